@@ -1,0 +1,154 @@
+#include "elf_image.hpp"
+
+#include <fmt/format.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "tessera/error.hpp"
+
+namespace tessera {
+namespace {
+
+struct ElfCloser {
+  void operator()(Elf* e) const { elf_end(e); }
+};
+
+const char* machineName(unsigned m) {
+  switch (m) {
+    case EM_386:
+      return "x86";
+    case EM_X86_64:
+      return "x86-64";
+    case EM_ARM:
+      return "ARM";
+    case EM_AARCH64:
+      return "AArch64";
+    case EM_RISCV:
+      return "RISC-V";
+    default:
+      return "unknown machine";
+  }
+}
+
+}  // namespace
+
+ElfImage ElfImage::fromFile(const std::string& path, uint32_t memBytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open the file", path));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(fmt::format("{}: read error", path));
+  return fromBytes(bytes, path, memBytes);
+}
+
+ElfImage ElfImage::fromBytes(std::span<const uint8_t> bytes, const std::string& name,
+                             uint32_t memBytes) {
+  auto fail = [&](const std::string& what) { return Error(fmt::format("{}: {}", name, what)); };
+  if (bytes.empty()) throw fail("empty file, not an ELF executable");
+  if (bytes.size() < EI_NIDENT || !std::equal(bytes.begin(), bytes.begin() + SELFMAG, ELFMAG)) {
+    throw fail("not an ELF file (no ELF magic number)");
+  }
+  if (bytes[EI_CLASS] != ELFCLASS32) {
+    throw fail(bytes[EI_CLASS] == ELFCLASS64
+                   ? "64-bit ELF; a tile program must be rv32 (ELF class 32)"
+                   : "bad ELF class; a tile program must be rv32 (ELF class 32)");
+  }
+  if (bytes[EI_DATA] != ELFDATA2LSB)
+    throw fail("not little-endian; a tile program is rv32 little-endian");
+  if (bytes.size() < sizeof(Elf32_Ehdr)) {
+    throw fail(fmt::format("truncated: {} bytes, shorter than the ELF header", bytes.size()));
+  }
+
+  if (elf_version(EV_CURRENT) == EV_NONE) throw fail("libelf initialisation failed");
+  // libelf wants a mutable buffer; it must outlive the Elf handle.
+  std::vector<char> buffer(bytes.begin(), bytes.end());
+  std::unique_ptr<Elf, ElfCloser> elf(elf_memory(buffer.data(), buffer.size()));
+  if (!elf || elf_kind(elf.get()) != ELF_K_ELF) {
+    throw fail(fmt::format("not a readable ELF file ({})", elf_errmsg(-1)));
+  }
+  const Elf32_Ehdr* eh = elf32_getehdr(elf.get());
+  if (!eh) throw fail(fmt::format("bad ELF header ({})", elf_errmsg(-1)));
+  if (eh->e_machine != EM_RISCV) {
+    throw fail(fmt::format("built for {} (e_machine {}), not RISC-V; a tile program is rv32",
+                           machineName(eh->e_machine), eh->e_machine));
+  }
+  if (eh->e_type != ET_EXEC) {
+    throw fail(
+        fmt::format("not an executable (e_type {}; relocatable objects and shared libraries "
+                    "cannot run on a tile, link with the tile linker script)",
+                    eh->e_type));
+  }
+  const uint64_t fileSize = bytes.size();
+  const uint64_t phEnd = uint64_t{eh->e_phoff} + uint64_t{eh->e_phnum} * sizeof(Elf32_Phdr);
+  if (eh->e_phnum == 0) throw fail("no program headers, nothing to load");
+  if (eh->e_phentsize != sizeof(Elf32_Phdr) || phEnd > fileSize) {
+    throw fail(
+        fmt::format("truncated or corrupt: program headers at 0x{:x}..0x{:x} but the file has "
+                    "{} bytes",
+                    eh->e_phoff, phEnd, fileSize));
+  }
+  const Elf32_Phdr* ph = elf32_getphdr(elf.get());
+  if (!ph) throw fail(fmt::format("bad program headers ({})", elf_errmsg(-1)));
+
+  ElfImage image;
+  image.entry_ = eh->e_entry;
+  bool entryInCode = false;
+  for (unsigned k = 0; k < eh->e_phnum; ++k) {
+    const Elf32_Phdr& p = ph[k];
+    if (p.p_type != PT_LOAD || p.p_memsz == 0) continue;
+    const uint64_t start = p.p_vaddr;
+    const uint64_t end = start + p.p_memsz;
+    if (p.p_filesz > p.p_memsz) {
+      throw fail(fmt::format("segment {} at 0x{:08x}: file size {} exceeds memory size {}", k,
+                             p.p_vaddr, p.p_filesz, p.p_memsz));
+    }
+    if (end > memBytes) {
+      throw fail(fmt::format("segment {} 0x{:08x} - 0x{:08x} is outside tile memory of {} bytes", k,
+                             start, end - 1, memBytes));
+    }
+    if (uint64_t{p.p_offset} + p.p_filesz > fileSize) {
+      throw fail(
+          fmt::format("truncated: segment {} needs file bytes 0x{:x}..0x{:x} but the file has "
+                      "{} bytes",
+                      k, p.p_offset, uint64_t{p.p_offset} + p.p_filesz, fileSize));
+    }
+    for (const ElfSegment& other : image.segments_) {
+      const uint64_t oStart = other.addr, oEnd = oStart + other.bytes.size();
+      if (start < oEnd && oStart < end) {
+        throw fail(
+            fmt::format("segment {} 0x{:08x} - 0x{:08x} overlaps segment 0x{:08x} - 0x{:08x}", k,
+                        start, end - 1, oStart, oEnd - 1));
+      }
+    }
+    ElfSegment seg;
+    seg.addr = p.p_vaddr;
+    seg.bytes.assign(p.p_memsz, 0);
+    std::copy_n(bytes.begin() + p.p_offset, p.p_filesz, seg.bytes.begin());
+    if (image.entry_ >= start && image.entry_ + uint64_t{4} <= end && (p.p_flags & PF_X)) {
+      entryInCode = true;
+    }
+    image.segments_.push_back(std::move(seg));
+  }
+  if (image.segments_.empty()) throw fail("no loadable (PT_LOAD) segments");
+  if (image.entry_ >= memBytes) {
+    throw fail(fmt::format("entry point 0x{:08x} is outside tile memory of {} bytes", image.entry_,
+                           memBytes));
+  }
+  if (image.entry_ != 0) {
+    throw fail(
+        fmt::format("entry point is 0x{:08x}, but a tile program must start at 0 (the "
+                    "supervisor starts at pc 0; link with the tile linker script)",
+                    image.entry_));
+  }
+  if (!entryInCode) {
+    throw fail("no entry point: address 0 is not inside an executable loadable segment");
+  }
+  return image;
+}
+
+}  // namespace tessera

@@ -1,0 +1,55 @@
+// decodeInsn(): fields and immediates of each format, against hand encodings (rv_encode.hpp).
+#include <gtest/gtest.h>
+
+#include "insn_decoder.hpp"
+#include "rv_encode.hpp"
+
+namespace tessera::model {
+namespace {
+
+TEST(Decoder, ImmediatesOfEachFormat) {
+  EXPECT_EQ(decodeInsn(rv::addi(1, 2, -2048)).imm, -2048);
+  EXPECT_EQ(decodeInsn(rv::sw(3, 4, -1)).imm, -1);
+  EXPECT_EQ(decodeInsn(rv::sw(3, 4, 2047)).imm, 2047);
+  EXPECT_EQ(decodeInsn(rv::beq(1, 2, -4096)).imm, -4096);
+  EXPECT_EQ(decodeInsn(rv::bne(1, 2, 4094)).imm, 4094);
+  EXPECT_EQ(decodeInsn(rv::jal(1, -1048576)).imm, -1048576);
+  EXPECT_EQ(decodeInsn(rv::jal(1, 1048574)).imm, 1048574);
+  EXPECT_EQ(decodeInsn(rv::lui(1, 0xfffff)).imm, static_cast<int32_t>(0xfffff000u));
+}
+
+TEST(Decoder, RegistersAndDestinations) {
+  const DecodedInsn d = decodeInsn(rv::fmadd(31, 1, 2, 3, 4));
+  EXPECT_EQ(d.op, Op::Fmadd);
+  EXPECT_EQ(d.rd, 31);
+  EXPECT_EQ(d.rs1, 1);
+  EXPECT_EQ(d.rs2, 2);
+  EXPECT_EQ(d.rs3, 3);
+  EXPECT_EQ(d.rm, 4);
+  EXPECT_EQ(d.dest, Dest::F);
+  EXPECT_EQ(decodeInsn(rv::addi(0, 1, 1)).dest, Dest::None);
+  EXPECT_EQ(decodeInsn(rv::feq(5, 1, 2)).dest, Dest::X);
+  EXPECT_EQ(decodeInsn(rv::fsw(1, 2, 0)).dest, Dest::None);
+}
+
+TEST(Decoder, LongOps) {
+  EXPECT_TRUE(decodeInsn(rv::div(1, 2, 3)).longOp);
+  EXPECT_TRUE(decodeInsn(rv::remu(1, 2, 3)).longOp);
+  EXPECT_TRUE(decodeInsn(rv::fdiv(1, 2, 3)).longOp);
+  EXPECT_TRUE(decodeInsn(rv::fsqrt(1, 2)).longOp);
+  EXPECT_FALSE(decodeInsn(rv::mulhu(1, 2, 3)).longOp);
+  EXPECT_FALSE(decodeInsn(rv::fmul(1, 2, 3)).longOp);
+}
+
+TEST(Decoder, IllegalEncodings) {
+  EXPECT_EQ(decodeInsn(rv::fsqrt(1, 2) | 1u << 20).op, Op::Illegal);           // rs2 must be 0
+  EXPECT_EQ(decodeInsn(rv::fmadd(1, 2, 3, 4, 0) | 1u << 25).op, Op::Illegal);  // fmt D
+  EXPECT_EQ(decodeInsn(rv::jalr(1, 2, 0) | 1u << 12).op, Op::Illegal);
+  EXPECT_EQ(decodeInsn(rv::csrrw(1, 0x7c0, 2)).op, Op::Illegal);  // no such CSR
+  EXPECT_EQ(decodeInsn(rv::fence()).op, Op::Fence);
+  EXPECT_EQ(decodeInsn(0x0000100fu).op, Op::Fence);  // fence.i
+  EXPECT_EQ(decodeInsn(0x0000200fu).op, Op::Illegal);
+}
+
+}  // namespace
+}  // namespace tessera::model

@@ -1,0 +1,129 @@
+// Traps per docs/tile.md "Halting and traps": every cause, its value, the priority order, and
+// the halt cycle (cycle count h + 1, the trapping instruction does not retire).
+#include <gtest/gtest.h>
+
+#include "tile_harness.hpp"
+
+namespace tessera::model::test {
+namespace {
+
+using namespace rv;
+
+struct TrapCase {
+  const char* name;
+  std::vector<uint32_t> prog;  // at 0; the last instruction traps
+  uint32_t cause;
+  uint32_t value;
+  uint32_t pc;  // 0 = the last instruction of prog
+};
+
+void PrintTo(const TrapCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class TrapTest : public ::testing::TestWithParam<TrapCase> {};
+
+TEST_P(TrapTest, RecordsCauseValueAndHaltCycle) {
+  const TrapCase& tc = GetParam();
+  TileHarness h;
+  h.place(0, tc.prog);
+  ASSERT_EQ(h.run(), TileState::Trapped);
+  const uint32_t pc = tc.pc ? tc.pc : 4 * static_cast<uint32_t>(tc.prog.size() - 1);
+  const TrapInfo& t = h.tile.trap();
+  EXPECT_EQ(t.context, 0u);
+  EXPECT_EQ(t.pc, pc);
+  EXPECT_EQ(t.cause, tc.cause);
+  EXPECT_EQ(t.value, tc.value);
+  // Straight-line programs: the trapping instruction issues at 6 * (its index) and retires not.
+  const uint64_t issued = tc.pc ? h.records.size() : tc.prog.size() - 1;
+  EXPECT_EQ(h.tile.cycles(), 6 * issued + 1);
+  EXPECT_EQ(h.tile.stats().instructions, issued);
+  EXPECT_EQ(h.records.size(), issued);
+}
+
+const uint32_t kIllegalCsrWrite = csrrw(zero, kCycle, a0);
+
+INSTANTIATE_TEST_SUITE_P(
+    Causes, TrapTest,
+    ::testing::Values(
+        TrapCase{"JalMisaligned", {addi(a0, zero, 1), jal(ra, 6)}, 0, 4 + 6, 0},
+        TrapCase{"BranchMisaligned", {beq(zero, zero, 2)}, 0, 2, 0},
+        TrapCase{"BranchNotTakenIsFine", {bne(zero, zero, 2), ebreak()}, 3, 4, 0},
+        TrapCase{"JalrMisaligned", {addi(a0, zero, 0x102), jalr(ra, a0, 0)}, 0, 0x102, 0},
+        TrapCase{"FetchPastEnd", {lui(a0, 0x10), jalr(zero, a0, 0)}, 1, 0x10000, 0x10000},
+        TrapCase{
+            "FetchFromMmio", {lui(a0, 0x80000), jalr(zero, a0, 0)}, 1, 0x80000000u, 0x80000000u},
+        TrapCase{"IllegalAllOnes", {0xffffffffu}, 2, 0xffffffffu, 0},
+        TrapCase{"IllegalZero", {0x00000000u}, 2, 0, 0},
+        TrapCase{"IllegalCustom0", {0x0000000bu}, 2, 0x0000000bu, 0},
+        TrapCase{"IllegalCustom1", {0x0000002bu}, 2, 0x0000002bu, 0},
+        TrapCase{"IllegalMret", {0x30200073u}, 2, 0x30200073u, 0},
+        TrapCase{"IllegalWfi", {0x10500073u}, 2, 0x10500073u, 0},
+        TrapCase{"IllegalTimeCsr", {csrr(a0, kTime)}, 2, csrr(a0, kTime), 0},
+        TrapCase{"IllegalCsrWriteReadOnly", {kIllegalCsrWrite}, 2, kIllegalCsrWrite, 0},
+        TrapCase{"IllegalCsrSetReadOnly", {csrrsi(a0, kInstret, 1)}, 2, csrrsi(a0, kInstret, 1), 0},
+        TrapCase{"IllegalStaticRm5", {fadd(1, 2, 3, 5)}, 2, fadd(1, 2, 3, 5), 0},
+        TrapCase{"IllegalStaticRm6", {fmul(1, 2, 3, 6)}, 2, fmul(1, 2, 3, 6), 0},
+        TrapCase{"IllegalDynamicRm", {csrrwi(zero, kFrm, 5), fadd(1, 2, 3)}, 2, fadd(1, 2, 3), 0},
+        TrapCase{
+            "IllegalDynamicRmLongOp", {csrrwi(zero, kFrm, 7), fdiv(1, 2, 3)}, 2, fdiv(1, 2, 3), 0},
+        TrapCase{"IllegalFld", {i(0, a0, 3, 1, 0x07)}, 2, i(0, a0, 3, 1, 0x07), 0},
+        TrapCase{"IllegalFaddD", {fop(0x01, 1, 2, 3, 0)}, 2, fop(0x01, 1, 2, 3, 0), 0},
+        TrapCase{
+            "IllegalSlliBit25", {slli(a0, a0, 1) | 1u << 25}, 2, slli(a0, a0, 1) | 1u << 25, 0},
+        TrapCase{"Ebreak", {addi(a0, zero, 1), ebreak()}, 3, 4, 0},
+        TrapCase{"Ecall", {ecall()}, 11, 0, 0},
+        TrapCase{"LoadWordMisaligned", {lw(a0, zero, 2)}, 4, 2, 0},
+        TrapCase{"LoadHalfMisaligned", {lh(a0, zero, 1)}, 4, 1, 0},
+        TrapCase{
+            "LoadMisalignedBeatsAccessFault", {kLoadMmioBase, lhu(a0, t0, 1)}, 4, 0x80000001u, 0},
+        TrapCase{"LoadPastEnd", {lui(a0, 0x10), lw(a1, a0, 0)}, 5, 0x10000, 0},
+        TrapCase{
+            "LoadByteLastValid", {lui(a0, 0x10), lb(a1, a0, -1), lb(a1, a0, 0)}, 5, 0x10000, 0},
+        TrapCase{"LoadNegative", {lw(a1, zero, -4)}, 5, 0xfffffffcu, 0},
+        TrapCase{"LoadByteMmio", {kLoadMmioBase, lb(a0, t0, 0x10)}, 5, 0x80000010u, 0},
+        TrapCase{"LoadWriteOnlyMmio", {kLoadMmioBase, lw(a0, t0, 0)}, 5, 0x80000000u, 0},
+        TrapCase{"LoadUnmappedMmio", {kLoadMmioBase, lw(a0, t0, 0x100)}, 5, 0x80000100u, 0},
+        TrapCase{"LoadAfterMmioPage", {lui(t0, 0x80001), lw(a0, t0, 0)}, 5, 0x80001000u, 0},
+        TrapCase{"StoreWordMisaligned", {sw(a0, zero, 6)}, 6, 6, 0},
+        TrapCase{"StoreHalfMisaligned", {sh(a0, zero, 3)}, 6, 3, 0},
+        TrapCase{"StorePastEnd", {lui(a0, 0x10), sh(a1, a0, 0)}, 7, 0x10000, 0},
+        TrapCase{"StoreByteMmio", {kLoadMmioBase, sb(a0, t0, 4)}, 7, 0x80000004u, 0},
+        TrapCase{"StoreReadOnlyMmio", {kLoadMmioBase, sw(a0, t0, 0x38)}, 7, 0x80000038u, 0},
+        TrapCase{"StoreUnmappedMmio", {kLoadMmioBase, sw(a0, t0, 0x34)}, 7, 0x80000034u, 0},
+        TrapCase{"FswPastEnd", {lui(a0, 0x10), fsw(1, a0, 0)}, 7, 0x10000, 0},
+        TrapCase{"DoneBySupervisor", {kLoadMmioBase, sw(zero, t0, 0xc)}, 24, 0x8000000cu, 0},
+        TrapCase{"RunMisalignedTarget",
+                 {kLoadMmioBase, addi(a0, zero, 0x102), sw(a0, t0, 0x20)},
+                 0,
+                 0x102,
+                 0}),
+    [](const ::testing::TestParamInfo<TrapCase>& info) { return std::string(info.param.name); });
+
+TEST(Trap, FetchFaultWinsOverEverything) {
+  // Running off the end of memory: the word after the last one does not exist.
+  TileHarness h;
+  h.place(0, {lui(a0, 0x10), addi(a0, a0, -4), jalr(zero, a0, 0)});
+  h.place(0xfffc, {addi(a1, zero, 1)});
+  ASSERT_EQ(h.run(), TileState::Trapped);
+  EXPECT_EQ(h.tile.trap().cause, 1u);
+  EXPECT_EQ(h.tile.trap().pc, 0x10000u);
+  EXPECT_EQ(h.tile.trap().value, 0x10000u);
+  EXPECT_EQ(h.tile.xreg(0, a1), 1u);
+}
+
+TEST(Trap, WorkerTrapReportsItsContext) {
+  TileHarness h;
+  h.place(0, {kLoadMmioBase, addi(t1, zero, 0x100), sw(t1, t0, 0x20 + 4 * 2),  // RUN 3 at 12
+              sw(zero, t0, 0x8)});
+  h.place(0x100, {addi(a0, zero, 1), ecall()});
+  ASSERT_EQ(h.run(), TileState::Trapped);
+  EXPECT_EQ(h.tile.trap().context, 3u);
+  EXPECT_EQ(h.tile.trap().pc, 0x104u);
+  EXPECT_EQ(h.tile.trap().cause, 11u);
+  // Worker 3 first issues at 15, ecall at 21.
+  EXPECT_EQ(h.tile.cycles(), 22u);
+}
+
+}  // namespace
+}  // namespace tessera::model::test

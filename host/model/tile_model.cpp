@@ -1,0 +1,677 @@
+#include "tile_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "fp32.hpp"
+#include "tessera/chip_params.h"
+
+namespace tessera::model {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "tile memory is little-endian and is accessed with memcpy");
+
+constexpr unsigned kRound = TESS_NUM_CONTEXTS;  // cycles per round
+constexpr uint64_t kLongOpRetire = uint64_t{kRound} * (TESS_LONG_OP_ROUNDS - 1);  // issue → retire
+constexpr unsigned kVisibility = 3;  // context-state changes are seen by issue decisions at c + 3
+constexpr uint32_t kMmioPageMask = ~(TESS_MMIO_SIZE - 1u);
+constexpr uint32_t kRunLast = TESS_MMIO_RUN_BASE + 4u * (TESS_NUM_CONTEXTS - 2u);
+
+static_assert(TESS_NUM_CONTEXTS == TileModel::kContexts);
+
+}  // namespace
+
+TileModel::TileModel(const TileConfig& config)
+    : config_(config), mem_(config.memBytes, 0), decodeCache_(kDecodeCacheLines) {
+  if (config.memBytes < 4 || config.memBytes % 4 != 0 || config.memBytes > TESS_MMIO_BASE) {
+    throw Error(
+        fmt::format("tile memory of {} bytes: must be a nonzero multiple of 4 below 0x{:08x}",
+                    config.memBytes, TESS_MMIO_BASE));
+  }
+  reset();
+}
+
+void TileModel::reset() {
+  for (Context& ctx : ctx_) ctx = Context{};
+  ctx_[0].running = true;
+  ctx_[0].next = 0;
+  runArg_ = 0;
+  cycles_ = 0;
+  state_ = TileState::Running;
+  exitCode_ = 0;
+  trap_ = TrapInfo{};
+  trap_.tile = config_.tileId;
+  console_.clear();
+  for (CacheLine& line : decodeCache_) line.tag = kNoTag;
+}
+
+void TileModel::writeMemory(uint32_t addr, std::span<const uint8_t> data) {
+  if (uint64_t{addr} + data.size() > mem_.size()) {
+    throw Error(
+        fmt::format("tile {}: write of {} bytes at 0x{:08x} is outside tile memory of {} bytes",
+                    config_.tileId, data.size(), addr, mem_.size()));
+  }
+  std::memcpy(mem_.data() + addr, data.data(), data.size());
+  for (CacheLine& line : decodeCache_) line.tag = kNoTag;
+}
+
+void TileModel::readMemory(uint32_t addr, std::span<uint8_t> data) const {
+  if (uint64_t{addr} + data.size() > mem_.size()) {
+    throw Error(
+        fmt::format("tile {}: read of {} bytes at 0x{:08x} is outside tile memory of {} bytes",
+                    config_.tileId, data.size(), addr, mem_.size()));
+  }
+  std::memcpy(data.data(), mem_.data() + addr, data.size());
+}
+
+TileStats TileModel::stats() const {
+  TileStats s;
+  s.cycles = cycles_;
+  uint64_t busy = 0;
+  for (unsigned c = 0; c < kContexts; ++c) {
+    const Context& ctx = ctx_[c];
+    s.contextInstructions[c] = ctx.instret;
+    s.instructions += ctx.instret;
+    busy += ctx.busySlots;
+    // Passes of an unfinished long op up to the last simulated cycle (its issue pass is counted).
+    if (ctx.longPending && cycles_ > ctx.longOp.issueCycle) {
+      busy += std::min<uint64_t>(TESS_LONG_OP_ROUNDS - 1,
+                                 (cycles_ - 1 - ctx.longOp.issueCycle) / kRound);
+    }
+  }
+  s.idleSlots = cycles_ - busy;
+  return s;
+}
+
+TileState TileModel::run(uint64_t untilCycle) {
+  return sink_ ? runLoop<true>(untilCycle) : runLoop<false>(untilCycle);
+}
+
+uint64_t TileModel::nextSlot(unsigned c, uint64_t atOrAfter) {
+  return atOrAfter + (c + kRound - atOrAfter % kRound) % kRound;
+}
+
+template <bool kTrace>
+TileState TileModel::runLoop(uint64_t untilCycle) {
+  if (state_ != TileState::Running) return state_;
+  for (;;) {
+    // The context acting next; slots never collide because ctx_[c].next ≡ c (mod 6).
+    unsigned c = 0;
+    uint64_t best = ctx_[0].next;
+    for (unsigned i = 1; i < kContexts; ++i) {
+      if (ctx_[i].next < best) {
+        best = ctx_[i].next;
+        c = i;
+      }
+    }
+    if (best >= untilCycle) {
+      cycles_ = std::max(cycles_, untilCycle);
+      return state_;
+    }
+    if (ctx_[c].longPending) {
+      retireLongOp<kTrace>(c, best);
+    } else if (issue<kTrace>(c, best) == Step::Stop) {
+      return state_;
+    }
+  }
+}
+
+template <bool kTrace>
+void TileModel::retireLongOp(unsigned c, uint64_t cycle) {
+  Context& ctx = ctx_[c];
+  const PendingLongOp& op = ctx.longOp;
+  if (op.dest == Dest::X) ctx.x[op.rd] = op.value;
+  if (op.dest == Dest::F) ctx.f[op.rd] = op.value;
+  ctx.fflags |= op.flags;
+  ctx.instret++;
+  ctx.busySlots += TESS_LONG_OP_ROUNDS - 1;
+  ctx.longPending = false;
+  ctx.next = cycle + kRound;
+  if constexpr (kTrace) emit(cycle, c, op.pc, op.insn, op.dest, op.rd, op.value);
+}
+
+void TileModel::emit(uint64_t cycle, unsigned c, uint32_t pc, uint32_t insn, Dest dest, unsigned rd,
+                     uint32_t value) {
+  RetireRecord r;
+  r.cycle = cycle;
+  r.tile = config_.tileId;
+  r.context = c;
+  r.pc = pc;
+  r.insn = insn;
+  // Records with no destination carry rd 0 and value 0 (stores, branches, x0 writes, ...).
+  r.dest = dest == Dest::X ? DestKind::X : dest == Dest::F ? DestKind::F : DestKind::None;
+  r.rd = dest == Dest::None ? 0 : rd;
+  r.value = dest == Dest::None ? 0 : value;
+  sink_(r);
+}
+
+TileModel::Step TileModel::raise(unsigned c, uint64_t cycle, uint32_t cause, uint32_t value) {
+  state_ = TileState::Trapped;
+  trap_ = TrapInfo{config_.tileId, c, ctx_[c].pc, cause, value};
+  cycles_ = cycle + 1;
+  return Step::Stop;
+}
+
+TileModel::Step TileModel::halt(uint64_t cycle) {
+  state_ = TileState::Halted;
+  cycles_ = cycle + 1;
+  return Step::Stop;
+}
+
+void TileModel::invalidateDecode(uint32_t addr) {
+  CacheLine& line = decodeCache_[(addr >> 2) & (kDecodeCacheLines - 1)];
+  if (line.tag == (addr & ~3u)) line.tag = kNoTag;
+}
+
+bool TileModel::resolveRm(const Context& ctx, uint8_t rm, unsigned& out) const {
+  out = rm == kRmDynamic ? ctx.frm : rm;
+  return out <= 4;
+}
+
+uint32_t TileModel::readCsr(unsigned c, uint64_t cycle, uint32_t csr) const {
+  const Context& ctx = ctx_[c];
+  switch (csr) {
+    case 0x001:
+      return ctx.fflags;
+    case 0x002:
+      return ctx.frm;
+    case 0x003:
+      return ctx.frm << 5 | ctx.fflags;
+    case 0xc00:
+      return static_cast<uint32_t>(cycle);
+    case 0xc80:
+      return static_cast<uint32_t>(cycle >> 32);
+    case 0xc02:
+      return static_cast<uint32_t>(ctx.instret);
+    case 0xc82:
+      return static_cast<uint32_t>(ctx.instret >> 32);
+    case TESS_CSR_TILE_ID:
+      return config_.tileId;
+    case TESS_CSR_CONTEXT_ID:
+      return c;
+    case TESS_CSR_NUM_TILES:
+      return config_.numTiles;
+    case TESS_CSR_MEM_BYTES:
+      return config_.memBytes;
+    default:
+      return 0;  // unreachable: unknown CSRs decode as illegal
+  }
+}
+
+void TileModel::writeCsr(Context& ctx, uint32_t csr, uint32_t value) {
+  switch (csr) {
+    case 0x001:
+      ctx.fflags = value & 0x1f;
+      break;
+    case 0x002:
+      ctx.frm = value & 7;
+      break;
+    case 0x003:
+      ctx.fflags = value & 0x1f;
+      ctx.frm = (value >> 5) & 7;
+      break;
+    default:
+      break;  // unreachable: writes to read-only CSRs decode as illegal
+  }
+}
+
+void TileModel::releaseSupervisorIfDone(uint64_t doneCycle) {
+  Context& sup = ctx_[0];
+  if (!sup.waiting) return;
+  for (unsigned w = 1; w < kContexts; ++w) {
+    if (ctx_[w].running) return;
+  }
+  // The supervisor sees this DONE at doneCycle + 3, and WAIT blocks it for at least one round.
+  sup.waiting = false;
+  sup.next = nextSlot(0, std::max(sup.waitCycle + kRound, doneCycle + kVisibility));
+}
+
+// MMIO read of a word. Returns false after raising a trap.
+bool TileModel::mmioLoad(unsigned c, uint64_t cycle, uint32_t addr, uint32_t& value, Step& step) {
+  switch (addr) {
+    case TESS_MMIO_RUN_ARG:
+      value = runArg_;
+      return true;
+    case TESS_MMIO_WORKERS:
+      // "As seen at issue + 2" covers every older instruction, i.e. the model's current state.
+      value = 0;
+      for (unsigned w = 1; w < kContexts; ++w) value |= uint32_t{ctx_[w].running} << w;
+      return true;
+    default:
+      step = raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
+      return false;
+  }
+}
+
+// MMIO write of a word. Returns false after raising a trap; EXIT is handled by the caller.
+bool TileModel::mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t value, Step& step) {
+  Context& ctx = ctx_[c];
+  switch (addr) {
+    case TESS_MMIO_EXIT:
+      exitCode_ = value;
+      return true;
+    case TESS_MMIO_CONSOLE:
+      console_.push_back(static_cast<char>(value & 0xff));
+      return true;
+    case TESS_MMIO_RUN_ARG:
+      runArg_ = value;
+      return true;
+    case TESS_MMIO_WAIT:
+      if (c != 0) break;
+      ctx.waiting = true;
+      ctx.waitCycle = cycle;
+      return true;
+    case TESS_MMIO_DONE:
+      if (c == 0) break;
+      ctx.running = false;
+      ctx.doneCycle = cycle;
+      return true;
+    default:
+      if (addr >= TESS_MMIO_RUN_BASE && addr <= kRunLast && (addr & 3) == 0) {
+        const unsigned w = (addr - TESS_MMIO_RUN_BASE) / 4 + 1;
+        // A start pc that is not 4-byte aligned is treated as a misaligned jump target
+        // (cause 0 on the RUN store), which the trap priority puts before context misuse.
+        if (value & 3) {
+          step = raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, value);
+          return false;
+        }
+        if (c != 0 || ctx_[w].running) break;
+        Context& worker = ctx_[w];
+        worker.running = true;
+        worker.pc = value;
+        worker.x[10] = runArg_;
+        worker.next = nextSlot(w, cycle + kVisibility);
+        return true;
+      }
+      step = raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
+      return false;
+  }
+  step = raise(c, cycle, TESS_CAUSE_CONTEXT_MISUSE, addr);
+  return false;
+}
+
+template <bool kTrace>
+TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
+  Context& ctx = ctx_[c];
+  const uint32_t pc = ctx.pc;
+  ctx.busySlots++;
+  if (pc > config_.memBytes - 4) return raise(c, cycle, TESS_CAUSE_INSN_ACCESS, pc);
+  CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
+  if (line.tag != pc) {
+    std::memcpy(&line.word, mem_.data() + pc, 4);
+    line.insn = decodeInsn(line.word);
+    line.tag = pc;
+  }
+  const DecodedInsn d = line.insn;  // copies: a store below may invalidate the line
+  const uint32_t word = line.word;
+  uint32_t* const x = ctx.x.data();
+  uint32_t* const f = ctx.f.data();
+  const uint32_t a = x[d.rs1];
+  const uint32_t b = x[d.rs2];
+  const int32_t sa = static_cast<int32_t>(a);
+  const int32_t sb = static_cast<int32_t>(b);
+  uint32_t nextPc = pc + 4;
+  uint64_t next = cycle + kRound;
+  bool exited = false;
+  Step step = Step::Continue;
+  unsigned rm = 0;
+  uint8_t* const mem = mem_.data();
+  const uint32_t memBytes = config_.memBytes;
+
+  auto illegal = [&]() { return raise(c, cycle, TESS_CAUSE_ILLEGAL_INSN, word); };
+  auto branch = [&](bool taken) -> bool {
+    if (!taken) return true;
+    const uint32_t target = pc + static_cast<uint32_t>(d.imm);
+    if (target & 3) {
+      step = raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, target);
+      return false;
+    }
+    nextPc = target;
+    return true;
+  };
+  auto fpResult = [&](const fp::Result& r) {
+    f[d.rd] = r.value;
+    ctx.fflags |= r.flags;
+  };
+  auto fpToX = [&](const fp::Result& r) {
+    x[d.rd] = r.value;
+    ctx.fflags |= r.flags;
+  };
+  auto startLong = [&](uint32_t value, uint32_t flags) {
+    ctx.longPending = true;
+    ctx.longOp = PendingLongOp{cycle, pc, word, value, flags, d.rd, d.dest};
+    next = cycle + kLongOpRetire;
+  };
+  const uint32_t addr = a + static_cast<uint32_t>(d.imm);
+  // An access lies wholly inside SRAM (size ≤ 4, memBytes ≥ 4).
+  auto inSram = [&](unsigned size) { return addr <= memBytes - size; };
+  const bool inMmio = (addr & kMmioPageMask) == TESS_MMIO_BASE;
+
+  switch (d.op) {
+    case Op::Illegal:
+      return illegal();
+    case Op::Lui:
+      x[d.rd] = static_cast<uint32_t>(d.imm);
+      break;
+    case Op::Auipc:
+      x[d.rd] = pc + static_cast<uint32_t>(d.imm);
+      break;
+    case Op::Jal:
+      if (!branch(true)) return step;
+      x[d.rd] = pc + 4;
+      break;
+    case Op::Jalr: {
+      const uint32_t target = addr & ~1u;
+      if (target & 3) return raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, target);
+      nextPc = target;
+      x[d.rd] = pc + 4;
+      break;
+    }
+    case Op::Beq:
+      if (!branch(a == b)) return step;
+      break;
+    case Op::Bne:
+      if (!branch(a != b)) return step;
+      break;
+    case Op::Blt:
+      if (!branch(sa < sb)) return step;
+      break;
+    case Op::Bge:
+      if (!branch(sa >= sb)) return step;
+      break;
+    case Op::Bltu:
+      if (!branch(a < b)) return step;
+      break;
+    case Op::Bgeu:
+      if (!branch(a >= b)) return step;
+      break;
+    case Op::Lb:
+      if (!inSram(1)) return raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
+      x[d.rd] = static_cast<uint32_t>(static_cast<int8_t>(mem[addr]));
+      break;
+    case Op::Lbu:
+      if (!inSram(1)) return raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
+      x[d.rd] = mem[addr];
+      break;
+    case Op::Lh:
+    case Op::Lhu: {
+      if (addr & 1) return raise(c, cycle, TESS_CAUSE_LOAD_MISALIGNED, addr);
+      if (!inSram(2)) return raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
+      uint16_t h;
+      std::memcpy(&h, mem + addr, 2);
+      x[d.rd] = d.op == Op::Lh ? static_cast<uint32_t>(static_cast<int16_t>(h)) : h;
+      break;
+    }
+    case Op::Lw:
+    case Op::Flw: {
+      if (addr & 3) return raise(c, cycle, TESS_CAUSE_LOAD_MISALIGNED, addr);
+      uint32_t w;
+      if (inSram(4)) {
+        std::memcpy(&w, mem + addr, 4);
+      } else if (!inMmio) {
+        return raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
+      } else if (!mmioLoad(c, cycle, addr, w, step)) {
+        return step;
+      }
+      (d.op == Op::Lw ? x : f)[d.rd] = w;
+      break;
+    }
+    case Op::Sb:
+      if (!inSram(1)) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
+      mem[addr] = static_cast<uint8_t>(b);
+      invalidateDecode(addr);
+      break;
+    case Op::Sh: {
+      if (addr & 1) return raise(c, cycle, TESS_CAUSE_STORE_MISALIGNED, addr);
+      if (!inSram(2)) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
+      const uint16_t h = static_cast<uint16_t>(b);
+      std::memcpy(mem + addr, &h, 2);
+      invalidateDecode(addr);
+      break;
+    }
+    case Op::Sw:
+    case Op::Fsw: {
+      const uint32_t w = d.op == Op::Sw ? b : f[d.rs2];
+      if (addr & 3) return raise(c, cycle, TESS_CAUSE_STORE_MISALIGNED, addr);
+      if (inSram(4)) {
+        std::memcpy(mem + addr, &w, 4);
+        invalidateDecode(addr);
+        break;
+      }
+      if (!inMmio) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
+      if (!mmioStore(c, cycle, addr, w, step)) return step;
+      if (addr == TESS_MMIO_EXIT) exited = true;
+      if (ctx.waiting) {
+        // WAIT: released now if every worker is already idle (their DONEs are all older than
+        // this store, hence seen by cycle + 6), otherwise by the last worker's DONE.
+        bool idle = true;
+        for (unsigned w2 = 1; w2 < kContexts; ++w2) idle = idle && !ctx_[w2].running;
+        if (idle) {
+          ctx.waiting = false;
+        } else {
+          next = kNever;
+        }
+      }
+      if (addr == TESS_MMIO_DONE) {
+        next = kNever;
+        releaseSupervisorIfDone(cycle);
+      }
+      break;
+    }
+    case Op::Addi:
+      x[d.rd] = a + static_cast<uint32_t>(d.imm);
+      break;
+    case Op::Slti:
+      x[d.rd] = sa < d.imm;
+      break;
+    case Op::Sltiu:
+      x[d.rd] = a < static_cast<uint32_t>(d.imm);
+      break;
+    case Op::Xori:
+      x[d.rd] = a ^ static_cast<uint32_t>(d.imm);
+      break;
+    case Op::Ori:
+      x[d.rd] = a | static_cast<uint32_t>(d.imm);
+      break;
+    case Op::Andi:
+      x[d.rd] = a & static_cast<uint32_t>(d.imm);
+      break;
+    case Op::Slli:
+      x[d.rd] = a << d.imm;
+      break;
+    case Op::Srli:
+      x[d.rd] = a >> d.imm;
+      break;
+    case Op::Srai:
+      x[d.rd] = static_cast<uint32_t>(sa >> d.imm);
+      break;
+    case Op::Add:
+      x[d.rd] = a + b;
+      break;
+    case Op::Sub:
+      x[d.rd] = a - b;
+      break;
+    case Op::Sll:
+      x[d.rd] = a << (b & 31);
+      break;
+    case Op::Slt:
+      x[d.rd] = sa < sb;
+      break;
+    case Op::Sltu:
+      x[d.rd] = a < b;
+      break;
+    case Op::Xor:
+      x[d.rd] = a ^ b;
+      break;
+    case Op::Srl:
+      x[d.rd] = a >> (b & 31);
+      break;
+    case Op::Sra:
+      x[d.rd] = static_cast<uint32_t>(sa >> (b & 31));
+      break;
+    case Op::Or:
+      x[d.rd] = a | b;
+      break;
+    case Op::And:
+      x[d.rd] = a & b;
+      break;
+    case Op::Fence:
+      break;
+    case Op::Ecall:
+      return raise(c, cycle, TESS_CAUSE_ECALL, pc);
+    case Op::Ebreak:
+      return raise(c, cycle, TESS_CAUSE_BREAKPOINT, pc);
+    case Op::Csrrw:
+    case Op::Csrrs:
+    case Op::Csrrc:
+    case Op::Csrrwi:
+    case Op::Csrrsi:
+    case Op::Csrrci: {
+      const uint32_t csr = static_cast<uint32_t>(d.imm);
+      const uint32_t old = readCsr(c, cycle, csr);
+      const bool immForm = d.op == Op::Csrrwi || d.op == Op::Csrrsi || d.op == Op::Csrrci;
+      const uint32_t src = immForm ? d.rs1 : a;
+      if (d.op == Op::Csrrw || d.op == Op::Csrrwi) {
+        writeCsr(ctx, csr, src);
+      } else if (d.rs1 != 0) {
+        writeCsr(ctx, csr, (d.op == Op::Csrrs || d.op == Op::Csrrsi) ? old | src : old & ~src);
+      }
+      x[d.rd] = old;
+      break;
+    }
+    case Op::Mul:
+      x[d.rd] = a * b;
+      break;
+    case Op::Mulh:
+      x[d.rd] = static_cast<uint32_t>((int64_t{sa} * int64_t{sb}) >> 32);
+      break;
+    case Op::Mulhsu:
+      x[d.rd] = static_cast<uint32_t>((int64_t{sa} * static_cast<int64_t>(b)) >> 32);
+      break;
+    case Op::Mulhu:
+      x[d.rd] = static_cast<uint32_t>((uint64_t{a} * b) >> 32);
+      break;
+    case Op::Div:
+      startLong(b == 0                          ? ~0u
+                : (sa == INT32_MIN && sb == -1) ? a
+                                                : static_cast<uint32_t>(sa / sb),
+                0);
+      break;
+    case Op::Divu:
+      startLong(b == 0 ? ~0u : a / b, 0);
+      break;
+    case Op::Rem:
+      startLong(b == 0                          ? a
+                : (sa == INT32_MIN && sb == -1) ? 0u
+                                                : static_cast<uint32_t>(sa % sb),
+                0);
+      break;
+    case Op::Remu:
+      startLong(b == 0 ? a : a % b, 0);
+      break;
+    case Op::Fmadd:
+    case Op::Fmsub:
+    case Op::Fnmsub:
+    case Op::Fnmadd: {
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      const uint32_t fa = f[d.rs1], fb = f[d.rs2], fc = f[d.rs3];
+      fpResult(d.op == Op::Fmadd    ? fp::madd(fa, fb, fc, rm)
+               : d.op == Op::Fmsub  ? fp::msub(fa, fb, fc, rm)
+               : d.op == Op::Fnmsub ? fp::nmsub(fa, fb, fc, rm)
+                                    : fp::nmadd(fa, fb, fc, rm));
+      break;
+    }
+    case Op::Fadd:
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      fpResult(fp::add(f[d.rs1], f[d.rs2], rm));
+      break;
+    case Op::Fsub:
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      fpResult(fp::sub(f[d.rs1], f[d.rs2], rm));
+      break;
+    case Op::Fmul:
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      fpResult(fp::mul(f[d.rs1], f[d.rs2], rm));
+      break;
+    case Op::Fdiv: {
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      const fp::Result r = fp::div(f[d.rs1], f[d.rs2], rm);
+      startLong(r.value, r.flags);
+      break;
+    }
+    case Op::Fsqrt: {
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      const fp::Result r = fp::sqrt(f[d.rs1], rm);
+      startLong(r.value, r.flags);
+      break;
+    }
+    case Op::Fsgnj:
+      f[d.rd] = fp::sgnj(f[d.rs1], f[d.rs2]);
+      break;
+    case Op::Fsgnjn:
+      f[d.rd] = fp::sgnjn(f[d.rs1], f[d.rs2]);
+      break;
+    case Op::Fsgnjx:
+      f[d.rd] = fp::sgnjx(f[d.rs1], f[d.rs2]);
+      break;
+    case Op::Fmin:
+      fpResult(fp::min(f[d.rs1], f[d.rs2]));
+      break;
+    case Op::Fmax:
+      fpResult(fp::max(f[d.rs1], f[d.rs2]));
+      break;
+    case Op::FcvtWS:
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      fpToX(fp::cvt_w_s(f[d.rs1], rm));
+      break;
+    case Op::FcvtWuS:
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      fpToX(fp::cvt_wu_s(f[d.rs1], rm));
+      break;
+    case Op::FmvXW:
+      x[d.rd] = f[d.rs1];
+      break;
+    case Op::Feq:
+      fpToX(fp::eq(f[d.rs1], f[d.rs2]));
+      break;
+    case Op::Flt:
+      fpToX(fp::lt(f[d.rs1], f[d.rs2]));
+      break;
+    case Op::Fle:
+      fpToX(fp::le(f[d.rs1], f[d.rs2]));
+      break;
+    case Op::Fclass:
+      x[d.rd] = fp::fclass(f[d.rs1]);
+      break;
+    case Op::FcvtSW:
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      fpResult(fp::cvt_s_w(a, rm));
+      break;
+    case Op::FcvtSWu:
+      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      fpResult(fp::cvt_s_wu(a, rm));
+      break;
+    case Op::FmvWX:
+      f[d.rd] = a;
+      break;
+  }
+  x[0] = 0;
+  ctx.pc = nextPc;
+  ctx.next = next;
+  if (ctx.longPending) return Step::Continue;  // retires (and is recorded) at cycle + 42
+  ctx.instret++;
+  if constexpr (kTrace) {
+    emit(cycle, c, pc, word, d.dest, d.rd, d.dest == Dest::F ? f[d.rd] : x[d.rd]);
+  }
+  if (exited) return halt(cycle);
+  return Step::Continue;
+}
+
+template TileState TileModel::runLoop<true>(uint64_t);
+template TileState TileModel::runLoop<false>(uint64_t);
+
+}  // namespace tessera::model

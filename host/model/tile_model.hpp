@@ -1,0 +1,149 @@
+// Cycle-exact model of one tessera tile (docs/tile.md): six barrel-threaded contexts, SRAM, MMIO,
+// CSRs, traps and halting. The interpreter jumps from one slot in which something happens to the
+// next (an issue or a long op's retirement), so idle slots and the intermediate passes of a long
+// op cost nothing; every instruction is executed completely at its issue cycle, except that a
+// long op's result is committed at its retire cycle (issue + 42) so that a halt in between
+// discards it, as the contract requires.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "insn_decoder.hpp"
+#include "tessera/device.hpp"
+
+namespace tessera::model {
+
+/// Static parameters of a tile.
+struct TileConfig {
+  unsigned tileId = 0;        ///< CSR 0xCC0
+  unsigned numTiles = 1;      ///< CSR 0xCC2
+  uint32_t memBytes = 65536;  ///< SRAM bytes (CSR 0xCC3); a multiple of 4
+};
+
+/// Where a tile stands after TileModel::run.
+enum class TileState { Running, Halted, Trapped };
+
+/// One tile: its memory, its six contexts and its counters.
+class TileModel {
+ public:
+  /// Contexts per tile (docs/tile.md, "Contexts and barrel threading").
+  static constexpr unsigned kContexts = 6;
+
+  /// A tile with zeroed memory, in the reset state.
+  explicit TileModel(const TileConfig& config);
+
+  /// Reset registers, contexts, counters and console; memory is kept.
+  void reset();
+  /// Copy bytes into SRAM; throws tessera::Error if the range is not inside SRAM.
+  void writeMemory(uint32_t addr, std::span<const uint8_t> data);
+  /// Copy bytes out of SRAM; throws tessera::Error if the range is not inside SRAM.
+  void readMemory(uint32_t addr, std::span<uint8_t> data) const;
+
+  /// Simulate until the tile halts or traps, or until every cycle below untilCycle is done.
+  TileState run(uint64_t untilCycle);
+
+  /// Cycles simulated since reset (the cycle count h + 1 once halted or trapped).
+  uint64_t cycles() const { return cycles_; }
+  /// Current state.
+  TileState state() const { return state_; }
+  /// Exit code written to EXIT (valid when Halted).
+  uint32_t exitCode() const { return exitCode_; }
+  /// What the trap recorded (valid when Trapped).
+  const TrapInfo& trap() const { return trap_; }
+  /// Console bytes since reset.
+  const std::string& console() const { return console_; }
+  /// Counters since reset.
+  TileStats stats() const;
+  /// Receive every retirement in retire-cycle order; an empty function turns records off.
+  void setRetireSink(std::function<void(const RetireRecord&)> sink) { sink_ = std::move(sink); }
+
+  /// Integer register of a context (for tests and state comparison).
+  uint32_t xreg(unsigned ctx, unsigned r) const { return ctx_[ctx].x[r]; }
+  /// FP register bits of a context.
+  uint32_t freg(unsigned ctx, unsigned r) const { return ctx_[ctx].f[r]; }
+  /// pc of a context's next instruction.
+  uint32_t pc(unsigned ctx) const { return ctx_[ctx].pc; }
+  /// fcsr of a context (frm << 5 | fflags).
+  uint32_t fcsr(unsigned ctx) const { return ctx_[ctx].frm << 5 | ctx_[ctx].fflags; }
+
+ private:
+  static constexpr uint64_t kNever = ~uint64_t{0};
+  static constexpr unsigned kDecodeCacheLines = 4096;
+  static constexpr uint32_t kNoTag = 0xffffffffu;
+
+  // A long op computed at issue and committed at its retire cycle.
+  struct PendingLongOp {
+    uint64_t issueCycle = 0;
+    uint32_t pc = 0;
+    uint32_t insn = 0;
+    uint32_t value = 0;
+    uint32_t flags = 0;
+    uint8_t rd = 0;
+    Dest dest = Dest::None;
+  };
+
+  struct Context {
+    std::array<uint32_t, 32> x{};
+    std::array<uint32_t, 32> f{};
+    uint32_t pc = 0;
+    uint32_t fflags = 0;
+    uint32_t frm = 0;
+    uint64_t instret = 0;
+    uint64_t next = kNever;  // next cycle this context issues or retires a long op
+    bool running = false;    // workers: started and not DONE; supervisor: always
+    bool longPending = false;
+    PendingLongOp longOp;
+    bool waiting = false;  // supervisor blocked in WAIT
+    uint64_t waitCycle = 0;
+    uint64_t doneCycle = 0;  // workers: issue cycle of the last DONE
+    uint64_t busySlots = 0;  // slots used by issued instructions and long-op passes
+  };
+
+  struct CacheLine {
+    uint32_t tag = kNoTag;
+    uint32_t word = 0;
+    DecodedInsn insn;
+  };
+
+  enum class Step { Continue, Stop };
+
+  template <bool kTrace>
+  TileState runLoop(uint64_t untilCycle);
+  template <bool kTrace>
+  Step issue(unsigned c, uint64_t cycle);
+  template <bool kTrace>
+  void retireLongOp(unsigned c, uint64_t cycle);
+
+  Step raise(unsigned c, uint64_t cycle, uint32_t cause, uint32_t value);
+  Step halt(uint64_t cycle);
+  bool mmioLoad(unsigned c, uint64_t cycle, uint32_t addr, uint32_t& value, Step& step);
+  bool mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t value, Step& step);
+  bool resolveRm(const Context& ctx, uint8_t rm, unsigned& out) const;
+  uint32_t readCsr(unsigned c, uint64_t cycle, uint32_t csr) const;
+  void writeCsr(Context& ctx, uint32_t csr, uint32_t value);
+  void releaseSupervisorIfDone(uint64_t doneCycle);
+  void invalidateDecode(uint32_t addr);
+  void emit(uint64_t cycle, unsigned c, uint32_t pc, uint32_t insn, Dest dest, unsigned rd,
+            uint32_t value);
+
+  static uint64_t nextSlot(unsigned c, uint64_t atOrAfter);
+
+  TileConfig config_;
+  std::vector<uint8_t> mem_;
+  std::vector<CacheLine> decodeCache_;
+  std::array<Context, kContexts> ctx_;
+  uint32_t runArg_ = 0;
+  uint64_t cycles_ = 0;
+  TileState state_ = TileState::Running;
+  uint32_t exitCode_ = 0;
+  TrapInfo trap_;
+  std::string console_;
+  std::function<void(const RetireRecord&)> sink_;
+};
+
+}  // namespace tessera::model

@@ -1,0 +1,194 @@
+// Cross-device program suite: every device program built by sw/ runs on every backend
+// ({model, rtl} minus the excluded ones) through tessera::openDevice and the ELF loader only.
+// ISA tests must exit 0 with "<name> ok"; trap programs must stop with the (cause, pc, value,
+// context) stored at their tess_expect symbol; examples and workloads print their expected line.
+// A second suite checks that model and rtl agree on cycle counts and retired instructions.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "program_runner.hpp"
+#include "tessera/chip_params.h"
+#include "tessera/device.hpp"
+#include "tessera/error.hpp"
+
+namespace tessera::test {
+namespace {
+
+/// One device program from the sw/ manifest.
+struct Program {
+  std::string kind;  ///< example, isa, trap, workload
+  std::string name;  ///< file stem of the ELF
+};
+
+/// Readable test parameters in gtest/ctest output.
+void PrintTo(const Program& p, std::ostream* os) { *os << p.kind << ':' << p.name; }
+
+/// Every program the sw/ build produced, from bin/programs.txt (so there is no second list).
+std::vector<Program> manifest() {
+  std::vector<Program> programs;
+  std::ifstream in(std::string(TESSERA_SW_BIN_DIR) + "/programs.txt");
+  std::string kind, name;
+  while (in >> kind >> name) programs.push_back({kind, name});
+  return programs;
+}
+
+/// Backends the suite runs on: the CMake list TESSERA_TEST_DEVICES, passed ","-separated.
+std::vector<std::string> devices() {
+  std::vector<std::string> out;
+  std::stringstream ss(TESSERA_TEST_DEVICES);
+  std::string d;
+  while (std::getline(ss, d, ',')) {
+    if (!d.empty()) out.push_back(d);
+  }
+  return out;
+}
+
+/// (device, program) pairs excluded because the backend is too slow for them in the default run.
+const std::set<std::pair<std::string, std::string>> kSlowExclusions = {};
+
+std::string elfPath(const Program& p) { return std::string(TESSERA_SW_BIN_DIR) + "/" + p.name + ".elf"; }
+
+/// Open a device or skip the test when this build has no such backend.
+std::unique_ptr<Device> openOrSkip(const std::string& spec, std::string* why) {
+  try {
+    return openDevice(spec);
+  } catch (const Error& e) {
+    *why = e.what();
+    return nullptr;
+  }
+}
+
+/// The expected console and stop of the examples and workloads (what each program is written
+/// to print; see its source).
+struct Expectation {
+  std::string console;
+  bool trap = false;
+  uint32_t cause = 0;
+};
+
+const std::map<std::string, Expectation>& namedExpectations() {
+  static const std::map<std::string, Expectation> m = {
+      {"hello", {"hello from tessera tile 0\n"}},
+      {"workers", {"workers: sum 19900 from contexts 0x0000003e\n"}},
+      {"wl_all_contexts", {"wl_all_contexts 8883\n"}},
+      {"wl_divsqrt", {"wl_divsqrt ok\n"}},
+      {"wl_trap_end", {"wl_trap_end\n", true, TESS_CAUSE_BREAKPOINT}},
+  };
+  return m;
+}
+
+constexpr uint64_t kMaxCycles = 50'000'000;
+
+using Param = std::tuple<std::string, Program>;
+
+class DeviceProgramTest : public ::testing::TestWithParam<Param> {};
+
+TEST_P(DeviceProgramTest, RunsAsExpected) {
+  const auto& [spec, program] = GetParam();
+  if (kSlowExclusions.count({spec, program.name})) GTEST_SKIP() << "excluded as slow on " << spec;
+  std::string why;
+  auto dev = openOrSkip(spec, &why);
+  if (!dev) GTEST_SKIP() << why;
+
+  const ProgramRun run = runProgram(*dev, elfPath(program), kMaxCycles);
+  const RunResult& r = run.result;
+  const std::string console = dev->console(0);
+  SCOPED_TRACE("console: " + console);
+  ASSERT_NE(r.reason, StopReason::MaxCycles) << program.name << " did not stop";
+
+  if (program.kind == "isa") {
+    EXPECT_EQ(r.reason, StopReason::Halted) << "trap cause " << r.trap.cause << " pc 0x" << std::hex
+                                            << r.trap.pc << " value 0x" << r.trap.value;
+    EXPECT_EQ(r.exitCode, 0u) << "failed check number " << r.exitCode;
+    EXPECT_EQ(console, program.name + " ok\n");
+  } else if (program.kind == "trap") {
+    ASSERT_TRUE(run.expect.has_value()) << "no tess_expect symbol in " << program.name;
+    ASSERT_EQ(r.reason, StopReason::Trap) << "exit code " << r.exitCode;
+    EXPECT_EQ(r.trap.cause, run.expect->cause);
+    EXPECT_EQ(r.trap.pc, run.expect->pc) << std::hex << "0x" << r.trap.pc << " vs 0x" << run.expect->pc;
+    EXPECT_EQ(r.trap.value, run.expect->value)
+        << std::hex << "0x" << r.trap.value << " vs 0x" << run.expect->value;
+    EXPECT_EQ(r.trap.context, run.expect->context);
+    EXPECT_EQ(r.trap.tile, 0u);
+    EXPECT_EQ(console, "T");
+  } else {
+    auto it = namedExpectations().find(program.name);
+    if (it != namedExpectations().end()) {
+      EXPECT_EQ(console, it->second.console);
+      if (it->second.trap) {
+        ASSERT_EQ(r.reason, StopReason::Trap);
+        EXPECT_EQ(r.trap.cause, it->second.cause);
+      } else {
+        EXPECT_EQ(r.reason, StopReason::Halted);
+        EXPECT_EQ(r.exitCode, 0u);
+      }
+    } else {
+      // Programs whose output depends on arithmetic detail print their name first and self-check.
+      EXPECT_EQ(r.reason, StopReason::Halted);
+      EXPECT_EQ(r.exitCode, 0u);
+      EXPECT_EQ(console.rfind(program.name + " ", 0), 0u);
+    }
+  }
+  RecordProperty("cycles", std::to_string(r.cycles));
+  // Every device reports the cycle count it stopped at through both the result and the counters.
+  EXPECT_EQ(dev->stats(0).cycles, r.cycles);
+}
+
+std::string paramName(const ::testing::TestParamInfo<Param>& info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
+}
+
+std::vector<Param> allParams() {
+  std::vector<Param> out;
+  for (const auto& d : devices()) {
+    for (const auto& p : manifest()) out.emplace_back(d, p);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, DeviceProgramTest, ::testing::ValuesIn(allParams()), paramName);
+
+/// model and rtl must agree exactly: stop reason, cycle count, per-context retired instructions.
+class CrossDeviceCyclesTest : public ::testing::TestWithParam<Program> {};
+
+TEST_P(CrossDeviceCyclesTest, ModelAndRtlAgree) {
+  const Program& program = GetParam();
+  if (kSlowExclusions.count({"rtl", program.name})) GTEST_SKIP() << "excluded as slow on rtl";
+  std::string why;
+  auto model = openOrSkip("model", &why);
+  if (!model) GTEST_SKIP() << why;
+  auto rtl = openOrSkip("rtl", &why);
+  if (!rtl) GTEST_SKIP() << why;
+
+  const RunResult a = runProgram(*model, elfPath(program), kMaxCycles).result;
+  const RunResult b = runProgram(*rtl, elfPath(program), kMaxCycles).result;
+  EXPECT_EQ(a.reason, b.reason);
+  EXPECT_EQ(a.cycles, b.cycles) << "model " << a.cycles << " rtl " << b.cycles;
+  EXPECT_EQ(a.exitCode, b.exitCode);
+  EXPECT_EQ(a.trap.cause, b.trap.cause);
+  EXPECT_EQ(a.trap.pc, b.trap.pc);
+  EXPECT_EQ(a.trap.value, b.trap.value);
+  EXPECT_EQ(a.trap.context, b.trap.context);
+  const TileStats sa = model->stats(0), sb = rtl->stats(0);
+  EXPECT_EQ(sa.cycles, sb.cycles);
+  EXPECT_EQ(sa.instructions, sb.instructions);
+  for (unsigned c = 0; c < 6; ++c) EXPECT_EQ(sa.contextInstructions[c], sb.contextInstructions[c]) << "context " << c;
+  EXPECT_EQ(sa.idleSlots, sb.idleSlots);
+  EXPECT_EQ(model->console(0), rtl->console(0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, CrossDeviceCyclesTest, ::testing::ValuesIn(manifest()),
+                         [](const ::testing::TestParamInfo<Program>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace tessera::test

@@ -1,0 +1,30 @@
+// Load a device program with the ELF loader and run it (the only place the harness touches the
+// loader, so its API is used in one spot).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tessera/device.hpp"
+
+namespace tessera::test {
+
+/// What a trap program declares it will do: the four words at its tess_expect symbol.
+struct TrapExpectation {
+  uint32_t cause = 0;
+  uint32_t pc = 0;
+  uint32_t value = 0;
+  uint32_t context = 0;
+};
+
+/// Outcome of runProgram.
+struct ProgramRun {
+  RunResult result;
+  std::optional<TrapExpectation> expect;  ///< set when the ELF defines tess_expect
+};
+
+/// Load elfPath into tile 0 of dev, reset, run up to maxCycles; read tess_expect if present.
+ProgramRun runProgram(Device& dev, const std::string& elfPath, uint64_t maxCycles);
+
+}  // namespace tessera::test

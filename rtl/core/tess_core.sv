@@ -1,0 +1,857 @@
+// Barrel-threaded RV32IMF core of a tile (docs/tile.md). Six contexts share one six-stage
+// pipeline; cycle c belongs to context c mod 6, which issues in that slot if it is running and
+// not blocked:
+//   IF  c    issue decision, fetch (SRAM port A)      ID  c+1  decode, register read
+//   EX  c+2  ALU, branch, AGU, SRAM port B, MMIO,     M1  c+3  load data
+//            CSR, mul, divider pass, FPU inputs       M2  c+4  (FPU)
+//   WB  c+5  register write, FP flags, retirement
+// A context has at most one instruction in flight, so there is no forwarding or hazard logic.
+// Long ops (DIV*/REM*, FDIV.S, FSQRT.S) make 8 passes in the context's slots; the last one
+// retires. Context-state changes (RUN, DONE, WAIT) and pc updates happen in EX (c+2), so issue
+// decisions from c+3 see them. A trap or an EXIT store in EX halts the tile: IF and ID are
+// squashed, M1/M2/WB drain (the EXIT store retires), the cycle count freezes at h+1.
+// run_i low pauses the whole pipeline (the host may use the SRAM meanwhile).
+module tess_core #(
+  parameter int MemBytes = 65536,
+  parameter int TileId   = 0,
+  parameter int NumTiles = 1,
+  localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
+  localparam int Aw       = $clog2(MemBytes / 4)
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_ni,
+  input  logic                      run_i,
+  // instruction fetch (SRAM port A, data one cycle later)
+  output logic                      imem_req_o,
+  output logic [Aw-1:0]             imem_addr_o,
+  input  logic [31:0]               imem_rdata_i,
+  // loads and stores (SRAM port B, read data one cycle later)
+  output logic                      dmem_req_o,
+  output logic                      dmem_we_o,
+  output logic [3:0]                dmem_be_o,
+  output logic [Aw-1:0]             dmem_addr_o,
+  output logic [31:0]               dmem_wdata_o,
+  input  logic [31:0]               dmem_rdata_i,
+  // status
+  output logic                      halting_o,
+  output logic                      halted_o,
+  output logic [31:0]               exit_code_o,
+  output logic                      trap_o,
+  output logic [2:0]                trap_ctx_o,
+  output logic [31:0]               trap_pc_o,
+  output logic [4:0]                trap_cause_o,
+  output logic [31:0]               trap_value_o,
+  output logic                      console_valid_o,
+  output logic [7:0]                console_byte_o,
+  // counters
+  output logic [63:0]               cycle_o,
+  output logic [Contexts-1:0][63:0] instret_o,
+  output logic [63:0]               idle_o,
+  // retirement trace (docs/tile.md, "Retirement trace")
+  output logic                      retire_valid_o,
+  output logic [63:0]               retire_cycle_o,
+  output logic [2:0]                retire_ctx_o,
+  output logic [31:0]               retire_pc_o,
+  output logic [31:0]               retire_insn_o,
+  output logic [1:0]                retire_dest_o,
+  output logic [4:0]                retire_rd_o,
+  output logic [31:0]               retire_value_o
+);
+
+  import tess_pkg::*;
+  import tess_core_pkg::*;
+
+  localparam int MmioBits = $clog2(tess_params_pkg::MMIO_SIZE);
+  localparam logic [31:0]  MmioBase = tess_params_pkg::MMIO_BASE;
+  localparam logic [31:0] MemLimit  = 32'(MemBytes);
+
+  // Trap causes (docs/tile.md, "Halting and traps"), numbered by rtl/params.json. Constants
+  // here rather than an enum in tess_core_pkg: Yosys 0.23 and Icarus 11 cannot read another
+  // package's constants inside a package.
+  localparam logic [4:0] EXC_INSN_MISALIGNED  = 5'(tess_params_pkg::CAUSE_INSN_MISALIGNED);
+  localparam logic [4:0] EXC_INSN_ACCESS      = 5'(tess_params_pkg::CAUSE_INSN_ACCESS);
+  localparam logic [4:0] EXC_ILLEGAL_INSN     = 5'(tess_params_pkg::CAUSE_ILLEGAL_INSN);
+  localparam logic [4:0] EXC_BREAKPOINT       = 5'(tess_params_pkg::CAUSE_BREAKPOINT);
+  localparam logic [4:0] EXC_LOAD_MISALIGNED  = 5'(tess_params_pkg::CAUSE_LOAD_MISALIGNED);
+  localparam logic [4:0] EXC_LOAD_ACCESS      = 5'(tess_params_pkg::CAUSE_LOAD_ACCESS);
+  localparam logic [4:0] EXC_STORE_MISALIGNED = 5'(tess_params_pkg::CAUSE_STORE_MISALIGNED);
+  localparam logic [4:0] EXC_STORE_ACCESS     = 5'(tess_params_pkg::CAUSE_STORE_ACCESS);
+  localparam logic [4:0] EXC_ECALL            = 5'(tess_params_pkg::CAUSE_ECALL);
+  localparam logic [4:0] EXC_CONTEXT_MISUSE   = 5'(tess_params_pkg::CAUSE_CONTEXT_MISUSE);
+
+
+  logic advance;
+  assign advance = run_i;
+
+  // ---------------------------------------------------------------------------------------------
+  // Context state
+  // ---------------------------------------------------------------------------------------------
+  logic [Contexts-1:0][31:0] pc_q, pc_d;
+  logic [Contexts-1:0]       running_q, running_d;
+  logic [Contexts-1:0][2:0]  lop_q, lop_d;        // next pass of a long op in progress, 0 = none
+  logic [Contexts-1:0][31:0] lop_insn_q, lop_insn_d;
+  logic                      wait_q, wait_d;      // supervisor blocked by WAIT
+  logic [2:0]                slot_q, slot_d;      // context owning this cycle
+  logic [63:0]               cycle_q, cycle_d;    // cycles the pipeline advanced since reset
+  logic [63:0]               idle_q, idle_d;
+  logic                      halt_q, halt_d;
+  logic [63:0]               halt_cycles_q, halt_cycles_d;
+  logic [31:0]               exit_code_q, exit_code_d;
+  logic                      trap_q, trap_d;
+  logic [2:0]                trap_ctx_q, trap_ctx_d;
+  logic [31:0]               trap_pc_q, trap_pc_d;
+  logic [4:0]                trap_cause_q, trap_cause_d;
+  logic [31:0]               trap_value_q, trap_value_d;
+
+  // ---------------------------------------------------------------------------------------------
+  // Pipeline registers
+  // ---------------------------------------------------------------------------------------------
+  logic        id_valid_q, id_valid_d;
+  logic [2:0]  id_ctx_q, id_ctx_d;
+  logic [31:0] id_pc_q, id_pc_d;
+  logic [2:0]  id_pass_q, id_pass_d;
+  logic        id_exc_q, id_exc_d;           // fetch trap found in IF
+  logic [4:0]  id_cause_q, id_cause_d;
+  logic        id_idle_q, id_idle_d;         // this slot was counted idle
+
+  logic        ex_valid_q, ex_valid_d;
+  logic [2:0]  ex_ctx_q, ex_ctx_d;
+  logic [31:0] ex_pc_q, ex_pc_d;
+  logic [31:0] ex_insn_q, ex_insn_d;
+  logic [2:0]  ex_pass_q, ex_pass_d;
+  decoded_t    ex_dec_q, ex_dec_d;
+  logic [31:0] ex_rs1_q, ex_rs1_d;
+  logic [31:0] ex_rs2_q, ex_rs2_d;
+  logic [31:0] ex_fs1_q, ex_fs1_d;
+  logic [31:0] ex_fs2_q, ex_fs2_d;
+  logic [31:0] ex_fs3_q, ex_fs3_d;
+  logic        ex_exc_q, ex_exc_d;           // trap found in IF or ID
+  logic [4:0]  ex_cause_q, ex_cause_d;
+  logic [31:0] ex_value_q, ex_value_d;
+
+  // M1, M2 and WB carry one retiring instruction each.
+  typedef struct packed {
+    logic        valid;
+    logic [2:0]  ctx;
+    logic [31:0] pc;
+    logic [31:0] insn;
+    dest_e       dest;
+    logic [4:0]  rd;
+    res_sel_e    res_sel;
+    logic [31:0] value;
+    logic        load_sram;    // M1 only: value comes from SRAM port B
+    mem_size_e   mem_size;
+    logic        mem_unsigned;
+    logic [1:0]  byte_off;
+  } late_t;
+
+  late_t m1_q, m1_d;
+  late_t m2_q, m2_d;
+  late_t wb_q, wb_d;
+
+  // ---------------------------------------------------------------------------------------------
+  // IF
+  // ---------------------------------------------------------------------------------------------
+  logic        sup_blocked;
+  logic        issue;
+  logic        slot_idle;
+  logic [31:0] if_pc;
+  logic [2:0]  if_pass;
+  logic        if_fetch_fault;
+  logic        if_fetch_misaligned;
+  logic        ex_halt;
+
+  assign sup_blocked = (slot_q == 3'd0) && wait_q && (running_q[Contexts-1:1] != '0);
+  assign issue       = advance && !halt_q && running_q[slot_q] && !sup_blocked;
+  // Slots lost after the halting instruction's EX are not part of the run (see idle_d).
+  assign slot_idle   = advance && !halt_q && !ex_halt && !issue;
+  assign if_pc       = pc_q[slot_q];
+  assign if_pass     = lop_q[slot_q];
+
+  assign if_fetch_fault      = (if_pass == 3'd0) && (if_pc >= MemLimit);
+  assign if_fetch_misaligned = (if_pass == 3'd0) && (if_pc[1:0] != 2'b00);
+
+  assign imem_req_o  = issue && (if_pass == 3'd0);
+  assign imem_addr_o = if_pc[Aw+1:2];
+
+  always_comb begin
+    id_valid_d = issue;
+    id_ctx_d   = slot_q;
+    id_pc_d    = if_pc;
+    id_pass_d  = if_pass;
+    id_exc_d   = if_fetch_fault || if_fetch_misaligned;
+    // A pc outside SRAM is a fetch fault; an unaligned pc (only reachable through RUN) is
+    // reported as an instruction address misalignment at the fetch.
+    id_cause_d = if_fetch_fault ? EXC_INSN_ACCESS : EXC_INSN_MISALIGNED;
+    id_idle_d  = slot_idle;
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // ID
+  // ---------------------------------------------------------------------------------------------
+  logic [31:0] id_insn;
+  logic [2:0]  id_frm;
+  decoded_t    id_dec;
+  logic [31:0] id_rs1, id_rs2, id_fs1, id_fs2, id_fs3;
+  logic [31:0] unused_x_c;
+
+  assign id_insn = (id_pass_q != 3'd0) ? lop_insn_q[id_ctx_q] : imem_rdata_i;
+
+  tess_decoder u_decoder (
+    .insn_i (id_insn),
+    .frm_i  (id_frm),
+    .dec_o  (id_dec)
+  );
+
+  // WB and RUN write ports of the integer file; declared below.
+  logic        xrf_we, frf_we, run_we;
+  logic [2:0]  run_ctx;
+  logic [31:0] run_arg;
+  logic [31:0] wb_value;
+
+  tess_regfile #(
+    .Contexts (Contexts),
+    .ZeroReg  (1'b1)
+  ) u_xregs (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .rctx_i    (id_ctx_q),
+    .raddr_a_i (id_insn[19:15]),
+    .raddr_b_i (id_insn[24:20]),
+    .raddr_c_i (5'd0),
+    .rdata_a_o (id_rs1),
+    .rdata_b_o (id_rs2),
+    .rdata_c_o (unused_x_c),
+    .we_a_i    (xrf_we),
+    .wctx_a_i  (wb_q.ctx),
+    .waddr_a_i (wb_q.rd),
+    .wdata_a_i (wb_value),
+    .we_b_i    (run_we),
+    .wctx_b_i  (run_ctx),
+    .waddr_b_i (5'd10),
+    .wdata_b_i (run_arg)
+  );
+
+  tess_regfile #(
+    .Contexts (Contexts),
+    .ZeroReg  (1'b0)
+  ) u_fregs (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .rctx_i    (id_ctx_q),
+    .raddr_a_i (id_insn[19:15]),
+    .raddr_b_i (id_insn[24:20]),
+    .raddr_c_i (id_insn[31:27]),
+    .rdata_a_o (id_fs1),
+    .rdata_b_o (id_fs2),
+    .rdata_c_o (id_fs3),
+    .we_a_i    (frf_we),
+    .wctx_a_i  (wb_q.ctx),
+    .waddr_a_i (wb_q.rd),
+    .wdata_a_i (wb_value),
+    .we_b_i    (1'b0),
+    .wctx_b_i  (3'd0),
+    .waddr_b_i (5'd0),
+    .wdata_b_i (32'd0)
+  );
+
+  always_comb begin
+    ex_valid_d = id_valid_q;
+    ex_ctx_d   = id_ctx_q;
+    ex_pc_d    = id_pc_q;
+    ex_insn_d  = id_insn;
+    ex_pass_d  = id_pass_q;
+    ex_dec_d   = id_dec;
+    ex_rs1_d   = id_rs1;
+    ex_rs2_d   = id_rs2;
+    ex_fs1_d   = id_fs1;
+    ex_fs2_d   = id_fs2;
+    ex_fs3_d   = id_fs3;
+    ex_exc_d   = 1'b0;
+    ex_cause_d = EXC_ILLEGAL_INSN;
+    ex_value_d = id_insn;
+    // Traps are decided on the first pass only; later passes of a long op repeat a decoded,
+    // legal instruction.
+    if (id_pass_q == 3'd0) begin
+      if (id_exc_q) begin
+        ex_exc_d   = 1'b1;
+        ex_cause_d = id_cause_q;
+        ex_value_d = id_pc_q;
+      end else if (id_dec.illegal) begin
+        ex_exc_d   = 1'b1;
+        ex_cause_d = EXC_ILLEGAL_INSN;
+        ex_value_d = id_insn;
+      end else if (id_dec.ecall) begin
+        ex_exc_d   = 1'b1;
+        ex_cause_d = EXC_ECALL;
+        ex_value_d = id_pc_q;
+      end else if (id_dec.ebreak) begin
+        ex_exc_d   = 1'b1;
+        ex_cause_d = EXC_BREAKPOINT;
+        ex_value_d = id_pc_q;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // EX
+  // ---------------------------------------------------------------------------------------------
+  decoded_t    dec;
+  logic [31:0] op_a, op_b;
+  logic [31:0] alu_result;
+  logic        br_taken;
+  logic        jump;
+  logic [31:0] target;
+  logic [31:0] link;
+  logic [31:0] mem_addr;
+  logic        mem_access;
+  logic        mem_misaligned;
+  logic        in_sram;
+  logic        in_mmio;
+  logic        target_misaligned;
+  logic        ex_trap;
+  logic [4:0]  ex_trap_cause;
+  logic [31:0] ex_trap_value;
+  logic        commit;
+  logic        last_pass;
+  logic [31:0] store_data;
+  logic [31:0] mul_result;
+  logic [31:0] div_result;
+  logic [31:0] csr_rdata;
+  logic [31:0] mmio_rdata;
+  logic        mmio_req;
+  logic        mmio_fault;
+  logic        mmio_misuse;
+  logic        mmio_exit, mmio_console, mmio_wait, mmio_done, mmio_run;
+  logic [31:0] ex_result;
+  dest_e       ex_dest;
+
+  assign dec        = ex_dec_q;
+  // Traps of the decoder were resolved in ID; rs2/rs3 only address the register files.
+  logic [12:0] unused_dec;
+  assign unused_dec = {dec.illegal, dec.ecall, dec.ebreak, dec.rs2, dec.rs3};
+  assign last_pass  = !dec.long_op || (ex_pass_q == 3'(tess_params_pkg::LONG_OP_ROUNDS - 1));
+  assign link       = ex_pc_q + 32'd4;
+  assign store_data = dec.mem_fp ? ex_fs2_q : ex_rs2_q;
+
+  always_comb begin
+    unique case (dec.op_a)
+      OPA_PC:   op_a = ex_pc_q;
+      OPA_ZERO: op_a = '0;
+      default:  op_a = ex_rs1_q;
+    endcase
+    op_b = (dec.op_b == OPB_IMM) ? dec.imm : ex_rs2_q;
+  end
+
+  tess_alu u_alu (
+    .op_i        (dec.alu_op),
+    .a_i         (op_a),
+    .b_i         (op_b),
+    .br_funct3_i (dec.br_funct3),
+    .rs1_i       (ex_rs1_q),
+    .rs2_i       (ex_rs2_q),
+    .result_o    (alu_result),
+    .br_taken_o  (br_taken)
+  );
+
+  tess_mul u_mul (
+    .op_i     (dec.mul_op),
+    .a_i      (ex_rs1_q),
+    .b_i      (ex_rs2_q),
+    .result_o (mul_result)
+  );
+
+  tess_div #(
+    .Contexts (Contexts)
+  ) u_div (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .pass_i     (commit && (dec.res_sel == RES_DIV)),
+    .pass_idx_i (ex_pass_q),
+    .ctx_i      (ex_ctx_q),
+    .op_i       (dec.div_op),
+    .a_i        (ex_rs1_q),
+    .b_i        (ex_rs2_q),
+    .result_o   (div_result)
+  );
+
+  // Branches and jumps.
+  assign jump   = dec.jal || dec.jalr || (dec.branch && br_taken);
+  assign target = dec.jalr ? ((ex_rs1_q + dec.imm) & ~32'd1) : (ex_pc_q + dec.imm);
+  assign target_misaligned = jump && (target[1:0] != 2'b00);
+
+  // Address generation and access checks (docs/tile.md, "Tile memory map").
+  assign mem_access = dec.load || dec.store;
+  assign mem_addr   = ex_rs1_q + dec.imm;
+  always_comb begin
+    unique case (dec.mem_size)
+      MEM_H:   mem_misaligned = mem_addr[0];
+      MEM_W:   mem_misaligned = mem_addr[1:0] != 2'b00;
+      default: mem_misaligned = 1'b0;
+    endcase
+  end
+  assign in_sram  = mem_addr < MemLimit;
+  assign in_mmio  = (mem_addr >> MmioBits) == (MmioBase >> MmioBits);
+  assign mmio_req = ex_valid_q && !ex_exc_q && mem_access && !mem_misaligned && in_mmio;
+
+  tess_mmio #(
+    .Contexts (Contexts)
+  ) u_mmio (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .req_i          (mmio_req && advance),
+    .we_i           (dec.store),
+    .word_i         (dec.mem_size == MEM_W),
+    .offset_i       (mem_addr[11:0]),
+    .wdata_i        (store_data),
+    .ctx_i          (ex_ctx_q),
+    .running_i      (running_q),
+    .rdata_o        (mmio_rdata),
+    .access_fault_o (mmio_fault),
+    .misuse_o       (mmio_misuse),
+    .exit_o         (mmio_exit),
+    .console_o      (mmio_console),
+    .wait_o         (mmio_wait),
+    .done_o         (mmio_done),
+    .run_o          (mmio_run),
+    .run_ctx_o      (run_ctx),
+    .run_arg_o      (run_arg)
+  );
+
+  // Trap priority: fetch, illegal, ECALL/EBREAK (all in ex_exc_q), misaligned target,
+  // misaligned access, access fault, context misuse.
+  always_comb begin
+    ex_trap       = 1'b1;
+    ex_trap_cause = ex_cause_q;
+    ex_trap_value = ex_value_q;
+    if (ex_exc_q) begin
+      ex_trap = 1'b1;
+    end else if (target_misaligned) begin
+      ex_trap_cause = EXC_INSN_MISALIGNED;
+      ex_trap_value = target;
+    end else if (mem_access && mem_misaligned) begin
+      ex_trap_cause = dec.store ? EXC_STORE_MISALIGNED : EXC_LOAD_MISALIGNED;
+      ex_trap_value = mem_addr;
+    end else if (mem_access && ((!in_sram && !in_mmio) || mmio_fault)) begin
+      ex_trap_cause = dec.store ? EXC_STORE_ACCESS : EXC_LOAD_ACCESS;
+      ex_trap_value = mem_addr;
+    end else if (mmio_misuse) begin
+      ex_trap_cause = EXC_CONTEXT_MISUSE;
+      ex_trap_value = mem_addr;
+    end else begin
+      ex_trap = 1'b0;
+    end
+  end
+
+  assign commit  = advance && ex_valid_q && !ex_trap;
+  assign ex_halt = advance && ex_valid_q && (ex_trap || mmio_exit);
+
+  // SRAM port B for loads and stores.
+  assign dmem_req_o   = commit && mem_access && in_sram;
+  assign dmem_we_o    = dec.store;
+  assign dmem_addr_o  = mem_addr[Aw+1:2];
+  assign dmem_wdata_o = store_data << {mem_addr[1:0], 3'b000};
+  always_comb begin
+    unique case (dec.mem_size)
+      MEM_B:   dmem_be_o = 4'b0001 << mem_addr[1:0];
+      MEM_H:   dmem_be_o = 4'b0011 << mem_addr[1:0];
+      default: dmem_be_o = 4'b1111;
+    endcase
+  end
+
+  assign console_valid_o = commit && mmio_console;
+  assign console_byte_o  = store_data[7:0];
+
+  // CSRs; FP flags and retirement come from WB.
+  logic [4:0] wb_flags;
+  logic       wb_flags_we;
+
+  tess_csr #(
+    .Contexts (Contexts),
+    .TileId   (TileId),
+    .NumTiles (NumTiles),
+    .MemBytes (MemBytes)
+  ) u_csr (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .id_ctx_i      (id_ctx_q),
+    .id_frm_o      (id_frm),
+    .commit_i      (commit),
+    .ex_ctx_i      (ex_ctx_q),
+    .csr_op_i      (dec.csr_op),
+    .csr_write_i   (dec.csr_write),
+    .csr_addr_i    (dec.csr_addr),
+    .csr_wdata_i   (dec.csr_imm ? {27'b0, dec.rs1} : ex_rs1_q),
+    .issue_cycle_i (cycle_q - 64'd2),
+    .csr_rdata_o   (csr_rdata),
+    .flags_we_i    (wb_flags_we),
+    .wb_ctx_i      (wb_q.ctx),
+    .flags_i       (wb_flags),
+    .retire_i      (advance && wb_q.valid),
+    .instret_o     (instret_o)
+  );
+
+  always_comb begin
+    unique case (dec.res_sel)
+      RES_LINK: ex_result = link;
+      RES_MUL:  ex_result = mul_result;
+      RES_DIV:  ex_result = div_result;
+      RES_CSR:  ex_result = csr_rdata;
+      RES_LOAD: ex_result = mmio_rdata;
+      default:  ex_result = alu_result;
+    endcase
+  end
+
+  // x0 is never written and is reported as "no destination".
+  assign ex_dest = ((dec.dest == DEST_X) && (dec.rd == 5'd0)) ? DEST_NONE : dec.dest;
+
+  always_comb begin
+    m1_d              = '0;
+    m1_d.valid        = commit && last_pass;
+    m1_d.ctx          = ex_ctx_q;
+    m1_d.pc           = ex_pc_q;
+    m1_d.insn         = ex_insn_q;
+    m1_d.dest         = ex_dest;
+    m1_d.rd           = dec.rd;
+    m1_d.res_sel      = dec.res_sel;
+    m1_d.value        = ex_result;
+    m1_d.load_sram    = dec.load && in_sram;
+    m1_d.mem_size     = dec.mem_size;
+    m1_d.mem_unsigned = dec.mem_unsigned;
+    m1_d.byte_off     = mem_addr[1:0];
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // FP units: inputs in EX, results 3 cycles later in WB
+  // ---------------------------------------------------------------------------------------------
+  logic        fpu_valid_out;
+  logic [31:0] fpu_result;
+  logic [4:0]  fpu_flags;
+  logic        ds_valid_out;
+  logic [2:0]  unused_ds_ctx;
+  logic [31:0] ds_result;
+  logic [4:0]  ds_flags;
+  logic [36:0] fpu_q_out, ds_q_out;
+
+  tess_fpu u_fpu (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .valid_i  (commit && (dec.res_sel == RES_FPU)),
+    .op_i     (dec.fpu_op),
+    .rm_i     (dec.rm),
+    .a_i      (dec.fpu_a_int ? ex_rs1_q : ex_fs1_q),
+    .b_i      (ex_fs2_q),
+    .c_i      (ex_fs3_q),
+    .valid_o  (fpu_valid_out),
+    .result_o (fpu_result),
+    .fflags_o (fpu_flags)
+  );
+
+  tess_fpu_divsqrt #(
+    .Contexts (Contexts)
+  ) u_fpu_divsqrt (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .pass_i     (commit && (dec.res_sel == RES_FDIV)),
+    .pass_idx_i (ex_pass_q),
+    .ctx_i      (ex_ctx_q),
+    .sqrt_i     (dec.fpu_op == FPU_SQRT),
+    .rm_i       (dec.rm),
+    .a_i        (ex_fs1_q),
+    .b_i        (ex_fs2_q),
+    .valid_o    (ds_valid_out),
+    .ctx_o      (unused_ds_ctx),
+    .result_o   (ds_result),
+    .fflags_o   (ds_flags)
+  );
+
+  tess_result_queue #(
+    .Width (37),
+    .Depth (4)
+  ) u_fpu_queue (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .push_i (fpu_valid_out),
+    .data_i ({fpu_flags, fpu_result}),
+    .pop_i  (advance && wb_q.valid && (wb_q.res_sel == RES_FPU)),
+    .data_o (fpu_q_out)
+  );
+
+  tess_result_queue #(
+    .Width (37),
+    .Depth (4)
+  ) u_ds_queue (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .push_i (ds_valid_out),
+    .data_i ({ds_flags, ds_result}),
+    .pop_i  (advance && wb_q.valid && (wb_q.res_sel == RES_FDIV)),
+    .data_o (ds_q_out)
+  );
+
+  // ---------------------------------------------------------------------------------------------
+  // M1: load data. The SRAM read data register is shared with the host port, so a load caught
+  // in M1 when the pipeline pauses keeps its data in ld_hold_q.
+  // ---------------------------------------------------------------------------------------------
+  logic        adv_prev_q;
+  logic [31:0] ld_hold_q, ld_hold_d;
+  logic [31:0] ld_word;
+  logic [31:0] ld_shifted;
+  logic [31:0] ld_value;
+
+  assign ld_word    = adv_prev_q ? dmem_rdata_i : ld_hold_q;
+  assign ld_hold_d  = adv_prev_q ? dmem_rdata_i : ld_hold_q;
+  assign ld_shifted = ld_word >> {m1_q.byte_off, 3'b000};
+
+  always_comb begin
+    unique case (m1_q.mem_size)
+      MEM_B:   ld_value = m1_q.mem_unsigned ? {24'b0, ld_shifted[7:0]}
+                                            : {{24{ld_shifted[7]}}, ld_shifted[7:0]};
+      MEM_H:   ld_value = m1_q.mem_unsigned ? {16'b0, ld_shifted[15:0]}
+                                            : {{16{ld_shifted[15]}}, ld_shifted[15:0]};
+      default: ld_value = ld_shifted;
+    endcase
+  end
+
+  always_comb begin
+    m2_d = m1_q;
+    if (m1_q.load_sram) begin
+      m2_d.value = ld_value;
+    end
+    m2_d.load_sram = 1'b0;
+  end
+
+  assign wb_d = m2_q;
+
+  // The memory fields of late_t are only used in M1.
+  logic [5:0] unused_wb_mem;
+  assign unused_wb_mem = {wb_q.load_sram, wb_q.mem_size, wb_q.mem_unsigned, wb_q.byte_off};
+
+  // ---------------------------------------------------------------------------------------------
+  // WB
+  // ---------------------------------------------------------------------------------------------
+  always_comb begin
+    unique case (wb_q.res_sel)
+      RES_FPU:  wb_value = fpu_q_out[31:0];
+      RES_FDIV: wb_value = ds_q_out[31:0];
+      default:  wb_value = wb_q.value;
+    endcase
+    unique case (wb_q.res_sel)
+      RES_FPU:  wb_flags = fpu_q_out[36:32];
+      RES_FDIV: wb_flags = ds_q_out[36:32];
+      default:  wb_flags = '0;
+    endcase
+  end
+
+  assign wb_flags_we = advance && wb_q.valid &&
+                       ((wb_q.res_sel == RES_FPU) || (wb_q.res_sel == RES_FDIV));
+  assign xrf_we      = advance && wb_q.valid && (wb_q.dest == DEST_X);
+  assign frf_we      = advance && wb_q.valid && (wb_q.dest == DEST_F);
+  assign run_we      = commit && mmio_run;
+
+  assign retire_valid_o = advance && wb_q.valid;
+  assign retire_cycle_o = cycle_q - 64'(tess_params_pkg::PIPE_WB_STAGE);
+  assign retire_ctx_o   = wb_q.ctx;
+  assign retire_pc_o    = wb_q.pc;
+  assign retire_insn_o  = wb_q.insn;
+  assign retire_dest_o  = wb_q.dest;
+  assign retire_rd_o    = (wb_q.dest == DEST_NONE) ? 5'd0 : wb_q.rd;
+  assign retire_value_o = (wb_q.dest == DEST_NONE) ? 32'd0 : wb_value;
+
+  // ---------------------------------------------------------------------------------------------
+  // Context state and control updates
+  // ---------------------------------------------------------------------------------------------
+  always_comb begin
+    pc_d          = pc_q;
+    running_d     = running_q;
+    lop_d         = lop_q;
+    lop_insn_d    = lop_insn_q;
+    wait_d        = wait_q;
+    slot_d        = slot_q;
+    cycle_d       = cycle_q;
+    idle_d        = idle_q;
+    halt_d        = halt_q;
+    halt_cycles_d = halt_cycles_q;
+    exit_code_d   = exit_code_q;
+    trap_d        = trap_q;
+    trap_ctx_d    = trap_ctx_q;
+    trap_pc_d     = trap_pc_q;
+    trap_cause_d  = trap_cause_q;
+    trap_value_d  = trap_value_q;
+
+    if (advance) begin
+      slot_d  = (slot_q == 3'(Contexts - 1)) ? 3'd0 : slot_q + 3'd1;
+      cycle_d = cycle_q + 64'd1;
+      if (slot_idle) begin
+        idle_d = idle_q + 64'd1;
+      end
+    end
+
+    // The supervisor's WAIT ends in the first of its slots with every worker idle.
+    if (issue && (slot_q == 3'd0)) begin
+      wait_d = 1'b0;
+    end
+
+    if (commit) begin
+      if (dec.long_op) begin
+        lop_d[ex_ctx_q] = last_pass ? 3'd0 : ex_pass_q + 3'd1;
+        if (ex_pass_q == 3'd0) begin
+          lop_insn_d[ex_ctx_q] = ex_insn_q;
+        end
+      end
+      if (last_pass) begin
+        pc_d[ex_ctx_q] = jump ? target : link;
+      end
+      if (mmio_wait) begin
+        wait_d = 1'b1;
+      end
+      if (mmio_done) begin
+        running_d[ex_ctx_q] = 1'b0;
+      end
+      if (mmio_run) begin
+        running_d[run_ctx] = 1'b1;
+        pc_d[run_ctx]      = store_data;
+      end
+    end
+
+    if (ex_halt) begin
+      halt_d = 1'b1;
+      // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
+      halt_cycles_d = cycle_q - 64'd1;
+      // Slot h + 1 (in ID) was counted idle in its IF cycle but lies after the halt.
+      if (id_idle_q) begin
+        idle_d = idle_q - 64'd1;
+      end
+      if (mmio_exit && !ex_trap) begin
+        exit_code_d = store_data;
+      end else begin
+        trap_d       = 1'b1;
+        trap_ctx_d   = ex_ctx_q;
+        trap_pc_d    = ex_pc_q;
+        trap_cause_d = ex_trap_cause;
+        trap_value_d = ex_trap_value;
+      end
+    end
+  end
+
+  // A halt squashes IF and ID.
+  logic id_valid_in, ex_valid_in;
+  assign id_valid_in = id_valid_d && !ex_halt;
+  assign ex_valid_in = ex_valid_d && !ex_halt;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pc_q          <= '0;
+      running_q     <= Contexts'(1);
+      lop_q         <= '0;
+      lop_insn_q    <= '0;
+      wait_q        <= 1'b0;
+      slot_q        <= '0;
+      cycle_q       <= '0;
+      idle_q        <= '0;
+      halt_q        <= 1'b0;
+      halt_cycles_q <= '0;
+      exit_code_q   <= '0;
+      trap_q        <= 1'b0;
+      trap_ctx_q    <= '0;
+      trap_pc_q     <= '0;
+      trap_cause_q  <= '0;
+      trap_value_q  <= '0;
+    end else begin
+      pc_q          <= pc_d;
+      running_q     <= running_d;
+      lop_q         <= lop_d;
+      lop_insn_q    <= lop_insn_d;
+      wait_q        <= wait_d;
+      slot_q        <= slot_d;
+      cycle_q       <= cycle_d;
+      idle_q        <= idle_d;
+      halt_q        <= halt_d;
+      halt_cycles_q <= halt_cycles_d;
+      exit_code_q   <= exit_code_d;
+      trap_q        <= trap_d;
+      trap_ctx_q    <= trap_ctx_d;
+      trap_pc_q     <= trap_pc_d;
+      trap_cause_q  <= trap_cause_d;
+      trap_value_q  <= trap_value_d;
+    end
+  end
+
+  // Pipeline registers advance only while running.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      id_valid_q <= 1'b0;
+      id_ctx_q   <= '0;
+      id_pc_q    <= '0;
+      id_pass_q  <= '0;
+      id_exc_q   <= 1'b0;
+      id_cause_q <= '0;
+      id_idle_q  <= 1'b0;
+      ex_valid_q <= 1'b0;
+      ex_ctx_q   <= '0;
+      ex_pc_q    <= '0;
+      ex_insn_q  <= '0;
+      ex_pass_q  <= '0;
+      ex_dec_q   <= '0;
+      ex_rs1_q   <= '0;
+      ex_rs2_q   <= '0;
+      ex_fs1_q   <= '0;
+      ex_fs2_q   <= '0;
+      ex_fs3_q   <= '0;
+      ex_exc_q   <= 1'b0;
+      ex_cause_q <= '0;
+      ex_value_q <= '0;
+      m1_q       <= '0;
+      m2_q       <= '0;
+      wb_q       <= '0;
+    end else if (advance) begin
+      id_valid_q <= id_valid_in;
+      id_ctx_q   <= id_ctx_d;
+      id_pc_q    <= id_pc_d;
+      id_pass_q  <= id_pass_d;
+      id_exc_q   <= id_exc_d;
+      id_cause_q <= id_cause_d;
+      id_idle_q  <= id_idle_d;
+      ex_valid_q <= ex_valid_in;
+      ex_ctx_q   <= ex_ctx_d;
+      ex_pc_q    <= ex_pc_d;
+      ex_insn_q  <= ex_insn_d;
+      ex_pass_q  <= ex_pass_d;
+      ex_dec_q   <= ex_dec_d;
+      ex_rs1_q   <= ex_rs1_d;
+      ex_rs2_q   <= ex_rs2_d;
+      ex_fs1_q   <= ex_fs1_d;
+      ex_fs2_q   <= ex_fs2_d;
+      ex_fs3_q   <= ex_fs3_d;
+      ex_exc_q   <= ex_exc_d;
+      ex_cause_q <= ex_cause_d;
+      ex_value_q <= ex_value_d;
+      m1_q       <= m1_d;
+      m2_q       <= m2_d;
+      wb_q       <= wb_d;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      adv_prev_q <= 1'b0;
+      ld_hold_q  <= '0;
+    end else begin
+      adv_prev_q <= advance;
+      ld_hold_q  <= ld_hold_d;
+    end
+  end
+
+  // Status: halted once the instructions older than the halt have drained.
+  assign halting_o    = halt_q;
+  assign halted_o     = halt_q && !m1_q.valid && !m2_q.valid && !wb_q.valid;
+  assign exit_code_o  = exit_code_q;
+  assign trap_o       = trap_q;
+  assign trap_ctx_o   = trap_ctx_q;
+  assign trap_pc_o    = trap_pc_q;
+  assign trap_cause_o = trap_cause_q;
+  assign trap_value_o = trap_value_q;
+  assign cycle_o      = halt_q ? halt_cycles_q : cycle_q;
+  assign idle_o       = idle_q;
+
+endmodule

@@ -1,0 +1,128 @@
+// CSRs of the tile core (docs/tile.md, "CSRs"): per-context fflags/frm (fcsr) and instret, plus
+// the read-only cycle and id CSRs. A CSR instruction reads and writes in EX (write effective for
+// the context's next instruction); FP flags accrue at WB; instret counts retirements at WB.
+// The decoder has already rejected unknown CSRs and writes to read-only ones.
+module tess_csr #(
+  parameter int Contexts = 6,
+  parameter int TileId   = 0,
+  parameter int NumTiles = 1,
+  parameter int MemBytes = 65536
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+  // ID: rounding mode of the decoding context
+  input  logic [2:0]                 id_ctx_i,
+  output logic [2:0]                 id_frm_o,
+  // EX: CSR instruction (csr_op_i != CSR_NONE and commit_i when it takes effect)
+  input  logic                       commit_i,
+  input  logic [2:0]                 ex_ctx_i,
+  input  tess_core_pkg::csr_op_e                    csr_op_i,
+  input  logic                       csr_write_i,
+  input  logic [11:0]                csr_addr_i,
+  input  logic [31:0]                csr_wdata_i,
+  input  logic [63:0]                issue_cycle_i,
+  output logic [31:0]                csr_rdata_o,
+  // WB: accrued FP flags and retirement
+  input  logic                       flags_we_i,
+  input  logic [2:0]                 wb_ctx_i,
+  input  logic [4:0]                 flags_i,
+  input  logic                       retire_i,
+  // counters
+  output logic [Contexts-1:0][63:0]  instret_o
+);
+
+  import tess_core_pkg::*;
+
+  // Custom read-only id CSRs, numbered by rtl/params.json.
+  localparam logic [11:0] CsrTileId    = 12'(tess_params_pkg::CSR_TILE_ID);
+  localparam logic [11:0] CsrContextId = 12'(tess_params_pkg::CSR_CONTEXT_ID);
+  localparam logic [11:0] CsrNumTiles  = 12'(tess_params_pkg::CSR_NUM_TILES);
+  localparam logic [11:0] CsrMemBytes  = 12'(tess_params_pkg::CSR_MEM_BYTES);
+
+  logic [Contexts-1:0][4:0]  fflags_q, fflags_d;
+  logic [Contexts-1:0][2:0]  frm_q, frm_d;
+  logic [Contexts-1:0][63:0] instret_q, instret_d;
+  logic [7:0]                fcsr_old;
+  logic [7:0]                fcsr_new;
+  logic [31:0]               old_value;
+  logic [31:0]               new_value;
+  logic [23:0]               unused_new_value;
+
+  logic [63:0]               instret_ex;
+
+  assign id_frm_o   = frm_q[id_ctx_i];
+  assign instret_ex = instret_q[ex_ctx_i];
+  assign fcsr_old  = {frm_q[ex_ctx_i], fflags_q[ex_ctx_i]};
+  assign instret_o = instret_q;
+
+  always_comb begin
+    old_value = '0;
+    unique case (csr_addr_i)
+      12'h001: old_value = {27'b0, fcsr_old[4:0]};
+      12'h002: old_value = {29'b0, fcsr_old[7:5]};
+      12'h003: old_value = {24'b0, fcsr_old};
+      12'hc00: old_value = issue_cycle_i[31:0];
+      12'hc80: old_value = issue_cycle_i[63:32];
+      12'hc02: old_value = instret_ex[31:0];
+      12'hc82: old_value = instret_ex[63:32];
+      CsrTileId:    old_value = TileId;
+      CsrContextId: old_value = {29'b0, ex_ctx_i};
+      CsrNumTiles:  old_value = NumTiles;
+      CsrMemBytes:  old_value = MemBytes;
+      default: old_value = '0;
+    endcase
+  end
+  assign csr_rdata_o      = old_value;
+  assign unused_new_value = new_value[31:8];
+
+  always_comb begin
+    new_value = old_value;
+    unique case (csr_op_i)
+      CSR_RW:  new_value = csr_wdata_i;
+      CSR_RS:  new_value = old_value | csr_wdata_i;
+      CSR_RC:  new_value = old_value & ~csr_wdata_i;
+      default: new_value = old_value;
+    endcase
+  end
+
+  always_comb begin
+    fcsr_new = fcsr_old;
+    unique case (csr_addr_i)
+      12'h001: fcsr_new = {fcsr_old[7:5], new_value[4:0]};
+      12'h002: fcsr_new = {new_value[2:0], fcsr_old[4:0]};
+      12'h003: fcsr_new = new_value[7:0];
+      default: fcsr_new = fcsr_old;
+    endcase
+  end
+
+  // EX and WB never hold the same context (they are 3 slots apart), so the CSR write and the
+  // flag accrual below never collide.
+  always_comb begin
+    fflags_d  = fflags_q;
+    frm_d     = frm_q;
+    instret_d = instret_q;
+    if (commit_i && (csr_op_i != CSR_NONE) && csr_write_i) begin
+      fflags_d[ex_ctx_i] = fcsr_new[4:0];
+      frm_d[ex_ctx_i]    = fcsr_new[7:5];
+    end
+    if (flags_we_i) begin
+      fflags_d[wb_ctx_i] = fflags_q[wb_ctx_i] | flags_i;
+    end
+    if (retire_i) begin
+      instret_d[wb_ctx_i] = instret_q[wb_ctx_i] + 64'd1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fflags_q  <= '0;
+      frm_q     <= '0;
+      instret_q <= '0;
+    end else begin
+      fflags_q  <= fflags_d;
+      frm_q     <= frm_d;
+      instret_q <= instret_d;
+    end
+  end
+
+endmodule

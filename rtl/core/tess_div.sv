@@ -1,0 +1,102 @@
+// Iterative integer divider of the tile core: DIV, DIVU, REM, REMU as a long op.
+// Radix-2 restoring division of the operand magnitudes, 4 quotient bits per pass; the instruction
+// makes 8 passes through EX in its context's slots (docs/tile.md: LONG_OP_ROUNDS = 8), so one
+// partial state is kept per context. Pass 0 latches the operands (and already does 4 steps);
+// on pass 7 result_o carries the final, sign-corrected result combinationally (EX).
+// Latency is fixed: division by zero and overflow take the same 8 passes and give the RISC-V
+// results (quotient all ones / remainder = dividend; -2^31 / -1 = -2^31 rem 0).
+module tess_div #(
+  parameter int Contexts = 6
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        pass_i,      // a pass of a divide is in EX this cycle
+  input  logic [2:0]  pass_idx_i,  // 0..7
+  input  logic [2:0]  ctx_i,
+  input  tess_core_pkg::div_op_e     op_i,        // used on pass 0
+  input  logic [31:0] a_i,         // dividend, used on pass 0
+  input  logic [31:0] b_i,         // divisor, used on pass 0
+  output logic [31:0] result_o     // valid on pass 7
+);
+
+  import tess_core_pkg::*;
+
+  localparam int StepsPerPass = 4;
+
+  // Partial state of one context: remainder, dividend/quotient shift register, divisor magnitude,
+  // and what the result needs at the end.
+  typedef struct packed {
+    logic [31:0] rem;
+    logic [31:0] quo;
+    logic [31:0] dvs;
+    logic        neg_quo;
+    logic        neg_rem;
+    logic        want_rem;
+  } div_state_t;
+
+  div_state_t [Contexts-1:0] state_q, state_d;
+  div_state_t                start, cur, next;
+  logic                      a_signed;
+  logic                      a_neg;
+  logic                      b_neg;
+  logic [33:0]               trial;
+  logic                      unused_trial;
+
+  assign a_signed = (op_i == DIV_DIV) || (op_i == DIV_REM);
+  assign a_neg    = a_signed & a_i[31];
+  assign b_neg    = a_signed & b_i[31];
+
+  always_comb begin
+    start          = '0;
+    start.quo      = a_neg ? (~a_i + 32'd1) : a_i;
+    start.dvs      = b_neg ? (~b_i + 32'd1) : b_i;
+    // Division by zero keeps the all-ones quotient unsigned (-1); the remainder keeps the
+    // dividend's sign as usual.
+    start.neg_quo  = (a_neg ^ b_neg) && (b_i != 32'd0);
+    start.neg_rem  = a_neg;
+    start.want_rem = (op_i == DIV_REM) || (op_i == DIV_REMU);
+  end
+
+  always_comb begin
+    cur   = (pass_idx_i == 3'd0) ? start : state_q[ctx_i];
+    next  = cur;
+    trial = '0;
+    for (int i = 0; i < StepsPerPass; i++) begin
+      trial = {1'b0, next.rem, next.quo[31]} - {2'b0, next.dvs};
+      if (!trial[33]) begin
+        next.rem = trial[31:0];
+        next.quo = {next.quo[30:0], 1'b1};
+      end else begin
+        next.rem = {next.rem[30:0], next.quo[31]};
+        next.quo = {next.quo[30:0], 1'b0};
+      end
+    end
+  end
+
+  // Bit 32 of the last trial subtraction is never needed (the remainder stays below 2^32).
+  assign unused_trial = trial[32];
+
+  always_comb begin
+    state_d = state_q;
+    if (pass_i) begin
+      state_d[ctx_i] = next;
+    end
+  end
+
+  always_comb begin
+    if (next.want_rem) begin
+      result_o = next.neg_rem ? (~next.rem + 32'd1) : next.rem;
+    end else begin
+      result_o = next.neg_quo ? (~next.quo + 32'd1) : next.quo;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= '0;
+    end else begin
+      state_q <= state_d;
+    end
+  end
+
+endmodule

@@ -1,0 +1,117 @@
+// Tile MMIO page (docs/tile.md, "MMIO registers") at tess_params_pkg::MMIO_BASE: decodes one
+// word access from EX into events for the core (EXIT, CONSOLE, WAIT, DONE, RUN w) and holds
+// RUN_ARG. Access checks: only word accesses to mapped registers in their direction, else an
+// access fault; RUN/WAIT by a worker, DONE by the supervisor and RUN of a running worker are
+// context misuse. Read data and events are combinational in EX; RUN_ARG updates at the clock edge.
+module tess_mmio #(
+  parameter int Contexts = 6
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  input  logic                req_i,        // aligned access to the MMIO page, no earlier trap
+  input  logic                we_i,
+  input  logic                word_i,       // access size is a word
+  input  logic [11:0]         offset_i,     // byte offset in the page
+  input  logic [31:0]         wdata_i,
+  input  logic [2:0]          ctx_i,
+  input  logic [Contexts-1:0] running_i,    // context state as seen in EX
+  output logic [31:0]         rdata_o,
+  output logic                access_fault_o,
+  output logic                misuse_o,
+  output logic                exit_o,
+  output logic                console_o,
+  output logic                wait_o,
+  output logic                done_o,
+  output logic                run_o,
+  output logic [2:0]          run_ctx_o,    // worker started by run_o
+  output logic [31:0]         run_arg_o
+);
+
+  import tess_params_pkg::*;
+
+  // Register offsets within the page, from the chip parameters.
+  localparam logic [11:0] OffExit    = 12'(MMIO_EXIT - MMIO_BASE);
+  localparam logic [11:0] OffConsole = 12'(MMIO_CONSOLE - MMIO_BASE);
+  localparam logic [11:0] OffWait    = 12'(MMIO_WAIT - MMIO_BASE);
+  localparam logic [11:0] OffDone    = 12'(MMIO_DONE - MMIO_BASE);
+  localparam logic [11:0] OffRunArg  = 12'(MMIO_RUN_ARG - MMIO_BASE);
+  localparam logic [11:0] OffRunBase = 12'(MMIO_RUN_BASE - MMIO_BASE);
+  localparam logic [11:0] OffWorkers = 12'(MMIO_WORKERS - MMIO_BASE);
+
+  logic [31:0] run_arg_q, run_arg_d;
+  logic        is_run;
+  logic [11:0] run_rel;
+  logic [2:0]  run_ctx;
+  logic        mapped_r;
+  logic        mapped_w;
+  logic        supervisor;
+  logic        ok;
+
+  assign supervisor = ctx_i == 3'd0;
+  assign run_rel    = offset_i - OffRunBase;
+  assign is_run     = (offset_i >= OffRunBase) && (run_rel < 12'(4 * (Contexts - 1)));
+  assign run_ctx    = 3'(run_rel[11:2] + 10'd1);
+
+  always_comb begin
+    mapped_r = 1'b0;
+    mapped_w = 1'b0;
+    unique case (offset_i)
+      OffExit, OffConsole, OffWait, OffDone: mapped_w = 1'b1;
+      OffRunArg: begin
+        mapped_r = 1'b1;
+        mapped_w = 1'b1;
+      end
+      OffWorkers: mapped_r = 1'b1;
+      default:    mapped_w = is_run;
+    endcase
+  end
+
+  assign access_fault_o = req_i && (!word_i || (we_i ? !mapped_w : !mapped_r));
+  assign ok             = req_i && !access_fault_o;
+
+  always_comb begin
+    misuse_o = 1'b0;
+    if (ok && we_i) begin
+      if (is_run) begin
+        misuse_o = !supervisor || running_i[run_ctx];
+      end else if (offset_i == OffWait) begin
+        misuse_o = !supervisor;
+      end else if (offset_i == OffDone) begin
+        misuse_o = supervisor;
+      end
+    end
+  end
+
+  assign exit_o    = ok && we_i && (offset_i == OffExit);
+  assign console_o = ok && we_i && (offset_i == OffConsole);
+  assign wait_o    = ok && we_i && !misuse_o && (offset_i == OffWait);
+  assign done_o    = ok && we_i && !misuse_o && (offset_i == OffDone);
+  assign run_o     = ok && we_i && !misuse_o && is_run;
+  assign run_ctx_o = run_ctx;
+  assign run_arg_o = run_arg_q;
+
+  always_comb begin
+    rdata_o = '0;
+    if (offset_i == OffWorkers) begin
+      rdata_o = 32'(running_i) & ~32'd1;
+    end else if (offset_i == OffRunArg) begin
+      rdata_o = run_arg_q;
+    end
+  end
+
+  always_comb begin
+    run_arg_d = run_arg_q;
+    if (ok && we_i && (offset_i == OffRunArg)) begin
+      run_arg_d = wdata_i;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      run_arg_q <= '0;
+    end else begin
+      run_arg_q <= run_arg_d;
+    end
+  end
+
+endmodule

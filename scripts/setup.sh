@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install the Debian packages tessera needs, only those missing. Safe to run again.
+# Usage: scripts/setup.sh
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config python3 git
+  clang lld llvm                       # rv32 cross compiler, linker, objdump for device code
+  verilator yosys iverilog             # RTL: simulate, synthesize, second simulator/linter
+  libboost-dev libfmt-dev libcli11-dev nlohmann-json3-dev libelf-dev
+  libgtest-dev libgmock-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

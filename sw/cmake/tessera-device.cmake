@@ -1,0 +1,58 @@
+# tessera_add_program(NAME <name> SOURCES <files...>): build <name>.elf for a tessera tile.
+#
+# Include this file from a CMake project configured with sw/cmake/riscv32-clang.cmake. It adds the
+# runtime (crt0 + tile library, target tessera_rt) once, and links every program with the tile
+# linker script. Chip constants come from the generated tessera/chip_params.h: pass
+# -DTESSERA_GEN_DIR=<host build>/gen, or leave it unset and it is generated here from rtl/params.json.
+include_guard(GLOBAL)
+enable_language(C CXX ASM)
+
+set(TESSERA_SW_DIR ${CMAKE_CURRENT_LIST_DIR}/.. CACHE INTERNAL "tessera sw/ directory")
+cmake_path(NORMAL_PATH TESSERA_SW_DIR)
+set(TESSERA_ROOT_DIR ${TESSERA_SW_DIR}/..)
+cmake_path(NORMAL_PATH TESSERA_ROOT_DIR)
+
+if(NOT TESSERA_GEN_DIR)
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  set(TESSERA_GEN_DIR ${CMAKE_BINARY_DIR}/gen)
+  file(MAKE_DIRECTORY ${TESSERA_GEN_DIR}/tessera)
+  execute_process(COMMAND ${Python3_EXECUTABLE} ${TESSERA_ROOT_DIR}/scripts/gen_params.py
+                          ${TESSERA_ROOT_DIR}/rtl/params.json ${TESSERA_GEN_DIR}/tess_params_pkg.sv
+                          ${TESSERA_GEN_DIR}/tessera/chip_params.h
+                  COMMAND_ERROR_IS_FATAL ANY)
+endif()
+set(_tess_params_h ${TESSERA_GEN_DIR}/tessera/chip_params.h)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_tess_params_h})
+
+file(READ ${_tess_params_h} _tess_params)
+
+# Tile memory size for the linker script's stack placement: the same constant the RTL and model use.
+string(REGEX MATCH "#define TESS_TILE_MEM_BYTES TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
+math(EXPR TESSERA_MEM_BYTES "${CMAKE_MATCH_1}" OUTPUT_FORMAT DECIMAL)
+set(TESSERA_MEM_BYTES ${TESSERA_MEM_BYTES} CACHE STRING "Tile memory size the programs are linked for")
+
+set(TESSERA_LINKER_SCRIPT ${TESSERA_SW_DIR}/runtime/link.ld)
+
+add_library(tessera_rt STATIC ${TESSERA_SW_DIR}/runtime/runtime.c)
+target_include_directories(tessera_rt PUBLIC ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
+target_compile_options(tessera_rt PRIVATE -Wall -Wextra -Werror)
+# memcpy/memset must not be turned back into calls to themselves.
+set_source_files_properties(${TESSERA_SW_DIR}/runtime/runtime.c PROPERTIES COMPILE_OPTIONS -fno-builtin)
+# crt0 is an object library so that _start is always linked, first, into every program.
+add_library(tessera_crt0 OBJECT ${TESSERA_SW_DIR}/runtime/crt0.S)
+target_include_directories(tessera_crt0 PRIVATE ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
+
+# Build NAME.elf from SOURCES (C, C++ or assembly with .S) with crt0, the runtime and link.ld.
+function(tessera_add_program)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES" ${ARGN})
+  if(NOT ARG_NAME OR NOT ARG_SOURCES)
+    message(FATAL_ERROR "tessera_add_program needs NAME and SOURCES")
+  endif()
+  add_executable(${ARG_NAME} $<TARGET_OBJECTS:tessera_crt0> ${ARG_SOURCES})
+  set_target_properties(${ARG_NAME} PROPERTIES SUFFIX .elf LINK_DEPENDS ${TESSERA_LINKER_SCRIPT})
+  target_link_libraries(${ARG_NAME} PRIVATE tessera_rt)
+  # Programs print their own name (e.g. "isa_rv32i ok"), so the name is given once, here.
+  target_compile_definitions(${ARG_NAME} PRIVATE TESS_PROGRAM_NAME="${ARG_NAME}")
+  target_link_options(${ARG_NAME} PRIVATE -T ${TESSERA_LINKER_SCRIPT}
+                      -Wl,--defsym=__tess_mem_size=${TESSERA_MEM_BYTES} -Wl,-Map=${ARG_NAME}.map)
+endfunction()
