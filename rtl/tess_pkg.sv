@@ -41,10 +41,10 @@ package tess_pkg;
   } rm_e;
 
   // fflags bit positions.
-  localparam int unsigned FLAG_NX = 0;
-  localparam int unsigned FLAG_UF = 1;
-  localparam int unsigned FLAG_OF = 2;
-  localparam int unsigned FLAG_DZ = 3;
-  localparam int unsigned FLAG_NV = 4;
+  localparam int FLAG_NX = 0;
+  localparam int FLAG_UF = 1;
+  localparam int FLAG_OF = 2;
+  localparam int FLAG_DZ = 3;
+  localparam int FLAG_NV = 4;
 
 endpackage

@@ -35,6 +35,29 @@ const char* machineName(unsigned m) {
   }
 }
 
+// Defined symbols of the SHT_SYMTAB sections (a stripped file has none: not an error). libelf
+// bounds-checks section data against the file, so a corrupt table yields no symbols, not a crash.
+void readSymbols(Elf* elf, std::map<std::string, uint32_t, std::less<>>& out) {
+  size_t shstrndx = 0;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data) continue;
+    const size_t count = data->d_size / sh.sh_entsize;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, static_cast<int>(i), &sym) || sym.st_shndx == SHN_UNDEF) continue;
+      const unsigned type = GELF_ST_TYPE(sym.st_info);
+      if (type != STT_NOTYPE && type != STT_OBJECT && type != STT_FUNC) continue;
+      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (!name || !*name) continue;
+      out.emplace(name, static_cast<uint32_t>(sym.st_value));
+    }
+  }
+}
+
 }  // namespace
 
 ElfImage ElfImage::fromFile(const std::string& path, uint32_t memBytes) {
@@ -148,7 +171,24 @@ ElfImage ElfImage::fromBytes(std::span<const uint8_t> bytes, const std::string& 
   if (!entryInCode) {
     throw fail("no entry point: address 0 is not inside an executable loadable segment");
   }
+  readSymbols(elf.get(), image.symbols_);
   return image;
+}
+
+std::optional<uint32_t> ElfImage::symbol(const std::string& name) const {
+  auto it = symbols_.find(name);
+  if (it == symbols_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<uint32_t> ElfImage::word(uint32_t addr) const {
+  for (const ElfSegment& seg : segments_) {
+    if (addr >= seg.addr && uint64_t{addr} + 4 <= seg.addr + uint64_t{seg.bytes.size()}) {
+      const uint8_t* p = seg.bytes.data() + (addr - seg.addr);
+      return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace tessera

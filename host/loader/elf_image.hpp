@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,12 +31,18 @@ class ElfImage {
   uint32_t entry() const { return entry_; }
   /// Loadable segments in file order, bss included as zeros.
   const std::vector<ElfSegment>& segments() const { return segments_; }
+  /// Address of a defined global or local symbol (functions and objects), if the ELF has it.
+  std::optional<uint32_t> symbol(const std::string& name) const;
+  /// Read a little-endian word of the loaded image (a segment byte or bss zero); nullopt if the
+  /// word is not wholly inside one segment.
+  std::optional<uint32_t> word(uint32_t addr) const;
 
  private:
   ElfImage() = default;
 
   uint32_t entry_ = 0;
   std::vector<ElfSegment> segments_;
+  std::map<std::string, uint32_t, std::less<>> symbols_;
 };
 
 }  // namespace tessera

@@ -40,6 +40,7 @@ void TileModel::reset() {
   ctx_[0].running = true;
   ctx_[0].next = 0;
   runArg_ = 0;
+  recentStores_ = {};
   cycles_ = 0;
   state_ = TileState::Running;
   exitCode_ = 0;
@@ -162,9 +163,29 @@ TileModel::Step TileModel::halt(uint64_t cycle) {
   return Step::Stop;
 }
 
-void TileModel::invalidateDecode(uint32_t addr) {
-  CacheLine& line = decodeCache_[(addr >> 2) & (kDecodeCacheLines - 1)];
-  if (line.tag == (addr & ~3u)) line.tag = kNoTag;
+void TileModel::noteStore(uint32_t addr, uint64_t cycle) {
+  const uint32_t wordAddr = addr & ~3u;
+  StoreNote& note = recentStores_[cycle & 1];
+  note.cycle = cycle;
+  note.wordAddr = wordAddr;
+  std::memcpy(&note.oldWord, mem_.data() + wordAddr, 4);
+  CacheLine& line = decodeCache_[(wordAddr >> 2) & (kDecodeCacheLines - 1)];
+  if (line.tag == wordAddr) line.tag = kNoTag;
+}
+
+bool TileModel::staleFetch(uint32_t pc, uint64_t cycle, uint32_t& word) const {
+  // The RTL fetches in IF (issue cycle) and stores in EX (issue + 2), so a fetch at t does not see
+  // stores issued at t-1 or t-2 (docs/tile.md, "Order of effects"). The older store's old word is
+  // the value before both.
+  for (uint64_t back = 2; back >= 1; --back) {
+    if (cycle < back) continue;
+    const StoreNote& note = recentStores_[(cycle - back) & 1];
+    if (note.cycle == cycle - back && note.wordAddr == pc) {
+      word = note.oldWord;
+      return true;
+    }
+  }
+  return false;
 }
 
 bool TileModel::resolveRm(const Context& ctx, uint8_t rm, unsigned& out) const {
@@ -273,12 +294,6 @@ bool TileModel::mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t va
     default:
       if (addr >= TESS_MMIO_RUN_BASE && addr <= kRunLast && (addr & 3) == 0) {
         const unsigned w = (addr - TESS_MMIO_RUN_BASE) / 4 + 1;
-        // A start pc that is not 4-byte aligned is treated as a misaligned jump target
-        // (cause 0 on the RUN store), which the trap priority puts before context misuse.
-        if (value & 3) {
-          step = raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, value);
-          return false;
-        }
         if (c != 0 || ctx_[w].running) break;
         Context& worker = ctx_[w];
         worker.running = true;
@@ -299,15 +314,23 @@ TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
   Context& ctx = ctx_[c];
   const uint32_t pc = ctx.pc;
   ctx.busySlots++;
-  if (pc > config_.memBytes - 4) return raise(c, cycle, TESS_CAUSE_INSN_ACCESS, pc);
-  CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
-  if (line.tag != pc) {
-    std::memcpy(&line.word, mem_.data() + pc, 4);
-    line.insn = decodeInsn(line.word);
-    line.tag = pc;
+  if (pc >= config_.memBytes) return raise(c, cycle, TESS_CAUSE_INSN_ACCESS, pc);
+  // Only reachable through RUN with an unaligned start pc: reported at the worker's first fetch.
+  if (pc & 3) return raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, pc);
+  DecodedInsn d;
+  uint32_t word;
+  if (lastStoreCycle() + 2 >= cycle && staleFetch(pc, cycle, word)) {
+    d = decodeInsn(word);  // not cached: the line must reflect the new memory from t+3 on
+  } else {
+    CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
+    if (line.tag != pc) {
+      std::memcpy(&line.word, mem_.data() + pc, 4);
+      line.insn = decodeInsn(line.word);
+      line.tag = pc;
+    }
+    d = line.insn;  // copies: a store below may invalidate the line
+    word = line.word;
   }
-  const DecodedInsn d = line.insn;  // copies: a store below may invalidate the line
-  const uint32_t word = line.word;
   uint32_t* const x = ctx.x.data();
   uint32_t* const f = ctx.f.data();
   const uint32_t a = x[d.rs1];
@@ -422,15 +445,15 @@ TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
     }
     case Op::Sb:
       if (!inSram(1)) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
+      noteStore(addr, cycle);
       mem[addr] = static_cast<uint8_t>(b);
-      invalidateDecode(addr);
       break;
     case Op::Sh: {
       if (addr & 1) return raise(c, cycle, TESS_CAUSE_STORE_MISALIGNED, addr);
       if (!inSram(2)) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
       const uint16_t h = static_cast<uint16_t>(b);
+      noteStore(addr, cycle);
       std::memcpy(mem + addr, &h, 2);
-      invalidateDecode(addr);
       break;
     }
     case Op::Sw:
@@ -438,8 +461,8 @@ TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
       const uint32_t w = d.op == Op::Sw ? b : f[d.rs2];
       if (addr & 3) return raise(c, cycle, TESS_CAUSE_STORE_MISALIGNED, addr);
       if (inSram(4)) {
+        noteStore(addr, cycle);
         std::memcpy(mem + addr, &w, 4);
-        invalidateDecode(addr);
         break;
       }
       if (!inMmio) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);

@@ -6,6 +6,7 @@
 // discards it, as the contract requires.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -104,6 +105,13 @@ class TileModel {
     uint64_t busySlots = 0;  // slots used by issued instructions and long-op passes
   };
 
+  // A store's word and the value it overwrote, kept for two cycles (see staleFetch).
+  struct StoreNote {
+    uint64_t cycle = 0;
+    uint32_t wordAddr = kNoTag;  // unaligned: matches no fetch
+    uint32_t oldWord = 0;
+  };
+
   struct CacheLine {
     uint32_t tag = kNoTag;
     uint32_t word = 0;
@@ -127,7 +135,11 @@ class TileModel {
   uint32_t readCsr(unsigned c, uint64_t cycle, uint32_t csr) const;
   void writeCsr(Context& ctx, uint32_t csr, uint32_t value);
   void releaseSupervisorIfDone(uint64_t doneCycle);
-  void invalidateDecode(uint32_t addr);
+  void noteStore(uint32_t addr, uint64_t cycle);
+  bool staleFetch(uint32_t pc, uint64_t cycle, uint32_t& word) const;
+  uint64_t lastStoreCycle() const {
+    return std::max(recentStores_[0].cycle, recentStores_[1].cycle);
+  }
   void emit(uint64_t cycle, unsigned c, uint32_t pc, uint32_t insn, Dest dest, unsigned rd,
             uint32_t value);
 
@@ -137,6 +149,7 @@ class TileModel {
   std::vector<uint8_t> mem_;
   std::vector<CacheLine> decodeCache_;
   std::array<Context, kContexts> ctx_;
+  std::array<StoreNote, 2> recentStores_{};
   uint32_t runArg_ = 0;
   uint64_t cycles_ = 0;
   TileState state_ = TileState::Running;

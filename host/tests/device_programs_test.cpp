@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "program_runner.hpp"
+#include "lockstep.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
 #include "tessera/error.hpp"
@@ -158,36 +159,22 @@ std::vector<Param> allParams() {
 
 INSTANTIATE_TEST_SUITE_P(Programs, DeviceProgramTest, ::testing::ValuesIn(allParams()), paramName);
 
-/// model and rtl must agree exactly: stop reason, cycle count, per-context retired instructions.
-class CrossDeviceCyclesTest : public ::testing::TestWithParam<Program> {};
+/// Lockstep: model and rtl retire the same instructions with the same values on the same cycles
+/// and end in the same state (stop reason, cycles, counters, trap, console).
+class LockstepTest : public ::testing::TestWithParam<Program> {};
 
-TEST_P(CrossDeviceCyclesTest, ModelAndRtlAgree) {
+TEST_P(LockstepTest, ModelAndRtlAgree) {
   const Program& program = GetParam();
   if (kSlowExclusions.count({"rtl", program.name})) GTEST_SKIP() << "excluded as slow on rtl";
-  std::string why;
-  auto model = openOrSkip("model", &why);
-  if (!model) GTEST_SKIP() << why;
-  auto rtl = openOrSkip("rtl", &why);
-  if (!rtl) GTEST_SKIP() << why;
-
-  const RunResult a = runProgram(*model, elfPath(program), kMaxCycles).result;
-  const RunResult b = runProgram(*rtl, elfPath(program), kMaxCycles).result;
-  EXPECT_EQ(a.reason, b.reason);
-  EXPECT_EQ(a.cycles, b.cycles) << "model " << a.cycles << " rtl " << b.cycles;
-  EXPECT_EQ(a.exitCode, b.exitCode);
-  EXPECT_EQ(a.trap.cause, b.trap.cause);
-  EXPECT_EQ(a.trap.pc, b.trap.pc);
-  EXPECT_EQ(a.trap.value, b.trap.value);
-  EXPECT_EQ(a.trap.context, b.trap.context);
-  const TileStats sa = model->stats(0), sb = rtl->stats(0);
-  EXPECT_EQ(sa.cycles, sb.cycles);
-  EXPECT_EQ(sa.instructions, sb.instructions);
-  for (unsigned c = 0; c < 6; ++c) EXPECT_EQ(sa.contextInstructions[c], sb.contextInstructions[c]) << "context " << c;
-  EXPECT_EQ(sa.idleSlots, sb.idleSlots);
-  EXPECT_EQ(model->console(0), rtl->console(0));
+  const LockstepReport r = runLockstep(elfPath(program), "model", "rtl", kMaxCycles);
+  EXPECT_TRUE(r.agree()) << r.describe();
+  EXPECT_EQ(r.a.result.reason == StopReason::MaxCycles, false) << "cycle limit reached";
+  for (unsigned c = 0; c < 6; ++c) {
+    EXPECT_EQ(r.a.stats.contextInstructions[c], r.b.stats.contextInstructions[c]) << "context " << c;
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(Programs, CrossDeviceCyclesTest, ::testing::ValuesIn(manifest()),
+INSTANTIATE_TEST_SUITE_P(Programs, LockstepTest, ::testing::ValuesIn(manifest()),
                          [](const ::testing::TestParamInfo<Program>& info) { return info.param.name; });
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "elf_image.hpp"
+#include "program_loader.hpp"
 #include "tessera/device.hpp"
 
 namespace {
@@ -25,33 +25,6 @@ constexpr const char* kExitCodes =
     "The device comes from --device, else the TESSERA_DEVICE environment variable, else "
     "\"model\".\n"
     "The console is printed on stdout when the run ends.";
-
-const char* causeName(uint32_t cause) {
-  switch (cause) {
-    case 0:
-      return "instruction address misaligned";
-    case 1:
-      return "instruction access fault";
-    case 2:
-      return "illegal instruction";
-    case 3:
-      return "breakpoint";
-    case 4:
-      return "load address misaligned";
-    case 5:
-      return "load access fault";
-    case 6:
-      return "store address misaligned";
-    case 7:
-      return "store access fault";
-    case 11:
-      return "environment call";
-    case 24:
-      return "context misuse";
-    default:
-      return "unknown cause";
-  }
-}
 
 int tileExitStatus(uint32_t code) {
   const int low = static_cast<int>(code & 0xff);
@@ -82,10 +55,7 @@ int run(const std::string& deviceSpec, uint64_t maxCycles, bool stats, const std
         fmt::format("--trace-vcd needs --device rtl (device \"{}\" has no waveforms)", deviceSpec));
   }
   auto device = tessera::openDevice(deviceSpec, options);
-  const tessera::ElfImage image = tessera::ElfImage::fromFile(elfPath, device->info().tileMemBytes);
-  for (const tessera::ElfSegment& seg : image.segments())
-    device->writeMemory(0, seg.addr, seg.bytes);
-  device->reset();
+  tessera::loadProgram(*device, elfPath);
 
   const auto start = std::chrono::steady_clock::now();
   const tessera::RunResult result = device->run(maxCycles);
@@ -101,11 +71,7 @@ int run(const std::string& deviceSpec, uint64_t maxCycles, bool stats, const std
     case tessera::StopReason::Halted:
       return tileExitStatus(result.exitCode);
     case tessera::StopReason::Trap: {
-      const tessera::TrapInfo& t = result.trap;
-      fmt::print(
-          stderr,
-          "tessera-run: tile {} context {} trapped at pc 0x{:08x}: {} (cause {}), value 0x{:08x}\n",
-          t.tile, t.context, t.pc, causeName(t.cause), t.cause, t.value);
+      fmt::print(stderr, "tessera-run: {}\n", tessera::describeTrap(result.trap));
       return kExitTrap;
     }
     case tessera::StopReason::MaxCycles:

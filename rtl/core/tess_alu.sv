@@ -1,7 +1,7 @@
 // Integer ALU of the tile core (EX stage): add/sub, shifts, compares, logic, and the branch
 // condition of BEQ..BGEU. Purely combinational (one cycle, EX).
 module tess_alu (
-  input  tess_core_pkg::alu_op_e     op_i,
+  input  logic [3:0]  op_i,         // tess_core_pkg::alu_op_e
   input  logic [31:0] a_i,
   input  logic [31:0] b_i,
   input  logic [2:0]  br_funct3_i,  // branch condition (funct3 of BRANCH)
@@ -10,8 +10,6 @@ module tess_alu (
   output logic [31:0] result_o,
   output logic        br_taken_o
 );
-
-  import tess_core_pkg::*;
 
   logic [4:0] shamt;
   logic       br_eq;
@@ -26,16 +24,16 @@ module tess_alu (
   always_comb begin
     result_o = '0;
     unique case (op_i)
-      ALU_ADD:  result_o = a_i + b_i;
-      ALU_SUB:  result_o = a_i - b_i;
-      ALU_SLL:  result_o = a_i << shamt;
-      ALU_SLT:  result_o = {31'b0, $signed(a_i) < $signed(b_i)};
-      ALU_SLTU: result_o = {31'b0, a_i < b_i};
-      ALU_XOR:  result_o = a_i ^ b_i;
-      ALU_SRL:  result_o = a_i >> shamt;
-      ALU_SRA:  result_o = $unsigned($signed(a_i) >>> shamt);
-      ALU_OR:   result_o = a_i | b_i;
-      ALU_AND:  result_o = a_i & b_i;
+      tess_core_pkg::ALU_ADD:  result_o = a_i + b_i;
+      tess_core_pkg::ALU_SUB:  result_o = a_i - b_i;
+      tess_core_pkg::ALU_SLL:  result_o = a_i << shamt;
+      tess_core_pkg::ALU_SLT:  result_o = {31'b0, $signed(a_i) < $signed(b_i)};
+      tess_core_pkg::ALU_SLTU: result_o = {31'b0, a_i < b_i};
+      tess_core_pkg::ALU_XOR:  result_o = a_i ^ b_i;
+      tess_core_pkg::ALU_SRL:  result_o = a_i >> shamt;
+      tess_core_pkg::ALU_SRA:  result_o = $unsigned($signed(a_i) >>> shamt);
+      tess_core_pkg::ALU_OR:   result_o = a_i | b_i;
+      tess_core_pkg::ALU_AND:  result_o = a_i & b_i;
       default:  result_o = '0;
     endcase
   end

@@ -11,6 +11,8 @@
 // decisions from c+3 see them. A trap or an EXIT store in EX halts the tile: IF and ID are
 // squashed, M1/M2/WB drain (the EXIT store retires), the cycle count freezes at h+1.
 // run_i low pauses the whole pipeline (the host may use the SRAM meanwhile).
+`include "tess_core_types.svh"
+
 module tess_core #(
   parameter int MemBytes = 65536,
   parameter int TileId   = 0,
@@ -45,7 +47,7 @@ module tess_core #(
   output logic [7:0]                console_byte_o,
   // counters
   output logic [63:0]               cycle_o,
-  output logic [Contexts-1:0][63:0] instret_o,
+  output logic [Contexts*64-1:0]    instret_o,    // context k at [64*k +: 64]
   output logic [63:0]               idle_o,
   // retirement trace (docs/tile.md, "Retirement trace")
   output logic                      retire_valid_o,
@@ -58,8 +60,6 @@ module tess_core #(
   output logic [31:0]               retire_value_o
 );
 
-  import tess_pkg::*;
-  import tess_core_pkg::*;
 
   localparam int MmioBits = $clog2(tess_params_pkg::MMIO_SIZE);
   localparam logic [31:0]  MmioBase = tess_params_pkg::MMIO_BASE;
@@ -86,10 +86,12 @@ module tess_core #(
   // ---------------------------------------------------------------------------------------------
   // Context state
   // ---------------------------------------------------------------------------------------------
-  logic [Contexts-1:0][31:0] pc_q, pc_d;
+  // Per-context vectors are flat, context k at [W*k +: W] (Yosys 0.23 reads no multi-dimensional
+  // packed arrays).
+  logic [Contexts*32-1:0]    pc_q, pc_d;
   logic [Contexts-1:0]       running_q, running_d;
-  logic [Contexts-1:0][2:0]  lop_q, lop_d;        // next pass of a long op in progress, 0 = none
-  logic [Contexts-1:0][31:0] lop_insn_q, lop_insn_d;
+  logic [Contexts*3-1:0]     lop_q, lop_d;        // next pass of a long op in progress, 0 = none
+  logic [31:0]               lop_insn_q [2**$clog2(Contexts)];  // the long op's word (memory)
   logic                      wait_q, wait_d;      // supervisor blocked by WAIT
   logic [2:0]                slot_q, slot_d;      // context owning this cycle
   logic [63:0]               cycle_q, cycle_d;    // cycles the pipeline advanced since reset
@@ -135,12 +137,12 @@ module tess_core #(
     logic [2:0]  ctx;
     logic [31:0] pc;
     logic [31:0] insn;
-    dest_e       dest;
+    logic [1:0]  dest;         // tess_core_pkg::dest_e
     logic [4:0]  rd;
-    res_sel_e    res_sel;
+    logic [2:0]  res_sel;      // tess_core_pkg::res_sel_e
     logic [31:0] value;
     logic        load_sram;    // M1 only: value comes from SRAM port B
-    mem_size_e   mem_size;
+    logic [1:0]  mem_size;     // tess_core_pkg::mem_size_e
     logic        mem_unsigned;
     logic [1:0]  byte_off;
   } late_t;
@@ -165,8 +167,8 @@ module tess_core #(
   assign issue       = advance && !halt_q && running_q[slot_q] && !sup_blocked;
   // Slots lost after the halting instruction's EX are not part of the run (see idle_d).
   assign slot_idle   = advance && !halt_q && !ex_halt && !issue;
-  assign if_pc       = pc_q[slot_q];
-  assign if_pass     = lop_q[slot_q];
+  assign if_pc       = pc_q[32*slot_q +: 32];
+  assign if_pass     = lop_q[3*slot_q +: 3];
 
   assign if_fetch_fault      = (if_pass == 3'd0) && (if_pc >= MemLimit);
   assign if_fetch_misaligned = (if_pass == 3'd0) && (if_pc[1:0] != 2'b00);
@@ -324,7 +326,7 @@ module tess_core #(
   logic        mmio_misuse;
   logic        mmio_exit, mmio_console, mmio_wait, mmio_done, mmio_run;
   logic [31:0] ex_result;
-  dest_e       ex_dest;
+  logic [1:0]  ex_dest;
 
   assign dec        = ex_dec_q;
   // Traps of the decoder were resolved in ID; rs2/rs3 only address the register files.
@@ -336,11 +338,11 @@ module tess_core #(
 
   always_comb begin
     unique case (dec.op_a)
-      OPA_PC:   op_a = ex_pc_q;
-      OPA_ZERO: op_a = '0;
+      tess_core_pkg::OPA_PC:   op_a = ex_pc_q;
+      tess_core_pkg::OPA_ZERO: op_a = '0;
       default:  op_a = ex_rs1_q;
     endcase
-    op_b = (dec.op_b == OPB_IMM) ? dec.imm : ex_rs2_q;
+    op_b = (dec.op_b == tess_core_pkg::OPB_IMM) ? dec.imm : ex_rs2_q;
   end
 
   tess_alu u_alu (
@@ -365,8 +367,7 @@ module tess_core #(
     .Contexts (Contexts)
   ) u_div (
     .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .pass_i     (commit && (dec.res_sel == RES_DIV)),
+    .pass_i     (commit && (dec.res_sel == tess_core_pkg::RES_DIV)),
     .pass_idx_i (ex_pass_q),
     .ctx_i      (ex_ctx_q),
     .op_i       (dec.div_op),
@@ -385,8 +386,8 @@ module tess_core #(
   assign mem_addr   = ex_rs1_q + dec.imm;
   always_comb begin
     unique case (dec.mem_size)
-      MEM_H:   mem_misaligned = mem_addr[0];
-      MEM_W:   mem_misaligned = mem_addr[1:0] != 2'b00;
+      tess_core_pkg::MEM_H:   mem_misaligned = mem_addr[0];
+      tess_core_pkg::MEM_W:   mem_misaligned = mem_addr[1:0] != 2'b00;
       default: mem_misaligned = 1'b0;
     endcase
   end
@@ -401,7 +402,7 @@ module tess_core #(
     .rst_ni         (rst_ni),
     .req_i          (mmio_req && advance),
     .we_i           (dec.store),
-    .word_i         (dec.mem_size == MEM_W),
+    .word_i         (dec.mem_size == tess_core_pkg::MEM_W),
     .offset_i       (mem_addr[11:0]),
     .wdata_i        (store_data),
     .ctx_i          (ex_ctx_q),
@@ -453,8 +454,8 @@ module tess_core #(
   assign dmem_wdata_o = store_data << {mem_addr[1:0], 3'b000};
   always_comb begin
     unique case (dec.mem_size)
-      MEM_B:   dmem_be_o = 4'b0001 << mem_addr[1:0];
-      MEM_H:   dmem_be_o = 4'b0011 << mem_addr[1:0];
+      tess_core_pkg::MEM_B:   dmem_be_o = 4'b0001 << mem_addr[1:0];
+      tess_core_pkg::MEM_H:   dmem_be_o = 4'b0011 << mem_addr[1:0];
       default: dmem_be_o = 4'b1111;
     endcase
   end
@@ -493,17 +494,18 @@ module tess_core #(
 
   always_comb begin
     unique case (dec.res_sel)
-      RES_LINK: ex_result = link;
-      RES_MUL:  ex_result = mul_result;
-      RES_DIV:  ex_result = div_result;
-      RES_CSR:  ex_result = csr_rdata;
-      RES_LOAD: ex_result = mmio_rdata;
+      tess_core_pkg::RES_LINK: ex_result = link;
+      tess_core_pkg::RES_MUL:  ex_result = mul_result;
+      tess_core_pkg::RES_DIV:  ex_result = div_result;
+      tess_core_pkg::RES_CSR:  ex_result = csr_rdata;
+      tess_core_pkg::RES_LOAD: ex_result = mmio_rdata;
       default:  ex_result = alu_result;
     endcase
   end
 
   // x0 is never written and is reported as "no destination".
-  assign ex_dest = ((dec.dest == DEST_X) && (dec.rd == 5'd0)) ? DEST_NONE : dec.dest;
+  assign ex_dest = ((dec.dest == tess_core_pkg::DEST_X) && (dec.rd == 5'd0)) ?
+                   tess_core_pkg::DEST_NONE : dec.dest;
 
   always_comb begin
     m1_d              = '0;
@@ -536,7 +538,7 @@ module tess_core #(
   tess_fpu u_fpu (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),
-    .valid_i  (commit && (dec.res_sel == RES_FPU)),
+    .valid_i  (commit && (dec.res_sel == tess_core_pkg::RES_FPU)),
     .op_i     (dec.fpu_op),
     .rm_i     (dec.rm),
     .a_i      (dec.fpu_a_int ? ex_rs1_q : ex_fs1_q),
@@ -552,10 +554,10 @@ module tess_core #(
   ) u_fpu_divsqrt (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
-    .pass_i     (commit && (dec.res_sel == RES_FDIV)),
+    .pass_i     (commit && (dec.res_sel == tess_core_pkg::RES_FDIV)),
     .pass_idx_i (ex_pass_q),
     .ctx_i      (ex_ctx_q),
-    .sqrt_i     (dec.fpu_op == FPU_SQRT),
+    .sqrt_i     (dec.fpu_op == tess_pkg::FPU_SQRT),
     .rm_i       (dec.rm),
     .a_i        (ex_fs1_q),
     .b_i        (ex_fs2_q),
@@ -573,7 +575,7 @@ module tess_core #(
     .rst_ni (rst_ni),
     .push_i (fpu_valid_out),
     .data_i ({fpu_flags, fpu_result}),
-    .pop_i  (advance && wb_q.valid && (wb_q.res_sel == RES_FPU)),
+    .pop_i  (advance && wb_q.valid && (wb_q.res_sel == tess_core_pkg::RES_FPU)),
     .data_o (fpu_q_out)
   );
 
@@ -585,7 +587,7 @@ module tess_core #(
     .rst_ni (rst_ni),
     .push_i (ds_valid_out),
     .data_i ({ds_flags, ds_result}),
-    .pop_i  (advance && wb_q.valid && (wb_q.res_sel == RES_FDIV)),
+    .pop_i  (advance && wb_q.valid && (wb_q.res_sel == tess_core_pkg::RES_FDIV)),
     .data_o (ds_q_out)
   );
 
@@ -605,9 +607,9 @@ module tess_core #(
 
   always_comb begin
     unique case (m1_q.mem_size)
-      MEM_B:   ld_value = m1_q.mem_unsigned ? {24'b0, ld_shifted[7:0]}
+      tess_core_pkg::MEM_B:   ld_value = m1_q.mem_unsigned ? {24'b0, ld_shifted[7:0]}
                                             : {{24{ld_shifted[7]}}, ld_shifted[7:0]};
-      MEM_H:   ld_value = m1_q.mem_unsigned ? {16'b0, ld_shifted[15:0]}
+      tess_core_pkg::MEM_H:   ld_value = m1_q.mem_unsigned ? {16'b0, ld_shifted[15:0]}
                                             : {{16{ld_shifted[15]}}, ld_shifted[15:0]};
       default: ld_value = ld_shifted;
     endcase
@@ -632,21 +634,22 @@ module tess_core #(
   // ---------------------------------------------------------------------------------------------
   always_comb begin
     unique case (wb_q.res_sel)
-      RES_FPU:  wb_value = fpu_q_out[31:0];
-      RES_FDIV: wb_value = ds_q_out[31:0];
+      tess_core_pkg::RES_FPU:  wb_value = fpu_q_out[31:0];
+      tess_core_pkg::RES_FDIV: wb_value = ds_q_out[31:0];
       default:  wb_value = wb_q.value;
     endcase
     unique case (wb_q.res_sel)
-      RES_FPU:  wb_flags = fpu_q_out[36:32];
-      RES_FDIV: wb_flags = ds_q_out[36:32];
+      tess_core_pkg::RES_FPU:  wb_flags = fpu_q_out[36:32];
+      tess_core_pkg::RES_FDIV: wb_flags = ds_q_out[36:32];
       default:  wb_flags = '0;
     endcase
   end
 
   assign wb_flags_we = advance && wb_q.valid &&
-                       ((wb_q.res_sel == RES_FPU) || (wb_q.res_sel == RES_FDIV));
-  assign xrf_we      = advance && wb_q.valid && (wb_q.dest == DEST_X);
-  assign frf_we      = advance && wb_q.valid && (wb_q.dest == DEST_F);
+                       ((wb_q.res_sel == tess_core_pkg::RES_FPU) ||
+                        (wb_q.res_sel == tess_core_pkg::RES_FDIV));
+  assign xrf_we      = advance && wb_q.valid && (wb_q.dest == tess_core_pkg::DEST_X);
+  assign frf_we      = advance && wb_q.valid && (wb_q.dest == tess_core_pkg::DEST_F);
   assign run_we      = commit && mmio_run;
 
   assign retire_valid_o = advance && wb_q.valid;
@@ -655,8 +658,8 @@ module tess_core #(
   assign retire_pc_o    = wb_q.pc;
   assign retire_insn_o  = wb_q.insn;
   assign retire_dest_o  = wb_q.dest;
-  assign retire_rd_o    = (wb_q.dest == DEST_NONE) ? 5'd0 : wb_q.rd;
-  assign retire_value_o = (wb_q.dest == DEST_NONE) ? 32'd0 : wb_value;
+  assign retire_rd_o    = (wb_q.dest == tess_core_pkg::DEST_NONE) ? 5'd0 : wb_q.rd;
+  assign retire_value_o = (wb_q.dest == tess_core_pkg::DEST_NONE) ? 32'd0 : wb_value;
 
   // ---------------------------------------------------------------------------------------------
   // Context state and control updates
@@ -665,7 +668,6 @@ module tess_core #(
     pc_d          = pc_q;
     running_d     = running_q;
     lop_d         = lop_q;
-    lop_insn_d    = lop_insn_q;
     wait_d        = wait_q;
     slot_d        = slot_q;
     cycle_d       = cycle_q;
@@ -694,13 +696,10 @@ module tess_core #(
 
     if (commit) begin
       if (dec.long_op) begin
-        lop_d[ex_ctx_q] = last_pass ? 3'd0 : ex_pass_q + 3'd1;
-        if (ex_pass_q == 3'd0) begin
-          lop_insn_d[ex_ctx_q] = ex_insn_q;
-        end
+        lop_d[3*ex_ctx_q +: 3] = last_pass ? 3'd0 : ex_pass_q + 3'd1;
       end
       if (last_pass) begin
-        pc_d[ex_ctx_q] = jump ? target : link;
+        pc_d[32*ex_ctx_q +: 32] = jump ? target : link;
       end
       if (mmio_wait) begin
         wait_d = 1'b1;
@@ -710,7 +709,7 @@ module tess_core #(
       end
       if (mmio_run) begin
         running_d[run_ctx] = 1'b1;
-        pc_d[run_ctx]      = store_data;
+        pc_d[32*run_ctx +: 32] = store_data;
       end
     end
 
@@ -734,6 +733,15 @@ module tess_core #(
     end
   end
 
+  // The word of a long op, kept for its later passes (they fetch nothing). A memory without reset:
+  // a context's entry is written by the first pass before any later pass reads it. Like the SRAM,
+  // an exception to "always_ff holds only q <= d".
+  always_ff @(posedge clk_i) begin
+    if (commit && dec.long_op && (ex_pass_q == 3'd0)) begin
+      lop_insn_q[ex_ctx_q] <= ex_insn_q;
+    end
+  end
+
   // A halt squashes IF and ID.
   logic id_valid_in, ex_valid_in;
   assign id_valid_in = id_valid_d && !ex_halt;
@@ -744,7 +752,6 @@ module tess_core #(
       pc_q          <= '0;
       running_q     <= Contexts'(1);
       lop_q         <= '0;
-      lop_insn_q    <= '0;
       wait_q        <= 1'b0;
       slot_q        <= '0;
       cycle_q       <= '0;
@@ -761,7 +768,6 @@ module tess_core #(
       pc_q          <= pc_d;
       running_q     <= running_d;
       lop_q         <= lop_d;
-      lop_insn_q    <= lop_insn_d;
       wait_q        <= wait_d;
       slot_q        <= slot_d;
       cycle_q       <= cycle_d;

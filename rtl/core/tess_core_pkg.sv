@@ -1,5 +1,9 @@
 // Types shared by the modules of the tile core (rtl/core). Chip-wide enums (FPU operations,
 // rounding modes, flag bits) live in tess_pkg; numeric constants in tess_params_pkg.
+// The enums name the values of plain logic fields and ports: modules refer to their items with
+// the package prefix and never declare a variable of an enum type (Yosys 0.23 reads no package
+// imports, Icarus 11 crashes on package types in ports and structs). The decoder's output struct
+// is in tess_core_types.svh for the same reason.
 package tess_core_pkg;
 
   // Major opcodes of RV32IMF + Zicsr (instruction bits [6:0]).
@@ -100,41 +104,5 @@ package tess_core_pkg;
     DEST_X    = 2'd1,
     DEST_F    = 2'd2
   } dest_e;
-
-  // Control signals the decoder derives from one instruction word.
-  typedef struct packed {
-    logic                illegal;     // cause 2; every other field is don't-care then
-    logic                ecall;
-    logic                ebreak;
-    dest_e               dest;        // register file written at WB
-    logic [4:0]          rd;
-    logic [4:0]          rs1;
-    logic [4:0]          rs2;
-    logic [4:0]          rs3;
-    alu_op_e             alu_op;
-    op_a_sel_e           op_a;
-    op_b_sel_e           op_b;
-    logic [31:0]         imm;
-    res_sel_e            res_sel;
-    logic                branch;      // conditional branch, condition in br_funct3
-    logic [2:0]          br_funct3;
-    logic                jal;
-    logic                jalr;
-    logic                load;
-    logic                store;
-    mem_size_e           mem_size;
-    logic                mem_unsigned;
-    logic                mem_fp;      // FSW takes its data from the FP register file
-    mul_op_e             mul_op;
-    div_op_e             div_op;
-    csr_op_e             csr_op;
-    logic                csr_imm;     // operand is the 5-bit uimm in rs1
-    logic                csr_write;   // the instruction writes the CSR (see docs/tile.md, Zicsr)
-    logic [11:0]         csr_addr;
-    logic [4:0]          fpu_op;      // a tess_pkg::fpu_op_e (Yosys 0.23 and Icarus 11 cannot nest package types)
-    logic [2:0]          rm;          // resolved rounding mode (0..4)
-    logic                fpu_a_int;   // FPU operand a comes from the integer register file
-    logic                long_op;     // DIV*/REM*/FDIV.S/FSQRT.S: 8 passes
-  } decoded_t;
 
 endpackage

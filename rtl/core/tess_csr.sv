@@ -16,7 +16,7 @@ module tess_csr #(
   // EX: CSR instruction (csr_op_i != CSR_NONE and commit_i when it takes effect)
   input  logic                       commit_i,
   input  logic [2:0]                 ex_ctx_i,
-  input  tess_core_pkg::csr_op_e                    csr_op_i,
+  input  logic [1:0]                 csr_op_i,     // tess_core_pkg::csr_op_e
   input  logic                       csr_write_i,
   input  logic [11:0]                csr_addr_i,
   input  logic [31:0]                csr_wdata_i,
@@ -28,10 +28,8 @@ module tess_csr #(
   input  logic [4:0]                 flags_i,
   input  logic                       retire_i,
   // counters
-  output logic [Contexts-1:0][63:0]  instret_o
+  output logic [Contexts*64-1:0]     instret_o     // context k at [64*k +: 64]
 );
-
-  import tess_core_pkg::*;
 
   // Custom read-only id CSRs, numbered by rtl/params.json.
   localparam logic [11:0] CsrTileId    = 12'(tess_params_pkg::CSR_TILE_ID);
@@ -39,9 +37,11 @@ module tess_csr #(
   localparam logic [11:0] CsrNumTiles  = 12'(tess_params_pkg::CSR_NUM_TILES);
   localparam logic [11:0] CsrMemBytes  = 12'(tess_params_pkg::CSR_MEM_BYTES);
 
-  logic [Contexts-1:0][4:0]  fflags_q, fflags_d;
-  logic [Contexts-1:0][2:0]  frm_q, frm_d;
-  logic [Contexts-1:0][63:0] instret_q, instret_d;
+  // Per-context state, context k at [W*k +: W] (Yosys 0.23 reads no multi-dimensional packed
+  // arrays).
+  logic [Contexts*5-1:0]     fflags_q, fflags_d;
+  logic [Contexts*3-1:0]     frm_q, frm_d;
+  logic [Contexts*64-1:0]    instret_q, instret_d;
   logic [7:0]                fcsr_old;
   logic [7:0]                fcsr_new;
   logic [31:0]               old_value;
@@ -50,9 +50,9 @@ module tess_csr #(
 
   logic [63:0]               instret_ex;
 
-  assign id_frm_o   = frm_q[id_ctx_i];
-  assign instret_ex = instret_q[ex_ctx_i];
-  assign fcsr_old  = {frm_q[ex_ctx_i], fflags_q[ex_ctx_i]};
+  assign id_frm_o   = frm_q[3*id_ctx_i +: 3];
+  assign instret_ex = instret_q[64*ex_ctx_i +: 64];
+  assign fcsr_old   = {frm_q[3*ex_ctx_i +: 3], fflags_q[5*ex_ctx_i +: 5]};
   assign instret_o = instret_q;
 
   always_comb begin
@@ -78,9 +78,9 @@ module tess_csr #(
   always_comb begin
     new_value = old_value;
     unique case (csr_op_i)
-      CSR_RW:  new_value = csr_wdata_i;
-      CSR_RS:  new_value = old_value | csr_wdata_i;
-      CSR_RC:  new_value = old_value & ~csr_wdata_i;
+      tess_core_pkg::CSR_RW:  new_value = csr_wdata_i;
+      tess_core_pkg::CSR_RS:  new_value = old_value | csr_wdata_i;
+      tess_core_pkg::CSR_RC:  new_value = old_value & ~csr_wdata_i;
       default: new_value = old_value;
     endcase
   end
@@ -101,15 +101,15 @@ module tess_csr #(
     fflags_d  = fflags_q;
     frm_d     = frm_q;
     instret_d = instret_q;
-    if (commit_i && (csr_op_i != CSR_NONE) && csr_write_i) begin
-      fflags_d[ex_ctx_i] = fcsr_new[4:0];
-      frm_d[ex_ctx_i]    = fcsr_new[7:5];
+    if (commit_i && (csr_op_i != tess_core_pkg::CSR_NONE) && csr_write_i) begin
+      fflags_d[5*ex_ctx_i +: 5] = fcsr_new[4:0];
+      frm_d[3*ex_ctx_i +: 3]    = fcsr_new[7:5];
     end
     if (flags_we_i) begin
-      fflags_d[wb_ctx_i] = fflags_q[wb_ctx_i] | flags_i;
+      fflags_d[5*wb_ctx_i +: 5] = fflags_q[5*wb_ctx_i +: 5] | flags_i;
     end
     if (retire_i) begin
-      instret_d[wb_ctx_i] = instret_q[wb_ctx_i] + 64'd1;
+      instret_d[64*wb_ctx_i +: 64] = instret_q[64*wb_ctx_i +: 64] + 64'd1;
     end
   end
 

@@ -1,15 +1,15 @@
 // Instruction decoder of the tile core: one RV32IMF + Zicsr word to the control signals of
-// tess_core_pkg::decoded_t, with every illegal-instruction check of docs/tile.md (unknown opcodes
-// and funct fields, custom-0/1, privileged SYSTEM words, reserved rounding modes, unknown CSRs and
-// writes to read-only CSRs). Purely combinational; used in the ID stage.
+// decoded_t (tess_core_types.svh), with every illegal-instruction check of docs/tile.md (unknown
+// opcodes and funct fields, custom-0/1, privileged SYSTEM words, reserved rounding modes, unknown
+// CSRs and writes to read-only CSRs). Purely combinational; used in the ID stage.
+`include "tess_core_types.svh"
+
 module tess_decoder (
   input  logic [31:0] insn_i,
   input  logic [2:0]  frm_i,   // the issuing context's frm, for DYN rounding
-  output tess_core_pkg::decoded_t    dec_o
+  output decoded_t    dec_o
 );
 
-  import tess_pkg::*;
-  import tess_core_pkg::*;
 
   // Custom read-only id CSRs, numbered by rtl/params.json.
   localparam logic [11:0] CsrTileId    = 12'(tess_params_pkg::CSR_TILE_ID);
@@ -34,8 +34,8 @@ module tess_decoder (
   assign rm_field  = insn_i[14:12];
 
   // DYN resolves to frm; static 5/6 and a stored frm of 5..7 are reserved.
-  assign rm_resolved = (rm_field == 3'(RM_DYN)) ? frm_i : rm_field;
-  assign rm_bad      = rm_resolved > 3'(RM_RMM);
+  assign rm_resolved = (rm_field == 3'(tess_pkg::RM_DYN)) ? frm_i : rm_field;
+  assign rm_bad      = rm_resolved > 3'(tess_pkg::RM_RMM);
 
   always_comb begin
     csr_known     = 1'b1;
@@ -50,137 +50,139 @@ module tess_decoder (
 
   always_comb begin
     dec_o              = '0;
-    dec_o.dest         = DEST_NONE;
+    dec_o.dest         = tess_core_pkg::DEST_NONE;
     dec_o.rd           = insn_i[11:7];
     dec_o.rs1          = insn_i[19:15];
     dec_o.rs2          = insn_i[24:20];
     dec_o.rs3          = insn_i[31:27];
-    dec_o.alu_op       = ALU_ADD;
-    dec_o.op_a         = OPA_RS1;
-    dec_o.op_b         = OPB_IMM;
+    dec_o.alu_op       = tess_core_pkg::ALU_ADD;
+    dec_o.op_a         = tess_core_pkg::OPA_RS1;
+    dec_o.op_b         = tess_core_pkg::OPB_IMM;
     dec_o.imm          = {{20{insn_i[31]}}, insn_i[31:20]};
-    dec_o.res_sel      = RES_ALU;
+    dec_o.res_sel      = tess_core_pkg::RES_ALU;
     dec_o.br_funct3    = funct3;
-    dec_o.mem_size     = mem_size_e'(funct3[1:0]);
+    dec_o.mem_size     = funct3[1:0];
     dec_o.mem_unsigned = funct3[2];
-    dec_o.mul_op       = mul_op_e'(funct3[1:0]);
-    dec_o.div_op       = div_op_e'(funct3[1:0]);
-    dec_o.csr_op       = CSR_NONE;
+    dec_o.mul_op       = funct3[1:0];
+    dec_o.div_op       = funct3[1:0];
+    dec_o.csr_op       = tess_core_pkg::CSR_NONE;
     dec_o.csr_addr     = insn_i[31:20];
-    dec_o.fpu_op       = FPU_ADD;
+    dec_o.fpu_op       = tess_pkg::FPU_ADD;
     dec_o.rm           = rm_resolved;
 
     unique case (opcode)
-      OPC_LUI: begin
-        dec_o.dest = DEST_X;
-        dec_o.op_a = OPA_ZERO;
+      tess_core_pkg::OPC_LUI: begin
+        dec_o.dest = tess_core_pkg::DEST_X;
+        dec_o.op_a = tess_core_pkg::OPA_ZERO;
         dec_o.imm  = {insn_i[31:12], 12'b0};
       end
-      OPC_AUIPC: begin
-        dec_o.dest = DEST_X;
-        dec_o.op_a = OPA_PC;
+      tess_core_pkg::OPC_AUIPC: begin
+        dec_o.dest = tess_core_pkg::DEST_X;
+        dec_o.op_a = tess_core_pkg::OPA_PC;
         dec_o.imm  = {insn_i[31:12], 12'b0};
       end
-      OPC_JAL: begin
-        dec_o.dest    = DEST_X;
+      tess_core_pkg::OPC_JAL: begin
+        dec_o.dest    = tess_core_pkg::DEST_X;
         dec_o.jal     = 1'b1;
-        dec_o.res_sel = RES_LINK;
-        dec_o.imm     = {{11{insn_i[31]}}, insn_i[31], insn_i[19:12], insn_i[20], insn_i[30:21], 1'b0};
+        dec_o.res_sel = tess_core_pkg::RES_LINK;
+        dec_o.imm     = {{11{insn_i[31]}}, insn_i[31], insn_i[19:12], insn_i[20], insn_i[30:21],
+                         1'b0};
       end
-      OPC_JALR: begin
-        dec_o.dest    = DEST_X;
+      tess_core_pkg::OPC_JALR: begin
+        dec_o.dest    = tess_core_pkg::DEST_X;
         dec_o.jalr    = 1'b1;
-        dec_o.res_sel = RES_LINK;
+        dec_o.res_sel = tess_core_pkg::RES_LINK;
         dec_o.illegal = funct3 != 3'b000;
       end
-      OPC_BRANCH: begin
+      tess_core_pkg::OPC_BRANCH: begin
         dec_o.branch  = 1'b1;
-        dec_o.imm     = {{19{insn_i[31]}}, insn_i[31], insn_i[7], insn_i[30:25], insn_i[11:8], 1'b0};
+        dec_o.imm     = {{19{insn_i[31]}}, insn_i[31], insn_i[7], insn_i[30:25], insn_i[11:8],
+                         1'b0};
         dec_o.illegal = (funct3 == 3'b010) || (funct3 == 3'b011);
       end
-      OPC_LOAD: begin
-        dec_o.dest    = DEST_X;
+      tess_core_pkg::OPC_LOAD: begin
+        dec_o.dest    = tess_core_pkg::DEST_X;
         dec_o.load    = 1'b1;
-        dec_o.res_sel = RES_LOAD;
+        dec_o.res_sel = tess_core_pkg::RES_LOAD;
         dec_o.illegal = (funct3 == 3'b011) || (funct3 == 3'b110) || (funct3 == 3'b111);
       end
-      OPC_LOAD_FP: begin
-        dec_o.dest    = DEST_F;
+      tess_core_pkg::OPC_LOAD_FP: begin
+        dec_o.dest    = tess_core_pkg::DEST_F;
         dec_o.load    = 1'b1;
-        dec_o.res_sel = RES_LOAD;
+        dec_o.res_sel = tess_core_pkg::RES_LOAD;
         dec_o.illegal = funct3 != 3'b010;
       end
-      OPC_STORE: begin
+      tess_core_pkg::OPC_STORE: begin
         dec_o.store   = 1'b1;
         dec_o.imm     = {{20{insn_i[31]}}, insn_i[31:25], insn_i[11:7]};
         dec_o.illegal = funct3[2] || (funct3[1:0] == 2'b11);
       end
-      OPC_STORE_FP: begin
+      tess_core_pkg::OPC_STORE_FP: begin
         dec_o.store   = 1'b1;
         dec_o.mem_fp  = 1'b1;
         dec_o.imm     = {{20{insn_i[31]}}, insn_i[31:25], insn_i[11:7]};
         dec_o.illegal = funct3 != 3'b010;
       end
-      OPC_OP_IMM: begin
-        dec_o.dest = DEST_X;
+      tess_core_pkg::OPC_OP_IMM: begin
+        dec_o.dest = tess_core_pkg::DEST_X;
         unique case (funct3)
-          3'b000: dec_o.alu_op = ALU_ADD;
-          3'b010: dec_o.alu_op = ALU_SLT;
-          3'b011: dec_o.alu_op = ALU_SLTU;
-          3'b100: dec_o.alu_op = ALU_XOR;
-          3'b110: dec_o.alu_op = ALU_OR;
-          3'b111: dec_o.alu_op = ALU_AND;
+          3'b000: dec_o.alu_op = tess_core_pkg::ALU_ADD;
+          3'b010: dec_o.alu_op = tess_core_pkg::ALU_SLT;
+          3'b011: dec_o.alu_op = tess_core_pkg::ALU_SLTU;
+          3'b100: dec_o.alu_op = tess_core_pkg::ALU_XOR;
+          3'b110: dec_o.alu_op = tess_core_pkg::ALU_OR;
+          3'b111: dec_o.alu_op = tess_core_pkg::ALU_AND;
           3'b001: begin
-            dec_o.alu_op  = ALU_SLL;
+            dec_o.alu_op  = tess_core_pkg::ALU_SLL;
             dec_o.illegal = funct7 != 7'b0000000;
           end
           3'b101: begin
-            dec_o.alu_op  = funct7[5] ? ALU_SRA : ALU_SRL;
+            dec_o.alu_op  = funct7[5] ? tess_core_pkg::ALU_SRA : tess_core_pkg::ALU_SRL;
             dec_o.illegal = (funct7 & 7'b1011111) != 7'b0000000;
           end
           default: dec_o.illegal = 1'b1;
         endcase
       end
-      OPC_OP: begin
-        dec_o.dest = DEST_X;
-        dec_o.op_b = OPB_RS2;
+      tess_core_pkg::OPC_OP: begin
+        dec_o.dest = tess_core_pkg::DEST_X;
+        dec_o.op_b = tess_core_pkg::OPB_RS2;
         unique case (funct7)
           7'b0000000: begin
             unique case (funct3)
-              3'b000:  dec_o.alu_op = ALU_ADD;
-              3'b001:  dec_o.alu_op = ALU_SLL;
-              3'b010:  dec_o.alu_op = ALU_SLT;
-              3'b011:  dec_o.alu_op = ALU_SLTU;
-              3'b100:  dec_o.alu_op = ALU_XOR;
-              3'b101:  dec_o.alu_op = ALU_SRL;
-              3'b110:  dec_o.alu_op = ALU_OR;
-              3'b111:  dec_o.alu_op = ALU_AND;
+              3'b000:  dec_o.alu_op = tess_core_pkg::ALU_ADD;
+              3'b001:  dec_o.alu_op = tess_core_pkg::ALU_SLL;
+              3'b010:  dec_o.alu_op = tess_core_pkg::ALU_SLT;
+              3'b011:  dec_o.alu_op = tess_core_pkg::ALU_SLTU;
+              3'b100:  dec_o.alu_op = tess_core_pkg::ALU_XOR;
+              3'b101:  dec_o.alu_op = tess_core_pkg::ALU_SRL;
+              3'b110:  dec_o.alu_op = tess_core_pkg::ALU_OR;
+              3'b111:  dec_o.alu_op = tess_core_pkg::ALU_AND;
               default: dec_o.illegal = 1'b1;
             endcase
           end
           7'b0100000: begin
             unique case (funct3)
-              3'b000:  dec_o.alu_op = ALU_SUB;
-              3'b101:  dec_o.alu_op = ALU_SRA;
+              3'b000:  dec_o.alu_op = tess_core_pkg::ALU_SUB;
+              3'b101:  dec_o.alu_op = tess_core_pkg::ALU_SRA;
               default: dec_o.illegal = 1'b1;
             endcase
           end
           7'b0000001: begin
             if (funct3[2]) begin
-              dec_o.res_sel = RES_DIV;
+              dec_o.res_sel = tess_core_pkg::RES_DIV;
               dec_o.long_op = 1'b1;
             end else begin
-              dec_o.res_sel = RES_MUL;
+              dec_o.res_sel = tess_core_pkg::RES_MUL;
             end
           end
           default: dec_o.illegal = 1'b1;
         endcase
       end
-      OPC_MISC_MEM: begin
+      tess_core_pkg::OPC_MISC_MEM: begin
         // FENCE and FENCE.I: one in-order memory port, nothing to order.
         dec_o.illegal = funct3[2:1] != 2'b00;
       end
-      OPC_SYSTEM: begin
+      tess_core_pkg::OPC_SYSTEM: begin
         if (funct3 == 3'b000) begin
           dec_o.ecall   = insn_i == 32'h0000_0073;
           dec_o.ebreak  = insn_i == 32'h0010_0073;
@@ -188,103 +190,104 @@ module tess_decoder (
         end else if (funct3 == 3'b100) begin
           dec_o.illegal = 1'b1;
         end else begin
-          dec_o.dest    = DEST_X;
-          dec_o.res_sel = RES_CSR;
+          dec_o.dest    = tess_core_pkg::DEST_X;
+          dec_o.res_sel = tess_core_pkg::RES_CSR;
           dec_o.csr_imm = funct3[2];
           unique case (funct3[1:0])
-            2'b01:   dec_o.csr_op = CSR_RW;
-            2'b10:   dec_o.csr_op = CSR_RS;
-            default: dec_o.csr_op = CSR_RC;
+            2'b01:   dec_o.csr_op = tess_core_pkg::CSR_RW;
+            2'b10:   dec_o.csr_op = tess_core_pkg::CSR_RS;
+            default: dec_o.csr_op = tess_core_pkg::CSR_RC;
           endcase
           // CSRRW/CSRRWI always write; set/clear write unless rs1/uimm is 0.
           dec_o.csr_write = (funct3[1:0] == 2'b01) || (insn_i[19:15] != 5'd0);
           dec_o.illegal   = !csr_known || (csr_read_only && dec_o.csr_write);
         end
       end
-      OPC_MADD, OPC_MSUB, OPC_NMSUB, OPC_NMADD: begin
-        dec_o.dest    = DEST_F;
-        dec_o.res_sel = RES_FPU;
+      tess_core_pkg::OPC_MADD, tess_core_pkg::OPC_MSUB,
+      tess_core_pkg::OPC_NMSUB, tess_core_pkg::OPC_NMADD: begin
+        dec_o.dest    = tess_core_pkg::DEST_F;
+        dec_o.res_sel = tess_core_pkg::RES_FPU;
         unique case (opcode)
-          OPC_MADD:  dec_o.fpu_op = FPU_MADD;
-          OPC_MSUB:  dec_o.fpu_op = FPU_MSUB;
-          OPC_NMSUB: dec_o.fpu_op = FPU_NMSUB;
-          default:   dec_o.fpu_op = FPU_NMADD;
+          tess_core_pkg::OPC_MADD:  dec_o.fpu_op = tess_pkg::FPU_MADD;
+          tess_core_pkg::OPC_MSUB:  dec_o.fpu_op = tess_pkg::FPU_MSUB;
+          tess_core_pkg::OPC_NMSUB: dec_o.fpu_op = tess_pkg::FPU_NMSUB;
+          default:   dec_o.fpu_op = tess_pkg::FPU_NMADD;
         endcase
         dec_o.illegal = (insn_i[26:25] != 2'b00) || rm_bad;
       end
-      OPC_OP_FP: begin
-        dec_o.dest    = DEST_F;
-        dec_o.res_sel = RES_FPU;
+      tess_core_pkg::OPC_OP_FP: begin
+        dec_o.dest    = tess_core_pkg::DEST_F;
+        dec_o.res_sel = tess_core_pkg::RES_FPU;
         unique case (funct7)
           7'b0000000: begin
-            dec_o.fpu_op  = FPU_ADD;
+            dec_o.fpu_op  = tess_pkg::FPU_ADD;
             dec_o.illegal = rm_bad;
           end
           7'b0000100: begin
-            dec_o.fpu_op  = FPU_SUB;
+            dec_o.fpu_op  = tess_pkg::FPU_SUB;
             dec_o.illegal = rm_bad;
           end
           7'b0001000: begin
-            dec_o.fpu_op  = FPU_MUL;
+            dec_o.fpu_op  = tess_pkg::FPU_MUL;
             dec_o.illegal = rm_bad;
           end
           7'b0001100: begin
-            dec_o.fpu_op  = FPU_DIV;
-            dec_o.res_sel = RES_FDIV;
+            dec_o.fpu_op  = tess_pkg::FPU_DIV;
+            dec_o.res_sel = tess_core_pkg::RES_FDIV;
             dec_o.long_op = 1'b1;
             dec_o.illegal = rm_bad;
           end
           7'b0101100: begin
-            dec_o.fpu_op  = FPU_SQRT;
-            dec_o.res_sel = RES_FDIV;
+            dec_o.fpu_op  = tess_pkg::FPU_SQRT;
+            dec_o.res_sel = tess_core_pkg::RES_FDIV;
             dec_o.long_op = 1'b1;
             dec_o.illegal = rm_bad || (rs2_field != 5'd0);
           end
           7'b0010000: begin
             unique case (funct3)
-              3'b000:  dec_o.fpu_op = FPU_SGNJ;
-              3'b001:  dec_o.fpu_op = FPU_SGNJN;
-              3'b010:  dec_o.fpu_op = FPU_SGNJX;
+              3'b000:  dec_o.fpu_op = tess_pkg::FPU_SGNJ;
+              3'b001:  dec_o.fpu_op = tess_pkg::FPU_SGNJN;
+              3'b010:  dec_o.fpu_op = tess_pkg::FPU_SGNJX;
               default: dec_o.illegal = 1'b1;
             endcase
           end
           7'b0010100: begin
             unique case (funct3)
-              3'b000:  dec_o.fpu_op = FPU_MIN;
-              3'b001:  dec_o.fpu_op = FPU_MAX;
+              3'b000:  dec_o.fpu_op = tess_pkg::FPU_MIN;
+              3'b001:  dec_o.fpu_op = tess_pkg::FPU_MAX;
               default: dec_o.illegal = 1'b1;
             endcase
           end
           7'b1100000: begin
-            dec_o.dest    = DEST_X;
-            dec_o.fpu_op  = rs2_field[0] ? FPU_CVT_WU_S : FPU_CVT_W_S;
+            dec_o.dest    = tess_core_pkg::DEST_X;
+            dec_o.fpu_op  = rs2_field[0] ? tess_pkg::FPU_CVT_WU_S : tess_pkg::FPU_CVT_W_S;
             dec_o.illegal = rm_bad || (rs2_field[4:1] != 4'd0);
           end
           7'b1101000: begin
-            dec_o.fpu_op    = rs2_field[0] ? FPU_CVT_S_WU : FPU_CVT_S_W;
+            dec_o.fpu_op    = rs2_field[0] ? tess_pkg::FPU_CVT_S_WU : tess_pkg::FPU_CVT_S_W;
             dec_o.fpu_a_int = 1'b1;
             dec_o.illegal   = rm_bad || (rs2_field[4:1] != 4'd0);
           end
           7'b1110000: begin
-            dec_o.dest = DEST_X;
+            dec_o.dest = tess_core_pkg::DEST_X;
             unique case (funct3)
-              3'b000:  dec_o.fpu_op = FPU_MV_X_W;
-              3'b001:  dec_o.fpu_op = FPU_CLASS;
+              3'b000:  dec_o.fpu_op = tess_pkg::FPU_MV_X_W;
+              3'b001:  dec_o.fpu_op = tess_pkg::FPU_CLASS;
               default: dec_o.illegal = 1'b1;
             endcase
             if (rs2_field != 5'd0) dec_o.illegal = 1'b1;
           end
           7'b1010000: begin
-            dec_o.dest = DEST_X;
+            dec_o.dest = tess_core_pkg::DEST_X;
             unique case (funct3)
-              3'b010:  dec_o.fpu_op = FPU_EQ;
-              3'b001:  dec_o.fpu_op = FPU_LT;
-              3'b000:  dec_o.fpu_op = FPU_LE;
+              3'b010:  dec_o.fpu_op = tess_pkg::FPU_EQ;
+              3'b001:  dec_o.fpu_op = tess_pkg::FPU_LT;
+              3'b000:  dec_o.fpu_op = tess_pkg::FPU_LE;
               default: dec_o.illegal = 1'b1;
             endcase
           end
           7'b1111000: begin
-            dec_o.fpu_op    = FPU_MV_W_X;
+            dec_o.fpu_op    = tess_pkg::FPU_MV_W_X;
             dec_o.fpu_a_int = 1'b1;
             dec_o.illegal   = (funct3 != 3'b000) || (rs2_field != 5'd0);
           end
@@ -296,11 +299,11 @@ module tess_decoder (
 
     // An illegal instruction has no other effect.
     if (dec_o.illegal) begin
-      dec_o.dest    = DEST_NONE;
+      dec_o.dest    = tess_core_pkg::DEST_NONE;
       dec_o.long_op = 1'b0;
       dec_o.load    = 1'b0;
       dec_o.store   = 1'b0;
-      dec_o.csr_op  = CSR_NONE;
+      dec_o.csr_op  = tess_core_pkg::CSR_NONE;
       dec_o.ecall   = 1'b0;
       dec_o.ebreak  = 1'b0;
     end

@@ -9,17 +9,14 @@ module tess_div #(
   parameter int Contexts = 6
 ) (
   input  logic        clk_i,
-  input  logic        rst_ni,
   input  logic        pass_i,      // a pass of a divide is in EX this cycle
   input  logic [2:0]  pass_idx_i,  // 0..7
   input  logic [2:0]  ctx_i,
-  input  tess_core_pkg::div_op_e     op_i,        // used on pass 0
+  input  logic [1:0]  op_i,        // tess_core_pkg::div_op_e, used on pass 0
   input  logic [31:0] a_i,         // dividend, used on pass 0
   input  logic [31:0] b_i,         // divisor, used on pass 0
   output logic [31:0] result_o     // valid on pass 7
 );
-
-  import tess_core_pkg::*;
 
   localparam int StepsPerPass = 4;
 
@@ -34,7 +31,10 @@ module tess_div #(
     logic        want_rem;
   } div_state_t;
 
-  div_state_t [Contexts-1:0] state_q, state_d;
+  // One entry per context (a power-of-two count, so every ctx_i indexes inside the array).
+  localparam int Depth = 2 ** $clog2(Contexts);
+
+  div_state_t                state_q [Depth];
   div_state_t                start, cur, next;
   logic                      a_signed;
   logic                      a_neg;
@@ -42,7 +42,7 @@ module tess_div #(
   logic [33:0]               trial;
   logic                      unused_trial;
 
-  assign a_signed = (op_i == DIV_DIV) || (op_i == DIV_REM);
+  assign a_signed = (op_i == tess_core_pkg::DIV_DIV) || (op_i == tess_core_pkg::DIV_REM);
   assign a_neg    = a_signed & a_i[31];
   assign b_neg    = a_signed & b_i[31];
 
@@ -54,7 +54,7 @@ module tess_div #(
     // dividend's sign as usual.
     start.neg_quo  = (a_neg ^ b_neg) && (b_i != 32'd0);
     start.neg_rem  = a_neg;
-    start.want_rem = (op_i == DIV_REM) || (op_i == DIV_REMU);
+    start.want_rem = (op_i == tess_core_pkg::DIV_REM) || (op_i == tess_core_pkg::DIV_REMU);
   end
 
   always_comb begin
@@ -77,13 +77,6 @@ module tess_div #(
   assign unused_trial = trial[32];
 
   always_comb begin
-    state_d = state_q;
-    if (pass_i) begin
-      state_d[ctx_i] = next;
-    end
-  end
-
-  always_comb begin
     if (next.want_rem) begin
       result_o = next.neg_rem ? (~next.rem + 32'd1) : next.rem;
     end else begin
@@ -91,11 +84,12 @@ module tess_div #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q <= '0;
-    end else begin
-      state_q <= state_d;
+  // The partial states are a memory without reset: pass 0 never reads its context's entry, so an
+  // entry is always written before it is read. Like tess_sram, the one exception to "always_ff
+  // holds only q <= d".
+  always_ff @(posedge clk_i) begin
+    if (pass_i) begin
+      state_q[ctx_i] <= next;
     end
   end
 

@@ -27,16 +27,16 @@ module tess_mmio #(
   output logic [31:0]         run_arg_o
 );
 
-  import tess_params_pkg::*;
 
   // Register offsets within the page, from the chip parameters.
-  localparam logic [11:0] OffExit    = 12'(MMIO_EXIT - MMIO_BASE);
-  localparam logic [11:0] OffConsole = 12'(MMIO_CONSOLE - MMIO_BASE);
-  localparam logic [11:0] OffWait    = 12'(MMIO_WAIT - MMIO_BASE);
-  localparam logic [11:0] OffDone    = 12'(MMIO_DONE - MMIO_BASE);
-  localparam logic [11:0] OffRunArg  = 12'(MMIO_RUN_ARG - MMIO_BASE);
-  localparam logic [11:0] OffRunBase = 12'(MMIO_RUN_BASE - MMIO_BASE);
-  localparam logic [11:0] OffWorkers = 12'(MMIO_WORKERS - MMIO_BASE);
+  localparam int Base = tess_params_pkg::MMIO_BASE;
+  localparam logic [11:0] OffExit    = 12'(tess_params_pkg::MMIO_EXIT - Base);
+  localparam logic [11:0] OffConsole = 12'(tess_params_pkg::MMIO_CONSOLE - Base);
+  localparam logic [11:0] OffWait    = 12'(tess_params_pkg::MMIO_WAIT - Base);
+  localparam logic [11:0] OffDone    = 12'(tess_params_pkg::MMIO_DONE - Base);
+  localparam logic [11:0] OffRunArg  = 12'(tess_params_pkg::MMIO_RUN_ARG - Base);
+  localparam logic [11:0] OffRunBase = 12'(tess_params_pkg::MMIO_RUN_BASE - Base);
+  localparam logic [11:0] OffWorkers = 12'(tess_params_pkg::MMIO_WORKERS - Base);
 
   logic [31:0] run_arg_q, run_arg_d;
   logic        is_run;

@@ -17,7 +17,8 @@ module tess_result_queue #(
 
   localparam int Pw = $clog2(Depth);
 
-  logic [Depth-1:0][Width-1:0] slot_q, slot_d;
+  // The slots are a memory without reset: a slot is read only after it was written (count_q).
+  logic [Width-1:0]            slot_q [Depth];
   logic [Pw-1:0]               rd_q, rd_d;
   logic [Pw-1:0]               wr_q, wr_d;
   logic [Pw:0]                 count_q, count_d;
@@ -30,13 +31,11 @@ module tess_result_queue #(
   assign store  = push_i && !(pop_i && empty);
 
   always_comb begin
-    slot_d  = slot_q;
     rd_d    = rd_q;
     wr_d    = wr_q;
     count_d = count_q;
     if (store) begin
-      slot_d[wr_q] = data_i;
-      wr_d         = wr_q + 1'b1;
+      wr_d = wr_q + 1'b1;
     end
     if (pop_i && !empty) begin
       rd_d = rd_q + 1'b1;
@@ -48,14 +47,19 @@ module tess_result_queue #(
     endcase
   end
 
+  // Like tess_sram, the one exception to "always_ff holds only q <= d".
+  always_ff @(posedge clk_i) begin
+    if (store) begin
+      slot_q[wr_q] <= data_i;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      slot_q  <= '0;
       rd_q    <= '0;
       wr_q    <= '0;
       count_q <= '0;
     end else begin
-      slot_q  <= slot_d;
       rd_q    <= rd_d;
       wr_q    <= wr_d;
       count_q <= count_d;

@@ -44,7 +44,7 @@ module tess_tile #(
   output logic [7:0]                console_byte_o,
   // counters
   output logic [63:0]               cycle_o,
-  output logic [Contexts-1:0][63:0] instret_o,
+  output logic [Contexts*64-1:0]    instret_o,    // context k at [64*k +: 64]
   output logic [63:0]               idle_o,
   // retirement trace
   output logic                      retire_valid_o,

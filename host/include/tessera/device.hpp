@@ -37,6 +37,11 @@ struct TrapInfo {
   uint32_t value = 0;
 };
 
+/// Name of a trap cause ("illegal instruction", ...; "unknown cause" for others).
+const char* trapCauseName(uint32_t cause);
+/// "tile 0 context 2 trapped at pc 0x00000104: illegal instruction (cause 2), value 0xffffffff".
+std::string describeTrap(const TrapInfo& trap);
+
 /// Counters of one tile.
 struct TileStats {
   uint64_t cycles = 0;              ///< cycle count of the tile (halt cycle + 1 when halted)

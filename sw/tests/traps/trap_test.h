@@ -4,8 +4,8 @@
  * traps") in section .tess.expect at the global symbol `tess_expect`: the magic words
  * TRAP_EXPECT_MAGIC0/1 ("TESSEXPT"), then cause, pc, value, context (0 unless given with
  * TRAP_EXPECT_CONTEXT). pc is usually a label on the trapping instruction, so the linker fills in
- * its address. The host harness finds the block in the loaded image by its magic (the loader has no
- * symbol lookup yet) and compares it with the device's TrapInfo. If the instruction does not trap,
+ * its address. The host harness looks the block up by the symbol tess_expect, checks the magic and
+ * compares it with the device's TrapInfo. If the instruction does not trap,
  * the program exits with NO_TRAP_EXIT. */
 #ifndef TESSERA_TRAP_TEST_H
 #define TESSERA_TRAP_TEST_H

@@ -1,0 +1,12 @@
+#include "program_loader.hpp"
+
+namespace tessera {
+
+ElfImage loadProgram(Device& dev, const std::string& path, unsigned tile) {
+  ElfImage image = ElfImage::fromFile(path, dev.info().tileMemBytes);
+  for (const ElfSegment& seg : image.segments()) dev.writeMemory(tile, seg.addr, seg.bytes);
+  dev.reset();
+  return image;
+}
+
+}  // namespace tessera

@@ -1,0 +1,15 @@
+// Putting a tile program on a device: validate the ELF for the device's memory size, write its
+// segments into tile memory, reset the device so the supervisor starts at pc 0.
+#pragma once
+
+#include <string>
+
+#include "elf_image.hpp"
+#include "tessera/device.hpp"
+
+namespace tessera {
+
+/// Load the ELF at path into one tile of dev and reset dev.
+ElfImage loadProgram(Device& dev, const std::string& path, unsigned tile = 0);
+
+}  // namespace tessera
