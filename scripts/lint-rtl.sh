@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Lint the tile RTL with the three tools the project supports (docs: STYLE.md, "RTL"):
-#   1. Verilator --lint-only -Wall (must be clean; waivers only in rtl/lint/verilator.vlt),
-#   2. Yosys: read and synthesise tess_tile with a small memory (MemBytes=4096) and print `stat`,
-#   3. Icarus Verilog -g2012: elaborate the tile, then run the smoke test
-#      rtl/tests/smoke/tess_tile_smoke_tb.sv (a hand-encoded program to EXIT; prints PASS).
+# Lint the RTL with the three tools the project supports (docs: STYLE.md, "RTL"):
+#   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles) and of a lone tile (must be clean;
+#      waivers only in rtl/lint/verilator.vlt),
+#   2. Yosys: read and synthesise a 2-tile chip (MemBytes=1024) and one tile alone with the same
+#      memory, printing each `stat` cell count,
+#   3. Icarus Verilog -g2012: elaborate the chip, then run the smoke tests
+#      rtl/tests/smoke/tess_tile_smoke_tb.sv (a hand-encoded program to EXIT) and
+#      rtl/tests/smoke/tess_chip_smoke_tb.sv (2 tiles: a sync and an exchange); each prints PASS.
 # Usage: scripts/lint-rtl.sh [--no-yosys] [--no-icarus]
 # Exit status is non-zero if any step that ran failed.
 set -u
@@ -34,29 +37,39 @@ for m in tess_core_pkg tess_decoder tess_alu tess_mul tess_div tess_regfile tess
          tess_mmio tess_result_queue tess_core tess_tile; do
   core+=("$root/rtl/core/$m.sv")
 done
+for m in tess_exchange tess_sync tess_chip; do
+  core+=("$root/rtl/chip/$m.sv")
+done
 
 status=0
 
-echo "== verilator --lint-only -Wall"
-if verilator --lint-only -Wall "-I$root/rtl/core" "$root/rtl/lint/verilator.vlt" "${pkgs[@]}" \
-     "${fpu[@]}" "${core[@]}" --top-module tess_tile; then
-  echo "verilator: clean"
-else
-  echo "verilator: FAILED"; status=1
-fi
+for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_tile"; do
+  read -r top gparam <<<"$cfg"
+  echo "== verilator --lint-only -Wall ($top $gparam)"
+  # shellcheck disable=SC2086  # gparam is empty or one word
+  if verilator --lint-only -Wall "-I$root/rtl/core" "$root/rtl/lint/verilator.vlt" "${pkgs[@]}" \
+       "${fpu[@]}" "${core[@]}" --top-module "$top" $gparam; then
+    echo "verilator: clean"
+  else
+    echo "verilator: FAILED"; status=1
+  fi
+done
 
 if [ "$run_yosys" = 1 ]; then
-  echo "== yosys synth -top tess_tile (MemBytes=4096)"
-  if yosys -q -l "$work/yosys.log" -p "read_verilog -sv -I$root/rtl/core \
-        ${pkgs[*]} ${fpu[*]} ${core[*]}; \
-        chparam -set MemBytes 4096 tess_tile; synth -top tess_tile; tee -o $work/stat.txt stat" \
-        >/dev/null; then
-    grep -E "Number of (cells|wires|memories):" "$work/stat.txt" | tail -3
-    echo "yosys: clean"
-  else
-    grep -m3 ERROR "$work/yosys.log"
-    echo "yosys: FAILED"; status=1
-  fi
+  for cfg in "tess_chip chparam -set NumTiles 2 -set MemBytes 1024 tess_chip" \
+             "tess_tile chparam -set MemBytes 1024 tess_tile"; do
+    read -r top chparam <<<"$cfg"
+    echo "== yosys synth -top $top ($chparam)"
+    if yosys -q -l "$work/yosys_$top.log" -p "read_verilog -sv -I$root/rtl/core \
+          ${pkgs[*]} ${fpu[*]} ${core[*]}; $chparam; synth -top $top; \
+          tee -o $work/stat_$top.txt stat" >/dev/null; then
+      grep -E "Number of (cells|wires|memories):" "$work/stat_$top.txt" | tail -3
+      echo "yosys: clean"
+    else
+      grep -m3 ERROR "$work/yosys_$top.log"
+      echo "yosys: FAILED"; status=1
+    fi
+  done
 fi
 
 if [ "$run_icarus" = 1 ]; then
@@ -64,7 +77,7 @@ if [ "$run_icarus" = 1 ]; then
   # Icarus 11 prints a "sorry" note for every constant select in an always_* block and every
   # unique case; both are harmless (wider sensitivity, no uniqueness check) and hide real errors.
   quiet() { grep -v -e "sorry: constant selects in always_" -e "sorry: Case unique/unique0"; }
-  if iverilog -g2012 "-I$root/rtl/core" -o "$work/tile.vvp" -s tess_tile "${pkgs[@]}" "${fpu[@]}" \
+  if iverilog -g2012 "-I$root/rtl/core" -o "$work/chip.vvp" -s tess_chip "${pkgs[@]}" "${fpu[@]}" \
        "${core[@]}" 2> >(quiet >&2); then
     echo "icarus: clean"
   else
@@ -80,19 +93,22 @@ if [ "$run_icarus" = 1 ]; then
   sim="$work/icarus_src"
   mkdir -p "$sim"
   sim_srcs=()
-  for f in "${pkgs[@]}" "${fpu[@]}" "${core[@]}" "$root/rtl/tests/smoke/tess_tile_smoke_tb.sv"; do
+  for f in "${pkgs[@]}" "${fpu[@]}" "${core[@]}"; do
     sed 's/\balways_comb\b/always @*/' "$f" > "$sim/$(basename "$f")"
     sim_srcs+=("$sim/$(basename "$f")")
   done
   cp "$root/rtl/core/tess_core_types.svh" "$sim/"
-  if iverilog -g2012 "-I$sim" -o "$work/smoke.vvp" -s tess_tile_smoke_tb "${sim_srcs[@]}" \
-       2> >(quiet >&2) &&
-     timeout 120 vvp -n "$work/smoke.vvp" | tee "$work/smoke.log" &&
-     grep -q "^PASS" "$work/smoke.log"; then
-    echo "icarus smoke: passed"
-  else
-    echo "icarus smoke: FAILED"; status=1
-  fi
+  for tb in tess_tile_smoke_tb tess_chip_smoke_tb; do
+    sed 's/\balways_comb\b/always @*/' "$root/rtl/tests/smoke/$tb.sv" > "$sim/$tb.sv"
+    if iverilog -g2012 "-I$sim" -o "$work/$tb.vvp" -s "$tb" "${sim_srcs[@]}" "$sim/$tb.sv" \
+         2> >(quiet >&2) &&
+       timeout 300 vvp -n "$work/$tb.vvp" | tee "$work/$tb.log" &&
+       grep -q "^PASS" "$work/$tb.log"; then
+      echo "icarus smoke ($tb): passed"
+    else
+      echo "icarus smoke ($tb): FAILED"; status=1
+    fi
+  done
 fi
 
 exit $status

@@ -9,4 +9,14 @@ ElfImage loadProgram(Device& dev, const std::string& path, unsigned tile) {
   return image;
 }
 
+ElfImage loadProgramOnAllTiles(Device& dev, const std::string& path) {
+  const ChipInfo info = dev.info();
+  ElfImage image = ElfImage::fromFile(path, info.tileMemBytes);
+  for (unsigned t = 0; t < info.tiles; ++t) {
+    for (const ElfSegment& seg : image.segments()) dev.writeMemory(t, seg.addr, seg.bytes);
+  }
+  dev.reset();
+  return image;
+}
+
 }  // namespace tessera

@@ -1,8 +1,11 @@
-// Lockstep check of two backends (docs/tile.md, "Retirement trace"): the same program runs on both,
-// every retirement is recorded, and the streams and final states are compared.
+// Lockstep check of two backends (docs/tile.md "Retirement trace", docs/chip.md): the same
+// program runs on both; every retirement is recorded and compared per tile; with SYNC_BREAK on,
+// both devices stop at every sync, where the stop (reason, cycle, sync id), every tile's counters
+// and every tile's memory are compared before both continue.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,23 +21,45 @@ struct LockstepSide {
   RunResult result;                   ///< how the run ended
   TileStats stats;                    ///< tile 0 counters
   std::string console;                ///< tile 0 console
-  std::vector<RetireRecord> records;  ///< every retirement, in order
+  std::vector<TileStats> tileStats;   ///< every tile's counters at the end
+  std::vector<std::string> consoles;  ///< every tile's console at the end
+  std::vector<RetireRecord> records;  ///< every retirement, in the order the device gave them
+  unsigned stops = 0;                 ///< syncs stopped at (SYNC_BREAK or host syncs)
 };
 
 /// Outcome of a lockstep run.
 struct LockstepReport {
   LockstepSide a, b;
   std::optional<Divergence> divergence;  ///< first differing retirement, if any
-  std::vector<std::string> endMismatches; ///< differences in stop reason, cycles, exit, trap, console
-  /// True when the streams and the final states agree.
+  std::vector<std::string> endMismatches; ///< differences at a sync stop or at the end
+  /// True when the streams and the states agree.
   bool agree() const { return !divergence && endMismatches.empty(); }
   /// Summary for people: agreement with counts, or the first divergence with both sides' state.
   std::string describe() const;
 };
 
+/// Puts a program on a device: writes memory, resets it, enables/disables tiles.
+using ProgramLoader = std::function<void(Device&)>;
+
+/// Options of a multi-tile lockstep run.
+struct LockstepOptions {
+  unsigned tiles = 0;                 ///< DeviceOptions::tiles (0 = the backend's default)
+  bool allTiles = false;              ///< ELF path form: load it on every tile (else tile 0 only)
+  uint64_t maxCycles = 10'000'000;    ///< chip cycle limit for each device
+  bool syncBreak = true;              ///< stop and compare memory at every sync
+  /// Called on each device at each host sync, before it is released (e.g. to read/write memory).
+  std::function<void(Device&, uint32_t syncId)> onHostSync;
+};
+
 /// Run the ELF at path on devices a and b (e.g. "model", "rtl") for at most maxCycles each and
-/// compare. Records are held in memory: bound maxCycles for long programs.
+/// compare (single-tile form, default DeviceOptions). Records are held in memory.
 LockstepReport runLockstep(const std::string& path, const std::string& a, const std::string& b,
                            uint64_t maxCycles);
+/// Multi-tile form with an ELF: on tile 0 (others disabled) or on every tile (options.allTiles).
+LockstepReport runLockstep(const std::string& path, const std::string& a, const std::string& b,
+                           const LockstepOptions& options);
+/// Multi-tile form with a loader callback (hand-made memory images, per-tile programs).
+LockstepReport runLockstep(const ProgramLoader& load, const std::string& a, const std::string& b,
+                           const LockstepOptions& options);
 
 }  // namespace tessera

@@ -3,22 +3,62 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "tessera/chip_params.h"
 
 namespace tessera::model {
+namespace {
 
-ModelDevice::ModelDevice(const DeviceOptions& options)
-    : memBytes_(options.tileMemBytes ? options.tileMemBytes : TESS_TILE_MEM_BYTES) {
-  if (options.tiles == 0) throw Error("model device: at least one tile is needed");
+constexpr unsigned kDefaultTiles = 4;  // docs/decisions.md, "Default chip: 4 tiles"
+constexpr unsigned kMk2Tiles = 1472;
+constexpr uint32_t kMk2MemBytes = 624 * 1024;
+constexpr uint64_t kNoLimit = ~uint64_t{0};
+
+struct Geometry {
+  unsigned tiles;
+  uint32_t memBytes;
+};
+
+Geometry geometryOf(const DeviceOptions& options) {
+  if (options.preset == "mk2") {
+    if (options.tileMemBytes != 0 && options.tileMemBytes != kMk2MemBytes) {
+      throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
+                              kMk2MemBytes, options.tileMemBytes));
+    }
+    return {kMk2Tiles, kMk2MemBytes};
+  }
+  if (!options.preset.empty()) {
+    throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\")", options.preset));
+  }
+  return {options.tiles ? options.tiles : kDefaultTiles,
+          options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES}};
+}
+
+unsigned threadsFor(unsigned requested, unsigned tiles) {
+  const unsigned n = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+  return std::min(n, tiles);
+}
+
+uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
+uint32_t hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+
+}  // namespace
+
+ModelDevice::ModelDevice(const DeviceOptions& options) {
   if (!options.traceVcd.empty()) {
     throw Error(
         "model device: --trace-vcd / traceVcd needs the rtl device (the model has no waveforms)");
   }
-  tiles_.reserve(options.tiles);
-  for (unsigned t = 0; t < options.tiles; ++t) {
-    tiles_.emplace_back(TileConfig{t, options.tiles, memBytes_});
-  }
+  const Geometry g = geometryOf(options);
+  memBytes_ = g.memBytes;
+  tiles_.reserve(g.tiles);
+  for (unsigned t = 0; t < g.tiles; ++t) tiles_.emplace_back(TileConfig{t, g.tiles, memBytes_});
+  slots_.resize(g.tiles);
+  records_.resize(g.tiles);
+  bus_.resize(g.tiles);
+  pool_ = std::make_unique<WorkerPool>(threadsFor(options.threads, g.tiles));
+  reset();
 }
 
 ChipInfo ModelDevice::info() const {
@@ -27,7 +67,19 @@ ChipInfo ModelDevice::info() const {
 
 void ModelDevice::reset() {
   for (TileModel& t : tiles_) t.reset();
-  cycles_ = 0;
+  for (TileSlot& s : slots_) s = TileSlot{};
+  for (auto& r : records_) r.clear();
+  for (auto& b : bus_) b.fill(0);
+  members_.clear();
+  state_ = ChipState::Reset;
+  now_ = 0;
+  pendingRelease_ = 0;
+  pendingDesc_ = 0;
+  syncBreak_ = false;
+  tileSel_ = 0;
+  error_ = TrapInfo{};
+  lastReason_ = StopReason::MaxCycles;
+  routeRecords();
 }
 
 TileModel& ModelDevice::tile(unsigned index) {
@@ -50,31 +102,259 @@ void ModelDevice::readMemory(unsigned tile, uint32_t addr, std::span<uint8_t> da
   checkedTile(tile).readMemory(addr, data);
 }
 
+void ModelDevice::start() {
+  for (TileSlot& s : slots_) s.phase = s.enabled ? Phase::Compute : Phase::Disabled;
+  state_ = ChipState::Running;
+}
+
+bool ModelDevice::anyActive() const {
+  return std::any_of(slots_.begin(), slots_.end(), [](const TileSlot& s) {
+    return s.phase == Phase::Compute || s.phase == Phase::Exchange;
+  });
+}
+
+void ModelDevice::release(uint64_t releaseCycle) {
+  for (auto& b : bus_) b.fill(0);
+  members_.clear();
+  for (unsigned t = 0; t < tiles_.size(); ++t) {
+    TileSlot& slot = slots_[t];
+    if (slot.phase != Phase::Arrived) continue;
+    slot.syncWait += releaseCycle - slot.arrival;
+    const uint32_t prog = tiles_[t].exchangeProgram();
+    tiles_[t].clearExchangeProgram();
+    if (prog != 0) {
+      slot.phase = Phase::Exchange;
+      slot.release = releaseCycle;
+      slot.engine.start(prog, releaseCycle);
+      members_.push_back(t);
+    } else {
+      slot.phase = Phase::Compute;
+      tiles_[t].resumeSupervisor(releaseCycle);
+    }
+  }
+  now_ = releaseCycle;
+  state_ = ChipState::Running;
+}
+
 RunResult ModelDevice::run(uint64_t maxCycles) {
-  // Tiles do not interact yet (no sync or exchange), so each runs alone to the same limit.
-  const uint64_t limit = maxCycles > ~uint64_t{0} - cycles_ ? ~uint64_t{0} : cycles_ + maxCycles;
-  RunResult result;
-  bool allHalted = true;
-  const TileModel* trapped = nullptr;
-  uint64_t chipCycles = 0;
-  for (TileModel& t : tiles_) {
-    const TileState s = t.run(limit);
-    chipCycles = std::max(chipCycles, t.cycles());
-    if (s == TileState::Trapped && (!trapped || t.cycles() < trapped->cycles())) trapped = &t;
-    if (s != TileState::Halted) allHalted = false;
+  if (state_ == ChipState::Halted || state_ == ChipState::Error) return result();
+  if (state_ == ChipState::Reset) start();
+  if (state_ == ChipState::SyncPending) release(pendingRelease_);
+  const uint64_t limit = maxCycles > kNoLimit - now_ ? kNoLimit : now_ + maxCycles;
+  for (;;) {
+    if (!anyActive()) {
+      // The sync controller: every enabled tile has arrived at a sync or halted.
+      const unsigned none = static_cast<unsigned>(tiles_.size());
+      unsigned firstArrived = none, firstHalted = none;
+      uint64_t lastArrival = 0, haltEnd = 0;
+      for (unsigned t = 0; t < tiles_.size(); ++t) {
+        if (slots_[t].phase == Phase::Arrived) {
+          firstArrived = std::min(firstArrived, t);
+          lastArrival = std::max(lastArrival, slots_[t].arrival);
+        } else if (slots_[t].phase == Phase::Halted) {
+          firstHalted = std::min(firstHalted, t);
+          haltEnd = std::max(haltEnd, tiles_[t].cycles());  // h + 1
+        }
+      }
+      if (firstArrived == none) return stopAt(haltEnd, StopReason::Halted);
+      if (firstHalted != none) {
+        // Detected when every tile has arrived or halted: max of a_t and h_t + 1.
+        const uint64_t e = std::max(lastArrival, haltEnd);
+        if (e >= limit) return stopAt(limit, StopReason::MaxCycles);
+        return fail(Failure{e, TrapInfo{firstArrived, 0, tiles_[firstArrived].syncPc(),
+                                        TESS_CAUSE_SYNC_HALTED, firstHalted}});
+      }
+      if (lastArrival >= limit) return stopAt(limit, StopReason::MaxCycles);
+      const uint32_t desc = tiles_[firstArrived].syncDescriptor();
+      for (unsigned t = firstArrived + 1; t < tiles_.size(); ++t) {
+        if (slots_[t].phase == Phase::Arrived && tiles_[t].syncDescriptor() != desc) {
+          return fail(Failure{lastArrival, TrapInfo{t, 0, tiles_[t].syncPc(),
+                                                    TESS_CAUSE_SYNC_MISMATCH,
+                                                    tiles_[t].syncDescriptor()}});
+        }
+      }
+      const uint64_t releaseCycle = lastArrival + TESS_SYNC_LATENCY;
+      if (releaseCycle > limit) return stopAt(limit, StopReason::MaxCycles);
+      const bool host = (desc & TESS_SYNC_HOST_BIT) != 0;
+      if (host || syncBreak_) {
+        // Nothing runs until the host releases; the chip stands at cycle R.
+        state_ = ChipState::SyncPending;
+        pendingRelease_ = releaseCycle;
+        pendingDesc_ = desc;
+        return stopAt(releaseCycle, host ? StopReason::HostSync : StopReason::SyncBreak);
+      }
+      release(releaseCycle);
+      continue;
+    }
+    if (now_ >= limit) return stopAt(limit, StopReason::MaxCycles);
+    const uint64_t until = std::min(limit, now_ + std::min(kChunkCycles, limit - now_));
+    if (const std::optional<Failure> f = runChunk(now_, until)) return fail(*f);
+    now_ = until;
   }
-  cycles_ = chipCycles;
-  result.cycles = chipCycles;
-  result.exitCode = tiles_[0].exitCode();
-  if (trapped) {
-    result.reason = StopReason::Trap;
-    result.trap = trapped->trap();
-  } else if (allHalted) {
-    result.reason = StopReason::Halted;
-  } else {
-    result.reason = StopReason::MaxCycles;
+}
+
+std::optional<ModelDevice::Failure> ModelDevice::runChunk(uint64_t from, uint64_t until) {
+  std::vector<unsigned> active;
+  for (unsigned t = 0; t < tiles_.size(); ++t) {
+    if (slots_[t].phase == Phase::Compute || slots_[t].phase == Phase::Exchange) {
+      active.push_back(t);
+    }
   }
-  return result;
+  // A single unit cannot overrun anyone; with more, a failure at e needs a rollback.
+  const bool guard = active.size() > 1;
+  Checkpoint cp;
+  if (guard) {
+    cp.slots = slots_;
+    cp.bus = bus_;
+    cp.members = members_;
+    cp.recordCounts.reserve(records_.size());
+    for (const auto& r : records_) cp.recordCounts.push_back(r.size());
+    pool_->forEach(active.size(), [&](size_t i) { tiles_[active[i]].checkpoint(); });
+  }
+  std::optional<Failure> failure = attempt(from, until);
+  if (guard) {
+    if (failure) {
+      pool_->forEach(active.size(), [&](size_t i) { tiles_[active[i]].rollback(); });
+      slots_ = std::move(cp.slots);
+      bus_ = std::move(cp.bus);
+      members_ = std::move(cp.members);
+      for (size_t t = 0; t < records_.size(); ++t) records_[t].resize(cp.recordCounts[t]);
+      const uint64_t at = failure->cycle;
+      failure = attempt(from, at + 1);
+      if (!failure || failure->cycle != at) {
+        throw Error(fmt::format("model device: internal error: the run from cycle {} did not "
+                                "repeat its failure at cycle {}",
+                                from, at));
+      }
+    } else {
+      pool_->forEach(active.size(), [&](size_t i) { tiles_[active[i]].commit(); });
+    }
+  }
+  flushRecords();
+  return failure;
+}
+
+std::optional<ModelDevice::Failure> ModelDevice::attempt(uint64_t from, uint64_t until) {
+  std::optional<Failure> best;
+  if (!members_.empty()) best = stepExchange(from, until);
+  const uint64_t bound = best ? best->cycle + 1 : until;
+  std::vector<unsigned> compute;
+  for (unsigned t = 0; t < tiles_.size(); ++t) {
+    if (slots_[t].phase == Phase::Compute) compute.push_back(t);
+  }
+  pool_->forEach(compute.size(), [&](size_t i) { tiles_[compute[i]].run(bound); });
+  for (unsigned t : compute) {
+    TileModel& tile = tiles_[t];
+    TileSlot& slot = slots_[t];
+    switch (tile.state()) {
+      case TileState::Running:
+        break;
+      case TileState::Arrived:
+        slot.phase = Phase::Arrived;
+        slot.arrival = tile.syncIssueCycle() + 3;  // docs/chip.md: a_t = c_t + 3
+        break;
+      case TileState::Halted:
+        slot.phase = Phase::Halted;
+        break;
+      case TileState::Trapped: {
+        slot.phase = Phase::Trapped;
+        const Failure f{tile.cycles() - 1, tile.trap()};
+        // The earliest failure wins; on the same cycle, the lowest-numbered tile.
+        if (!best || f.cycle < best->cycle ||
+            (f.cycle == best->cycle && f.info.tile < best->info.tile)) {
+          best = f;
+        }
+        break;
+      }
+    }
+  }
+  return best;
+}
+
+std::optional<ModelDevice::Failure> ModelDevice::stepExchange(uint64_t from, uint64_t until) {
+  const unsigned numTiles = static_cast<unsigned>(tiles_.size());
+  for (uint64_t s = from; s < until; ++s) {
+    const bool running = std::any_of(members_.begin(), members_.end(), [&](unsigned t) {
+      return slots_[t].phase == Phase::Exchange;
+    });
+    if (!running) {
+      members_.clear();
+      break;
+    }
+    std::optional<Failure> failure;
+    // First half of s: every engine reads (memory as at the start of s) and drives its bus.
+    for (unsigned t : members_) {
+      uint32_t word = 0;
+      if (slots_[t].phase == Phase::Exchange &&
+          !slots_[t].engine.readPhase(s, tiles_[t], numTiles, word) && !failure) {
+        const ExchangeFault& fault = slots_[t].engine.fault();
+        failure = Failure{s, TrapInfo{t, TESS_EXCHANGE_CONTEXT, fault.pc, fault.cause,
+                                      fault.value}};
+      }
+      bus_[t][s % ExchangeEngine::kBusHistory] = word;
+    }
+    // Second half: receives are written at the end of s; finished engines hand back the tile.
+    for (unsigned t : members_) {
+      TileSlot& slot = slots_[t];
+      if (slot.phase != Phase::Exchange) continue;
+      slot.engine.writePhase(s, tiles_[t], bus_.data());
+      if (slot.engine.done()) {
+        const uint64_t x = slot.engine.endCycle();
+        slot.exchangeCycles += x - slot.release;
+        slot.phase = Phase::Compute;
+        tiles_[t].resumeSupervisor(x);
+      }
+    }
+    if (failure) return failure;
+  }
+  return std::nullopt;
+}
+
+RunResult ModelDevice::stopAt(uint64_t cycles, StopReason reason) {
+  now_ = cycles;
+  for (unsigned t = 0; t < tiles_.size(); ++t) {
+    const Phase p = slots_[t].phase;
+    if (p == Phase::Compute || p == Phase::Arrived || p == Phase::Exchange) {
+      tiles_[t].advanceTo(now_);
+    }
+  }
+  if (reason == StopReason::Halted) state_ = ChipState::Halted;
+  lastReason_ = reason;
+  return result();
+}
+
+RunResult ModelDevice::fail(const Failure& f) {
+  error_ = f.info;
+  state_ = ChipState::Error;
+  return stopAt(f.cycle + 1, StopReason::Trap);
+}
+
+RunResult ModelDevice::result() const {
+  RunResult r;
+  r.reason = lastReason_;
+  r.cycles = now_;
+  r.exitCode = slots_[0].enabled ? tiles_[0].exitCode() : 0;
+  if (state_ == ChipState::Error) r.trap = error_;
+  if (state_ == ChipState::SyncPending) r.hostSyncId = pendingDesc_ & 0xffffu;
+  return r;
+}
+
+void ModelDevice::routeRecords() {
+  for (unsigned t = 0; t < tiles_.size(); ++t) {
+    if (sink_) {
+      tiles_[t].setRetireSink([this, t](const RetireRecord& r) { records_[t].push_back(r); });
+    } else {
+      tiles_[t].setRetireSink({});
+    }
+  }
+}
+
+void ModelDevice::flushRecords() {
+  if (!sink_) return;
+  for (auto& records : records_) {
+    for (const RetireRecord& r : records) sink_(r);
+    records.clear();
+  }
 }
 
 std::string ModelDevice::console(unsigned tile) const {
@@ -82,11 +362,131 @@ std::string ModelDevice::console(unsigned tile) const {
 }
 
 TileStats ModelDevice::stats(unsigned tile) const {
-  return checkedTile(tile).stats();
+  const TileModel& t = checkedTile(tile);
+  const TileSlot& slot = slots_[tile];
+  if (!slot.enabled) {
+    TileStats s;
+    s.halted = true;  // docs/chip.md: a disabled tile counts as halted with exit code 0
+    return s;
+  }
+  TileStats s = t.stats();
+  s.syncWaitCycles = slot.syncWait;
+  if (slot.phase == Phase::Arrived && now_ > slot.arrival) s.syncWaitCycles += now_ - slot.arrival;
+  s.exchangeCycles = slot.exchangeCycles;
+  if (slot.phase == Phase::Exchange) s.exchangeCycles += now_ - slot.release;
+  s.halted = t.state() == TileState::Halted;
+  s.exitCode = s.halted ? t.exitCode() : 0;
+  return s;
 }
 
 void ModelDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
-  for (TileModel& t : tiles_) t.setRetireSink(sink);
+  sink_ = std::move(sink);
+  routeRecords();
+}
+
+uint32_t ModelDevice::readControl(uint32_t offset) {
+  const TileStats sel = stats(tileSel_);
+  const TileSlot& slot = slots_[tileSel_];
+  switch (offset) {
+    case TESS_CR_ID:
+      return TESS_CHIP_ID;
+    case TESS_CR_TILES:
+      return static_cast<uint32_t>(tiles_.size());
+    case TESS_CR_MEM_BYTES:
+      return memBytes_;
+    case TESS_CR_CONTEXTS:
+      return TileModel::kContexts;
+    case TESS_CR_STATUS: {
+      switch (state_) {
+        case ChipState::Reset:
+          return TESS_ST_RESET;
+        case ChipState::Running:
+          return TESS_ST_RUNNING;
+        case ChipState::SyncPending:
+          return TESS_ST_HOST_SYNC | ((pendingDesc_ & TESS_SYNC_HOST_BIT) ? 1u << 4 : 0u) |
+                 (pendingDesc_ & 0xffffu) << 16;
+        case ChipState::Halted:
+          return TESS_ST_HALTED;
+        case ChipState::Error:
+          return TESS_ST_ERROR;
+      }
+      return 0;
+    }
+    case TESS_CR_CYCLE_LO:
+      return lo(now_);
+    case TESS_CR_CYCLE_HI:
+      return hi(now_);
+    case TESS_CR_ERR_TILE:
+      return error_.tile;
+    case TESS_CR_ERR_CONTEXT:
+      return error_.context;
+    case TESS_CR_ERR_PC:
+      return error_.pc;
+    case TESS_CR_ERR_CAUSE:
+      return error_.cause;
+    case TESS_CR_ERR_VALUE:
+      return error_.value;
+    case TESS_CR_SYNC_BREAK:
+      return syncBreak_ ? 1u : 0u;
+    case TESS_CR_TILE_SEL:
+      return tileSel_;
+    case TESS_CR_T_ENABLE:
+      return slot.enabled ? 1u : 0u;
+    case TESS_CR_T_STATE:
+      return (sel.halted ? 1u : 0u) | (slot.phase == Phase::Arrived ? 2u : 0u);
+    case TESS_CR_T_EXIT:
+      return sel.exitCode;
+    case TESS_CR_T_INSTR_LO:
+      return lo(sel.instructions);
+    case TESS_CR_T_INSTR_HI:
+      return hi(sel.instructions);
+    case TESS_CR_T_IDLE_LO:
+      return lo(sel.idleSlots);
+    case TESS_CR_T_IDLE_HI:
+      return hi(sel.idleSlots);
+    case TESS_CR_T_SYNCWAIT_LO:
+      return lo(sel.syncWaitCycles);
+    case TESS_CR_T_SYNCWAIT_HI:
+      return hi(sel.syncWaitCycles);
+    case TESS_CR_T_EXCH_LO:
+      return lo(sel.exchangeCycles);
+    case TESS_CR_T_EXCH_HI:
+      return hi(sel.exchangeCycles);
+    default:
+      throw Error(fmt::format("model device: no readable control register at offset 0x{:03x}",
+                              offset));
+  }
+}
+
+void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
+  switch (offset) {
+    case TESS_CR_CTRL:
+      if (value & 1u) reset();
+      if ((value & 2u) && state_ == ChipState::Reset) start();
+      if ((value & 4u) && state_ == ChipState::SyncPending) release(pendingRelease_);
+      return;
+    case TESS_CR_SYNC_BREAK:
+      syncBreak_ = (value & 1u) != 0;
+      return;
+    case TESS_CR_TILE_SEL:
+      if (value >= tiles_.size()) {
+        throw Error(fmt::format("model device: TILE_SEL {} is not a tile (the chip has {} tiles)",
+                                value, tiles_.size()));
+      }
+      tileSel_ = value;
+      return;
+    case TESS_CR_T_ENABLE:
+      if (state_ != ChipState::Reset) {
+        throw Error(fmt::format(
+            "model device: T_ENABLE of tile {} can only change after a reset, before the run",
+            tileSel_));
+      }
+      slots_[tileSel_].enabled = (value & 1u) != 0;
+      return;
+    default:
+      throw Error(fmt::format("model device: no writable control register at offset 0x{:03x}",
+                              offset));
+  }
 }
 
 }  // namespace tessera::model

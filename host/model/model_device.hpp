@@ -1,19 +1,34 @@
-// The "model" backend: tessera::Device over cycle-exact TileModel objects, all state in the
-// object (no statics), so several devices can live in one process.
+// The "model" backend: the tessera chip of docs/chip.md over cycle-exact TileModel objects: sync
+// controller, one exchange engine per tile, the exchange fabric, host syncs, SYNC_BREAK, chip
+// errors and the control/status registers. All state is in the object (no statics), so several
+// devices can live in one process.
+//
+// How a run proceeds (exact, see README.md "The chip"): the chip advances in chunks of at most
+// kChunkCycles. In a chunk, the exchange engines (if an exchange is in progress) are stepped
+// cycle by cycle first, then every computing tile runs alone to the chunk's end or its next sync,
+// halt or trap — on several host threads, since tiles cannot affect each other between syncs.
+// If any unit failed at cycle e inside the chunk, every tile is rolled back to the chunk's start
+// (a register checkpoint plus an undo log of memory writes) and the chunk is run again up to e
+// inclusive, so no tile ever passes e. When no tile computes and no engine runs, the sync
+// controller decides: release, host-sync stop, sync error, or the end of the run.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "exchange_engine.hpp"
 #include "tessera/device.hpp"
 #include "tile_model.hpp"
+#include "worker_pool.hpp"
 
 namespace tessera::model {
 
-/// A chip of independent tiles simulated by TileModel (no sync or exchange yet).
+/// A chip of TileModels with sync and exchange (docs/chip.md).
 class ModelDevice : public Device {
  public:
-  /// A device with options.tiles tiles of options.tileMemBytes (0 = TESS_TILE_MEM_BYTES).
+  /// Tiles and memory per tile: options.preset "mk2" = 1472 x 638,976 bytes; else options.tiles
+  /// (0 = 4, docs/decisions.md) of options.tileMemBytes (0 = TESS_TILE_MEM_BYTES).
   explicit ModelDevice(const DeviceOptions& options);
 
   ChipInfo info() const override;
@@ -24,17 +39,78 @@ class ModelDevice : public Device {
   RunResult run(uint64_t maxCycles) override;
   std::string console(unsigned tile) const override;
   TileStats stats(unsigned tile) const override;
+  /// Records of one tile come in retire order; tiles are interleaved chunk by chunk (all of
+  /// tile 0's records of a chunk, then tile 1's, ...), and always on the caller's thread.
   void setRetireSink(std::function<void(const RetireRecord&)> sink) override;
+  uint32_t readControl(uint32_t offset) override;
+  void writeControl(uint32_t offset, uint32_t value) override;
 
   /// Direct access to one tile's model (tests, state comparison).
   TileModel& tile(unsigned index);
+  /// Host threads used between syncs.
+  unsigned threads() const { return pool_->threads(); }
+
+  /// Upper bound on the cycles of one chunk (bounds the undo logs and the record buffers).
+  static constexpr uint64_t kChunkCycles = 1 << 16;
 
  private:
+  // Where a tile stands at the chip level.
+  enum class Phase { Compute, Arrived, Exchange, Halted, Trapped, Disabled };
+  enum class ChipState { Reset, Running, SyncPending, Halted, Error };
+
+  struct TileSlot {
+    bool enabled = true;
+    Phase phase = Phase::Compute;
+    uint64_t arrival = 0;          // a_t, valid when Arrived
+    uint64_t syncWait = 0;         // completed syncs
+    uint64_t exchangeCycles = 0;   // completed exchanges
+    uint64_t release = 0;          // R of the exchange in progress
+    ExchangeEngine engine;
+  };
+
+  // What the chip saved at a chunk start to roll back to.
+  struct Checkpoint {
+    std::vector<TileSlot> slots;
+    std::vector<ExchangeEngine::BusHistory> bus;
+    std::vector<unsigned> members;
+    std::vector<size_t> recordCounts;
+  };
+
+  // A failure found in a chunk.
+  struct Failure {
+    uint64_t cycle = 0;
+    TrapInfo info;
+  };
+
   const TileModel& checkedTile(unsigned index) const;
+  void start();
+  void release(uint64_t releaseCycle);
+  std::optional<Failure> runChunk(uint64_t from, uint64_t until);
+  std::optional<Failure> attempt(uint64_t from, uint64_t until);
+  std::optional<Failure> stepExchange(uint64_t from, uint64_t until);
+  bool anyActive() const;
+  RunResult stopAt(uint64_t cycles, StopReason reason);
+  RunResult fail(const Failure& f);
+  RunResult result() const;
+  void flushRecords();
+  void routeRecords();
 
   uint32_t memBytes_;
   std::vector<TileModel> tiles_;
-  uint64_t cycles_ = 0;
+  std::vector<TileSlot> slots_;
+  std::vector<std::vector<RetireRecord>> records_;
+  std::vector<ExchangeEngine::BusHistory> bus_;
+  std::vector<unsigned> members_;  // tiles whose engine started at the current release
+  std::function<void(const RetireRecord&)> sink_;
+  std::unique_ptr<WorkerPool> pool_;
+  ChipState state_ = ChipState::Reset;
+  uint64_t now_ = 0;               // every unit has simulated the cycles below now_
+  uint64_t pendingRelease_ = 0;    // R of a pending sync
+  uint32_t pendingDesc_ = 0;
+  bool syncBreak_ = false;
+  unsigned tileSel_ = 0;
+  TrapInfo error_;
+  StopReason lastReason_ = StopReason::MaxCycles;
 };
 
 }  // namespace tessera::model

@@ -48,6 +48,70 @@ void TileModel::reset() {
   trap_.tile = config_.tileId;
   console_.clear();
   for (CacheLine& line : decodeCache_) line.tag = kNoTag;
+  xchgProg_ = 0;
+  syncDesc_ = 0;
+  syncPc_ = 0;
+  syncIssue_ = 0;
+  logging_ = false;
+  undoLog_.clear();
+}
+
+void TileModel::resumeSupervisor(uint64_t cycle) {
+  if (state_ != TileState::Arrived) return;
+  state_ = TileState::Running;
+  ctx_[0].next = nextSlot(0, cycle);
+}
+
+void TileModel::writeSramWord(uint32_t addr, uint32_t word) {
+  uint32_t old;
+  std::memcpy(&old, mem_.data() + addr, 4);
+  if (logging_) undoLog_.push_back(UndoEntry{addr, old});
+  std::memcpy(mem_.data() + addr, &word, 4);
+  CacheLine& line = decodeCache_[(addr >> 2) & (kDecodeCacheLines - 1)];
+  if (line.tag == addr) line.tag = kNoTag;
+}
+
+void TileModel::checkpoint() {
+  saved_.ctx = ctx_;
+  saved_.recentStores = recentStores_;
+  saved_.runArg = runArg_;
+  saved_.cycles = cycles_;
+  saved_.state = state_;
+  saved_.exitCode = exitCode_;
+  saved_.trap = trap_;
+  saved_.xchgProg = xchgProg_;
+  saved_.syncDesc = syncDesc_;
+  saved_.syncPc = syncPc_;
+  saved_.syncIssue = syncIssue_;
+  saved_.consoleSize = console_.size();
+  undoLog_.clear();
+  logging_ = true;
+}
+
+void TileModel::rollback() {
+  // Newest first, so a word stored twice ends with its oldest value.
+  for (auto it = undoLog_.rbegin(); it != undoLog_.rend(); ++it) {
+    std::memcpy(mem_.data() + it->wordAddr, &it->oldWord, 4);
+  }
+  for (CacheLine& line : decodeCache_) line.tag = kNoTag;
+  ctx_ = saved_.ctx;
+  recentStores_ = saved_.recentStores;
+  runArg_ = saved_.runArg;
+  cycles_ = saved_.cycles;
+  state_ = saved_.state;
+  exitCode_ = saved_.exitCode;
+  trap_ = saved_.trap;
+  xchgProg_ = saved_.xchgProg;
+  syncDesc_ = saved_.syncDesc;
+  syncPc_ = saved_.syncPc;
+  syncIssue_ = saved_.syncIssue;
+  console_.resize(saved_.consoleSize);
+  commit();
+}
+
+void TileModel::commit() {
+  logging_ = false;
+  undoLog_.clear();
 }
 
 void TileModel::writeMemory(uint32_t addr, std::span<const uint8_t> data) {
@@ -169,6 +233,7 @@ void TileModel::noteStore(uint32_t addr, uint64_t cycle) {
   note.cycle = cycle;
   note.wordAddr = wordAddr;
   std::memcpy(&note.oldWord, mem_.data() + wordAddr, 4);
+  if (logging_) undoLog_.push_back(UndoEntry{wordAddr, note.oldWord});
   CacheLine& line = decodeCache_[(wordAddr >> 2) & (kDecodeCacheLines - 1)];
   if (line.tag == wordAddr) line.tag = kNoTag;
 }
@@ -257,6 +322,10 @@ bool TileModel::mmioLoad(unsigned c, uint64_t cycle, uint32_t addr, uint32_t& va
     case TESS_MMIO_RUN_ARG:
       value = runArg_;
       return true;
+    case TESS_MMIO_XCHG_PROG:
+      // Readable by any context: docs/chip.md restricts only writes to the supervisor.
+      value = xchgProg_;
+      return true;
     case TESS_MMIO_WORKERS:
       // "As seen at issue + 2" covers every older instruction, i.e. the model's current state.
       value = 0;
@@ -290,6 +359,24 @@ bool TileModel::mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t va
       if (c == 0) break;
       ctx.running = false;
       ctx.doneCycle = cycle;
+      return true;
+    case TESS_MMIO_XCHG_PROG:
+      if (c != 0) break;
+      xchgProg_ = value;
+      return true;
+    case TESS_MMIO_SYNC:
+      // A SYNC sees every older instruction: a worker whose DONE issued before it is idle.
+      if (c != 0) break;
+      for (unsigned w = 1; w < kContexts; ++w) {
+        if (ctx_[w].running) {
+          step = raise(c, cycle, TESS_CAUSE_CONTEXT_MISUSE, addr);
+          return false;
+        }
+      }
+      // Only bit 31 and bits 15..0 are defined (docs/chip.md); the others are not kept.
+      syncDesc_ = value & (TESS_SYNC_HOST_BIT | 0xffffu);
+      syncPc_ = ctx.pc;
+      syncIssue_ = cycle;
       return true;
     default:
       if (addr >= TESS_MMIO_RUN_BASE && addr <= kRunLast && (addr & 3) == 0) {
@@ -340,6 +427,7 @@ TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
   uint32_t nextPc = pc + 4;
   uint64_t next = cycle + kRound;
   bool exited = false;
+  bool arrived = false;
   Step step = Step::Continue;
   unsigned rm = 0;
   uint8_t* const mem = mem_.data();
@@ -468,6 +556,10 @@ TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
       if (!inMmio) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
       if (!mmioStore(c, cycle, addr, w, step)) return step;
       if (addr == TESS_MMIO_EXIT) exited = true;
+      if (addr == TESS_MMIO_SYNC) {
+        arrived = true;
+        next = kNever;
+      }
       if (ctx.waiting) {
         // WAIT: released now if every worker is already idle (their DONEs are all older than
         // this store, hence seen by cycle + 6), otherwise by the last worker's DONE.
@@ -691,6 +783,12 @@ TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
     emit(cycle, c, pc, word, d.dest, d.rd, d.dest == Dest::F ? f[d.rd] : x[d.rd]);
   }
   if (exited) return halt(cycle);
+  if (arrived) {
+    // Every worker is idle, so nothing else happens on this tile until the chip resumes it.
+    state_ = TileState::Arrived;
+    cycles_ = std::max(cycles_, cycle + 1);
+    return Step::Stop;
+  }
   return Step::Continue;
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <string>
@@ -26,8 +27,9 @@ struct TileConfig {
   uint32_t memBytes = 65536;  ///< SRAM bytes (CSR 0xCC3); a multiple of 4
 };
 
-/// Where a tile stands after TileModel::run.
-enum class TileState { Running, Halted, Trapped };
+/// Where a tile stands after TileModel::run. Arrived: the supervisor wrote SYNC and the tile is
+/// quiet (no worker runs) until the chip resumes it (docs/chip.md, "Tile MMIO").
+enum class TileState { Running, Halted, Trapped, Arrived };
 
 /// One tile: its memory, its six contexts and its counters.
 class TileModel {
@@ -62,6 +64,43 @@ class TileModel {
   TileStats stats() const;
   /// Receive every retirement in retire-cycle order; an empty function turns records off.
   void setRetireSink(std::function<void(const RetireRecord&)> sink) { sink_ = std::move(sink); }
+
+  // --- Chip interface (docs/chip.md): sync, exchange, checkpoints. ---
+  /// SRAM bytes.
+  uint32_t memBytes() const { return config_.memBytes; }
+  /// Issue cycle of the SYNC store that made the tile Arrived (arrival = this + 3).
+  uint64_t syncIssueCycle() const { return syncIssue_; }
+  /// pc of that SYNC store.
+  uint32_t syncPc() const { return syncPc_; }
+  /// Its descriptor (bit 31 host sync, bits 15..0 id; other bits are dropped).
+  uint32_t syncDescriptor() const { return syncDesc_; }
+  /// The XCHG_PROG register (0 = no exchange program).
+  uint32_t exchangeProgram() const { return xchgProg_; }
+  /// Clear XCHG_PROG (done by the chip at the release).
+  void clearExchangeProgram() { xchgProg_ = 0; }
+  /// Leave the Arrived state: the supervisor issues next in its first slot >= cycle.
+  void resumeSupervisor(uint64_t cycle);
+  /// Count cycles up to `cycle` as simulated while the tile is quiet (idle slots).
+  void advanceTo(uint64_t cycle) {
+    if (state_ == TileState::Running || state_ == TileState::Arrived) {
+      cycles_ = std::max(cycles_, cycle);
+    }
+  }
+  /// Word of SRAM at a word-aligned address inside SRAM (the exchange engine's read port).
+  uint32_t sramWord(uint32_t addr) const {
+    uint32_t w;
+    std::memcpy(&w, mem_.data() + addr, 4);
+    return w;
+  }
+  /// Write a word of SRAM at a word-aligned address inside SRAM (the exchange engine's receive).
+  void writeSramWord(uint32_t addr, uint32_t word);
+  /// Remember the whole state so that rollback() can return to it; memory writes are logged
+  /// from now on (an undo log, so the cost is one entry per store, not a copy of SRAM).
+  void checkpoint();
+  /// Return to the state of the last checkpoint() and stop logging.
+  void rollback();
+  /// Drop the checkpoint and stop logging.
+  void commit();
 
   /// Integer register of a context (for tests and state comparison).
   uint32_t xreg(unsigned ctx, unsigned r) const { return ctx_[ctx].x[r]; }
@@ -120,6 +159,26 @@ class TileModel {
 
   enum class Step { Continue, Stop };
 
+  // State saved by checkpoint(); memory is restored from undoLog_.
+  struct Saved {
+    std::array<Context, kContexts> ctx;
+    std::array<StoreNote, 2> recentStores;
+    uint32_t runArg = 0;
+    uint64_t cycles = 0;
+    TileState state = TileState::Running;
+    uint32_t exitCode = 0;
+    TrapInfo trap;
+    uint32_t xchgProg = 0;
+    uint32_t syncDesc = 0;
+    uint32_t syncPc = 0;
+    uint64_t syncIssue = 0;
+    size_t consoleSize = 0;
+  };
+  struct UndoEntry {
+    uint32_t wordAddr;
+    uint32_t oldWord;
+  };
+
   template <bool kTrace>
   TileState runLoop(uint64_t untilCycle);
   template <bool kTrace>
@@ -157,6 +216,13 @@ class TileModel {
   TrapInfo trap_;
   std::string console_;
   std::function<void(const RetireRecord&)> sink_;
+  uint32_t xchgProg_ = 0;
+  uint32_t syncDesc_ = 0;
+  uint32_t syncPc_ = 0;
+  uint64_t syncIssue_ = 0;
+  bool logging_ = false;
+  Saved saved_;
+  std::vector<UndoEntry> undoLog_;
 };
 
 }  // namespace tessera::model

@@ -1,13 +1,18 @@
-// RtlDevice: drives the verilated tess_tile through its ports (see the header comment of
-// rtl/core/tess_tile.sv for what each port means and its timing).
+// RtlDevice: drives the verilated tess_chip through its ports (see the header comment of
+// rtl/chip/tess_chip.sv for what each port means and its timing). The two verilated
+// configurations (Vtess_chip4, Vtess_chip16) share one driver, ChipSim<V>, behind the
+// Impl interface.
 #include "rtl_device.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
-#include "Vtess_tile.h"
+#include "Vtess_chip16.h"
+#include "Vtess_chip4.h"
 #include "tessera/chip_params.h"
 #include "verilated.h"
 #include "verilated_vcd_c.h"
@@ -17,136 +22,247 @@ namespace tessera {
 namespace {
 
 constexpr unsigned kContexts = TESS_NUM_CONTEXTS;
-constexpr uint32_t kMemBytes = TESS_TILE_MEM_BYTES;  // the size the tile was verilated with
+constexpr uint32_t kMemBytes = TESS_TILE_MEM_BYTES;  // the size the chip was verilated with
+constexpr unsigned kDefaultTiles = 4;
+
+// Bits [lsb, lsb+width) (width <= 64) of a verilated port: an integer for ports up to 64 bits,
+// a VlWide (32-bit words) for wider ones.
+template <typename S>
+uint64_t field(const S& sig, unsigned lsb, unsigned width) {
+  const uint64_t mask = width >= 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1);
+  if constexpr (std::is_integral_v<S>) {
+    return (static_cast<uint64_t>(sig) >> lsb) & mask;
+  } else {
+    constexpr unsigned kWords = sizeof(S) / sizeof(EData);
+    unsigned __int128 v = 0;
+    const unsigned w = lsb / 32;
+    for (unsigned i = 0; i < 3 && w + i < kWords; ++i) {
+      v |= static_cast<unsigned __int128>(sig[w + i]) << (32 * i);
+    }
+    return static_cast<uint64_t>(v >> (lsb % 32)) & mask;
+  }
+}
 
 }  // namespace
 
+// What RtlDevice needs from a verilated chip configuration.
 struct RtlDevice::Impl {
-  VerilatedContext context;
-  std::unique_ptr<Vtess_tile> top;
-  std::unique_ptr<VerilatedVcdC> vcd;
-  std::string console;
-  std::function<void(const RetireRecord&)> sink;
-  bool halted = false;
+  virtual ~Impl() = default;
+  virtual unsigned tiles() const = 0;
+  virtual void reset() = 0;
+  virtual uint32_t readControl(uint32_t offset) = 0;
+  virtual void writeControl(uint32_t offset, uint32_t value) = 0;
+  // One host-port access; returns false if the chip flagged an error.
+  virtual bool hostAccess(unsigned tile, uint32_t addr, bool write, uint32_t be, uint32_t wdata,
+                          uint32_t& rdata) = 0;
+  // Clock with run_i = 1 until the chip leaves RUNNING or reaches the cycle limit.
+  virtual void runUntil(uint64_t limit) = 0;
+  virtual uint64_t cycle() const = 0;
+  virtual uint64_t tileCycles(unsigned tile) const = 0;
+  virtual uint64_t instret(unsigned tile, unsigned ctx) const = 0;
 
-  explicit Impl(const DeviceOptions& options) {
-    if (!options.traceVcd.empty()) context.traceEverOn(true);
-    top = std::make_unique<Vtess_tile>(&context, "tess_tile");
+  std::vector<std::string> consoles;
+  std::function<void(const RetireRecord&)> sink;
+};
+
+namespace {
+
+template <typename V>
+class ChipSim final : public RtlDevice::Impl {
+ public:
+  ChipSim(unsigned tiles, const DeviceOptions& options) : tiles_(tiles) {
+    consoles.resize(tiles);
+    if (!options.traceVcd.empty()) context_.traceEverOn(true);
+    top_ = std::make_unique<V>(&context_, "tess_chip");
     if (!options.traceVcd.empty()) {
-      vcd = std::make_unique<VerilatedVcdC>();
-      top->trace(vcd.get(), 99);
-      vcd->open(options.traceVcd.c_str());
-      if (!vcd->isOpen()) {
+      vcd_ = std::make_unique<VerilatedVcdC>();
+      top_->trace(vcd_.get(), 99);
+      vcd_->open(options.traceVcd.c_str());
+      if (!vcd_->isOpen()) {
         throw Error(fmt::format("rtl: cannot open VCD file \"{}\"", options.traceVcd));
       }
     }
-    top->clk_i = 0;
-    top->rst_ni = 1;
-    top->run_i = 0;
-    top->host_req_i = 0;
-    top->eval();
+    top_->clk_i = 0;
+    top_->rst_ni = 1;
+    top_->run_i = 0;
+    top_->host_req_i = 0;
+    top_->ctl_we_i = 0;
+    top_->eval();
   }
 
-  ~Impl() {
-    if (vcd) vcd->close();
-    top->final();
+  ~ChipSim() override {
+    if (vcd_) vcd_->close();
+    top_->final();
   }
 
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
+  ChipSim(const ChipSim&) = delete;
+  ChipSim& operator=(const ChipSim&) = delete;
+
+  unsigned tiles() const override { return tiles_; }
+
+  void reset() override {
+    idle();
+    top_->rst_ni = 0;
+    top_->eval();
+    tick(false);
+    tick(false);
+    top_->rst_ni = 1;
+    tick(false);
+    for (auto& c : consoles) c.clear();
+  }
+
+  uint32_t readControl(uint32_t offset) override {
+    top_->ctl_addr_i = offset & 0xfffu;
+    top_->eval();
+    return top_->ctl_rdata_o;
+  }
+
+  void writeControl(uint32_t offset, uint32_t value) override {
+    idle();
+    top_->ctl_we_i = 1;
+    top_->ctl_addr_i = offset & 0xfffu;
+    top_->ctl_wdata_i = value;
+    tick(false);
+    top_->ctl_we_i = 0;
+    if (offset == TESS_CR_CTRL && (value & 1u)) {
+      tick(false);  // the soft reset acts in this cycle
+      for (auto& c : consoles) c.clear();
+    }
+    top_->eval();
+  }
+
+  bool hostAccess(unsigned tile, uint32_t addr, bool write, uint32_t be, uint32_t wdata,
+                  uint32_t& rdata) override {
+    idle();
+    top_->host_req_i = 1;
+    top_->host_we_i = write;
+    top_->host_tile_i = tile;
+    top_->host_addr_i = addr;
+    top_->host_be_i = be;
+    top_->host_wdata_i = wdata;
+    tick(false);  // read data and the error flag are registered at this edge
+    top_->host_req_i = 0;
+    top_->host_we_i = 0;
+    top_->eval();
+    rdata = top_->host_rdata_o;
+    return !top_->host_err_o;
+  }
+
+  void runUntil(uint64_t limit) override {
+    idle();
+    top_->run_i = 1;
+    // The chip's cycle count stops at e+1 / max(h)+1 when a halt or error is found two cycles
+    // after it; the cycles that drain the pipelines then do not count (stopping_o), so the loop
+    // may pass the limit only while draining.
+    while (top_->state_o == TESS_ST_RUNNING && (top_->stopping_o || top_->cycle_o < limit)) {
+      tick(true);
+    }
+    top_->run_i = 0;
+    top_->eval();
+  }
+
+  uint64_t cycle() const override { return top_->cycle_o; }
+
+  uint64_t tileCycles(unsigned tile) const override {
+    return field(top_->tile_cycle_o, 64 * tile, 64);
+  }
+
+  uint64_t instret(unsigned tile, unsigned ctx) const override {
+    return field(top_->instret_o, 64 * (kContexts * tile + ctx), 64);
+  }
+
+ private:
+  void idle() {
+    top_->run_i = 0;
+    top_->host_req_i = 0;
+    top_->ctl_we_i = 0;
+  }
 
   void dump() {
-    if (vcd) vcd->dump(context.time());
-    context.timeInc(1);
+    if (vcd_) vcd_->dump(context_.time());
+    context_.timeInc(1);
   }
 
   // One clock cycle. Outputs that describe this cycle (console, retirement) are sampled after
   // the inputs settle and before the rising edge that commits them.
   void tick(bool sample) {
-    top->clk_i = 0;
-    top->eval();
+    top_->clk_i = 0;
+    top_->eval();
     if (sample) sampleCycle();
     dump();
-    top->clk_i = 1;
-    top->eval();
+    top_->clk_i = 1;
+    top_->eval();
     dump();
   }
 
   void sampleCycle() {
-    if (top->console_valid_o) console.push_back(static_cast<char>(top->console_byte_o));
-    if (sink && top->retire_valid_o) {
+    const uint64_t consoleValid = field(top_->console_valid_o, 0, tiles_);
+    if (consoleValid != 0) {
+      for (unsigned t = 0; t < tiles_; ++t) {
+        if ((consoleValid >> t) & 1u) {
+          consoles[t].push_back(static_cast<char>(field(top_->console_byte_o, 8 * t, 8)));
+        }
+      }
+    }
+    if (!sink) return;
+    const uint64_t retireValid = field(top_->retire_valid_o, 0, tiles_);
+    if (retireValid == 0) return;
+    for (unsigned t = 0; t < tiles_; ++t) {
+      if (!((retireValid >> t) & 1u)) continue;
       RetireRecord r;
-      r.cycle = top->retire_cycle_o;
-      r.tile = 0;
-      r.context = top->retire_ctx_o;
-      r.pc = top->retire_pc_o;
-      r.insn = top->retire_insn_o;
-      r.dest = static_cast<DestKind>(top->retire_dest_o);
-      r.rd = top->retire_rd_o;
-      r.value = top->retire_value_o;
+      r.cycle = field(top_->retire_cycle_o, 64 * t, 64);
+      r.tile = t;
+      r.context = static_cast<unsigned>(field(top_->retire_ctx_o, 3 * t, 3));
+      r.pc = static_cast<uint32_t>(field(top_->retire_pc_o, 32 * t, 32));
+      r.insn = static_cast<uint32_t>(field(top_->retire_insn_o, 32 * t, 32));
+      r.dest = static_cast<DestKind>(field(top_->retire_dest_o, 2 * t, 2));
+      r.rd = static_cast<unsigned>(field(top_->retire_rd_o, 5 * t, 5));
+      r.value = static_cast<uint32_t>(field(top_->retire_value_o, 32 * t, 32));
       sink(r);
     }
   }
 
-  void reset() {
-    top->run_i = 0;
-    top->host_req_i = 0;
-    top->rst_ni = 0;
-    top->eval();
-    tick(false);
-    tick(false);
-    top->rst_ni = 1;
-    tick(false);
-    console.clear();
-    halted = false;
-  }
-
-  uint64_t instret(unsigned ctx) const {
-    const uint64_t lo = top->instret_o[2 * ctx];
-    const uint64_t hi = top->instret_o[2 * ctx + 1];
-    return lo | (hi << 32);
-  }
-
-  RunResult result() const {
-    RunResult r;
-    r.cycles = top->cycle_o;
-    if (!halted) {
-      r.reason = StopReason::MaxCycles;
-    } else if (top->trap_o) {
-      r.reason = StopReason::Trap;
-      r.trap = TrapInfo{0, top->trap_ctx_o, top->trap_pc_o, top->trap_cause_o, top->trap_value_o};
-    } else {
-      r.reason = StopReason::Halted;
-      r.exitCode = top->exit_code_o;
-    }
-    return r;
-  }
+  unsigned tiles_;
+  VerilatedContext context_;
+  std::unique_ptr<V> top_;
+  std::unique_ptr<VerilatedVcdC> vcd_;
 };
 
+}  // namespace
+
 RtlDevice::RtlDevice(const DeviceOptions& options) {
-  if (options.tiles != 1) {
-    throw Error(fmt::format("rtl: the rtl device simulates a single tile; {} tiles requested",
-                            options.tiles));
+  const unsigned tiles = options.tiles == 0 ? kDefaultTiles : options.tiles;
+  if (!options.preset.empty()) {
+    throw Error(fmt::format("rtl: preset \"{}\" is not available on the rtl device (model only)",
+                            options.preset));
   }
   if (options.tileMemBytes != 0 && options.tileMemBytes != kMemBytes) {
-    throw Error(fmt::format("rtl: the tile was verilated with {} bytes of memory; {} requested",
+    throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
                             kMemBytes, options.tileMemBytes));
   }
-  impl_ = std::make_unique<Impl>(options);
+  if (tiles == 4) {
+    impl_ = std::make_unique<ChipSim<Vtess_chip4>>(tiles, options);
+  } else if (tiles == 16) {
+    impl_ = std::make_unique<ChipSim<Vtess_chip16>>(tiles, options);
+  } else {
+    throw Error(fmt::format(
+        "rtl: no verilated chip with {} tiles; the rtl device has 4 tiles (the default) or 16",
+        tiles));
+  }
   impl_->reset();
 }
 
 RtlDevice::~RtlDevice() = default;
 
-ChipInfo RtlDevice::info() const {
-  return ChipInfo{1, kMemBytes, kContexts, "rtl"};
-}
+ChipInfo RtlDevice::info() const { return ChipInfo{impl_->tiles(), kMemBytes, kContexts, "rtl"}; }
 
 void RtlDevice::reset() { impl_->reset(); }
 
-static void checkAccess(const char* what, unsigned tile, uint32_t addr, size_t size) {
-  if (tile != 0) {
-    throw Error(fmt::format("rtl: {} of tile {}: the rtl device has only tile 0", what, tile));
+namespace {
+
+void checkAccess(const char* what, unsigned tiles, unsigned tile, uint32_t addr, size_t size) {
+  if (tile >= tiles) {
+    throw Error(fmt::format("rtl: {} of tile {}: the chip has tiles 0..{}", what, tile, tiles - 1));
   }
   if (addr > kMemBytes || size > kMemBytes - addr) {
     throw Error(fmt::format(
@@ -155,90 +271,124 @@ static void checkAccess(const char* what, unsigned tile, uint32_t addr, size_t s
   }
 }
 
+}  // namespace
+
 void RtlDevice::writeMemory(unsigned tile, uint32_t addr, std::span<const uint8_t> data) {
-  checkAccess("write", tile, addr, data.size());
-  Vtess_tile& top = *impl_->top;
-  top.run_i = 0;
+  checkAccess("write", impl_->tiles(), tile, addr, data.size());
   size_t i = 0;
   while (i < data.size()) {
     const uint32_t byteAddr = addr + static_cast<uint32_t>(i);
-    const uint32_t word = byteAddr >> 2;
     uint32_t wdata = 0;
     uint32_t be = 0;
     for (unsigned lane = byteAddr & 3u; lane < 4 && i < data.size(); ++lane, ++i) {
       wdata |= static_cast<uint32_t>(data[i]) << (8 * lane);
       be |= 1u << lane;
     }
-    top.host_req_i = 1;
-    top.host_we_i = 1;
-    top.host_be_i = be;
-    top.host_addr_i = word;
-    top.host_wdata_i = wdata;
-    impl_->tick(false);
+    uint32_t unused = 0;
+    if (!impl_->hostAccess(tile, byteAddr & ~3u, true, be, wdata, unused)) {
+      throw Error(fmt::format("rtl: the host port refused a write at 0x{:08x} on tile {}",
+                              byteAddr, tile));
+    }
   }
-  top.host_req_i = 0;
-  top.host_we_i = 0;
 }
 
 void RtlDevice::readMemory(unsigned tile, uint32_t addr, std::span<uint8_t> data) {
-  checkAccess("read", tile, addr, data.size());
-  Vtess_tile& top = *impl_->top;
-  top.run_i = 0;
+  checkAccess("read", impl_->tiles(), tile, addr, data.size());
   size_t i = 0;
   while (i < data.size()) {
     const uint32_t byteAddr = addr + static_cast<uint32_t>(i);
-    top.host_req_i = 1;
-    top.host_we_i = 0;
-    top.host_be_i = 0;
-    top.host_addr_i = byteAddr >> 2;
-    impl_->tick(false);  // read data is registered at this edge
-    const uint32_t rdata = top.host_rdata_o;
+    uint32_t rdata = 0;
+    if (!impl_->hostAccess(tile, byteAddr & ~3u, false, 0, 0, rdata)) {
+      throw Error(fmt::format("rtl: the host port refused a read at 0x{:08x} on tile {}",
+                              byteAddr, tile));
+    }
     for (unsigned lane = byteAddr & 3u; lane < 4 && i < data.size(); ++lane, ++i) {
       data[i] = static_cast<uint8_t>(rdata >> (8 * lane));
     }
   }
-  top.host_req_i = 0;
 }
 
 RunResult RtlDevice::run(uint64_t maxCycles) {
   Impl& d = *impl_;
-  Vtess_tile& top = *d.top;
-  if (d.halted) return d.result();
-  const uint64_t limit = top.cycle_o + maxCycles;
-  top.host_req_i = 0;
-  top.run_i = 1;
-  // The tile's cycle count stops at h + 1 once an instruction issued at h halts it; the few
-  // cycles that drain older instructions after that do not count, so the loop may pass the limit
-  // only while draining. A halt by an instruction issued in the last two cycles before the limit
-  // is found in EX after the limit, i.e. by the next run().
-  while (!top.halted_o && (top.halting_o || top.cycle_o < limit)) {
-    d.tick(true);
+  uint32_t status = d.readControl(TESS_CR_STATUS);
+  const uint32_t state = status & 0xfu;
+  if (state == TESS_ST_RESET) {
+    d.writeControl(TESS_CR_CTRL, 2u);  // RUN
+  } else if (state == TESS_ST_HOST_SYNC) {
+    d.writeControl(TESS_CR_CTRL, 4u);  // RELEASE
   }
-  top.run_i = 0;
-  top.eval();
-  d.halted = top.halted_o;
-  return d.result();
+  if (state != TESS_ST_HALTED && state != TESS_ST_ERROR) {
+    d.runUntil(d.cycle() + maxCycles);
+    status = d.readControl(TESS_CR_STATUS);
+  }
+
+  RunResult r;
+  r.cycles = d.cycle();
+  switch (status & 0xfu) {
+    case TESS_ST_HALTED: {
+      r.reason = StopReason::Halted;
+      const uint32_t sel = d.readControl(TESS_CR_TILE_SEL);
+      d.writeControl(TESS_CR_TILE_SEL, 0);
+      r.exitCode = d.readControl(TESS_CR_T_EXIT);
+      d.writeControl(TESS_CR_TILE_SEL, sel);
+      break;
+    }
+    case TESS_ST_ERROR:
+      r.reason = StopReason::Trap;
+      r.trap = TrapInfo{d.readControl(TESS_CR_ERR_TILE), d.readControl(TESS_CR_ERR_CONTEXT),
+                        d.readControl(TESS_CR_ERR_PC), d.readControl(TESS_CR_ERR_CAUSE),
+                        d.readControl(TESS_CR_ERR_VALUE)};
+      break;
+    case TESS_ST_HOST_SYNC:
+      r.reason = (status & 0x10u) ? StopReason::HostSync : StopReason::SyncBreak;
+      r.hostSyncId = status >> 16;
+      break;
+    default:
+      r.reason = StopReason::MaxCycles;
+      break;
+  }
+  return r;
 }
 
 std::string RtlDevice::console(unsigned tile) const {
-  if (tile != 0) throw Error(fmt::format("rtl: console of tile {}: only tile 0 exists", tile));
-  return impl_->console;
+  if (tile >= impl_->tiles()) {
+    throw Error(fmt::format("rtl: console of tile {}: the chip has {} tiles", tile,
+                            impl_->tiles()));
+  }
+  return impl_->consoles[tile];
 }
 
 TileStats RtlDevice::stats(unsigned tile) const {
-  if (tile != 0) throw Error(fmt::format("rtl: stats of tile {}: only tile 0 exists", tile));
-  TileStats s;
-  s.cycles = impl_->top->cycle_o;
-  for (unsigned c = 0; c < kContexts; ++c) {
-    s.contextInstructions[c] = impl_->instret(c);
-    s.instructions += s.contextInstructions[c];
+  Impl& d = *impl_;
+  if (tile >= d.tiles()) {
+    throw Error(fmt::format("rtl: stats of tile {}: the chip has {} tiles", tile, d.tiles()));
   }
-  s.idleSlots = impl_->top->idle_o;
+  auto wide = [&d](uint32_t lo, uint32_t hi) {
+    return d.readControl(lo) | (static_cast<uint64_t>(d.readControl(hi)) << 32);
+  };
+  const uint32_t sel = d.readControl(TESS_CR_TILE_SEL);
+  d.writeControl(TESS_CR_TILE_SEL, tile);
+  TileStats s;
+  s.cycles = d.tileCycles(tile);
+  for (unsigned c = 0; c < kContexts; ++c) s.contextInstructions[c] = d.instret(tile, c);
+  s.instructions = wide(TESS_CR_T_INSTR_LO, TESS_CR_T_INSTR_HI);
+  s.idleSlots = wide(TESS_CR_T_IDLE_LO, TESS_CR_T_IDLE_HI);
+  s.syncWaitCycles = wide(TESS_CR_T_SYNCWAIT_LO, TESS_CR_T_SYNCWAIT_HI);
+  s.exchangeCycles = wide(TESS_CR_T_EXCH_LO, TESS_CR_T_EXCH_HI);
+  s.halted = (d.readControl(TESS_CR_T_STATE) & 1u) != 0;
+  s.exitCode = d.readControl(TESS_CR_T_EXIT);
+  d.writeControl(TESS_CR_TILE_SEL, sel);
   return s;
 }
 
 void RtlDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
   impl_->sink = std::move(sink);
+}
+
+uint32_t RtlDevice::readControl(uint32_t offset) { return impl_->readControl(offset); }
+
+void RtlDevice::writeControl(uint32_t offset, uint32_t value) {
+  impl_->writeControl(offset, value);
 }
 
 std::unique_ptr<Device> makeRtlDevice(const DeviceOptions& options) {

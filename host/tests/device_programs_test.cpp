@@ -7,15 +7,14 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <ostream>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "program_manifest.hpp"
 #include "program_runner.hpp"
 #include "lockstep.hpp"
 #include "tessera/chip_params.h"
@@ -25,34 +24,17 @@
 namespace tessera::test {
 namespace {
 
-/// One device program from the sw/ manifest.
-struct Program {
-  std::string kind;  ///< example, isa, trap, workload
-  std::string name;  ///< file stem of the ELF
-};
-
-/// Readable test parameters in gtest/ctest output.
-void PrintTo(const Program& p, std::ostream* os) { *os << p.kind << ':' << p.name; }
-
-/// Every program the sw/ build produced, from bin/programs.txt (so there is no second list).
+/// The single-tile programs of the sw/ manifest (multi-tile ones: chip_programs_test).
 std::vector<Program> manifest() {
   std::vector<Program> programs;
-  std::ifstream in(std::string(TESSERA_SW_BIN_DIR) + "/programs.txt");
-  std::string kind, name;
-  while (in >> kind >> name) programs.push_back({kind, name});
+  for (const Program& p : readManifest(TESSERA_SW_BIN_DIR)) {
+    if (!p.multiTile()) programs.push_back(p);
+  }
   return programs;
 }
 
 /// Backends the suite runs on: the CMake list TESSERA_TEST_DEVICES, passed ","-separated.
-std::vector<std::string> devices() {
-  std::vector<std::string> out;
-  std::stringstream ss(TESSERA_TEST_DEVICES);
-  std::string d;
-  while (std::getline(ss, d, ',')) {
-    if (!d.empty()) out.push_back(d);
-  }
-  return out;
-}
+std::vector<std::string> devices() { return splitDevices(TESSERA_TEST_DEVICES); }
 
 /// (device, program) pairs excluded because the backend is too slow for them in the default run.
 const std::set<std::pair<std::string, std::string>> kSlowExclusions = {};

@@ -7,26 +7,32 @@
 namespace tessera::test {
 namespace {
 
-// sw/tests/traps/trap_test.h: at symbol tess_expect, "TESSEXPT" then cause, pc, value, context.
-constexpr uint32_t kMagic0 = 0x53534554, kMagic1 = 0x54505845;
+// sw/tests/traps/trap_test.h: at symbol tess_expect, "TESSEXPT" then cause, pc, value, context;
+// sw/tests/chip/chip_expect.h: "TESSCHIP" then the same and the tile.
+constexpr uint32_t kMagic0 = 0x53534554, kMagicTrap = 0x54505845, kMagicChip = 0x50494843;
+
+}  // namespace
 
 std::optional<TrapExpectation> findExpectation(const ElfImage& image) {
   const std::optional<uint32_t> at = image.symbol("tess_expect");
   if (!at) return std::nullopt;
-  uint32_t w[6];
-  for (uint32_t i = 0; i < 6; ++i) {
+  auto word = [&](uint32_t i) {
     const std::optional<uint32_t> v = image.word(*at + 4 * i);
     if (!v) throw Error("tess_expect lies outside the loaded image");
-    w[i] = *v;
+    return *v;
+  };
+  if (word(0) != kMagic0 || (word(1) != kMagicTrap && word(1) != kMagicChip)) {
+    throw Error("tess_expect has no TESSEXPT or TESSCHIP marker");
   }
-  if (w[0] != kMagic0 || w[1] != kMagic1) throw Error("tess_expect has no TESSEXPT marker");
-  return TrapExpectation{w[2], w[3], w[4], w[5]};
+  TrapExpectation e{word(2), word(3), word(4), word(5), 0};
+  if (word(1) == kMagicChip) e.tile = word(6);
+  return e;
 }
-
-}  // namespace
 
 ProgramRun runProgram(Device& dev, const std::string& elfPath, uint64_t maxCycles) {
   const ElfImage image = loadProgram(dev, elfPath);
+  // A bare single-tile program runs on tile 0 alone (docs/chip.md: disabled tiles count as halted).
+  for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
   ProgramRun run;
   run.result = dev.run(maxCycles);
   run.expect = findExpectation(image);

@@ -6,16 +6,19 @@
 #include <optional>
 #include <string>
 
+#include "elf_image.hpp"
 #include "tessera/device.hpp"
 
 namespace tessera::test {
 
-/// What a trap program declares it will do: the four words at its tess_expect symbol.
+/// What a trap or chip error program declares it will do: the words at its tess_expect symbol
+/// (sw/tests/traps/trap_test.h; sw/tests/chip/chip_expect.h adds the tile).
 struct TrapExpectation {
   uint32_t cause = 0;
   uint32_t pc = 0;
   uint32_t value = 0;
   uint32_t context = 0;
+  uint32_t tile = 0;
 };
 
 /// Outcome of runProgram.
@@ -24,7 +27,11 @@ struct ProgramRun {
   std::optional<TrapExpectation> expect;  ///< set when the ELF defines tess_expect
 };
 
-/// Load elfPath into tile 0 of dev, reset, run up to maxCycles; read tess_expect if present.
+/// The expectation block at tess_expect, if the ELF has one; throws Error if it is malformed.
+std::optional<TrapExpectation> findExpectation(const ElfImage& image);
+
+/// Load elfPath into tile 0 of dev, reset, disable the other tiles, run up to maxCycles; read
+/// tess_expect if present.
 ProgramRun runProgram(Device& dev, const std::string& elfPath, uint64_t maxCycles);
 
 }  // namespace tessera::test

@@ -11,11 +11,15 @@
 // decisions from c+3 see them. A trap or an EXIT store in EX halts the tile: IF and ID are
 // squashed, M1/M2/WB drain (the EXIT store retires), the cycle count freezes at h+1.
 // run_i low pauses the whole pipeline (the host may use the SRAM meanwhile).
+// Chip (docs/chip.md): a SYNC committing in EX (c+2) blocks the supervisor (sync_o pulses; the
+// tile arrives at c+3) until resume_i, which may let the supervisor issue in that same cycle.
+// stop_i (a chip error at cycle e = now - 2, found on some tile) halts the core as an EXIT
+// would, without recording one: the instruction in EX (issued at e) completes, younger ones are
+// discarded, older ones drain, the cycle count freezes at e + 1 (docs/chip.md, "Errors").
 `include "tess_core_types.svh"
 
 module tess_core #(
   parameter int MemBytes = 65536,
-  parameter int TileId   = 0,
   parameter int NumTiles = 1,
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
   localparam int Aw       = $clog2(MemBytes / 4)
@@ -23,6 +27,17 @@ module tess_core #(
   input  logic                      clk_i,
   input  logic                      rst_ni,
   input  logic                      run_i,
+  input  logic [15:0]               tile_id_i,
+  // chip control
+  input  logic                      stop_i,
+  input  logic                      resume_i,
+  input  logic                      xchg_clear_i,
+  output logic                      sync_o,
+  output logic [31:0]               sync_desc_o,
+  output logic [31:0]               sync_pc_o,
+  output logic [31:0]               xchg_prog_o,
+  output logic                      halt_now_o,   // halted, or halting in this cycle's EX
+  output logic                      trap_now_o,   // an instruction traps in this cycle's EX
   // instruction fetch (SRAM port A, data one cycle later)
   output logic                      imem_req_o,
   output logic [Aw-1:0]             imem_addr_o,
@@ -37,6 +52,7 @@ module tess_core #(
   // status
   output logic                      halting_o,
   output logic                      halted_o,
+  output logic                      exited_o,     // halted by an EXIT store (not a trap or stop)
   output logic [31:0]               exit_code_o,
   output logic                      trap_o,
   output logic [2:0]                trap_ctx_o,
@@ -93,10 +109,12 @@ module tess_core #(
   logic [Contexts*3-1:0]     lop_q, lop_d;        // next pass of a long op in progress, 0 = none
   logic [31:0]               lop_insn_q [2**$clog2(Contexts)];  // the long op's word (memory)
   logic                      wait_q, wait_d;      // supervisor blocked by WAIT
+  logic                      sync_q, sync_d;      // supervisor blocked at a sync
   logic [2:0]                slot_q, slot_d;      // context owning this cycle
   logic [63:0]               cycle_q, cycle_d;    // cycles the pipeline advanced since reset
   logic [63:0]               idle_q, idle_d;
   logic                      halt_q, halt_d;
+  logic                      exited_q, exited_d;
   logic [63:0]               halt_cycles_q, halt_cycles_d;
   logic [31:0]               exit_code_q, exit_code_d;
   logic                      trap_q, trap_d;
@@ -163,7 +181,8 @@ module tess_core #(
   logic        if_fetch_misaligned;
   logic        ex_halt;
 
-  assign sup_blocked = (slot_q == 3'd0) && wait_q && (running_q[Contexts-1:1] != '0);
+  assign sup_blocked = (slot_q == 3'd0) &&
+                       ((wait_q && (running_q[Contexts-1:1] != '0)) || (sync_q && !resume_i));
   assign issue       = advance && !halt_q && running_q[slot_q] && !sup_blocked;
   // Slots lost after the halting instruction's EX are not part of the run (see idle_d).
   assign slot_idle   = advance && !halt_q && !ex_halt && !issue;
@@ -324,7 +343,7 @@ module tess_core #(
   logic        mmio_req;
   logic        mmio_fault;
   logic        mmio_misuse;
-  logic        mmio_exit, mmio_console, mmio_wait, mmio_done, mmio_run;
+  logic        mmio_exit, mmio_console, mmio_wait, mmio_done, mmio_run, mmio_sync;
   logic [31:0] ex_result;
   logic [1:0]  ex_dest;
 
@@ -401,6 +420,8 @@ module tess_core #(
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
     .req_i          (mmio_req && advance),
+    .commit_i       (commit),
+    .xchg_clear_i   (xchg_clear_i),
     .we_i           (dec.store),
     .word_i         (dec.mem_size == tess_core_pkg::MEM_W),
     .offset_i       (mem_addr[11:0]),
@@ -416,7 +437,9 @@ module tess_core #(
     .done_o         (mmio_done),
     .run_o          (mmio_run),
     .run_ctx_o      (run_ctx),
-    .run_arg_o      (run_arg)
+    .run_arg_o      (run_arg),
+    .sync_o         (mmio_sync),
+    .xchg_prog_o    (xchg_prog_o)
   );
 
   // Trap priority: fetch, illegal, ECALL/EBREAK (all in ex_exc_q), misaligned target,
@@ -445,7 +468,13 @@ module tess_core #(
   end
 
   assign commit  = advance && ex_valid_q && !ex_trap;
-  assign ex_halt = advance && ex_valid_q && (ex_trap || mmio_exit);
+  assign ex_halt = advance && !halt_q && ((ex_valid_q && (ex_trap || mmio_exit)) || stop_i);
+
+  assign trap_now_o  = advance && ex_valid_q && ex_trap;
+  assign halt_now_o  = halt_q || ex_halt;
+  assign sync_o      = commit && mmio_sync;
+  assign sync_desc_o = store_data;
+  assign sync_pc_o   = ex_pc_q;
 
   // SRAM port B for loads and stores.
   assign dmem_req_o   = commit && mem_access && in_sram;
@@ -469,12 +498,12 @@ module tess_core #(
 
   tess_csr #(
     .Contexts (Contexts),
-    .TileId   (TileId),
     .NumTiles (NumTiles),
     .MemBytes (MemBytes)
   ) u_csr (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
+    .tile_id_i     (tile_id_i),
     .id_ctx_i      (id_ctx_q),
     .id_frm_o      (id_frm),
     .commit_i      (commit),
@@ -669,10 +698,12 @@ module tess_core #(
     running_d     = running_q;
     lop_d         = lop_q;
     wait_d        = wait_q;
+    sync_d        = sync_q;
     slot_d        = slot_q;
     cycle_d       = cycle_q;
     idle_d        = idle_q;
     halt_d        = halt_q;
+    exited_d      = exited_q;
     halt_cycles_d = halt_cycles_q;
     exit_code_d   = exit_code_q;
     trap_d        = trap_q;
@@ -693,6 +724,9 @@ module tess_core #(
     if (issue && (slot_q == 3'd0)) begin
       wait_d = 1'b0;
     end
+    if (advance && resume_i) begin
+      sync_d = 1'b0;
+    end
 
     if (commit) begin
       if (dec.long_op) begin
@@ -703,6 +737,9 @@ module tess_core #(
       end
       if (mmio_wait) begin
         wait_d = 1'b1;
+      end
+      if (mmio_sync) begin
+        sync_d = 1'b1;
       end
       if (mmio_done) begin
         running_d[ex_ctx_q] = 1'b0;
@@ -721,9 +758,10 @@ module tess_core #(
       if (id_idle_q) begin
         idle_d = idle_q - 64'd1;
       end
-      if (mmio_exit && !ex_trap) begin
+      if (ex_valid_q && mmio_exit && !ex_trap) begin
         exit_code_d = store_data;
-      end else begin
+        exited_d    = 1'b1;
+      end else if (ex_valid_q && ex_trap) begin
         trap_d       = 1'b1;
         trap_ctx_d   = ex_ctx_q;
         trap_pc_d    = ex_pc_q;
@@ -753,10 +791,12 @@ module tess_core #(
       running_q     <= Contexts'(1);
       lop_q         <= '0;
       wait_q        <= 1'b0;
+      sync_q        <= 1'b0;
       slot_q        <= '0;
       cycle_q       <= '0;
       idle_q        <= '0;
       halt_q        <= 1'b0;
+      exited_q      <= 1'b0;
       halt_cycles_q <= '0;
       exit_code_q   <= '0;
       trap_q        <= 1'b0;
@@ -769,10 +809,12 @@ module tess_core #(
       running_q     <= running_d;
       lop_q         <= lop_d;
       wait_q        <= wait_d;
+      sync_q        <= sync_d;
       slot_q        <= slot_d;
       cycle_q       <= cycle_d;
       idle_q        <= idle_d;
       halt_q        <= halt_d;
+      exited_q      <= exited_d;
       halt_cycles_q <= halt_cycles_d;
       exit_code_q   <= exit_code_d;
       trap_q        <= trap_d;
@@ -851,6 +893,7 @@ module tess_core #(
   // Status: halted once the instructions older than the halt have drained.
   assign halting_o    = halt_q;
   assign halted_o     = halt_q && !m1_q.valid && !m2_q.valid && !wb_q.valid;
+  assign exited_o     = exited_q;
   assign exit_code_o  = exit_code_q;
   assign trap_o       = trap_q;
   assign trap_ctx_o   = trap_ctx_q;

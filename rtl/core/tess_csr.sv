@@ -4,12 +4,12 @@
 // The decoder has already rejected unknown CSRs and writes to read-only ones.
 module tess_csr #(
   parameter int Contexts = 6,
-  parameter int TileId   = 0,
   parameter int NumTiles = 1,
   parameter int MemBytes = 65536
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
+  input  logic [15:0]                tile_id_i,    // a port, not a parameter: tiles share code
   // ID: rounding mode of the decoding context
   input  logic [2:0]                 id_ctx_i,
   output logic [2:0]                 id_frm_o,
@@ -65,7 +65,7 @@ module tess_csr #(
       12'hc80: old_value = issue_cycle_i[63:32];
       12'hc02: old_value = instret_ex[31:0];
       12'hc82: old_value = instret_ex[63:32];
-      CsrTileId:    old_value = TileId;
+      CsrTileId:    old_value = {16'd0, tile_id_i};
       CsrContextId: old_value = {29'b0, ex_ctx_i};
       CsrNumTiles:  old_value = NumTiles;
       CsrMemBytes:  old_value = MemBytes;

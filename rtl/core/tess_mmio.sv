@@ -1,8 +1,10 @@
 // Tile MMIO page (docs/tile.md, "MMIO registers") at tess_params_pkg::MMIO_BASE: decodes one
 // word access from EX into events for the core (EXIT, CONSOLE, WAIT, DONE, RUN w) and holds
-// RUN_ARG. Access checks: only word accesses to mapped registers in their direction, else an
+// RUN_ARG and XCHG_PROG (docs/chip.md: the exchange program of the next sync, cleared at its
+// release; SYNC arrives at a sync). Access checks: only word accesses to mapped registers in their direction, else an
 // access fault; RUN/WAIT by a worker, DONE by the supervisor and RUN of a running worker are
-// context misuse. Read data and events are combinational in EX; RUN_ARG updates at the clock edge.
+// context misuse, and so are XCHG_PROG/SYNC writes by a worker and a SYNC while a worker runs.
+// Read data and events are combinational in EX; RUN_ARG updates at the clock edge.
 module tess_mmio #(
   parameter int Contexts = 6
 ) (
@@ -15,6 +17,8 @@ module tess_mmio #(
   input  logic [31:0]         wdata_i,
   input  logic [2:0]          ctx_i,
   input  logic [Contexts-1:0] running_i,    // context state as seen in EX
+  input  logic                commit_i,     // the access commits: registers may change
+  input  logic                xchg_clear_i, // a sync releases this tile: XCHG_PROG := 0
   output logic [31:0]         rdata_o,
   output logic                access_fault_o,
   output logic                misuse_o,
@@ -24,7 +28,9 @@ module tess_mmio #(
   output logic                done_o,
   output logic                run_o,
   output logic [2:0]          run_ctx_o,    // worker started by run_o
-  output logic [31:0]         run_arg_o
+  output logic [31:0]         run_arg_o,
+  output logic                sync_o,       // SYNC written (descriptor = wdata_i)
+  output logic [31:0]         xchg_prog_o
 );
 
 
@@ -37,8 +43,11 @@ module tess_mmio #(
   localparam logic [11:0] OffRunArg  = 12'(tess_params_pkg::MMIO_RUN_ARG - Base);
   localparam logic [11:0] OffRunBase = 12'(tess_params_pkg::MMIO_RUN_BASE - Base);
   localparam logic [11:0] OffWorkers = 12'(tess_params_pkg::MMIO_WORKERS - Base);
+  localparam logic [11:0] OffXchg    = 12'(tess_params_pkg::MMIO_XCHG_PROG - Base);
+  localparam logic [11:0] OffSync    = 12'(tess_params_pkg::MMIO_SYNC - Base);
 
   logic [31:0] run_arg_q, run_arg_d;
+  logic [31:0] xchg_q, xchg_d;
   logic        is_run;
   logic [11:0] run_rel;
   logic [2:0]  run_ctx;
@@ -56,8 +65,8 @@ module tess_mmio #(
     mapped_r = 1'b0;
     mapped_w = 1'b0;
     unique case (offset_i)
-      OffExit, OffConsole, OffWait, OffDone: mapped_w = 1'b1;
-      OffRunArg: begin
+      OffExit, OffConsole, OffWait, OffDone, OffSync: mapped_w = 1'b1;
+      OffRunArg, OffXchg: begin
         mapped_r = 1'b1;
         mapped_w = 1'b1;
       end
@@ -78,6 +87,11 @@ module tess_mmio #(
         misuse_o = !supervisor;
       end else if (offset_i == OffDone) begin
         misuse_o = supervisor;
+      end else if (offset_i == OffXchg) begin
+        misuse_o = !supervisor;
+      end else if (offset_i == OffSync) begin
+        // Every DONE committed before this EX counts (running_i is the state as seen here).
+        misuse_o = !supervisor || (running_i[Contexts-1:1] != '0);
       end
     end
   end
@@ -89,6 +103,8 @@ module tess_mmio #(
   assign run_o     = ok && we_i && !misuse_o && is_run;
   assign run_ctx_o = run_ctx;
   assign run_arg_o = run_arg_q;
+  assign sync_o    = ok && we_i && !misuse_o && (offset_i == OffSync);
+  assign xchg_prog_o = xchg_q;
 
   always_comb begin
     rdata_o = '0;
@@ -96,21 +112,35 @@ module tess_mmio #(
       rdata_o = 32'(running_i) & ~32'd1;
     end else if (offset_i == OffRunArg) begin
       rdata_o = run_arg_q;
+    end else if (offset_i == OffXchg) begin
+      rdata_o = xchg_q;
     end
   end
 
   always_comb begin
     run_arg_d = run_arg_q;
-    if (ok && we_i && (offset_i == OffRunArg)) begin
+    if (ok && commit_i && we_i && (offset_i == OffRunArg)) begin
       run_arg_d = wdata_i;
+    end
+  end
+
+  // A write in the release cycle cannot happen: the supervisor is blocked at a sync until then.
+  always_comb begin
+    xchg_d = xchg_q;
+    if (xchg_clear_i) begin
+      xchg_d = '0;
+    end else if (ok && commit_i && we_i && !misuse_o && (offset_i == OffXchg)) begin
+      xchg_d = wdata_i;
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       run_arg_q <= '0;
+      xchg_q    <= '0;
     end else begin
       run_arg_q <= run_arg_d;
+      xchg_q    <= xchg_d;
     end
   end
 

@@ -1,9 +1,22 @@
 // One tessera tile: SRAM (MemBytes, dual-port, synchronous read), the barrel-threaded core and
-// its MMIO page, and a host memory port (docs/tile.md).
+// its MMIO page, the exchange engine (rtl/chip/tess_exchange.sv), the tile's counters, and a host
+// memory port (docs/tile.md, docs/chip.md).
+//
+// SRAM ports: A = core fetch or exchange-engine read (the core is quiet while its engine runs);
+// B = core load/store, exchange receive write, or the host while the tile does not advance.
+// A port-A read of the word an engine receive writes in the same cycle returns the new word
+// (receives are "written at the end of" an earlier cycle, docs/chip.md); core stores keep the
+// old-data rule of docs/tile.md ("instruction fetch").
 //
 // Ports:
-//   run_i        0 = held (the host may use the memory port), 1 = run. The first cycle with
-//                run_i = 1 after reset is cycle 0; run_i = 0 later pauses the whole pipeline.
+//   run_i        0 = held (the host may use the memory port), 1 = run (the chip's cycle). The
+//                first cycle with run_i = 1 after reset is cycle 0; run_i = 0 pauses everything.
+//   enable_i     0 = the tile is disabled (T_ENABLE): its core never runs.
+//   stop_i       chip error stop in this cycle (see tess_core), drop_i in the cycles after it
+//                (tess_exchange); release_i: the sync releases.
+//   sync_*       arrive_o pulses when a SYNC commits (the tile arrives next cycle); desc/pc held.
+//   tx_o/rx_*    the tile's bus and receive mux (tess_exchange).
+//   err_*        the tile's error (core trap, else exchange error), valid after it is raised.
 //   host_*       memory access while run_i = 0: one word per cycle, byte enables on writes,
 //                read data on host_rdata_o one cycle after the request. Ignored while running.
 //   halting_o    an EXIT or trap has stopped issue (cycle_o is final); older instructions drain.
@@ -16,14 +29,34 @@
 // Latency: host read data 1 cycle; tile pipeline timing per tess_core.
 module tess_tile #(
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
-  parameter int TileId   = 0,
   parameter int NumTiles = 1,
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
-  localparam int Aw       = $clog2(MemBytes / 4)
+  localparam int Aw       = $clog2(MemBytes / 4),
+  localparam int Bw       = (NumTiles > 1) ? $clog2(NumTiles) : 1
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
   input  logic                      run_i,
+  input  logic [15:0]               tile_id_i,    // the tile's index (CSR 0xCC0)
+  input  logic                      enable_i,
+  input  logic                      stop_i,
+  input  logic                      drop_i,
+  input  logic                      release_i,
+  // sync and exchange
+  output logic                      arrive_o,
+  output logic                      arrived_o,
+  output logic [31:0]               sync_desc_o,
+  output logic [31:0]               sync_pc_o,
+  output logic                      halt_now_o,
+  output logic                      trap_now_o,
+  output logic                      xerr_o,
+  output logic [2:0]                err_ctx_o,
+  output logic [31:0]               err_pc_o,
+  output logic [4:0]                err_cause_o,
+  output logic [31:0]               err_value_o,
+  output logic [31:0]               tx_o,
+  output logic [Bw-1:0]             rx_sel_o,
+  input  logic [31:0]               rx_data_i,
   // host memory port
   input  logic                      host_req_i,
   input  logic                      host_we_i,
@@ -34,6 +67,7 @@ module tess_tile #(
   // status
   output logic                      halting_o,
   output logic                      halted_o,
+  output logic                      exited_o,     // halted by EXIT (T_STATE bit 0 with !enable)
   output logic [31:0]               exit_code_o,
   output logic                      trap_o,
   output logic [2:0]                trap_ctx_o,
@@ -46,6 +80,9 @@ module tess_tile #(
   output logic [63:0]               cycle_o,
   output logic [Contexts*64-1:0]    instret_o,    // context k at [64*k +: 64]
   output logic [63:0]               idle_o,
+  output logic [63:0]               instr_o,      // all contexts
+  output logic [63:0]               sync_wait_o,
+  output logic [63:0]               exch_o,
   // retirement trace
   output logic                      retire_valid_o,
   output logic [63:0]               retire_cycle_o,
@@ -72,31 +109,73 @@ module tess_tile #(
   logic [Aw-1:0] b_addr;
   logic [31:0]   b_wdata;
 
+  logic        core_run;
+  logic        stop;
+  logic        resume;
+  logic        sync_arrive;
+  logic [31:0] sync_desc;
+  logic [31:0] sync_pc;
+  logic [31:0] xchg_prog;
+  logic        trap_q;
+  logic [2:0]  trap_ctx;
+  logic [31:0] trap_pc;
+  logic [4:0]  trap_cause;
+  logic [31:0] trap_value;
+  logic        core_halting;
+  logic        core_halt_now;
+  logic        x_rd_req;
+  logic [Aw-1:0] x_rd_addr;
+  logic        x_wr_req;
+  logic [Aw-1:0] x_wr_addr;
+  logic [31:0] x_wr_data;
+  logic        x_busy;
+  logic        x_finish;
+  logic        x_err;
+  logic [4:0]  x_err_cause;
+  logic [31:0] x_err_pc;
+  logic [31:0] x_err_value;
+  logic [31:0] a_rdata;
+
+  // A disabled tile never advances: it is halted from cycle 0 (the chip counts it as halted).
+  assign core_run = run_i && enable_i;
+  assign stop     = stop_i && enable_i;
+  assign resume   = (release_i && (xchg_prog == 32'd0)) || (core_run && x_finish);
+
   tess_core #(
     .MemBytes (MemBytes),
-    .TileId   (TileId),
     .NumTiles (NumTiles)
   ) u_core (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .run_i           (run_i),
+    .run_i           (core_run),
+    .tile_id_i       (tile_id_i),
+    .stop_i          (stop),
+    .resume_i        (resume),
+    .xchg_clear_i    (release_i),
+    .sync_o          (sync_arrive),
+    .sync_desc_o     (sync_desc),
+    .sync_pc_o       (sync_pc),
+    .xchg_prog_o     (xchg_prog),
+    .halt_now_o      (core_halt_now),
+    .trap_now_o      (trap_now_o),
     .imem_req_o      (imem_req),
     .imem_addr_o     (imem_addr),
-    .imem_rdata_i    (imem_rdata),
+    .imem_rdata_i    (a_rdata),
     .dmem_req_o      (dmem_req),
     .dmem_we_o       (dmem_we),
     .dmem_be_o       (dmem_be),
     .dmem_addr_o     (dmem_addr),
     .dmem_wdata_o    (dmem_wdata),
     .dmem_rdata_i    (b_rdata),
-    .halting_o       (halting_o),
+    .halting_o       (core_halting),
     .halted_o        (halted_o),
+    .exited_o        (exited_o),
     .exit_code_o     (exit_code_o),
-    .trap_o          (trap_o),
-    .trap_ctx_o      (trap_ctx_o),
-    .trap_pc_o       (trap_pc_o),
-    .trap_cause_o    (trap_cause_o),
-    .trap_value_o    (trap_value_o),
+    .trap_o          (trap_q),
+    .trap_ctx_o      (trap_ctx),
+    .trap_pc_o       (trap_pc),
+    .trap_cause_o    (trap_cause),
+    .trap_value_o    (trap_value),
     .console_valid_o (console_valid_o),
     .console_byte_o  (console_byte_o),
     .cycle_o         (cycle_o),
@@ -112,9 +191,166 @@ module tess_tile #(
     .retire_value_o  (retire_value_o)
   );
 
-  // Port B belongs to the core while running and to the host while held.
+  assign trap_o       = trap_q;
+  assign trap_ctx_o   = trap_ctx;
+  assign trap_pc_o    = trap_pc;
+  assign trap_cause_o = trap_cause;
+  assign trap_value_o = trap_value;
+  assign halting_o    = core_halting;
+  assign halt_now_o   = !enable_i || core_halt_now;
+
+  tess_exchange #(
+    .MemBytes (MemBytes),
+    .NumTiles (NumTiles)
+  ) u_exchange (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .advance_i   (core_run),
+    .stop_i      (stop),
+    .drop_i      (drop_i),
+    .start_i     (release_i),
+    .prog_i      (xchg_prog),
+    .rd_req_o    (x_rd_req),
+    .rd_addr_o   (x_rd_addr),
+    .rd_data_i   (a_rdata),
+    .wr_req_o    (x_wr_req),
+    .wr_addr_o   (x_wr_addr),
+    .wr_data_o   (x_wr_data),
+    .tx_o        (tx_o),
+    .rx_sel_o    (rx_sel_o),
+    .rx_data_i   (rx_data_i),
+    .busy_o      (x_busy),
+    .finish_o    (x_finish),
+    .err_o       (x_err),
+    .err_cause_o (x_err_cause),
+    .err_pc_o    (x_err_pc),
+    .err_value_o (x_err_value)
+  );
+
+  assign xerr_o      = x_err;
+  assign err_ctx_o   = trap_q ? trap_ctx : 3'(tess_params_pkg::EXCHANGE_CONTEXT);
+  assign err_pc_o    = trap_q ? trap_pc : x_err_pc;
+  assign err_cause_o = trap_q ? trap_cause : x_err_cause;
+  assign err_value_o = trap_q ? trap_value : x_err_value;
+
+  // Sync state and counters (docs/chip.md, "Sync timing"; T_ registers).
+  logic        arrived_q, arrived_d;
+  logic [31:0] desc_q, desc_d;
+  logic [31:0] spc_q, spc_d;
+  logic [63:0] instr_q, instr_d;
+  logic [63:0] swait_q, swait_d;
+  logic [63:0] exch_q, exch_d;
+  logic        swait_inc, exch_inc;      // the counters count this cycle
+  logic        swait_inc_q, exch_inc_q;  // ... counted in the last cycle the chip advanced
+
   always_comb begin
-    if (run_i) begin
+    arrived_d = arrived_q;
+    desc_d    = desc_q;
+    spc_d     = spc_q;
+    instr_d   = instr_q;
+    swait_d   = swait_q;
+    exch_d    = exch_q;
+    if (sync_arrive) begin
+      arrived_d = 1'b1;
+      desc_d    = sync_desc;
+      spc_d     = sync_pc;
+    end
+    if (release_i) begin
+      arrived_d = 1'b0;
+    end
+    if (retire_valid_o) begin
+      instr_d = instr_q + 64'd1;
+    end
+    // Cycles a_t .. R-1 and R .. X-1, up to and including the cycle e of a chip error: the
+    // error is found at e+2 (stop), so that cycle is not counted and e+1's count is taken back.
+    if (stop && !drop_i) begin
+      swait_d = swait_q - {63'd0, swait_inc_q};
+      exch_d  = exch_q - {63'd0, exch_inc_q};
+    end else begin
+      if (swait_inc) begin
+        swait_d = swait_q + 64'd1;
+      end
+      if (exch_inc) begin
+        exch_d = exch_q + 64'd1;
+      end
+    end
+  end
+
+  assign swait_inc = core_run && arrived_q && !release_i && !stop;
+  assign exch_inc  = core_run && x_busy && !stop;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      arrived_q <= 1'b0;
+      desc_q    <= '0;
+      spc_q     <= '0;
+      instr_q   <= '0;
+      swait_q   <= '0;
+      exch_q    <= '0;
+      swait_inc_q <= 1'b0;
+      exch_inc_q  <= 1'b0;
+    end else begin
+      arrived_q <= arrived_d;
+      desc_q    <= desc_d;
+      spc_q     <= spc_d;
+      instr_q   <= instr_d;
+      swait_q   <= swait_d;
+      exch_q    <= exch_d;
+      if (core_run) begin
+        swait_inc_q <= swait_inc;
+        exch_inc_q  <= exch_inc;
+      end
+    end
+  end
+
+  assign arrive_o    = sync_arrive;
+  assign arrived_o   = arrived_q;
+  assign sync_desc_o = desc_q;
+  assign sync_pc_o   = spc_q;
+  assign instr_o     = instr_q;
+  assign sync_wait_o = swait_q;
+  assign exch_o      = exch_q;
+
+  // Port A: the exchange engine's reads, else instruction fetch. A read of the word the engine
+  // writes on port B in the same cycle takes the new word (bypass register).
+  logic          a_req;
+  logic [Aw-1:0] a_addr;
+  logic          byp_q, byp_d;
+  logic [31:0]   byp_data_q, byp_data_d;
+
+  assign a_req  = x_rd_req || imem_req;
+  assign a_addr = x_rd_req ? x_rd_addr : imem_addr;
+  assign a_rdata = byp_q ? byp_data_q : imem_rdata;
+
+  always_comb begin
+    byp_d      = byp_q;
+    byp_data_d = byp_data_q;
+    if (a_req) begin
+      byp_d      = x_wr_req && (x_wr_addr == a_addr);
+      byp_data_d = x_wr_data;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      byp_q      <= 1'b0;
+      byp_data_q <= '0;
+    end else begin
+      byp_q      <= byp_d;
+      byp_data_q <= byp_data_d;
+    end
+  end
+
+  // Port B belongs to the core (or a receive of the engine) while running and to the host while
+  // held.
+  always_comb begin
+    if (x_wr_req) begin
+      b_req   = 1'b1;
+      b_we    = 1'b1;
+      b_be    = 4'b1111;
+      b_addr  = x_wr_addr;
+      b_wdata = x_wr_data;
+    end else if (core_run) begin
       b_req   = dmem_req;
       b_we    = dmem_we;
       b_be    = dmem_be;
@@ -135,8 +371,8 @@ module tess_tile #(
     .Words (MemBytes / 4)
   ) u_sram (
     .clk_i     (clk_i),
-    .a_req_i   (imem_req),
-    .a_addr_i  (imem_addr),
+    .a_req_i   (a_req),
+    .a_addr_i  (a_addr),
     .a_rdata_o (imem_rdata),
     .b_req_i   (b_req),
     .b_we_i    (b_we),

@@ -33,7 +33,7 @@ set(TESSERA_MEM_BYTES ${TESSERA_MEM_BYTES} CACHE STRING "Tile memory size the pr
 
 set(TESSERA_LINKER_SCRIPT ${TESSERA_SW_DIR}/runtime/link.ld)
 
-add_library(tessera_rt STATIC ${TESSERA_SW_DIR}/runtime/runtime.c)
+add_library(tessera_rt STATIC ${TESSERA_SW_DIR}/runtime/runtime.c ${TESSERA_SW_DIR}/runtime/exchange.c)
 target_include_directories(tessera_rt PUBLIC ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
 target_compile_options(tessera_rt PRIVATE -Wall -Wextra -Werror)
 # memcpy/memset must not be turned back into calls to themselves.

@@ -19,8 +19,15 @@ std::vector<uint8_t> bytesOf(const std::vector<uint32_t>& words) {
   return bytes;
 }
 
+// A one-tile model chip: the program is on tile 0 only.
+tessera::DeviceOptions oneTile() {
+  tessera::DeviceOptions options;
+  options.tiles = 1;
+  return options;
+}
+
 TEST(ModelDevice, RunsInStepsAndReportsTheHalt) {
-  auto device = tessera::openDevice("model");
+  auto device = tessera::openDevice("model", oneTile());
   device->writeMemory(0, 0, bytesOf(kProgram));
   device->reset();
   // 5 instructions on one context: EXIT issues at cycle 24, cycle count 25.
@@ -44,7 +51,7 @@ TEST(ModelDevice, RunsInStepsAndReportsTheHalt) {
 }
 
 TEST(ModelDevice, RetireSinkSeesEveryInstruction) {
-  auto device = tessera::openDevice("model");
+  auto device = tessera::openDevice("model", oneTile());
   device->writeMemory(0, 0, bytesOf(kProgram));
   device->reset();
   std::vector<tessera::RetireRecord> records;
@@ -64,7 +71,7 @@ TEST(OpenDevice, ModelReportsItsParameters) {
   auto device = tessera::openDevice("model", options);
   const tessera::ChipInfo info = device->info();
   EXPECT_EQ(info.backend, "model");
-  EXPECT_EQ(info.tiles, 1u);
+  EXPECT_EQ(info.tiles, 4u);  // DeviceOptions::tiles = 0: the default chip (docs/decisions.md)
   EXPECT_EQ(info.tileMemBytes, 4096u);
   EXPECT_EQ(info.contexts, 6u);
 }

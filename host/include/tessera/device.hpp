@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "tessera/chip_params.h"
 #include "tessera/error.hpp"
 
 namespace tessera {
 
 /// Chip parameters a device reports.
 struct ChipInfo {
-  unsigned tiles = 1;               ///< tiles in the chip
+  unsigned tiles = 0;               ///< tiles in the chip; 0 = the default, 4 (docs/decisions.md)
   uint32_t tileMemBytes = 65536;    ///< SRAM bytes per tile
   unsigned contexts = 6;            ///< contexts per tile
   std::string backend;              ///< "model", "rtl", ...
@@ -23,12 +24,15 @@ struct ChipInfo {
 
 /// Why a run stopped.
 enum class StopReason {
-  Halted,      ///< every tile wrote EXIT
-  Trap,        ///< a tile trapped; see TrapInfo
+  Halted,      ///< every tile wrote EXIT (or is disabled)
+  Trap,        ///< a tile trapped, or a sync/exchange error (docs/chip.md); see TrapInfo
   MaxCycles,   ///< the cycle limit was reached first
+  HostSync,    ///< a host sync is pending (RunResult::hostSyncId); the next run() releases it
+  SyncBreak,   ///< stopped at an internal sync because of setSyncBreak; the next run() releases it
 };
 
-/// What a trap recorded (docs/tile.md, "Halting and traps").
+/// What a trap or chip error recorded (docs/tile.md "Halting and traps", docs/chip.md "Errors").
+/// context is 6 for an error of the exchange engine.
 struct TrapInfo {
   unsigned tile = 0;
   unsigned context = 0;
@@ -48,14 +52,19 @@ struct TileStats {
   uint64_t instructions = 0;        ///< instructions retired, all contexts
   uint64_t contextInstructions[6] = {};  ///< instructions retired per context
   uint64_t idleSlots = 0;           ///< slots in which nothing issued (no instruction, no long-op pass)
+  uint64_t syncWaitCycles = 0;      ///< cycles between arriving at a sync and its release, summed
+  uint64_t exchangeCycles = 0;      ///< cycles the exchange engine ran, summed
+  bool halted = false;              ///< the tile wrote EXIT or is disabled
+  uint32_t exitCode = 0;            ///< its exit code (0 for a disabled tile)
 };
 
 /// Result of Device::run.
 struct RunResult {
   StopReason reason = StopReason::Halted;
   uint64_t cycles = 0;              ///< chip cycles simulated
-  uint32_t exitCode = 0;            ///< tile 0's exit code when Halted
+  uint32_t exitCode = 0;            ///< tile 0's exit code when Halted (others: TileStats)
   TrapInfo trap;                    ///< valid when reason == Trap
+  uint32_t hostSyncId = 0;          ///< sync id, valid when reason == HostSync or SyncBreak
 };
 
 /// Where a retired instruction wrote (docs/tile.md, "Retirement trace").
@@ -93,13 +102,30 @@ class Device {
   /// Counters of a tile since reset.
   virtual TileStats stats(unsigned tile) const = 0;
   /// Receive every retired instruction during run() (slows the run; empty function to stop).
+  /// With several tiles, records of one tile come in order; tiles may interleave in any order.
   virtual void setRetireSink(std::function<void(const RetireRecord&)> sink) = 0;
+  /// Read a chip control/status register (docs/chip.md, "Host port and control registers").
+  virtual uint32_t readControl(uint32_t offset) = 0;
+  /// Write a chip control/status register.
+  virtual void writeControl(uint32_t offset, uint32_t value) = 0;
+
+  /// Enable or disable a tile for the next run (after reset(); every tile is enabled by reset).
+  /// A disabled tile counts as halted with exit code 0 (docs/chip.md, T_ENABLE).
+  void setTileEnabled(unsigned tile, bool enabled) {
+    writeControl(TESS_CR_TILE_SEL, tile);
+    writeControl(TESS_CR_T_ENABLE, enabled ? 1u : 0u);
+  }
+  /// Stop at every sync as at a host sync (StopReason::SyncBreak for internal ones), to inspect or
+  /// compare memory at each superstep; cycle counts do not change (docs/chip.md, SYNC_BREAK).
+  void setSyncBreak(bool on) { writeControl(TESS_CR_SYNC_BREAK, on ? 1u : 0u); }
 };
 
 /// Options for creating a device.
 struct DeviceOptions {
-  unsigned tiles = 1;
+  unsigned tiles = 0;               ///< tiles in the chip; 0 = the default, 4 (docs/decisions.md)
   uint32_t tileMemBytes = 0;        ///< 0 = the backend's default
+  std::string preset;               ///< "" or "mk2" (1472 tiles x 624 KiB; model only)
+  unsigned threads = 0;             ///< model: host threads, 0 = one per core
   std::string traceVcd;             ///< rtl only: write a VCD waveform here
 };
 

@@ -1,6 +1,8 @@
 // Tests of the rtl backend with hand-assembled programs. Expected values come from the RISC-V
 // ISA and the timing rules of docs/tile.md (issue slots, long ops = 8 rounds, +3 visibility,
-// halt cycle count h + 1), worked out by hand in the comments.
+// halt cycle count h + 1), worked out by hand in the comments. They run on tile 0 of the default
+// 4-tile chip with tiles 1..3 disabled, which changes none of tile 0's cycle counts
+// (docs/chip.md, T_ENABLE); chip-level tests are in rtl_chip_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,11 +15,24 @@
 namespace tessera {
 namespace {
 
+// Options of an rtl device: tile count (0 = default), memory per tile (0 = default), preset.
+DeviceOptions chipOptions(unsigned tiles, uint32_t memBytes, const char* preset) {
+  DeviceOptions o;
+  o.tiles = tiles;
+  o.tileMemBytes = memBytes;
+  o.preset = preset;
+  return o;
+}
+
 constexpr uint32_t kMmio = 0x80000;  // lui immediate of the MMIO page
 constexpr uint64_t kMaxCycles = 100000;
 
 class RtlDeviceTest : public ::testing::Test {
  protected:
+  RtlDeviceTest() {
+    for (unsigned t = 1; t < device_->info().tiles; ++t) device_->setTileEnabled(t, false);
+  }
+
   void load(uint32_t addr, const std::vector<uint32_t>& words) {
     std::vector<uint8_t> bytes;
     for (uint32_t w : words) {
@@ -31,13 +46,13 @@ class RtlDeviceTest : public ::testing::Test {
     return device_->run(kMaxCycles);
   }
 
-  std::unique_ptr<Device> device_ = makeRtlDevice(DeviceOptions{});
+  std::unique_ptr<Device> device_ = makeRtlDevice(chipOptions(0, 0, ""));
   std::vector<RetireRecord> retired_;
 };
 
 TEST_F(RtlDeviceTest, ReportsItsParameters) {
   const ChipInfo info = device_->info();
-  EXPECT_EQ(info.tiles, 1u);
+  EXPECT_EQ(info.tiles, 4u);  // DeviceOptions::tiles = 0: the default chip
   EXPECT_EQ(info.tileMemBytes, TESS_TILE_MEM_BYTES);
   EXPECT_EQ(info.contexts, 6u);
   EXPECT_EQ(info.backend, "rtl");
@@ -216,7 +231,7 @@ TEST_F(RtlDeviceTest, HostAccessOutsideMemoryThrows) {
   std::vector<uint8_t> four(4);
   EXPECT_THROW(device_->writeMemory(0, TESS_TILE_MEM_BYTES - 2, four), Error);
   EXPECT_THROW(device_->readMemory(0, TESS_TILE_MEM_BYTES, four), Error);
-  EXPECT_THROW(device_->readMemory(1, 0, four), Error);
+  EXPECT_THROW(device_->readMemory(4, 0, four), Error);
   try {
     device_->writeMemory(0, 0xfffffffeu, four);
     FAIL() << "expected tessera::Error";
@@ -235,9 +250,21 @@ TEST_F(RtlDeviceTest, PartialWordHostWritesKeepNeighbours) {
   EXPECT_EQ(back, (std::vector<uint8_t>{0xaa, 0xaa, 0xaa, 1, 2, 3, 4, 5, 0xcc, 0xcc, 0xcc, 0xcc}));
 }
 
-TEST(RtlDeviceOptions, RejectsMoreThanOneTileAndOtherMemorySizes) {
-  EXPECT_THROW(makeRtlDevice(DeviceOptions{2, 0, ""}), Error);
-  EXPECT_THROW(makeRtlDevice(DeviceOptions{1, 4096, ""}), Error);
+TEST(RtlDeviceOptions, OffersFourOrSixteenTilesOf64KiB) {
+  EXPECT_EQ(makeRtlDevice(chipOptions(0, 0, ""))->info().tiles, 4u);
+  EXPECT_EQ(makeRtlDevice(chipOptions(16, 0, ""))->info().tiles, 16u);
+  for (unsigned tiles : {1u, 2u, 8u, 1472u}) {
+    try {
+      makeRtlDevice(chipOptions(tiles, 0, ""));
+      FAIL() << tiles << " tiles: expected tessera::Error";
+    } catch (const Error& e) {
+      // The message names the configurations that exist.
+      EXPECT_NE(std::string(e.what()).find("4 tiles"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("16"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(makeRtlDevice(chipOptions(4, 4096, "")), Error);
+  EXPECT_THROW(makeRtlDevice(chipOptions(0, 0, "mk2")), Error);
 }
 
 TEST_F(RtlDeviceTest, RunStopsAtTheCycleLimitAndResumes) {

@@ -1,6 +1,6 @@
 // Long sweep of the RTL FPU against tessera::fp: kSweepSets random operand sets per operation
-// (default 10^7; tess_fpu ops in a random mix, FDIV/FSQRT on all six contexts). Not part of
-// ctest (about 5 minutes on one core). Run it by hand:
+// (default 10^7; tess_fpu ops in a random mix, FDIV/FSQRT on all six contexts). About 5 minutes on
+// one core, so only in the "sweep" ctest label: `ctest --test-dir build -L sweep`, or by hand:
 //   ninja -C build fpu_rtl_sweep && build/rtl/tests/fpu/fpu_rtl_sweep [--gtest_filter=...]
 // The environment variable FPU_SWEEP_SETS overrides the count, FPU_SWEEP_SEED the seed.
 #include <gtest/gtest.h>

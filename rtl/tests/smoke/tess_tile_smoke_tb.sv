@@ -55,12 +55,39 @@ module tess_tile_smoke_tb;
   logic [4:0]                retire_rd;
   logic [31:0]               retire_value;
 
+  // The chip-facing ports idle: enabled, never stopped or released, nothing on the fabric.
+  logic        unused_arrive, unused_arrived, unused_halt_now, unused_trap_now, unused_xerr;
+  logic [31:0] unused_desc, unused_sync_pc, unused_err_pc, unused_err_value, unused_tx;
+  logic [2:0]  unused_err_ctx;
+  logic [4:0]  unused_err_cause;
+  logic        unused_rx_sel;
+  logic [63:0] unused_instr, unused_sync_wait, unused_exch;
+
   tess_tile #(
     .MemBytes (MemBytes)
   ) u_dut (
     .clk_i           (clk),
     .rst_ni          (rst_n),
     .run_i           (run),
+    .tile_id_i       (16'd0),
+    .enable_i        (1'b1),
+    .stop_i          (1'b0),
+    .drop_i          (1'b0),
+    .release_i       (1'b0),
+    .arrive_o        (unused_arrive),
+    .arrived_o       (unused_arrived),
+    .sync_desc_o     (unused_desc),
+    .sync_pc_o       (unused_sync_pc),
+    .halt_now_o      (unused_halt_now),
+    .trap_now_o      (unused_trap_now),
+    .xerr_o          (unused_xerr),
+    .err_ctx_o       (unused_err_ctx),
+    .err_pc_o        (unused_err_pc),
+    .err_cause_o     (unused_err_cause),
+    .err_value_o     (unused_err_value),
+    .tx_o            (unused_tx),
+    .rx_sel_o        (unused_rx_sel),
+    .rx_data_i       (32'd0),
     .host_req_i      (host_req),
     .host_we_i       (host_we),
     .host_be_i       (host_be),
@@ -80,6 +107,9 @@ module tess_tile_smoke_tb;
     .cycle_o         (cycle),
     .instret_o       (instret),
     .idle_o          (idle),
+    .instr_o         (unused_instr),
+    .sync_wait_o     (unused_sync_wait),
+    .exch_o          (unused_exch),
     .retire_valid_o  (retire_valid),
     .retire_cycle_o  (retire_cycle),
     .retire_ctx_o    (retire_ctx),

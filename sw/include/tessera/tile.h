@@ -1,5 +1,6 @@
-/* Device-side interface of a tessera tile for C and C++ programs (docs/tile.md).
- * MMIO accessors, console output, worker control, ids and counters. Everything here is either an
+/* Device-side interface of a tessera tile for C and C++ programs (docs/tile.md, docs/chip.md).
+ * MMIO accessors, console output, worker control, ids and counters, syncs and the exchange program
+ * register (exchange programs themselves: tessera/exchange.h). Everything here is either an
  * inline wrapper of one instruction or a small routine in sw/runtime/runtime.c. */
 #ifndef TESSERA_TILE_H
 #define TESSERA_TILE_H
@@ -81,8 +82,16 @@ typedef void (*tessera_worker_fn)(void* arg);
 /** Start worker w (1..5) on fn(arg) (supervisor only; the worker must be idle, else it traps). */
 void tessera_run_worker(uint32_t w, tessera_worker_fn fn, void* arg);
 
-/** Block the supervisor until every worker is idle. */
-static inline void tessera_wait_workers(void) { tessera_mmio_write(TESS_MMIO_WAIT, 0); }
+/** Compiler barrier: memory accesses are not moved across it (another agent — a worker, the
+ * exchange engine, the host — reads or writes memory at this point). */
+#define TESSERA_MEMORY_BARRIER() __asm__ volatile("" ::: "memory")
+
+/** Block the supervisor until every worker is idle; the workers' stores are visible after it. */
+static inline void tessera_wait_workers(void) {
+  TESSERA_MEMORY_BARRIER();
+  tessera_mmio_write(TESS_MMIO_WAIT, 0);
+  TESSERA_MEMORY_BARRIER();
+}
 
 /** Bit w set while worker w is running. */
 static inline uint32_t tessera_workers_running(void) { return tessera_mmio_read(TESS_MMIO_WORKERS); }
@@ -92,6 +101,37 @@ static inline __attribute__((noreturn)) void tessera_worker_done(void) {
   tessera_mmio_write(TESS_MMIO_DONE, 0);
   for (;;) {
   }
+}
+
+/* ---- Chip: syncs and exchange (docs/chip.md) ---- */
+
+/** Name the exchange program (word array in this tile's memory) to run after the next sync;
+ * NULL = none. Supervisor only. The register is cleared at each release, so name it every time. */
+static inline void tessera_set_exchange(const uint32_t* prog) {
+  TESSERA_MEMORY_BARRIER();
+  tessera_mmio_write(TESS_MMIO_XCHG_PROG, (uint32_t)(uintptr_t)prog);
+}
+
+/** Arrive at a sync with a raw descriptor, without waiting for workers first (supervisor only;
+ * a running worker makes it trap, cause 24). Returns when this tile's exchange has finished. */
+static inline void tessera_sync_raw(uint32_t descriptor) {
+  TESSERA_MEMORY_BARRIER();
+  tessera_mmio_write(TESS_MMIO_SYNC, descriptor);
+  TESSERA_MEMORY_BARRIER();
+}
+
+/** Wait for every worker, then arrive at internal sync `id` (16 bits) and run the exchange program
+ * named by tessera_set_exchange; returns when this tile's exchange has finished. */
+static inline void tessera_sync(uint32_t id) {
+  tessera_wait_workers();
+  tessera_sync_raw(id & 0xffffu);
+}
+
+/** Wait for every worker, then arrive at host sync `n` (16 bits): the chip stops, the host reads
+ * and writes tile memory, then releases; the exchange program (if named) runs after the release. */
+static inline void tessera_host_sync(uint32_t n) {
+  tessera_wait_workers();
+  tessera_sync_raw(TESS_SYNC_HOST_BIT | (n & 0xffffu));
 }
 
 #ifdef __cplusplus

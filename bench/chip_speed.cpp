@@ -1,0 +1,89 @@
+// chip_speed: simulation speed of a whole chip on each backend, side by side in one process:
+// the same ELF on every tile, run to the halt (host syncs released at once) on model and rtl
+// with 4 and 16 tiles, and on the model's mk2 preset (1472 tiles). Reported per configuration:
+// chip cycles (the same on every backend for one tile count: checked), chip cycles/s and
+// tile-cycles/s. Usage: chip_speed [--seconds S] [--configs model:4,rtl:4,...] prog.elf
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <map>
+#include <vector>
+
+#include "program_loader.hpp"
+#include "tessera/device.hpp"
+
+namespace {
+
+struct Measurement {
+  uint64_t runs = 0;
+  uint64_t cycles = 0;  // per run
+  unsigned tiles = 0;
+  double seconds = 0;   // all runs
+};
+
+Measurement measure(const std::string& config, const std::string& path, double minSeconds,
+                    unsigned threads) {
+  const size_t colon = config.find(':');
+  if (colon == std::string::npos) throw tessera::Error("config \"" + config + "\": want dev:tiles");
+  tessera::DeviceOptions options;
+  const std::string spec = config.substr(0, colon), shape = config.substr(colon + 1);
+  if (shape == "mk2") {
+    options.preset = "mk2";
+  } else {
+    options.tiles = static_cast<unsigned>(std::stoul(shape));
+  }
+  options.threads = threads;
+  auto dev = tessera::openDevice(spec, options);
+  Measurement m;
+  m.tiles = dev->info().tiles;
+  while (m.seconds < minSeconds) {
+    tessera::loadProgramOnAllTiles(*dev, path);
+    const auto start = std::chrono::steady_clock::now();
+    tessera::RunResult r = dev->run(~uint64_t{0});
+    while (r.reason == tessera::StopReason::HostSync) r = dev->run(~uint64_t{0});
+    m.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r.reason != tessera::StopReason::Halted) {
+      throw tessera::Error(fmt::format("{} on {} did not halt cleanly", path, config));
+    }
+    m.cycles = r.cycles;
+    m.runs++;
+  }
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Chip simulation speed of each backend, measured side by side."};
+  double seconds = 2.0;
+  unsigned threads = 0;
+  std::vector<std::string> configs{"model:4", "rtl:4", "model:16", "rtl:16", "model:mk2"};
+  std::string program;
+  app.add_option("--seconds", seconds, "Minimum wall time per configuration (default 2)");
+  app.add_option("--threads", threads, "Model host threads (default: one per core)");
+  app.add_option("--configs", configs, "device:tiles or model:mk2 (default: all five)")
+      ->delimiter(',');
+  app.add_option("program", program, "A tile program (ELF) that halts on every tile")->required();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    fmt::print("{:<12} {:>6} {:>12} {:>14} {:>16} {:>6}\n", "config", "tiles", "chip cycles",
+               "chip cycles/s", "tile-cycles/s", "runs");
+    std::map<unsigned, uint64_t> cyclesByTiles;
+    for (const std::string& c : configs) {
+      const Measurement m = measure(c, program, seconds, threads);
+      const double cps = double(m.cycles) * double(m.runs) / m.seconds;
+      fmt::print("{:<12} {:>6} {:>12} {:>14.0f} {:>16.0f} {:>6}\n", c, m.tiles, m.cycles, cps,
+                 cps * m.tiles, m.runs);
+      auto [it, fresh] = cyclesByTiles.emplace(m.tiles, m.cycles);
+      if (!fresh && it->second != m.cycles) {
+        throw tessera::Error(fmt::format("{}: {} chip cycles, another backend gave {} on {} tiles",
+                                         c, m.cycles, it->second, m.tiles));
+      }
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "chip_speed: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,469 @@
+// The tessera chip (docs/chip.md): NumTiles tiles sharing one cycle, the sync controller, the
+// exchange fabric, the host port and the control/status registers.
+//
+// Fabric: every tile drives its bus (tess_exchange tx_o: the value sent in the previous cycle, 0
+// when nothing was sent); a pipeline of EXCHANGE_LATENCY+1 registers per bus delivers to every
+// tile's receive mux the value that tile's engine writes in this cycle (a receive at r is written
+// at r+2 and takes the bus of r - EXCHANGE_LATENCY). Any number of tiles may select one bus.
+//
+// Errors: a trap in some tile's EX (issue cycle e, seen at e+2), an exchange error (raised at
+// e+2) or a sync error (raised at e+2) stop every tile in that same cycle (tess_core stop_i):
+// what other tiles do at e still happens, nothing later; the chip's cycle count is e+1; the
+// lowest-numbered failing tile is reported. Disabled tiles take no part in syncs. When every tile has
+// halted the count is max(h)+1. In both cases the chip drains the tiles' pipelines (no cycles
+// counted) and then enters the final state.
+//
+// Ports for the simulation host:
+//   run_i         1 = the chip may advance (RUNNING state); 0 pauses it (e.g. a cycle limit).
+//   host_*        tile memory: byte address, byte enables, one word per cycle; read data and
+//                 host_err_o (tile or address out of range, or the chip is advancing) one cycle
+//                 after the request. Nothing is accessed on an error.
+//   ctl_*         control/status registers (offsets CR_* of rtl/params.json): reads are
+//                 combinational, writes take effect at the clock edge.
+//   state_o, stopping_o, cycle_o: STATUS state, draining after a halt or error, CYCLE.
+//   console_*, retire_*, tile_cycle_o, instret_o: per tile, tile t at [W*t +: W].
+module tess_chip #(
+  parameter int NumTiles = tess_params_pkg::NUM_TILES,
+  parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
+  localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
+  localparam int Tw = (NumTiles > 1) ? $clog2(NumTiles) : 1,
+  localparam int Aw = $clog2(MemBytes / 4)
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_ni,
+  input  logic                          run_i,
+  // host memory port
+  input  logic                          host_req_i,
+  input  logic                          host_we_i,
+  input  logic [15:0]                   host_tile_i,
+  input  logic [31:0]                   host_addr_i,
+  input  logic [3:0]                    host_be_i,
+  input  logic [31:0]                   host_wdata_i,
+  output logic [31:0]                   host_rdata_o,
+  output logic                          host_err_o,
+  // control and status registers
+  input  logic                          ctl_we_i,
+  input  logic [11:0]                   ctl_addr_i,
+  input  logic [31:0]                   ctl_wdata_i,
+  output logic [31:0]                   ctl_rdata_o,
+  // status
+  output logic [3:0]                    state_o,
+  output logic                          stopping_o,
+  output logic [63:0]                   cycle_o,
+  // per tile
+  output logic [NumTiles-1:0]           console_valid_o,
+  output logic [NumTiles*8-1:0]         console_byte_o,
+  output logic [NumTiles-1:0]           retire_valid_o,
+  output logic [NumTiles*64-1:0]        retire_cycle_o,
+  output logic [NumTiles*3-1:0]         retire_ctx_o,
+  output logic [NumTiles*32-1:0]        retire_pc_o,
+  output logic [NumTiles*32-1:0]        retire_insn_o,
+  output logic [NumTiles*2-1:0]         retire_dest_o,
+  output logic [NumTiles*5-1:0]         retire_rd_o,
+  output logic [NumTiles*32-1:0]        retire_value_o,
+  output logic [NumTiles*64-1:0]        tile_cycle_o,
+  output logic [NumTiles*Contexts*64-1:0] instret_o
+);
+
+  localparam int Latency = tess_params_pkg::EXCHANGE_LATENCY;
+  localparam logic [31:0] MemLimit = 32'(MemBytes);
+
+  typedef enum logic [3:0] {
+    StReset   = 4'(tess_params_pkg::ST_RESET),
+    StRunning = 4'(tess_params_pkg::ST_RUNNING),
+    StSync    = 4'(tess_params_pkg::ST_HOST_SYNC),
+    StHalted  = 4'(tess_params_pkg::ST_HALTED),
+    StError   = 4'(tess_params_pkg::ST_ERROR)
+  } state_e;
+
+  // CTRL.RESET resets everything but the memories (and this register) one cycle later.
+  logic soft_rst_q;
+  logic rst_n;
+  assign rst_n = rst_ni && !soft_rst_q;
+
+  state_e              state_q, state_d;
+  logic                stopping_q, stopping_d;
+  state_e              final_q, final_d;
+  logic [63:0]         cycle_q, cycle_d;
+  logic [Tw-1:0]       err_tile_q, err_tile_d;
+  logic                err_sync_q, err_sync_d;      // the error is a sync error (else the tile's)
+  logic [4:0]          serr_cause_q, serr_cause_d;
+  logic [31:0]         serr_value_q, serr_value_d;
+  logic                sync_break_q;
+  logic [31:0]         tile_sel_q;
+  logic [NumTiles-1:0] enable_q;
+
+  // Per-tile signals, tile t at [W*t +: W].
+  logic [NumTiles-1:0]    arrive, arrived, halt_now, halting, halted, exited, trap_now, xerr;
+  logic [NumTiles*32-1:0] desc, sync_pc, exit_code, err_pc, err_value, tx, rx_data;
+  logic [NumTiles*3-1:0]  err_ctx;
+  logic [NumTiles*5-1:0]  err_cause;
+  logic [NumTiles*Tw-1:0] rx_sel;
+  logic [NumTiles*64-1:0] instr, idle, sync_wait, exch;
+  logic [NumTiles*32-1:0] tile_rdata;
+  logic [NumTiles-1:0]    unused_trap;
+  logic [NumTiles*3-1:0]  unused_trap_ctx;
+  logic [NumTiles*32-1:0] unused_trap_pc, unused_trap_value;
+  logic [NumTiles*5-1:0]  unused_trap_cause;
+
+  // ---------------------------------------------------------------------------------------------
+  // Cycle control
+  // ---------------------------------------------------------------------------------------------
+  logic advance;      // every tile's pipeline advances
+  logic live;         // ... and the chip's cycle counts (not draining)
+  logic stop_now;
+  logic stop;
+  logic all_halt;
+  logic drained;
+  logic sync_release;
+  logic sync_stop_req;
+  logic sync_host;
+  logic [15:0] sync_id;
+  logic sync_err;
+  logic [Tw-1:0] sync_err_tile;
+  logic [4:0] sync_err_cause;
+  logic [31:0] sync_err_value;
+  logic host_release;
+
+  assign advance  = run_i && (state_q == StRunning) && !(sync_stop_req && !stopping_q);
+  assign live     = advance && !stopping_q;
+  assign stop_now = live && ((|trap_now) || (|xerr) || sync_err);
+  assign stop     = stop_now || stopping_q;
+  assign all_halt = &halt_now;
+  assign drained  = &(halted | ~enable_q);
+
+  tess_sync #(
+    .NumTiles (NumTiles)
+  ) u_sync (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_n),
+    .advance_i      (live),
+    .arrive_i       (arrive),
+    .desc_i         (desc),
+    .gone_i         (halting & enable_q),
+    .absent_i       (~enable_q),
+    .sync_break_i   (sync_break_q),
+    .host_release_i (host_release),
+    .release_o      (sync_release),
+    .stop_req_o     (sync_stop_req),
+    .pending_host_o (sync_host),
+    .pending_id_o   (sync_id),
+    .err_o          (sync_err),
+    .err_tile_o     (sync_err_tile),
+    .err_cause_o    (sync_err_cause),
+    .err_value_o    (sync_err_value)
+  );
+
+  // The lowest-numbered failing tile.
+  logic [Tw-1:0] fail_tile;
+  logic          fail_sync;
+  always_comb begin
+    fail_tile = '0;
+    fail_sync = 1'b0;
+    for (int t = NumTiles - 1; t >= 0; t--) begin
+      if (trap_now[t] || xerr[t]) begin
+        fail_tile = Tw'(t);
+        fail_sync = 1'b0;
+      end else if (sync_err && (sync_err_tile == Tw'(t))) begin
+        fail_tile = Tw'(t);
+        fail_sync = 1'b1;
+      end
+    end
+  end
+
+  always_comb begin
+    state_d      = state_q;
+    stopping_d   = stopping_q;
+    final_d      = final_q;
+    cycle_d      = cycle_q;
+    err_tile_d   = err_tile_q;
+    err_sync_d   = err_sync_q;
+    serr_cause_d = serr_cause_q;
+    serr_value_d = serr_value_q;
+    if (live) begin
+      if (stop_now) begin
+        // Found in EX of issue cycle e = now - 2: the count is e + 1.
+        stopping_d   = 1'b1;
+        final_d      = StError;
+        cycle_d      = cycle_q - 64'd1;
+        err_tile_d   = fail_tile;
+        err_sync_d   = fail_sync;
+        serr_cause_d = sync_err_cause;
+        serr_value_d = sync_err_value;
+      end else if (all_halt) begin
+        stopping_d = 1'b1;
+        final_d    = StHalted;
+        cycle_d    = (cycle_q == 64'd0) ? 64'd0 : cycle_q - 64'd1;
+      end else begin
+        cycle_d = cycle_q + 64'd1;
+      end
+    end
+    if ((state_q == StRunning) && stopping_q && drained) begin
+      state_d    = final_q;
+      stopping_d = 1'b0;
+    end
+    if (run_i && (state_q == StRunning) && sync_stop_req && !stopping_q) begin
+      state_d = StSync;
+    end
+    if (ctl_we_i && (ctl_addr_i == 12'(tess_params_pkg::CR_CTRL))) begin
+      if (ctl_wdata_i[1] && (state_q == StReset)) begin
+        state_d = StRunning;
+      end
+      if (ctl_wdata_i[2] && (state_q == StSync)) begin
+        state_d = StRunning;
+      end
+    end
+  end
+
+  assign host_release = ctl_we_i && (ctl_addr_i == 12'(tess_params_pkg::CR_CTRL)) &&
+                        ctl_wdata_i[2] && (state_q == StSync);
+
+  always_ff @(posedge clk_i or negedge rst_n) begin
+    if (!rst_n) begin
+      state_q      <= StReset;
+      stopping_q   <= 1'b0;
+      final_q      <= StHalted;
+      cycle_q      <= '0;
+      err_tile_q   <= '0;
+      err_sync_q   <= 1'b0;
+      serr_cause_q <= '0;
+      serr_value_q <= '0;
+    end else begin
+      state_q      <= state_d;
+      stopping_q   <= stopping_d;
+      final_q      <= final_d;
+      cycle_q      <= cycle_d;
+      err_tile_q   <= err_tile_d;
+      err_sync_q   <= err_sync_d;
+      serr_cause_q <= serr_cause_d;
+      serr_value_q <= serr_value_d;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      soft_rst_q <= 1'b0;
+    end else begin
+      soft_rst_q <= ctl_we_i && (ctl_addr_i == 12'(tess_params_pkg::CR_CTRL)) && ctl_wdata_i[0];
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Control registers
+  // ---------------------------------------------------------------------------------------------
+  logic [NumTiles-1:0] enable_d;
+  logic                sync_break_d;
+  logic [31:0]         tile_sel_d;
+
+  always_comb begin
+    enable_d     = enable_q;
+    sync_break_d = sync_break_q;
+    tile_sel_d   = tile_sel_q;
+    if (ctl_we_i) begin
+      unique case (ctl_addr_i)
+        12'(tess_params_pkg::CR_SYNC_BREAK): sync_break_d = ctl_wdata_i[0];
+        12'(tess_params_pkg::CR_TILE_SEL):   tile_sel_d   = ctl_wdata_i;
+        12'(tess_params_pkg::CR_T_ENABLE): begin
+          for (int t = 0; t < NumTiles; t++) begin
+            if (tile_sel_q == 32'(t)) begin
+              enable_d[t] = ctl_wdata_i[0];
+            end
+          end
+        end
+        default: ;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_n) begin
+    if (!rst_n) begin
+      enable_q     <= '1;
+      sync_break_q <= 1'b0;
+      tile_sel_q   <= '0;
+    end else begin
+      enable_q     <= enable_d;
+      sync_break_q <= sync_break_d;
+      tile_sel_q   <= tile_sel_d;
+    end
+  end
+
+  // Selected tile for the T_ registers (out of range reads as 0).
+  logic          sel_ok;
+  logic [Tw-1:0] sel;
+  assign sel_ok = tile_sel_q < 32'(NumTiles);
+  assign sel    = Tw'(tile_sel_q);
+
+  logic [31:0] status;
+  assign status = {(state_q == StSync) ? sync_id : 16'd0, 11'd0,
+                   (state_q == StSync) && sync_host, state_q};
+
+  always_comb begin
+    ctl_rdata_o = '0;
+    unique case (ctl_addr_i)
+      12'(tess_params_pkg::CR_ID):          ctl_rdata_o = tess_params_pkg::CHIP_ID;
+      12'(tess_params_pkg::CR_TILES):       ctl_rdata_o = 32'(NumTiles);
+      12'(tess_params_pkg::CR_MEM_BYTES):   ctl_rdata_o = MemLimit;
+      12'(tess_params_pkg::CR_CONTEXTS):    ctl_rdata_o = 32'(Contexts);
+      12'(tess_params_pkg::CR_STATUS):      ctl_rdata_o = status;
+      12'(tess_params_pkg::CR_CYCLE_LO):    ctl_rdata_o = cycle_q[31:0];
+      12'(tess_params_pkg::CR_CYCLE_HI):    ctl_rdata_o = cycle_q[63:32];
+      12'(tess_params_pkg::CR_ERR_TILE):    ctl_rdata_o = 32'(err_tile_q);
+      12'(tess_params_pkg::CR_ERR_CONTEXT): ctl_rdata_o = err_sync_q ? 32'd0 :
+                                                          32'(err_ctx[3*err_tile_q +: 3]);
+      12'(tess_params_pkg::CR_ERR_PC):      ctl_rdata_o = err_sync_q ? sync_pc[32*err_tile_q +: 32] :
+                                                          err_pc[32*err_tile_q +: 32];
+      12'(tess_params_pkg::CR_ERR_CAUSE):   ctl_rdata_o = err_sync_q ? 32'(serr_cause_q) :
+                                                          32'(err_cause[5*err_tile_q +: 5]);
+      12'(tess_params_pkg::CR_ERR_VALUE):   ctl_rdata_o = err_sync_q ? serr_value_q :
+                                                          err_value[32*err_tile_q +: 32];
+      12'(tess_params_pkg::CR_SYNC_BREAK):  ctl_rdata_o = {31'd0, sync_break_q};
+      12'(tess_params_pkg::CR_TILE_SEL):    ctl_rdata_o = tile_sel_q;
+      12'(tess_params_pkg::CR_T_ENABLE):    ctl_rdata_o = {31'd0, sel_ok && enable_q[sel]};
+      12'(tess_params_pkg::CR_T_STATE):     ctl_rdata_o = sel_ok ?
+          {30'd0, arrived[sel], exited[sel] || !enable_q[sel]} : 32'd0;
+      12'(tess_params_pkg::CR_T_EXIT):      ctl_rdata_o = sel_ok ? exit_code[32*sel +: 32] : 32'd0;
+      12'(tess_params_pkg::CR_T_INSTR_LO):  ctl_rdata_o = sel_ok ? instr[64*sel +: 32] : 32'd0;
+      12'(tess_params_pkg::CR_T_INSTR_HI):  ctl_rdata_o = sel_ok ? instr[64*sel+32 +: 32] : 32'd0;
+      12'(tess_params_pkg::CR_T_IDLE_LO):   ctl_rdata_o = sel_ok ? idle[64*sel +: 32] : 32'd0;
+      12'(tess_params_pkg::CR_T_IDLE_HI):   ctl_rdata_o = sel_ok ? idle[64*sel+32 +: 32] : 32'd0;
+      12'(tess_params_pkg::CR_T_SYNCWAIT_LO): ctl_rdata_o = sel_ok ? sync_wait[64*sel +: 32] : 32'd0;
+      12'(tess_params_pkg::CR_T_SYNCWAIT_HI): ctl_rdata_o = sel_ok ? sync_wait[64*sel+32 +: 32] :
+                                                            32'd0;
+      12'(tess_params_pkg::CR_T_EXCH_LO):   ctl_rdata_o = sel_ok ? exch[64*sel +: 32] : 32'd0;
+      12'(tess_params_pkg::CR_T_EXCH_HI):   ctl_rdata_o = sel_ok ? exch[64*sel+32 +: 32] : 32'd0;
+      default: ctl_rdata_o = '0;
+    endcase
+  end
+
+  assign state_o    = state_q;
+  assign stopping_o = stopping_q;
+  assign cycle_o    = cycle_q;
+
+  // ---------------------------------------------------------------------------------------------
+  // Host memory port
+  // ---------------------------------------------------------------------------------------------
+  logic          host_ok;
+  logic [Tw-1:0] host_tile;
+  logic [Tw-1:0] host_tile_q;
+  logic          host_err_q;
+  logic [15:0]   unused_host_tile;
+  assign host_ok   = !advance && ({16'd0, host_tile_i} < 32'(NumTiles)) &&
+                     (host_addr_i < MemLimit);
+  assign host_tile = Tw'(host_tile_i);
+  assign unused_host_tile = host_tile_i;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      host_tile_q <= '0;
+      host_err_q  <= 1'b0;
+    end else if (host_req_i) begin
+      host_tile_q <= host_tile;
+      host_err_q  <= !host_ok;
+    end
+  end
+
+  assign host_rdata_o = host_err_q ? 32'd0 : tile_rdata[32*host_tile_q +: 32];
+  assign host_err_o   = host_err_q;
+
+  // ---------------------------------------------------------------------------------------------
+  // Fabric: EXCHANGE_LATENCY+1 registers per bus, then every tile's receive mux
+  // ---------------------------------------------------------------------------------------------
+  localparam int Stages = Latency + 1;
+  logic [NumTiles*Stages*32-1:0] pipe_q, pipe_d;
+
+  always_comb begin
+    for (int t = 0; t < NumTiles; t++) begin
+      pipe_d[32*Stages*t +: 32] = tx[32*t +: 32];
+      for (int s = 1; s < Stages; s++) begin
+        pipe_d[32*(Stages*t + s) +: 32] = pipe_q[32*(Stages*t + s - 1) +: 32];
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_n) begin
+    if (!rst_n) begin
+      pipe_q <= '0;
+    end else if (advance) begin
+      pipe_q <= pipe_d;
+    end
+  end
+
+  always_comb begin
+    for (int t = 0; t < NumTiles; t++) begin
+      rx_data[32*t +: 32] = '0;
+      for (int b = 0; b < NumTiles; b++) begin
+        if (rx_sel[Tw*t +: Tw] == Tw'(b)) begin
+          rx_data[32*t +: 32] = pipe_q[32*(Stages*b + Stages - 1) +: 32];
+        end
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Tiles
+  // ---------------------------------------------------------------------------------------------
+  for (genvar t = 0; t < NumTiles; t++) begin : g_tile
+    logic          t_host_req;
+    assign t_host_req = host_req_i && host_ok && (host_tile == Tw'(t));
+
+    tess_tile #(
+      .MemBytes (MemBytes),
+      .NumTiles (NumTiles)
+    ) u_tile (
+      .clk_i           (clk_i),
+      .rst_ni          (rst_n),
+      .run_i           (advance),
+      .tile_id_i       (16'(t)),
+      .enable_i        (enable_q[t]),
+      .stop_i          (stop),
+      .drop_i          (stopping_q),
+      .release_i       (sync_release),
+      .arrive_o        (arrive[t]),
+      .arrived_o       (arrived[t]),
+      .sync_desc_o     (desc[32*t +: 32]),
+      .sync_pc_o       (sync_pc[32*t +: 32]),
+      .halt_now_o      (halt_now[t]),
+      .trap_now_o      (trap_now[t]),
+      .xerr_o          (xerr[t]),
+      .err_ctx_o       (err_ctx[3*t +: 3]),
+      .err_pc_o        (err_pc[32*t +: 32]),
+      .err_cause_o     (err_cause[5*t +: 5]),
+      .err_value_o     (err_value[32*t +: 32]),
+      .tx_o            (tx[32*t +: 32]),
+      .rx_sel_o        (rx_sel[Tw*t +: Tw]),
+      .rx_data_i       (rx_data[32*t +: 32]),
+      .host_req_i      (t_host_req),
+      .host_we_i       (host_we_i),
+      .host_be_i       (host_be_i),
+      .host_addr_i     (host_addr_i[Aw+1:2]),
+      .host_wdata_i    (host_wdata_i),
+      .host_rdata_o    (tile_rdata[32*t +: 32]),
+      .halting_o       (halting[t]),
+      .halted_o        (halted[t]),
+      .exited_o        (exited[t]),
+      .exit_code_o     (exit_code[32*t +: 32]),
+      .trap_o          (unused_trap[t]),
+      .trap_ctx_o      (unused_trap_ctx[3*t +: 3]),
+      .trap_pc_o       (unused_trap_pc[32*t +: 32]),
+      .trap_cause_o    (unused_trap_cause[5*t +: 5]),
+      .trap_value_o    (unused_trap_value[32*t +: 32]),
+      .console_valid_o (console_valid_o[t]),
+      .console_byte_o  (console_byte_o[8*t +: 8]),
+      .cycle_o         (tile_cycle_o[64*t +: 64]),
+      .instret_o       (instret_o[Contexts*64*t +: Contexts*64]),
+      .idle_o          (idle[64*t +: 64]),
+      .instr_o         (instr[64*t +: 64]),
+      .sync_wait_o     (sync_wait[64*t +: 64]),
+      .exch_o          (exch[64*t +: 64]),
+      .retire_valid_o  (retire_valid_o[t]),
+      .retire_cycle_o  (retire_cycle_o[64*t +: 64]),
+      .retire_ctx_o    (retire_ctx_o[3*t +: 3]),
+      .retire_pc_o     (retire_pc_o[32*t +: 32]),
+      .retire_insn_o   (retire_insn_o[32*t +: 32]),
+      .retire_dest_o   (retire_dest_o[2*t +: 2]),
+      .retire_rd_o     (retire_rd_o[5*t +: 5]),
+      .retire_value_o  (retire_value_o[32*t +: 32])
+    );
+  end
+
+endmodule
