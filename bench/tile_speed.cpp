@@ -1,5 +1,6 @@
 // tile_speed: simulation speed of one tile on each backend, side by side in one process.
-// Each program runs repeatedly on each device until at least --seconds of wall time have passed;
+// Each program runs on tile 0 of the device's default chip, the other tiles disabled, repeatedly
+// on each device until at least --seconds of wall time have passed;
 // reported: simulated cycles, instructions, IPC, cycles/s and instructions/s per device, and the
 // model/RTL speed ratio. Usage: tile_speed [--seconds S] [--devices model,rtl] prog.elf...
 #include <fmt/format.h>
@@ -28,6 +29,8 @@ Measurement measure(const std::string& spec, const std::string& path, double min
   Measurement m;
   while (m.seconds < minSeconds) {
     tessera::loadProgram(*dev, path);
+    // One busy tile: the others of the (default 4-tile) chip are disabled, as in tessera-run.
+    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
     const auto start = std::chrono::steady_clock::now();
     const tessera::RunResult r = dev->run(~uint64_t{0});
     m.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

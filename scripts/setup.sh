@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config python3 git
+  build-essential cmake ninja-build ccache pkg-config python3 git time
   clang lld llvm                       # rv32 cross compiler, linker, objdump for device code
   verilator yosys iverilog             # RTL: simulate, synthesize, second simulator/linter
   libboost-dev libfmt-dev libcli11-dev nlohmann-json3-dev libelf-dev

@@ -1,6 +1,7 @@
 // openDevice(): device string → backend (docs/architecture.md, "Backends").
 #include <fmt/format.h>
 
+#include "link_device.hpp"
 #include "model_device.hpp"
 #include "rtl_device.hpp"
 #include "tessera/device.hpp"
@@ -10,7 +11,13 @@ namespace tessera {
 std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions& options) {
   if (spec == "model") return makeModelDevice(options);
   if (spec == "rtl") return makeRtlDevice(options);
-  throw Error(fmt::format("unknown device \"{}\": valid devices are \"model\" and \"rtl\"", spec));
+  // Remote devices take their chip parameters from the server, not from options.
+  if (spec.starts_with("tcp://")) return link::makeTcpDevice(spec);
+  if (spec.starts_with("serial:")) return link::makeSerialDevice(spec);
+  throw Error(fmt::format(
+      "unknown device \"{}\": valid devices are \"model\", \"rtl\", \"tcp://HOST:PORT\" and "
+      "\"serial:PATH\"",
+      spec));
 }
 
 }  // namespace tessera

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <mutex>
 
 #include "program_loader.hpp"
 
@@ -72,14 +73,24 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   r.b.device = b;
   DeviceOptions dopt;
   dopt.tiles = tiles;
+  dopt.threads = o.threadsA;
   auto da = openDevice(a, dopt);
+  dopt.threads = o.threadsB;
   auto db = openDevice(b, dopt);
   load(*da);
   load(*db);
   da->setSyncBreak(o.syncBreak);
   db->setSyncBreak(o.syncBreak);
-  da->setRetireSink([&r](const RetireRecord& rec) { r.a.records.push_back(rec); });
-  db->setRetireSink([&r](const RetireRecord& rec) { r.b.records.push_back(rec); });
+  // A model on several host threads calls the sink from each of them.
+  std::mutex recordsMutex;
+  da->setRetireSink([&](const RetireRecord& rec) {
+    std::lock_guard lock(recordsMutex);
+    r.a.records.push_back(rec);
+  });
+  db->setRetireSink([&](const RetireRecord& rec) {
+    std::lock_guard lock(recordsMutex);
+    r.b.records.push_back(rec);
+  });
   auto& m = r.endMismatches;
   const unsigned n = da->info().tiles;
   for (;;) {
@@ -97,6 +108,8 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
     r.a.stops++;
     r.b.stops++;
     compareField(m, where + "sync id", r.a.result.hostSyncId, r.b.result.hostSyncId, r);
+    compareField(m, where + "STATUS", da->readControl(TESS_CR_STATUS),
+                 db->readControl(TESS_CR_STATUS), r);
     if (n == db->info().tiles) {
       for (unsigned t = 0; t < n; ++t) {
         compareStats(m, where, t, da->stats(t), db->stats(t), true, r);

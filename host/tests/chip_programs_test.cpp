@@ -21,7 +21,7 @@
 
 #include <fmt/format.h>
 
-#include "chip_lockstep.hpp"
+#include "lockstep.hpp"
 #include "chip_session.hpp"
 #include "program_manifest.hpp"
 #include "program_runner.hpp"
@@ -244,16 +244,21 @@ class ChipLockstepTest : public ::testing::TestWithParam<Program> {};
 TEST_P(ChipLockstepTest, ModelAndRtlAgreeAtEverySync) {
   if (!hasDevice("rtl") || !hasDevice("model")) GTEST_SKIP() << "needs both model and rtl";
   const Program& p = GetParam();
-  ChipSession model("model", withTiles(p.tiles));
-  ChipSession rtl("rtl", withTiles(p.tiles));
-  ChipLockstep lockstep(model, rtl);
-  lockstep.setHostSyncHandler(hostSyncHandler);
-  const ChipLockstepReport r = lockstep.run(elfPath(p.name), kMaxCycles);
-  EXPECT_TRUE(r.agree()) << *r.divergence;
-  for (const std::string& f : r.hostFailures) ADD_FAILURE() << f;
-  EXPECT_NE(r.a.reason, StopReason::MaxCycles);
-  RecordProperty("stops", std::to_string(r.stops));
-  RecordProperty("cycles", std::to_string(r.a.cycles));
+  const ElfImage image = ElfImage::fromFile(elfPath(p.name), TESS_TILE_MEM_BYTES);
+  std::vector<std::string> hostFailures;
+  LockstepOptions options;
+  options.tiles = p.tiles;
+  options.allTiles = true;
+  options.maxCycles = kMaxCycles;
+  options.onHostSync = [&](Device& dev, uint32_t id) {
+    hostSyncHandler(dev, image, id, hostFailures);
+  };
+  const LockstepReport r = runLockstep(elfPath(p.name), "model", "rtl", options);
+  EXPECT_TRUE(r.agree()) << r.describe();
+  for (const std::string& f : hostFailures) ADD_FAILURE() << f;
+  EXPECT_NE(r.a.result.reason, StopReason::MaxCycles);
+  RecordProperty("stops", std::to_string(r.a.stops));
+  RecordProperty("cycles", std::to_string(r.a.result.cycles));
 }
 
 INSTANTIATE_TEST_SUITE_P(Chip, ChipLockstepTest, ::testing::ValuesIn(chipPrograms()),
@@ -335,14 +340,15 @@ INSTANTIATE_TEST_SUITE_P(Chip, ChipDeviceTest, ::testing::ValuesIn(devices()),
 
 /// The model on several host threads gives exactly what it gives on one.
 TEST(ChipModelThreads, SeveralThreadsAgreeWithOne) {
-  DeviceOptions one = withTiles(16), many = withTiles(16);
-  one.threads = 1;
-  many.threads = 4;
-  ChipSession a("model", one), b("model", many);
-  ChipLockstep lockstep(a, b);
-  const ChipLockstepReport r = lockstep.run(elfPath("chip_random"), kMaxCycles);
-  EXPECT_TRUE(r.agree()) << *r.divergence;
-  EXPECT_EQ(r.a.reason, StopReason::Halted);
+  LockstepOptions options;
+  options.tiles = 16;
+  options.allTiles = true;
+  options.maxCycles = kMaxCycles;
+  options.threadsA = 1;
+  options.threadsB = 4;
+  const LockstepReport r = runLockstep(elfPath("chip_random"), "model", "model", options);
+  EXPECT_TRUE(r.agree()) << r.describe();
+  EXPECT_EQ(r.a.result.reason, StopReason::Halted);
 }
 
 }  // namespace

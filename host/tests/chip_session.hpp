@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,14 +27,8 @@ class ChipSession {
 
   /// Load the ELF at path into every tile and reset; the cycle budget restarts at maxCycles.
   ElfImage load(const std::string& path, uint64_t maxCycles);
-  /// From now on, keep every retired instruction, per tile (takeRecords hands them out).
-  void recordRetirements();
-  /// The records of one tile kept since the last call, in retire order.
-  std::vector<RetireRecord> takeRecords(unsigned tile);
   /// Run to the next stop: a sync stop, the end, or the rest of the cycle budget.
   RunResult step();
-  /// The whole SRAM of a tile, read through the host port.
-  std::vector<uint8_t> memory(unsigned tile);
   /// The chip cycle counter (CYCLE_HI:CYCLE_LO).
   uint64_t cycleCounter();
 
@@ -43,10 +36,7 @@ class ChipSession {
   std::string spec_;
   std::unique_ptr<Device> dev_;
   unsigned tiles_ = 0;
-  uint32_t memBytes_ = 0;
   uint64_t maxCycles_ = 0;
-  std::mutex recordsMutex_;  // the sink may be called from several host threads
-  std::vector<std::vector<RetireRecord>> records_;
 };
 
 }  // namespace tessera::test

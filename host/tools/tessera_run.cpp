@@ -1,17 +1,26 @@
 // tessera-run: load a tile program (an rv32 ELF linked at 0) into a chip, run it, print the
 // consoles, and exit with the first nonzero tile exit code (docs/building.md). By default the
 // program runs on tile 0 and the other tiles are disabled; --all-tiles runs it on every tile.
-// Host syncs are released at once (a bare program has no host side). Exit codes: kExitCodes.
+// Host syncs are released at once (a bare program has no host side). A *.tess executable
+// (docs/executable-format.md, told apart by its magic) runs through the Engine instead: its streams
+// come from --input/--output files, and an unconnected stream is refused unless --unconnected-ok.
+// Exit codes: kExitCodes.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "executable.hpp"
 #include "program_loader.hpp"
 #include "tessera/device.hpp"
+#include "tessera/engine.hpp"
 
 namespace {
 
@@ -40,6 +49,9 @@ struct Options {
   std::string preset;
   unsigned threads = 0;
   bool allTiles = false;
+  std::vector<std::string> inputs;   // name=file, host→device streams of a .tess
+  std::vector<std::string> outputs;  // name=file, device→host streams of a .tess
+  bool unconnectedOk = false;
 };
 
 int tileExitStatus(uint32_t code) {
@@ -101,6 +113,122 @@ void printStats(const tessera::Device& device, unsigned tiles, uint64_t cycles, 
              seconds > 0 ? double(cycles) / seconds / 1e6 : 0.0);
 }
 
+int exitStatus(const tessera::Device& device, const tessera::RunResult& result, unsigned tiles) {
+  switch (result.reason) {
+    case tessera::StopReason::Halted:
+      for (unsigned t = 0; t < tiles; ++t) {
+        const uint32_t code = device.stats(t).exitCode;
+        if (code != 0) return tileExitStatus(code);
+      }
+      return 0;
+    case tessera::StopReason::Trap:
+      fmt::print(stderr, "tessera-run: {}\n", tessera::describeTrap(result.trap));
+      return kExitTrap;
+    case tessera::StopReason::MaxCycles:
+      fmt::print(stderr,
+                 "tessera-run: stopped after {} cycles (--max-cycles) before every tile halted\n",
+                 result.cycles);
+      return kExitMaxCycles;
+    case tessera::StopReason::HostSync:
+    case tessera::StopReason::SyncBreak:
+      break;  // released before this point
+  }
+  return kExitBadInput;
+}
+
+/// True if the file at path starts with the *.tess magic (else it is treated as an ELF).
+bool isExecutable(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint8_t head[sizeof tessera::Executable::kMagic] = {};
+  in.read(reinterpret_cast<char*>(head), sizeof head);
+  return in && tessera::Executable::hasMagic(head);
+}
+
+/// Split "name=file" of --input/--output.
+std::pair<std::string, std::string> streamFile(const std::string& spec, const char* option) {
+  const size_t eq = spec.find('=');
+  if (eq == 0 || eq == std::string::npos || eq + 1 == spec.size()) {
+    throw tessera::Error(fmt::format("{} \"{}\": expected STREAM=FILE", option, spec));
+  }
+  return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
+/// Run a *.tess executable through the Engine, streams connected to files.
+int runExecutable(const Options& o, tessera::DeviceOptions options) {
+  const tessera::Executable exe = tessera::Executable::fromFile(o.elfPath);
+  if (options.tiles == 0 && options.preset.empty()) options.tiles = exe.target.tiles;
+  auto device = tessera::openDevice(o.device, options);
+  tessera::Engine engine(*device, exe);
+  // The files live as long as the engine's run; an input file that ends before the device has
+  // taken all it needs is an error at the host sync that needs the missing bytes.
+  std::vector<std::shared_ptr<std::fstream>> files;
+  for (const std::string& spec : o.inputs) {
+    const auto [name, path] = streamFile(spec, "--input");
+    const int s = exe.findStream(name);
+    if (s >= 0 && exe.streams[s].direction != tessera::StreamDirection::HostToDevice) {
+      throw tessera::Error(
+          fmt::format("--input {}: stream \"{}\" is device-to-host (use --output)", spec, name));
+    }
+    auto f = std::make_shared<std::fstream>(path, std::ios::in | std::ios::binary);
+    if (!*f) throw tessera::Error(fmt::format("{}: cannot open", path));
+    files.push_back(f);
+    engine.connectStream(name, [f, name, path](uint64_t, std::span<uint8_t> data) {
+      f->read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
+      if (static_cast<size_t>(f->gcount()) != data.size()) {
+        throw tessera::Error(
+            fmt::format("stream \"{}\": {} ended before the device took all its data", name, path));
+      }
+    });
+  }
+  for (const std::string& spec : o.outputs) {
+    const auto [name, path] = streamFile(spec, "--output");
+    const int s = exe.findStream(name);
+    if (s >= 0 && exe.streams[s].direction != tessera::StreamDirection::DeviceToHost) {
+      throw tessera::Error(
+          fmt::format("--output {}: stream \"{}\" is host-to-device (use --input)", spec, name));
+    }
+    auto f =
+        std::make_shared<std::fstream>(path, std::ios::out | std::ios::binary | std::ios::trunc);
+    if (!*f) throw tessera::Error(fmt::format("{}: cannot create", path));
+    files.push_back(f);
+    engine.connectStream(name, [f, path](uint64_t, std::span<uint8_t> data) {
+      f->write(reinterpret_cast<const char*>(data.data()),
+               static_cast<std::streamsize>(data.size()));
+      if (!*f) throw tessera::Error(fmt::format("{}: write failed", path));
+    });
+  }
+  if (!o.unconnectedOk) {
+    if (const auto left = engine.unconnectedStreams(); !left.empty()) {
+      const tessera::ExeStream& st = exe.streams[exe.findStream(left.front())];
+      throw tessera::Error(fmt::format(
+          "{} stream \"{}\" is not connected (give {} {}=FILE, or --unconnected-ok to {})",
+          tessera::streamDirectionName(st.direction), st.name,
+          st.direction == tessera::StreamDirection::HostToDevice ? "--input" : "--output", st.name,
+          st.direction == tessera::StreamDirection::HostToDevice ? "send zeros" : "drop its data"));
+    }
+  }
+  engine.setUnconnectedOk(o.unconnectedOk);
+
+  const auto start = std::chrono::steady_clock::now();
+  const tessera::RunResult result = engine.run(o.maxCycles);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (auto& f : files) f->flush();
+  const unsigned tiles = exe.target.tiles;
+  printConsoles(*device, tiles, tiles > 1);
+  if (o.stats) {
+    printStats(*device, tiles, result.cycles, seconds);
+    const tessera::EngineStats s = engine.stats();
+    fmt::print(stderr, "host syncs:    {} ({} bytes to the device, {} from it)\n", s.hostSyncs,
+               s.hostToDeviceBytes, s.deviceToHostBytes);
+    fmt::print(stderr, "host I/O:      {:.6f} s ({:.1f} us per host sync)\n", s.hostIoSeconds,
+               s.hostSyncs ? s.hostIoSeconds / double(s.hostSyncs) * 1e6 : 0.0);
+    fmt::print(stderr, "prefetch wait: {} host syncs, {:.6f} s; {} bytes not prefetched\n",
+               s.prefetchWaits, s.prefetchWaitSeconds, s.prefetchMissBytes);
+  }
+  return exitStatus(*device, result, tiles);
+}
+
 int run(const Options& o) {
   tessera::DeviceOptions options;
   options.traceVcd = o.vcd;
@@ -111,6 +239,7 @@ int run(const Options& o) {
     throw tessera::Error(
         fmt::format("--trace-vcd needs --device rtl (device \"{}\" has no waveforms)", o.device));
   }
+  if (isExecutable(o.elfPath)) return runExecutable(o, options);
   auto device = tessera::openDevice(o.device, options);
   const unsigned tiles = device->info().tiles;
   if (o.allTiles) {
@@ -134,32 +263,14 @@ int run(const Options& o) {
   printConsoles(*device, enabled, enabled > 1);
   if (o.stats) printStats(*device, enabled, result.cycles, seconds);
 
-  switch (result.reason) {
-    case tessera::StopReason::Halted:
-      for (unsigned t = 0; t < enabled; ++t) {
-        const uint32_t code = device->stats(t).exitCode;
-        if (code != 0) return tileExitStatus(code);
-      }
-      return 0;
-    case tessera::StopReason::Trap:
-      fmt::print(stderr, "tessera-run: {}\n", tessera::describeTrap(result.trap));
-      return kExitTrap;
-    case tessera::StopReason::MaxCycles:
-      fmt::print(stderr,
-                 "tessera-run: stopped after {} cycles (--max-cycles) before every tile halted\n",
-                 result.cycles);
-      return kExitMaxCycles;
-    case tessera::StopReason::HostSync:
-    case tessera::StopReason::SyncBreak:
-      break;  // released above
-  }
-  return kExitBadInput;
+  return exitStatus(*device, result, enabled);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Run a tessera tile program (an rv32 ELF linked at 0) on a device."};
+  CLI::App app{
+      "Run a tessera tile program (an rv32 ELF linked at 0) or executable (*.tess) on a device."};
   app.footer(kExitCodes);
   Options o;
   app.add_option("--device", o.device,
@@ -174,7 +285,15 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
   app.add_flag("--all-tiles", o.allTiles,
                "Load the program on every tile (default: tile 0 only, the others disabled)");
-  app.add_option("prog.elf", o.elfPath, "The program")->required();
+  app.add_option("--input", o.inputs,
+                 "*.tess: feed host-to-device stream STREAM from FILE (STREAM=FILE, repeatable)");
+  app.add_option("--output", o.outputs,
+                 "*.tess: write device-to-host stream STREAM to FILE (STREAM=FILE, repeatable)");
+  app.add_flag("--unconnected-ok", o.unconnectedOk,
+               "*.tess: run with unconnected streams (host-to-device get zeros, device-to-host "
+               "data is dropped); default: refuse");
+  app.add_option("prog.elf", o.elfPath, "The program: an rv32 ELF, or a *.tess executable")
+      ->required();
   CLI11_PARSE(app, argc, argv);
 
   if (o.device.empty()) {

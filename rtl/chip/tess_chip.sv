@@ -13,6 +13,10 @@
 // halted the count is max(h)+1. In both cases the chip drains the tiles' pipelines (no cycles
 // counted) and then enters the final state.
 //
+// Clocks: each tile's clock is gated off while the chip advances and the tile is disabled (its
+// state holds then, apart from FPU stage registers that only carry invalid data; simulators skip
+// the tile). Gating adds no latency.
+//
 // Ports for the simulation host:
 //   run_i         1 = the chip may advance (RUNNING state); 0 pauses it (e.g. a cycle limit).
 //   host_*        tile memory: byte address, byte enables, one word per cycle; read data and
@@ -402,15 +406,31 @@ module tess_chip #(
   // ---------------------------------------------------------------------------------------------
   // Tiles
   // ---------------------------------------------------------------------------------------------
+  // Clock gate per tile: while the chip advances, a disabled tile's registers all hold (its core,
+  // engine and counters advance only with run_i && enable_i; the FPU stages that load every edge
+  // only carry invalid data there), so its clock is stopped and a simulator skips the tile. The
+  // clock runs whenever the chip does not advance (reset, host port, control writes). Standard
+  // latch gate: the enable is taken while clk_i is low, so the gated clock has no glitch.
+  logic [NumTiles-1:0] tile_clk_en, tile_clk_en_l;
+  assign tile_clk_en = enable_q | {NumTiles{!advance}};
+
+  always_latch begin
+    if (!clk_i) begin
+      tile_clk_en_l = tile_clk_en;
+    end
+  end
+
   for (genvar t = 0; t < NumTiles; t++) begin : g_tile
     logic          t_host_req;
+    logic          t_clk;
     assign t_host_req = host_req_i && host_ok && (host_tile == Tw'(t));
+    assign t_clk      = clk_i && tile_clk_en_l[t];
 
     tess_tile #(
       .MemBytes (MemBytes),
       .NumTiles (NumTiles)
     ) u_tile (
-      .clk_i           (clk_i),
+      .clk_i           (t_clk),
       .rst_ni          (rst_n),
       .run_i           (advance),
       .tile_id_i       (16'(t)),

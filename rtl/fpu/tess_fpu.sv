@@ -293,6 +293,7 @@ module tess_fpu (
   logic [W:0]     diff;
   logic           c_sticky, eff_sub, sign_d, zero_d;
   logic [6:0]     lzc_d;
+  logic [127:0]   lz_x;
 
   always_comb begin
     c_shifted = {1'b0, s1_mc_q, 52'd0, {W{1'b0}}} >> s1_shamt_q;
@@ -314,10 +315,17 @@ module tess_fpu (
     zero_d = (sum_d == '0) && !c_sticky;
     // An exact zero sum of opposite-signed terms is +0, or -0 when rounding down.
     if (zero_d && eff_sub) sign_d = (s1_rm_q == tess_pkg::RM_RDN);
+    // Leading zeros of sum_d (0 when sum_d is 0) by halving: 7 steps of a 128-bit window instead
+    // of a W-step priority chain (the chain cost ~13% of a simulated tile's time).
+    lz_x  = {sum_d, {(128 - W){1'b0}}};
     lzc_d = 7'd0;
-    for (int i = 0; i < W; i++) begin
-      if (sum_d[i]) lzc_d = 7'(W - 1 - i);
+    for (int k = 6; k >= 0; k--) begin
+      if ((lz_x >> (128 - (1 << k))) == 128'd0) begin
+        lzc_d = lzc_d | 7'(1 << k);
+        lz_x  = lz_x << (1 << k);
+      end
     end
+    if (sum_d == '0) lzc_d = 7'd0;
   end
 
   logic               s2_valid_q, s2_byp_q, s2_sign_q, s2_zero_q, s2_sticky_q;

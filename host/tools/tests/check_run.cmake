@@ -1,4 +1,5 @@
-# Run RUN with ARGS (a ;-list) under ENV (VAR=value) and check status, stdout and stderr regexes.
+# Run RUN with ARGS (a ;-list) under ENV (VAR=value) and check status, stdout and stderr regexes;
+# with FILE and FILE_HEX, also that FILE (written by the run) holds exactly those bytes.
 if(ENV)
   string(REPLACE "=" ";" kv "${ENV}")
   list(GET kv 0 var)
@@ -18,6 +19,13 @@ endif()
 if(STDERR AND NOT err MATCHES "${STDERR}")
   message(SEND_ERROR "stderr does not match '${STDERR}'")
   set(ok FALSE)
+endif()
+if(FILE)
+  file(READ "${FILE}" content HEX)
+  if(NOT content STREQUAL FILE_HEX)
+    message(SEND_ERROR "${FILE} holds ${content}, expected ${FILE_HEX}")
+    set(ok FALSE)
+  endif()
 endif()
 if(NOT ok)
   message(FATAL_ERROR "command: ${RUN} ${ARGS}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")

@@ -1,0 +1,318 @@
+// The Engine on engine_stream (sw/tests/engine/engine_stream.c, whose header comment is the
+// specification the expected values here are computed from): streams, tensors, host syncs on
+// every backend with identical results and cycle counts, and the prefetch thread.
+#include "tessera/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "executable_packer.hpp"
+#include "tessera/chip_params.h"
+
+namespace tessera::test {
+namespace {
+
+constexpr uint32_t kTiles = 4;
+constexpr uint32_t kN = 16;       // ENGINE_N
+constexpr uint32_t kBatches = 6;  // ENGINE_BATCHES
+constexpr uint32_t kBatchWords = kTiles * kN;
+
+Executable engineStream() {
+  std::ifstream in(std::string(TESSERA_ENGINE_SW_DIR) + "/engine_stream.json");
+  const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return packExecutable({kTiles, TESS_TILE_MEM_BYTES, TESS_NUM_CONTEXTS},
+                        {std::string(TESSERA_SW_BIN_DIR) + "/engine_stream.elf"}, json,
+                        "engine_stream.json");
+}
+
+std::vector<std::string> devices() {
+  std::vector<std::string> out;
+  std::stringstream ss(TESSERA_TEST_DEVICES);
+  std::string d;
+  while (std::getline(ss, d, ',')) out.push_back(d);
+  return out;
+}
+
+std::unique_ptr<Device> open(const std::string& spec) {
+  DeviceOptions o;
+  o.tiles = kTiles;
+  return openDevice(spec, o);
+}
+
+uint32_t weight(uint32_t t, uint32_t i) {
+  return 3 + 2 * i + 100 * t;
+}
+uint32_t inputWord(uint64_t k) {
+  return static_cast<uint32_t>(k * 2654435761u + 12345u);
+}
+
+void putWord(std::span<uint8_t> b, size_t word, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[4 * word + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint32_t getWord(std::span<const uint8_t> b, size_t word) {
+  return uint32_t{b[4 * word]} | uint32_t{b[4 * word + 1]} << 8 | uint32_t{b[4 * word + 2]} << 16 |
+         uint32_t{b[4 * word + 3]} << 24;
+}
+
+/// The minibatch stream: word k of the stream is inputWord(k).
+void fillInput(uint64_t offset, std::span<uint8_t> data) {
+  ASSERT_EQ(offset % 4, 0u);
+  ASSERT_EQ(data.size() % 4, 0u);
+  for (size_t w = 0; w < data.size() / 4; ++w) putWord(data, w, inputWord(offset / 4 + w));
+}
+
+void writeWeights(Engine& engine) {
+  std::vector<uint8_t> w(engine.tensorBytes("weights"));
+  for (uint32_t t = 0; t < kTiles; ++t) {
+    for (uint32_t i = 0; i < kN; ++i) putWord(w, t * kN + i, weight(t, i));
+  }
+  engine.writeTensor("weights", w);
+}
+
+struct Outcome {
+  RunResult result;
+  std::vector<uint8_t> stream;
+  std::vector<uint8_t> acc;
+  EngineStats stats;
+};
+
+Outcome runEngineStream(Device& dev) {
+  Engine engine(dev, engineStream());
+  writeWeights(engine);
+  Outcome o;
+  o.stream.resize(kBatches * kBatchWords * 4);
+  engine.connectStream("minibatch", fillInput);
+  engine.connectStream("result", std::span<uint8_t>(o.stream));
+  o.result = engine.run();
+  o.acc = engine.readTensor("acc");
+  o.stats = engine.stats();
+  return o;
+}
+
+/// Check an outcome against the formulas of engine_stream.c.
+void expectSpecified(const Outcome& o) {
+  ASSERT_EQ(o.result.reason, StopReason::Halted) << describeTrap(o.result.trap);
+  EXPECT_EQ(o.stats.hostSyncs, 2 * kBatches);
+  EXPECT_EQ(o.stats.hostToDeviceBytes, kBatches * kBatchWords * 4);
+  EXPECT_EQ(o.stats.deviceToHostBytes, kBatches * kBatchWords * 4);
+  for (uint32_t t = 0; t < kTiles; ++t) {
+    for (uint32_t i = 0; i < kN; ++i) {
+      uint32_t acc = 0;
+      for (uint32_t b = 0; b < kBatches; ++b) {
+        const uint32_t k = b * kBatchWords + t * kN + i;
+        const uint32_t out = inputWord(k) * weight(t, i) + (t << 24) + b;
+        ASSERT_EQ(getWord(o.stream, k), out) << "batch " << b << " tile " << t << " word " << i;
+        acc += out;
+      }
+      EXPECT_EQ(getWord(o.acc, t * kN + i), acc) << "tile " << t << " word " << i;
+    }
+  }
+}
+
+class EngineOnDevice : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EngineOnDevice, StreamsMinibatchesAndResults) {
+  auto dev = open(GetParam());
+  const Outcome o = runEngineStream(*dev);
+  expectSpecified(o);
+  RecordProperty("cycles", std::to_string(o.result.cycles));
+  RecordProperty("host_io_us_per_sync",
+                 std::to_string(o.stats.hostIoSeconds / double(o.stats.hostSyncs) * 1e6));
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, EngineOnDevice, ::testing::ValuesIn(devices()),
+                         [](const auto& info) { return info.param; });
+
+TEST(Engine, BackendsAgreeOnTensorsStreamsAndCycles) {
+  const std::vector<std::string> list = devices();
+  if (list.size() < 2) GTEST_SKIP() << "one backend only";
+  auto first = open(list[0]);
+  const Outcome a = runEngineStream(*first);
+  for (size_t i = 1; i < list.size(); ++i) {
+    auto dev = open(list[i]);
+    const Outcome b = runEngineStream(*dev);
+    EXPECT_EQ(b.result.cycles, a.result.cycles) << list[i] << " vs " << list[0];
+    EXPECT_EQ(b.result.reason, a.result.reason);
+    EXPECT_EQ(b.stream, a.stream);
+    EXPECT_EQ(b.acc, a.acc);
+    EXPECT_EQ(b.stats.hostSyncs, a.stats.hostSyncs);
+  }
+}
+
+TEST(Engine, RefusesUnconnectedStreamsUnlessAllowed) {
+  auto dev = open("model");
+  Engine engine(*dev, engineStream());
+  std::vector<uint8_t> results(kBatches * kBatchWords * 4, 0xee);
+  engine.connectStream("result", std::span<uint8_t>(results));
+  EXPECT_EQ(engine.unconnectedStreams(), std::vector<std::string>{"minibatch"});
+  try {
+    engine.run();
+    FAIL() << "ran with an unconnected stream";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "host-to-device stream \"minibatch\" is not connected");
+  }
+  engine.setUnconnectedOk(true);
+  writeWeights(engine);
+  const RunResult r = engine.run();
+  ASSERT_EQ(r.reason, StopReason::Halted);
+  // Zero inputs: out = (t << 24) + b.
+  for (uint32_t b = 0; b < kBatches; ++b) {
+    for (uint32_t t = 0; t < kTiles; ++t) {
+      EXPECT_EQ(getWord(results, b * kBatchWords + t * kN + 5), (t << 24) + b);
+    }
+  }
+}
+
+TEST(Engine, CycleLimitCountsEveryRunSinceTheLoad) {
+  // A limit between two host syncs: the Engine must pass Device::run what is left, not the whole
+  // limit again after each host sync. 3000 < the program's total (it runs 12 host syncs).
+  auto dev = open("model");
+  Engine engine(*dev, engineStream());
+  engine.setUnconnectedOk(true);
+  const RunResult r = engine.run(3000);
+  EXPECT_EQ(r.reason, StopReason::MaxCycles);
+  EXPECT_EQ(r.cycles, 3000u);
+  EXPECT_GT(engine.stats().hostSyncs, 0u);
+  EXPECT_LT(engine.stats().hostSyncs, 2 * kBatches);
+}
+
+TEST(Engine, NamesAndSizesAreChecked) {
+  auto dev = open("model");
+  Engine engine(*dev, engineStream());
+  EXPECT_THROW(engine.connectStream("minibatches", fillInput), Error);
+  EXPECT_THROW(engine.readTensor("accumulator"), Error);
+  std::vector<uint8_t> small(8);
+  try {
+    engine.writeTensor("weights", small);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "tensor \"weights\" has 256 bytes, the buffer 8");
+  }
+}
+
+TEST(Engine, ABufferTooSmallIsAnError) {
+  auto dev = open("model");
+  Engine engine(*dev, engineStream());
+  std::vector<uint8_t> results(kBatchWords * 4 * 2);  // two batches only
+  engine.connectStream("minibatch", fillInput);
+  engine.connectStream("result", std::span<uint8_t>(results));
+  try {
+    engine.run();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "stream \"result\": bytes 512..576 are past the end of its 512-byte buffer"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Engine, WrongTargetWritesNothing) {
+  DeviceOptions o;
+  o.tiles = 16;
+  auto dev = openDevice("model", o);
+  std::vector<uint8_t> before(64), after(64);
+  dev->readMemory(0, 0, before);
+  EXPECT_THROW(Engine(*dev, engineStream()), Error);
+  dev->readMemory(0, 0, after);
+  EXPECT_EQ(before, after);
+}
+
+/// A device that takes at least `delay` of host time per run() call, as a slow link or a big
+/// chip would, and notes whether a run() is in progress.
+class SlowDevice : public Device {
+ public:
+  SlowDevice(std::unique_ptr<Device> inner, std::chrono::milliseconds delay)
+      : inner_(std::move(inner)), delay_(delay) {}
+  ChipInfo info() const override { return inner_->info(); }
+  void reset() override { inner_->reset(); }
+  void writeMemory(unsigned t, uint32_t a, std::span<const uint8_t> d) override {
+    inner_->writeMemory(t, a, d);
+  }
+  void readMemory(unsigned t, uint32_t a, std::span<uint8_t> d) override {
+    inner_->readMemory(t, a, d);
+  }
+  RunResult run(uint64_t maxCycles) override {
+    running = true;
+    std::this_thread::sleep_for(delay_);
+    const RunResult r = inner_->run(maxCycles);
+    running = false;
+    return r;
+  }
+  std::string console(unsigned t) const override { return inner_->console(t); }
+  TileStats stats(unsigned t) const override { return inner_->stats(t); }
+  void setRetireSink(std::function<void(const RetireRecord&)> s) override {
+    inner_->setRetireSink(std::move(s));
+  }
+  uint32_t readControl(uint32_t o) override { return inner_->readControl(o); }
+  void writeControl(uint32_t o, uint32_t v) override { inner_->writeControl(o, v); }
+
+  std::atomic<bool> running{false};
+
+ private:
+  std::unique_ptr<Device> inner_;
+  std::chrono::milliseconds delay_;
+};
+
+TEST(EnginePrefetch, SlowCallbackOverlapsDeviceRuns) {
+  // Device 60 ms per run, callback 10 ms: every minibatch is ready before its host sync.
+  SlowDevice dev(open("model"), std::chrono::milliseconds(60));
+  Engine engine(dev, engineStream());
+  writeWeights(engine);
+  std::vector<uint8_t> results(kBatches * kBatchWords * 4);
+  std::atomic<unsigned> calls{0}, duringRun{0};
+  const auto mainThread = std::this_thread::get_id();
+  std::atomic<bool> onMainThread{false};
+  engine.connectStream("minibatch", [&](uint64_t offset, std::span<uint8_t> data) {
+    if (std::this_thread::get_id() == mainThread) onMainThread = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (dev.running) ++duringRun;
+    ++calls;
+    fillInput(offset, data);
+  });
+  engine.connectStream("result", std::span<uint8_t>(results));
+  const RunResult r = engine.run();
+  ASSERT_EQ(r.reason, StopReason::Halted);
+  const EngineStats s = engine.stats();
+  EXPECT_FALSE(onMainThread);
+  // One call per minibatch, plus at most one for the minibatch after the last that the
+  // prefetcher predicts and the device never takes.
+  EXPECT_GE(calls.load(), kBatches);
+  EXPECT_LE(calls.load(), kBatches + 1);
+  EXPECT_EQ(duringRun.load(), calls.load());
+  EXPECT_EQ(s.prefetchWaits, 0u);
+  EXPECT_EQ(s.prefetchMissBytes, 0u);
+  for (uint32_t k = 0; k < kBatches * kBatchWords; k += 7) {
+    const uint32_t t = (k % kBatchWords) / kN, i = k % kN, b = k / kBatchWords;
+    EXPECT_EQ(getWord(results, k), inputWord(k) * weight(t, i) + (t << 24) + b);
+  }
+  RecordProperty("host_io_us_per_sync",
+                 std::to_string(s.hostIoSeconds / double(s.hostSyncs) * 1e6));
+}
+
+TEST(EnginePrefetch, CallbackSlowerThanTheDeviceIsCountedAsWaiting) {
+  // Callback 80 ms, device a few ms: the device waits at (almost) every minibatch.
+  auto dev = open("model");
+  Engine engine(*dev, engineStream());
+  std::vector<uint8_t> results(kBatches * kBatchWords * 4);
+  engine.connectStream("minibatch", [](uint64_t offset, std::span<uint8_t> data) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(80));
+    fillInput(offset, data);
+  });
+  engine.connectStream("result", std::span<uint8_t>(results));
+  ASSERT_EQ(engine.run().reason, StopReason::Halted);
+  const EngineStats s = engine.stats();
+  EXPECT_GE(s.prefetchWaits, kBatches - 1);
+  EXPECT_LE(s.prefetchWaits, kBatches);
+  EXPECT_GT(s.prefetchWaitSeconds, 0.04 * (kBatches - 1));
+  EXPECT_LE(s.prefetchWaitSeconds, s.hostIoSeconds);
+}
+
+}  // namespace
+}  // namespace tessera::test

@@ -1,0 +1,18 @@
+// Building an executable from tile ELFs and a JSON description of its streams, host syncs and
+// tensors (docs/executable-format.md, "tessera-pack"), until the graph compiler writes them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "executable.hpp"
+
+namespace tessera {
+
+/// Build an executable for target from elfPaths (one ELF for every tile, or exactly one per tile)
+/// and the JSON text descriptionJson (descriptionName names it in errors; "" = no description:
+/// no streams, host syncs or tensors). Symbols in the description resolve in each tile's ELF.
+Executable packExecutable(const ExeTarget& target, const std::vector<std::string>& elfPaths,
+                          const std::string& descriptionJson, const std::string& descriptionName);
+
+}  // namespace tessera

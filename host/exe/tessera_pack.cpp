@@ -1,0 +1,42 @@
+// tessera-pack: build a *.tess executable from tile ELFs and a JSON description of streams, host
+// syncs and tensors (docs/executable-format.md). Exit status 0, or 1 with the reason on stderr.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "executable_packer.hpp"
+#include "tessera/chip_params.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Build a tessera executable (*.tess) from tile ELFs and a JSON description."};
+  std::vector<std::string> elfs;
+  std::string description;
+  std::string output;
+  tessera::ExeTarget target{4, TESS_TILE_MEM_BYTES, TESS_NUM_CONTEXTS};
+  app.add_option("elfs", elfs, "One ELF for every tile, or one ELF per tile in tile order")
+      ->required();
+  app.add_option("-o,--output", output, "The executable to write")->required();
+  app.add_option("-d,--description", description,
+                 "JSON description of streams, host syncs and tensors (docs/executable-format.md)");
+  app.add_option("--tiles", target.tiles, "Target tiles (default 4)");
+  app.add_option("--tile-mem-bytes", target.tileMemBytes, "Target SRAM bytes per tile");
+  app.add_option("--contexts", target.contexts, "Target contexts per tile");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    std::string json;
+    if (!description.empty()) {
+      std::ifstream in(description);
+      if (!in) throw tessera::Error(fmt::format("{}: cannot open", description));
+      json.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    tessera::packExecutable(target, elfs, json, description).writeFile(output);
+    return 0;
+  } catch (const tessera::Error& e) {
+    fmt::print(stderr, "tessera-pack: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,78 @@
+// Running a tessera executable (*.tess, docs/executable-format.md) on a Device: load it, run
+// until every tile halts, perform each host sync's stream copies, and read and write named
+// tensors. Host→device stream data is prepared by a prefetch thread while the device runs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/device.hpp"
+
+namespace tessera {
+
+class Executable;
+
+/// Produces or consumes the bytes of a stream. A stream is a sequence of bytes: a host sync's
+/// copies take (host→device) or give (device→host) the next bytes in order. The function gets the
+/// offset of data in the stream; it fills data (host→device, called on the prefetch thread) or
+/// reads it (device→host, called on the thread in Engine::run).
+using StreamCallback = std::function<void(uint64_t streamOffset, std::span<uint8_t> data)>;
+
+/// What an Engine measured (host time, not chip time: docs/chip.md, "Sync timing").
+struct EngineStats {
+  uint64_t hostSyncs = 0;          ///< host syncs serviced
+  uint64_t hostToDeviceBytes = 0;  ///< stream bytes written to the device
+  uint64_t deviceToHostBytes = 0;  ///< stream bytes read from the device
+  double deviceSeconds = 0;        ///< host time inside Device::run
+  double hostIoSeconds = 0;        ///< host time servicing host syncs (copies, callbacks, waits)
+  uint64_t prefetchWaits = 0;  ///< host syncs at which the device waited for the prefetch thread
+  double prefetchWaitSeconds = 0;  ///< host time spent in those waits
+  uint64_t prefetchMissBytes = 0;  ///< host→device bytes not prefetched (produced synchronously)
+};
+
+/// Runs one executable on one device (not thread-safe; one run at a time).
+class Engine {
+ public:
+  /// Validate exe against dev (nothing is written if it does not fit), load it and reset dev.
+  Engine(Device& dev, const Executable& exe);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Connect a stream to a callback (see StreamCallback). Throws on an unknown stream name.
+  void connectStream(const std::string& name, StreamCallback callback);
+  /// Connect a stream to a buffer: host→device streams read it from the start, device→host
+  /// streams fill it from the start; running past its end is a tessera::Error.
+  void connectStream(const std::string& name, std::span<uint8_t> buffer);
+  /// Streams with no connection, in the executable's order.
+  std::vector<std::string> unconnectedStreams() const;
+  /// Let run() proceed with unconnected streams: host→device ones give zeros, device→host ones
+  /// are dropped. Default false: run() refuses, naming the first unconnected stream.
+  void setUnconnectedOk(bool ok);
+
+  /// Run until every tile halts, a trap, or maxCycles chip cycles in total, servicing host syncs.
+  /// Never returns StopReason::HostSync. SyncBreak stops are released and continued.
+  RunResult run(uint64_t maxCycles = ~uint64_t{0});
+
+  /// Bytes of a tensor: the sum of its regions.
+  uint64_t tensorBytes(const std::string& name) const;
+  /// Read a tensor (its regions gathered in order); data.size() must equal tensorBytes(name).
+  void readTensor(const std::string& name, std::span<uint8_t> data);
+  /// Read a whole tensor.
+  std::vector<uint8_t> readTensor(const std::string& name);
+  /// Write a tensor (scattered to its regions in order); data.size() must equal tensorBytes(name).
+  void writeTensor(const std::string& name, std::span<const uint8_t> data);
+
+  /// Measurements since construction.
+  EngineStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,149 @@
+// Frame layout (little-endian, docs/link-protocol.md "Framing"):
+//   0 magic[4] | 4 version | 5 opcode | 6 status u16 | 8 seq | 12 tile | 16 addr | 20 length
+//   24 payload[length] | 24+length crc32(bytes 0 .. 24+length-1)
+// The CRC covers the header, so any corrupted field is caught; a corrupted length that is still
+// legal only delays the rejection until that many bytes arrived (or dropPartial() on a stall).
+#include "frame_codec.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "crc32.hpp"
+#include "tessera/error.hpp"
+
+namespace tessera::link {
+namespace {
+
+void putU16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v);
+  p[1] = static_cast<uint8_t>(v >> 8);
+}
+void putU32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint16_t getU16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] | (p[1] << 8));
+}
+uint32_t getU32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+
+}  // namespace
+
+const char* statusName(uint16_t status) {
+  switch (static_cast<Status>(status)) {
+    case Status::Ok:
+      return "ok";
+    case Status::BadCrc:
+      return "bad CRC";
+    case Status::UnknownOpcode:
+      return "unknown opcode";
+    case Status::TooLong:
+      return "too long";
+    case Status::OutOfRange:
+      return "out of range";
+    case Status::Busy:
+      return "busy (a run is in progress)";
+    case Status::DeviceError:
+      return "device error";
+    case Status::BadRequest:
+      return "bad request";
+    case Status::Running:
+      return "still running";
+    case Status::NotRunning:
+      return "no run in progress";
+    case Status::BadVersion:
+      return "protocol version mismatch";
+  }
+  return "unknown status";
+}
+
+FrameCodec::FrameCodec() : buf_(kMaxFrameBytes) {}
+
+std::vector<uint8_t> FrameCodec::encode(const Frame& frame) {
+  if (frame.payload.size() > kMaxPayload) throw Error("link: frame payload longer than 64 KiB");
+  std::vector<uint8_t> out(kHeaderBytes + frame.payload.size() + kCrcBytes);
+  uint8_t* p = out.data();
+  std::memcpy(p, kMagic, 4);
+  p[4] = kProtocolVersion;
+  p[5] = frame.opcode;
+  putU16(p + 6, frame.status);
+  putU32(p + 8, frame.seq);
+  putU32(p + 12, frame.tile);
+  putU32(p + 16, frame.addr);
+  putU32(p + 20, static_cast<uint32_t>(frame.payload.size()));
+  std::copy(frame.payload.begin(), frame.payload.end(), p + kHeaderBytes);
+  const size_t body = kHeaderBytes + frame.payload.size();
+  putU32(p + body, crc32(std::span<const uint8_t>(p, body)));
+  return out;
+}
+
+void FrameCodec::compact() {
+  if (begin_ == 0) return;
+  std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+  end_ -= begin_;
+  begin_ = 0;
+}
+
+size_t FrameCodec::feed(std::span<const uint8_t> data) {
+  if (end_ + data.size() > buf_.size()) compact();
+  const size_t n = std::min(data.size(), buf_.size() - end_);
+  std::memcpy(buf_.data() + end_, data.data(), n);
+  end_ += n;
+  return n;
+}
+
+void FrameCodec::skip(size_t n) {
+  begin_ += n;
+  if (begin_ == end_) begin_ = end_ = 0;
+}
+
+void FrameCodec::dropPartial() {
+  if (!hasPartial()) return;
+  ++droppedFrames_;
+  skip(1);  // the next poll() looks for a later magic among the buffered bytes
+}
+
+std::optional<DecodeEvent> FrameCodec::poll() {
+  // Skip to the first magic; keep a trailing prefix of it, the rest may still arrive.
+  size_t i = begin_;
+  for (; i < end_; ++i) {
+    const size_t avail = std::min<size_t>(4, end_ - i);
+    if (std::memcmp(buf_.data() + i, kMagic, avail) == 0) break;
+  }
+  droppedBytes_ += i - begin_;
+  skip(i - begin_);
+  if (end_ - begin_ < kHeaderBytes) return std::nullopt;
+
+  const uint8_t* p = buf_.data() + begin_;
+  DecodeEvent ev;
+  ev.frame.opcode = p[5];
+  ev.frame.status = getU16(p + 6);
+  ev.frame.seq = getU32(p + 8);
+  ev.frame.tile = getU32(p + 12);
+  ev.frame.addr = getU32(p + 16);
+  const uint32_t length = getU32(p + 20);
+  if (p[4] != kProtocolVersion || length > kMaxPayload) {
+    ev.kind = p[4] != kProtocolVersion ? DecodeEvent::Kind::BadVersion : DecodeEvent::Kind::TooLong;
+    ++droppedFrames_;
+    skip(1);
+    return ev;
+  }
+  const size_t body = kHeaderBytes + length;
+  if (end_ - begin_ < body + kCrcBytes) {
+    if (begin_ + body + kCrcBytes > buf_.size()) compact();
+    return std::nullopt;
+  }
+  if (crc32(std::span<const uint8_t>(p, body)) != getU32(p + body)) {
+    ev.kind = DecodeEvent::Kind::BadCrc;
+    ++droppedFrames_;
+    skip(1);
+    return ev;
+  }
+  ev.frame.payload.assign(p + kHeaderBytes, p + body);
+  skip(body + kCrcBytes);
+  return ev;
+}
+
+}  // namespace tessera::link

@@ -1,0 +1,269 @@
+// End to end: tessera-server fronting model and rtl, reached over tcp:// (loopback only) and
+// serial: (a pty). The same programs must give the same console, exit code, stop reason, cycle
+// count and counters as the same backend in process; failures must be clear and bounded in time.
+#include "link_device.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "boost_asio.hpp"
+#include "frame_codec.hpp"
+#include "program_loader.hpp"
+#include "server_process.hpp"
+#include "tessera/device.hpp"
+#include "tessera/error.hpp"
+
+namespace tessera::link {
+namespace {
+
+const std::string kBin = TESSERA_SW_BIN_DIR;
+const std::string kServer = TESSERA_SERVER_PATH;
+constexpr uint64_t kMaxCycles = 20'000'000;
+
+struct Param {
+  std::string backend;  // what the server fronts
+  bool pty;             // serial: over a pty instead of tcp://
+};
+
+/// Readable test parameters in gtest and ctest output.
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.backend << (p.pty ? " over pty" : " over tcp");
+}
+
+std::string paramName(const testing::TestParamInfo<Param>& info) {
+  return info.param.backend + (info.param.pty ? "_pty" : "_tcp");
+}
+
+std::vector<std::string> serverArgs(const Param& p, unsigned port = 0) {
+  std::vector<std::string> args = {"--device", p.backend};
+  if (p.pty)
+    args.push_back("--pty");
+  else
+    args.insert(args.end(), {"--listen", "127.0.0.1:" + std::to_string(port)});
+  return args;
+}
+
+/// Everything a run leaves that a user can see.
+struct Outcome {
+  std::vector<RunResult> stops;
+  std::vector<std::string> consoles;
+  std::vector<TileStats> stats;
+};
+
+// Runs until halted, a trap or the limit; host syncs are released at once, as tessera-run does.
+Outcome runProgram(Device& dev, const std::string& elf, bool allTiles) {
+  if (allTiles) {
+    loadProgramOnAllTiles(dev, kBin + "/" + elf);
+  } else {
+    loadProgram(dev, kBin + "/" + elf, 0);
+    for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
+  }
+  Outcome out;
+  for (;;) {
+    out.stops.push_back(dev.run(kMaxCycles));
+    if (out.stops.back().reason != StopReason::HostSync || out.stops.size() > 100) break;
+  }
+  for (unsigned t = 0; t < dev.info().tiles; ++t) {
+    out.consoles.push_back(dev.console(t));
+    out.stats.push_back(dev.stats(t));
+  }
+  return out;
+}
+
+void expectSame(const Outcome& remote, const Outcome& local) {
+  ASSERT_EQ(remote.stops.size(), local.stops.size());
+  for (size_t i = 0; i < local.stops.size(); ++i) {
+    EXPECT_EQ(remote.stops[i].reason, local.stops[i].reason) << "stop " << i;
+    EXPECT_EQ(remote.stops[i].cycles, local.stops[i].cycles) << "stop " << i;
+    EXPECT_EQ(remote.stops[i].exitCode, local.stops[i].exitCode) << "stop " << i;
+    EXPECT_EQ(remote.stops[i].hostSyncId, local.stops[i].hostSyncId) << "stop " << i;
+    EXPECT_EQ(remote.stops[i].trap.cause, local.stops[i].trap.cause) << "stop " << i;
+    EXPECT_EQ(remote.stops[i].trap.pc, local.stops[i].trap.pc) << "stop " << i;
+  }
+  ASSERT_EQ(remote.consoles.size(), local.consoles.size());
+  for (size_t t = 0; t < local.consoles.size(); ++t) {
+    EXPECT_EQ(remote.consoles[t], local.consoles[t]) << "tile " << t;
+    EXPECT_EQ(remote.stats[t].cycles, local.stats[t].cycles) << "tile " << t;
+    EXPECT_EQ(remote.stats[t].instructions, local.stats[t].instructions) << "tile " << t;
+    EXPECT_EQ(remote.stats[t].idleSlots, local.stats[t].idleSlots) << "tile " << t;
+    EXPECT_EQ(remote.stats[t].syncWaitCycles, local.stats[t].syncWaitCycles) << "tile " << t;
+    EXPECT_EQ(remote.stats[t].exchangeCycles, local.stats[t].exchangeCycles) << "tile " << t;
+    EXPECT_EQ(remote.stats[t].halted, local.stats[t].halted) << "tile " << t;
+    EXPECT_EQ(remote.stats[t].exitCode, local.stats[t].exitCode) << "tile " << t;
+  }
+}
+
+class LinkDeviceTest : public testing::TestWithParam<Param> {};
+
+TEST_P(LinkDeviceTest, ProgramsMatchInProcess) {
+  ServerProcess server(kServer, serverArgs(GetParam()));
+  auto remote = openDevice(server.deviceString());
+  auto local = openDevice(GetParam().backend);
+  EXPECT_EQ(remote->info().tiles, local->info().tiles);
+  EXPECT_EQ(remote->info().tileMemBytes, local->info().tileMemBytes);
+  for (const char* elf : {"hello.elf", "wl_int_fp_loop.elf"}) {
+    SCOPED_TRACE(elf);
+    const Outcome l = runProgram(*local, elf, false);
+    ASSERT_EQ(l.stops.back().reason, StopReason::Halted);  // the comparison is of a real run
+    expectSame(runProgram(*remote, elf, false), l);
+  }
+  for (const char* elf : {"chip_ring_shift.elf", "chip_host_sync.elf"}) {
+    SCOPED_TRACE(elf);
+    expectSame(runProgram(*remote, elf, true), runProgram(*local, elf, true));
+  }
+}
+
+TEST_P(LinkDeviceTest, MemoryAndControlRoundTrip) {
+  ServerProcess server(kServer, serverArgs(GetParam()));
+  auto dev = openDevice(server.deviceString());
+  const ChipInfo info = dev->info();
+  // Larger than one frame, so chunking is exercised; ends at the last byte of the last tile.
+  std::vector<uint8_t> data(info.tileMemBytes);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 + 3);
+  dev->writeMemory(info.tiles - 1, 0, data);
+  std::vector<uint8_t> back(data.size());
+  dev->readMemory(info.tiles - 1, 0, back);
+  EXPECT_EQ(back, data);
+  EXPECT_EQ(dev->readControl(TESS_CR_TILES), info.tiles);
+  dev->writeControl(TESS_CR_TILE_SEL, 1);
+  EXPECT_EQ(dev->readControl(TESS_CR_TILE_SEL), 1u);
+}
+
+TEST_P(LinkDeviceTest, BadRequestsGiveClearErrorsAndTheLinkSurvives) {
+  ServerProcess server(kServer, serverArgs(GetParam()));
+  auto dev = openDevice(server.deviceString());
+  const ChipInfo info = dev->info();
+  std::vector<uint8_t> buf(16);
+  try {
+    dev->readMemory(0, info.tileMemBytes - 8, buf);
+    FAIL() << "read past the end of SRAM accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(dev->writeMemory(info.tiles, 0, buf), Error);
+  // A device's own refusal (an unknown control offset) crosses the link as the same refusal.
+  bool localRefuses = false;
+  try {
+    openDevice(GetParam().backend)->readControl(0xFFC);
+  } catch (const Error&) {
+    localRefuses = true;
+  }
+  bool remoteRefuses = false;
+  try {
+    dev->readControl(0xFFC);
+  } catch (const Error& e) {
+    remoteRefuses = true;
+    EXPECT_NE(std::string(e.what()).find("device error"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(remoteRefuses, localRefuses);
+  EXPECT_THROW(dev->stats(info.tiles), Error);
+  EXPECT_THROW(dev->setRetireSink([](const RetireRecord&) {}), Error);
+  dev->setRetireSink({});  // clearing is always fine
+  EXPECT_EQ(dev->readControl(TESS_CR_ID), 0x7E550001u);
+}
+
+TEST_P(LinkDeviceTest, KilledServerGivesAClearErrorWithinTheTimeout) {
+  auto server = std::make_unique<ServerProcess>(kServer, serverArgs(GetParam()));
+  auto dev = openDevice(server->deviceString() + "?timeout_ms=2000");
+  loadProgram(*dev, kBin + "/wl_int_fp_loop.elf", 0);
+  std::chrono::steady_clock::time_point killedAt;
+  std::thread killer([&]() {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    killedAt = std::chrono::steady_clock::now();
+    server->signal(SIGKILL);
+  });
+  std::string message;
+  try {
+    for (int i = 0; i < 10000; ++i) {
+      dev->reset();
+      dev->run(kMaxCycles);
+    }
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  const auto failedAt = std::chrono::steady_clock::now();
+  killer.join();
+  ASSERT_FALSE(message.empty()) << "the client never noticed the dead server";
+  RecordProperty("error", message);
+  EXPECT_NE(message.find(server->deviceString()), std::string::npos) << message;
+  EXPECT_LT(failedAt - killedAt, std::chrono::milliseconds(2000 + LinkDevice::kWaitSliceMs + 1000))
+      << message;
+}
+
+TEST_P(LinkDeviceTest, RestartedServerServesANewClient) {
+  unsigned port = 0;
+  {
+    ServerProcess first(kServer, serverArgs(GetParam()));
+    port = first.port();
+    auto dev = openDevice(first.deviceString() + "?timeout_ms=2000");
+    EXPECT_GT(dev->info().tiles, 0u);
+    first.signal(SIGTERM);  // a clean stop: the server exits 0
+    const int status = first.wait();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    EXPECT_THROW(dev->readControl(TESS_CR_ID), Error);
+  }
+  ServerProcess second(kServer, serverArgs(GetParam(), port));  // the same port for tcp
+  auto dev = openDevice(second.deviceString());
+  const Outcome o = runProgram(*dev, "hello.elf", false);
+  EXPECT_EQ(o.stops.back().reason, StopReason::Halted);
+  EXPECT_NE(o.consoles[0].find("hello"), std::string::npos);
+}
+
+TEST_P(LinkDeviceTest, AFrozenServerGivesATimeoutNotAHang) {
+  ServerProcess server(kServer, serverArgs(GetParam()));
+  auto dev = openDevice(server.deviceString() + "?timeout_ms=500");
+  server.signal(SIGSTOP);  // alive but silent: only the client's timeout can notice
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    dev->readControl(TESS_CR_ID);
+    ADD_FAILURE() << "a frozen server answered";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("500 ms"), std::string::npos) << e.what();
+  }
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(took, std::chrono::milliseconds(450));
+  EXPECT_LT(took, std::chrono::milliseconds(1500));
+  server.signal(SIGCONT);
+}
+
+TEST_P(LinkDeviceTest, AClientThatDiesMidFrameDoesNotBlockTheNextOne) {
+  ServerProcess server(kServer, serverArgs(GetParam()));
+  Frame f;
+  f.opcode = static_cast<uint8_t>(Opcode::MemWrite);
+  f.payload.assign(1000, 1);
+  const auto bytes = FrameCodec::encode(f);
+  {
+    boost::asio::io_context io;
+    if (GetParam().pty) {
+      boost::asio::serial_port port(io, server.deviceString().substr(7));
+      boost::asio::write(port, boost::asio::buffer(bytes.data(), 500));
+    } else {
+      boost::asio::ip::tcp::socket s(io);
+      s.connect({boost::asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(server.port())});
+      boost::asio::write(s, boost::asio::buffer(bytes.data(), 500));
+    }
+  }
+  // On a pty the half frame stays in the server's decoder until its stall timeout drops it.
+  auto dev = openDevice(server.deviceString() + "?timeout_ms=3000");
+  EXPECT_EQ(dev->readControl(TESS_CR_ID), 0x7E550001u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Link, LinkDeviceTest,
+                         testing::Values(Param{"model", false}, Param{"model", true},
+                                         Param{"rtl", false}, Param{"rtl", true}),
+                         paramName);
+
+TEST(LinkTcp, ASecondClientIsRefusedWhileOneIsConnected) {
+  ServerProcess server(kServer, serverArgs(Param{"model", false}));
+  auto first = openDevice(server.deviceString());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(openDevice(server.deviceString() + "?timeout_ms=3000"), Error);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(2000));
+  EXPECT_EQ(first->readControl(TESS_CR_ID), 0x7E550001u);  // the first one is unaffected
+}
+
+}  // namespace
+}  // namespace tessera::link
