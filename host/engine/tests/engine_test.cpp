@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "executable_packer.hpp"
+#include "server_process.hpp"
 #include "tessera/chip_params.h"
 
 namespace tessera::test {
@@ -144,6 +145,49 @@ TEST(Engine, BackendsAgreeOnTensorsStreamsAndCycles) {
     EXPECT_EQ(b.stats.hostSyncs, a.stats.hostSyncs);
   }
 }
+
+/// The same executable through tessera-server (tcp:// and serial: over a pty) fronting model and
+/// rtl: bit-identical streams and tensors and the same cycle count as the backend in process.
+struct LinkCase {
+  std::string backend;
+  bool pty;
+};
+
+void PrintTo(const LinkCase& c, std::ostream* os) {
+  *os << c.backend << (c.pty ? " over pty" : " over tcp");
+}
+
+class EngineOverLink : public ::testing::TestWithParam<LinkCase> {};
+
+TEST_P(EngineOverLink, MatchesTheBackendInProcess) {
+  const LinkCase& c = GetParam();
+  std::vector<std::string> args = {"--device", c.backend, "--tiles", std::to_string(kTiles)};
+  if (c.pty) {
+    args.push_back("--pty");
+  } else {
+    args.insert(args.end(), {"--listen", "127.0.0.1:0"});
+  }
+  link::ServerProcess server(TESSERA_SERVER_PATH, args);
+  auto remote = openDevice(server.deviceString());
+  const Outcome r = runEngineStream(*remote);
+  expectSpecified(r);
+  auto local = open(c.backend);
+  const Outcome l = runEngineStream(*local);
+  EXPECT_EQ(r.result.cycles, l.result.cycles);
+  EXPECT_EQ(r.stream, l.stream);
+  EXPECT_EQ(r.acc, l.acc);
+  // Share of the minibatch loop's host time spent at host syncs (stream copies over the link).
+  const double total = r.stats.deviceSeconds + r.stats.hostIoSeconds;
+  RecordProperty("link_share_percent",
+                 std::to_string(total > 0 ? 100.0 * r.stats.hostIoSeconds / total : 0.0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Link, EngineOverLink,
+                         ::testing::Values(LinkCase{"model", false}, LinkCase{"model", true},
+                                           LinkCase{"rtl", false}, LinkCase{"rtl", true}),
+                         [](const auto& info) {
+                           return info.param.backend + (info.param.pty ? "_pty" : "_tcp");
+                         });
 
 TEST(Engine, RefusesUnconnectedStreamsUnlessAllowed) {
   auto dev = open("model");
