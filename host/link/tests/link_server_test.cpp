@@ -1,5 +1,6 @@
-// LinkServer without a transport: replies, range checks before the device is touched (a recording
-// fake device), the busy rule during a run, WAIT, and sliced runs equal to one in-process run.
+// LinkServer without a transport: replies, range checks before the device is touched (a device
+// that records every call; the real backends are tested end to end in host/server/tests), the
+// busy rule during a run, WAIT, and sliced runs equal to one in-process run.
 #include "link_server.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,7 @@ namespace {
 /// Records every call; memory accesses must only arrive in range.
 class RecordingDevice : public Device {
  public:
-  ChipInfo info() const override { return ChipInfo{2, 4096, 6, "fake"}; }
+  ChipInfo info() const override { return ChipInfo{2, 4096, 6, "recording"}; }
   void reset() override { ++calls; }
   void writeMemory(unsigned, uint32_t, std::span<const uint8_t>) override { ++calls; }
   void readMemory(unsigned, uint32_t, std::span<uint8_t> d) override {
@@ -38,7 +39,7 @@ class RecordingDevice : public Device {
   uint32_t readControl(uint32_t offset) override {
     if (offset == TESS_CR_CYCLE_LO) return static_cast<uint32_t>(now);
     if (offset == TESS_CR_CYCLE_HI) return static_cast<uint32_t>(now >> 32);
-    if (offset > 0x100) throw Error("fake: no such register");
+    if (offset > 0x100) throw Error("recording: no such register");
     return 0;
   }
   void writeControl(uint32_t, uint32_t) override { ++calls; }
@@ -72,7 +73,7 @@ TEST(LinkServer, RepliesEchoSeqAndSetTheReplyBit) {
   EXPECT_EQ(rep->seq, req.frame.seq);
   EXPECT_EQ(rep->opcode, static_cast<uint8_t>(Opcode::Info) | kReplyBit);
   EXPECT_EQ(decodeInfo(rep->payload).tiles, 2u);
-  EXPECT_EQ(decodeInfo(rep->payload).backend, "fake");
+  EXPECT_EQ(decodeInfo(rep->payload).backend, "recording");
 }
 
 TEST(LinkServer, OutOfRangeIsRefusedBeforeTheDeviceIsTouched) {
@@ -102,7 +103,7 @@ TEST(LinkServer, BadRequestsGetErrorReplies) {
       << "short payload";
   const auto devErr = server.handle(request(Opcode::CtrlRead, 0, 0x200, {}));
   EXPECT_EQ(statusOf(devErr), Status::DeviceError);
-  EXPECT_EQ(std::string(devErr->payload.begin(), devErr->payload.end()), "fake: no such register");
+  EXPECT_EQ(std::string(devErr->payload.begin(), devErr->payload.end()), "recording: no such register");
   DecodeEvent bad = request(Opcode::MemWrite, 0, 0, {});
   bad.kind = DecodeEvent::Kind::BadCrc;
   EXPECT_EQ(statusOf(server.handle(bad)), Status::BadCrc);
