@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job until the training benchmark exists: install what is missing, build, and run the
-# demo programs (hello; five workers summing floats) on the cycle-exact model and on the RTL.
+# demo programs on the cycle-exact model and on the RTL: hello; five workers summing floats; and a
+# ring shift over the 4-tile chip (sync, exchange, worker compute in every superstep).
 # Usage: scripts/demo.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,4 +15,8 @@ for prog in hello workers; do
     echo "== $prog on $device"
     "$run" --device "$device" --stats "$bin/$prog.elf"
   done
+done
+for device in model rtl; do
+  echo "== chip_ring_shift on 4 tiles, $device"
+  "$run" --device "$device" --all-tiles --stats "$bin/chip_ring_shift.elf"
 done
