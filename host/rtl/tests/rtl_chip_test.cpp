@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "rtl_device.hpp"
-#include "rv32_encode.hpp"
+#include "rv_encode.hpp"
 #include "tessera/chip_params.h"
 
 namespace tessera {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "rtl_device.hpp"
-#include "rv32_encode.hpp"
+#include "rv_encode.hpp"
 #include "tessera/chip_params.h"
 
 namespace tessera {
@@ -286,17 +286,17 @@ TEST_F(RtlDeviceTest, RunStopsAtTheCycleLimitAndResumes) {
 TEST_F(RtlDeviceTest, FloatingPointAddConvertAndFlags) {
   // 1.5 + 2.25 = 3.75 exactly; FCVT.W.S with RNE gives 4 and raises NX only.
   load(0, {rv::lui(2, 0x3fc00), rv::fmv_w_x(1, 2), rv::lui(3, 0x40100), rv::fmv_w_x(2, 3),
-           rv::fadd_s(3, 1, 2, 0), rv::fcvt_w_s(4, 3, 0), rv::csrrs(5, 0x001, 0),
-           rv::fdiv_s(4, 1, 2, 7), rv::fmv_x_w(6, 4), rv::lui(1, kMmio), rv::sw(4, 1, 0)});
+           rv::fadd(3, 1, 2, 0), rv::fcvt_w_s(4, 3, 0), rv::csrrs(5, 0x001, 0),
+           rv::fdiv(4, 1, 2, 7), rv::fmv_x_w(6, 4), rv::lui(1, kMmio), rv::sw(4, 1, 0)});
   const RunResult r = run();
   ASSERT_EQ(r.reason, StopReason::Halted);
   EXPECT_EQ(r.exitCode, 4u);
   ASSERT_EQ(retired_.size(), 11u);
-  EXPECT_EQ(retired_[4], (RetireRecord{24, 0, 0, 16, rv::fadd_s(3, 1, 2, 0), DestKind::F, 3, 0x40700000u}));
+  EXPECT_EQ(retired_[4], (RetireRecord{24, 0, 0, 16, rv::fadd(3, 1, 2, 0), DestKind::F, 3, 0x40700000u}));
   EXPECT_EQ(retired_[5].value, 4u);
   EXPECT_EQ(retired_[6].value, 1u);  // fflags = NX
   // fdiv issued at 42 retires at 84: 1.5 / 2.25 = 2/3 rounded to nearest = 0x3f2aaaab.
-  EXPECT_EQ(retired_[7], (RetireRecord{84, 0, 0, 28, rv::fdiv_s(4, 1, 2, 7), DestKind::F, 4, 0x3f2aaaabu}));
+  EXPECT_EQ(retired_[7], (RetireRecord{84, 0, 0, 28, rv::fdiv(4, 1, 2, 7), DestKind::F, 4, 0x3f2aaaabu}));
   EXPECT_EQ(retired_[8].value, 0x3f2aaaabu);
   EXPECT_EQ(r.cycles, 6u * 10 + 42 + 1);
 }

@@ -1,6 +1,6 @@
-// Hand encoder for the RV32IMF+Zicsr instructions the model tests use, written from the RISC-V
-// unprivileged spec's instruction formats (R, I, S, B, U, J, R4), independent of the model's
-// decoder.
+// Hand encoder for the RV32IMF+Zicsr instructions the model and RTL tests use, written from the
+// RISC-V unprivileged spec's instruction formats (R, I, S, B, U, J, R4), independent of either
+// implementation's decoder: expected results in those tests come from the spec, not a device.
 #pragma once
 
 #include <cstdint>
