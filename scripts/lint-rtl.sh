@@ -24,22 +24,8 @@ for arg in "$@"; do
   esac
 done
 
-python3 "$root/scripts/gen_params.py" "$root/rtl/params.json" "$work/tess_params_pkg.sv" \
-  "$work/chip_params.h" || exit 1
-
-pkgs=("$work/tess_params_pkg.sv" "$root/rtl/tess_pkg.sv")
-fpu=()
-for m in tess_fpu_round tess_fpu tess_fpu_divsqrt; do
-  fpu+=("$root/rtl/fpu/$m.sv")
-done
-core=()
-for m in tess_core_pkg tess_decoder tess_alu tess_mul tess_div tess_regfile tess_sram tess_csr \
-         tess_mmio tess_result_queue tess_core tess_tile; do
-  core+=("$root/rtl/core/$m.sv")
-done
-for m in tess_exchange tess_sync tess_chip; do
-  core+=("$root/rtl/chip/$m.sv")
-done
+# The sources in compile order, from rtl/sources.f (the list rtl/CMakeLists.txt reads too).
+mapfile -t srcs < <("$root/scripts/rtl-sources.sh" "$work") || exit 1
 
 status=0
 
@@ -47,8 +33,8 @@ for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_tile"; do
   read -r top gparam <<<"$cfg"
   echo "== verilator --lint-only -Wall ($top $gparam)"
   # shellcheck disable=SC2086  # gparam is empty or one word
-  if verilator --lint-only -Wall "-I$root/rtl/core" "$root/rtl/lint/verilator.vlt" "${pkgs[@]}" \
-       "${fpu[@]}" "${core[@]}" --top-module "$top" $gparam; then
+  if verilator --lint-only -Wall "-I$root/rtl/core" "$root/rtl/lint/verilator.vlt" "${srcs[@]}" \
+       --top-module "$top" $gparam; then
     echo "verilator: clean"
   else
     echo "verilator: FAILED"; status=1
@@ -61,7 +47,7 @@ if [ "$run_yosys" = 1 ]; then
     read -r top chparam <<<"$cfg"
     echo "== yosys synth -top $top ($chparam)"
     if yosys -q -l "$work/yosys_$top.log" -p "read_verilog -sv -I$root/rtl/core \
-          ${pkgs[*]} ${fpu[*]} ${core[*]}; $chparam; synth -top $top; \
+          ${srcs[*]}; $chparam; synth -top $top; \
           tee -o $work/stat_$top.txt stat" >/dev/null; then
       grep -E "Number of (cells|wires|memories):" "$work/stat_$top.txt" | tail -3
       echo "yosys: clean"
@@ -77,30 +63,21 @@ if [ "$run_icarus" = 1 ]; then
   # Icarus 11 prints a "sorry" note for every constant select in an always_* block and every
   # unique case; both are harmless (wider sensitivity, no uniqueness check) and hide real errors.
   quiet() { grep -v -e "sorry: constant selects in always_" -e "sorry: Case unique/unique0"; }
-  if iverilog -g2012 "-I$root/rtl/core" -o "$work/chip.vvp" -s tess_chip "${pkgs[@]}" "${fpu[@]}" \
-       "${core[@]}" 2> >(quiet >&2); then
+  if iverilog -g2012 "-I$root/rtl/core" -o "$work/chip.vvp" -s tess_chip "${srcs[@]}" \
+       2> >(quiet >&2); then
     echo "icarus: clean"
   else
     echo "icarus: FAILED"; status=1
   fi
 
   echo "== icarus smoke test (rtl/tests/smoke)"
-  # Icarus 11 can loop forever at time 0 in its always_comb scheduling when chained always_comb
-  # blocks assign a default and then override it (e.g. tess_csr's new_value -> fcsr_new); the
-  # same blocks written as always @* run correctly. The smoke test therefore simulates a copy of
-  # the RTL with always_comb spelled always @* (the same logic; only a block without inputs would
-  # differ, staying X, and would make the test fail rather than pass).
-  sim="$work/icarus_src"
-  mkdir -p "$sim"
-  sim_srcs=()
-  for f in "${pkgs[@]}" "${fpu[@]}" "${core[@]}"; do
-    sed 's/\balways_comb\b/always @*/' "$f" > "$sim/$(basename "$f")"
-    sim_srcs+=("$sim/$(basename "$f")")
-  done
-  cp "$root/rtl/core/tess_core_types.svh" "$sim/"
+  # The simulation runs on copies with always_comb spelled always @* (the Icarus 11 workaround
+  # explained in scripts/rtl-sources.sh).
   for tb in tess_tile_smoke_tb tess_chip_smoke_tb; do
-    sed 's/\balways_comb\b/always @*/' "$root/rtl/tests/smoke/$tb.sv" > "$sim/$tb.sv"
-    if iverilog -g2012 "-I$sim" -o "$work/$tb.vvp" -s "$tb" "${sim_srcs[@]}" "$sim/$tb.sv" \
+    sim="$work/icarus_$tb"
+    mapfile -t sim_srcs < <("$root/scripts/rtl-sources.sh" "$sim" --icarus \
+                              "$root/rtl/tests/smoke/$tb.sv")
+    if iverilog -g2012 "-I$sim" -o "$work/$tb.vvp" -s "$tb" "${sim_srcs[@]}" \
          2> >(quiet >&2) &&
        timeout 300 vvp -n "$work/$tb.vvp" | tee "$work/$tb.log" &&
        grep -q "^PASS" "$work/$tb.log"; then

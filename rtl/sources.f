@@ -1,0 +1,24 @@
+# Every RTL source of the chip, in compile order, relative to rtl/: the one list that
+# rtl/CMakeLists.txt (verilate), scripts/lint-rtl.sh (Verilator, Yosys, Icarus) and
+# rtl/tests/icarus/build.sh read (the latter two through scripts/rtl-sources.sh). The generated
+# chip-parameter package (rtl/params.json -> tess_params_pkg.sv) comes first and is not listed.
+# core/tess_core_types.svh is included from core/ and is not listed either.
+tess_pkg.sv
+fpu/tess_fpu_round.sv
+fpu/tess_fpu.sv
+fpu/tess_fpu_divsqrt.sv
+core/tess_core_pkg.sv
+core/tess_decoder.sv
+core/tess_alu.sv
+core/tess_mul.sv
+core/tess_div.sv
+core/tess_regfile.sv
+core/tess_sram.sv
+core/tess_csr.sv
+core/tess_mmio.sv
+core/tess_result_queue.sv
+core/tess_core.sv
+core/tess_tile.sv
+chip/tess_exchange.sv
+chip/tess_sync.sv
+chip/tess_chip.sv
