@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "executable.hpp"
+#include "tessera/executable.hpp"
 #include "stream_prefetcher.hpp"
 
 namespace tessera {

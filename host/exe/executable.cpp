@@ -1,4 +1,4 @@
-#include "executable.hpp"
+#include "tessera/executable.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "executable.hpp"
+#include "tessera/executable.hpp"
 
 namespace tessera {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "executable.hpp"
+#include "tessera/executable.hpp"
 #include "program_loader.hpp"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"

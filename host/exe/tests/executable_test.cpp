@@ -1,6 +1,6 @@
 // The *.tess reader and writer: round trip, every kind of corruption refused with a clear
 // message, and a load that writes nothing to the device unless everything checks out.
-#include "executable.hpp"
+#include "tessera/executable.hpp"
 
 #include <gtest/gtest.h>
 

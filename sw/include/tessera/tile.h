@@ -141,8 +141,7 @@ extern "C" int main();
 extern "C" {
 #endif
 
-/* Codelets (later): vertices will be C++ functions described in a ".tess.codelets" section that
- * link.ld already keeps; nothing here depends on its layout yet. */
+/* Codelets (vertices of compiled graphs) are declared with TESSERA_VERTEX in tessera/vertex.hpp. */
 
 #ifdef __cplusplus
 }

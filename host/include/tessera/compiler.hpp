@@ -1,0 +1,76 @@
+// The graph compiler (docs/compiler.md): lays out every tile's memory, inserts and schedules the
+// exchanges that vertex connections and copies need, writes each tile's control program, and
+// produces an Executable (*.tess) with a report of what went where.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/executable.hpp"
+#include "tessera/graph.hpp"
+#include "tessera/program.hpp"
+
+namespace tessera {
+
+/// Memory of one tile by use, in bytes.
+struct TileMemoryReport {
+  unsigned tile = 0;
+  uint32_t code = 0;              ///< the codelet image (runtime and codelets)
+  uint32_t tensors = 0;           ///< variables and constants
+  uint32_t vertexState = 0;       ///< vertex states and worker vertex lists
+  uint32_t exchangePrograms = 0;  ///< exchange programs
+  uint32_t control = 0;           ///< control program, loop counters, flags
+  uint32_t exchangeBuffers = 0;   ///< receive buffers (shared by all steps: the largest step)
+  uint32_t stacks = 0;            ///< supervisor and worker stacks
+  uint32_t capacity = 0;          ///< tile memory
+  /// Bytes in use.
+  uint32_t used() const { return code + tensors + vertexState + exchangePrograms + control + exchangeBuffers + stacks; }
+  /// The largest users (name, bytes), largest first.
+  std::vector<std::pair<std::string, uint32_t>> largest;
+};
+
+/// One scheduled exchange.
+struct ExchangeReport {
+  std::string name;           ///< what needed it ("inputs of compute set mm", "copy x")
+  uint32_t cycles = 0;        ///< from the sync release to the last tile's end of exchange
+  uint32_t lowerBound = 0;    ///< max over tiles of max(words sent, words received)
+  uint32_t phases = 0;
+  uint64_t words = 0;         ///< words received, all tiles
+  uint32_t localCopyWords = 0;  ///< words copied by supervisors instead
+};
+
+/// What the compiler did.
+struct CompileReport {
+  Target target;
+  double seconds = 0;              ///< compile time
+  unsigned computeSets = 0;        ///< Execute steps compiled
+  unsigned vertices = 0;
+  unsigned syncs = 0;              ///< internal syncs per pass through the program
+  unsigned hostSyncs = 0;
+  std::vector<TileMemoryReport> tiles;
+  std::vector<ExchangeReport> exchanges;
+  /// JSON text of the whole report.
+  std::string toJson() const;
+  /// A readable summary: memory of the fullest tiles, exchanges against their lower bound.
+  std::string summary() const;
+};
+
+/// Options of a compilation.
+struct CompileOptions {
+  /// Stop compiling with an error if an exchange exceeds this many times its lower bound
+  /// (0 = never); for tests of the scheduler.
+  double maxExchangeRatio = 0;
+};
+
+/// An executable and its report.
+struct Compiled {
+  Executable executable;
+  CompileReport report;
+};
+
+/// Compile prog over graph. Throws tessera::Error naming the tile, vertex, field or tensor at fault.
+Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& options = {});
+
+}  // namespace tessera

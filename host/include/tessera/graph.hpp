@@ -1,0 +1,174 @@
+// The graph (docs/compiler.md): variables and constants with a tile mapping, compute sets of
+// vertices whose fields are connected to tensors, host streams and named tensors. A Graph holds
+// only a description; tessera::compile turns it and a Program into an Executable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/device.hpp"
+#include "tessera/tensor.hpp"
+
+namespace tessera {
+
+/// The chip a graph is compiled for; an executable runs only on a device reporting exactly this.
+struct Target {
+  unsigned tiles = 4;
+  uint32_t tileMemBytes = 65536;
+  unsigned contexts = 6;
+  /// The target of an open device.
+  static Target of(const ChipInfo& info);
+  /// A named target: "rtl4", "rtl16" (64 KiB tiles) or "mk2" (1472 tiles x 624 KiB).
+  static Target preset(const std::string& name);
+};
+
+/// Kinds of vertex fields (tessera/vertex.hpp).
+enum class FieldKind : uint8_t { Input, Output, InOut, Param };
+
+/// One field of a codelet, as its TESSERA_VERTEX declares it.
+struct CodeletField {
+  std::string name;
+  FieldKind kind = FieldKind::Input;
+  std::string type;  ///< "float", "int32_t" or "uint32_t"
+};
+
+/// A codelet found in the codelet image.
+struct CodeletInfo {
+  std::string name;
+  uint32_t entry = 0;       ///< address of its entry function
+  uint32_t stateBytes = 0;  ///< 8 bytes per field
+  std::vector<CodeletField> fields;
+  /// The field called name, or nullptr.
+  const CodeletField* field(const std::string& name) const;
+};
+
+/// Handle of a compute set.
+struct ComputeSet {
+  uint32_t id = 0;
+};
+
+/// Handle of a vertex.
+struct VertexRef {
+  uint32_t id = 0;
+};
+
+/// Handle of a host stream.
+struct DataStream {
+  uint32_t id = 0;
+};
+
+/// Graph contents, read by the compiler (docs/compiler.md).
+struct GraphVariable {
+  std::string name;
+  ElemType type = ElemType::Float32;
+  std::vector<size_t> shape;
+  std::vector<int32_t> tileOf;       ///< tile of each element, -1 = unmapped
+  std::vector<uint32_t> initial;     ///< initial bits of each element; empty = zeros
+  bool constant = false;
+};
+
+/// A vertex connection or value.
+struct GraphField {
+  std::string name;
+  Tensor tensor;         ///< regions
+  uint32_t value = 0;    ///< Param fields (bits)
+  bool hasValue = false;
+};
+
+/// A vertex in a compute set.
+struct GraphVertex {
+  uint32_t computeSet = 0;
+  std::string codelet;
+  int32_t tile = -1;
+  std::vector<GraphField> fields;
+};
+
+/// A host stream.
+struct GraphStream {
+  std::string name;
+  ElemType type = ElemType::Float32;
+  size_t elements = 0;
+  bool toDevice = true;
+};
+
+/// A graph for one target.
+class Graph {
+ public:
+  /// A graph for target using the codelet image at codeletsPath (default: the library's
+  /// tessera_codelets.elf of this build; see defaultCodeletsPath()).
+  explicit Graph(Target target, std::string codeletsPath = defaultCodeletsPath());
+  ~Graph();
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
+
+  /// Path of the codelet image built with this library.
+  static std::string defaultCodeletsPath();
+
+  /// The target.
+  const Target& target() const;
+  /// The codelet called name; throws naming the known ones if it does not exist.
+  const CodeletInfo& codelet(const std::string& name) const;
+  /// All codelets of the image.
+  const std::vector<CodeletInfo>& codelets() const;
+
+  /// A new variable (unmapped; map it with setTileMapping before compiling).
+  Tensor addVariable(ElemType type, std::vector<size_t> shape, const std::string& name);
+  /// A new float32 constant with the given values (one per element), unmapped.
+  Tensor addConstant(std::vector<size_t> shape, std::span<const float> values, const std::string& name);
+  /// A new int32 constant.
+  Tensor addConstant(std::vector<size_t> shape, std::span<const int32_t> values, const std::string& name);
+  /// Map every element of t to tile.
+  void setTileMapping(const Tensor& t, unsigned tile);
+  /// Tile of each element of t (-1 = unmapped).
+  std::vector<int32_t> tileMapping(const Tensor& t) const;
+  /// Initial values of the variable elements of t (loaded with the executable).
+  void setInitialValue(const Tensor& t, std::span<const float> values);
+  /// Initial values of int32 elements.
+  void setInitialValue(const Tensor& t, std::span<const int32_t> values);
+
+  /// A new compute set.
+  ComputeSet addComputeSet(const std::string& name);
+  /// A new vertex of codelet in cs, with optional field connections.
+  VertexRef addVertex(ComputeSet cs, const std::string& codelet,
+                      std::vector<std::pair<std::string, Tensor>> connections = {});
+  /// Connect a region field to a tensor (its elements in row-major order).
+  void connect(VertexRef v, const std::string& field, const Tensor& t);
+  /// Set a Param field (float).
+  void setFieldValue(VertexRef v, const std::string& field, float value);
+  /// Set a Param field (unsigned).
+  void setFieldValue(VertexRef v, const std::string& field, uint32_t value);
+  /// Place a vertex on a tile.
+  void setTileMapping(VertexRef v, unsigned tile);
+
+  /// A host-to-device stream of `elements` elements per copy.
+  DataStream addHostToDeviceFIFO(const std::string& name, ElemType type, size_t elements);
+  /// A device-to-host stream.
+  DataStream addDeviceToHostFIFO(const std::string& name, ElemType type, size_t elements);
+  /// Name a tensor so that Engine::readTensor / writeTensor reach it.
+  void exposeTensor(const std::string& name, const Tensor& t);
+
+  // Read access for the compiler.
+  const std::vector<GraphVariable>& variables() const;
+  const std::vector<std::string>& computeSetNames() const;
+  const std::vector<GraphVertex>& vertices() const;
+  const std::vector<GraphStream>& streams() const;
+  const std::vector<std::pair<std::string, Tensor>>& exposedTensors() const;
+  /// Address where the codelet image ends (the first free byte of every tile).
+  uint32_t imageEnd() const;
+  /// The codelet image's loadable segments (the same on every tile).
+  const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& imageSegments() const;
+  /// Identity shared by the tensors of this graph.
+  uint64_t id() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  void checkTensor(const Tensor& t, const char* what) const;
+  GraphVertex& vertex(VertexRef v, const std::string& field, bool param) ;
+};
+
+}  // namespace tessera

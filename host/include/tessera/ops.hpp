@@ -1,0 +1,65 @@
+// The operation library (docs/library.md): builders in the poplibs shape — the graph first, then
+// the program to append to, then a debug name. Each maps its result over tiles, adds compute sets
+// of codelets from sw/codelets and appends the steps to prog; the compiler adds the exchanges.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "tessera/graph.hpp"
+#include "tessera/program.hpp"
+
+namespace tessera::ops {
+
+/// Map t's elements over tiles in contiguous chunks that are multiples of grain elements (the
+/// last may be shorter), as evenly as the grain allows, starting at tile 0.
+void mapLinearly(Graph& graph, const Tensor& t, size_t grain = 1);
+/// A new variable mapped with mapLinearly.
+Tensor createLinear(Graph& graph, ElemType type, std::vector<size_t> shape, const std::string& name,
+                    size_t grain = 1);
+
+/// a + b (same shape), mapped like a.
+Tensor add(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name);
+/// a - b.
+Tensor sub(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name);
+/// a * b, element by element.
+Tensor mul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name);
+/// a * scale.
+Tensor scale(Graph& graph, const Tensor& a, float scale, Sequence& prog, const std::string& name);
+/// max(a, 0).
+Tensor relu(Graph& graph, const Tensor& a, Sequence& prog, const std::string& name);
+/// grad where act > 0, else 0 (the gradient of relu at its output act).
+Tensor reluGrad(Graph& graph, const Tensor& grad, const Tensor& act, Sequence& prog, const std::string& name);
+/// x + bias along the last dimension of x (x is [rows, n], bias is [n]); mapped like x.
+Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog, const std::string& name);
+/// data += scale * delta, in place, fused (one rounding per element).
+void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float scale, Sequence& prog,
+                 const std::string& name);
+
+/// Sum of a 2-D tensor along dimension axis: axis 0 gives [n] (column sums, rows added in
+/// order), axis 1 gives [m] (row sums, left to right).
+Tensor reduceSum(Graph& graph, const Tensor& x, size_t axis, Sequence& prog, const std::string& name);
+/// Maximum of a 2-D tensor along axis 0.
+Tensor reduceMax(Graph& graph, const Tensor& x, Sequence& prog, const std::string& name);
+
+/// How matmul treats its operands.
+struct MatMulOptions {
+  bool transposeA = false;  ///< a is stored [k, m]: the product uses a's transpose
+  bool transposeB = false;  ///< b is stored [n, k]
+};
+
+/// op(a) [m, k] times op(b) [k, n] = [m, n] (float32), partitioned over the tiles along m, n and
+/// k; partial sums of a k-split are added by a reduction on the tiles that own the result. Every
+/// result element is a sum over k in increasing order within each k-part (fused multiply-adds),
+/// then of the parts in order.
+Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
+              const MatMulOptions& options = {});
+
+/// The split matmul would choose for these sizes on this graph's tiles: parts along m, n and k.
+struct MatMulPlan {
+  size_t m = 1, n = 1, k = 1;
+};
+/// The plan of matmul(graph, a [m,k], b [k,n]).
+MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n);
+
+}  // namespace tessera::ops

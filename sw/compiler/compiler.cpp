@@ -1,0 +1,543 @@
+// Lowering of a Graph and a Program to an Executable (docs/compiler.md).
+//
+// Memory of a tile, low to high:
+//   [0, imageEnd)          the codelet image (runtime + codelets), the same on every tile
+//   imageEnd               one word: address of this tile's control program
+//   persistent data        variables, vertex states and lists, exchange programs, control
+//   ...free...
+//   exchange buffers       receive buffers of the current step, allocated downward and reused by
+//                          every step (each with EXCHANGE_LATENCY guard words below it)
+//   stacks                 TESS_GRAPH_STACK_BYTES at the top (sw/runtime/graph_crt0.S)
+#include "tessera/compiler.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <tuple>
+#include <map>
+
+#include "exchange_encoding.hpp"
+#include "exchange_scheduler.hpp"
+#include "tessera/control.h"
+#include "tessera/error.hpp"
+
+namespace tessera {
+
+namespace {
+
+constexpr uint32_t kGuardBytes = 4 * xchg::kLatency;
+constexpr size_t kWorkers = TESS_CP_OPERANDS_EXEC;  // one vertex list per worker context
+
+struct Loc {
+  uint32_t tile = 0;
+  uint32_t addr = 0;
+};
+
+// A per-tile control program under construction; jump targets are word indexes until the
+// program's address is known.
+struct ControlProgram {
+  std::vector<uint32_t> words;
+  std::vector<size_t> fixups;  // words holding a word index to turn into an address
+  void op(uint32_t opcode, std::initializer_list<uint32_t> operands) {
+    words.push_back(opcode);
+    words.insert(words.end(), operands);
+  }
+};
+
+class Lowering {
+ public:
+  Lowering(const Graph& g, const CompileOptions& opt) : g_(g), opt_(opt), T_(g.target().tiles) {
+    const Target& t = g.target();
+    mem_ = t.tileMemBytes;
+    if (g.imageEnd() + 4 > mem_ - TESS_GRAPH_STACK_BYTES) {
+      throw Error(fmt::format("the codelet image ({} bytes) does not fit a tile of {} bytes", g.imageEnd(), mem_));
+    }
+    next_.assign(T_, g.imageEnd() + 4);
+    scratchTop_ = mem_ - TESS_GRAPH_STACK_BYTES;
+    scratchLow_.assign(T_, scratchTop_);
+    scratch_.assign(T_, scratchTop_);
+    data_.resize(T_);
+    cp_.resize(T_);
+    report_.target = t;
+    report_.tiles.resize(T_);
+    users_.resize(T_);
+    for (unsigned i = 0; i < T_; ++i) {
+      TileMemoryReport& r = report_.tiles[i];
+      r.tile = i;
+      r.code = g.imageEnd() + 4;
+      r.stacks = TESS_GRAPH_STACK_BYTES;
+      r.capacity = mem_;
+    }
+  }
+
+  Compiled run(const Program& prog) {
+    placeVariables();
+    lower(*prog.node());
+    for (unsigned t = 0; t < T_; ++t) cp_[t].op(TESS_CP_END, {});
+    return finish();
+  }
+
+ private:
+  const Graph& g_;
+  const CompileOptions& opt_;
+  unsigned T_;
+  uint32_t mem_ = 0;
+  std::vector<uint32_t> next_;                      // persistent allocation pointer
+  uint32_t scratchTop_ = 0;
+  std::vector<uint32_t> scratch_, scratchLow_;      // current step's / lowest scratch pointer
+  std::vector<std::map<uint32_t, std::vector<uint8_t>>> data_;  // per tile: addr -> bytes
+  std::vector<ControlProgram> cp_;
+  std::vector<std::vector<uint32_t>> varAddr_;      // per variable, per element: address
+  std::vector<std::map<std::string, uint32_t>> users_;
+  Executable exe_;
+  CompileReport report_;
+  uint32_t nextSyncId_ = 1;
+  uint32_t nextHostSync_ = 1;
+
+  uint32_t alloc(unsigned tile, uint32_t bytes, uint32_t TileMemoryReport::*category, const std::string& user) {
+    const uint32_t a = next_[tile];
+    next_[tile] += (bytes + 3) & ~3u;
+    report_.tiles[tile].*category += (bytes + 3) & ~3u;
+    users_[tile][user] += (bytes + 3) & ~3u;
+    if (next_[tile] > scratchLow_[tile]) overflow(tile);
+    return a;
+  }
+
+  uint32_t allocScratch(unsigned tile, uint32_t bytes) {
+    scratch_[tile] -= bytes;
+    const uint32_t a = scratch_[tile];
+    scratch_[tile] -= kGuardBytes;
+    scratchLow_[tile] = std::min(scratchLow_[tile], scratch_[tile]);
+    if (next_[tile] > scratchLow_[tile]) overflow(tile);
+    return a;
+  }
+
+  void resetScratch() { scratch_.assign(T_, scratchTop_); }
+
+  [[noreturn]] void overflow(unsigned tile) {
+    TileMemoryReport& r = report_.tiles[tile];
+    r.exchangeBuffers = scratchTop_ - scratchLow_[tile];
+    std::vector<std::pair<std::string, uint32_t>> u(users_[tile].begin(), users_[tile].end());
+    u.emplace_back("exchange buffers", r.exchangeBuffers);
+    u.emplace_back("codelet image", r.code);
+    u.emplace_back("stacks", r.stacks);
+    std::sort(u.begin(), u.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    std::string top;
+    for (size_t i = 0; i < u.size() && i < 5; ++i) top += fmt::format("{}{} {} B", i ? ", " : "", u[i].first, u[i].second);
+    throw Error(fmt::format("tile {} is out of memory: it needs more than its {} bytes; largest users: {}",
+                            tile, mem_, top));
+  }
+
+  void put(unsigned tile, uint32_t addr, std::span<const uint32_t> words) {
+    std::vector<uint8_t> bytes(words.size() * 4);
+    std::memcpy(bytes.data(), words.data(), bytes.size());
+    data_[tile][addr] = std::move(bytes);
+  }
+
+  void placeVariables() {
+    const auto& vars = g_.variables();
+    varAddr_.resize(vars.size());
+    for (uint32_t v = 0; v < vars.size(); ++v) {
+      const GraphVariable& var = vars[v];
+      std::vector<uint32_t> count(T_, 0);
+      for (size_t i = 0; i < var.tileOf.size(); ++i) {
+        if (var.tileOf[i] < 0) {
+          throw Error(fmt::format("tensor \"{}\": element {} is not mapped to a tile (setTileMapping)", var.name, i));
+        }
+        ++count[var.tileOf[i]];
+      }
+      std::vector<uint32_t> base(T_, 0);
+      for (unsigned t = 0; t < T_; ++t) {
+        if (count[t]) base[t] = alloc(t, 4 * count[t], &TileMemoryReport::tensors, fmt::format("tensor \"{}\"", var.name));
+      }
+      varAddr_[v].resize(var.tileOf.size());
+      std::vector<std::vector<uint32_t>> init(T_);
+      for (size_t i = 0; i < var.tileOf.size(); ++i) {
+        const unsigned t = static_cast<unsigned>(var.tileOf[i]);
+        varAddr_[v][i] = base[t] + 4 * static_cast<uint32_t>(init[t].size());
+        init[t].push_back(var.initial.empty() ? 0 : var.initial[i]);
+      }
+      for (unsigned t = 0; t < T_; ++t) {
+        if (count[t]) put(t, base[t], init[t]);
+      }
+    }
+  }
+
+  std::vector<Loc> locate(const Tensor& t) const {
+    std::vector<Loc> out;
+    out.reserve(t.numElements());
+    for (const ElementRun& r : t.runs()) {
+      for (uint32_t i = r.begin; i < r.end; ++i) {
+        out.push_back({static_cast<uint32_t>(g_.variables()[r.var].tileOf[i]), varAddr_[r.var][i]});
+      }
+    }
+    return out;
+  }
+
+  // Messages moving element i of from to element i of to, grouped into runs contiguous on both sides.
+  static void addMessages(const std::vector<Loc>& from, const std::vector<Loc>& to, bool guarded,
+                          std::vector<XMessage>& out) {
+    for (size_t i = 0; i < from.size();) {
+      size_t j = i + 1;
+      while (j < from.size() && from[j].tile == from[i].tile && to[j].tile == to[i].tile &&
+             from[j].addr == from[i].addr + 4 * (j - i) && to[j].addr == to[i].addr + 4 * (j - i)) {
+        ++j;
+      }
+      out.push_back(XMessage{from[i].tile, from[i].addr, static_cast<uint32_t>(j - i),
+                             {XDest{to[i].tile, to[i].addr, guarded}}});
+      i = j;
+    }
+  }
+
+  // Schedule an exchange, then emit on every tile the sync that starts it and the local copies.
+  void exchange(std::vector<XMessage> msgs, const std::string& name) {
+    XSchedule s = scheduleExchange(T_, mem_, std::move(msgs));
+    const uint32_t desc = nextSyncId_++ & 0xffffu;
+    for (unsigned t = 0; t < T_; ++t) {
+      uint32_t prog = 0;
+      if (!s.programs[t].empty()) {
+        prog = alloc(t, 4 * static_cast<uint32_t>(s.programs[t].size()), &TileMemoryReport::exchangePrograms,
+                     "exchange programs");
+        put(t, prog, s.programs[t]);
+      }
+      cp_[t].op(TESS_CP_SYNC, {desc, prog});
+    }
+    ExchangeReport r{name, s.cycles, s.lowerBound, s.phases, s.words, 0};
+    for (const XLocalCopy& c : s.localCopies) {
+      cp_[c.tile].op(TESS_CP_COPY, {c.dst, c.src, c.words});
+      r.localCopyWords += c.words;
+    }
+    if (opt_.maxExchangeRatio > 0 && s.lowerBound > 0 && s.cycles > opt_.maxExchangeRatio * s.lowerBound) {
+      throw Error(fmt::format("exchange \"{}\": {} cycles, {:.2f}x its lower bound {}", name, s.cycles,
+                              double(s.cycles) / s.lowerBound, s.lowerBound));
+    }
+    ++report_.syncs;
+    report_.exchanges.push_back(std::move(r));
+  }
+
+  void lowerExecute(const ProgramNode& n) {
+    const uint32_t cs = n.computeSet.id;
+    if (cs >= g_.computeSetNames().size()) throw Error("Execute: unknown compute set");
+    const std::string& csName = g_.computeSetNames()[cs];
+    resetScratch();
+    std::vector<XMessage> pre, post;
+    std::vector<std::vector<std::tuple<uint64_t, uint32_t, uint32_t>>> perTile(T_);  // (cost, entry, state)
+    std::map<std::vector<uint64_t>, uint32_t> shared;
+    const auto& verts = g_.vertices();
+    for (uint32_t vi = 0; vi < verts.size(); ++vi) {
+      const GraphVertex& v = verts[vi];
+      if (v.computeSet != cs) continue;
+      const CodeletInfo& c = g_.codelet(v.codelet);
+      const std::string where = fmt::format("compute set \"{}\": vertex {} ({})", csName, vi, v.codelet);
+      if (v.tile < 0) throw Error(fmt::format("{}: not mapped to a tile (setTileMapping)", where));
+      const unsigned tile = static_cast<unsigned>(v.tile);
+      std::vector<uint32_t> state;
+      uint64_t cost = 1;
+      for (size_t fi = 0; fi < c.fields.size(); ++fi) {
+        const CodeletField& f = c.fields[fi];
+        const GraphField& gf = v.fields[fi];
+        if (f.kind == FieldKind::Param) {
+          if (!gf.hasValue) throw Error(fmt::format("{}: field \"{}\" has no value (setFieldValue)", where, f.name));
+          state.insert(state.end(), {gf.value, 0});
+          continue;
+        }
+        if (!gf.tensor.valid()) throw Error(fmt::format("{}: field \"{}\" is not connected", where, f.name));
+        const std::vector<Loc> locs = locate(gf.tensor);
+        cost += locs.size();
+        bool direct = true;
+        for (size_t i = 0; i < locs.size() && direct; ++i) {
+          direct = locs[i].tile == tile && locs[i].addr == locs[0].addr + 4 * i;
+        }
+        if (f.kind != FieldKind::Input) {
+          std::vector<Loc> sorted = locs;
+          std::sort(sorted.begin(), sorted.end(), [](Loc a, Loc b) { return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr); });
+          for (size_t i = 1; i < sorted.size(); ++i) {
+            if (sorted[i].tile == sorted[i - 1].tile && sorted[i].addr == sorted[i - 1].addr) {
+              throw Error(fmt::format("{}: output field \"{}\" is connected to tensor \"{}\" whose elements repeat "
+                                      "(a broadcast view cannot be written)", where, f.name, gf.tensor.debugName()));
+            }
+          }
+        }
+        uint32_t ptr = locs.empty() ? 0 : locs[0].addr;
+        // Inputs of one compute set that gather the same elements to one tile share a buffer.
+        std::vector<uint64_t> key;
+        if (!direct && f.kind == FieldKind::Input) {
+          key.reserve(locs.size() + 1);
+          key.push_back(tile);
+          for (const Loc& l : locs) key.push_back(uint64_t{l.tile} << 32 | l.addr);
+          if (auto it = shared.find(key); it != shared.end()) {
+            ptr = it->second;
+            direct = true;
+          }
+        }
+        if (!direct) {
+          ptr = allocScratch(tile, 4 * static_cast<uint32_t>(locs.size()));
+          std::vector<Loc> buf(locs.size());
+          for (size_t i = 0; i < locs.size(); ++i) buf[i] = {tile, ptr + 4 * static_cast<uint32_t>(i)};
+          if (f.kind != FieldKind::Output) addMessages(locs, buf, true, pre);
+          if (f.kind == FieldKind::Input) shared.emplace(std::move(key), ptr);
+          if (f.kind != FieldKind::Input) addMessages(buf, locs, false, post);
+        }
+        state.insert(state.end(), {ptr, static_cast<uint32_t>(locs.size())});
+      }
+      const uint32_t sa = alloc(tile, 4 * static_cast<uint32_t>(state.size()), &TileMemoryReport::vertexState,
+                                fmt::format("vertex states of \"{}\"", csName));
+      put(tile, sa, state);
+      perTile[tile].emplace_back(cost, c.entry, sa);
+      ++report_.vertices;
+    }
+    if (!pre.empty()) exchange(std::move(pre), fmt::format("inputs of compute set \"{}\"", csName));
+    for (unsigned t = 0; t < T_; ++t) {
+      auto& list = perTile[t];
+      if (list.empty()) continue;
+      // Longest first onto the least loaded of the five workers.
+      std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return std::get<0>(a) > std::get<0>(b); });
+      std::vector<std::vector<uint32_t>> workers(kWorkers);
+      std::vector<uint64_t> load(kWorkers, 0);
+      for (auto& [cost, entry, sa] : list) {
+        const size_t w = std::min_element(load.begin(), load.end()) - load.begin();
+        load[w] += cost;
+        workers[w].insert(workers[w].end(), {entry, sa});
+      }
+      std::vector<uint32_t> operands(kWorkers, 0);
+      for (size_t w = 0; w < kWorkers; ++w) {
+        if (workers[w].empty()) continue;
+        std::vector<uint32_t> words{static_cast<uint32_t>(workers[w].size() / 2)};
+        words.insert(words.end(), workers[w].begin(), workers[w].end());
+        operands[w] = alloc(t, 4 * static_cast<uint32_t>(words.size()), &TileMemoryReport::vertexState,
+                            fmt::format("vertex states of \"{}\"", csName));
+        put(t, operands[w], words);
+      }
+      cp_[t].op(TESS_CP_EXEC, {operands[0], operands[1], operands[2], operands[3], operands[4]});
+    }
+    if (!post.empty()) exchange(std::move(post), fmt::format("outputs of compute set \"{}\"", csName));
+    ++report_.computeSets;
+  }
+
+  void lowerCopy(const ProgramNode& n) {
+    const std::vector<Loc> from = locate(n.src), to = locate(n.dst);
+    std::vector<Loc> sorted = to;
+    std::sort(sorted.begin(), sorted.end(), [](Loc a, Loc b) { return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr); });
+    for (size_t i = 1; i < sorted.size(); ++i) {
+      if (sorted[i].tile == sorted[i - 1].tile && sorted[i].addr == sorted[i - 1].addr) {
+        throw Error(fmt::format("Copy \"{}\": destination \"{}\" has repeated elements", n.name, n.dst.debugName()));
+      }
+    }
+    for (const Loc& l : from) {
+      if (std::binary_search(sorted.begin(), sorted.end(), l, [](Loc a, Loc b) { return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr); })) {
+        throw Error(fmt::format("Copy \"{}\": source \"{}\" and destination \"{}\" overlap", n.name,
+                                n.src.debugName(), n.dst.debugName()));
+      }
+    }
+    std::vector<XMessage> msgs;
+    addMessages(from, to, false, msgs);
+    exchange(std::move(msgs), fmt::format("copy \"{}\"", n.name.empty() ? n.dst.debugName() : n.name));
+  }
+
+  void lowerStream(const ProgramNode& n, bool toDevice) {
+    const auto& streams = g_.streams();
+    if (n.stream.id >= streams.size()) throw Error("stream copy: unknown stream");
+    const GraphStream& s = streams[n.stream.id];
+    const Tensor& t = toDevice ? n.dst : n.src;
+    if (s.toDevice != toDevice) {
+      throw Error(fmt::format("stream \"{}\" is {}: it cannot be copied {}", s.name,
+                              s.toDevice ? "host-to-device" : "device-to-host", toDevice ? "to the device" : "to the host"));
+    }
+    if (t.numElements() != s.elements || t.elementType() != s.type) {
+      throw Error(fmt::format("stream \"{}\" ({} x {}) and tensor \"{}\" ({} x {}) differ", s.name, s.elements,
+                              elemTypeName(s.type), t.debugName(), t.numElements(), elemTypeName(t.elementType())));
+    }
+    const std::vector<Loc> locs = locate(t);
+    ExeHostSync hs;
+    hs.id = nextHostSync_++;
+    if (hs.id > 0xffff) throw Error("more than 65535 host syncs");
+    for (size_t i = 0; i < locs.size();) {
+      size_t j = i + 1;
+      while (j < locs.size() && locs[j].tile == locs[i].tile && locs[j].addr == locs[i].addr + 4 * (j - i)) ++j;
+      hs.copies.push_back({n.stream.id, ExeRegion{locs[i].tile, locs[i].addr, static_cast<uint32_t>(4 * (j - i))}});
+      i = j;
+    }
+    exe_.hostSyncs.push_back(std::move(hs));
+    for (unsigned tt = 0; tt < T_; ++tt) cp_[tt].op(TESS_CP_SYNC, {TESS_SYNC_HOST_BIT | exe_.hostSyncs.back().id, 0});
+    ++report_.hostSyncs;
+  }
+
+  void lower(const ProgramNode& n) {
+    switch (n.kind) {
+      case ProgramKind::Sequence:
+        for (const auto& c : n.children) lower(*c);
+        break;
+      case ProgramKind::Execute:
+        lowerExecute(n);
+        break;
+      case ProgramKind::Copy:
+        lowerCopy(n);
+        break;
+      case ProgramKind::StreamToTensor:
+        lowerStream(n, true);
+        break;
+      case ProgramKind::TensorToStream:
+        lowerStream(n, false);
+        break;
+      case ProgramKind::Repeat: {
+        if (n.count == 0) break;
+        std::vector<size_t> top(T_);
+        std::vector<uint32_t> ctr(T_);
+        for (unsigned t = 0; t < T_; ++t) {
+          ctr[t] = alloc(t, 4, &TileMemoryReport::control, "control");
+          cp_[t].op(TESS_CP_SET, {ctr[t], n.count});
+          top[t] = cp_[t].words.size();
+        }
+        lower(*n.children[0]);
+        for (unsigned t = 0; t < T_; ++t) {
+          cp_[t].op(TESS_CP_LOOP, {ctr[t], static_cast<uint32_t>(top[t])});
+          cp_[t].fixups.push_back(cp_[t].words.size() - 1);
+        }
+        break;
+      }
+      case ProgramKind::RepeatWhile: {
+        std::vector<size_t> top(T_), jz(T_);
+        std::vector<uint32_t> flag(T_);
+        for (unsigned t = 0; t < T_; ++t) {
+          flag[t] = alloc(t, 4, &TileMemoryReport::control, "control");
+          top[t] = cp_[t].words.size();
+        }
+        lower(*n.children[0]);
+        // Every tile needs the predicate to take the same branch: multicast it to a flag word.
+        const Loc p = locate(n.predicate)[0];
+        XMessage m{p.tile, p.addr, 1, {}};
+        for (unsigned t = 0; t < T_; ++t) m.dsts.push_back({t, flag[t], false});
+        exchange({m}, fmt::format("predicate of \"{}\"", n.name));
+        for (unsigned t = 0; t < T_; ++t) {
+          cp_[t].op(TESS_CP_JUMPZ, {flag[t], 0});
+          jz[t] = cp_[t].words.size() - 1;
+          cp_[t].fixups.push_back(jz[t]);
+        }
+        lower(*n.children[1]);
+        for (unsigned t = 0; t < T_; ++t) {
+          cp_[t].op(TESS_CP_JUMP, {static_cast<uint32_t>(top[t])});
+          cp_[t].fixups.push_back(cp_[t].words.size() - 1);
+          cp_[t].words[jz[t]] = static_cast<uint32_t>(cp_[t].words.size());
+        }
+        break;
+      }
+    }
+  }
+
+  Compiled finish() {
+    exe_.target = ExeTarget{T_, mem_, g_.target().contexts};
+    for (unsigned t = 0; t < T_; ++t) {
+      ControlProgram& c = cp_[t];
+      const uint32_t base = alloc(t, 4 * static_cast<uint32_t>(c.words.size()), &TileMemoryReport::control, "control");
+      for (size_t f : c.fixups) c.words[f] = base + 4 * c.words[f];
+      put(t, base, c.words);
+      const uint32_t ptr[1] = {base};
+      put(t, g_.imageEnd(), ptr);
+      report_.tiles[t].exchangeBuffers = scratchTop_ - scratchLow_[t];
+    }
+    // The codelet image: one blob per segment, on every tile.
+    for (const auto& [addr, bytes] : g_.imageSegments()) {
+      const uint32_t blob = static_cast<uint32_t>(exe_.blobs.size());
+      exe_.blobs.push_back(bytes);
+      for (unsigned t = 0; t < T_; ++t) exe_.segments.push_back({t, addr, blob});
+    }
+    // Each tile's data: one blob from imageEnd to the end of its persistent data.
+    for (unsigned t = 0; t < T_; ++t) {
+      const uint32_t lo = g_.imageEnd();
+      std::vector<uint8_t> blob(next_[t] - lo, 0);
+      for (const auto& [addr, bytes] : data_[t]) std::copy(bytes.begin(), bytes.end(), blob.begin() + (addr - lo));
+      exe_.segments.push_back({t, lo, static_cast<uint32_t>(exe_.blobs.size())});
+      exe_.blobs.push_back(std::move(blob));
+    }
+    for (const GraphStream& s : g_.streams()) {
+      exe_.streams.push_back({s.name, s.toDevice ? StreamDirection::HostToDevice : StreamDirection::DeviceToHost});
+    }
+    for (const auto& [name, t] : g_.exposedTensors()) {
+      ExeTensor et{name, {}};
+      const std::vector<Loc> locs = locate(t);
+      for (size_t i = 0; i < locs.size();) {
+        size_t j = i + 1;
+        while (j < locs.size() && locs[j].tile == locs[i].tile && locs[j].addr == locs[i].addr + 4 * (j - i)) ++j;
+        et.regions.push_back({locs[i].tile, locs[i].addr, static_cast<uint32_t>(4 * (j - i))});
+        i = j;
+      }
+      exe_.tensors.push_back(std::move(et));
+    }
+    for (unsigned t = 0; t < T_; ++t) {
+      auto& u = users_[t];
+      std::vector<std::pair<std::string, uint32_t>> list(u.begin(), u.end());
+      list.emplace_back("exchange buffers", report_.tiles[t].exchangeBuffers);
+      std::sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.second > b.second; });
+      if (list.size() > 5) list.resize(5);
+      report_.tiles[t].largest = std::move(list);
+    }
+    exe_.validate();
+    return Compiled{std::move(exe_), std::move(report_)};
+  }
+};
+
+}  // namespace
+
+Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Lowering l(graph, options);
+  Compiled c = l.run(prog);
+  c.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return c;
+}
+
+std::string CompileReport::toJson() const {
+  nlohmann::ordered_json j;
+  j["target"] = {{"tiles", target.tiles}, {"tileMemBytes", target.tileMemBytes}, {"contexts", target.contexts}};
+  j["compileSeconds"] = seconds;
+  j["computeSets"] = computeSets;
+  j["vertices"] = vertices;
+  j["syncs"] = syncs;
+  j["hostSyncs"] = hostSyncs;
+  auto& tl = j["tiles"] = nlohmann::ordered_json::array();
+  for (const TileMemoryReport& t : tiles) {
+    nlohmann::ordered_json lg = nlohmann::ordered_json::array();
+    for (const auto& [n, b] : t.largest) lg.push_back({{"name", n}, {"bytes", b}});
+    tl.push_back({{"tile", t.tile}, {"capacity", t.capacity}, {"used", t.used()}, {"code", t.code},
+                  {"tensors", t.tensors}, {"vertexState", t.vertexState}, {"exchangePrograms", t.exchangePrograms},
+                  {"control", t.control}, {"exchangeBuffers", t.exchangeBuffers}, {"stacks", t.stacks},
+                  {"largest", lg}});
+  }
+  auto& xl = j["exchanges"] = nlohmann::ordered_json::array();
+  for (const ExchangeReport& x : exchanges) {
+    xl.push_back({{"name", x.name}, {"cycles", x.cycles}, {"lowerBound", x.lowerBound}, {"phases", x.phases},
+                  {"words", x.words}, {"localCopyWords", x.localCopyWords}});
+  }
+  return j.dump(2);
+}
+
+std::string CompileReport::summary() const {
+  std::string s = fmt::format("compiled for {} tiles x {} bytes in {:.3f} s: {} compute sets, {} vertices, "
+                              "{} syncs, {} host syncs\n",
+                              target.tiles, target.tileMemBytes, seconds, computeSets, vertices, syncs, hostSyncs);
+  std::vector<const TileMemoryReport*> byUse;
+  for (const TileMemoryReport& t : tiles) byUse.push_back(&t);
+  std::sort(byUse.begin(), byUse.end(), [](auto* a, auto* b) { return a->used() > b->used(); });
+  s += "fullest tiles (bytes: used / capacity; code, tensors, vertex state, exchange programs, control, "
+       "exchange buffers, stacks):\n";
+  for (size_t i = 0; i < byUse.size() && i < 4; ++i) {
+    const TileMemoryReport& t = *byUse[i];
+    s += fmt::format("  tile {:4}: {:7} / {:7} ({:5.1f}%); {} {} {} {} {} {} {}\n", t.tile, t.used(), t.capacity,
+                     100.0 * t.used() / t.capacity, t.code, t.tensors, t.vertexState, t.exchangePrograms,
+                     t.control, t.exchangeBuffers, t.stacks);
+  }
+  uint64_t cyc = 0, lb = 0;
+  for (const ExchangeReport& x : exchanges) cyc += x.cycles, lb += x.lowerBound;
+  s += fmt::format("exchanges: {} with {} cycles against a lower bound of {} ({:.2f}x)\n", exchanges.size(), cyc, lb,
+                   lb ? double(cyc) / lb : 1.0);
+  for (const ExchangeReport& x : exchanges) {
+    s += fmt::format("  {:6} cycles, bound {:6} ({:.2f}x), {} phases: {}\n", x.cycles, x.lowerBound,
+                     x.lowerBound ? double(x.cycles) / x.lowerBound : 1.0, x.phases, x.name);
+  }
+  return s;
+}
+
+}  // namespace tessera

@@ -1,0 +1,373 @@
+#include "tessera/graph.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <bit>
+#include <cstdlib>
+#include <map>
+
+#include "elf_image.hpp"
+#include "tessera/control.h"
+#include "tessera/error.hpp"
+
+namespace tessera {
+
+Target Target::of(const ChipInfo& info) {
+  return Target{info.tiles, info.tileMemBytes, info.contexts};
+}
+
+Target Target::preset(const std::string& name) {
+  if (name == "rtl4") return Target{4, 65536, 6};
+  if (name == "rtl16") return Target{16, 65536, 6};
+  if (name == "mk2") return Target{1472, 624 * 1024, 6};
+  throw Error(fmt::format("unknown target preset \"{}\" (known: rtl4, rtl16, mk2)", name));
+}
+
+const CodeletField* CodeletInfo::field(const std::string& fieldName) const {
+  for (const CodeletField& f : fields) {
+    if (f.name == fieldName) return &f;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::atomic<uint64_t> nextGraphId{1};
+
+// Read a NUL-terminated string of the image at addr.
+std::string readString(const ElfImage& img, uint32_t addr, const std::string& path) {
+  std::string s;
+  for (;;) {
+    const uint32_t base = addr & ~3u;
+    auto w = img.word(base);
+    if (!w) throw Error(fmt::format("{}: codelet text at 0x{:08x} is outside the image", path, addr));
+    const char c = static_cast<char>((*w >> (8 * (addr - base))) & 0xffu);
+    if (c == '\0') return s;
+    s.push_back(c);
+    ++addr;
+    if (s.size() > 4096) throw Error(fmt::format("{}: codelet text at 0x{:08x} is unterminated", path, addr));
+  }
+}
+
+FieldKind parseKind(const std::string& k, const std::string& where) {
+  if (k == "Input") return FieldKind::Input;
+  if (k == "Output") return FieldKind::Output;
+  if (k == "InOut") return FieldKind::InOut;
+  if (k == "Param") return FieldKind::Param;
+  throw Error(fmt::format("{}: unknown field kind \"{}\"", where, k));
+}
+
+// Parse every descriptor between __tess_codelets_start and __tess_codelets_end.
+std::vector<CodeletInfo> readCodelets(const ElfImage& img, const std::string& path) {
+  auto start = img.symbol("__tess_codelets_start");
+  auto end = img.symbol("__tess_codelets_end");
+  if (!start || !end) {
+    throw Error(fmt::format("{}: not a codelet image (no __tess_codelets_start/_end symbols)", path));
+  }
+  std::vector<CodeletInfo> out;
+  for (uint32_t a = *start; a + 16 <= *end; a += 16) {
+    auto magic = img.word(a);
+    auto entry = img.word(a + 4);
+    auto bytes = img.word(a + 8);
+    auto text = img.word(a + 12);
+    if (!magic || *magic != TESS_CODELET_MAGIC || !entry || !bytes || !text) {
+      throw Error(fmt::format("{}: bad codelet descriptor at 0x{:08x}", path, a));
+    }
+    CodeletInfo c;
+    c.entry = *entry;
+    c.stateBytes = *bytes;
+    uint32_t t = *text;
+    c.name = readString(img, t, path);
+    t += static_cast<uint32_t>(c.name.size()) + 1;
+    for (;;) {
+      std::string f = readString(img, t, path);
+      if (f.empty()) break;
+      t += static_cast<uint32_t>(f.size()) + 1;
+      const auto sp1 = f.find(' ');
+      const auto sp2 = f.rfind(' ');
+      if (sp1 == std::string::npos || sp1 == sp2) {
+        throw Error(fmt::format("{}: codelet {}: bad field \"{}\"", path, c.name, f));
+      }
+      c.fields.push_back({f.substr(sp2 + 1), parseKind(f.substr(0, sp1), path + ": " + c.name),
+                          f.substr(sp1 + 1, sp2 - sp1 - 1)});
+    }
+    if (c.stateBytes != 8 * c.fields.size()) {
+      throw Error(fmt::format("{}: codelet {}: state of {} bytes for {} fields", path, c.name,
+                              c.stateBytes, c.fields.size()));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool typeMatches(const std::string& fieldType, ElemType t) {
+  if (t == ElemType::Float32) return fieldType == "float";
+  return fieldType == "int32_t" || fieldType == "uint32_t" || fieldType == "int";
+}
+
+}  // namespace
+
+struct Graph::Impl {
+  uint64_t id = 0;
+  Target target;
+  std::string codeletsPath;
+  std::vector<CodeletInfo> codelets;
+  std::map<std::string, size_t, std::less<>> codeletIndex;
+  uint32_t imageEnd = 0;
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> segments;
+  std::vector<GraphVariable> variables;
+  std::vector<std::string> computeSets;
+  std::vector<GraphVertex> vertices;
+  std::vector<GraphStream> streams;
+  std::vector<std::pair<std::string, Tensor>> exposed;
+};
+
+Graph::Graph(Target target, std::string codeletsPath) : impl_(std::make_unique<Impl>()) {
+  if (target.tiles == 0 || target.tiles > 4096 || target.tileMemBytes % 4 != 0 ||
+      target.tileMemBytes == 0 || target.tileMemBytes > (1u << 20)) {
+    throw Error(fmt::format("graph target of {} tiles x {} bytes is not supported (1..4096 tiles, "
+                            "memory a multiple of 4 up to 1 MiB: the exchange encodes 12-bit tile "
+                            "and 20-bit address fields)",
+                            target.tiles, target.tileMemBytes));
+  }
+  impl_->id = nextGraphId++;
+  impl_->target = target;
+  impl_->codeletsPath = codeletsPath;
+  ElfImage img = ElfImage::fromFile(codeletsPath, target.tileMemBytes);
+  impl_->codelets = readCodelets(img, codeletsPath);
+  for (size_t i = 0; i < impl_->codelets.size(); ++i) impl_->codeletIndex[impl_->codelets[i].name] = i;
+  auto end = img.symbol("__tess_image_end");
+  if (!end) throw Error(fmt::format("{}: no __tess_image_end symbol", codeletsPath));
+  impl_->imageEnd = *end;
+  for (const ElfSegment& s : img.segments()) impl_->segments.emplace_back(s.addr, s.bytes);
+}
+
+Graph::~Graph() = default;
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+
+std::string Graph::defaultCodeletsPath() {
+  if (const char* env = std::getenv("TESSERA_CODELETS")) return env;
+  return TESSERA_DEFAULT_CODELETS;
+}
+
+const Target& Graph::target() const { return impl_->target; }
+const std::vector<CodeletInfo>& Graph::codelets() const { return impl_->codelets; }
+uint32_t Graph::imageEnd() const { return impl_->imageEnd; }
+const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& Graph::imageSegments() const {
+  return impl_->segments;
+}
+uint64_t Graph::id() const { return impl_->id; }
+const std::vector<GraphVariable>& Graph::variables() const { return impl_->variables; }
+const std::vector<std::string>& Graph::computeSetNames() const { return impl_->computeSets; }
+const std::vector<GraphVertex>& Graph::vertices() const { return impl_->vertices; }
+const std::vector<GraphStream>& Graph::streams() const { return impl_->streams; }
+const std::vector<std::pair<std::string, Tensor>>& Graph::exposedTensors() const {
+  return impl_->exposed;
+}
+
+const CodeletInfo& Graph::codelet(const std::string& name) const {
+  auto it = impl_->codeletIndex.find(name);
+  if (it == impl_->codeletIndex.end()) {
+    std::string known;
+    for (const CodeletInfo& c : impl_->codelets) known += (known.empty() ? "" : ", ") + c.name;
+    throw Error(fmt::format("unknown codelet \"{}\" in {} (known: {})", name, impl_->codeletsPath, known));
+  }
+  return impl_->codelets[it->second];
+}
+
+void Graph::checkTensor(const Tensor& t, const char* what) const {
+  if (!t.valid()) throw Error(fmt::format("{}: the tensor is not valid (default-constructed)", what));
+  if (t.graphId() != impl_->id) {
+    throw Error(fmt::format("{}: tensor \"{}\" belongs to another graph", what, t.debugName()));
+  }
+}
+
+Tensor Graph::addVariable(ElemType type, std::vector<size_t> shape, const std::string& name) {
+  GraphVariable v;
+  v.name = name;
+  v.type = type;
+  v.shape = shape;
+  Tensor t = Tensor::ofVariable(impl_->id, type, shape, static_cast<uint32_t>(impl_->variables.size()), name);
+  if (t.numElements() == 0) throw Error(fmt::format("variable \"{}\" has no elements", name));
+  if (t.numElements() > (1u << 28)) throw Error(fmt::format("variable \"{}\" is too large", name));
+  v.tileOf.assign(t.numElements(), -1);
+  impl_->variables.push_back(std::move(v));
+  return t;
+}
+
+Tensor Graph::addConstant(std::vector<size_t> shape, std::span<const float> values, const std::string& name) {
+  Tensor t = addVariable(ElemType::Float32, std::move(shape), name);
+  setInitialValue(t, values);
+  impl_->variables.back().constant = true;
+  return t;
+}
+
+Tensor Graph::addConstant(std::vector<size_t> shape, std::span<const int32_t> values, const std::string& name) {
+  Tensor t = addVariable(ElemType::Int32, std::move(shape), name);
+  setInitialValue(t, values);
+  impl_->variables.back().constant = true;
+  return t;
+}
+
+void Graph::setTileMapping(const Tensor& t, unsigned tile) {
+  checkTensor(t, "setTileMapping");
+  if (tile >= impl_->target.tiles) {
+    throw Error(fmt::format("setTileMapping: tensor \"{}\" to tile {}, but the target has {} tiles",
+                            t.debugName(), tile, impl_->target.tiles));
+  }
+  for (const ElementRun& r : t.runs()) {
+    for (uint32_t i = r.begin; i < r.end; ++i) impl_->variables[r.var].tileOf[i] = static_cast<int32_t>(tile);
+  }
+}
+
+std::vector<int32_t> Graph::tileMapping(const Tensor& t) const {
+  checkTensor(t, "tileMapping");
+  std::vector<int32_t> out;
+  out.reserve(t.numElements());
+  for (const ElementRun& r : t.runs()) {
+    for (uint32_t i = r.begin; i < r.end; ++i) out.push_back(impl_->variables[r.var].tileOf[i]);
+  }
+  return out;
+}
+
+namespace {
+template <typename T>
+void setInitial(std::vector<GraphVariable>& vars, const Tensor& t, std::span<const T> values) {
+  if (values.size() != t.numElements()) {
+    throw Error(fmt::format("setInitialValue: tensor \"{}\" {} has {} elements, got {} values",
+                            t.debugName(), t.shapeString(), t.numElements(), values.size()));
+  }
+  size_t k = 0;
+  for (const ElementRun& r : t.runs()) {
+    GraphVariable& v = vars[r.var];
+    if (v.initial.empty()) v.initial.assign(v.tileOf.size(), 0);
+    for (uint32_t i = r.begin; i < r.end; ++i) v.initial[i] = std::bit_cast<uint32_t>(values[k++]);
+  }
+}
+}  // namespace
+
+void Graph::setInitialValue(const Tensor& t, std::span<const float> values) {
+  checkTensor(t, "setInitialValue");
+  if (t.elementType() != ElemType::Float32) {
+    throw Error(fmt::format("setInitialValue: tensor \"{}\" is {}, got float values", t.debugName(),
+                            elemTypeName(t.elementType())));
+  }
+  setInitial(impl_->variables, t, values);
+}
+
+void Graph::setInitialValue(const Tensor& t, std::span<const int32_t> values) {
+  checkTensor(t, "setInitialValue");
+  if (t.elementType() != ElemType::Int32) {
+    throw Error(fmt::format("setInitialValue: tensor \"{}\" is {}, got int32 values", t.debugName(),
+                            elemTypeName(t.elementType())));
+  }
+  setInitial(impl_->variables, t, values);
+}
+
+ComputeSet Graph::addComputeSet(const std::string& name) {
+  impl_->computeSets.push_back(name);
+  return ComputeSet{static_cast<uint32_t>(impl_->computeSets.size() - 1)};
+}
+
+VertexRef Graph::addVertex(ComputeSet cs, const std::string& codeletName,
+                           std::vector<std::pair<std::string, Tensor>> connections) {
+  if (cs.id >= impl_->computeSets.size()) throw Error("addVertex: unknown compute set");
+  const CodeletInfo& c = codelet(codeletName);
+  GraphVertex v;
+  v.computeSet = cs.id;
+  v.codelet = codeletName;
+  for (const CodeletField& f : c.fields) v.fields.push_back({f.name, Tensor{}, 0, false});
+  impl_->vertices.push_back(std::move(v));
+  VertexRef ref{static_cast<uint32_t>(impl_->vertices.size() - 1)};
+  for (auto& [field, t] : connections) connect(ref, field, t);
+  return ref;
+}
+
+GraphVertex& Graph::vertex(VertexRef ref, const std::string& field, bool param) {
+  if (ref.id >= impl_->vertices.size()) throw Error("unknown vertex");
+  GraphVertex& v = impl_->vertices[ref.id];
+  const CodeletInfo& c = codelet(v.codelet);
+  const CodeletField* f = c.field(field);
+  const std::string where = fmt::format("vertex {} ({}, compute set \"{}\")", ref.id, v.codelet,
+                                        impl_->computeSets[v.computeSet]);
+  if (f == nullptr) {
+    std::string known;
+    for (const CodeletField& k : c.fields) known += (known.empty() ? "" : ", ") + k.name;
+    throw Error(fmt::format("{}: no field \"{}\" (fields: {})", where, field, known));
+  }
+  if (param != (f->kind == FieldKind::Param)) {
+    throw Error(fmt::format("{}: field \"{}\" is {}", where, field,
+                            param ? "a region: connect a tensor" : "a Param: set a value"));
+  }
+  return v;
+}
+
+void Graph::connect(VertexRef ref, const std::string& field, const Tensor& t) {
+  GraphVertex& v = vertex(ref, field, false);
+  checkTensor(t, "connect");
+  const CodeletField* f = codelet(v.codelet).field(field);
+  if (!typeMatches(f->type, t.elementType())) {
+    throw Error(fmt::format("vertex {} ({}): field \"{}\" is {}, tensor \"{}\" is {}", ref.id,
+                            v.codelet, field, f->type, t.debugName(), elemTypeName(t.elementType())));
+  }
+  for (GraphField& gf : v.fields) {
+    if (gf.name == field) gf.tensor = t;
+  }
+}
+
+void Graph::setFieldValue(VertexRef ref, const std::string& field, float value) {
+  GraphVertex& v = vertex(ref, field, true);
+  const CodeletField* f = codelet(v.codelet).field(field);
+  if (f->type != "float") {
+    throw Error(fmt::format("vertex {} ({}): field \"{}\" is {}, got a float", ref.id, v.codelet, field, f->type));
+  }
+  for (GraphField& gf : v.fields) {
+    if (gf.name == field) gf.value = std::bit_cast<uint32_t>(value), gf.hasValue = true;
+  }
+}
+
+void Graph::setFieldValue(VertexRef ref, const std::string& field, uint32_t value) {
+  GraphVertex& v = vertex(ref, field, true);
+  const CodeletField* f = codelet(v.codelet).field(field);
+  if (f->type == "float") {
+    throw Error(fmt::format("vertex {} ({}): field \"{}\" is float, got an integer", ref.id, v.codelet, field));
+  }
+  for (GraphField& gf : v.fields) {
+    if (gf.name == field) gf.value = value, gf.hasValue = true;
+  }
+}
+
+void Graph::setTileMapping(VertexRef ref, unsigned tile) {
+  if (ref.id >= impl_->vertices.size()) throw Error("setTileMapping: unknown vertex");
+  if (tile >= impl_->target.tiles) {
+    throw Error(fmt::format("setTileMapping: vertex {} ({}) to tile {}, but the target has {} tiles",
+                            ref.id, impl_->vertices[ref.id].codelet, tile, impl_->target.tiles));
+  }
+  impl_->vertices[ref.id].tile = static_cast<int32_t>(tile);
+}
+
+DataStream Graph::addHostToDeviceFIFO(const std::string& name, ElemType type, size_t elements) {
+  for (const GraphStream& s : impl_->streams) {
+    if (s.name == name) throw Error(fmt::format("stream \"{}\" exists already", name));
+  }
+  impl_->streams.push_back({name, type, elements, true});
+  return DataStream{static_cast<uint32_t>(impl_->streams.size() - 1)};
+}
+
+DataStream Graph::addDeviceToHostFIFO(const std::string& name, ElemType type, size_t elements) {
+  DataStream s = addHostToDeviceFIFO(name, type, elements);
+  impl_->streams.back().toDevice = false;
+  return s;
+}
+
+void Graph::exposeTensor(const std::string& name, const Tensor& t) {
+  checkTensor(t, "exposeTensor");
+  for (const auto& [n, _] : impl_->exposed) {
+    if (n == name) throw Error(fmt::format("exposeTensor: \"{}\" is exposed already", name));
+  }
+  impl_->exposed.emplace_back(name, t);
+}
+
+}  // namespace tessera

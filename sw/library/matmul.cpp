@@ -1,0 +1,145 @@
+// matmul: a 3-D split of the product over tiles (docs/library.md, "matmul").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tessera/error.hpp"
+#include "tessera/ops.hpp"
+#include "tile_chunks.hpp"
+
+namespace tessera::ops {
+
+namespace {
+
+constexpr size_t kWorkers = 5;
+// Estimated cycles per multiply-add of one worker running the plain MatMul codelet (about three
+// instructions per multiply-add, one issue every six cycles), against one cycle per exchanged word.
+constexpr double kCyclesPerMac = 18.0;
+
+size_t ceilDiv(size_t a, size_t b) { return (a + b - 1) / b; }
+
+// [begin, end) of part p of n split into parts.
+std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p) {
+  const size_t per = ceilDiv(n, parts);
+  return {std::min(n, p * per), std::min(n, (p + 1) * per)};
+}
+
+}  // namespace
+
+MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
+  const size_t tiles = graph.target().tiles;
+  MatMulPlan best;
+  double bestCost = std::numeric_limits<double>::max();
+  for (size_t pm = 1; pm <= std::min(m, tiles); ++pm) {
+    for (size_t pn = 1; pn * pm <= tiles && pn <= n; ++pn) {
+      for (size_t pk = 1; pk * pn * pm <= tiles && pk <= k; ++pk) {
+        const double mb = static_cast<double>(ceilDiv(m, pm)), nb = static_cast<double>(ceilDiv(n, pn)),
+                     kb = static_cast<double>(ceilDiv(k, pk));
+        // Every part must be non-empty (so every partial has a tile).
+        if (ceilDiv(m, pm) * (pm - 1) >= m || ceilDiv(n, pn) * (pn - 1) >= n || ceilDiv(k, pk) * (pk - 1) >= k) continue;
+        // Each tile splits its rows over min(rows, 5) workers; a worker issues every 6 cycles.
+        const double compute = kCyclesPerMac * std::ceil(mb / std::min<double>(mb, kWorkers)) * nb * kb;
+        const double reduce = pk > 1 ? kCyclesPerMac * mb * nb / kWorkers : 0.0;
+        const double exchange = mb * kb + kb * nb + (pk > 1 ? 2.0 * mb * nb : 0.0);
+        const double cost = compute + reduce + exchange;
+        if (cost < bestCost - 1e-9) {
+          bestCost = cost;
+          best = {pm, pn, pk};
+        }
+      }
+    }
+  }
+  return best;
+}
+
+Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
+              const MatMulOptions& opt) {
+  if (a.rank() != 2 || b.rank() != 2 || a.elementType() != ElemType::Float32 || b.elementType() != ElemType::Float32) {
+    throw Error(fmt::format("{}: matmul of 2-D float32 tensors, got {} and {}", name, a.shapeString(), b.shapeString()));
+  }
+  const size_t m = opt.transposeA ? a.dim(1) : a.dim(0);
+  const size_t k = opt.transposeA ? a.dim(0) : a.dim(1);
+  const size_t kb = opt.transposeB ? b.dim(1) : b.dim(0);
+  const size_t n = opt.transposeB ? b.dim(0) : b.dim(1);
+  if (k != kb) {
+    throw Error(fmt::format("{}: inner dimensions differ: op(a) is [{}, {}], op(b) is [{}, {}]", name, m, k, kb, n));
+  }
+  const MatMulPlan plan = planMatMul(graph, m, k, n);
+  auto tileOf = [&](size_t i, size_t j, size_t l) { return static_cast<unsigned>((i * plan.n + j) * plan.k + l); };
+  // op(a)[r0:r1, k0:k1] and op(b)[k0:k1, c0:c1] as stored (the codelet takes the layout flags).
+  auto aBlock = [&](size_t r0, size_t r1, size_t k0, size_t k1) {
+    return opt.transposeA ? a.slice(k0, k1, 0).slice(r0, r1, 1) : a.slice(r0, r1, 0).slice(k0, k1, 1);
+  };
+  auto bBlock = [&](size_t k0, size_t k1, size_t c0, size_t c1) {
+    return opt.transposeB ? b.slice(c0, c1, 0).slice(k0, k1, 1) : b.slice(k0, k1, 0).slice(c0, c1, 1);
+  };
+  const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u);
+
+  Tensor c = graph.addVariable(ElemType::Float32, {m, n}, name);
+  Tensor partials = plan.k > 1 ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials") : c.expand(0);
+  ComputeSet cs = graph.addComputeSet(name);
+  for (size_t i = 0; i < plan.m; ++i) {
+    const auto [m0, m1] = part(m, plan.m, i);
+    for (size_t j = 0; j < plan.n; ++j) {
+      const auto [n0, n1] = part(n, plan.n, j);
+      for (size_t l = 0; l < plan.k; ++l) {
+        const auto [k0, k1] = part(k, plan.k, l);
+        if (m0 == m1 || n0 == n1 || k0 == k1) continue;
+        const unsigned tile = tileOf(i, j, l);
+        const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, n1, 1);
+        graph.setTileMapping(pBlock, tile);
+        const Tensor bb = bBlock(k0, k1, n0, n1).flatten();
+        const size_t rows = m1 - m0;
+        const size_t vparts = std::min(rows, kWorkers);
+        for (size_t v = 0; v < vparts; ++v) {
+          const auto [r0, r1] = part(rows, vparts, v);
+          if (r0 == r1) continue;
+          VertexRef vx = graph.addVertex(cs, "MatMul", {{"a", aBlock(m0 + r0, m0 + r1, k0, k1).flatten()},
+                                                        {"b", bb},
+                                                        {"c", pBlock.slice(r0, r1, 0).flatten()}});
+          graph.setFieldValue(vx, "k", static_cast<uint32_t>(k1 - k0));
+          graph.setFieldValue(vx, "flags", flags);
+          graph.setTileMapping(vx, tile);
+        }
+      }
+    }
+  }
+  prog.add(Execute(cs, name));
+  if (plan.k == 1) return c;
+
+  // Reduction: block (i, j) of c is shared among the plan.k tiles that hold its partials.
+  ComputeSet rs = graph.addComputeSet(name + "/reduce");
+  for (size_t i = 0; i < plan.m; ++i) {
+    const auto [m0, m1] = part(m, plan.m, i);
+    for (size_t j = 0; j < plan.n; ++j) {
+      const auto [n0, n1] = part(n, plan.n, j);
+      if (m0 == m1 || n0 == n1) continue;
+      const Tensor cBlock = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
+      const size_t elems = cBlock.numElements();
+      size_t parts = 0;
+      for (size_t l = 0; l < plan.k; ++l) parts += part(k, plan.k, l).first < part(k, plan.k, l).second;
+      for (size_t l = 0; l < plan.k; ++l) {
+        const auto [e0, e1] = part(elems, plan.k, l);
+        if (e0 == e1) continue;
+        const unsigned tile = tileOf(i, j, l);
+        graph.setTileMapping(cBlock.slice(e0, e1), tile);
+        const size_t vparts = std::min(e1 - e0, kWorkers);
+        for (size_t v = 0; v < vparts; ++v) {
+          const auto [s0, s1] = part(e1 - e0, vparts, v);
+          std::vector<Tensor> ins;
+          for (size_t q = 0; q < parts; ++q) {
+            ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0 + s0, e0 + s1));
+          }
+          VertexRef vx = graph.addVertex(rs, "ReduceSum", {{"in", concat(ins, 0)}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
+          graph.setTileMapping(vx, tile);
+        }
+      }
+    }
+  }
+  prog.add(Execute(rs, name + "/reduce"));
+  return c;
+}
+
+}  // namespace tessera::ops

@@ -1,0 +1,217 @@
+// Every library op against a host reference on random shapes, on each backend of
+// TESSERA_TEST_DEVICES: bit-exact, since each op's order of operations is fixed (docs/library.md).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+#include "tessera/compiler.hpp"
+#include "tessera/engine.hpp"
+#include "tessera/ops.hpp"
+
+namespace tessera {
+namespace {
+
+std::vector<std::string> devices() {
+  std::vector<std::string> out;
+  std::stringstream ss(TESSERA_TEST_DEVICES);
+  for (std::string d; std::getline(ss, d, ',');) out.push_back(d);
+  return out;
+}
+
+std::vector<float> randomFloats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+class LibraryTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  static constexpr unsigned kTiles = 4;
+  Graph graph{Target{kTiles, 65536, 6}};
+  Sequence prog;
+
+  Tensor input(std::vector<size_t> shape, const std::string& name, uint32_t seed, size_t grain = 1) {
+    Tensor t = ops::createLinear(graph, ElemType::Float32, shape, name, grain);
+    std::vector<float> v = randomFloats(t.numElements(), seed);
+    graph.setInitialValue(t, v);
+    values[name] = v;
+    return t;
+  }
+
+  // Compile, run on the parameter's device, and return each output's floats.
+  std::map<std::string, std::vector<float>> run(const std::vector<std::pair<std::string, Tensor>>& outputs) {
+    for (const auto& [name, t] : outputs) graph.exposeTensor(name, t);
+    Compiled c = compile(graph, prog);
+    DeviceOptions o;
+    o.tiles = kTiles;
+    auto dev = openDevice(GetParam(), o);
+    Engine engine(*dev, c.executable);
+    RunResult r = engine.run(200'000'000);
+    EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
+    cycles = r.cycles;
+    std::map<std::string, std::vector<float>> out;
+    for (const auto& [name, t] : outputs) {
+      std::vector<uint8_t> bytes = engine.readTensor(name);
+      std::vector<float> f(bytes.size() / 4);
+      std::memcpy(f.data(), bytes.data(), bytes.size());
+      out[name] = f;
+    }
+    return out;
+  }
+
+  std::map<std::string, std::vector<float>> values;
+  uint64_t cycles = 0;
+};
+
+void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
+  }
+}
+
+TEST_P(LibraryTest, ElementwiseOpsMatchTheHost) {
+  const std::vector<size_t> shape{7, 13};
+  Tensor a = input(shape, "a", 1), b = input(shape, "b", 2);
+  Tensor sum = ops::add(graph, a, b, prog, "sum");
+  Tensor diff = ops::sub(graph, a, b, prog, "diff");
+  Tensor prod = ops::mul(graph, a, b, prog, "prod");
+  Tensor sc = ops::scale(graph, a, 0.375f, prog, "scaled");
+  Tensor r = ops::relu(graph, a, prog, "relu");
+  Tensor rg = ops::reluGrad(graph, b, a, prog, "relugrad");
+  auto out = run({{"sum", sum}, {"diff", diff}, {"prod", prod}, {"scaled", sc}, {"relu", r}, {"relugrad", rg}});
+  const auto& va = values["a"];
+  const auto& vb = values["b"];
+  std::vector<float> e[6];
+  for (size_t i = 0; i < va.size(); ++i) {
+    e[0].push_back(va[i] + vb[i]);
+    e[1].push_back(va[i] - vb[i]);
+    e[2].push_back(va[i] * vb[i]);
+    e[3].push_back(va[i] * 0.375f);
+    e[4].push_back(va[i] > 0 ? va[i] : 0.0f);
+    e[5].push_back(va[i] > 0 ? vb[i] : 0.0f);
+  }
+  expectBitEqual(out["sum"], e[0], "add");
+  expectBitEqual(out["diff"], e[1], "sub");
+  expectBitEqual(out["prod"], e[2], "mul");
+  expectBitEqual(out["scaled"], e[3], "scale");
+  expectBitEqual(out["relu"], e[4], "relu");
+  expectBitEqual(out["relugrad"], e[5], "reluGrad");
+}
+
+TEST_P(LibraryTest, MisalignedOperandsAreExchanged) {
+  // b is mapped with another grain than a, so most of b's elements live on other tiles than a's.
+  Tensor a = input({5, 11}, "a", 3, 1);
+  Tensor b = input({5, 11}, "b", 4, 11);
+  Tensor sum = ops::add(graph, a, b, prog, "sum");
+  auto out = run({{"sum", sum}});
+  std::vector<float> want;
+  for (size_t i = 0; i < 55; ++i) want.push_back(values["a"][i] + values["b"][i]);
+  expectBitEqual(out["sum"], want, "add");
+}
+
+TEST_P(LibraryTest, AddBiasAndSgdStep) {
+  Tensor x = input({6, 9}, "x", 5, 9);
+  Tensor bias = input({9}, "bias", 6);
+  Tensor y = ops::addBias(graph, x, bias, prog, "y");
+  Tensor w = input({6, 9}, "w", 7);
+  ops::scaledAddTo(graph, w, x, -0.25f, prog, "sgd");
+  auto out = run({{"y", y}, {"w", w}});
+  std::vector<float> wy, ww;
+  for (size_t i = 0; i < 54; ++i) {
+    wy.push_back(values["x"][i] + values["bias"][i % 9]);
+    ww.push_back(std::fmaf(-0.25f, values["x"][i], values["w"][i]));
+  }
+  expectBitEqual(out["y"], wy, "addBias");
+  expectBitEqual(out["w"], ww, "scaledAddTo");
+}
+
+TEST_P(LibraryTest, Reductions) {
+  Tensor x = input({10, 7}, "x", 8);
+  Tensor s0 = ops::reduceSum(graph, x, 0, prog, "s0");
+  Tensor s1 = ops::reduceSum(graph, x, 1, prog, "s1");
+  Tensor mx = ops::reduceMax(graph, x, prog, "mx");
+  auto out = run({{"s0", s0}, {"s1", s1}, {"mx", mx}});
+  const auto& v = values["x"];
+  std::vector<float> w0(7), w1(10), wm(7);
+  for (size_t j = 0; j < 7; ++j) {
+    float s = v[j], m = v[j];
+    for (size_t i = 1; i < 10; ++i) s += v[i * 7 + j], m = v[i * 7 + j] > m ? v[i * 7 + j] : m;
+    w0[j] = s;
+    wm[j] = m;
+  }
+  for (size_t i = 0; i < 10; ++i) {
+    float s = v[i * 7];
+    for (size_t j = 1; j < 7; ++j) s += v[i * 7 + j];
+    w1[i] = s;
+  }
+  expectBitEqual(out["s0"], w0, "reduceSum axis 0");
+  expectBitEqual(out["s1"], w1, "reduceSum axis 1");
+  expectBitEqual(out["mx"], wm, "reduceMax");
+}
+
+// Host reference of ops::matmul: the same k parts, fused multiply-adds in k order, parts in order.
+std::vector<float> referenceMatMul(const Graph& g, const std::vector<float>& a, const std::vector<float>& b, size_t m,
+                                   size_t k, size_t n, bool ta, bool tb) {
+  const ops::MatMulPlan plan = ops::planMatMul(g, m, k, n);
+  const size_t per = (k + plan.k - 1) / plan.k;
+  std::vector<float> c(m * n);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      float total = 0;
+      for (size_t p = 0; p < plan.k; ++p) {
+        float s = 0.0f;
+        for (size_t q = p * per; q < std::min(k, (p + 1) * per); ++q) {
+          const float x = ta ? a[q * m + i] : a[i * k + q];
+          const float y = tb ? b[j * k + q] : b[q * n + j];
+          s = std::fmaf(x, y, s);
+        }
+        total = p == 0 ? s : total + s;
+      }
+      c[i * n + j] = total;
+    }
+  }
+  return c;
+}
+
+struct MatMulShape {
+  size_t m, k, n;
+  bool ta, tb;
+};
+
+TEST_P(LibraryTest, MatMulOnAwkwardShapes) {
+  const std::vector<MatMulShape> shapes = {{1, 1, 1, false, false}, {3, 7, 5, false, false}, {13, 17, 2, false, false},
+                                           {2, 29, 3, true, false}, {6, 5, 11, false, true}, {8, 64, 4, true, true}};
+  std::vector<std::pair<std::string, Tensor>> outs;
+  for (size_t s = 0; s < shapes.size(); ++s) {
+    const MatMulShape& sh = shapes[s];
+    Tensor a = input(sh.ta ? std::vector<size_t>{sh.k, sh.m} : std::vector<size_t>{sh.m, sh.k}, fmt::format("a{}", s),
+                     100 + static_cast<uint32_t>(s));
+    Tensor b = input(sh.tb ? std::vector<size_t>{sh.n, sh.k} : std::vector<size_t>{sh.k, sh.n}, fmt::format("b{}", s),
+                     200 + static_cast<uint32_t>(s));
+    outs.emplace_back(fmt::format("c{}", s),
+                      ops::matmul(graph, a, b, prog, fmt::format("mm{}", s), {sh.ta, sh.tb}));
+  }
+  auto out = run(outs);
+  for (size_t s = 0; s < shapes.size(); ++s) {
+    const MatMulShape& sh = shapes[s];
+    expectBitEqual(out[fmt::format("c{}", s)],
+                   referenceMatMul(graph, values[fmt::format("a{}", s)], values[fmt::format("b{}", s)], sh.m, sh.k, sh.n,
+                                   sh.ta, sh.tb),
+                   fmt::format("matmul {}x{}x{} ta={} tb={}", sh.m, sh.k, sh.n, sh.ta, sh.tb));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, LibraryTest, ::testing::ValuesIn(devices()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tessera

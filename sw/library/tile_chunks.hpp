@@ -1,0 +1,25 @@
+// Work division shared by the library's builders.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "tessera/graph.hpp"
+
+namespace tessera::ops {
+
+/// Elements [begin, end) (flat, row-major) of a tensor, all on one tile.
+struct Chunk {
+  unsigned tile = 0;
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+/// t's elements cut into runs on one tile each, each tile's share split into at most `perTile`
+/// chunks of nearly equal size whose boundaries are multiples of `align` where the runs allow.
+std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile = 5, size_t align = 1);
+
+/// A new variable of t's type and shape mapped exactly like t.
+Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::string& name);
+
+}  // namespace tessera::ops
