@@ -13,10 +13,11 @@
 //     a part of the same receive buffer that a later phase fills, and where n_send <= w.
 // A tile's instructions cannot be back to back with a gap of exactly one cycle (DELAY n costs
 // n+1 >= 2 cycles), so T is moved on until no tile of the phase would need one.
-// Messages are taken longest first, then by (destination - source) mod tiles, so that equal
-// messages of an all-to-all form whole permutations, then by destination address descending,
-// so that the chunks of a buffer arrive from its end and each chunk's junk lands on a chunk that
-// is still to come.
+// Messages are taken longest first, then by shift (destination - source) mod tiles, so that
+// equal messages of an all-to-all form whole permutations, then by destination address
+// descending. Shift 1 comes first and shift 0 (a tile's own data) last: a tile then receives the
+// chunks of a gather buffer ordered by source d-1, d-2, ..., 0, T-1, ..., d, each chunk's junk
+// landing on a chunk still to come, except the last (its own), which its supervisor copies.
 #include "exchange_scheduler.hpp"
 
 #include <fmt/format.h>
@@ -128,8 +129,9 @@ XSchedule scheduleExchange(uint32_t tiles, uint32_t memBytes, std::vector<XMessa
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     const XMessage& x = msgs[a];
     const XMessage& y = msgs[b];
-    const uint32_t sx = (x.dsts[0].tile + tiles - x.src) % tiles;
-    const uint32_t sy = (y.dsts[0].tile + tiles - y.src) % tiles;
+    // Shift 1 first and shift 0 (a tile's own data) last: see the file comment.
+    const uint32_t sx = (x.dsts[0].tile + 2 * tiles - x.src - 1) % tiles;
+    const uint32_t sy = (y.dsts[0].tile + 2 * tiles - y.src - 1) % tiles;
     return std::make_tuple(~x.words, sx, ~x.dsts[0].addr, x.src) <
            std::make_tuple(~y.words, sy, ~y.dsts[0].addr, y.src);
   });

@@ -125,14 +125,19 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
         if (e0 == e1) continue;
         const unsigned tile = tileOf(i, j, l);
         graph.setTileMapping(cBlock.slice(e0, e1), tile);
+        // One gathered [parts, e1 - e0] input; each worker sums its own columns of it.
+        std::vector<Tensor> ins;
+        for (size_t q = 0; q < parts; ++q) {
+          ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0, e1));
+        }
+        const Tensor in = concat(ins, 0);
         const size_t vparts = std::min(e1 - e0, kWorkers);
         for (size_t v = 0; v < vparts; ++v) {
           const auto [s0, s1] = part(e1 - e0, vparts, v);
-          std::vector<Tensor> ins;
-          for (size_t q = 0; q < parts; ++q) {
-            ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0 + s0, e0 + s1));
-          }
-          VertexRef vx = graph.addVertex(rs, "ReduceSum", {{"in", concat(ins, 0)}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
+          if (s0 == s1) continue;
+          VertexRef vx = graph.addVertex(rs, "ReduceSumStrided", {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
+          graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
+          graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
           graph.setTileMapping(vx, tile);
         }
       }

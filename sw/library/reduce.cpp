@@ -16,6 +16,21 @@ Tensor reduce(Graph& graph, const Tensor& x, size_t axis, const char* codelet, S
   const size_t len = x.dim(1 - axis);
   Tensor out = createLinear(graph, ElemType::Float32, {len}, name);
   ComputeSet cs = graph.addComputeSet(name);
+  if (axis == 0 && std::string(codelet) == "ReduceSum") {
+    // One gathered [rows, width] input per tile, its columns split over the workers.
+    for (const Chunk& c : tileChunks(graph, out, 1)) {
+      const Tensor in = x.slice(c.begin, c.end, 1).flatten();
+      const size_t width = c.end - c.begin;
+      for (const Chunk& w : tileChunks(graph, out.slice(c.begin, c.end))) {
+        VertexRef v = graph.addVertex(cs, "ReduceSumStrided", {{"in", in}, {"out", out.slice(c.begin + w.begin, c.begin + w.end)}});
+        graph.setFieldValue(v, "width", static_cast<uint32_t>(width));
+        graph.setFieldValue(v, "offset", static_cast<uint32_t>(w.begin));
+        graph.setTileMapping(v, c.tile);
+      }
+    }
+    prog.add(Execute(cs, name));
+    return out;
+  }
   for (const Chunk& c : tileChunks(graph, out)) {
     const Tensor in = axis == 0 ? x.slice(c.begin, c.end, 1) : x.slice(c.begin, c.end, 0);
     VertexRef v = graph.addVertex(cs, codelet, {{"in", in.flatten()}, {"out", out.slice(c.begin, c.end)}});

@@ -1,0 +1,304 @@
+// The compiler: exchanges checked by running them (every word where it should be), its errors,
+// and one compiled executable giving identical results and cycle counts on every backend.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+#include "server_process.hpp"
+#include "tessera/compiler.hpp"
+#include "tessera/engine.hpp"
+#include "tessera/ops.hpp"
+
+namespace tessera {
+namespace {
+
+std::vector<float> floatsOf(const std::vector<uint8_t>& bytes) {
+  std::vector<float> f(bytes.size() / 4);
+  std::memcpy(f.data(), bytes.data(), bytes.size());
+  return f;
+}
+
+std::unique_ptr<Device> open(const std::string& spec, unsigned tiles) {
+  DeviceOptions o;
+  o.tiles = tiles;
+  return openDevice(spec, o);
+}
+
+// Random gathers (vertex inputs: guarded buffers, multicast, self transfers) and a random
+// permuting Copy (receives into tensors' home memory), run on the model; every value is checked.
+TEST(CompilerExchange, RandomTransfersArriveWhereTheyShould) {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    std::mt19937 rng(seed);
+    const unsigned tiles = 2 + rng() % 7;
+    Graph g(Target{tiles, 65536, 6});
+    const size_t n = 40 + rng() % 400;
+    Tensor src = g.addVariable(ElemType::Float32, {n}, "src");
+    std::vector<float> vals(n);
+    for (size_t i = 0; i < n; ++i) vals[i] = static_cast<float>(i) + 0.5f;
+    g.setInitialValue(src, vals);
+    for (size_t i = 0; i < n;) {
+      const size_t len = 1 + rng() % 50;
+      g.setTileMapping(src.slice(i, std::min(n, i + len)), rng() % tiles);
+      i += len;
+    }
+    ComputeSet cs = g.addComputeSet("gather");
+    std::vector<std::pair<Tensor, std::vector<size_t>>> gathers;  // output, expected source indexes
+    const unsigned nv = 1 + rng() % 12;
+    for (unsigned v = 0; v < nv; ++v) {
+      std::vector<size_t> idx;
+      const unsigned pieces = 1 + rng() % 4;
+      std::vector<Tensor> parts;
+      for (unsigned p = 0; p < pieces; ++p) {
+        const size_t b = rng() % n, e = b + 1 + rng() % std::min<size_t>(n - b, 60);
+        Tensor piece = src.slice(b, e);
+        std::vector<size_t> pidx(e - b);
+        std::iota(pidx.begin(), pidx.end(), b);
+        if (rng() % 3 == 0) {  // the same elements twice (a broadcast)
+          piece = concat({piece, piece}, 0);
+          pidx.insert(pidx.end(), pidx.begin(), pidx.end());
+        }
+        if (rng() % 3 == 0) {  // reversed
+          std::vector<size_t> perm(piece.numElements());
+          std::iota(perm.rbegin(), perm.rend(), 0);
+          std::vector<Tensor> rev;
+          for (size_t k : perm) rev.push_back(piece.slice(k, k + 1));
+          piece = concat(rev, 0);
+          std::reverse(pidx.begin(), pidx.end());
+        }
+        parts.push_back(piece);
+        idx.insert(idx.end(), pidx.begin(), pidx.end());
+      }
+      Tensor in = concat(parts, 0);
+      Tensor out = g.addVariable(ElemType::Float32, {in.numElements()}, fmt::format("out{}", v));
+      const unsigned tile = rng() % tiles;
+      g.setTileMapping(out, tile);
+      VertexRef vx = g.addVertex(cs, "Scale", {{"in", in}, {"out", out}});
+      g.setFieldValue(vx, "scale", 1.0f);
+      g.setTileMapping(vx, tile);
+      g.exposeTensor(fmt::format("out{}", v), out);
+      gathers.emplace_back(out, idx);
+    }
+    // A Copy of src, permuted, into a tensor mapped at random.
+    Tensor dst = g.addVariable(ElemType::Float32, {n}, "dst");
+    for (size_t i = 0; i < n;) {
+      const size_t len = 1 + rng() % 70;
+      g.setTileMapping(dst.slice(i, std::min(n, i + len)), rng() % tiles);
+      i += len;
+    }
+    std::vector<size_t> perm(n);
+    std::iota(perm.begin(), perm.end(), 0);
+    for (size_t i = 0; i < n;) {  // reverse random blocks
+      const size_t len = 1 + rng() % 30;
+      std::reverse(perm.begin() + i, perm.begin() + std::min(n, i + len));
+      i += len;
+    }
+    std::vector<Tensor> permuted;
+    for (size_t k : perm) permuted.push_back(src.slice(k, k + 1));
+    g.exposeTensor("dst", dst);
+    Sequence prog({Execute(cs), Copy(concat(permuted, 0), dst)});
+    Compiled c = compile(g, prog);
+    for (const ExchangeReport& x : c.report.exchanges) {
+      EXPECT_GE(x.cycles + x.localCopyWords, x.lowerBound) << x.name;
+    }
+    auto dev = open("model", tiles);
+    Engine e(*dev, c.executable);
+    RunResult r = e.run(10'000'000);
+    ASSERT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
+    for (unsigned v = 0; v < nv; ++v) {
+      const auto got = floatsOf(e.readTensor(fmt::format("out{}", v)));
+      const auto& idx = gathers[v].second;
+      ASSERT_EQ(got.size(), idx.size());
+      for (size_t i = 0; i < idx.size(); ++i) ASSERT_EQ(got[i], vals[idx[i]]) << "out" << v << "[" << i << "]";
+    }
+    const auto got = floatsOf(e.readTensor("dst"));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], vals[perm[i]]) << "dst[" << i << "]";
+  }
+}
+
+// An all-to-all of equal blocks (the shape of a matmul's partial-sum reduction) is scheduled as
+// permutations: within 1.1x of the lower bound; a tile's own block is copied by its supervisor
+// where the engine would write junk over a block received earlier.
+TEST(CompilerExchange, AllToAllIsNearTheLowerBound) {
+  const unsigned tiles = 8;
+  const size_t block = 256;
+  Graph g(Target{tiles, 65536, 6});
+  Tensor parts = g.addVariable(ElemType::Float32, {tiles, tiles * block}, "parts");
+  for (unsigned t = 0; t < tiles; ++t) g.setTileMapping(parts[t], t);
+  Sequence prog;
+  Tensor sum = ops::reduceSum(g, parts, 0, prog, "sum");
+  Compiled c = compile(g, prog);
+  ASSERT_EQ(c.report.exchanges.size(), 1u);
+  const ExchangeReport& x = c.report.exchanges[0];
+  // Tile 0's own block is the first of its buffer (below it only the guard): the engine moves it.
+  EXPECT_EQ(x.lowerBound, tiles * block);
+  EXPECT_EQ(x.localCopyWords, (tiles - 1) * block);
+  EXPECT_LE(x.cycles, 1.1 * x.lowerBound) << c.report.summary();
+}
+
+// A graph with streams, a Repeat, a RepeatWhile, a matmul and elementwise ops: the same outputs
+// and cycle counts on each backend in process and on the model behind tessera-server.
+struct LoopRun {
+  uint64_t cycles = 0;
+  std::vector<uint8_t> out, acc;
+};
+
+LoopRun runLoopGraph(Device& dev) {
+  const unsigned tiles = dev.info().tiles;
+  Graph g(Target::of(dev.info()));
+  Sequence prog;
+  DataStream in = g.addHostToDeviceFIFO("in", ElemType::Float32, 6 * 10);
+  DataStream out = g.addDeviceToHostFIFO("out", ElemType::Float32, 6 * 5);
+  Tensor x = ops::createLinear(g, ElemType::Float32, {6, 10}, "x", 10);
+  Tensor w = ops::createLinear(g, ElemType::Float32, {10, 5}, "w");
+  std::vector<float> wv(50);
+  for (size_t i = 0; i < 50; ++i) wv[i] = 0.125f * static_cast<float>(static_cast<int>(i % 7) - 3);
+  g.setInitialValue(w, wv);
+  Tensor acc = ops::createLinear(g, ElemType::Float32, {6, 5}, "acc");
+  Tensor counter = g.addVariable(ElemType::Int32, {1}, "counter");
+  g.setTileMapping(counter, tiles - 1);
+  const int32_t three[1] = {3};
+  g.setInitialValue(counter, three);
+  Sequence body;
+  body.add(Copy(in, x));
+  Tensor h = ops::relu(g, ops::matmul(g, x, w, body, "mm"), body, "h");
+  ops::scaledAddTo(g, acc, h, 0.5f, body, "acc");
+  body.add(Copy(h, out));
+  prog.add(Repeat(2, body));
+  // RepeatWhile: counter counts down from 3; each pass doubles acc.
+  ComputeSet dec = g.addComputeSet("dec");
+  VertexRef dv = g.addVertex(dec, "AddInt", {{"x", counter}});
+  g.setFieldValue(dv, "delta", static_cast<uint32_t>(-1));
+  g.setTileMapping(dv, tiles - 1);
+  Sequence loop;
+  ops::scaledAddTo(g, acc, acc, 1.0f, loop, "double");
+  prog.add(RepeatWhile(Execute(dec), counter, loop));
+  g.exposeTensor("acc", acc);
+  Compiled c = compile(g, prog);
+  Engine e(dev, c.executable);
+  std::vector<uint8_t> inBytes(2 * 60 * 4), outBytes(2 * 30 * 4);
+  for (size_t i = 0; i < 120; ++i) {
+    const float v = 0.25f * static_cast<float>(static_cast<int>(i % 11) - 4);
+    std::memcpy(&inBytes[4 * i], &v, 4);
+  }
+  e.connectStream("in", inBytes);
+  e.connectStream("out", outBytes);
+  RunResult r = e.run(50'000'000);
+  EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
+  return LoopRun{r.cycles, outBytes, e.readTensor("acc")};
+}
+
+std::vector<std::string> devices() {
+  std::vector<std::string> out;
+  std::stringstream ss(TESSERA_TEST_DEVICES);
+  for (std::string d; std::getline(ss, d, ',');) out.push_back(d);
+  return out;
+}
+
+TEST(CompiledExecutable, RunsIdenticallyOnEveryBackend) {
+  auto model = open("model", 4);
+  const LoopRun ref = runLoopGraph(*model);
+  // Host reference of the outputs: h = relu(x w) per minibatch; acc = 0.5 (h1 + h2), doubled
+  // twice (the counter goes 3 -> 2 -> 1 -> 0: the body runs while it is nonzero after the decrement).
+  std::vector<float> acc(30, 0.0f);
+  for (int step = 0; step < 2; ++step) {
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 5; ++j) {
+        float s = 0;
+        for (int k = 0; k < 10; ++k) {
+          const float xv = 0.25f * static_cast<float>((step * 60 + i * 10 + k) % 11 - 4);
+          const float wv = 0.125f * static_cast<float>((k * 5 + j) % 7 - 3);
+          s = std::fmaf(xv, wv, s);
+        }
+        const float hv = s > 0 ? s : 0.0f;
+        float got;
+        std::memcpy(&got, &ref.out[4 * (step * 30 + i * 5 + j)], 4);
+        EXPECT_EQ(got, hv) << "out step " << step << " [" << i << "," << j << "]";
+        acc[i * 5 + j] = std::fmaf(0.5f, hv, acc[i * 5 + j]);
+      }
+    }
+  }
+  for (float& v : acc) v = std::fmaf(1.0f, v, v), v = std::fmaf(1.0f, v, v);
+  EXPECT_EQ(floatsOf(ref.acc), acc);
+  std::vector<std::string> specs = devices();
+  for (const std::string& spec : specs) {
+    if (spec == "model") continue;
+    auto dev = open(spec, 4);
+    const LoopRun r = runLoopGraph(*dev);
+    EXPECT_EQ(r.cycles, ref.cycles) << spec;
+    EXPECT_EQ(r.out, ref.out) << spec;
+    EXPECT_EQ(r.acc, ref.acc) << spec;
+  }
+  link::ServerProcess server(TESSERA_SERVER_PATH, {"--device", "model", "--tiles", "4", "--listen", "127.0.0.1:0"});
+  auto remote = openDevice(server.deviceString());
+  const LoopRun r = runLoopGraph(*remote);
+  EXPECT_EQ(r.cycles, ref.cycles) << "tcp";
+  EXPECT_EQ(r.out, ref.out) << "tcp";
+  EXPECT_EQ(r.acc, ref.acc) << "tcp";
+}
+
+// ---- errors name the tile, tensor, vertex or field at fault ----
+
+void expectError(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one containing \"" << needle << "\"";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(CompilerErrors, AnOverflowingTileNamesItselfAndItsLargestUsers) {
+  Graph g(Target{4, 65536, 6});
+  Tensor big = g.addVariable(ElemType::Float32, {13000}, "weights");
+  g.setTileMapping(big, 2);
+  Tensor small = g.addVariable(ElemType::Float32, {10}, "bias");
+  g.setTileMapping(small, 2);
+  expectError([&] { compile(g, Sequence()); }, "tile 2 is out of memory");
+  expectError([&] { compile(g, Sequence()); }, "tensor \"weights\" 52000 B");
+}
+
+TEST(CompilerErrors, BadConnectionsAreNamed) {
+  Graph g(Target{4, 65536, 6});
+  Tensor f = ops::createLinear(g, ElemType::Float32, {8}, "f");
+  Tensor i = ops::createLinear(g, ElemType::Int32, {8}, "i");
+  ComputeSet cs = g.addComputeSet("cs");
+  expectError([&] { g.addVertex(cs, "NoSuchCodelet"); }, "unknown codelet \"NoSuchCodelet\"");
+  VertexRef v = g.addVertex(cs, "Add");
+  expectError([&] { g.connect(v, "c", f); }, "no field \"c\" (fields: a, b, out)");
+  expectError([&] { g.connect(v, "a", i); }, "field \"a\" is float, tensor \"i\" is int32");
+  VertexRef s = g.addVertex(cs, "Scale", {{"in", f}, {"out", f}});
+  expectError([&] { g.setFieldValue(s, "scale", 2u); }, "field \"scale\" is float, got an integer");
+  expectError([&] { g.connect(s, "scale", f); }, "field \"scale\" is a Param");
+  g.connect(v, "a", f);
+  g.connect(v, "b", f);
+  g.connect(v, "out", f.slice(0, 4).broadcast(2, 0));
+  g.setTileMapping(v, 0);
+  g.setFieldValue(s, "scale", 2.0f);
+  g.setTileMapping(s, 1);
+  expectError([&] { compile(g, Execute(cs)); }, "output field \"out\" is connected to tensor");
+  Graph g2(Target{4, 65536, 6});
+  Tensor u = g2.addVariable(ElemType::Float32, {4}, "unmapped");
+  expectError([&] { compile(g2, Sequence()); }, "tensor \"unmapped\": element 0 is not mapped");
+  Tensor m = ops::createLinear(g2, ElemType::Float32, {4}, "m");
+  ComputeSet cs2 = g2.addComputeSet("cs2");
+  VertexRef r = g2.addVertex(cs2, "Relu", {{"in", m}});
+  g2.setTileMapping(u, 0);
+  g2.setTileMapping(r, 0);
+  expectError([&] { compile(g2, Execute(cs2)); }, "vertex 0 (Relu): field \"out\" is not connected");
+  g2.connect(r, "out", u);
+  VertexRef r2 = g2.addVertex(cs2, "Relu", {{"in", m}, {"out", u}});
+  (void)r2;
+  expectError([&] { compile(g2, Execute(cs2)); }, "vertex 1 (Relu): not mapped to a tile");
+  expectError([&] { g2.setTileMapping(m, 4); }, "tile 4, but the target has 4 tiles");
+  expectError([&] { Copy(m, ops::createLinear(g2, ElemType::Float32, {5}, "five")); }, "differ");
+}
+
+}  // namespace
+}  // namespace tessera
