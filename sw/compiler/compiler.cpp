@@ -29,7 +29,7 @@ namespace tessera {
 namespace {
 
 constexpr uint32_t kGuardBytes = 4 * xchg::kLatency;
-constexpr size_t kWorkers = TESS_CP_OPERANDS_EXEC;  // one vertex list per worker context
+constexpr size_t kWorkers = TESS_CP_OPERANDS_EXEC;  // vertex lists: five workers and the supervisor
 
 struct Loc {
   uint32_t tile = 0;
@@ -293,7 +293,7 @@ class Lowering {
     for (unsigned t = 0; t < T_; ++t) {
       auto& list = perTile[t];
       if (list.empty()) continue;
-      // Longest first onto the least loaded of the five workers.
+      // Longest first onto the least loaded of the six contexts.
       std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return std::get<0>(a) > std::get<0>(b); });
       std::vector<std::vector<uint32_t>> workers(kWorkers);
       std::vector<uint64_t> load(kWorkers, 0);
@@ -311,7 +311,7 @@ class Lowering {
                             fmt::format("vertex states of \"{}\"", csName));
         put(t, operands[w], words);
       }
-      cp_[t].op(TESS_CP_EXEC, {operands[0], operands[1], operands[2], operands[3], operands[4]});
+      cp_[t].op(TESS_CP_EXEC, {operands[0], operands[1], operands[2], operands[3], operands[4], operands[5]});
     }
     if (!post.empty()) exchange(std::move(post), fmt::format("outputs of compute set \"{}\"", csName));
     ++report_.computeSets;

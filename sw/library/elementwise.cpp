@@ -125,7 +125,7 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   const Tensor out = cloneMapped(graph, x, ElemType::Float32, name);
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor flatOut = out.flatten(), flatX = x.flatten();
-  for (const Chunk& c : tileChunks(graph, out, 5, n)) {
+  for (const Chunk& c : tileChunks(graph, out, kContexts, n)) {
     VertexRef v;
     if (c.begin % n == 0 && c.end % n == 0) {
       v = graph.addVertex(cs, "AddBias", {{"in", flatX.slice(c.begin, c.end)}, {"bias", bias},

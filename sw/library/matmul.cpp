@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tessera/control.h"
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
 #include "tile_chunks.hpp"
@@ -13,7 +14,7 @@ namespace tessera::ops {
 
 namespace {
 
-constexpr size_t kWorkers = 5;
+constexpr size_t kWorkers = 6;  // five workers and the supervisor run vertex lists
 // Estimated cycles per multiply-add of one worker running the plain MatMul codelet (about three
 // instructions per multiply-add, one issue every six cycles), against one cycle per exchanged word.
 constexpr double kCyclesPerMac = 18.0;
@@ -29,29 +30,76 @@ std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p) {
 }  // namespace
 
 MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
-  const size_t tiles = graph.target().tiles;
+  const Target& t = graph.target();
+  const size_t tiles = t.tiles;
+  // Bytes a tile can give a matmul: its memory less the codelet image, the stacks and some room
+  // for vertex states and programs.
+  const double room = static_cast<double>(t.tileMemBytes) - graph.imageEnd() - TESS_GRAPH_STACK_BYTES - 4096.0;
   MatMulPlan best;
   double bestCost = std::numeric_limits<double>::max();
+  bool bestFits = false;
   for (size_t pm = 1; pm <= std::min(m, tiles); ++pm) {
     for (size_t pn = 1; pn * pm <= tiles && pn <= n; ++pn) {
       for (size_t pk = 1; pk * pn * pm <= tiles && pk <= k; ++pk) {
-        const double mb = static_cast<double>(ceilDiv(m, pm)), nb = static_cast<double>(ceilDiv(n, pn)),
-                     kb = static_cast<double>(ceilDiv(k, pk));
         // Every part must be non-empty (so every partial has a tile).
         if (ceilDiv(m, pm) * (pm - 1) >= m || ceilDiv(n, pn) * (pn - 1) >= n || ceilDiv(k, pk) * (pk - 1) >= k) continue;
-        // Each tile splits its rows over min(rows, 5) workers; a worker issues every 6 cycles.
-        const double compute = kCyclesPerMac * std::ceil(mb / std::min<double>(mb, kWorkers)) * nb * kb;
+        const double mb = static_cast<double>(ceilDiv(m, pm)), nb = static_cast<double>(ceilDiv(n, pn)),
+                     kb = static_cast<double>(ceilDiv(k, pk));
+        // Rows go to the six contexts in groups of four; one context issues every six cycles.
+        const double groups = std::ceil(mb / 4);
+        const double compute = kCyclesPerMac * std::ceil(groups / kWorkers) * 4 * nb * kb;
         const double reduce = pk > 1 ? kCyclesPerMac * mb * nb / kWorkers : 0.0;
         const double exchange = mb * kb + kb * nb + (pk > 1 ? 2.0 * mb * nb : 0.0);
         const double cost = compute + reduce + exchange;
-        if (cost < bestCost - 1e-9) {
+        // Memory of the busiest tile: gathered operand blocks, its partial block, a share of the
+        // operands and of the result, and the gathered partials of its reduction share.
+        const double share = (static_cast<double>(m * k + k * n + m * n)) / static_cast<double>(pm * pn * pk);
+        const double bytes = 4.0 * (mb * kb + kb * nb + mb * nb * (pk > 1 ? 2.0 : 1.0) + share);
+        const bool fits = bytes <= room;
+        if ((fits && !bestFits) || (fits == bestFits && cost < bestCost - 1e-9)) {
           bestCost = cost;
+          bestFits = fits;
           best = {pm, pn, pk};
         }
       }
     }
   }
   return best;
+}
+
+namespace {
+
+// Tile of block (i, j, l) of a plan.
+unsigned planTile(const MatMulPlan& plan, size_t i, size_t j, size_t l) {
+  return static_cast<unsigned>((i * plan.n + j) * plan.k + l);
+}
+
+}  // namespace
+
+Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {
+  const MatMulPlan plan = planMatMul(graph, m, k, n);
+  Tensor a = graph.addVariable(ElemType::Float32, {m, k}, name);
+  for (size_t i = 0; i < plan.m; ++i) {
+    for (size_t l = 0; l < plan.k; ++l) {
+      const auto [m0, m1] = part(m, plan.m, i);
+      const auto [k0, k1] = part(k, plan.k, l);
+      graph.setTileMapping(a.slice(m0, m1, 0).slice(k0, k1, 1), planTile(plan, i, (i + l) % plan.n, l));
+    }
+  }
+  return a;
+}
+
+Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {
+  const MatMulPlan plan = planMatMul(graph, m, k, n);
+  Tensor b = graph.addVariable(ElemType::Float32, {k, n}, name);
+  for (size_t l = 0; l < plan.k; ++l) {
+    for (size_t j = 0; j < plan.n; ++j) {
+      const auto [k0, k1] = part(k, plan.k, l);
+      const auto [n0, n1] = part(n, plan.n, j);
+      graph.setTileMapping(b.slice(k0, k1, 0).slice(n0, n1, 1), planTile(plan, (j + l) % plan.m, j, l));
+    }
+  }
+  return b;
 }
 
 Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
@@ -67,7 +115,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
     throw Error(fmt::format("{}: inner dimensions differ: op(a) is [{}, {}], op(b) is [{}, {}]", name, m, k, kb, n));
   }
   const MatMulPlan plan = planMatMul(graph, m, k, n);
-  auto tileOf = [&](size_t i, size_t j, size_t l) { return static_cast<unsigned>((i * plan.n + j) * plan.k + l); };
+  auto tileOf = [&](size_t i, size_t j, size_t l) { return planTile(plan, i, j, l); };
   // op(a)[r0:r1, k0:k1] and op(b)[k0:k1, c0:c1] as stored (the codelet takes the layout flags).
   auto aBlock = [&](size_t r0, size_t r1, size_t k0, size_t k1) {
     return opt.transposeA ? a.slice(k0, k1, 0).slice(r0, r1, 1) : a.slice(r0, r1, 0).slice(k0, k1, 1);
@@ -91,14 +139,17 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
         const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, n1, 1);
         graph.setTileMapping(pBlock, tile);
         const Tensor bb = bBlock(k0, k1, n0, n1).flatten();
+        // Rows in groups of four (the codelet's register block), whole groups per vertex.
         const size_t rows = m1 - m0;
-        const size_t vparts = std::min(rows, kWorkers);
+        const size_t groups = ceilDiv(rows, 4);
+        const size_t vparts = std::min(groups, kWorkers);
         for (size_t v = 0; v < vparts; ++v) {
-          const auto [r0, r1] = part(rows, vparts, v);
+          const size_t g0 = groups * v / vparts, g1 = groups * (v + 1) / vparts;
+          const size_t r0 = std::min(rows, 4 * g0), r1 = std::min(rows, 4 * g1);
           if (r0 == r1) continue;
-          VertexRef vx = graph.addVertex(cs, "MatMul", {{"a", aBlock(m0 + r0, m0 + r1, k0, k1).flatten()},
-                                                        {"b", bb},
-                                                        {"c", pBlock.slice(r0, r1, 0).flatten()}});
+          VertexRef vx = graph.addVertex(cs, "MatMulBlocked", {{"a", aBlock(m0 + r0, m0 + r1, k0, k1).flatten()},
+                                                               {"b", bb},
+                                                               {"c", pBlock.slice(r0, r1, 0).flatten()}});
           graph.setFieldValue(vx, "k", static_cast<uint32_t>(k1 - k0));
           graph.setFieldValue(vx, "flags", flags);
           graph.setTileMapping(vx, tile);

@@ -8,6 +8,9 @@
 
 namespace tessera::ops {
 
+/// Vertex lists a tile runs at once: five workers and the supervisor (tessera/control.h, EXEC).
+inline constexpr size_t kContexts = 6;
+
 /// Elements [begin, end) (flat, row-major) of a tensor, all on one tile.
 struct Chunk {
   unsigned tile = 0;
@@ -17,7 +20,7 @@ struct Chunk {
 
 /// t's elements cut into runs on one tile each, each tile's share split into at most `perTile`
 /// chunks of nearly equal size whose boundaries are multiples of `align` where the runs allow.
-std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile = 5, size_t align = 1);
+std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile = kContexts, size_t align = 1);
 
 /// A new variable of t's type and shape mapped exactly like t.
 Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::string& name);

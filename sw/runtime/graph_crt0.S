@@ -3,7 +3,7 @@
  * runtime is one image for every tile memory size: the stacks sit at the top of the memory the
  * tile reports (CSR TESS_CSR_MEM_BYTES), supervisor first, then workers 1..5 below it:
  *
- *   ... compiler's data | worker 5 .. worker 1 (2 KiB each) | supervisor (4 KiB) | MEM
+ *   ... compiler's data | worker 5 .. worker 1 (1 KiB each) | supervisor (2 KiB) | MEM
  *
  * The host compiler reserves exactly this (TESS_GRAPH_STACK_BYTES, tessera/control.h). */
 #include "tessera/chip_params.h"
@@ -30,7 +30,7 @@ _start:
   .size _start, . - _start
 
 /* Worker trampoline: a0 = vertex list (RUN_ARG). Worker w's stack top is
- * MEM - 4096 - (w - 1) * 2048. Runs the list, then DONE. */
+ * MEM - TESS_GRAPH_SUP_STACK_BYTES - (w - 1) * TESS_GRAPH_WORKER_STACK_BYTES. Runs the list, then DONE. */
   .text
   .globl _tess_graph_worker_entry
   .type _tess_graph_worker_entry, @function

@@ -42,6 +42,8 @@ int tess_graph_main(void) {
                                (uint32_t)(uintptr_t)&_tess_graph_worker_entry);
           }
         }
+        /* The supervisor's own list: its issue slots would otherwise be lost in WAIT. */
+        if (pc[TESS_CP_OPERANDS_EXEC] != 0) tess_graph_run_list(WORD_PTR(pc[TESS_CP_OPERANDS_EXEC]));
         tessera_wait_workers();
         pc += 1 + TESS_CP_OPERANDS_EXEC;
         break;

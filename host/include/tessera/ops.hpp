@@ -55,11 +55,18 @@ struct MatMulOptions {
 Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
               const MatMulOptions& options = {});
 
+/// A new [m, k] variable mapped where matmul(graph, it, b [k, n]) reads it: each block on one of
+/// the tiles that use it (the others receive it by multicast).
+Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name);
+/// A new [k, n] variable mapped where matmul(graph, a [m, k], it) reads it.
+Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name);
+
 /// The split matmul would choose for these sizes on this graph's tiles: parts along m, n and k.
 struct MatMulPlan {
   size_t m = 1, n = 1, k = 1;
 };
-/// The plan of matmul(graph, a [m,k], b [k,n]).
+/// The plan of matmul(graph, a [m,k], b [k,n]): the least estimated cycles among the splits whose
+/// estimated memory fits a tile (or the least cycles when none does).
 MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n);
 
 }  // namespace tessera::ops

@@ -10,9 +10,10 @@
 #define TESSERA_CONTROL_H
 
 /** Stack bytes the graph runtime keeps at the top of tile memory (graph_crt0.S): the supervisor's
- * 4 KiB at the very top, then 2 KiB for each of the five workers. */
-#define TESS_GRAPH_SUP_STACK_BYTES 4096
-#define TESS_GRAPH_WORKER_STACK_SHIFT 11
+ * 2 KiB at the very top, then 1 KiB for each of the five workers. Codelets are leaf code with
+ * small frames (the largest in sw/codelets is 208 bytes); tile memory is what the data needs. */
+#define TESS_GRAPH_SUP_STACK_BYTES 2048
+#define TESS_GRAPH_WORKER_STACK_SHIFT 10
 #define TESS_GRAPH_WORKER_STACK_BYTES (1 << TESS_GRAPH_WORKER_STACK_SHIFT)
 #define TESS_GRAPH_STACK_BYTES (TESS_GRAPH_SUP_STACK_BYTES + 5 * TESS_GRAPH_WORKER_STACK_BYTES)
 
@@ -27,7 +28,8 @@ extern "C" {
 enum tess_cp_op {
   /** END: the tile halts with exit code 0. */
   TESS_CP_END = 0,
-  /** EXEC list1..list5: start worker w on vertex list w (0 = none), then wait for all. */
+  /** EXEC list1..list6: start worker w (1..5) on vertex list w (0 = none), run list 6 on the
+   * supervisor itself, then wait for every worker. */
   TESS_CP_EXEC = 1,
   /** SYNC descriptor, xprog: name exchange program xprog (0 = none), arrive at the sync. */
   TESS_CP_SYNC = 2,
@@ -45,7 +47,7 @@ enum tess_cp_op {
 
 /** Operand words after each opcode (the instruction is 1 + this many words). */
 #define TESS_CP_OPERANDS_END 0u
-#define TESS_CP_OPERANDS_EXEC 5u
+#define TESS_CP_OPERANDS_EXEC 6u
 #define TESS_CP_OPERANDS_SYNC 2u
 #define TESS_CP_OPERANDS_COPY 3u
 #define TESS_CP_OPERANDS_SET 2u

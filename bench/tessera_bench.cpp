@@ -1,0 +1,87 @@
+// tessera-bench: benchmarks of compiled programs (docs/benchmarks.md).
+//   tessera-bench matmul [--device model]: for several shapes and tile counts, compile ops::matmul,
+//   run it cycle-exact and print FLOPs per cycle per tile against the tile's peak of one fused
+//   multiply-add (2 FLOPs) per cycle: over the whole program (exchanges and syncs included) and
+//   over the compute phases only (each tile's cycles less its sync-wait and exchange cycles).
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstring>
+
+#include "tessera/compiler.hpp"
+#include "tessera/engine.hpp"
+#include "tessera/ops.hpp"
+
+namespace {
+
+int runMatmul(const std::string& device) {
+  struct Case {
+    unsigned tiles;
+    uint32_t memBytes;
+    size_t m, k, n;
+  };
+  // 64 KiB tiles are the RTL's; 624 KiB the IPU's (the model runs either).
+  const Case cases[] = {{1, 65536, 48, 48, 48},   {1, 65536, 32, 64, 32},      {4, 65536, 64, 96, 48},
+                        {16, 65536, 32, 128, 10}, {16, 638976, 32, 784, 128}, {16, 638976, 128, 256, 192}};
+  fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8} {:>12} {:>14}\n", "tiles", "KiB", "m", "k", "n", "cycles",
+             "exchange", "plan", "all of peak", "compute of peak");
+  int failures = 0;
+  for (const Case& c : cases) {
+    try {
+      tessera::Graph g(tessera::Target{c.tiles, c.memBytes, 6});
+      tessera::Sequence prog;
+      const tessera::ops::MatMulPlan plan = tessera::ops::planMatMul(g, c.m, c.k, c.n);
+      // Operands mapped where the plan reads them (createMatMulLhs/Rhs), as a model would create
+      // its weights; the cycles include multicasting blocks to the other tiles that read them.
+      tessera::Tensor a = tessera::ops::createMatMulLhs(g, c.m, c.k, c.n, "a");
+      tessera::Tensor b = tessera::ops::createMatMulRhs(g, c.m, c.k, c.n, "b");
+      std::vector<float> av(c.m * c.k), bv(c.k * c.n);
+      for (size_t i = 0; i < av.size(); ++i) av[i] = 0.001f * static_cast<float>(i % 997) - 0.3f;
+      for (size_t i = 0; i < bv.size(); ++i) bv[i] = 0.002f * static_cast<float>(i % 991) - 0.7f;
+      g.setInitialValue(a, av);
+      g.setInitialValue(b, bv);
+      tessera::ops::matmul(g, a, b, prog, "mm");
+      tessera::Compiled comp = tessera::compile(g, prog);
+      tessera::DeviceOptions o;
+      o.tiles = c.tiles;
+      o.tileMemBytes = c.memBytes;
+      auto dev = tessera::openDevice(device, o);
+      tessera::Engine e(*dev, comp.executable);
+      const tessera::RunResult r = e.run(20'000'000'000ull);
+      if (r.reason != tessera::StopReason::Halted) throw tessera::Error("the matmul did not halt");
+      uint64_t xc = 0, computeCycles = 0;
+      for (const auto& x : comp.report.exchanges) xc += x.cycles;
+      for (unsigned t = 0; t < c.tiles; ++t) {
+        const tessera::TileStats st = dev->stats(t);
+        computeCycles += r.cycles - st.syncWaitCycles - st.exchangeCycles;
+      }
+      const double macs = static_cast<double>(c.m * c.k * c.n);
+      fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>2}x{}x{:<2} {:>11.1f}% {:>13.1f}%\n", c.tiles,
+                 c.memBytes / 1024, c.m, c.k, c.n, r.cycles, xc, plan.m, plan.n, plan.k,
+                 100.0 * macs / (static_cast<double>(c.tiles) * static_cast<double>(r.cycles)),
+                 100.0 * macs / static_cast<double>(computeCycles));
+    } catch (const std::exception& ex) {
+      fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5}  not run: {}\n", c.tiles, c.memBytes / 1024, c.m, c.k, c.n, ex.what());
+      ++failures;
+    }
+  }
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tessera-bench: benchmarks of compiled programs"};
+  app.require_subcommand(1);
+  std::string device = "model";
+  CLI::App* mm = app.add_subcommand("matmul", "matmul: FLOPs per cycle per tile against the FMA peak");
+  mm->add_option("--device", device, "device string (model, rtl, tcp://HOST:PORT, serial:PATH)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (mm->parsed()) return runMatmul(device);
+  } catch (const std::exception& ex) {
+    fmt::print(stderr, "tessera-bench: {}\n", ex.what());
+    return 1;
+  }
+  return 0;
+}
