@@ -42,6 +42,24 @@ Tensor reduceSum(Graph& graph, const Tensor& x, size_t axis, Sequence& prog, con
 /// Maximum of a 2-D tensor along axis 0.
 Tensor reduceMax(Graph& graph, const Tensor& x, Sequence& prog, const std::string& name);
 
+/// Loss and gradient of softmaxCrossEntropy.
+struct SoftmaxCrossEntropyResult {
+  Tensor loss;  ///< [rows]: the cross-entropy of each row
+  Tensor grad;  ///< [rows, classes]: d(scale * sum of losses) / d(logits), mapped like logits
+};
+/// Softmax cross-entropy of logits [rows, classes] against int32 labels [rows]; the gradient is
+/// scaled by gradScale (1 / global batch size for the gradient of the mean loss).
+SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits, const Tensor& labels,
+                                              float gradScale, Sequence& prog, const std::string& name);
+/// Index of the largest element of each row of logits [rows, classes] (the first one on ties).
+Tensor argMax(Graph& graph, const Tensor& logits, Sequence& prog, const std::string& name);
+/// Number of rows whose argmax equals the label, as a float32 scalar [1].
+Tensor correctCount(Graph& graph, const Tensor& logits, const Tensor& labels, Sequence& prog, const std::string& name);
+/// SGD with momentum in place: v = momentum v + grad; w -= lr v. Returns the velocity v, a new
+/// variable mapped like w and starting at zero.
+Tensor sgdMomentum(Graph& graph, const Tensor& w, const Tensor& grad, float lr, float momentum, Sequence& prog,
+                   const std::string& name);
+
 /// How matmul treats its operands.
 struct MatMulOptions {
   bool transposeA = false;  ///< a is stored [k, m]: the product uses a's transpose

@@ -265,3 +265,77 @@ TEST(MatMulCodelets, BlockedEqualsPlain) {
 
 }  // namespace
 }  // namespace tessera
+
+#include "tessera/mathf.h"
+
+namespace tessera {
+namespace {
+
+// tessera_expf/logf (shared by codelets and references) against the host's libm.
+TEST(MathF, ExpAndLogAreWithinTwoUlp) {
+  auto ulps = [](float a, float b) {
+    const int32_t ia = std::bit_cast<int32_t>(a), ib = std::bit_cast<int32_t>(b);
+    return std::abs(static_cast<int64_t>(ia) - ib);
+  };
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> ex(-87.0f, 88.0f), lx(1e-30f, 1e30f);
+  for (int i = 0; i < 200000; ++i) {
+    const float x = ex(rng);
+    ASSERT_LE(ulps(tessera_expf(x), std::exp(x)), 2) << "expf(" << x << ")";
+    const float y = i % 2 ? lx(rng) : std::exp(ex(rng));
+    if (std::isnormal(y)) {
+      ASSERT_LE(ulps(tessera_logf(y), std::log(y)), 2) << "logf(" << y << ")";
+    }
+  }
+  EXPECT_EQ(tessera_expf(-200.0f), 0.0f);
+  EXPECT_TRUE(std::isinf(tessera_expf(100.0f)));
+  EXPECT_TRUE(std::isinf(tessera_logf(0.0f)) && tessera_logf(0.0f) < 0);
+  EXPECT_TRUE(std::isnan(tessera_logf(-1.0f)));
+}
+
+class TrainingOpsTest : public LibraryTest {};
+
+TEST_P(TrainingOpsTest, SoftmaxCrossEntropyArgMaxAndSgd) {
+  const size_t rows = 11, classes = 7;
+  Tensor logits = input({rows, classes}, "logits", 31, 3);  // rows split across tiles
+  Tensor labels = ops::createLinear(graph, ElemType::Int32, {rows}, "labels");
+  std::vector<int32_t> lv(rows);
+  for (size_t r = 0; r < rows; ++r) lv[r] = static_cast<int32_t>((r * 5 + 2) % classes);
+  graph.setInitialValue(labels, lv);
+  auto sce = ops::softmaxCrossEntropy(graph, logits, labels, 1.0f / rows, prog, "sce");
+  Tensor correct = ops::correctCount(graph, logits, labels, prog, "correct");
+  Tensor w = input({rows, classes}, "w", 32);
+  ops::sgdMomentum(graph, w, sce.grad, 0.5f, 0.9f, prog, "sgd1");
+  auto out = run({{"loss", sce.loss}, {"grad", sce.grad}, {"correct", correct}, {"w", w}});
+  const auto& x = values["logits"];
+  std::vector<float> wantLoss(rows), wantGrad(rows * classes), wantW(rows * classes);
+  int correctRows = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = &x[r * classes];
+    float mx = xr[0];
+    size_t best = 0;
+    for (size_t j = 1; j < classes; ++j) mx = xr[j] > mx ? xr[j] : mx, best = xr[j] > xr[best] ? j : best;
+    correctRows += static_cast<int32_t>(best) == lv[r];
+    float sum = 0;
+    std::vector<float> e(classes);
+    for (size_t j = 0; j < classes; ++j) e[j] = tessera_expf(xr[j] - mx), sum += e[j];
+    const float inv = 1.0f / sum;
+    for (size_t j = 0; j < classes; ++j) {
+      const float g = (e[j] * inv - (static_cast<int32_t>(j) == lv[r] ? 1.0f : 0.0f)) * (1.0f / rows);
+      wantGrad[r * classes + j] = g;
+      const float v = std::fmaf(0.9f, 0.0f, g);
+      wantW[r * classes + j] = std::fmaf(-0.5f, v, values["w"][r * classes + j]);
+    }
+    wantLoss[r] = tessera_logf(sum) - (xr[lv[r]] - mx);
+  }
+  expectBitEqual(out["loss"], wantLoss, "softmax cross-entropy loss");
+  expectBitEqual(out["grad"], wantGrad, "softmax cross-entropy gradient");
+  expectBitEqual(out["correct"], {static_cast<float>(correctRows)}, "correct count");
+  expectBitEqual(out["w"], wantW, "sgd with momentum");
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, TrainingOpsTest, ::testing::ValuesIn(devices()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tessera
