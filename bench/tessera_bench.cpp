@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstring>
 
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
+#include "mlp_model.hpp"
 
 namespace {
 
@@ -68,6 +70,24 @@ int runMatmul(const std::string& device) {
   return failures ? 1 : 0;
 }
 
+// Compile the benchmark MLP and write its executable and compile report.
+int compileMlp(const tessera::bench::MlpConfig& cfg, unsigned tiles, uint32_t memKiB, const std::string& outDir) {
+  tessera::Graph g(tessera::Target{tiles, memKiB * 1024, 6});
+  tessera::bench::MlpGraph mlp = tessera::bench::buildMlpTraining(g, cfg);
+  tessera::Compiled c = tessera::compile(g, mlp.program);
+  fmt::print("{}", c.report.summary());
+  if (!outDir.empty()) {
+    c.executable.writeFile(outDir + "/mlp.tess");
+    std::FILE* f = std::fopen((outDir + "/mlp-report.json").c_str(), "w");
+    const std::string json = c.report.toJson();
+    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0) {
+      throw tessera::Error(fmt::format("cannot write {}/mlp-report.json", outDir));
+    }
+    fmt::print("wrote {0}/mlp.tess and {0}/mlp-report.json\n", outDir);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,9 +96,20 @@ int main(int argc, char** argv) {
   std::string device = "model";
   CLI::App* mm = app.add_subcommand("matmul", "matmul: FLOPs per cycle per tile against the FMA peak");
   mm->add_option("--device", device, "device string (model, rtl, tcp://HOST:PORT, serial:PATH)");
+  tessera::bench::MlpConfig mlp;
+  unsigned tiles = 16;
+  uint32_t memKiB = 64;
+  std::string outDir;
+  CLI::App* cm = app.add_subcommand("compile-mlp", "compile the training MLP and print its compile report");
+  cm->add_option("--tiles", tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
+  cm->add_option("--tile-mem", memKiB, "KiB of memory per tile")->capture_default_str()->check(CLI::Range(16, 1024));
+  cm->add_option("--batch", mlp.batch, "minibatch size")->capture_default_str()->check(CLI::Range(1, 65536));
+  cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")->delimiter(',')->capture_default_str();
+  cm->add_option("--out", outDir, "directory for mlp.tess and mlp-report.json");
   CLI11_PARSE(app, argc, argv);
   try {
     if (mm->parsed()) return runMatmul(device);
+    if (cm->parsed()) return compileMlp(mlp, tiles, memKiB, outDir);
   } catch (const std::exception& ex) {
     fmt::print(stderr, "tessera-bench: {}\n", ex.what());
     return 1;

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <climits>
+#include <cstdint>
 #include <limits>
+#include <map>
 
 #include "tessera/control.h"
 #include "tessera/error.hpp"
@@ -139,6 +142,8 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
         const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, n1, 1);
         graph.setTileMapping(pBlock, tile);
         const Tensor bb = bBlock(k0, k1, n0, n1).flatten();
+        // The block's rows of op(a), one gathered copy shared by the tile's vertices.
+        const Tensor ab = aBlock(m0, m1, k0, k1).flatten();
         // Rows in groups of four (the codelet's register block), whole groups per vertex.
         const size_t rows = m1 - m0;
         const size_t groups = ceilDiv(rows, 4);
@@ -147,11 +152,10 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
           const size_t g0 = groups * v / vparts, g1 = groups * (v + 1) / vparts;
           const size_t r0 = std::min(rows, 4 * g0), r1 = std::min(rows, 4 * g1);
           if (r0 == r1) continue;
-          VertexRef vx = graph.addVertex(cs, "MatMulBlocked", {{"a", aBlock(m0 + r0, m0 + r1, k0, k1).flatten()},
-                                                               {"b", bb},
-                                                               {"c", pBlock.slice(r0, r1, 0).flatten()}});
+          VertexRef vx = graph.addVertex(cs, "MatMulBlocked", {{"a", ab}, {"b", bb}, {"c", pBlock.slice(r0, r1, 0).flatten()}});
           graph.setFieldValue(vx, "k", static_cast<uint32_t>(k1 - k0));
           graph.setFieldValue(vx, "flags", flags);
+          graph.setFieldValue(vx, "row", static_cast<uint32_t>(r0));
           graph.setTileMapping(vx, tile);
         }
       }
@@ -196,6 +200,62 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
   }
   prog.add(Execute(rs, name + "/reduce"));
   return c;
+}
+
+void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b, Sequence& prog,
+                      const std::string& name, const MatMulOptions& opt) {
+  if (a.rank() != 2 || b.rank() != 2 || c.rank() != 2 || a.elementType() != ElemType::Float32 ||
+      b.elementType() != ElemType::Float32 || c.elementType() != ElemType::Float32) {
+    throw Error(fmt::format("{}: matmulAccumulate of 2-D float32 tensors, got {}, {} and {}", name, c.shapeString(),
+                            a.shapeString(), b.shapeString()));
+  }
+  const size_t m = opt.transposeA ? a.dim(1) : a.dim(0);
+  const size_t k = opt.transposeA ? a.dim(0) : a.dim(1);
+  const size_t n = opt.transposeB ? b.dim(0) : b.dim(1);
+  if ((opt.transposeB ? b.dim(1) : b.dim(0)) != k || c.dim(0) != m || c.dim(1) != n) {
+    throw Error(fmt::format("{}: c {} += op(a) [{}, {}] op(b) [{}, {}] does not match", name, c.shapeString(), m, k,
+                            opt.transposeB ? b.dim(1) : b.dim(0), n));
+  }
+  // Each tile's block of c: the bounding box of its elements, which must be exactly those.
+  const std::vector<int32_t> map = graph.tileMapping(c);
+  struct Box {
+    size_t r0 = SIZE_MAX, r1 = 0, c0 = SIZE_MAX, c1 = 0, count = 0;
+  };
+  std::map<unsigned, Box> boxes;
+  for (size_t i = 0; i < map.size(); ++i) {
+    if (map[i] < 0) throw Error(fmt::format("{}: element {} of \"{}\" is not mapped", name, i, c.debugName()));
+    Box& bx = boxes[static_cast<unsigned>(map[i])];
+    const size_t r = i / n, col = i % n;
+    bx.r0 = std::min(bx.r0, r), bx.r1 = std::max(bx.r1, r + 1);
+    bx.c0 = std::min(bx.c0, col), bx.c1 = std::max(bx.c1, col + 1);
+    ++bx.count;
+  }
+  const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | 4u;
+  ComputeSet cs = graph.addComputeSet(name);
+  for (const auto& [tile, bx] : boxes) {
+    if (bx.count != (bx.r1 - bx.r0) * (bx.c1 - bx.c0)) {
+      throw Error(fmt::format("{}: the elements of \"{}\" on tile {} are not one rectangular block", name,
+                              c.debugName(), tile));
+    }
+    const Tensor bb = (opt.transposeB ? b.slice(bx.c0, bx.c1, 0) : b.slice(bx.c0, bx.c1, 1)).flatten();
+    // The box's rows of op(a), one gathered copy shared by the tile's vertices.
+    const Tensor ab = (opt.transposeA ? a.slice(bx.r0, bx.r1, 1) : a.slice(bx.r0, bx.r1, 0)).flatten();
+    const size_t rows = bx.r1 - bx.r0;
+    const size_t groups = ceilDiv(rows, 4);
+    const size_t vparts = std::min(groups, kWorkers);
+    for (size_t v = 0; v < vparts; ++v) {
+      const size_t g0 = groups * v / vparts, g1 = groups * (v + 1) / vparts;
+      const size_t r0 = bx.r0 + std::min(rows, 4 * g0), r1 = bx.r0 + std::min(rows, 4 * g1);
+      if (r0 == r1) continue;
+      VertexRef vx = graph.addVertex(cs, "MatMulBlocked",
+                                     {{"a", ab}, {"b", bb}, {"c", c.slice(r0, r1, 0).slice(bx.c0, bx.c1, 1).flatten()}});
+      graph.setFieldValue(vx, "k", static_cast<uint32_t>(k));
+      graph.setFieldValue(vx, "flags", flags);
+      graph.setFieldValue(vx, "row", static_cast<uint32_t>(r0 - bx.r0));
+      graph.setTileMapping(vx, tile);
+    }
+  }
+  prog.add(Execute(cs, name));
 }
 
 }  // namespace tessera::ops

@@ -79,6 +79,14 @@ Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
 /// A new [k, n] variable mapped where matmul(graph, a [m, k], it) reads it.
 Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name);
 
+/// c += op(a) op(b), in place, where c is laid out in one rectangular block per tile (as
+/// createMatMulRhs and matmul results are): each tile computes its own block with its five workers
+/// and the supervisor, gathering the rows of op(a) and columns of op(b) it needs. Each element is
+/// c followed by fused multiply-adds over k in increasing order (no k split). With a scaled b
+/// (say -lr times a gradient) this is an SGD step that never stores the weight gradient.
+void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b, Sequence& prog,
+                      const std::string& name, const MatMulOptions& options = {});
+
 /// The split matmul would choose for these sizes on this graph's tiles: parts along m, n and k.
 struct MatMulPlan {
   size_t m = 1, n = 1, k = 1;

@@ -74,7 +74,7 @@ void edgeCols(const float* a, const float* b, float* c, uint32_t m, uint32_t n, 
 // through four row pointers with immediate offsets, transposed through one pointer; b likewise
 // through one pointer (row-major) or six column pointers (TB).
 template <bool TA, bool TB>
-__attribute__((noinline)) void block46(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k,
+__attribute__((noinline)) void block46(const float* a, const float* b, float* c, uint32_t lda, uint32_t n, uint32_t k,
                                        uint32_t i0, uint32_t j0, bool accumulate) {
   float acc[4][6];
   for (int r = 0; r < 4; ++r) {
@@ -85,10 +85,10 @@ __attribute__((noinline)) void block46(const float* a, const float* b, float* c,
   const float* pb[6];
   for (int j = 0; j < 6; ++j) pb[j] = TB ? b + (j0 + j) * k : b + j0;
   // a(i0 + r, p + q) and b(p + q, j0 + j) relative to the pointers, q = 0 or 1.
-  auto av = [&](int r, int q) { return TA ? pa[0][q * m + r] : pa[r][q]; };
+  auto av = [&](int r, int q) { return TA ? pa[0][q * lda + r] : pa[r][q]; };
   auto bv = [&](int j, int q) { return TB ? pb[j][q] : pb[0][q * n + j]; };
   auto stepUp = [&](uint32_t q) {
-    for (int r = 0; r < (TA ? 1 : 4); ++r) pa[r] += TA ? q * m : q;
+    for (int r = 0; r < (TA ? 1 : 4); ++r) pa[r] += TA ? q * lda : q;
     for (int j = 0; j < (TB ? 6 : 1); ++j) pb[j] += TB ? q : q * n;
   };
   auto mac = [&](int q) {
@@ -112,12 +112,14 @@ __attribute__((noinline)) void block46(const float* a, const float* b, float* c,
 }
 
 template <bool TA, bool TB>
-void matmul(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k, bool accumulate) {
-  const uint32_t ra = TA ? 1 : k, sa = TA ? m : 1;
+void matmul(const float* a, const float* b, float* c, uint32_t m, uint32_t lda, uint32_t n, uint32_t k,
+            bool accumulate) {
+  // m rows of c; a transposed has row stride lda (its own row count).
+  const uint32_t ra = TA ? 1 : k, sa = TA ? lda : 1;
   const uint32_t cb = TB ? k : 1, sb = TB ? 1 : n;
   const uint32_t mb = m - m % 4, nb = n - n % 6;
   for (uint32_t j0 = 0; j0 < nb; j0 += 6) {
-    for (uint32_t i0 = 0; i0 < mb; i0 += 4) block46<TA, TB>(a, b, c, m, n, k, i0, j0, accumulate);
+    for (uint32_t i0 = 0; i0 < mb; i0 += 4) block46<TA, TB>(a, b, c, lda, n, k, i0, j0, accumulate);
   }
   if (mb < m) edgeRows(a, b, c, n, k, mb, m, nb, ra, sa, cb, sb, accumulate);
   if (nb < n) edgeCols(a, b, c, m, n, k, nb, ra, sa, cb, sb, accumulate);
@@ -126,15 +128,20 @@ void matmul(const float* a, const float* b, float* c, uint32_t m, uint32_t n, ui
 }  // namespace
 
 TESSERA_VERTEX(MatMulBlocked, (Input, float, a), (Input, float, b), (Output, float, c), (Param, uint32_t, k),
-               (Param, uint32_t, flags)) {
+               (Param, uint32_t, flags), (Param, uint32_t, row)) {
   const uint32_t kk = k;
-  const uint32_t m = a.size() / kk;
+  const uint32_t rows = a.size() / kk;
   const uint32_t n = b.size() / kk;
+  const uint32_t m = c.size() / n;
   const bool accumulate = (flags & 4u) != 0;
+  // Rows [row, row + m) of op(a): a transposed keeps its row stride (rows); a row-major one starts
+  // row rows further on.
+  const bool ta = (flags & 1u) != 0;
+  const float* const a0 = ta ? a.data() + static_cast<uint32_t>(row) : a.data() + static_cast<uint32_t>(row) * kk;
   switch (flags & 3u) {
-    case 0: matmul<false, false>(a.data(), b.data(), c.data(), m, n, kk, accumulate); break;
-    case 1: matmul<true, false>(a.data(), b.data(), c.data(), m, n, kk, accumulate); break;
-    case 2: matmul<false, true>(a.data(), b.data(), c.data(), m, n, kk, accumulate); break;
-    default: matmul<true, true>(a.data(), b.data(), c.data(), m, n, kk, accumulate); break;
+    case 0: matmul<false, false>(a0, b.data(), c.data(), m, rows, n, kk, accumulate); break;
+    case 1: matmul<true, false>(a0, b.data(), c.data(), m, rows, n, kk, accumulate); break;
+    case 2: matmul<false, true>(a0, b.data(), c.data(), m, rows, n, kk, accumulate); break;
+    default: matmul<true, true>(a0, b.data(), c.data(), m, rows, n, kk, accumulate); break;
   }
 }

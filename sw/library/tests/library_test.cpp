@@ -220,7 +220,8 @@ namespace tessera {
 namespace {
 
 // The register-blocked matmul codelet against the plain one, vertex by vertex, on shapes that hit
-// every edge block (rows and columns not multiples of 4 and 6, k odd) and every layout: bit-equal.
+// every edge block (rows and columns not multiples of 4 and 6, k odd), every layout, accumulate
+// or not, and row offsets into a shared a: bit-equal.
 TEST(MatMulCodelets, BlockedEqualsPlain) {
   Graph g(Target{1, 262144, 6});  // one model tile with room for all 56 cases
   ComputeSet cs = g.addComputeSet("both");
@@ -233,9 +234,11 @@ TEST(MatMulCodelets, BlockedEqualsPlain) {
   for (const Shape& s : shapes) {
     for (uint32_t flags = 0; flags < 8; ++flags) {
       const std::string id = fmt::format("{}x{}x{}f{}", s.m, s.k, s.n, flags);
-      Tensor a = g.addVariable(ElemType::Float32, {s.m * s.k}, "a" + id);
+      // a holds `row` more rows than c: the vertex uses rows [row, row + m) of op(a).
+      const uint32_t row = flags % 3;
+      Tensor a = g.addVariable(ElemType::Float32, {(s.m + row) * s.k}, "a" + id);
       Tensor b = g.addVariable(ElemType::Float32, {s.k * s.n}, "b" + id);
-      g.setInitialValue(a, randomFloats(s.m * s.k, seed++));
+      g.setInitialValue(a, randomFloats((s.m + row) * s.k, seed++));
       g.setInitialValue(b, randomFloats(s.k * s.n, seed++));
       const std::vector<float> c0 = randomFloats(s.m * s.n, seed++);  // accumulate starts here
       for (const char* codelet : {"MatMul", "MatMulBlocked"}) {
@@ -245,6 +248,7 @@ TEST(MatMulCodelets, BlockedEqualsPlain) {
         VertexRef v = g.addVertex(cs, codelet, {{"a", a}, {"b", b}, {"c", c}});
         g.setFieldValue(v, "k", static_cast<uint32_t>(s.k));
         g.setFieldValue(v, "flags", flags);
+        g.setFieldValue(v, "row", row);
         g.setTileMapping(v, 0);
         g.exposeTensor(std::string(codelet) + id, c);
       }
@@ -336,6 +340,33 @@ TEST_P(TrainingOpsTest, SoftmaxCrossEntropyArgMaxAndSgd) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, TrainingOpsTest, ::testing::ValuesIn(devices()),
                          [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST_P(TrainingOpsTest, MatMulAccumulateInPlace) {
+  // c [m, n] laid out by createMatMulRhs (blocks), c += a^T b with a [k, m] and b [k, n].
+  const size_t m = 23, k = 9, n = 14;
+  Tensor c = ops::createMatMulRhs(graph, 5, m, n, "c");
+  std::vector<float> c0 = randomFloats(m * n, 41);
+  graph.setInitialValue(c, c0);
+  Tensor a = input({k, m}, "a", 42);
+  Tensor b = input({k, n}, "b", 43);
+  ops::matmulAccumulate(graph, c, a, b, prog, "acc", {true, false});
+  auto out = run({{"c", c}});
+  std::vector<float> want(m * n);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      float s = c0[i * n + j];
+      for (size_t p = 0; p < k; ++p) s = std::fmaf(values["a"][p * m + i], values["b"][p * n + j], s);
+      want[i * n + j] = s;
+    }
+  }
+  expectBitEqual(out["c"], want, "matmulAccumulate");
+}
 
 }  // namespace
 }  // namespace tessera
