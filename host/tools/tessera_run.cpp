@@ -157,6 +157,10 @@ std::pair<std::string, std::string> streamFile(const std::string& spec, const ch
 int runExecutable(const Options& o, tessera::DeviceOptions options) {
   const tessera::Executable exe = tessera::Executable::fromFile(o.elfPath);
   if (options.tiles == 0 && options.preset.empty()) options.tiles = exe.target.tiles;
+  // The model builds a chip of any tile memory; other backends have theirs (Engine checks it).
+  if (o.device == "model" && options.tileMemBytes == 0 && options.preset.empty()) {
+    options.tileMemBytes = exe.target.tileMemBytes;
+  }
   auto device = tessera::openDevice(o.device, options);
   tessera::Engine engine(*device, exe);
   // The files live as long as the engine's run; an input file that ends before the device has
