@@ -1,13 +1,11 @@
 #include "exchange_engine.hpp"
 
+#include "exchange_encoding.hpp"
+
 namespace tessera::model {
 namespace {
 
-constexpr uint32_t kCountMask = 0x00ffffffu;
-constexpr uint32_t kReservedMask = 0x0f000000u;
-constexpr uint32_t kAddrMask = 0x000fffffu;
-
-// Words of an instruction by opcode (bits 31..28); 0 = unknown opcode.
+// Words of an instruction by opcode; 0 = unknown opcode.
 unsigned wordsOf(uint32_t op) {
   switch (op) {
     case TESS_XOP_END:
@@ -46,8 +44,8 @@ bool ExchangeEngine::fail(uint64_t s, uint32_t cause, uint32_t value) {
 // At the cycle of the instruction's last word (t+k-1): check it and set up its execution.
 bool ExchangeEngine::decode(uint64_t s, const TileModel& tile, unsigned numTiles) {
   const uint32_t w0 = w_[0];
-  const uint32_t op = w0 >> 28;
-  const uint32_t n = w0 & kCountMask;
+  const uint32_t op = xchg::opOf(w0);
+  const uint32_t n = xchg::countOf(w0);
   // Order of checks: words outside SRAM, fields of word 0, the bus field, the send range, the
   // receive range (docs/chip.md lists the conditions; the order is this model's choice).
   for (unsigned k = 1; k < words_; ++k) {
@@ -60,7 +58,7 @@ bool ExchangeEngine::decode(uint64_t s, const TileModel& tile, unsigned numTiles
     end_ = s + 1;
     return true;
   }
-  if ((w0 & kReservedMask) != 0 || n == 0) return fail(s, TESS_CAUSE_XCHG_INSN, w0);
+  if (xchg::reservedOf(w0) != 0 || n == 0) return fail(s, TESS_CAUSE_XCHG_INSN, w0);
   if (op == TESS_XOP_DELAY) {
     phase_ = Phase::Delay;
     delayEnd_ = s + 1 + n;
@@ -70,9 +68,9 @@ bool ExchangeEngine::decode(uint64_t s, const TileModel& tile, unsigned numTiles
   recv_ = op == TESS_XOP_RECV || op == TESS_XOP_SENDRECV;
   if (recv_) {
     const uint32_t busWord = w_[words_ - 1];
-    srcBus_ = busWord >> 20;
+    srcBus_ = xchg::busOf(busWord);
     if (srcBus_ >= numTiles) return fail(s, TESS_CAUSE_XCHG_INSN, busWord);
-    raddr_ = busWord & kAddrMask;
+    raddr_ = xchg::addrOf(busWord);
   }
   if (send_) {
     saddr_ = w_[1];
@@ -105,7 +103,7 @@ bool ExchangeEngine::readPhase(uint64_t s, const TileModel& tile, unsigned numTi
           return fail(s, TESS_CAUSE_XCHG_ACCESS, pc_);
         }
         w_[0] = tile.sramWord(pc_);
-        words_ = wordsOf(w_[0] >> 28);
+        words_ = wordsOf(xchg::opOf(w_[0]));
         if (words_ == 0) return fail(s, TESS_CAUSE_XCHG_INSN, w_[0]);
       } else {
         const uint64_t addr = uint64_t{pc_} + 4 * wordIndex_;

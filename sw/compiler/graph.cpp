@@ -8,6 +8,7 @@
 #include <map>
 
 #include "elf_image.hpp"
+#include "exchange_encoding.hpp"
 #include "tessera/control.h"
 #include "tessera/error.hpp"
 
@@ -124,12 +125,11 @@ struct Graph::Impl {
 };
 
 Graph::Graph(Target target, std::string codeletsPath) : impl_(std::make_unique<Impl>()) {
-  if (target.tiles == 0 || target.tiles > 4096 || target.tileMemBytes % 4 != 0 ||
-      target.tileMemBytes == 0 || target.tileMemBytes > (1u << 20)) {
-    throw Error(fmt::format("graph target of {} tiles x {} bytes is not supported (1..4096 tiles, "
-                            "memory a multiple of 4 up to 1 MiB: the exchange encodes 12-bit tile "
-                            "and 20-bit address fields)",
-                            target.tiles, target.tileMemBytes));
+  if (target.tiles == 0 || target.tiles > xchg::kMaxBus + 1 || target.tileMemBytes % 4 != 0 ||
+      target.tileMemBytes == 0 || target.tileMemBytes > xchg::kMaxAddr + 1) {
+    throw Error(fmt::format("graph target of {} tiles x {} bytes is not supported (1..{} tiles, memory a "
+                            "multiple of 4 up to {} bytes: the fields of an exchange receive operand)",
+                            target.tiles, target.tileMemBytes, xchg::kMaxBus + 1, xchg::kMaxAddr + 1));
   }
   impl_->id = nextGraphId++;
   impl_->target = target;

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "exchange_encoding.hpp"
 #include "lockstep.hpp"
 #include "tessera/chip_params.h"
 
@@ -19,7 +20,7 @@ const std::vector<uint32_t> kCode{
     0x04b2a223u,  // sw a1, 0x44(t0)
     0x0002a023u,  // sw zero, 0(t0)
 };
-const std::vector<uint32_t> kExchange{uint32_t{TESS_XOP_SEND} << 28 | 2, 0x400, 0};
+const std::vector<uint32_t> kExchange{tessera::xchg::word0(TESS_XOP_SEND, 2), 0x400, 0};
 
 void place(tessera::Device& d, unsigned tile, uint32_t addr, const std::vector<uint32_t>& w) {
   std::vector<uint8_t> bytes(w.size() * 4);

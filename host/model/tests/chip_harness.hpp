@@ -7,22 +7,21 @@
 
 #include "model_device.hpp"
 #include "rv_encode.hpp"
+#include "exchange_encoding.hpp"
 #include "tessera/chip_params.h"
 
 namespace tessera::model::test {
 
 /// Exchange instruction encodings (docs/chip.md, "Exchange programs").
 namespace xc {
-constexpr uint32_t end() { return 0; }
-constexpr uint32_t delay(uint32_t n) { return uint32_t{TESS_XOP_DELAY} << 28 | n; }
-inline std::vector<uint32_t> send(uint32_t n, uint32_t addr) {
-  return {uint32_t{TESS_XOP_SEND} << 28 | n, addr};
-}
+constexpr uint32_t end() { return xchg::word0(TESS_XOP_END, 0); }
+constexpr uint32_t delay(uint32_t n) { return xchg::word0(TESS_XOP_DELAY, n); }
+inline std::vector<uint32_t> send(uint32_t n, uint32_t addr) { return {xchg::word0(TESS_XOP_SEND, n), addr}; }
 inline std::vector<uint32_t> recv(uint32_t n, uint32_t bus, uint32_t addr) {
-  return {uint32_t{TESS_XOP_RECV} << 28 | n, bus << 20 | addr};
+  return {xchg::word0(TESS_XOP_RECV, n), xchg::busAddr(bus, addr)};
 }
 inline std::vector<uint32_t> sendrecv(uint32_t n, uint32_t saddr, uint32_t bus, uint32_t raddr) {
-  return {uint32_t{TESS_XOP_SENDRECV} << 28 | n, saddr, bus << 20 | raddr};
+  return {xchg::word0(TESS_XOP_SENDRECV, n), saddr, xchg::busAddr(bus, raddr)};
 }
 /// Concatenate instruction word lists.
 inline std::vector<uint32_t> prog(std::initializer_list<std::vector<uint32_t>> parts) {

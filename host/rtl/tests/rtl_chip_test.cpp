@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "exchange_encoding.hpp"
 #include "rtl_device.hpp"
 #include "rv_encode.hpp"
 #include "tessera/chip_params.h"
@@ -38,12 +39,12 @@ static_assert(TESS_SYNC_LATENCY == 4 && TESS_EXCHANGE_LATENCY == 3,
               "the expected cycles below assume these latencies");
 
 // Exchange instructions (docs/chip.md, "Exchange programs").
-constexpr uint32_t xEnd() { return 0; }
-constexpr uint32_t xDelay(uint32_t n) { return (1u << 28) | n; }
-constexpr uint32_t xSend(uint32_t n) { return (2u << 28) | n; }
-constexpr uint32_t xRecv(uint32_t n) { return (3u << 28) | n; }
-constexpr uint32_t xSendRecv(uint32_t n) { return (4u << 28) | n; }
-constexpr uint32_t xBus(uint32_t bus, uint32_t addr) { return (bus << 20) | addr; }
+constexpr uint32_t xEnd() { return xchg::word0(TESS_XOP_END, 0); }
+constexpr uint32_t xDelay(uint32_t n) { return xchg::word0(TESS_XOP_DELAY, n); }
+constexpr uint32_t xSend(uint32_t n) { return xchg::word0(TESS_XOP_SEND, n); }
+constexpr uint32_t xRecv(uint32_t n) { return xchg::word0(TESS_XOP_RECV, n); }
+constexpr uint32_t xSendRecv(uint32_t n) { return xchg::word0(TESS_XOP_SENDRECV, n); }
+constexpr uint32_t xBus(uint32_t bus, uint32_t addr) { return xchg::busAddr(bus, addr); }
 
 // The error a failed run reports, for assertion messages.
 std::string trapText(const TrapInfo& t) {

@@ -28,11 +28,11 @@ extern "C" {
 
 /** First word of an instruction: opcode in bits 31..28, n in bits 23..0 (n must be < 2^24; a larger
  * n sets reserved bits and the engine reports a bad instruction instead of truncating it). */
-#define TESSERA_XWORD0(op, n) (((uint32_t)(op) << 28) | (uint32_t)(n))
+#define TESSERA_XWORD0(op, n) (((uint32_t)(op) << TESS_XCHG_OP_LSB) | (uint32_t)(n))
 /** An address operand (a pointer or an integer). */
 #define TESSERA_XADDR(addr) ((uint32_t)(uintptr_t)(addr))
-/** Receive operand: bus (tile) in bits 31..20, address in bits 19..0. */
-#define TESSERA_XBUSADDR(bus, addr) (((uint32_t)(bus) << 20) + TESSERA_XADDR(addr))
+/** Receive operand: bus (tile) in bits 31..TESS_XCHG_BUS_LSB, the address below. */
+#define TESSERA_XBUSADDR(bus, addr) (((uint32_t)(bus) << TESS_XCHG_BUS_LSB) + TESSERA_XADDR(addr))
 
 /** END: the engine stops (1 word). */
 #define XEND TESSERA_XWORD0(TESS_XOP_END, 0)

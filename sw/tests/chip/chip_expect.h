@@ -26,9 +26,9 @@
 
 /* Exchange instruction words (docs/chip.md) for .word directives. */
 #define X_END 0
-#define X_DELAY(n) ((TESS_XOP_DELAY << 28) | (n))
-#define X_SEND(n) ((TESS_XOP_SEND << 28) | (n))
-#define X_RECV(n) ((TESS_XOP_RECV << 28) | (n))
+#define X_DELAY(n) ((TESS_XOP_DELAY << TESS_XCHG_OP_LSB) | (n))
+#define X_SEND(n) ((TESS_XOP_SEND << TESS_XCHG_OP_LSB) | (n))
+#define X_RECV(n) ((TESS_XOP_RECV << TESS_XCHG_OP_LSB) | (n))
 
 /* Exit with NO_ERROR_EXIT (reached only when the expected error did not stop the chip). */
 #define NO_ERROR              \
