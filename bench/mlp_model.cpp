@@ -7,11 +7,41 @@
 
 namespace tessera::bench {
 
-MlpGraph buildMlpTraining(Graph& g, const MlpConfig& c) {
-  if (c.batch == 0 || c.inputs == 0 || c.classes == 0) throw Error("mlp: batch, inputs and classes must be positive");
+std::vector<size_t> layerSizes(const MlpConfig& c) {
   std::vector<size_t> sizes{c.inputs};
   sizes.insert(sizes.end(), c.hidden.begin(), c.hidden.end());
   sizes.push_back(c.classes);
+  return sizes;
+}
+
+namespace {
+
+// Forward pass from x; returns the logits and fills acts with each layer's input.
+Tensor forward(Graph& g, const MlpGraph& m, const Tensor& x, Sequence& prog, const std::string& prefix,
+               std::vector<Tensor>& acts) {
+  const size_t layers = m.weights.size();
+  acts = {x};
+  Tensor logits;
+  for (size_t l = 0; l < layers; ++l) {
+    const Tensor z = ops::addBias(g, ops::matmul(g, acts[l], m.weights[l], prog, fmt::format("{}{}/mm", prefix, l)),
+                                  m.biases[l], prog, fmt::format("{}{}/bias", prefix, l));
+    if (l + 1 < layers) {
+      acts.push_back(ops::relu(g, z, prog, fmt::format("{}{}/relu", prefix, l)));
+    } else {
+      logits = z;
+    }
+  }
+  return logits;
+}
+
+}  // namespace
+
+MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
+  if (c.batch == 0 || c.inputs == 0 || c.classes == 0) throw Error("mlp: batch, inputs and classes must be positive");
+  for (size_t h : c.hidden) {
+    if (h == 0) throw Error("mlp: a hidden layer has no units");
+  }
+  const std::vector<size_t> sizes = layerSizes(c);
   const size_t layers = sizes.size() - 1;
   MlpGraph out;
   for (size_t l = 0; l < layers; ++l) {
@@ -20,45 +50,49 @@ MlpGraph buildMlpTraining(Graph& g, const MlpConfig& c) {
     g.exposeTensor(fmt::format("w{}", l), out.weights.back());
     g.exposeTensor(fmt::format("b{}", l), out.biases.back());
   }
-  DataStream images = g.addHostToDeviceFIFO("images", ElemType::Float32, c.batch * c.inputs);
-  DataStream labelStream = g.addHostToDeviceFIFO("labels", ElemType::Int32, c.batch);
-  DataStream lossStream = g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch);
-  DataStream correctStream = g.addDeviceToHostFIFO("correct", ElemType::Float32, 1);
   Tensor x = ops::createMatMulLhs(g, c.batch, c.inputs, sizes[1], "x");
   Tensor labels = ops::createLinear(g, ElemType::Int32, {c.batch}, "labels");
 
-  Sequence step;
-  step.add(Copy(images, x));
-  step.add(Copy(labelStream, labels));
-  // Forward: acts[l] is the input of layer l.
-  std::vector<Tensor> acts{x};
-  Tensor logits;
-  for (size_t l = 0; l < layers; ++l) {
-    const Tensor z = ops::addBias(g, ops::matmul(g, acts[l], out.weights[l], step, fmt::format("fwd{}/mm", l)),
-                                  out.biases[l], step, fmt::format("fwd{}/bias", l));
-    if (l + 1 < layers) {
-      acts.push_back(ops::relu(g, z, step, fmt::format("fwd{}/relu", l)));
-    } else {
-      logits = z;
+  if (c.trainSteps > 0) {
+    DataStream images = g.addHostToDeviceFIFO("images", ElemType::Float32, c.batch * c.inputs);
+    DataStream labelStream = g.addHostToDeviceFIFO("labels", ElemType::Int32, c.batch);
+    DataStream lossStream = g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch);
+    DataStream correctStream = g.addDeviceToHostFIFO("correct", ElemType::Float32, 1);
+    Sequence step;
+    step.add(Copy(images, x));
+    step.add(Copy(labelStream, labels));
+    std::vector<Tensor> acts;
+    const Tensor logits = forward(g, out, x, step, "fwd", acts);
+    auto sce = ops::softmaxCrossEntropy(g, logits, labels, 1.0f / static_cast<float>(c.batch), step, "loss");
+    const Tensor correct = ops::correctCount(g, logits, labels, step, "correct");
+    // Backward and update, last layer first: the gradient to a layer's input uses its weights
+    // before they change; the weight gradient is never stored (matmulAccumulate).
+    Tensor dz = sce.grad;
+    for (size_t l = layers; l-- > 0;) {
+      Tensor dAct;
+      if (l > 0) dAct = ops::matmul(g, dz, out.weights[l], step, fmt::format("bwd{}/dx", l), {false, true});
+      const Tensor db = ops::reduceSum(g, dz, 0, step, fmt::format("bwd{}/db", l));
+      const Tensor scaled = ops::scale(g, dz, -c.learningRate, step, fmt::format("bwd{}/scale", l));
+      ops::matmulAccumulate(g, out.weights[l], acts[l], scaled, step, fmt::format("bwd{}/dw", l), {true, false});
+      ops::scaledAddTo(g, out.biases[l], db, -c.learningRate, step, fmt::format("bwd{}/bias", l));
+      if (l > 0) dz = ops::reluGrad(g, dAct, acts[l], step, fmt::format("bwd{}/relu", l - 1));
     }
+    step.add(Copy(sce.loss, lossStream));
+    step.add(Copy(correct, correctStream));
+    out.program.add(Repeat(c.trainSteps, step, "train"));
   }
-  auto sce = ops::softmaxCrossEntropy(g, logits, labels, 1.0f / static_cast<float>(c.batch), step, "loss");
-  const Tensor correct = ops::correctCount(g, logits, labels, step, "correct");
-  // Backward and update, last layer first: the gradient to a layer's input uses its weights
-  // before they change.
-  Tensor dz = sce.grad;
-  for (size_t l = layers; l-- > 0;) {
-    Tensor dAct;
-    if (l > 0) dAct = ops::matmul(g, dz, out.weights[l], step, fmt::format("bwd{}/dx", l), {false, true});
-    const Tensor db = ops::reduceSum(g, dz, 0, step, fmt::format("bwd{}/db", l));
-    const Tensor scaled = ops::scale(g, dz, -c.learningRate, step, fmt::format("bwd{}/scale", l));
-    ops::matmulAccumulate(g, out.weights[l], acts[l], scaled, step, fmt::format("bwd{}/dw", l), {true, false});
-    ops::scaledAddTo(g, out.biases[l], db, -c.learningRate, step, fmt::format("bwd{}/bias", l));
-    if (l > 0) dz = ops::reluGrad(g, dAct, acts[l], step, fmt::format("bwd{}/relu", l - 1));
+  if (c.evalSteps > 0) {
+    DataStream images = g.addHostToDeviceFIFO("eval_images", ElemType::Float32, c.batch * c.inputs);
+    DataStream labelStream = g.addHostToDeviceFIFO("eval_labels", ElemType::Int32, c.batch);
+    DataStream correctStream = g.addDeviceToHostFIFO("eval_correct", ElemType::Float32, 1);
+    Sequence step;
+    step.add(Copy(images, x));
+    step.add(Copy(labelStream, labels));
+    std::vector<Tensor> acts;
+    const Tensor logits = forward(g, out, x, step, "eval", acts);
+    step.add(Copy(ops::correctCount(g, logits, labels, step, "eval_correct"), correctStream));
+    out.program.add(Repeat(c.evalSteps, step, "eval"));
   }
-  step.add(Copy(sce.loss, lossStream));
-  step.add(Copy(correct, correctStream));
-  out.program.add(Repeat(c.steps, step));
   return out;
 }
 

@@ -1,5 +1,6 @@
-// The MLP of the training benchmark as a tessera graph (docs/benchmarks.md, "MLP"): forward,
-// softmax cross-entropy, backward and an SGD step per minibatch, everything on the tiles.
+// The MLP of the training benchmark as a tessera graph (docs/training.md): forward, softmax
+// cross-entropy, backward and an SGD step per minibatch, and a forward-only evaluation, all on the
+// tiles; the weights stay on the device between steps.
 #pragma once
 
 #include <cstdint>
@@ -17,19 +18,25 @@ struct MlpConfig {
   size_t classes = 10;
   size_t batch = 32;
   float learningRate = 0.05f;
-  uint32_t steps = 1;  ///< minibatches per run of the program
+  uint32_t trainSteps = 1;  ///< training minibatches per run of the program
+  uint32_t evalSteps = 0;   ///< evaluation batches (of `batch` images) per run, after the training
 };
 
 /// The built graph's handles.
 struct MlpGraph {
-  Sequence program;              ///< Repeat(steps, one training step)
+  Sequence program;              ///< Repeat(trainSteps, train step), then Repeat(evalSteps, eval step)
   std::vector<Tensor> weights;   ///< w0, w1, ... [fan_in, fan_out]
   std::vector<Tensor> biases;    ///< b0, b1, ... [fan_out]
 };
 
-/// Build the training program. Streams: "images" (batch x inputs float32 per step), "labels"
-/// (batch int32), out "loss" (batch float32: each row's loss) and "correct" (1 float32). Weights
-/// and biases are exposed as w0, b0, w1, b1, ...
-MlpGraph buildMlpTraining(Graph& graph, const MlpConfig& config);
+/// Layer sizes: inputs, hidden..., classes.
+std::vector<size_t> layerSizes(const MlpConfig& config);
+
+/// Build the program. Streams, per step: "images" (batch x inputs float32) and "labels" (batch
+/// int32) in, "loss" (batch float32, each row's loss) and "correct" (1 float32) out; per evaluation
+/// batch: "eval_images", "eval_labels" in, "eval_correct" (1 float32) out. A label outside
+/// [0, classes) never counts as correct (padding of a last, partial batch). Weights and biases are
+/// exposed as w0, b0, w1, b1, ...
+MlpGraph buildMlp(Graph& graph, const MlpConfig& config);
 
 }  // namespace tessera::bench

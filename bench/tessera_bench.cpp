@@ -73,7 +73,7 @@ int runMatmul(const std::string& device) {
 // Compile the benchmark MLP and write its executable and compile report.
 int compileMlp(const tessera::bench::MlpConfig& cfg, unsigned tiles, uint32_t memKiB, const std::string& outDir) {
   tessera::Graph g(tessera::Target{tiles, memKiB * 1024, 6});
-  tessera::bench::MlpGraph mlp = tessera::bench::buildMlpTraining(g, cfg);
+  tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
   tessera::Compiled c = tessera::compile(g, mlp.program);
   fmt::print("{}", c.report.summary());
   if (!outDir.empty()) {

@@ -47,6 +47,7 @@ struct Engine::Impl {
   std::map<uint32_t, uint32_t> successor;  // host sync id → the one that followed it last time
   std::optional<uint32_t> lastSync;
   uint64_t chipCycles = 0;  // the chip's cycle count at the last stop
+  std::function<void(const RunResult&)> observer;
   EngineStats stats;
 
   Impl(Device& d, const Executable& e) : dev(d), exe(e) {}
@@ -215,6 +216,7 @@ RunResult Engine::run(uint64_t maxCycles) {
     const RunResult r = m.dev.run(maxCycles > m.chipCycles ? maxCycles - m.chipCycles : 0);
     m.stats.deviceSeconds += secondsSince(start);
     m.chipCycles = r.cycles;
+    if (m.observer && (r.reason == StopReason::HostSync || r.reason == StopReason::SyncBreak)) m.observer(r);
     if (r.reason == StopReason::HostSync) {
       m.serviceHostSync(r.hostSyncId);
       continue;
@@ -223,6 +225,13 @@ RunResult Engine::run(uint64_t maxCycles) {
     return r;
   }
 }
+
+void Engine::restart() {
+  impl_->exe.restart(impl_->dev);
+  impl_->chipCycles = 0;
+}
+
+void Engine::setStopObserver(std::function<void(const RunResult&)> observer) { impl_->observer = std::move(observer); }
 
 uint64_t Engine::tensorBytes(const std::string& name) const {
   uint64_t total = 0;

@@ -234,11 +234,13 @@ void Executable::validateFor(const ChipInfo& info) const {
 
 void Executable::load(Device& dev) const {
   validateFor(dev.info());
+  for (const ExeSegment& s : segments) dev.writeMemory(s.tile, s.addr, blobs[s.blob]);
+  restart(dev);
+}
+
+void Executable::restart(Device& dev) const {
   std::vector<bool> hasCode(target.tiles, false);
-  for (const ExeSegment& s : segments) {
-    dev.writeMemory(s.tile, s.addr, blobs[s.blob]);
-    hasCode[s.tile] = true;
-  }
+  for (const ExeSegment& s : segments) hasCode[s.tile] = true;
   dev.reset();
   // A tile with nothing loaded has no program: disabled, it counts as halted and takes no part in
   // syncs (docs/chip.md, T_ENABLE).

@@ -57,6 +57,12 @@ class Engine {
   /// Run until every tile halts, a trap, or maxCycles chip cycles in total, servicing host syncs.
   /// Never returns StopReason::HostSync. SyncBreak stops are released and continued.
   RunResult run(uint64_t maxCycles = ~uint64_t{0});
+  /// After a run ended, start the program again from its first instruction on the memory as it is
+  /// (tensors keep their values: a training loop continues from the current weights); streams
+  /// continue where they were. maxCycles of the next run() counts from here.
+  void restart();
+  /// Called at every host sync and SyncBreak stop, before it is serviced (e.g. to read counters).
+  void setStopObserver(std::function<void(const RunResult&)> observer);
 
   /// Bytes of a tensor: the sum of its regions.
   uint64_t tensorBytes(const std::string& name) const;

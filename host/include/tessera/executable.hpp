@@ -104,6 +104,9 @@ class Executable {
   /// Validate against dev, then write every segment, disable tiles with no segment and reset dev.
   /// Nothing is written when validation fails.
   void load(Device& dev) const;
+  /// Reset dev and disable the tiles with no segment, as load() ends, without writing memory: the
+  /// loaded program starts again from its first instruction on what memory holds now.
+  void restart(Device& dev) const;
 
   /// Index of the stream called name, or -1.
   int findStream(const std::string& name) const;

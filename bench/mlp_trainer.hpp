@@ -1,0 +1,64 @@
+// Runs the benchmark MLP (mlp_model.hpp) on a Device: compiles it for the device's chip, loads it
+// once, and then trains and evaluates in runs of the compiled program, the weights staying on the
+// device between runs (Engine::restart). Data comes from callbacks on the Engine's prefetch thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "mlp_model.hpp"
+#include "tessera/compiler.hpp"
+#include "tessera/device.hpp"
+#include "tessera/engine.hpp"
+
+namespace tessera::bench {
+
+/// Fills one minibatch (images: batch x inputs floats, labels: batch int32) for step `step`
+/// (counted over the whole training, or over the whole evaluation); runs on the prefetch thread.
+using BatchSource = std::function<void(uint64_t step, std::span<float> images, std::span<int32_t> labels)>;
+
+/// Per-tile cycles of one run, split the BSP way.
+struct TileCycles {
+  uint64_t compute = 0;
+  uint64_t syncWait = 0;
+  uint64_t exchange = 0;
+};
+
+/// What one run measured.
+struct MlpRunResult {
+  std::vector<float> stepLoss;      ///< mean loss of each training step
+  std::vector<uint32_t> stepCorrect;  ///< correct predictions of each training step (before its update)
+  uint64_t evalCorrect = 0;         ///< correct predictions over the evaluation batches
+  uint64_t cycles = 0;              ///< chip cycles of the run
+  std::vector<TileCycles> tiles;    ///< per tile
+  EngineStats engine;               ///< host-side figures (cumulative since the load)
+};
+
+/// The compiled MLP on one device.
+class MlpTrainer {
+ public:
+  /// Compile config for dev's chip and load it. trainSteps and evalSteps are per run.
+  MlpTrainer(Device& dev, const MlpConfig& config);
+  ~MlpTrainer();
+
+  /// The compile report.
+  const CompileReport& report() const;
+  /// The configuration.
+  const MlpConfig& config() const;
+  /// Write the parameters: weights[l] is fan_in x fan_out row-major, biases[l] fan_out.
+  void setParameters(const std::vector<std::vector<float>>& weights, const std::vector<std::vector<float>>& biases);
+  /// Read the parameters.
+  void parameters(std::vector<std::vector<float>>& weights, std::vector<std::vector<float>>& biases);
+  /// One run: config().trainSteps training steps from `train`, then config().evalSteps evaluation
+  /// batches from `eval`. Throws on a trap or if the chip does not halt within maxCycles.
+  MlpRunResult run(const BatchSource& train, const BatchSource& eval, uint64_t maxCycles = ~uint64_t{0});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera::bench

@@ -1,0 +1,127 @@
+// The benchmark MLP compiled and run on devices, on a small synthetic problem.
+#include "mlp_trainer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+namespace tessera::bench {
+namespace {
+
+constexpr size_t kInputs = 20, kClasses = 4;
+
+// A learnable problem: the class is the group of five inputs with the largest sum.
+void synthetic(uint64_t step, std::span<float> images, std::span<int32_t> labels) {
+  std::mt19937 rng(static_cast<uint32_t>(1000 + step));
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (size_t r = 0; r < labels.size(); ++r) {
+    float best = -1e9f;
+    for (size_t i = 0; i < kInputs; ++i) images[r * kInputs + i] = u(rng);
+    for (size_t c = 0; c < kClasses; ++c) {
+      float s = 0;
+      for (size_t i = 5 * c; i < 5 * c + 5; ++i) s += images[r * kInputs + i];
+      if (s > best) best = s, labels[r] = static_cast<int32_t>(c);
+    }
+  }
+}
+
+MlpConfig smallConfig(uint32_t trainSteps, uint32_t evalSteps) {
+  MlpConfig c;
+  c.inputs = kInputs;
+  c.hidden = {16};
+  c.classes = kClasses;
+  c.batch = 8;
+  c.learningRate = 0.5f;
+  c.trainSteps = trainSteps;
+  c.evalSteps = evalSteps;
+  return c;
+}
+
+void initialParameters(const MlpConfig& c, std::vector<std::vector<float>>& w, std::vector<std::vector<float>>& b) {
+  const std::vector<size_t> sizes = layerSizes(c);
+  std::mt19937 rng(5);
+  w.clear();
+  b.clear();
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+    const float limit = std::sqrt(6.0f / static_cast<float>(sizes[l] + sizes[l + 1]));
+    std::uniform_real_distribution<float> u(-limit, limit);
+    w.emplace_back(sizes[l] * sizes[l + 1]);
+    for (float& x : w.back()) x = u(rng);
+    b.emplace_back(sizes[l + 1], 0.0f);
+  }
+}
+
+std::unique_ptr<Device> open(const std::string& spec) {
+  DeviceOptions o;
+  o.tiles = 4;
+  return openDevice(spec, o);
+}
+
+TEST(MlpTrainer, LearnsASyntheticProblemAndEvaluates) {
+  auto dev = open("model");
+  MlpTrainer t(*dev, smallConfig(60, 4));
+  std::vector<std::vector<float>> w, b;
+  initialParameters(t.config(), w, b);
+  t.setParameters(w, b);
+  const MlpRunResult first = t.run(synthetic, synthetic);
+  ASSERT_EQ(first.stepLoss.size(), 60u);
+  float early = 0, late = 0;
+  for (size_t i = 0; i < 10; ++i) early += first.stepLoss[i], late += first.stepLoss[50 + i];
+  EXPECT_LT(late, 0.8f * early) << "loss did not fall: " << early / 10 << " -> " << late / 10;
+  const MlpRunResult second = t.run(synthetic, synthetic);
+  EXPECT_GT(second.evalCorrect, first.evalCorrect / 2);  // evaluated 4 x 8 images each run
+  EXPECT_LE(second.evalCorrect, 32u);
+  ASSERT_EQ(first.tiles.size(), 4u);
+  for (const TileCycles& c : first.tiles) EXPECT_EQ(c.compute + c.syncWait + c.exchange, first.cycles);
+}
+
+TEST(MlpTrainer, TwoRunsEqualOneRunOfTheirSteps) {
+  auto a = open("model");
+  auto b = open("model");
+  MlpTrainer four(*a, smallConfig(4, 0));
+  MlpTrainer two(*b, smallConfig(2, 0));
+  std::vector<std::vector<float>> w, bias;
+  initialParameters(four.config(), w, bias);
+  four.setParameters(w, bias);
+  two.setParameters(w, bias);
+  four.run(synthetic, synthetic);
+  two.run(synthetic, synthetic);
+  two.run(synthetic, synthetic);
+  std::vector<std::vector<float>> w4, b4, w2, b2;
+  four.parameters(w4, b4);
+  two.parameters(w2, b2);
+  EXPECT_EQ(w4, w2);
+  EXPECT_EQ(b4, b2);
+}
+
+TEST(MlpTrainer, EveryBackendGivesTheModelsWeightsAndCycles) {
+  std::vector<std::string> specs;
+  std::stringstream ss(TESSERA_TEST_DEVICES);
+  for (std::string d; std::getline(ss, d, ',');) specs.push_back(d);
+  std::vector<std::vector<float>> w0, b0, wRef, bRef;
+  initialParameters(smallConfig(3, 1), w0, b0);
+  auto ref = open("model");
+  MlpTrainer tr(*ref, smallConfig(3, 1));
+  tr.setParameters(w0, b0);
+  const MlpRunResult r = tr.run(synthetic, synthetic);
+  tr.parameters(wRef, bRef);
+  for (const std::string& spec : specs) {
+    if (spec == "model") continue;
+    auto dev = open(spec);
+    MlpTrainer t(*dev, smallConfig(3, 1));
+    t.setParameters(w0, b0);
+    const MlpRunResult x = t.run(synthetic, synthetic);
+    std::vector<std::vector<float>> w, b;
+    t.parameters(w, b);
+    EXPECT_EQ(w, wRef) << spec;
+    EXPECT_EQ(b, bRef) << spec;
+    EXPECT_EQ(x.cycles, r.cycles) << spec;
+    EXPECT_EQ(x.stepLoss, r.stepLoss) << spec;
+    EXPECT_EQ(x.evalCorrect, r.evalCorrect) << spec;
+  }
+}
+
+}  // namespace
+}  // namespace tessera::bench
