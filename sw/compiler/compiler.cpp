@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstring>
 #include <tuple>
+#include <unordered_map>
 #include <map>
 
 #include "exchange_encoding.hpp"
@@ -226,6 +227,7 @@ class Lowering {
     std::vector<XMessage> pre, post;
     std::vector<std::vector<std::tuple<uint64_t, uint32_t, uint32_t>>> perTile(T_);  // (cost, entry, state)
     std::map<std::vector<uint64_t>, uint32_t> shared;
+    std::unordered_map<uint64_t, std::pair<uint32_t, bool>> writers;  // element -> (vertex, in place)
     const auto& verts = g_.vertices();
     for (uint32_t vi = 0; vi < verts.size(); ++vi) {
       const GraphVertex& v = verts[vi];
@@ -280,6 +282,18 @@ class Lowering {
           if (f.kind != FieldKind::Output) addMessages(locs, buf, true, pre);
           if (f.kind == FieldKind::Input) shared.emplace(std::move(key), ptr);
           if (f.kind != FieldKind::Input) addMessages(buf, locs, false, post);
+        }
+        if (f.kind != FieldKind::Input) {
+          // Vertices may share an output region they write in parts (matmul's vertices do) only
+          // where it is written in place: through gathered copies each would write back all of it.
+          for (const Loc& l : locs) {
+            auto [it, fresh] = writers.try_emplace(uint64_t{l.tile} << 32 | l.addr, vi, direct);
+            if (!fresh && it->second.first != vi && !(direct && it->second.second)) {
+              throw Error(fmt::format("{}: field \"{}\" writes elements of tensor \"{}\" that vertex {} also writes, "
+                                      "and one of them is not in place on its tile",
+                                      where, f.name, gf.tensor.debugName(), it->second.first));
+            }
+          }
         }
         state.insert(state.end(), {ptr, static_cast<uint32_t>(locs.size())});
       }

@@ -30,6 +30,47 @@ std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p) {
   return {std::min(n, p * per), std::min(n, (p + 1) * per)};
 }
 
+// Parts of an mb x nb block for up to kWorkers vertices: a grid of row groups (4 rows, the
+// codelet's register block) by column groups (6 columns) with the smallest largest part.
+struct WorkPart {
+  size_t row, rows, col, cols;
+};
+
+std::vector<WorkPart> splitWork(size_t mb, size_t nb) {
+  const size_t rg = ceilDiv(mb, 4), cg = ceilDiv(nb, 6);
+  size_t bestR = 1, bestC = 1, bestLoad = SIZE_MAX;
+  for (size_t pr = 1; pr <= std::min(rg, kWorkers); ++pr) {
+    for (size_t pc = 1; pr * pc <= kWorkers && pc <= cg; ++pc) {
+      const size_t load = ceilDiv(rg, pr) * ceilDiv(cg, pc);
+      if (load < bestLoad) bestLoad = load, bestR = pr, bestC = pc;
+    }
+  }
+  std::vector<WorkPart> parts;
+  for (size_t i = 0; i < bestR; ++i) {
+    const size_t g0 = rg * i / bestR, g1 = rg * (i + 1) / bestR;
+    const size_t r0 = std::min(mb, 4 * g0), r1 = std::min(mb, 4 * g1);
+    for (size_t j = 0; j < bestC; ++j) {
+      const size_t h0 = cg * j / bestC, h1 = cg * (j + 1) / bestC;
+      const size_t c0 = std::min(nb, 6 * h0), c1 = std::min(nb, 6 * h1);
+      if (r0 < r1 && c0 < c1) parts.push_back({r0, r1 - r0, c0, c1 - c0});
+    }
+  }
+  return parts;
+}
+
+// A MatMulBlocked vertex on part p of a block: a, b and c are the block's (shared by its vertices).
+void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a, const Tensor& b, const Tensor& c,
+                     size_t k, uint32_t flags, const WorkPart& p) {
+  VertexRef vx = graph.addVertex(cs, "MatMulBlocked", {{"a", a}, {"b", b}, {"c", c}});
+  graph.setFieldValue(vx, "k", static_cast<uint32_t>(k));
+  graph.setFieldValue(vx, "flags", flags);
+  graph.setFieldValue(vx, "row", static_cast<uint32_t>(p.row));
+  graph.setFieldValue(vx, "rows", static_cast<uint32_t>(p.rows));
+  graph.setFieldValue(vx, "col", static_cast<uint32_t>(p.col));
+  graph.setFieldValue(vx, "cols", static_cast<uint32_t>(p.cols));
+  graph.setTileMapping(vx, tile);
+}
+
 }  // namespace
 
 MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
@@ -48,9 +89,10 @@ MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
         if (ceilDiv(m, pm) * (pm - 1) >= m || ceilDiv(n, pn) * (pn - 1) >= n || ceilDiv(k, pk) * (pk - 1) >= k) continue;
         const double mb = static_cast<double>(ceilDiv(m, pm)), nb = static_cast<double>(ceilDiv(n, pn)),
                      kb = static_cast<double>(ceilDiv(k, pk));
-        // Rows go to the six contexts in groups of four; one context issues every six cycles.
-        const double groups = std::ceil(mb / 4);
-        const double compute = kCyclesPerMac * std::ceil(groups / kWorkers) * 4 * nb * kb;
+        // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
+        size_t load = 0;
+        for (const WorkPart& p : splitWork(static_cast<size_t>(mb), static_cast<size_t>(nb))) load = std::max(load, p.rows * p.cols);
+        const double compute = kCyclesPerMac * static_cast<double>(load) * kb;
         const double reduce = pk > 1 ? kCyclesPerMac * mb * nb / kWorkers : 0.0;
         const double exchange = mb * kb + kb * nb + (pk > 1 ? 2.0 * mb * nb : 0.0);
         const double cost = compute + reduce + exchange;
@@ -144,19 +186,8 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
         const Tensor bb = bBlock(k0, k1, n0, n1).flatten();
         // The block's rows of op(a), one gathered copy shared by the tile's vertices.
         const Tensor ab = aBlock(m0, m1, k0, k1).flatten();
-        // Rows in groups of four (the codelet's register block), whole groups per vertex.
-        const size_t rows = m1 - m0;
-        const size_t groups = ceilDiv(rows, 4);
-        const size_t vparts = std::min(groups, kWorkers);
-        for (size_t v = 0; v < vparts; ++v) {
-          const size_t g0 = groups * v / vparts, g1 = groups * (v + 1) / vparts;
-          const size_t r0 = std::min(rows, 4 * g0), r1 = std::min(rows, 4 * g1);
-          if (r0 == r1) continue;
-          VertexRef vx = graph.addVertex(cs, "MatMulBlocked", {{"a", ab}, {"b", bb}, {"c", pBlock.slice(r0, r1, 0).flatten()}});
-          graph.setFieldValue(vx, "k", static_cast<uint32_t>(k1 - k0));
-          graph.setFieldValue(vx, "flags", flags);
-          graph.setFieldValue(vx, "row", static_cast<uint32_t>(r0));
-          graph.setTileMapping(vx, tile);
+        for (const WorkPart& p : splitWork(m1 - m0, n1 - n0)) {
+          addMatMulVertex(graph, cs, tile, ab, bb, pBlock.flatten(), k1 - k0, flags, p);
         }
       }
     }
@@ -240,20 +271,8 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     const Tensor bb = (opt.transposeB ? b.slice(bx.c0, bx.c1, 0) : b.slice(bx.c0, bx.c1, 1)).flatten();
     // The box's rows of op(a), one gathered copy shared by the tile's vertices.
     const Tensor ab = (opt.transposeA ? a.slice(bx.r0, bx.r1, 1) : a.slice(bx.r0, bx.r1, 0)).flatten();
-    const size_t rows = bx.r1 - bx.r0;
-    const size_t groups = ceilDiv(rows, 4);
-    const size_t vparts = std::min(groups, kWorkers);
-    for (size_t v = 0; v < vparts; ++v) {
-      const size_t g0 = groups * v / vparts, g1 = groups * (v + 1) / vparts;
-      const size_t r0 = bx.r0 + std::min(rows, 4 * g0), r1 = bx.r0 + std::min(rows, 4 * g1);
-      if (r0 == r1) continue;
-      VertexRef vx = graph.addVertex(cs, "MatMulBlocked",
-                                     {{"a", ab}, {"b", bb}, {"c", c.slice(r0, r1, 0).slice(bx.c0, bx.c1, 1).flatten()}});
-      graph.setFieldValue(vx, "k", static_cast<uint32_t>(k));
-      graph.setFieldValue(vx, "flags", flags);
-      graph.setFieldValue(vx, "row", static_cast<uint32_t>(r0 - bx.r0));
-      graph.setTileMapping(vx, tile);
-    }
+    const Tensor cb = c.slice(bx.r0, bx.r1, 0).slice(bx.c0, bx.c1, 1).flatten();
+    for (const WorkPart& p : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0)) addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
   }
   prog.add(Execute(cs, name));
 }

@@ -1,4 +1,4 @@
-// MatMul (linalg/MatMul.cpp) with register blocking: the same fields, the same result bit for bit
+// MatMul (linalg/MatMul.cpp) with register blocking: the same fields and the same result bit for bit
 // (each element is a chain of fused multiply-adds over k in increasing order, from 0 or from c),
 // compared with the plain vertex in sw/library/tests. Blocks of 4 rows by 6 columns
 // keep 4x6 accumulators in FP registers: per k step 4 + 6 loads feed 24 FMAs, and the pointer
@@ -52,11 +52,11 @@ void edgeRows(const float* a, const float* b, float* c, uint32_t n, uint32_t k, 
   }
 }
 
-// The columns beyond the last multiple of six (fewer than six), every row: 4 x 3, 4 x 1, 1 x 3, 1 x 1.
-void edgeCols(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k, uint32_t j0,
-              uint32_t ra, uint32_t sa, uint32_t cb, uint32_t sb, bool acc) {
-  for (uint32_t j = j0; j < n;) {
-    const bool three = j + 3 <= n;
+// The columns [j0, ncols) beyond the last multiple of six, every row: 4 x 3, 4 x 1, 1 x 3, 1 x 1.
+void edgeCols(const float* a, const float* b, float* c, uint32_t m, uint32_t ncols, uint32_t n, uint32_t k,
+              uint32_t j0, uint32_t ra, uint32_t sa, uint32_t cb, uint32_t sb, bool acc) {
+  for (uint32_t j = j0; j < ncols;) {
+    const bool three = j + 3 <= ncols;
     uint32_t i = 0;
     for (; i + 4 <= m; i += 4) {
       if (three) edge<4, 3>(a, b, c, n, k, i, j, ra, sa, cb, sb, acc);
@@ -111,37 +111,39 @@ __attribute__((noinline)) void block46(const float* a, const float* b, float* c,
   }
 }
 
+// m x ncols of c (row stride n, which is also b's row stride when b is row-major); a transposed
+// has row stride lda (its own row count).
 template <bool TA, bool TB>
-void matmul(const float* a, const float* b, float* c, uint32_t m, uint32_t lda, uint32_t n, uint32_t k,
-            bool accumulate) {
-  // m rows of c; a transposed has row stride lda (its own row count).
+void matmul(const float* a, const float* b, float* c, uint32_t m, uint32_t ncols, uint32_t lda, uint32_t n,
+            uint32_t k, bool accumulate) {
   const uint32_t ra = TA ? 1 : k, sa = TA ? lda : 1;
   const uint32_t cb = TB ? k : 1, sb = TB ? 1 : n;
-  const uint32_t mb = m - m % 4, nb = n - n % 6;
+  const uint32_t mb = m - m % 4, nb = ncols - ncols % 6;
   for (uint32_t j0 = 0; j0 < nb; j0 += 6) {
     for (uint32_t i0 = 0; i0 < mb; i0 += 4) block46<TA, TB>(a, b, c, lda, n, k, i0, j0, accumulate);
   }
   if (mb < m) edgeRows(a, b, c, n, k, mb, m, nb, ra, sa, cb, sb, accumulate);
-  if (nb < n) edgeCols(a, b, c, m, n, k, nb, ra, sa, cb, sb, accumulate);
+  if (nb < ncols) edgeCols(a, b, c, m, ncols, n, k, nb, ra, sa, cb, sb, accumulate);
 }
 
 }  // namespace
 
-TESSERA_VERTEX(MatMulBlocked, (Input, float, a), (Input, float, b), (Output, float, c), (Param, uint32_t, k),
-               (Param, uint32_t, flags), (Param, uint32_t, row)) {
+TESSERA_VERTEX(MatMulBlocked, (Input, float, a), (Input, float, b), (InOut, float, c), (Param, uint32_t, k),
+               (Param, uint32_t, flags), (Param, uint32_t, row), (Param, uint32_t, rows), (Param, uint32_t, col),
+               (Param, uint32_t, cols)) {
   const uint32_t kk = k;
-  const uint32_t rows = a.size() / kk;
-  const uint32_t n = b.size() / kk;
-  const uint32_t m = c.size() / n;
+  const uint32_t lda = a.size() / kk;  // rows of op(a)
+  const uint32_t n = b.size() / kk;    // columns of op(b) = the row stride of c
   const bool accumulate = (flags & 4u) != 0;
-  // Rows [row, row + m) of op(a): a transposed keeps its row stride (rows); a row-major one starts
-  // row rows further on.
-  const bool ta = (flags & 1u) != 0;
-  const float* const a0 = ta ? a.data() + static_cast<uint32_t>(row) : a.data() + static_cast<uint32_t>(row) * kk;
+  const bool ta = (flags & 1u) != 0, tb = (flags & 2u) != 0;
+  const uint32_t r0 = row, c0 = col;
+  const float* const a0 = ta ? a.data() + r0 : a.data() + r0 * kk;
+  const float* const b0 = tb ? b.data() + c0 * kk : b.data() + c0;
+  float* const cc = c.data() + r0 * n + c0;
   switch (flags & 3u) {
-    case 0: matmul<false, false>(a0, b.data(), c.data(), m, rows, n, kk, accumulate); break;
-    case 1: matmul<true, false>(a0, b.data(), c.data(), m, rows, n, kk, accumulate); break;
-    case 2: matmul<false, true>(a0, b.data(), c.data(), m, rows, n, kk, accumulate); break;
-    default: matmul<true, true>(a0, b.data(), c.data(), m, rows, n, kk, accumulate); break;
+    case 0: matmul<false, false>(a0, b0, cc, rows, cols, lda, n, kk, accumulate); break;
+    case 1: matmul<true, false>(a0, b0, cc, rows, cols, lda, n, kk, accumulate); break;
+    case 2: matmul<false, true>(a0, b0, cc, rows, cols, lda, n, kk, accumulate); break;
+    default: matmul<true, true>(a0, b0, cc, rows, cols, lda, n, kk, accumulate); break;
   }
 }

@@ -300,5 +300,18 @@ TEST(CompilerErrors, BadConnectionsAreNamed) {
   expectError([&] { Copy(m, ops::createLinear(g2, ElemType::Float32, {5}, "five")); }, "differ");
 }
 
+TEST(CompilerErrors, SharedOutputsMustBeWrittenInPlace) {
+  Graph g(Target{4, 65536, 6});
+  Tensor in = ops::createLinear(g, ElemType::Float32, {8}, "in");
+  Tensor out = g.addVariable(ElemType::Float32, {8}, "out");
+  g.setTileMapping(out, 1);
+  ComputeSet cs = g.addComputeSet("cs");
+  for (unsigned tile : {1u, 2u}) {  // the vertex on tile 2 would write out through a copy
+    VertexRef v = g.addVertex(cs, "Relu", {{"in", in}, {"out", out}});
+    g.setTileMapping(v, tile);
+  }
+  expectError([&] { compile(g, Execute(cs)); }, "also writes, and one of them is not in place");
+}
+
 }  // namespace
 }  // namespace tessera

@@ -221,9 +221,9 @@ namespace {
 
 // The register-blocked matmul codelet against the plain one, vertex by vertex, on shapes that hit
 // every edge block (rows and columns not multiples of 4 and 6, k odd), every layout, accumulate
-// or not, and row offsets into a shared a: bit-equal.
+// or not, and parts of a shared a, b and c: bit-equal.
 TEST(MatMulCodelets, BlockedEqualsPlain) {
-  Graph g(Target{1, 262144, 6});  // one model tile with room for all 56 cases
+  Graph g(Target{1, 262144, 6});  // one model tile with room for all the cases
   ComputeSet cs = g.addComputeSet("both");
   struct Shape {
     size_t m, k, n;
@@ -234,22 +234,32 @@ TEST(MatMulCodelets, BlockedEqualsPlain) {
   for (const Shape& s : shapes) {
     for (uint32_t flags = 0; flags < 8; ++flags) {
       const std::string id = fmt::format("{}x{}x{}f{}", s.m, s.k, s.n, flags);
-      // a holds `row` more rows than c: the vertex uses rows [row, row + m) of op(a).
-      const uint32_t row = flags % 3;
-      Tensor a = g.addVariable(ElemType::Float32, {(s.m + row) * s.k}, "a" + id);
+      Tensor a = g.addVariable(ElemType::Float32, {s.m * s.k}, "a" + id);
       Tensor b = g.addVariable(ElemType::Float32, {s.k * s.n}, "b" + id);
-      g.setInitialValue(a, randomFloats((s.m + row) * s.k, seed++));
+      g.setInitialValue(a, randomFloats(s.m * s.k, seed++));
       g.setInitialValue(b, randomFloats(s.k * s.n, seed++));
       const std::vector<float> c0 = randomFloats(s.m * s.n, seed++);  // accumulate starts here
+      // Two vertices share c, each computing one part: rows [0, r) x all columns, then the rest
+      // of the rows split at a column (parts that start inside the block exercise the offsets).
+      const uint32_t r = static_cast<uint32_t>(s.m / 2), col = static_cast<uint32_t>(s.n / 3);
+      const uint32_t parts[3][4] = {{0, r, 0, static_cast<uint32_t>(s.n)},
+                                    {r, static_cast<uint32_t>(s.m) - r, 0, col},
+                                    {r, static_cast<uint32_t>(s.m) - r, col, static_cast<uint32_t>(s.n) - col}};
       for (const char* codelet : {"MatMul", "MatMulBlocked"}) {
         Tensor c = g.addVariable(ElemType::Float32, {s.m * s.n}, std::string(codelet) + id);
         g.setInitialValue(c, c0);
         for (const Tensor& t : {a, b, c}) g.setTileMapping(t, 0);
-        VertexRef v = g.addVertex(cs, codelet, {{"a", a}, {"b", b}, {"c", c}});
-        g.setFieldValue(v, "k", static_cast<uint32_t>(s.k));
-        g.setFieldValue(v, "flags", flags);
-        g.setFieldValue(v, "row", row);
-        g.setTileMapping(v, 0);
+        for (const auto& p : parts) {
+          if (p[1] == 0 || p[3] == 0) continue;
+          VertexRef v = g.addVertex(cs, codelet, {{"a", a}, {"b", b}, {"c", c}});
+          g.setFieldValue(v, "k", static_cast<uint32_t>(s.k));
+          g.setFieldValue(v, "flags", flags);
+          g.setFieldValue(v, "row", p[0]);
+          g.setFieldValue(v, "rows", p[1]);
+          g.setFieldValue(v, "col", p[2]);
+          g.setFieldValue(v, "cols", p[3]);
+          g.setTileMapping(v, 0);
+        }
         g.exposeTensor(std::string(codelet) + id, c);
       }
       pairs.emplace_back("MatMul" + id, "MatMulBlocked" + id);
