@@ -85,13 +85,13 @@ __attribute__((noinline)) void block46(const float* a, const float* b, float* c,
   const float* pb[6];
   for (int j = 0; j < 6; ++j) pb[j] = TB ? b + (j0 + j) * k : b + j0;
   // a(i0 + r, p + q) and b(p + q, j0 + j) relative to the pointers, q = 0 or 1.
-  auto av = [&](int r, int q) { return TA ? pa[0][q * lda + r] : pa[r][q]; };
-  auto bv = [&](int j, int q) { return TB ? pb[j][q] : pb[0][q * n + j]; };
-  auto stepUp = [&](uint32_t q) {
+  auto av = [&](int r, int q) __attribute__((always_inline)) { return TA ? pa[0][q * lda + r] : pa[r][q]; };
+  auto bv = [&](int j, int q) __attribute__((always_inline)) { return TB ? pb[j][q] : pb[0][q * n + j]; };
+  auto stepUp = [&](uint32_t q) __attribute__((always_inline)) {
     for (int r = 0; r < (TA ? 1 : 4); ++r) pa[r] += TA ? q * lda : q;
     for (int j = 0; j < (TB ? 6 : 1); ++j) pb[j] += TB ? q : q * n;
   };
-  auto mac = [&](int q) {
+  auto mac = [&](int q) __attribute__((always_inline)) {
     float x[4];
     for (int r = 0; r < 4; ++r) x[r] = av(r, q);
 #pragma clang loop unroll(full)
