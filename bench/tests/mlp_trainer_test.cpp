@@ -125,3 +125,63 @@ TEST(MlpTrainer, EveryBackendGivesTheModelsWeightsAndCycles) {
 
 }  // namespace
 }  // namespace tessera::bench
+
+#include <cstring>
+
+#include "lockstep.hpp"
+
+namespace tessera::bench {
+namespace {
+
+// A compiled training step in lockstep: model against rtl at every retirement and every sync, the
+// stream data the same on both; then the fast mode (syncs only).
+TEST(MlpLockstep, ModelAndRtlAgreeOnACompiledTrainingStep) {
+  MlpConfig c = smallConfig(1, 1);
+  Graph g(Target{4, 65536, 6});
+  MlpGraph mlp = buildMlp(g, c);
+  std::vector<std::vector<float>> w, b;
+  initialParameters(c, w, b);
+  for (size_t l = 0; l < w.size(); ++l) {
+    g.setInitialValue(mlp.weights[l], w[l]);
+    g.setInitialValue(mlp.biases[l], b[l]);
+  }
+  const Executable exe = compile(g, mlp.program).executable;
+  std::map<std::string, std::vector<uint8_t>> in;
+  for (const char* prefix : {"", "eval_"}) {
+    std::vector<float> img(3 * c.batch * c.inputs);
+    std::vector<int32_t> lab(3 * c.batch);
+    for (uint64_t s = 0; s < 3; ++s) {
+      synthetic(s, std::span(img).subspan(s * c.batch * c.inputs, c.batch * c.inputs),
+                std::span(lab).subspan(s * c.batch, c.batch));
+    }
+    auto& bi = in[std::string(prefix) + "images"];
+    bi.resize(img.size() * 4);
+    std::memcpy(bi.data(), img.data(), bi.size());
+    auto& bl = in[std::string(prefix) + "labels"];
+    bl.resize(lab.size() * 4);
+    std::memcpy(bl.data(), lab.data(), bl.size());
+  }
+  LockstepOptions o;
+  o.maxCycles = 50'000'000;
+  const LockstepReport exact = runLockstep(exe, in, "model", "rtl", o);
+  EXPECT_TRUE(exact.agree()) << exact.describe();
+  EXPECT_GT(exact.a.retired, 10000u);
+  EXPECT_GT(exact.a.stops, 10u);
+  o.compareRetirements = false;
+  const LockstepReport fast = runLockstep(exe, in, "model", "rtl", o);
+  EXPECT_TRUE(fast.agree()) << fast.describe();
+  EXPECT_EQ(fast.a.retired, 0u);
+  EXPECT_EQ(fast.a.result.cycles, exact.a.result.cycles);
+  // A stream shorter than the program takes is an error naming it, not zeros.
+  std::map<std::string, std::vector<uint8_t>> shortIn = in;
+  shortIn["images"].resize(16);
+  try {
+    runLockstep(exe, shortIn, "model", "model", o);
+    ADD_FAILURE() << "a short stream was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("stream \"images\" needs bytes"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessera::bench

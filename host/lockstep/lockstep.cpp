@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "program_loader.hpp"
+#include "tessera/executable.hpp"
 
 namespace tessera {
 namespace {
@@ -71,8 +72,10 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   LockstepReport r;
   r.a.device = a;
   r.b.device = b;
+  r.retirementsCompared = o.compareRetirements;
   DeviceOptions dopt;
   dopt.tiles = tiles;
+  dopt.tileMemBytes = o.tileMemBytes;
   dopt.threads = o.threadsA;
   auto da = openDevice(a, dopt);
   dopt.threads = o.threadsB;
@@ -81,18 +84,43 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   load(*db);
   da->setSyncBreak(o.syncBreak);
   db->setSyncBreak(o.syncBreak);
-  // A model on several host threads calls the sink from each of them.
+  // A model on several host threads calls the sink from each of them. Records wait here until the
+  // next sync stop (or the end), are compared per tile and dropped.
   std::mutex recordsMutex;
-  da->setRetireSink([&](const RetireRecord& rec) {
-    std::lock_guard lock(recordsMutex);
-    r.a.records.push_back(rec);
-  });
-  db->setRetireSink([&](const RetireRecord& rec) {
-    std::lock_guard lock(recordsMutex);
-    r.b.records.push_back(rec);
-  });
+  std::vector<RetireRecord> recA, recB;
+  if (o.compareRetirements) {
+    da->setRetireSink([&](const RetireRecord& rec) {
+      std::lock_guard lock(recordsMutex);
+      recA.push_back(rec);
+    });
+    db->setRetireSink([&](const RetireRecord& rec) {
+      std::lock_guard lock(recordsMutex);
+      recB.push_back(rec);
+    });
+  }
   auto& m = r.endMismatches;
   const unsigned n = da->info().tiles;
+  // Compare the records held so far; a run cut by the cycle limit may leave the RTL's last
+  // retirements unreported (docs/tile.md, "Stopping at a cycle limit"): then compare only what
+  // both sides retired.
+  auto compareRecords = [&](bool cut) {
+    for (unsigned t = 0; t < n && !r.divergence; ++t) {
+      std::vector<RetireRecord> ra, rb;
+      std::copy_if(recA.begin(), recA.end(), std::back_inserter(ra), [t](const RetireRecord& rec) { return rec.tile == t; });
+      std::copy_if(recB.begin(), recB.end(), std::back_inserter(rb), [t](const RetireRecord& rec) { return rec.tile == t; });
+      if (cut) {
+        const size_t k = std::min(ra.size(), rb.size());
+        ra.resize(k);
+        rb.resize(k);
+      }
+      r.divergence = compareRetireStreams(ra, rb, a, b);
+      if (r.divergence && n > 1) r.divergence->report = fmt::format("tile {}: {}", t, r.divergence->report);
+    }
+    r.a.retired += recA.size();
+    r.b.retired += recB.size();
+    recA.clear();
+    recB.clear();
+  };
   for (;;) {
     r.a.result = da->run(o.maxCycles - r.a.result.cycles);
     r.b.result = db->run(o.maxCycles - r.b.result.cycles);
@@ -116,7 +144,8 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
       }
     }
     if (auto diff = compareMemory(*da, *db)) m.push_back(where + *diff);
-    if (!m.empty()) break;
+    compareRecords(false);
+    if (!m.empty() || r.divergence) break;
     if (r.a.result.reason == StopReason::HostSync && o.onHostSync) {
       o.onHostSync(*da, r.a.result.hostSyncId);
       o.onHostSync(*db, r.b.result.hostSyncId);
@@ -136,28 +165,8 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   r.a.console = r.a.consoles[0];
   r.b.stats = r.b.tileStats[0];
   r.b.console = r.b.consoles[0];
-  if (!m.empty()) return r;  // stopped at a sync mismatch: the end state is not comparable
-
-  // Per tile: a run cut by the cycle limit may leave the RTL's last retirements unreported
-  // (docs/tile.md, "Stopping at a cycle limit"): compare only what both sides retired.
-  const bool cut = r.a.result.reason == StopReason::MaxCycles ||
-                   r.b.result.reason == StopReason::MaxCycles;
-  for (unsigned t = 0; t < n && !r.divergence; ++t) {
-    std::vector<RetireRecord> ra, rb;
-    std::copy_if(r.a.records.begin(), r.a.records.end(), std::back_inserter(ra),
-                 [t](const RetireRecord& rec) { return rec.tile == t; });
-    std::copy_if(r.b.records.begin(), r.b.records.end(), std::back_inserter(rb),
-                 [t](const RetireRecord& rec) { return rec.tile == t; });
-    if (cut) {
-      const size_t k = std::min(ra.size(), rb.size());
-      ra.resize(k);
-      rb.resize(k);
-    }
-    r.divergence = compareRetireStreams(ra, rb, a, b);
-    if (r.divergence && n > 1) {
-      r.divergence->report = fmt::format("tile {}: {}", t, r.divergence->report);
-    }
-  }
+  if (!m.empty() || r.divergence) return r;  // stopped at a sync mismatch: the end is not comparable
+  compareRecords(r.a.result.reason == StopReason::MaxCycles || r.b.result.reason == StopReason::MaxCycles);
   if (r.a.result.reason == StopReason::Halted) {
     compareField(m, "exit code", r.a.result.exitCode, r.b.result.exitCode, r);
   }
@@ -183,8 +192,9 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
 std::string LockstepReport::describe() const {
   std::string out;
   if (agree()) {
-    return fmt::format("{} and {} agree: {} retirements, {} cycles, {} sync stops compared, {}{}",
-                       a.device, b.device, a.records.size(), a.result.cycles, a.stops,
+    return fmt::format("{} and {} agree: {}, {} cycles, {} sync stops compared, {}{}", a.device, b.device,
+                       retirementsCompared ? fmt::format("{} retirements", a.retired) : "retirements not compared",
+                       a.result.cycles, a.stops,
                        reasonName(a.result.reason),
                        a.result.reason == StopReason::Trap ? ": " + describeTrap(a.result.trap)
                                                            : "");
@@ -216,6 +226,51 @@ LockstepReport runLockstep(const std::string& path, const std::string& a, const 
 
 LockstepReport runLockstep(const ProgramLoader& load, const std::string& a, const std::string& b,
                            const LockstepOptions& options) {
+  return runBoth(load, a, b, options, options.tiles);
+}
+
+LockstepReport runLockstep(const Executable& exe, const std::map<std::string, std::vector<uint8_t>>& inputs,
+                           const std::string& a, const std::string& b, LockstepOptions options) {
+  for (const auto& [name, bytes] : inputs) {
+    const int s = exe.findStream(name);
+    if (s < 0 || exe.streams[s].direction != StreamDirection::HostToDevice) {
+      throw Error(fmt::format("lockstep: the executable has no host-to-device stream \"{}\"", name));
+    }
+  }
+  if (options.tiles == 0) options.tiles = exe.target.tiles;
+  if (options.tileMemBytes == 0 && exe.target.tileMemBytes != TESS_TILE_MEM_BYTES) {
+    options.tileMemBytes = exe.target.tileMemBytes;
+  }
+  // Each device's stream positions; device-to-host bytes are compared at every host sync.
+  std::map<const Device*, std::map<uint32_t, uint64_t>> offsets;
+  std::map<const Device*, std::vector<uint8_t>> lastOut;
+  options.onHostSync = [&](Device& d, uint32_t id) {
+    const ExeHostSync* hs = exe.findHostSync(id);
+    if (!hs) return;
+    std::vector<uint8_t>& out = lastOut[&d];
+    out.clear();
+    for (const ExeStreamCopy& c : hs->copies) {
+      const ExeStream& st = exe.streams[c.stream];
+      uint64_t& off = offsets[&d][c.stream];
+      std::vector<uint8_t> bytes(c.region.bytes);
+      if (st.direction == StreamDirection::HostToDevice) {
+        auto it = inputs.find(st.name);
+        if (it == inputs.end()) throw Error(fmt::format("lockstep: stream \"{}\" has no input data", st.name));
+        const std::vector<uint8_t>& src = it->second;
+        if (off + bytes.size() > src.size()) {
+          throw Error(fmt::format("lockstep: stream \"{}\" needs bytes {}..{}, its input has {}", st.name, off,
+                                  off + bytes.size(), src.size()));
+        }
+        std::copy_n(src.begin() + static_cast<std::ptrdiff_t>(off), bytes.size(), bytes.begin());
+        d.writeMemory(c.region.tile, c.region.addr, bytes);
+      } else {
+        d.readMemory(c.region.tile, c.region.addr, bytes);
+        out.insert(out.end(), bytes.begin(), bytes.end());
+      }
+      off += bytes.size();
+    }
+  };
+  const ProgramLoader load = [&](Device& d) { exe.load(d); };
   return runBoth(load, a, b, options, options.tiles);
 }
 

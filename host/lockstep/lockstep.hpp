@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +24,7 @@ struct LockstepSide {
   std::string console;                ///< tile 0 console
   std::vector<TileStats> tileStats;   ///< every tile's counters at the end
   std::vector<std::string> consoles;  ///< every tile's console at the end
-  std::vector<RetireRecord> records;  ///< every retirement, in the order the device gave them
+  uint64_t retired = 0;               ///< retirements compared
   unsigned stops = 0;                 ///< syncs stopped at (SYNC_BREAK or host syncs)
 };
 
@@ -32,6 +33,7 @@ struct LockstepReport {
   LockstepSide a, b;
   std::optional<Divergence> divergence;  ///< first differing retirement, if any
   std::vector<std::string> endMismatches; ///< differences at a sync stop or at the end
+  bool retirementsCompared = true;        ///< false in the fast mode (syncs only)
   /// True when the streams and the states agree.
   bool agree() const { return !divergence && endMismatches.empty(); }
   /// Summary for people: agreement with counts, or the first divergence with both sides' state.
@@ -49,6 +51,10 @@ struct LockstepOptions {
   bool allTiles = false;              ///< ELF path form: load it on every tile (else tile 0 only)
   uint64_t maxCycles = 10'000'000;    ///< chip cycle limit for each device
   bool syncBreak = true;              ///< stop and compare memory at every sync
+  /// Compare every retirement (exact; records are compared and dropped at each sync stop, so
+  /// memory stays bounded on long runs), or only memory, counters and stops at syncs (fast).
+  bool compareRetirements = true;
+  uint32_t tileMemBytes = 0;          ///< DeviceOptions::tileMemBytes (0 = the backend's default)
   /// Called on each device at each host sync, before it is released (e.g. to read/write memory).
   std::function<void(Device&, uint32_t syncId)> onHostSync;
 };
@@ -60,6 +66,11 @@ LockstepReport runLockstep(const std::string& path, const std::string& a, const 
 /// Multi-tile form with an ELF: on tile 0 (others disabled) or on every tile (options.allTiles).
 LockstepReport runLockstep(const std::string& path, const std::string& a, const std::string& b,
                            const LockstepOptions& options);
+/// A compiled executable (*.tess) with its host-to-device streams' bytes: both devices get the same
+/// stream data at every host sync, and device-to-host data is compared like memory. Tiles and tile
+/// memory default to the executable's target.
+LockstepReport runLockstep(const class Executable& exe, const std::map<std::string, std::vector<uint8_t>>& inputs,
+                           const std::string& a, const std::string& b, LockstepOptions options);
 /// Multi-tile form with a loader callback (hand-made memory images, per-tile programs).
 LockstepReport runLockstep(const ProgramLoader& load, const std::string& a, const std::string& b,
                            const LockstepOptions& options);

@@ -43,7 +43,7 @@ TEST(Lockstep, ModelAgreesWithItselfOnFourTiles) {
   EXPECT_TRUE(r.agree()) << r.describe();
   EXPECT_EQ(r.a.stops, 1u);
   EXPECT_EQ(r.a.result.reason, tessera::StopReason::Halted);
-  EXPECT_EQ(r.a.records.size(), 4u * kCode.size());
+  EXPECT_EQ(r.a.retired, 4u * kCode.size());
 }
 
 TEST(Lockstep, ReportsTheFirstMemoryDifferenceAtASync) {
