@@ -53,16 +53,18 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   Tensor x = ops::createMatMulLhs(g, c.batch, c.inputs, sizes[1], "x");
   Tensor labels = ops::createLinear(g, ElemType::Int32, {c.batch}, "labels");
 
+  // A step's minibatch in (images and labels streams named prefix + "images" / "labels"), then the
+  // forward pass; acts gets each layer's input.
+  auto stepWithForward = [&](const std::string& prefix, const std::string& fwdName, Sequence& step,
+                             std::vector<Tensor>& acts) {
+    step.add(Copy(g.addHostToDeviceFIFO(prefix + "images", ElemType::Float32, c.batch * c.inputs), x));
+    step.add(Copy(g.addHostToDeviceFIFO(prefix + "labels", ElemType::Int32, c.batch), labels));
+    return forward(g, out, x, step, fwdName, acts);
+  };
   if (c.trainSteps > 0) {
-    DataStream images = g.addHostToDeviceFIFO("images", ElemType::Float32, c.batch * c.inputs);
-    DataStream labelStream = g.addHostToDeviceFIFO("labels", ElemType::Int32, c.batch);
-    DataStream lossStream = g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch);
-    DataStream correctStream = g.addDeviceToHostFIFO("correct", ElemType::Float32, 1);
     Sequence step;
-    step.add(Copy(images, x));
-    step.add(Copy(labelStream, labels));
     std::vector<Tensor> acts;
-    const Tensor logits = forward(g, out, x, step, "fwd", acts);
+    const Tensor logits = stepWithForward("", "fwd", step, acts);
     auto sce = ops::softmaxCrossEntropy(g, logits, labels, 1.0f / static_cast<float>(c.batch), step, "loss");
     const Tensor correct = ops::correctCount(g, logits, labels, step, "correct");
     // Backward and update, last layer first: the gradient to a layer's input uses its weights
@@ -77,20 +79,16 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
       ops::scaledAddTo(g, out.biases[l], db, -c.learningRate, step, fmt::format("bwd{}/bias", l));
       if (l > 0) dz = ops::reluGrad(g, dAct, acts[l], step, fmt::format("bwd{}/relu", l - 1));
     }
-    step.add(Copy(sce.loss, lossStream));
-    step.add(Copy(correct, correctStream));
+    step.add(Copy(sce.loss, g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
+    step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
     out.program.add(Repeat(c.trainSteps, step, "train"));
   }
   if (c.evalSteps > 0) {
-    DataStream images = g.addHostToDeviceFIFO("eval_images", ElemType::Float32, c.batch * c.inputs);
-    DataStream labelStream = g.addHostToDeviceFIFO("eval_labels", ElemType::Int32, c.batch);
-    DataStream correctStream = g.addDeviceToHostFIFO("eval_correct", ElemType::Float32, 1);
     Sequence step;
-    step.add(Copy(images, x));
-    step.add(Copy(labelStream, labels));
     std::vector<Tensor> acts;
-    const Tensor logits = forward(g, out, x, step, "eval", acts);
-    step.add(Copy(ops::correctCount(g, logits, labels, step, "eval_correct"), correctStream));
+    const Tensor logits = stepWithForward("eval_", "eval", step, acts);
+    const Tensor correct = ops::correctCount(g, logits, labels, step, "eval_correct");
+    step.add(Copy(correct, g.addDeviceToHostFIFO("eval_correct", ElemType::Float32, 1)));
     out.program.add(Repeat(c.evalSteps, step, "eval"));
   }
   return out;

@@ -1,4 +1,4 @@
-// tessera-bench: benchmarks of compiled programs (docs/benchmarks.md).
+// tessera-bench: benchmarks of compiled programs (docs/library.md, docs/compiler.md).
 //   tessera-bench matmul [--device model]: for several shapes and tile counts, compile ops::matmul,
 //   run it cycle-exact and print FLOPs per cycle per tile against the tile's peak of one fused
 //   multiply-add (2 FLOPs) per cycle: over the whole program (exchanges and syncs included) and
