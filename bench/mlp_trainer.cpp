@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "tessera/error.hpp"
 
@@ -16,7 +18,9 @@ struct MlpTrainer::Impl {
   bool ran = false;
   BatchSource train, eval;
   MlpRunResult current;
-  uint64_t trainStep = 0, evalStep = 0;  // steps taken by earlier runs
+  std::vector<uint32_t> evalSyncs;      // host sync ids that bring evaluation images
+  std::optional<uint64_t> evalStart;    // chip cycle of this run's first evaluation host sync
+  std::function<void(const RunResult&)> userObserver;
   Impl(Device& d, const MlpConfig& c) : dev(d), cfg(c) {}
 };
 
@@ -36,6 +40,20 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
   MlpGraph mlp = buildMlp(g, config);
   m.compiled = compile(g, mlp.program);
   m.engine = std::make_unique<Engine>(dev, m.compiled.executable);
+  const Executable& exe = m.compiled.executable;
+  const int evalImages = exe.findStream("eval_images");
+  for (const ExeHostSync& hs : exe.hostSyncs) {
+    for (const ExeStreamCopy& c : hs.copies) {
+      if (evalImages >= 0 && c.stream == static_cast<uint32_t>(evalImages)) m.evalSyncs.push_back(hs.id);
+    }
+  }
+  m.engine->setStopObserver([&m](const RunResult& r) {
+    if (r.reason == StopReason::HostSync && !m.evalStart &&
+        std::find(m.evalSyncs.begin(), m.evalSyncs.end(), r.hostSyncId) != m.evalSyncs.end()) {
+      m.evalStart = r.cycles;
+    }
+    if (m.userObserver) m.userObserver(r);
+  });
   const size_t imageFloats = config.batch * config.inputs;
   // A stream's offset counts bytes since the load: step = offset / bytes per step.
   auto images = [&m, imageFloats](BatchSource* src, bool evalStream) {
@@ -119,11 +137,18 @@ void MlpTrainer::parameters(std::vector<std::vector<float>>& weights, std::vecto
   }
 }
 
+Device& MlpTrainer::device() { return impl_->dev; }
+
+void MlpTrainer::setStopObserver(std::function<void(const RunResult&)> observer) {
+  impl_->userObserver = std::move(observer);
+}
+
 MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval, uint64_t maxCycles) {
   Impl& m = *impl_;
   m.train = train;
   m.eval = eval;
   m.current = MlpRunResult{};
+  m.evalStart.reset();
   if (m.ran) m.engine->restart();
   m.ran = true;
   const RunResult r = m.engine->run(maxCycles);
@@ -131,6 +156,8 @@ MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval, 
   if (r.reason != StopReason::Halted) throw Error(fmt::format("mlp: the run did not end within {} cycles", maxCycles));
   MlpRunResult out = std::move(m.current);
   out.cycles = r.cycles;
+  out.trainCycles = m.evalStart.value_or(r.cycles);
+  out.evalCycles = r.cycles - out.trainCycles;
   const unsigned tiles = m.dev.info().tiles;
   for (unsigned t = 0; t < tiles; ++t) {
     const TileStats s = m.dev.stats(t);

@@ -33,6 +33,8 @@ struct MlpRunResult {
   std::vector<uint32_t> stepCorrect;  ///< correct predictions of each training step (before its update)
   uint64_t evalCorrect = 0;         ///< correct predictions over the evaluation batches
   uint64_t cycles = 0;              ///< chip cycles of the run
+  uint64_t trainCycles = 0;         ///< of which before the first evaluation batch arrived
+  uint64_t evalCycles = 0;          ///< and from there to the end
   std::vector<TileCycles> tiles;    ///< per tile
   EngineStats engine;               ///< host-side figures (cumulative since the load)
 };
@@ -52,6 +54,11 @@ class MlpTrainer {
   void setParameters(const std::vector<std::vector<float>>& weights, const std::vector<std::vector<float>>& biases);
   /// Read the parameters.
   void parameters(std::vector<std::vector<float>>& weights, std::vector<std::vector<float>>& biases);
+  /// The device.
+  Device& device();
+  /// Called at every host sync and SyncBreak stop of the runs (after the trainer's own bookkeeping),
+  /// e.g. to read the tiles' counters for a trace; turn on Device::setSyncBreak to see every sync.
+  void setStopObserver(std::function<void(const RunResult&)> observer);
   /// One run: config().trainSteps training steps from `train`, then config().evalSteps evaluation
   /// batches from `eval`. Throws on a trap or if the chip does not halt within maxCycles.
   MlpRunResult run(const BatchSource& train, const BatchSource& eval, uint64_t maxCycles = ~uint64_t{0});

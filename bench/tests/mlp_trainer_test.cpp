@@ -75,6 +75,9 @@ TEST(MlpTrainer, LearnsASyntheticProblemAndEvaluates) {
   EXPECT_LE(second.evalCorrect, 32u);
   ASSERT_EQ(first.tiles.size(), 4u);
   for (const TileCycles& c : first.tiles) EXPECT_EQ(c.compute + c.syncWait + c.exchange, first.cycles);
+  EXPECT_GT(first.evalCycles, 0u);
+  EXPECT_GT(first.trainCycles, 20 * first.evalCycles / 4);  // 60 training steps against 4 forward-only batches
+  EXPECT_EQ(first.trainCycles + first.evalCycles, first.cycles);
 }
 
 TEST(MlpTrainer, TwoRunsEqualOneRunOfTheirSteps) {
