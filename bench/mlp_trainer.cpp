@@ -19,8 +19,11 @@ struct MlpTrainer::Impl {
   BatchSource train, eval;
   MlpRunResult current;
   std::vector<uint32_t> evalSyncs;      // host sync ids that bring evaluation images
+  uint32_t trainSync = 0;               // the host sync that brings training images
   std::optional<uint64_t> evalStart;    // chip cycle of this run's first evaluation host sync
   std::function<void(const RunResult&)> userObserver;
+  std::function<void(uint64_t, float)> stepObserver;
+  uint64_t stepsDone = 0;
   Impl(Device& d, const MlpConfig& c) : dev(d), cfg(c) {}
 };
 
@@ -41,10 +44,11 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
   m.compiled = compile(g, mlp.program);
   m.engine = std::make_unique<Engine>(dev, m.compiled.executable);
   const Executable& exe = m.compiled.executable;
-  const int evalImages = exe.findStream("eval_images");
+  const int evalImages = exe.findStream("eval_images"), trainImages = exe.findStream("images");
   for (const ExeHostSync& hs : exe.hostSyncs) {
     for (const ExeStreamCopy& c : hs.copies) {
       if (evalImages >= 0 && c.stream == static_cast<uint32_t>(evalImages)) m.evalSyncs.push_back(hs.id);
+      if (trainImages >= 0 && c.stream == static_cast<uint32_t>(trainImages)) m.trainSync = hs.id;
     }
   }
   m.engine->setStopObserver([&m](const RunResult& r) {
@@ -84,6 +88,8 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
       float sum = 0;
       for (float x : l) sum += x;
       m.current.stepLoss.push_back(sum / static_cast<float>(l.size()));
+      ++m.stepsDone;
+      if (m.stepObserver) m.stepObserver(m.stepsDone, m.current.stepLoss.back());
     });
     m.engine->connectStream("correct", [&m](uint64_t, std::span<uint8_t> data) {
       float c;
@@ -138,6 +144,12 @@ void MlpTrainer::parameters(std::vector<std::vector<float>>& weights, std::vecto
 }
 
 Device& MlpTrainer::device() { return impl_->dev; }
+
+uint32_t MlpTrainer::trainSyncId() const { return impl_->trainSync; }
+
+void MlpTrainer::setStepObserver(std::function<void(uint64_t, float)> observer) {
+  impl_->stepObserver = std::move(observer);
+}
 
 void MlpTrainer::setStopObserver(std::function<void(const RunResult&)> observer) {
   impl_->userObserver = std::move(observer);

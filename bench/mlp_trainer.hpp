@@ -56,9 +56,14 @@ class MlpTrainer {
   void parameters(std::vector<std::vector<float>>& weights, std::vector<std::vector<float>>& biases);
   /// The device.
   Device& device();
+  /// Id of the host sync that brings each training minibatch's images (0 without training steps).
+  uint32_t trainSyncId() const;
   /// Called at every host sync and SyncBreak stop of the runs (after the trainer's own bookkeeping),
   /// e.g. to read the tiles' counters for a trace; turn on Device::setSyncBreak to see every sync.
   void setStopObserver(std::function<void(const RunResult&)> observer);
+  /// Called on the caller's thread after each training step's loss arrived: (step counted over all
+  /// runs, mean loss of the step).
+  void setStepObserver(std::function<void(uint64_t step, float loss)> observer);
   /// One run: config().trainSteps training steps from `train`, then config().evalSteps evaluation
   /// batches from `eval`. Throws on a trap or if the chip does not halt within maxCycles.
   MlpRunResult run(const BatchSource& train, const BatchSource& eval, uint64_t maxCycles = ~uint64_t{0});
