@@ -1,5 +1,6 @@
 #include "cpu_mlp.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -21,12 +22,36 @@ void fmaRow(float a, const float* x, float* y, size_t n) {
   for (size_t j = 0; j < n; ++j) y[j] = std::fma(a, x[j], y[j]);
 }
 
+// out[c] (c < n) = sum over t < k of coef(t) * rows[t][c], as the device's matmul computes it: k
+// in `parts` parts of ceil(k / parts) terms, each an fmaf chain over t in increasing order from
+// 0.0f, the parts added in order (part 0 + part 1 + ...). out must hold n zeros.
+template <typename Coef>
+void splitDot(size_t k, size_t parts, Coef coef, const float* rows, size_t stride, float* out, size_t n,
+              std::vector<float>& tmp) {
+  parts = std::max<size_t>(1, std::min(parts, k));
+  const size_t kb = (k + parts - 1) / parts;
+  for (size_t t0 = 0; t0 < k; t0 += kb) {
+    const size_t t1 = std::min(k, t0 + kb);
+    float* acc = out;
+    if (t0 > 0) {
+      tmp.assign(n, 0.0f);
+      acc = tmp.data();
+    }
+    for (size_t t = t0; t < t1; ++t) fmaRow(coef(t), rows + t * stride, acc, n);
+    if (t0 > 0)
+      for (size_t c = 0; c < n; ++c) out[c] = out[c] + tmp[c];
+  }
+}
+
+size_t partsOf(const std::vector<size_t>& splits, size_t l) { return l < splits.size() ? splits[l] : 1; }
+
 }  // namespace
 
 struct CpuMlp::Pass {
   size_t batch = 0;
   std::span<const float> input;            // [batch, sizes[0]]
   std::vector<std::vector<float>> hidden;  // ReLU outputs: the inputs of layers 1, 2, ...
+  std::vector<float> logits;               // [batch, classes]
   std::vector<float> dz;                   // d(mean loss)/d(logits), then per layer going back
   StepResult result;
 
@@ -55,16 +80,19 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
   pass.hidden.clear();
   const size_t layers = params_.layers();
   std::vector<float> z;
+  std::vector<float> tmp;
   for (size_t l = 0; l < layers; ++l) {
     const size_t m = sizes[l];
     const size_t n = sizes[l + 1];
     const float* a = pass.act(l);
     const float* w = params_.weights[l].data();
     const float* b = params_.biases[l].data();
-    // z = a W as an fmaf chain over k from 0.0f (MatMulBlocked), then + b (AddBias).
+    // z = a W as an fmaf chain over k from 0.0f per k-part (MatMulBlocked), parts added in order
+    // (ReduceSumStrided), then + b (AddBias).
     z.assign(batch * n, 0.0f);
+    const size_t parts = partsOf(splits_.forward, l);
     for (size_t r = 0; r < batch; ++r)
-      for (size_t k = 0; k < m; ++k) fmaRow(a[r * m + k], w + k * n, z.data() + r * n, n);
+      splitDot(m, parts, [&](size_t k) { return a[r * m + k]; }, w, n, z.data() + r * n, n, tmp);
     for (size_t r = 0; r < batch; ++r)
       for (size_t j = 0; j < n; ++j) z[r * n + j] = z[r * n + j] + b[j];
     if (l + 1 < layers) {
@@ -72,6 +100,7 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
       pass.hidden.push_back(z);
     }
   }
+  pass.logits = z;
   // Softmax cross-entropy exactly as sw/codelets/nn/SoftmaxCrossEntropy.cpp, scale 1/batch.
   const size_t c = sizes.back();
   const float sc = 1.0f / static_cast<float>(batch);
@@ -118,15 +147,18 @@ void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
     const float* a = pass.act(l);
     std::vector<float>& w = params_.weights[l];
     std::vector<float>& b = params_.biases[l];
-    // dx = dz W^T, an fmaf chain over the output units j from 0.0f, with W before its update.
+    // dx = dz W^T, an fmaf chain over the output units j from 0.0f (per k-part, parts added in
+    // order), with W before its update.
     std::vector<float> dAct;
     if (l > 0) {
       std::vector<float> wt(n * m);
       for (size_t i = 0; i < m; ++i)
         for (size_t j = 0; j < n; ++j) wt[j * m + i] = w[i * n + j];
       dAct.assign(batch * m, 0.0f);
+      std::vector<float> tmp;
+      const size_t parts = partsOf(splits_.backward, l);
       for (size_t r = 0; r < batch; ++r)
-        for (size_t j = 0; j < n; ++j) fmaRow(dz[r * n + j], wt.data() + j * m, dAct.data() + r * m, m);
+        splitDot(n, parts, [&](size_t j) { return dz[r * n + j]; }, wt.data(), m, dAct.data() + r * m, m, tmp);
     }
     // db: rows added in order, from row 0 (ReduceSumStrided).
     std::vector<float> db(dz.begin(), dz.begin() + static_cast<std::ptrdiff_t>(n));
@@ -182,6 +214,15 @@ CpuMlp::StepResult CpuMlp::forward(std::span<const float> images, std::span<cons
   Pass pass;
   runForward(pass, images, labels);
   return std::move(pass.result);
+}
+
+std::vector<float> CpuMlp::logits(std::span<const float> images) const {
+  const size_t inputs = params_.sizes[0];
+  if (images.size() % inputs != 0)
+    throw Error(fmt::format("cpu mlp: {} input values is not a whole number of {}-value rows", images.size(), inputs));
+  Pass pass;
+  runForward(pass, images, std::vector<int32_t>(images.size() / inputs, 0));
+  return std::move(pass.logits);
 }
 
 CpuMlp::Gradients CpuMlp::gradients(std::span<const float> images, std::span<const int32_t> labels) const {

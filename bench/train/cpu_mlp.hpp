@@ -36,14 +36,28 @@ class CpuMlp {
     std::vector<std::vector<float>> biases;
   };
 
+  /// How the device's matmuls split their k dimension (ops::MatMulPlan::k of each): the device
+  /// sums k-parts of ceil(k / parts) terms, each an fmaf chain from 0.0f, then adds the parts in
+  /// order. forward[l]: x_l W_l (k = sizes[l]); backward[l]: dz_l W_l^T (k = sizes[l+1], l >= 1).
+  /// A missing entry means 1 (one chain over all of k).
+  struct KSplits {
+    std::vector<size_t> forward;
+    std::vector<size_t> backward;
+  };
+
   /// Train `params` with step size learningRate; momentum 0 is plain SGD (w -= lr * grad).
   CpuMlp(MlpParameters params, float learningRate, float momentum = 0.0f);
+
+  /// Follow the device's k splits (default: none), for results equal to the device's bit for bit.
+  void setKSplits(KSplits splits) { splits_ = std::move(splits); }
 
   /// One SGD step on a batch (images [batch, inputs] already scaled, labels [batch]); returns the
   /// loss and correct count before the update, as the device reports them.
   StepResult trainStep(std::span<const float> images, std::span<const int32_t> labels);
   /// Loss and correct count of a batch without updating.
   StepResult forward(std::span<const float> images, std::span<const int32_t> labels) const;
+  /// The logits ([batch, classes] row-major) of a batch of inputs ([batch, inputs]).
+  std::vector<float> logits(std::span<const float> images) const;
   /// Gradients of the batch's mean loss (weight gradient: an fmaf chain over rows from 0).
   Gradients gradients(std::span<const float> images, std::span<const int32_t> labels) const;
   /// Accuracy and mean loss on a data set (pixels scaled by the parameters' input scale and offset).
@@ -66,6 +80,7 @@ class CpuMlp {
   MlpParameters params_;
   float lr_;
   float mu_;
+  KSplits splits_;
   std::vector<std::vector<float>> velocityW_;
   std::vector<std::vector<float>> velocityB_;
 };

@@ -156,6 +156,47 @@ TEST(CpuMlp, RowLossesAndCountsFollowTheCodelets) {
   EXPECT_THROW(net.forward(std::vector<float>(3), std::vector<int32_t>{0, 1}), Error);
 }
 
+TEST(CpuMlp, KSplitsFollowTheDevicesPartialSums) {
+  MlpParameters p = MlpParameters::initialize({7, 3}, 12);
+  p.biases[0] = {0.5f, -0.25f, 0.125f};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(2 * 7);
+  for (float& v : x) v = dist(rng);
+  CpuMlp whole(p, 0.1f);
+  CpuMlp split(p, 0.1f);
+  split.setKSplits({{3}, {}});
+  const std::vector<float> lw = whole.logits(x);
+  const std::vector<float> ls = split.logits(x);
+  ASSERT_EQ(ls.size(), 6u);
+  for (size_t r = 0; r < 2; ++r) {
+    for (size_t j = 0; j < 3; ++j) {
+      // k = 7 in 3 parts of ceil(7/3) = 3 terms: [0,3) [3,6) [6,7), each a chain from 0.0f.
+      float part[3] = {0.0f, 0.0f, 0.0f};
+      for (size_t k = 0; k < 7; ++k) part[k / 3] = std::fma(x[r * 7 + k], p.weights[0][k * 3 + j], part[k / 3]);
+      float sum = part[0] + part[1];
+      sum = sum + part[2];
+      EXPECT_EQ(ls[r * 3 + j], sum + p.biases[0][j]) << r << "," << j;
+      float chain = 0.0f;
+      for (size_t k = 0; k < 7; ++k) chain = std::fma(x[r * 7 + k], p.weights[0][k * 3 + j], chain);
+      EXPECT_EQ(lw[r * 3 + j], chain + p.biases[0][j]) << r << "," << j;
+      EXPECT_NEAR(ls[r * 3 + j], lw[r * 3 + j], 1e-5f);
+    }
+  }
+  // Backward splits change only rounding: the gradients stay those of the unsplit network.
+  MlpParameters deep = MlpParameters::initialize({4, 6, 5}, 2);
+  std::vector<float> xd(3 * 4);
+  for (float& v : xd) v = dist(rng);
+  const std::vector<int32_t> y{0, 4, 2};
+  CpuMlp a(deep, 0.1f);
+  CpuMlp b(deep, 0.1f);
+  b.setKSplits({{2, 3}, {1, 2}});
+  const CpuMlp::Gradients ga = a.gradients(xd, y);
+  const CpuMlp::Gradients gb = b.gradients(xd, y);
+  for (size_t l = 0; l < 2; ++l)
+    for (size_t i = 0; i < ga.weights[l].size(); ++i) EXPECT_NEAR(ga.weights[l][i], gb.weights[l][i], 1e-6f);
+}
+
 // A short run on the real data set: the reference learns Fashion-MNIST.
 TEST(CpuMlp, LearnsFashionMnist) {
   ASSERT_TRUE(std::filesystem::exists(FashionMnist::defaultDir())) << "run scripts/setup.sh";
