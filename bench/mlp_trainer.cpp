@@ -3,12 +3,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <optional>
 
 #include "tessera/error.hpp"
 
 namespace tessera::bench {
+
+namespace {
+
+// One step of a BatchSource, kept while its regions are copied.
+struct StepData {
+  uint64_t step = ~uint64_t{0};
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+};
+
+}  // namespace
 
 struct MlpTrainer::Impl {
   Device& dev;
@@ -23,6 +35,8 @@ struct MlpTrainer::Impl {
   std::optional<uint64_t> evalStart;    // chip cycle of this run's first evaluation host sync
   std::function<void(const RunResult&)> userObserver;
   std::function<void(uint64_t, float)> stepObserver;
+  std::array<StepData, 2> trainCache, evalCache;  // used on the prefetch thread only
+  std::vector<uint8_t> lossBuf, correctBuf, evalCorrectBuf;
   uint64_t stepsDone = 0;
   Impl(Device& d, const MlpConfig& c) : dev(d), cfg(c) {}
 };
@@ -58,53 +72,62 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
     }
     if (m.userObserver) m.userObserver(r);
   });
-  const size_t imageFloats = config.batch * config.inputs;
-  // A stream's offset counts bytes since the load: step = offset / bytes per step.
-  auto images = [&m, imageFloats](BatchSource* src, bool evalStream) {
-    return [&m, imageFloats, src, evalStream](uint64_t offset, std::span<uint8_t> data) {
-      const uint64_t step = offset / (imageFloats * 4);
-      std::vector<float> img(imageFloats);
-      std::vector<int32_t> lab(m.cfg.batch);
-      (*src)(step, img, lab);
-      (void)evalStream;
-      std::memcpy(data.data(), img.data(), data.size());
+  // A stream's offset counts its bytes since the load, and a host sync copies one step's bytes in
+  // several regions (one per contiguous run of the tensor on a tile): step = offset / step bytes,
+  // the region starts at offset % step bytes. The last two steps of each source are kept, so that
+  // the regions of a step and the next step's prefetch do not make the source produce it again.
+  auto sourceStream = [&m](BatchSource* src, std::array<StepData, 2>* cache, bool imagesPart) {
+    return [&m, src, cache, imagesPart](uint64_t offset, std::span<uint8_t> data) {
+      const size_t stepBytes = 4 * (imagesPart ? m.cfg.batch * m.cfg.inputs : m.cfg.batch);
+      const uint64_t step = offset / stepBytes;
+      StepData* d = (*cache)[0].step == step ? &(*cache)[0] : (*cache)[1].step == step ? &(*cache)[1] : nullptr;
+      if (!d) {
+        d = &(*cache)[step % 2];
+        d->images.resize(m.cfg.batch * m.cfg.inputs);
+        d->labels.resize(m.cfg.batch);
+        (*src)(step, d->images, d->labels);
+        d->step = step;
+      }
+      const uint8_t* bytes = imagesPart ? reinterpret_cast<const uint8_t*>(d->images.data())
+                                        : reinterpret_cast<const uint8_t*>(d->labels.data());
+      const size_t within = static_cast<size_t>(offset % stepBytes);
+      if (within + data.size() > stepBytes) throw Error("mlp: a stream copy crosses a step boundary");
+      std::memcpy(data.data(), bytes + within, data.size());
     };
   };
-  auto labels = [&m, imageFloats](BatchSource* src) {
-    return [&m, imageFloats, src](uint64_t offset, std::span<uint8_t> data) {
-      const uint64_t step = offset / (m.cfg.batch * 4);
-      std::vector<float> img(imageFloats);
-      std::vector<int32_t> lab(m.cfg.batch);
-      (*src)(step, img, lab);
-      std::memcpy(data.data(), lab.data(), data.size());
+  // Device-to-host: collect a step's regions, then hand the whole step on.
+  auto collect = [](size_t stepBytes, std::vector<uint8_t>* buf, std::function<void(std::span<const float>)> done) {
+    return [stepBytes, buf, done](uint64_t offset, std::span<uint8_t> data) {
+      buf->resize(stepBytes);
+      const size_t within = static_cast<size_t>(offset % stepBytes);
+      std::memcpy(buf->data() + within, data.data(), data.size());
+      if (within + data.size() == stepBytes) {
+        std::vector<float> f(stepBytes / 4);
+        std::memcpy(f.data(), buf->data(), stepBytes);
+        done(f);
+      }
     };
   };
   if (config.trainSteps > 0) {
-    m.engine->connectStream("images", images(&m.train, false));
-    m.engine->connectStream("labels", labels(&m.train));
-    m.engine->connectStream("loss", [&m](uint64_t, std::span<uint8_t> data) {
-      std::vector<float> l(data.size() / 4);
-      std::memcpy(l.data(), data.data(), data.size());
-      float sum = 0;
+    m.engine->connectStream("images", sourceStream(&m.train, &m.trainCache, true));
+    m.engine->connectStream("labels", sourceStream(&m.train, &m.trainCache, false));
+    m.engine->connectStream("loss", collect(4 * config.batch, &m.lossBuf, [&m](std::span<const float> l) {
+      float sum = 0;  // row losses left to right, as the CPU reference sums them
       for (float x : l) sum += x;
       m.current.stepLoss.push_back(sum / static_cast<float>(l.size()));
       ++m.stepsDone;
       if (m.stepObserver) m.stepObserver(m.stepsDone, m.current.stepLoss.back());
-    });
-    m.engine->connectStream("correct", [&m](uint64_t, std::span<uint8_t> data) {
-      float c;
-      std::memcpy(&c, data.data(), 4);
-      m.current.stepCorrect.push_back(static_cast<uint32_t>(c));
-    });
+    }));
+    m.engine->connectStream("correct", collect(4, &m.correctBuf, [&m](std::span<const float> c) {
+      m.current.stepCorrect.push_back(static_cast<uint32_t>(c[0]));
+    }));
   }
   if (config.evalSteps > 0) {
-    m.engine->connectStream("eval_images", images(&m.eval, true));
-    m.engine->connectStream("eval_labels", labels(&m.eval));
-    m.engine->connectStream("eval_correct", [&m](uint64_t, std::span<uint8_t> data) {
-      float c;
-      std::memcpy(&c, data.data(), 4);
-      m.current.evalCorrect += static_cast<uint64_t>(c);
-    });
+    m.engine->connectStream("eval_images", sourceStream(&m.eval, &m.evalCache, true));
+    m.engine->connectStream("eval_labels", sourceStream(&m.eval, &m.evalCache, false));
+    m.engine->connectStream("eval_correct", collect(4, &m.evalCorrectBuf, [&m](std::span<const float> c) {
+      m.current.evalCorrect += static_cast<uint64_t>(c[0]);
+    }));
   }
 }
 

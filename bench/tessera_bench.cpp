@@ -13,6 +13,7 @@
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
 #include "mlp_model.hpp"
+#include "train_command.hpp"
 
 namespace {
 
@@ -106,8 +107,33 @@ int main(int argc, char** argv) {
   cm->add_option("--batch", mlp.batch, "minibatch size")->capture_default_str()->check(CLI::Range(1, 65536));
   cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")->delimiter(',')->capture_default_str();
   cm->add_option("--out", outDir, "directory for mlp.tess and mlp-report.json");
+  tessera::bench::TrainOptions train;
+  CLI::App* tr = app.add_subcommand("train", "train the Fashion-MNIST MLP and report like MLPerf (docs/training.md)");
+  tr->add_option("--device", train.device, "device string: model, rtl, tcp://HOST:PORT, serial:PATH")->capture_default_str();
+  tr->add_option("--tiles", train.tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
+  tr->add_option("--tile-mem", train.tileMemKiB, "KiB per tile (default: 128 on the model, the backend's own elsewhere)")
+      ->check(CLI::Range(16, 1024));
+  tr->add_option("--batch", train.batch, "minibatch size")->capture_default_str()->check(CLI::Range(1, 60000));
+  tr->add_option("--epochs", train.epochs, "epochs at most")->capture_default_str()->check(CLI::Range(1, 10000));
+  tr->add_option("--hidden", train.hidden, "hidden layer sizes, comma separated")->delimiter(',')->capture_default_str();
+  tr->add_option("--lr", train.learningRate, "learning rate")->capture_default_str()->check(CLI::PositiveNumber);
+  tr->add_option("--target-accuracy", train.targetAccuracy, "stop when the test accuracy reaches this fraction")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  tr->add_option("--max-steps", train.maxSteps, "at most this many steps per epoch run (0 = whole epochs)")
+      ->capture_default_str();
+  tr->add_option("--seed", train.seed, "seed of the initialization and the minibatch order")->capture_default_str();
+  tr->add_option("--out", train.outDir, "directory for the log, result, trace and pictures")->capture_default_str();
+  tr->add_option("--data", train.dataDir, "directory of the Fashion-MNIST IDX files (default: the Debian package's)");
+  tr->add_option("--save-weights", train.saveWeights, "write the trained parameters to this .npz");
+  tr->add_option("--load-weights", train.loadWeights, "start from the parameters in this .npz");
+  tr->add_option("--clock-mhz", train.clockMHz, "nominal clock for device time (default: the chip's)")
+      ->check(CLI::PositiveNumber);
+  tr->add_option("--trace-steps", train.traceSteps, "training steps traced superstep by superstep (0 = none)")
+      ->capture_default_str();
+  tr->add_flag("--quiet", train.quiet, "no progress output");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (tr->parsed()) return tessera::bench::runTrain(train);
     if (mm->parsed()) return runMatmul(device);
     if (cm->parsed()) return compileMlp(mlp, tiles, memKiB, outDir);
   } catch (const std::exception& ex) {

@@ -9,6 +9,8 @@ packages=(
   verilator yosys iverilog             # RTL: simulate, synthesize, second simulator/linter
   libboost-dev libfmt-dev libcli11-dev nlohmann-json3-dev libelf-dev
   libgtest-dev libgmock-dev
+  zlib1g-dev dataset-fashion-mnist     # training benchmark: gzipped IDX reader, Fashion-MNIST
+  python3-numpy                        # checks that saved .npz weights load with numpy
 )
 
 missing=()

@@ -188,3 +188,54 @@ TEST(MlpLockstep, ModelAndRtlAgreeOnACompiledTrainingStep) {
 
 }  // namespace
 }  // namespace tessera::bench
+
+#include "cpu_mlp.hpp"
+#include "mlp_parameters.hpp"
+#include "tessera/ops.hpp"
+
+namespace tessera::bench {
+namespace {
+
+// The device against the CPU reference (bench/train/cpu_mlp.cpp), which performs the device's
+// operations in the device's order, k-split like the compiled matmul plans: the same losses and
+// weights, bit for bit, step after step, on every backend.
+TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
+  MlpConfig c = smallConfig(3, 0);
+  c.inputs = kInputs;
+  std::vector<std::string> specs;
+  std::stringstream ss(TESSERA_TEST_DEVICES);
+  for (std::string d; std::getline(ss, d, ',');) specs.push_back(d);
+  const std::vector<size_t> sizes = layerSizes(c);
+  for (const std::string& spec : specs) {
+    SCOPED_TRACE(spec);
+    auto dev = open(spec);
+    MlpTrainer t(*dev, c);
+    MlpParameters p = MlpParameters::initialize(sizes, 3);
+    t.setParameters(p.weights, p.biases);
+    CpuMlp cpu(p, c.learningRate);
+    Graph g(Target::of(dev->info()));
+    CpuMlp::KSplits ks;
+    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+      ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
+      ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
+    }
+    cpu.setKSplits(ks);
+    const MlpRunResult r = t.run(synthetic, synthetic);
+    ASSERT_EQ(r.stepLoss.size(), 3u);
+    for (uint64_t s = 0; s < 3; ++s) {
+      std::vector<float> img(c.batch * c.inputs);
+      std::vector<int32_t> lab(c.batch);
+      synthetic(s, img, lab);
+      const CpuMlp::StepResult want = cpu.trainStep(img, lab);
+      EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
+      EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
+    }
+    std::vector<std::vector<float>> w, b;
+    t.parameters(w, b);
+    EXPECT_EQ(w, cpu.parameters().weights);
+    EXPECT_EQ(b, cpu.parameters().biases);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::bench

@@ -1,0 +1,263 @@
+#include "cpu_mlp.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "minibatcher.hpp"
+#include "tessera/error.hpp"
+#include "tessera/mathf.h"
+
+namespace tessera::bench {
+namespace {
+
+// y[j] = fmaf(a, x[j], y[j]) for every j: one fused multiply-add per element, so the loop may run
+// in vector registers without changing any result. On x86-64 a clone with FMA instructions is
+// picked at load time when the CPU has them (the default clone calls libm's fmaf; both are exact).
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("fma", "default")))
+#endif
+void fmaRow(float a, const float* x, float* y, size_t n) {
+  for (size_t j = 0; j < n; ++j) y[j] = std::fma(a, x[j], y[j]);
+}
+
+// out[c] (c < n) = sum over t < k of coef(t) * rows[t][c], as the device's matmul computes it: k
+// in `parts` parts of ceil(k / parts) terms, each an fmaf chain over t in increasing order from
+// 0.0f, the parts added in order (part 0 + part 1 + ...). out must hold n zeros.
+template <typename Coef>
+void splitDot(size_t k, size_t parts, Coef coef, const float* rows, size_t stride, float* out, size_t n,
+              std::vector<float>& tmp) {
+  parts = std::max<size_t>(1, std::min(parts, k));
+  const size_t kb = (k + parts - 1) / parts;
+  for (size_t t0 = 0; t0 < k; t0 += kb) {
+    const size_t t1 = std::min(k, t0 + kb);
+    float* acc = out;
+    if (t0 > 0) {
+      tmp.assign(n, 0.0f);
+      acc = tmp.data();
+    }
+    for (size_t t = t0; t < t1; ++t) fmaRow(coef(t), rows + t * stride, acc, n);
+    if (t0 > 0)
+      for (size_t c = 0; c < n; ++c) out[c] = out[c] + tmp[c];
+  }
+}
+
+size_t partsOf(const std::vector<size_t>& splits, size_t l) { return l < splits.size() ? splits[l] : 1; }
+
+}  // namespace
+
+struct CpuMlp::Pass {
+  size_t batch = 0;
+  std::span<const float> input;            // [batch, sizes[0]]
+  std::vector<std::vector<float>> hidden;  // ReLU outputs: the inputs of layers 1, 2, ...
+  std::vector<float> logits;               // [batch, classes]
+  std::vector<float> dz;                   // d(mean loss)/d(logits), then per layer going back
+  StepResult result;
+
+  const float* act(size_t l) const { return l == 0 ? input.data() : hidden[l - 1].data(); }
+};
+
+CpuMlp::CpuMlp(MlpParameters params, float learningRate, float momentum)
+    : params_(std::move(params)), lr_(learningRate), mu_(momentum) {
+  params_.validate();
+  if (mu_ != 0.0f) {
+    for (size_t l = 0; l < params_.layers(); ++l) {
+      velocityW_.emplace_back(params_.weights[l].size(), 0.0f);
+      velocityB_.emplace_back(params_.biases[l].size(), 0.0f);
+    }
+  }
+}
+
+void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<const int32_t> labels) const {
+  const std::vector<size_t>& sizes = params_.sizes;
+  const size_t batch = labels.size();
+  if (batch == 0) throw Error("cpu mlp: empty batch");
+  if (images.size() != batch * sizes[0])
+    throw Error(fmt::format("cpu mlp: {} input values for a batch of {} x {}", images.size(), batch, sizes[0]));
+  pass.batch = batch;
+  pass.input = images;
+  pass.hidden.clear();
+  const size_t layers = params_.layers();
+  std::vector<float> z;
+  std::vector<float> tmp;
+  for (size_t l = 0; l < layers; ++l) {
+    const size_t m = sizes[l];
+    const size_t n = sizes[l + 1];
+    const float* a = pass.act(l);
+    const float* w = params_.weights[l].data();
+    const float* b = params_.biases[l].data();
+    // z = a W as an fmaf chain over k from 0.0f per k-part (MatMulBlocked), parts added in order
+    // (ReduceSumStrided), then + b (AddBias).
+    z.assign(batch * n, 0.0f);
+    const size_t parts = partsOf(splits_.forward, l);
+    for (size_t r = 0; r < batch; ++r)
+      splitDot(m, parts, [&](size_t k) { return a[r * m + k]; }, w, n, z.data() + r * n, n, tmp);
+    for (size_t r = 0; r < batch; ++r)
+      for (size_t j = 0; j < n; ++j) z[r * n + j] = z[r * n + j] + b[j];
+    if (l + 1 < layers) {
+      for (float& v : z) v = v > 0.0f ? v : 0.0f;  // Relu
+      pass.hidden.push_back(z);
+    }
+  }
+  pass.logits = z;
+  // Softmax cross-entropy exactly as sw/codelets/nn/SoftmaxCrossEntropy.cpp, scale 1/batch.
+  const size_t c = sizes.back();
+  const float sc = 1.0f / static_cast<float>(batch);
+  pass.dz.assign(batch * c, 0.0f);
+  StepResult& res = pass.result;
+  res.rowLoss.assign(batch, 0.0f);
+  res.correct = 0;
+  for (size_t r = 0; r < batch; ++r) {
+    const float* x = z.data() + r * c;
+    float* g = pass.dz.data() + r * c;
+    float mx = x[0];
+    for (size_t j = 1; j < c; ++j) mx = x[j] > mx ? x[j] : mx;
+    float sum = 0.0f;
+    for (size_t j = 0; j < c; ++j) {
+      g[j] = tessera_expf(x[j] - mx);
+      sum += g[j];
+    }
+    const int32_t label = labels[r];
+    const bool valid = label >= 0 && static_cast<size_t>(label) < c;
+    const float inv = 1.0f / sum;
+    for (size_t j = 0; j < c; ++j) g[j] = (g[j] * inv - (static_cast<int32_t>(j) == label ? 1.0f : 0.0f)) * sc;
+    res.rowLoss[r] = valid ? tessera_logf(sum) - (x[label] - mx) : std::nanf("");
+    size_t best = 0;  // ArgMax: the first maximum
+    for (size_t j = 1; j < c; ++j) best = x[j] > x[best] ? j : best;
+    res.correct += static_cast<int32_t>(best) == label ? 1u : 0u;
+  }
+  float total = 0.0f;
+  for (float v : res.rowLoss) total += v;
+  res.meanLoss = total / static_cast<float>(batch);
+}
+
+void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
+  const std::vector<size_t>& sizes = params_.sizes;
+  const size_t batch = pass.batch;
+  const size_t layers = params_.layers();
+  if (grads != nullptr) {
+    grads->weights.assign(layers, {});
+    grads->biases.assign(layers, {});
+  }
+  std::vector<float> dz = std::move(pass.dz);
+  for (size_t l = layers; l-- > 0;) {
+    const size_t m = sizes[l];
+    const size_t n = sizes[l + 1];
+    const float* a = pass.act(l);
+    std::vector<float>& w = params_.weights[l];
+    std::vector<float>& b = params_.biases[l];
+    // dx = dz W^T, an fmaf chain over the output units j from 0.0f (per k-part, parts added in
+    // order), with W before its update.
+    std::vector<float> dAct;
+    if (l > 0) {
+      std::vector<float> wt(n * m);
+      for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < n; ++j) wt[j * m + i] = w[i * n + j];
+      dAct.assign(batch * m, 0.0f);
+      std::vector<float> tmp;
+      const size_t parts = partsOf(splits_.backward, l);
+      for (size_t r = 0; r < batch; ++r)
+        splitDot(n, parts, [&](size_t j) { return dz[r * n + j]; }, wt.data(), m, dAct.data() + r * m, m, tmp);
+    }
+    // db: rows added in order, from row 0 (ReduceSumStrided).
+    std::vector<float> db(dz.begin(), dz.begin() + static_cast<std::ptrdiff_t>(n));
+    for (size_t r = 1; r < batch; ++r)
+      for (size_t j = 0; j < n; ++j) db[j] += dz[r * n + j];
+    std::vector<float> gw;
+    if (grads != nullptr || (update && mu_ != 0.0f)) {
+      gw.assign(m * n, 0.0f);  // x^T dz: an fmaf chain over the rows from 0.0f
+      for (size_t r = 0; r < batch; ++r)
+        for (size_t i = 0; i < m; ++i) fmaRow(a[r * m + i], dz.data() + r * n, gw.data() + i * n, n);
+    }
+    if (update && mu_ == 0.0f) {
+      // W += x^T (-lr dz): Scale, then matmulAccumulate (fmaf chain over rows starting from W);
+      // b = fmaf(-lr, db, b) (ScaledAddTo).
+      std::vector<float> scaled(dz.size());
+      for (size_t i = 0; i < dz.size(); ++i) scaled[i] = dz[i] * -lr_;
+      for (size_t r = 0; r < batch; ++r)
+        for (size_t i = 0; i < m; ++i) fmaRow(a[r * m + i], scaled.data() + r * n, w.data() + i * n, n);
+      for (size_t j = 0; j < n; ++j) b[j] = std::fma(-lr_, db[j], b[j]);
+    } else if (update) {
+      // SgdMomentum: v = fmaf(mu, v, g), w = fmaf(-lr, v, w).
+      std::vector<float>& vw = velocityW_[l];
+      std::vector<float>& vb = velocityB_[l];
+      for (size_t i = 0; i < w.size(); ++i) {
+        vw[i] = std::fma(mu_, vw[i], gw[i]);
+        w[i] = std::fma(-lr_, vw[i], w[i]);
+      }
+      for (size_t j = 0; j < n; ++j) {
+        vb[j] = std::fma(mu_, vb[j], db[j]);
+        b[j] = std::fma(-lr_, vb[j], b[j]);
+      }
+    }
+    if (grads != nullptr) {
+      grads->weights[l] = std::move(gw);
+      grads->biases[l] = std::move(db);
+    }
+    if (l > 0) {
+      const float* act = pass.act(l);  // ReluGrad: act > 0 ? grad : 0
+      dz.assign(batch * m, 0.0f);
+      for (size_t i = 0; i < batch * m; ++i) dz[i] = act[i] > 0.0f ? dAct[i] : 0.0f;
+    }
+  }
+}
+
+CpuMlp::StepResult CpuMlp::trainStep(std::span<const float> images, std::span<const int32_t> labels) {
+  Pass pass;
+  runForward(pass, images, labels);
+  runBackward(pass, nullptr, true);
+  return std::move(pass.result);
+}
+
+CpuMlp::StepResult CpuMlp::forward(std::span<const float> images, std::span<const int32_t> labels) const {
+  Pass pass;
+  runForward(pass, images, labels);
+  return std::move(pass.result);
+}
+
+std::vector<float> CpuMlp::logits(std::span<const float> images) const {
+  const size_t inputs = params_.sizes[0];
+  if (images.size() % inputs != 0)
+    throw Error(fmt::format("cpu mlp: {} input values is not a whole number of {}-value rows", images.size(), inputs));
+  Pass pass;
+  runForward(pass, images, std::vector<int32_t>(images.size() / inputs, 0));
+  return std::move(pass.logits);
+}
+
+CpuMlp::Gradients CpuMlp::gradients(std::span<const float> images, std::span<const int32_t> labels) const {
+  Pass pass;
+  runForward(pass, images, labels);
+  CpuMlp copy = *this;  // runBackward needs a mutable object; nothing is updated
+  Gradients g;
+  copy.runBackward(pass, &g, false);
+  return g;
+}
+
+CpuMlp::Evaluation CpuMlp::evaluate(const LabelledImages& data) const {
+  if (data.pixels != params_.sizes[0])
+    throw Error(fmt::format("cpu mlp: images have {} pixels, the network {} inputs", data.pixels, params_.sizes[0]));
+  Evaluation e;
+  constexpr size_t kChunk = 500;
+  std::vector<uint32_t> idx;
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  double lossSum = 0;
+  for (size_t start = 0; start < data.count(); start += kChunk) {
+    const size_t n = std::min(kChunk, data.count() - start);
+    idx.resize(n);
+    for (size_t i = 0; i < n; ++i) idx[i] = static_cast<uint32_t>(start + i);
+    images.resize(n * data.pixels);
+    labels.resize(n);
+    Minibatcher::gather(data, idx, params_.inputScale, params_.inputOffset, images, labels);
+    const StepResult r = forward(images, labels);
+    e.correct += r.correct;
+    for (float v : r.rowLoss) lossSum += v;
+  }
+  e.count = data.count();
+  e.accuracy = e.count > 0 ? static_cast<double>(e.correct) / static_cast<double>(e.count) : 0.0;
+  e.meanLoss = e.count > 0 ? lossSum / static_cast<double>(e.count) : 0.0;
+  return e;
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,88 @@
+// A plain C++ CPU reference of the benchmark's training: the MLP of MlpParameters with ReLU,
+// softmax cross-entropy (mean over the batch) and SGD, performing the device's operations in the
+// device's order (docs/training.md, "The CPU reference"), so the two agree to the last bit
+// wherever the device's matmul plans do not split the k dimension.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fashion_mnist.hpp"
+#include "mlp_parameters.hpp"
+
+namespace tessera::bench {
+
+/// Trains and evaluates an MLP on the CPU.
+class CpuMlp {
+ public:
+  /// Loss and correct predictions of one batch.
+  struct StepResult {
+    float meanLoss = 0;          ///< rowLoss summed left to right in float, divided by the batch
+    uint32_t correct = 0;        ///< rows whose first maximal logit is the label
+    std::vector<float> rowLoss;  ///< each row's loss, as the device's "loss" stream carries it
+  };
+  /// Accuracy and loss over a data set.
+  struct Evaluation {
+    size_t count = 0;
+    size_t correct = 0;
+    double accuracy = 0;  ///< correct / count
+    double meanLoss = 0;  ///< row losses summed in double, divided by count
+  };
+  /// Gradients of the mean loss (same shapes as the parameters).
+  struct Gradients {
+    std::vector<std::vector<float>> weights;
+    std::vector<std::vector<float>> biases;
+  };
+
+  /// How the device's matmuls split their k dimension (ops::MatMulPlan::k of each): the device
+  /// sums k-parts of ceil(k / parts) terms, each an fmaf chain from 0.0f, then adds the parts in
+  /// order. forward[l]: x_l W_l (k = sizes[l]); backward[l]: dz_l W_l^T (k = sizes[l+1], l >= 1).
+  /// A missing entry means 1 (one chain over all of k).
+  struct KSplits {
+    std::vector<size_t> forward;
+    std::vector<size_t> backward;
+  };
+
+  /// Train `params` with step size learningRate; momentum 0 is plain SGD (w -= lr * grad).
+  CpuMlp(MlpParameters params, float learningRate, float momentum = 0.0f);
+
+  /// Follow the device's k splits (default: none), for results equal to the device's bit for bit.
+  void setKSplits(KSplits splits) { splits_ = std::move(splits); }
+
+  /// One SGD step on a batch (images [batch, inputs] already scaled, labels [batch]); returns the
+  /// loss and correct count before the update, as the device reports them.
+  StepResult trainStep(std::span<const float> images, std::span<const int32_t> labels);
+  /// Loss and correct count of a batch without updating.
+  StepResult forward(std::span<const float> images, std::span<const int32_t> labels) const;
+  /// The logits ([batch, classes] row-major) of a batch of inputs ([batch, inputs]).
+  std::vector<float> logits(std::span<const float> images) const;
+  /// Gradients of the batch's mean loss (weight gradient: an fmaf chain over rows from 0).
+  Gradients gradients(std::span<const float> images, std::span<const int32_t> labels) const;
+  /// Accuracy and mean loss on a data set (pixels scaled by the parameters' input scale and offset).
+  Evaluation evaluate(const LabelledImages& data) const;
+
+  /// The current parameters.
+  const MlpParameters& parameters() const { return params_; }
+  /// The current parameters, for changes between steps.
+  MlpParameters& parameters() { return params_; }
+  /// The step size.
+  float learningRate() const { return lr_; }
+  /// The momentum (0: plain SGD).
+  float momentum() const { return mu_; }
+
+ private:
+  struct Pass;
+  void runForward(Pass& pass, std::span<const float> images, std::span<const int32_t> labels) const;
+  void runBackward(Pass& pass, Gradients* grads, bool update);
+
+  MlpParameters params_;
+  float lr_;
+  float mu_;
+  KSplits splits_;
+  std::vector<std::vector<float>> velocityW_;
+  std::vector<std::vector<float>> velocityB_;
+};
+
+}  // namespace tessera::bench

@@ -1,0 +1,352 @@
+#include "npz_file.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "tessera/error.hpp"
+
+namespace tessera::bench {
+namespace {
+
+// Zip record signatures and fixed sizes (PKWARE APPNOTE 4.3.7, 4.3.12, 4.3.16).
+constexpr uint32_t kLocalSig = 0x04034b50;
+constexpr uint32_t kCentralSig = 0x02014b50;
+constexpr uint32_t kEndSig = 0x06054b50;
+constexpr size_t kLocalSize = 30;
+constexpr size_t kCentralSize = 46;
+constexpr size_t kEndSize = 22;
+constexpr uint16_t kDosDate1980 = 0x0021;  // 1980-01-01: a fixed date keeps files reproducible
+constexpr uint64_t kMaxFile = uint64_t{1} << 30;
+constexpr uint64_t kMaxMember = uint64_t{1} << 30;
+constexpr uint32_t kMaxMembers = 4096;
+
+void put16(std::vector<uint8_t>& o, uint32_t v) {
+  o.push_back(static_cast<uint8_t>(v));
+  o.push_back(static_cast<uint8_t>(v >> 8));
+}
+void put32(std::vector<uint8_t>& o, uint32_t v) {
+  put16(o, v & 0xffff);
+  put16(o, v >> 16);
+}
+uint32_t crcOf(const std::vector<uint8_t>& b) {
+  return static_cast<uint32_t>(::crc32(::crc32(0L, Z_NULL, 0), b.data(), static_cast<uInt>(b.size())));
+}
+
+// A bounds-checked little-endian reader over the file, naming the file in errors.
+struct Reader {
+  const std::vector<uint8_t>& b;
+  const std::string& path;
+  [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("npz: {}: {}", path, what)); }
+  void need(uint64_t at, uint64_t n, const char* what) const {
+    if (at > b.size() || n > b.size() - at) fail(fmt::format("{} at offset {} runs past the end of the file", what, at));
+  }
+  uint16_t u16(uint64_t at) const { return static_cast<uint16_t>(b[at] | (b[at + 1] << 8)); }
+  uint32_t u32(uint64_t at) const { return u16(at) | (static_cast<uint32_t>(u16(at + 2)) << 16); }
+  uint64_t u64(uint64_t at) const { return u32(at) | (static_cast<uint64_t>(u32(at + 4)) << 32); }
+};
+
+std::vector<uint8_t> inflateRaw(const uint8_t* data, size_t size, uint64_t expected, const std::string& what) {
+  std::vector<uint8_t> out(expected);
+  z_stream zs{};
+  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) throw Error(fmt::format("npz: {}: zlib inflateInit2 failed", what));
+  std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
+  zs.next_in = const_cast<Bytef*>(data);
+  zs.avail_in = static_cast<uInt>(size);
+  zs.next_out = out.data();
+  zs.avail_out = static_cast<uInt>(out.size());
+  const int rc = inflate(&zs, Z_FINISH);
+  if (rc != Z_STREAM_END || zs.avail_out != 0)
+    throw Error(fmt::format("npz: {}: corrupt deflate data ({})", what, zs.msg != nullptr ? zs.msg : zError(rc)));
+  return out;
+}
+
+bool validName(const std::string& n) {
+  return !n.empty() && n.size() < 200 && n.find_first_of("/\\") == std::string::npos && n != "." && n != "..";
+}
+
+}  // namespace
+
+void NpzFile::set(const std::string& name, std::vector<size_t> shape, std::vector<float> data) {
+  if (!validName(name)) throw Error(fmt::format("npz: bad array name '{}'", name));
+  size_t n = 1;
+  for (size_t d : shape) n *= d;
+  if (n != data.size())
+    throw Error(fmt::format("npz: array '{}' has {} values for a shape of {} elements", name, data.size(), n));
+  Array a{std::move(shape), std::move(data)};
+  for (auto& [k, v] : arrays_) {
+    if (k == name) {
+      v = std::move(a);
+      return;
+    }
+  }
+  arrays_.emplace_back(name, std::move(a));
+}
+
+void NpzFile::setScalar(const std::string& name, float value) { set(name, {}, {value}); }
+
+bool NpzFile::contains(const std::string& name) const {
+  return std::any_of(arrays_.begin(), arrays_.end(), [&](const auto& p) { return p.first == name; });
+}
+
+const NpzFile::Array& NpzFile::get(const std::string& name) const {
+  for (const auto& [k, v] : arrays_)
+    if (k == name) return v;
+  throw Error(fmt::format("npz: no array '{}'", name));
+}
+
+float NpzFile::scalar(const std::string& name) const {
+  const Array& a = get(name);
+  if (a.data.size() != 1) throw Error(fmt::format("npz: array '{}' is not a scalar ({} values)", name, a.data.size()));
+  return a.data[0];
+}
+
+std::vector<std::string> NpzFile::names() const {
+  std::vector<std::string> out;
+  for (const auto& p : arrays_) out.push_back(p.first);
+  return out;
+}
+
+std::vector<uint8_t> NpzFile::encodeNpy(const Array& a) {
+  std::string shape = "(";
+  for (size_t i = 0; i < a.shape.size(); ++i) shape += fmt::format("{},{}", a.shape[i], i + 1 < a.shape.size() ? " " : "");
+  if (a.shape.size() > 1) shape.pop_back();  // "(3, 4)" but "(3,)" and "()"
+  shape += ")";
+  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape);
+  // Magic (6) + version (2) + length (2) + header, padded with spaces and ending in '\n', to a
+  // multiple of 64 bytes (what numpy >= 1.19 writes; any multiple of 16 is valid).
+  const size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
+  header.append(total - 10 - header.size() - 1, ' ');
+  header += '\n';
+  std::vector<uint8_t> out{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  put16(out, static_cast<uint32_t>(header.size()));
+  out.insert(out.end(), header.begin(), header.end());
+  for (float f : a.data) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    put32(out, u);
+  }
+  return out;
+}
+
+NpzFile::Array NpzFile::decodeNpy(const std::vector<uint8_t>& b, const std::string& what) {
+  auto fail = [&](const std::string& m) -> void { throw Error(fmt::format("npz: {}: {}", what, m)); };
+  if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0) fail("not a .npy array (bad magic)");
+  const uint8_t major = b[6];
+  size_t hlen = 0;
+  size_t start = 0;
+  if (major == 1) {
+    hlen = b[8] | (b[9] << 8);
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (b.size() < 12) fail("truncated .npy header");
+    hlen = b[8] | (b[9] << 8) | (size_t{b[10]} << 16) | (size_t{b[11]} << 24);
+    start = 12;
+  } else {
+    fail(fmt::format("unsupported .npy version {}.{}", major, b[7]));
+  }
+  if (hlen > b.size() - start) fail("truncated .npy header");
+  const std::string h(b.begin() + static_cast<std::ptrdiff_t>(start), b.begin() + static_cast<std::ptrdiff_t>(start + hlen));
+  auto valueAfter = [&](const std::string& key) -> size_t {
+    const size_t k = h.find("'" + key + "'");
+    if (k == std::string::npos) fail(fmt::format("header has no '{}': {}", key, h));
+    size_t p = h.find(':', k);
+    if (p == std::string::npos) fail(fmt::format("header is malformed: {}", h));
+    ++p;
+    while (p < h.size() && h[p] == ' ') ++p;
+    return p;
+  };
+  size_t p = valueAfter("descr");
+  if (h.compare(p, 5, "'<f4'") != 0)
+    fail(fmt::format("dtype {} is not little-endian float32 '<f4'", h.substr(p, h.find_first_of(",}", p) - p)));
+  p = valueAfter("fortran_order");
+  if (h.compare(p, 5, "False") != 0) fail("Fortran-order arrays are not supported (save a C-order array)");
+  p = valueAfter("shape");
+  if (p >= h.size() || h[p] != '(') fail(fmt::format("malformed shape in header: {}", h));
+  Array a;
+  size_t n = 1;
+  ++p;
+  for (;;) {
+    while (p < h.size() && (h[p] == ' ' || h[p] == ',')) ++p;
+    if (p >= h.size()) fail(fmt::format("malformed shape in header: {}", h));
+    if (h[p] == ')') break;
+    if (h[p] < '0' || h[p] > '9') fail(fmt::format("malformed shape in header: {}", h));
+    uint64_t d = 0;
+    while (p < h.size() && h[p] >= '0' && h[p] <= '9') {
+      d = d * 10 + static_cast<uint64_t>(h[p++] - '0');
+      if (d > kMaxMember) fail("dimension too large");
+    }
+    if (a.shape.size() >= 32) fail("too many dimensions");
+    a.shape.push_back(static_cast<size_t>(d));
+    n *= static_cast<size_t>(d);
+    if (n > kMaxMember) fail("array too large");
+  }
+  const size_t dataBytes = b.size() - start - hlen;
+  if (dataBytes != n * 4) fail(fmt::format("{} data bytes for {} float32 values", dataBytes, n));
+  a.data.resize(n);
+  const uint8_t* d = b.data() + start + hlen;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t u = d[4 * i] | (d[4 * i + 1] << 8) | (d[4 * i + 2] << 16) | (static_cast<uint32_t>(d[4 * i + 3]) << 24);
+    std::memcpy(&a.data[i], &u, 4);
+  }
+  return a;
+}
+
+void NpzFile::save(const std::string& path) const {
+  std::vector<uint8_t> out;
+  std::vector<uint8_t> central;
+  for (const auto& [name, array] : arrays_) {
+    const std::vector<uint8_t> npy = encodeNpy(array);
+    const std::string member = name + ".npy";
+    if (npy.size() >= 0xffffffffu || out.size() >= 0xffffffffu - npy.size())
+      throw Error(fmt::format("npz: {}: array '{}' too large for a zip without zip64", path, name));
+    const uint32_t crc = crcOf(npy);
+    const uint32_t offset = static_cast<uint32_t>(out.size());
+    const uint32_t size = static_cast<uint32_t>(npy.size());
+    put32(out, kLocalSig);
+    put16(out, 20);  // version needed: 2.0
+    put16(out, 0);   // flags
+    put16(out, 0);   // method: stored
+    put16(out, 0);   // time
+    put16(out, kDosDate1980);
+    put32(out, crc);
+    put32(out, size);
+    put32(out, size);
+    put16(out, static_cast<uint32_t>(member.size()));
+    put16(out, 0);  // extra length
+    out.insert(out.end(), member.begin(), member.end());
+    out.insert(out.end(), npy.begin(), npy.end());
+    put32(central, kCentralSig);
+    put16(central, 20);  // made by: 2.0, MS-DOS attributes
+    put16(central, 20);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, kDosDate1980);
+    put32(central, crc);
+    put32(central, size);
+    put32(central, size);
+    put16(central, static_cast<uint32_t>(member.size()));
+    put16(central, 0);  // extra
+    put16(central, 0);  // comment
+    put16(central, 0);  // disk
+    put16(central, 0);  // internal attributes
+    put32(central, 0);  // external attributes
+    put32(central, offset);
+    central.insert(central.end(), member.begin(), member.end());
+  }
+  if (arrays_.size() > 0xffff || out.size() + central.size() >= 0xffffffffu)
+    throw Error(fmt::format("npz: {}: too large for a zip without zip64", path));
+  const uint32_t cdOffset = static_cast<uint32_t>(out.size());
+  out.insert(out.end(), central.begin(), central.end());
+  put32(out, kEndSig);
+  put16(out, 0);
+  put16(out, 0);
+  put16(out, static_cast<uint32_t>(arrays_.size()));
+  put16(out, static_cast<uint32_t>(arrays_.size()));
+  put32(out, static_cast<uint32_t>(central.size()));
+  put32(out, cdOffset);
+  put16(out, 0);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw Error(fmt::format("npz: {}: cannot create file", path));
+  f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
+  f.close();
+  if (!f) throw Error(fmt::format("npz: {}: write failed", path));
+}
+
+NpzFile NpzFile::load(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(fmt::format("npz: {}: cannot open file", path));
+  f.seekg(0, std::ios::end);
+  const std::streamoff fileSize = f.tellg();
+  if (fileSize < 0 || static_cast<uint64_t>(fileSize) > kMaxFile)
+    throw Error(fmt::format("npz: {}: bad or too large file size", path));
+  f.seekg(0);
+  std::vector<uint8_t> bytes(static_cast<size_t>(fileSize));
+  if (fileSize > 0 && !f.read(reinterpret_cast<char*>(bytes.data()), fileSize))
+    throw Error(fmt::format("npz: {}: read error", path));
+  const Reader r{bytes, path};
+  // The end-of-central-directory record: the last signature within 22 + 65535 bytes of the end.
+  if (bytes.size() < kEndSize) r.fail("not a zip archive (too short)");
+  size_t end = bytes.size() - kEndSize;
+  const size_t lowest = bytes.size() >= kEndSize + 0xffff ? bytes.size() - kEndSize - 0xffff : 0;
+  while (r.u32(end) != kEndSig) {
+    if (end == lowest) r.fail("not a zip archive (no end-of-central-directory record)");
+    --end;
+  }
+  const uint32_t entries = r.u16(end + 10);
+  const uint64_t cdSize = r.u32(end + 12);
+  const uint64_t cdOffset = r.u32(end + 16);
+  if (entries > kMaxMembers) r.fail(fmt::format("{} members is too many", entries));
+  r.need(cdOffset, cdSize, "central directory");
+  NpzFile out;
+  uint64_t at = cdOffset;
+  for (uint32_t e = 0; e < entries; ++e) {
+    r.need(at, kCentralSize, "central directory entry");
+    if (r.u32(at) != kCentralSig) r.fail(fmt::format("bad central directory signature at offset {}", at));
+    const uint16_t flags = r.u16(at + 8);
+    const uint16_t method = r.u16(at + 10);
+    const uint32_t crc = r.u32(at + 16);
+    uint64_t csize = r.u32(at + 20);
+    uint64_t usize = r.u32(at + 24);
+    const uint16_t nameLen = r.u16(at + 28);
+    const uint16_t extraLen = r.u16(at + 30);
+    const uint16_t commentLen = r.u16(at + 32);
+    uint64_t local = r.u32(at + 42);
+    r.need(at + kCentralSize, uint64_t{nameLen} + extraLen + commentLen, "central directory entry");
+    const std::string member(bytes.begin() + static_cast<std::ptrdiff_t>(at + kCentralSize),
+                             bytes.begin() + static_cast<std::ptrdiff_t>(at + kCentralSize + nameLen));
+    // Zip64 extended information (id 1): the 64-bit values of the fields that hold 0xffffffff.
+    for (uint64_t x = at + kCentralSize + nameLen; x + 4 <= at + kCentralSize + nameLen + extraLen;) {
+      const uint16_t id = r.u16(x);
+      const uint16_t len = r.u16(x + 2);
+      const uint64_t lim = x + 4 + len;
+      if (lim > at + kCentralSize + nameLen + extraLen) r.fail(fmt::format("{}: malformed extra field", member));
+      if (id == 1) {
+        uint64_t q = x + 4;
+        auto take = [&](uint64_t& field) {
+          if (field != 0xffffffffu) return;
+          if (q + 8 > lim) r.fail(fmt::format("{}: malformed zip64 field", member));
+          field = r.u64(q);
+          q += 8;
+        };
+        take(usize);
+        take(csize);
+        take(local);
+      }
+      x = lim;
+    }
+    at += kCentralSize + nameLen + extraLen + commentLen;
+    const std::string what = fmt::format("{}: {}", path, member);
+    if ((flags & 1) != 0) r.fail(fmt::format("{}: encrypted members are not supported", member));
+    if (method != 0 && method != 8) r.fail(fmt::format("{}: compression method {} is not supported (stored or deflate)", member, method));
+    if (usize > kMaxMember || csize > kMaxMember) r.fail(fmt::format("{}: member too large", member));
+    if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
+      r.fail(fmt::format("member '{}' is not a .npy file", member));
+    r.need(local, kLocalSize, "local file header");
+    if (r.u32(local) != kLocalSig) r.fail(fmt::format("{}: bad local header signature at offset {}", member, local));
+    const uint64_t data = local + kLocalSize + r.u16(local + 26) + r.u16(local + 28);
+    r.need(data, csize, "member data");
+    std::vector<uint8_t> npy;
+    if (method == 0) {
+      if (csize != usize) r.fail(fmt::format("{}: stored member with different sizes", member));
+      npy.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data), bytes.begin() + static_cast<std::ptrdiff_t>(data + csize));
+    } else {
+      npy = inflateRaw(bytes.data() + data, static_cast<size_t>(csize), usize, what);
+    }
+    if (crcOf(npy) != crc) r.fail(fmt::format("{}: CRC-32 mismatch (file is corrupt)", member));
+    const std::string name = member.substr(0, member.size() - 4);
+    if (out.contains(name)) r.fail(fmt::format("duplicate member '{}'", member));
+    Array a = decodeNpy(npy, what);
+    if (!validName(name)) r.fail(fmt::format("bad member name '{}'", member));
+    out.arrays_.emplace_back(name, std::move(a));
+  }
+  return out;
+}
+
+}  // namespace tessera::bench

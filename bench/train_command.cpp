@@ -1,0 +1,317 @@
+// tessera-bench train (docs/training.md): Fashion-MNIST through the compiled MLP on any device,
+// reported like MLPerf. The device trains epoch runs of the compiled program (its weights stay on
+// it); the host prepares minibatches on the Engine's prefetch thread and writes the log, the
+// result, the per-tile trace and the pictures.
+#include "train_command.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "mlp_trainer.hpp"
+#include "tessera/chip_params.h"
+#include "tessera/error.hpp"
+#include "train/chrome_trace.hpp"
+#include "train/fashion_mnist.hpp"
+#include "train/minibatcher.hpp"
+#include "train/mlp_parameters.hpp"
+#include "train/mlperf_logger.hpp"
+#include "train/npz_file.hpp"
+#include "train/progress_bar.hpp"
+#include "train/svg_chart.hpp"
+
+namespace tessera::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Minibatches by global step for the prefetch thread: the Engine may ask for a stream's next step
+// before another stream's current one, so a few recent steps are kept.
+class TrainBatches {
+ public:
+  TrainBatches(Minibatcher& mb, size_t batch, size_t pixels) : mb_(mb), batch_(batch), pixels_(pixels) {}
+  void fill(uint64_t step, std::span<float> images, std::span<int32_t> labels) {
+    std::lock_guard lock(mutex_);
+    while (made_ <= step) {
+      Entry& e = cache_[made_];
+      e.images.resize(batch_ * pixels_);
+      e.labels.resize(batch_);
+      mb_.next(e.images, e.labels);
+      ++made_;
+      while (cache_.size() > 8) cache_.erase(cache_.begin());
+    }
+    auto it = cache_.find(step);
+    if (it == cache_.end()) throw Error(fmt::format("training batch {} was asked for too late", step));
+    std::copy(it->second.images.begin(), it->second.images.end(), images.begin());
+    std::copy(it->second.labels.begin(), it->second.labels.end(), labels.begin());
+  }
+
+ private:
+  struct Entry {
+    std::vector<float> images;
+    std::vector<int32_t> labels;
+  };
+  Minibatcher& mb_;
+  size_t batch_, pixels_;
+  std::mutex mutex_;
+  std::map<uint64_t, Entry> cache_;
+  uint64_t made_ = 0;
+};
+
+// Superstep trace of the first traced steps: at every stop, each tile's counters since the last.
+class SuperstepTracer {
+ public:
+  SuperstepTracer(Device& dev, ChromeTrace& trace, uint32_t trainSyncId, uint32_t steps)
+      : dev_(dev), trace_(trace), trainSync_(trainSyncId), steps_(steps), prev_(dev.info().tiles) {}
+  void onStop(const RunResult& r) {
+    if (done_) return;
+    const unsigned tiles = dev_.info().tiles;
+    for (unsigned t = 0; t < tiles; ++t) {
+      const TileStats s = dev_.stats(t);
+      const uint64_t dx = s.exchangeCycles - prev_[t].exchangeCycles;
+      const uint64_t dw = s.syncWaitCycles - prev_[t].syncWaitCycles;
+      const uint64_t span = r.cycles - last_;
+      if (dx) trace_.addInterval(t, ChromeTrace::Phase::Exchange, last_, dx);
+      if (span > dx + dw) trace_.addInterval(t, ChromeTrace::Phase::Compute, last_ + dx, span - dx - dw);
+      if (dw) trace_.addInterval(t, ChromeTrace::Phase::SyncWait, r.cycles - dw, dw);
+      prev_[t] = s;
+    }
+    if (r.reason == StopReason::HostSync) {
+      // Host I/O takes no chip cycles (the chip waits stopped): a one-cycle marker on the host.
+      trace_.addHostInterval(fmt::format("host sync {}", r.hostSyncId), r.cycles, 1);
+      if (r.hostSyncId == trainSync_ && ++trainSyncs_ > steps_) {
+        dev_.setSyncBreak(false);
+        done_ = true;
+      }
+    }
+    last_ = r.cycles;
+  }
+
+ private:
+  Device& dev_;
+  ChromeTrace& trace_;
+  uint32_t trainSync_;
+  uint32_t steps_;
+  std::vector<TileStats> prev_;
+  uint64_t last_ = 0;
+  uint32_t trainSyncs_ = 0;
+  bool done_ = false;
+};
+
+void writeText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw Error(fmt::format("cannot write {}", path));
+}
+
+}  // namespace
+
+int runTrain(const TrainOptions& o) {
+  const auto t0 = Clock::now();
+  if (o.batch == 0 || o.epochs == 0) throw Error("train: --batch and --epochs must be at least 1");
+  const double clockHz = (o.clockMHz > 0 ? o.clockMHz : double{TESS_NOMINAL_CLOCK_MHZ}) * 1e6;
+  std::filesystem::create_directories(o.outDir);
+  MlperfLogger log(o.outDir + "/mlperf.log");
+  log.submission("fashion_mnist_mlp", "tessera", "open", "research", "tessera " + o.device);
+  log.cacheClear();
+  log.initStart();
+  const FashionMnist data = FashionMnist::load(o.dataDir.empty() ? FashionMnist::defaultDir() : o.dataDir);
+
+  MlpConfig cfg;
+  cfg.inputs = FashionMnist::kPixels;
+  cfg.hidden = o.hidden;
+  cfg.classes = FashionMnist::kClasses;
+  cfg.batch = o.batch;
+  cfg.learningRate = o.learningRate;
+  MlpParameters params = o.loadWeights.empty() ? MlpParameters::initialize(layerSizes(cfg), o.seed)
+                                               : MlpParameters::fromNpz(NpzFile::load(o.loadWeights));
+  if (params.sizes != layerSizes(cfg)) {
+    throw Error(fmt::format("train: {} holds a {}-layer network that does not match --hidden", o.loadWeights,
+                            params.layers()));
+  }
+  Minibatcher batches(data.train(), o.batch, o.seed, params.inputScale, params.inputOffset);
+  const size_t stepsPerEpoch = batches.stepsPerEpoch();
+  cfg.trainSteps = static_cast<uint32_t>(o.maxSteps ? std::min<uint64_t>(stepsPerEpoch, o.maxSteps) : stepsPerEpoch);
+  const size_t testCount = data.test().count();
+  cfg.evalSteps = static_cast<uint32_t>((testCount + o.batch - 1) / o.batch);
+
+  DeviceOptions dopt;
+  dopt.tiles = o.tiles;
+  if (o.tileMemKiB) dopt.tileMemBytes = o.tileMemKiB * 1024;
+  else if (o.device == "model") dopt.tileMemBytes = 128 * 1024;
+  auto dev = openDevice(o.device, dopt);
+  MlpTrainer trainer(*dev, cfg);
+  writeText(o.outDir + "/compile-report.json", trainer.report().toJson());
+  trainer.setParameters(params.weights, params.biases);
+
+  log.globalBatchSize(o.batch);
+  log.optBaseLearningRate(o.learningRate);
+  log.point("seed", o.seed);
+  log.point("train_samples", static_cast<uint64_t>(cfg.trainSteps) * o.batch);
+  log.point("eval_samples", testCount);
+  log.initStop();
+  log.runStart();
+  const auto runStart = Clock::now();
+
+  TrainBatches train(batches, o.batch, FashionMnist::kPixels);
+  const BatchSource trainSource = [&](uint64_t step, std::span<float> img, std::span<int32_t> lab) {
+    train.fill(step, img, lab);
+  };
+  // Evaluation batch i of every evaluation: test images i*batch...; the last one padded with
+  // label -1, which never counts as correct.
+  const BatchSource evalSource = [&](uint64_t step, std::span<float> img, std::span<int32_t> lab) {
+    const size_t first = (step % cfg.evalSteps) * o.batch;
+    const size_t n = std::min(o.batch, testCount - first);
+    std::vector<uint32_t> idx(n);
+    for (size_t i = 0; i < n; ++i) idx[i] = static_cast<uint32_t>(first + i);
+    std::fill(img.begin(), img.end(), 0.0f);
+    std::fill(lab.begin(), lab.end(), -1);
+    Minibatcher::gather(data.test(), idx, params.inputScale, params.inputOffset, img.subspan(0, n * FashionMnist::kPixels),
+                        lab.subspan(0, n));
+  };
+
+  ChromeTrace trace(o.tiles ? o.tiles : dev->info().tiles, clockHz);
+  SuperstepTracer tracer(*dev, trace, trainer.trainSyncId(), o.traceSteps);
+  if (o.traceSteps > 0) {
+    dev->setSyncBreak(true);
+    trainer.setStopObserver([&](const RunResult& r) { tracer.onStop(r); });
+  }
+
+  const uint64_t totalSteps = static_cast<uint64_t>(cfg.trainSteps) * o.epochs;
+  ProgressBar progress(stdout, totalSteps, o.epochs, o.batch);
+  uint32_t epoch = 1;
+  trainer.setStepObserver([&](uint64_t step, float loss) {
+    if (!o.quiet) progress.update(step, epoch, loss);
+  });
+
+  std::vector<SvgChart::Point> lossCurve, accCurve;
+  std::vector<TileCycles> tileTotals(dev->info().tiles);
+  uint64_t trainCycles = 0, evalCycles = 0, steps = 0;
+  double accuracy = 0, timeToTrain = -1, cyclesToTrain = 0;
+  std::string status = "aborted";
+  double trainWall = 0;
+  EngineStats engine;
+  for (; epoch <= o.epochs; ++epoch) {
+    log.epochStart(epoch);
+    const auto e0 = Clock::now();
+    const MlpRunResult r = trainer.run(trainSource, evalSource);
+    trainWall += secondsSince(e0) * (r.cycles ? static_cast<double>(r.trainCycles) / static_cast<double>(r.cycles) : 1.0);
+    log.epochStop(epoch);
+    for (size_t i = 0; i < r.stepLoss.size(); ++i) lossCurve.push_back({static_cast<double>(steps + i + 1), r.stepLoss[i]});
+    steps += r.stepLoss.size();
+    trainCycles += r.trainCycles;
+    evalCycles += r.evalCycles;
+    for (size_t t = 0; t < r.tiles.size(); ++t) {
+      tileTotals[t].compute += r.tiles[t].compute;
+      tileTotals[t].syncWait += r.tiles[t].syncWait;
+      tileTotals[t].exchange += r.tiles[t].exchange;
+    }
+    engine = r.engine;
+    log.evalStart(epoch);
+    accuracy = static_cast<double>(r.evalCorrect) / static_cast<double>(testCount);
+    log.evalAccuracy(accuracy, epoch);
+    log.evalStop(epoch);
+    accCurve.push_back({static_cast<double>(steps), accuracy});
+    if (accuracy >= o.targetAccuracy) {
+      status = "success";
+      timeToTrain = std::chrono::duration<double>(Clock::now() - runStart).count();
+      cyclesToTrain = static_cast<double>(trainCycles + evalCycles);
+      break;
+    }
+  }
+  if (!o.quiet) progress.finish();
+  log.runStop(status);
+  const double runWall = secondsSince(runStart);
+
+  // Figures.
+  const unsigned tiles = dev->info().tiles;
+  uint64_t sumCompute = 0, sumSync = 0, sumExchange = 0;
+  for (const TileCycles& t : tileTotals) sumCompute += t.compute, sumSync += t.syncWait, sumExchange += t.exchange;
+  const double allTileCycles = static_cast<double>(sumCompute + sumSync + sumExchange);
+  auto pct = [&](uint64_t v) { return allTileCycles > 0 ? 100.0 * static_cast<double>(v) / allTileCycles : 0.0; };
+  const double samples = static_cast<double>(steps * o.batch);
+  const double cyclesPerStep = steps ? static_cast<double>(trainCycles) / static_cast<double>(steps) : 0;
+  const double deviceSeconds = static_cast<double>(trainCycles) / clockHz;
+
+  nlohmann::ordered_json res;
+  res["benchmark"] = "fashion_mnist_mlp";
+  res["device"] = o.device;
+  res["tiles"] = tiles;
+  res["tile_mem_bytes"] = dev->info().tileMemBytes;
+  res["layers"] = layerSizes(cfg);
+  res["global_batch_size"] = o.batch;
+  res["learning_rate"] = o.learningRate;
+  res["seed"] = o.seed;
+  res["epochs_run"] = epoch > o.epochs ? o.epochs : epoch;
+  res["steps"] = steps;
+  res["status"] = status;
+  res["target_accuracy"] = o.targetAccuracy;
+  res["eval_accuracy"] = accuracy;
+  res["time_to_train_s"] = timeToTrain >= 0 ? nlohmann::ordered_json(timeToTrain) : nlohmann::ordered_json(nullptr);
+  res["device_time_to_train_s"] =
+      timeToTrain >= 0 ? nlohmann::ordered_json(cyclesToTrain / clockHz) : nlohmann::ordered_json(nullptr);
+  res["nominal_clock_hz"] = clockHz;
+  res["run_wall_s"] = runWall;
+  res["samples_per_s_wall"] = trainWall > 0 ? samples / trainWall : 0.0;
+  res["samples_per_device_s"] = deviceSeconds > 0 ? samples / deviceSeconds : 0.0;
+  res["cycles_per_step"] = cyclesPerStep;
+  res["train_cycles"] = trainCycles;
+  res["eval_cycles"] = evalCycles;
+  res["bsp"] = {{"compute_cycles", sumCompute}, {"sync_cycles", sumSync}, {"exchange_cycles", sumExchange},
+                {"compute_pct", pct(sumCompute)}, {"sync_pct", pct(sumSync)}, {"exchange_pct", pct(sumExchange)},
+                {"host_io_s", engine.hostIoSeconds}, {"host_syncs", engine.hostSyncs}};
+  res["device_cycles_waiting_for_host_data"] = 0;
+  res["prefetch_waits"] = engine.prefetchWaits;
+  res["prefetch_wait_s"] = engine.prefetchWaitSeconds;
+  res["total_wall_s"] = secondsSince(t0);
+  writeText(o.outDir + "/result.json", res.dump(2) + "\n");
+
+  std::vector<SvgChart::TileTimes> bars;
+  for (const TileCycles& t : tileTotals) bars.push_back({t.compute, t.syncWait, t.exchange, 0});
+  SvgChart::write(o.outDir + "/bsp.svg", SvgChart::bspBreakdown(bars, fmt::format("BSP cycles per tile, {} on {}", "MLP", o.device)));
+  SvgChart::write(o.outDir + "/curves.svg", SvgChart::trainingCurves(lossCurve, accCurve, "Fashion-MNIST MLP: loss and test accuracy"));
+  if (o.traceSteps > 0) trace.write(o.outDir + "/trace.json");
+  if (!o.saveWeights.empty()) {
+    std::vector<std::vector<float>> w, b;
+    trainer.parameters(w, b);
+    params.weights = w;
+    params.biases = b;
+    params.toNpz().save(o.saveWeights);
+  }
+
+  fmt::print("\n{:<38} {}\n", "device", fmt::format("{} ({} tiles x {} KiB)", o.device, tiles, dev->info().tileMemBytes / 1024));
+  fmt::print("{:<38} {}\n", "network", fmt::format("{}", fmt::join(layerSizes(cfg), "-")));
+  fmt::print("{:<38} {} steps of {} ({} epoch runs)\n", "trained", steps, o.batch, res["epochs_run"].get<uint32_t>());
+  fmt::print("{:<38} {:.2f}% (target {:.2f}%): {}\n", "test accuracy", 100 * accuracy, 100 * o.targetAccuracy, status);
+  if (timeToTrain >= 0) {
+    fmt::print("{:<38} {:.1f} s wall, {:.4f} s device at {:.0f} MHz\n", "time to train", timeToTrain, cyclesToTrain / clockHz,
+               clockHz / 1e6);
+  }
+  fmt::print("{:<38} {:.1f}\n", "samples/s (wall)", res["samples_per_s_wall"].get<double>());
+  fmt::print("{:<38} {:.0f} at {:.0f} MHz\n", "samples per device-second", res["samples_per_device_s"].get<double>(),
+             clockHz / 1e6);
+  fmt::print("{:<38} {:.0f}\n", "cycles per step", cyclesPerStep);
+  fmt::print("{:<38} compute {:.1f}%, sync {:.1f}%, exchange {:.1f}% ({} / {} / {} tile-cycles)\n", "BSP (all tiles)",
+             pct(sumCompute), pct(sumSync), pct(sumExchange), sumCompute, sumSync, sumExchange);
+  fmt::print("{:<38} {:.3f} s host time at {} host syncs (no chip cycles)\n", "host I/O", engine.hostIoSeconds,
+             engine.hostSyncs);
+  fmt::print("{:<38} 0 cycles (the chip stops at host syncs); {} prefetch waits, {:.3f} s host time\n",
+             "device waiting for host data", engine.prefetchWaits, engine.prefetchWaitSeconds);
+  fmt::print("\nwrote {0}/mlperf.log, {0}/result.json, {0}/compile-report.json, {0}/bsp.svg, {0}/curves.svg{1}{2}\n",
+             o.outDir, o.traceSteps > 0 ? fmt::format(", {}/trace.json", o.outDir) : "",
+             o.saveWeights.empty() ? "" : ", " + o.saveWeights);
+  return 0;
+}
+
+}  // namespace tessera::bench

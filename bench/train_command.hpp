@@ -1,0 +1,34 @@
+// tessera-bench train: the Fashion-MNIST MLP benchmark (docs/training.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::bench {
+
+/// Options of tessera-bench train (defaults are the benchmark's).
+struct TrainOptions {
+  std::string device = "model";
+  unsigned tiles = 16;
+  uint32_t tileMemKiB = 0;           ///< 0: 128 KiB on the model, the backend's own elsewhere
+  size_t batch = 32;
+  uint32_t epochs = 1;
+  std::vector<size_t> hidden = {128};
+  float learningRate = 0.05f;
+  double targetAccuracy = 0.85;
+  uint64_t maxSteps = 0;             ///< 0 = whole epochs; else at most this many steps per epoch run
+  uint32_t seed = 1;
+  std::string outDir = "tessera-train";
+  std::string dataDir;               ///< "" = the Debian package's directory
+  std::string saveWeights, loadWeights;
+  double clockMHz = 0;               ///< nominal clock for device time; 0 = the chip's (params.json)
+  uint32_t traceSteps = 1;           ///< training steps traced superstep by superstep
+  bool quiet = false;                ///< no progress output
+};
+
+/// Run the benchmark; returns the process exit code (0: ran; the run_stop status says whether the
+/// target was reached). Throws tessera::Error on bad input.
+int runTrain(const TrainOptions& options);
+
+}  // namespace tessera::bench
