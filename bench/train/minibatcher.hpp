@@ -49,8 +49,8 @@ class Minibatcher {
 
   /// Convert images `indices` of `data` to float (byte * scale + offset, one multiply then one
   /// add) and int32 labels; spans must hold indices.size() images and labels.
-  static void gather(const LabelledImages& data, std::span<const uint32_t> indices, float scale, float offset,
-                     std::span<float> images, std::span<int32_t> labels);
+  static void gather(const LabelledImages& data, std::span<const uint32_t> indices, float scale,
+                     float offset, std::span<float> images, std::span<int32_t> labels);
   /// Fisher-Yates: for i = n-1 down to 1, swap v[i] with v[uniformBelow(i + 1)].
   static void shuffle(std::vector<uint32_t>& v, std::mt19937& rng);
   /// A uniform integer in [0, n) (n >= 1) by rejection: draw x = rng() (32 bits) until
