@@ -43,7 +43,10 @@ void Minibatcher::next(std::span<float> images, std::span<int32_t> labels) {
 void Minibatcher::gather(const LabelledImages& data, std::span<const uint32_t> indices, float scale,
                          float offset, std::span<float> images, std::span<int32_t> labels) {
   const size_t p = data.pixels;
-  if (images.size() != indices.size() * p || labels.size() != indices.size())
+  const bool wantImages = !images.empty();
+  const bool wantLabels = !labels.empty();
+  if ((wantImages && images.size() != indices.size() * p) ||
+      (wantLabels && labels.size() != indices.size()))
     throw Error(fmt::format(
         "minibatcher: buffers hold {} floats and {} labels, a batch of {} needs {} and {}",
         images.size(), labels.size(), indices.size(), indices.size() * p, indices.size()));
@@ -51,14 +54,16 @@ void Minibatcher::gather(const LabelledImages& data, std::span<const uint32_t> i
     const size_t idx = indices[r];
     if (idx >= data.count())
       throw Error(fmt::format("minibatcher: image index {} out of range", idx));
-    const uint8_t* src = data.images.data() + idx * p;
-    float* dst = images.data() + r * p;
-    for (size_t i = 0; i < p; ++i) {
-      const float prod =
-          static_cast<float>(src[i]) * scale;  // rounded, then + offset (-ffp-contract=off)
-      dst[i] = prod + offset;
+    if (wantImages) {
+      const uint8_t* src = data.images.data() + idx * p;
+      float* dst = images.data() + r * p;
+      for (size_t i = 0; i < p; ++i) {
+        const float prod =
+            static_cast<float>(src[i]) * scale;  // rounded, then + offset (-ffp-contract=off)
+        dst[i] = prod + offset;
+      }
     }
-    labels[r] = data.labels[idx];
+    if (wantLabels) labels[r] = data.labels[idx];
   }
 }
 

@@ -132,6 +132,23 @@ TEST(Minibatcher, ImagesAreScaledPixelsInRowMajorOrder) {
     EXPECT_EQ(img[r * 4 + 1], static_cast<float>(idx[r] + 1) * (1.0f / 255.0f));
 }
 
+TEST(Minibatcher, OnePerStreamWithTheSameSeedStaysInStep) {
+  // As for the Engine's two host-to-device streams, each filled by its own callback.
+  const LabelledImages d = synthetic(30);
+  Minibatcher both(d, 4, 5);
+  Minibatcher imagesOnly(d, 4, 5);
+  Minibatcher labelsOnly(d, 4, 5);
+  std::vector<float> img(16), img2(16);
+  std::vector<int32_t> lab(4), lab2(4);
+  for (int s = 0; s < 20; ++s) {  // nearly three epochs of 7 steps
+    both.next(img, lab);
+    imagesOnly.next(img2, {});
+    labelsOnly.next({}, lab2);
+    ASSERT_EQ(img, img2) << s;
+    ASSERT_EQ(lab, lab2) << s;
+  }
+}
+
 TEST(Minibatcher, BadArgumentsAreErrors) {
   const LabelledImages d = synthetic(10);
   EXPECT_THROW(Minibatcher(d, 0, 1), Error);
