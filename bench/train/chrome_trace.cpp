@@ -1,8 +1,8 @@
 #include "chrome_trace.hpp"
 
-#include <fstream>
-
 #include <fmt/format.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tessera/error.hpp"
@@ -37,9 +37,16 @@ bool ChromeTrace::admit() {
 
 void ChromeTrace::addInterval(uint32_t tile, Phase phase, uint64_t startCycle, uint64_t cycles,
                               const std::string& name) {
-  if (tile >= tiles_) throw Error(fmt::format("trace: tile {} out of range (the chip has {} tiles)", tile, tiles_));
+  if (tile >= tiles_)
+    throw Error(fmt::format("trace: tile {} out of range (the chip has {} tiles)", tile, tiles_));
   if (!admit()) return;
-  events_.push_back({'X', tile, name.empty() ? phaseName(phase) : name, phaseName(phase), startCycle, cycles, {}});
+  events_.push_back({'X',
+                     tile,
+                     name.empty() ? phaseName(phase) : name,
+                     phaseName(phase),
+                     startCycle,
+                     cycles,
+                     {}});
 }
 
 void ChromeTrace::addHostInterval(const std::string& name, uint64_t startCycle, uint64_t cycles) {
@@ -47,7 +54,8 @@ void ChromeTrace::addHostInterval(const std::string& name, uint64_t startCycle, 
   events_.push_back({'X', tiles_, name, "host", startCycle, cycles, {}});
 }
 
-void ChromeTrace::addCounter(const std::string& name, uint64_t cycle, const std::map<std::string, double>& values) {
+void ChromeTrace::addCounter(const std::string& name, uint64_t cycle,
+                             const std::map<std::string, double>& values) {
   if (!admit()) return;
   events_.push_back({'C', 0, name, "counter", cycle, 0, values});
 }
@@ -56,16 +64,29 @@ std::string ChromeTrace::json() const {
   using Json = nlohmann::ordered_json;
   Json events = Json::array();
   const int pid = 1;
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0},
-                    {"args", {{"name", fmt::format("tessera chip ({} tiles, {:g} MHz)", tiles_, clockHz_ / 1e6)}}}});
+  events.push_back(
+      {{"name", "process_name"},
+       {"ph", "M"},
+       {"pid", pid},
+       {"tid", 0},
+       {"args",
+        {{"name", fmt::format("tessera chip ({} tiles, {:g} MHz)", tiles_, clockHz_ / 1e6)}}}});
   for (uint32_t t = 0; t <= tiles_; ++t) {
     const std::string name = t < tiles_ ? fmt::format("tile {}", t) : std::string("host");
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", t}, {"args", {{"name", name}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", t}, {"args", {{"sort_index", t}}}});
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", pid},
+                      {"tid", t},
+                      {"args", {{"name", name}}}});
+    events.push_back({{"name", "thread_sort_index"},
+                      {"ph", "M"},
+                      {"pid", pid},
+                      {"tid", t},
+                      {"args", {{"sort_index", t}}}});
   }
   for (const Event& e : events_) {
-    Json j = {{"name", e.name}, {"cat", e.cat}, {"ph", std::string(1, e.ph)}, {"ts", micros(e.start)}, {"pid", pid},
-              {"tid", e.tid}};
+    Json j = {{"name", e.name},        {"cat", e.cat}, {"ph", std::string(1, e.ph)},
+              {"ts", micros(e.start)}, {"pid", pid},   {"tid", e.tid}};
     if (e.ph == 'X') {
       j["dur"] = micros(e.cycles);
       j["args"] = {{"start_cycle", e.start}, {"cycles", e.cycles}};
@@ -75,9 +96,10 @@ std::string ChromeTrace::json() const {
     }
     events.push_back(std::move(j));
   }
-  Json doc = {{"traceEvents", std::move(events)},
-              {"displayTimeUnit", "ns"},
-              {"otherData", {{"clock_hz", clockHz_}, {"tiles", tiles_}, {"dropped_events", dropped_}}}};
+  Json doc = {
+      {"traceEvents", std::move(events)},
+      {"displayTimeUnit", "ns"},
+      {"otherData", {{"clock_hz", clockHz_}, {"tiles", tiles_}, {"dropped_events", dropped_}}}};
   return doc.dump();
 }
 

@@ -20,12 +20,15 @@ class ChromeTrace {
   /// in dropped() and noted in the file), so a long run cannot exhaust memory.
   ChromeTrace(uint32_t tiles, double clockHz, size_t maxEvents = 2'000'000);
 
-  /// A complete event on a tile's thread: `cycles` cycles from startCycle; name defaults to the phase's name.
-  void addInterval(uint32_t tile, Phase phase, uint64_t startCycle, uint64_t cycles, const std::string& name = "");
+  /// A complete event on a tile's thread: `cycles` cycles from startCycle; name defaults to the
+  /// phase's name.
+  void addInterval(uint32_t tile, Phase phase, uint64_t startCycle, uint64_t cycles,
+                   const std::string& name = "");
   /// A complete event on the host's thread (same cycle timeline), e.g. a host sync's service.
   void addHostInterval(const std::string& name, uint64_t startCycle, uint64_t cycles);
   /// A counter sample (one track per name, one series per key) at a cycle.
-  void addCounter(const std::string& name, uint64_t cycle, const std::map<std::string, double>& values);
+  void addCounter(const std::string& name, uint64_t cycle,
+                  const std::map<std::string, double>& values);
 
   /// Events kept.
   size_t eventCount() const { return events_.size(); }
@@ -43,8 +46,8 @@ class ChromeTrace {
 
  private:
   struct Event {
-    char ph;           // 'X' or 'C'
-    uint32_t tid;      // tile, or tiles_ for the host
+    char ph;       // 'X' or 'C'
+    uint32_t tid;  // tile, or tiles_ for the host
     std::string name;
     std::string cat;
     uint64_t start;

@@ -1,9 +1,9 @@
 #include "cpu_mlp.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "minibatcher.hpp"
 #include "tessera/error.hpp"
@@ -26,8 +26,8 @@ void fmaRow(float a, const float* x, float* y, size_t n) {
 // in `parts` parts of ceil(k / parts) terms, each an fmaf chain over t in increasing order from
 // 0.0f, the parts added in order (part 0 + part 1 + ...). out must hold n zeros.
 template <typename Coef>
-void splitDot(size_t k, size_t parts, Coef coef, const float* rows, size_t stride, float* out, size_t n,
-              std::vector<float>& tmp) {
+void splitDot(size_t k, size_t parts, Coef coef, const float* rows, size_t stride, float* out,
+              size_t n, std::vector<float>& tmp) {
   parts = std::max<size_t>(1, std::min(parts, k));
   const size_t kb = (k + parts - 1) / parts;
   for (size_t t0 = 0; t0 < k; t0 += kb) {
@@ -43,7 +43,9 @@ void splitDot(size_t k, size_t parts, Coef coef, const float* rows, size_t strid
   }
 }
 
-size_t partsOf(const std::vector<size_t>& splits, size_t l) { return l < splits.size() ? splits[l] : 1; }
+size_t partsOf(const std::vector<size_t>& splits, size_t l) {
+  return l < splits.size() ? splits[l] : 1;
+}
 
 }  // namespace
 
@@ -69,12 +71,14 @@ CpuMlp::CpuMlp(MlpParameters params, float learningRate, float momentum)
   }
 }
 
-void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<const int32_t> labels) const {
+void CpuMlp::runForward(Pass& pass, std::span<const float> images,
+                        std::span<const int32_t> labels) const {
   const std::vector<size_t>& sizes = params_.sizes;
   const size_t batch = labels.size();
   if (batch == 0) throw Error("cpu mlp: empty batch");
   if (images.size() != batch * sizes[0])
-    throw Error(fmt::format("cpu mlp: {} input values for a batch of {} x {}", images.size(), batch, sizes[0]));
+    throw Error(fmt::format("cpu mlp: {} input values for a batch of {} x {}", images.size(), batch,
+                            sizes[0]));
   pass.batch = batch;
   pass.input = images;
   pass.hidden.clear();
@@ -92,7 +96,8 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
     z.assign(batch * n, 0.0f);
     const size_t parts = partsOf(splits_.forward, l);
     for (size_t r = 0; r < batch; ++r)
-      splitDot(m, parts, [&](size_t k) { return a[r * m + k]; }, w, n, z.data() + r * n, n, tmp);
+      splitDot(
+          m, parts, [&](size_t k) { return a[r * m + k]; }, w, n, z.data() + r * n, n, tmp);
     for (size_t r = 0; r < batch; ++r)
       for (size_t j = 0; j < n; ++j) z[r * n + j] = z[r * n + j] + b[j];
     if (l + 1 < layers) {
@@ -121,7 +126,8 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
     const int32_t label = labels[r];
     const bool valid = label >= 0 && static_cast<size_t>(label) < c;
     const float inv = 1.0f / sum;
-    for (size_t j = 0; j < c; ++j) g[j] = (g[j] * inv - (static_cast<int32_t>(j) == label ? 1.0f : 0.0f)) * sc;
+    for (size_t j = 0; j < c; ++j)
+      g[j] = (g[j] * inv - (static_cast<int32_t>(j) == label ? 1.0f : 0.0f)) * sc;
     res.rowLoss[r] = valid ? tessera_logf(sum) - (x[label] - mx) : std::nanf("");
     size_t best = 0;  // ArgMax: the first maximum
     for (size_t j = 1; j < c; ++j) best = x[j] > x[best] ? j : best;
@@ -158,7 +164,9 @@ void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
       std::vector<float> tmp;
       const size_t parts = partsOf(splits_.backward, l);
       for (size_t r = 0; r < batch; ++r)
-        splitDot(n, parts, [&](size_t j) { return dz[r * n + j]; }, wt.data(), m, dAct.data() + r * m, m, tmp);
+        splitDot(
+            n, parts, [&](size_t j) { return dz[r * n + j]; }, wt.data(), m, dAct.data() + r * m, m,
+            tmp);
     }
     // db: rows added in order, from row 0 (ReduceSumStrided).
     std::vector<float> db(dz.begin(), dz.begin() + static_cast<std::ptrdiff_t>(n));
@@ -168,7 +176,8 @@ void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
     if (grads != nullptr || (update && mu_ != 0.0f)) {
       gw.assign(m * n, 0.0f);  // x^T dz: an fmaf chain over the rows from 0.0f
       for (size_t r = 0; r < batch; ++r)
-        for (size_t i = 0; i < m; ++i) fmaRow(a[r * m + i], dz.data() + r * n, gw.data() + i * n, n);
+        for (size_t i = 0; i < m; ++i)
+          fmaRow(a[r * m + i], dz.data() + r * n, gw.data() + i * n, n);
     }
     if (update && mu_ == 0.0f) {
       // W += x^T (-lr dz): Scale, then matmulAccumulate (fmaf chain over rows starting from W);
@@ -176,7 +185,8 @@ void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
       std::vector<float> scaled(dz.size());
       for (size_t i = 0; i < dz.size(); ++i) scaled[i] = dz[i] * -lr_;
       for (size_t r = 0; r < batch; ++r)
-        for (size_t i = 0; i < m; ++i) fmaRow(a[r * m + i], scaled.data() + r * n, w.data() + i * n, n);
+        for (size_t i = 0; i < m; ++i)
+          fmaRow(a[r * m + i], scaled.data() + r * n, w.data() + i * n, n);
       for (size_t j = 0; j < n; ++j) b[j] = std::fma(-lr_, db[j], b[j]);
     } else if (update) {
       // SgdMomentum: v = fmaf(mu, v, g), w = fmaf(-lr, v, w).
@@ -203,14 +213,16 @@ void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
   }
 }
 
-CpuMlp::StepResult CpuMlp::trainStep(std::span<const float> images, std::span<const int32_t> labels) {
+CpuMlp::StepResult CpuMlp::trainStep(std::span<const float> images,
+                                     std::span<const int32_t> labels) {
   Pass pass;
   runForward(pass, images, labels);
   runBackward(pass, nullptr, true);
   return std::move(pass.result);
 }
 
-CpuMlp::StepResult CpuMlp::forward(std::span<const float> images, std::span<const int32_t> labels) const {
+CpuMlp::StepResult CpuMlp::forward(std::span<const float> images,
+                                   std::span<const int32_t> labels) const {
   Pass pass;
   runForward(pass, images, labels);
   return std::move(pass.result);
@@ -219,13 +231,15 @@ CpuMlp::StepResult CpuMlp::forward(std::span<const float> images, std::span<cons
 std::vector<float> CpuMlp::logits(std::span<const float> images) const {
   const size_t inputs = params_.sizes[0];
   if (images.size() % inputs != 0)
-    throw Error(fmt::format("cpu mlp: {} input values is not a whole number of {}-value rows", images.size(), inputs));
+    throw Error(fmt::format("cpu mlp: {} input values is not a whole number of {}-value rows",
+                            images.size(), inputs));
   Pass pass;
   runForward(pass, images, std::vector<int32_t>(images.size() / inputs, 0));
   return std::move(pass.logits);
 }
 
-CpuMlp::Gradients CpuMlp::gradients(std::span<const float> images, std::span<const int32_t> labels) const {
+CpuMlp::Gradients CpuMlp::gradients(std::span<const float> images,
+                                    std::span<const int32_t> labels) const {
   Pass pass;
   runForward(pass, images, labels);
   CpuMlp copy = *this;  // runBackward needs a mutable object; nothing is updated
@@ -236,7 +250,8 @@ CpuMlp::Gradients CpuMlp::gradients(std::span<const float> images, std::span<con
 
 CpuMlp::Evaluation CpuMlp::evaluate(const LabelledImages& data) const {
   if (data.pixels != params_.sizes[0])
-    throw Error(fmt::format("cpu mlp: images have {} pixels, the network {} inputs", data.pixels, params_.sizes[0]));
+    throw Error(fmt::format("cpu mlp: images have {} pixels, the network {} inputs", data.pixels,
+                            params_.sizes[0]));
   Evaluation e;
   constexpr size_t kChunk = 500;
   std::vector<uint32_t> idx;

@@ -60,7 +60,8 @@ class CpuMlp {
   std::vector<float> logits(std::span<const float> images) const;
   /// Gradients of the batch's mean loss (weight gradient: an fmaf chain over rows from 0).
   Gradients gradients(std::span<const float> images, std::span<const int32_t> labels) const;
-  /// Accuracy and mean loss on a data set (pixels scaled by the parameters' input scale and offset).
+  /// Accuracy and mean loss on a data set (pixels scaled by the parameters' input scale and
+  /// offset).
   Evaluation evaluate(const LabelledImages& data) const;
 
   /// The current parameters.

@@ -1,13 +1,12 @@
 #include "fashion_mnist.hpp"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "tessera/error.hpp"
 
@@ -20,9 +19,10 @@ constexpr size_t kMaxRaw = size_t{512} << 20;
 constexpr uint32_t kMaxImages = 10'000'000;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw Error(fmt::format("fashion-mnist: {}: {} (the files come from the Debian package {}; "
-                          "scripts/setup.sh installs it)",
-                          path, what, FashionMnist::kPackage));
+  throw Error(
+      fmt::format("fashion-mnist: {}: {} (the files come from the Debian package {}; "
+                  "scripts/setup.sh installs it)",
+                  path, what, FashionMnist::kPackage));
 }
 
 std::vector<uint8_t> readFile(const std::string& path) {
@@ -31,7 +31,8 @@ std::vector<uint8_t> readFile(const std::string& path) {
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   if (size < 0) fail(path, "cannot read file size");
-  if (static_cast<size_t>(size) > kMaxCompressed) fail(path, fmt::format("file too large ({} bytes)", size));
+  if (static_cast<size_t>(size) > kMaxCompressed)
+    fail(path, fmt::format("file too large ({} bytes)", size));
   in.seekg(0);
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) fail(path, "read error");
@@ -41,7 +42,8 @@ std::vector<uint8_t> readFile(const std::string& path) {
 // Inflate every gzip member of the file; truncation, a bad CRC or length, or trailing non-gzip
 // bytes are errors.
 std::vector<uint8_t> gunzip(const std::string& path, const std::vector<uint8_t>& in) {
-  if (in.size() < 2 || in[0] != 0x1f || in[1] != 0x8b) fail(path, "not a gzip file (bad gzip magic)");
+  if (in.size() < 2 || in[0] != 0x1f || in[1] != 0x8b)
+    fail(path, "not a gzip file (bad gzip magic)");
   std::vector<uint8_t> out;
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) fail(path, "zlib inflateInit2 failed");
@@ -64,7 +66,8 @@ std::vector<uint8_t> gunzip(const std::string& path, const std::vector<uint8_t>&
       continue;
     }
     if (rc == Z_OK) continue;
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0) fail(path, "truncated gzip stream (unexpected end of file)");
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0)
+      fail(path, "truncated gzip stream (unexpected end of file)");
     fail(path, fmt::format("corrupt gzip data: {}", zs.msg != nullptr ? zs.msg : zError(rc)));
   }
   return out;
@@ -81,29 +84,35 @@ std::vector<uint8_t> readIdx(const std::string& path, uint32_t dims, std::vector
   if (raw.size() < header) fail(path, fmt::format("IDX header truncated ({} bytes)", raw.size()));
   const uint32_t magic = be32(raw.data());
   const uint32_t want = 0x00000800u | dims;
-  if (magic != want) fail(path, fmt::format("bad IDX magic 0x{:08x} (expected 0x{:08x})", magic, want));
+  if (magic != want)
+    fail(path, fmt::format("bad IDX magic 0x{:08x} (expected 0x{:08x})", magic, want));
   sizes.clear();
   size_t n = 1;
   for (uint32_t d = 0; d < dims; ++d) {
     sizes.push_back(be32(raw.data() + 4 + 4 * d));
     n *= sizes.back();
   }
-  if (sizes[0] == 0 || sizes[0] > kMaxImages) fail(path, fmt::format("bad item count {}", sizes[0]));
+  if (sizes[0] == 0 || sizes[0] > kMaxImages)
+    fail(path, fmt::format("bad item count {}", sizes[0]));
   if (dims == 3 && (sizes[1] != FashionMnist::kRows || sizes[2] != FashionMnist::kCols))
-    fail(path, fmt::format("images are {} x {}, expected {} x {}", sizes[1], sizes[2], FashionMnist::kRows,
-                           FashionMnist::kCols));
+    fail(path, fmt::format("images are {} x {}, expected {} x {}", sizes[1], sizes[2],
+                           FashionMnist::kRows, FashionMnist::kCols));
   if (raw.size() - header < n)
     fail(path, fmt::format("data truncated: {} bytes, header says {}", raw.size() - header, n));
   if (raw.size() - header > n)
-    fail(path, fmt::format("{} bytes after the data the header describes", raw.size() - header - n));
+    fail(path,
+         fmt::format("{} bytes after the data the header describes", raw.size() - header - n));
   return std::vector<uint8_t>(raw.begin() + static_cast<std::ptrdiff_t>(header), raw.end());
 }
 
 }  // namespace
 
-std::string FashionMnist::defaultDir() { return "/usr/share/datasets/fashion-mnist"; }
+std::string FashionMnist::defaultDir() {
+  return "/usr/share/datasets/fashion-mnist";
+}
 
-LabelledImages FashionMnist::loadSplit(const std::string& imagesPath, const std::string& labelsPath) {
+LabelledImages FashionMnist::loadSplit(const std::string& imagesPath,
+                                       const std::string& labelsPath) {
   LabelledImages split;
   std::vector<uint32_t> imageDims;
   std::vector<uint32_t> labelDims;
@@ -111,9 +120,11 @@ LabelledImages FashionMnist::loadSplit(const std::string& imagesPath, const std:
   split.labels = readIdx(labelsPath, 1, labelDims);
   split.pixels = kPixels;
   if (imageDims[0] != labelDims[0])
-    fail(labelsPath, fmt::format("{} labels for {} images in {}", labelDims[0], imageDims[0], imagesPath));
+    fail(labelsPath,
+         fmt::format("{} labels for {} images in {}", labelDims[0], imageDims[0], imagesPath));
   for (size_t i = 0; i < split.labels.size(); ++i)
-    if (split.labels[i] >= kClasses) fail(labelsPath, fmt::format("label {} of item {} is not a class 0..9", split.labels[i], i));
+    if (split.labels[i] >= kClasses)
+      fail(labelsPath, fmt::format("label {} of item {} is not a class 0..9", split.labels[i], i));
   return split;
 }
 

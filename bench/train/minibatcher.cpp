@@ -1,23 +1,25 @@
 #include "minibatcher.hpp"
 
+#include <fmt/format.h>
+
 #include <numeric>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "tessera/error.hpp"
 
 namespace tessera::bench {
 
-Minibatcher::Minibatcher(const LabelledImages& data, size_t batch, uint32_t seed, float scale, float offset)
+Minibatcher::Minibatcher(const LabelledImages& data, size_t batch, uint32_t seed, float scale,
+                         float offset)
     : data_(&data), batch_(batch), stepsPerEpoch_(0), scale_(scale), offset_(offset), rng_(seed) {
   if (batch == 0) throw Error("minibatcher: batch size must be positive");
   if (data.count() > UINT32_MAX) throw Error("minibatcher: data set too large");
   if (data.images.size() != data.count() * data.pixels)
-    throw Error(fmt::format("minibatcher: {} image bytes for {} images of {} pixels", data.images.size(),
-                            data.count(), data.pixels));
+    throw Error(fmt::format("minibatcher: {} image bytes for {} images of {} pixels",
+                            data.images.size(), data.count(), data.pixels));
   if (batch > data.count())
-    throw Error(fmt::format("minibatcher: batch {} is larger than the data set ({} images)", batch, data.count()));
+    throw Error(fmt::format("minibatcher: batch {} is larger than the data set ({} images)", batch,
+                            data.count()));
   stepsPerEpoch_ = data.count() / batch;
   order_.resize(data.count());
   std::iota(order_.begin(), order_.end(), 0u);
@@ -38,22 +40,30 @@ void Minibatcher::next(std::span<float> images, std::span<int32_t> labels) {
   }
 }
 
-void Minibatcher::gather(const LabelledImages& data, std::span<const uint32_t> indices, float scale, float offset,
-                         std::span<float> images, std::span<int32_t> labels) {
+void Minibatcher::gather(const LabelledImages& data, std::span<const uint32_t> indices, float scale,
+                         float offset, std::span<float> images, std::span<int32_t> labels) {
   const size_t p = data.pixels;
-  if (images.size() != indices.size() * p || labels.size() != indices.size())
-    throw Error(fmt::format("minibatcher: buffers hold {} floats and {} labels, a batch of {} needs {} and {}",
-                            images.size(), labels.size(), indices.size(), indices.size() * p, indices.size()));
+  const bool wantImages = !images.empty();
+  const bool wantLabels = !labels.empty();
+  if ((wantImages && images.size() != indices.size() * p) ||
+      (wantLabels && labels.size() != indices.size()))
+    throw Error(fmt::format(
+        "minibatcher: buffers hold {} floats and {} labels, a batch of {} needs {} and {}",
+        images.size(), labels.size(), indices.size(), indices.size() * p, indices.size()));
   for (size_t r = 0; r < indices.size(); ++r) {
     const size_t idx = indices[r];
-    if (idx >= data.count()) throw Error(fmt::format("minibatcher: image index {} out of range", idx));
-    const uint8_t* src = data.images.data() + idx * p;
-    float* dst = images.data() + r * p;
-    for (size_t i = 0; i < p; ++i) {
-      const float prod = static_cast<float>(src[i]) * scale;  // rounded, then + offset (-ffp-contract=off)
-      dst[i] = prod + offset;
+    if (idx >= data.count())
+      throw Error(fmt::format("minibatcher: image index {} out of range", idx));
+    if (wantImages) {
+      const uint8_t* src = data.images.data() + idx * p;
+      float* dst = images.data() + r * p;
+      for (size_t i = 0; i < p; ++i) {
+        const float prod =
+            static_cast<float>(src[i]) * scale;  // rounded, then + offset (-ffp-contract=off)
+        dst[i] = prod + offset;
+      }
     }
-    labels[r] = data.labels[idx];
+    if (wantLabels) labels[r] = data.labels[idx];
   }
 }
 
@@ -67,7 +77,8 @@ uint32_t Minibatcher::uniformBelow(uint32_t n, std::mt19937& rng) {
 }
 
 void Minibatcher::shuffle(std::vector<uint32_t>& v, std::mt19937& rng) {
-  for (size_t i = v.size(); i-- > 1;) std::swap(v[i], v[uniformBelow(static_cast<uint32_t>(i + 1), rng)]);
+  for (size_t i = v.size(); i-- > 1;)
+    std::swap(v[i], v[uniformBelow(static_cast<uint32_t>(i + 1), rng)]);
 }
 
 }  // namespace tessera::bench

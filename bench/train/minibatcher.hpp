@@ -24,8 +24,9 @@ class Minibatcher {
   Minibatcher(const LabelledImages& data, size_t batch, uint32_t seed, float scale = 1.0f / 255.0f,
               float offset = 0.0f);
 
-  /// Fill the next step's images ([batch, pixels] row-major float32) and labels (int32); throws
-  /// tessera::Error if a span has the wrong size.
+  /// Fill the next step's images ([batch, pixels] row-major float32) and labels (int32) and
+  /// advance; an empty span skips that part (e.g. one Minibatcher per stream, same seed).
+  /// Throws tessera::Error if a non-empty span has the wrong size.
   void next(std::span<float> images, std::span<int32_t> labels);
   /// The order of the current epoch's images (indices into the data set).
   std::span<const uint32_t> order() const { return order_; }
@@ -48,9 +49,9 @@ class Minibatcher {
   float offset() const { return offset_; }
 
   /// Convert images `indices` of `data` to float (byte * scale + offset, one multiply then one
-  /// add) and int32 labels; spans must hold indices.size() images and labels.
-  static void gather(const LabelledImages& data, std::span<const uint32_t> indices, float scale, float offset,
-                     std::span<float> images, std::span<int32_t> labels);
+  /// add) and int32 labels; non-empty spans must hold indices.size() images or labels.
+  static void gather(const LabelledImages& data, std::span<const uint32_t> indices, float scale,
+                     float offset, std::span<float> images, std::span<int32_t> labels);
   /// Fisher-Yates: for i = n-1 down to 1, swap v[i] with v[uniformBelow(i + 1)].
   static void shuffle(std::vector<uint32_t>& v, std::mt19937& rng);
   /// A uniform integer in [0, n) (n >= 1) by rejection: draw x = rng() (32 bits) until

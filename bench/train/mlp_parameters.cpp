@@ -1,10 +1,10 @@
 #include "mlp_parameters.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <random>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "tessera/error.hpp"
 
@@ -15,12 +15,15 @@ void MlpParameters::validate() const {
   for (size_t s : sizes)
     if (s == 0) throw Error("mlp: layer sizes must be positive");
   if (weights.size() != sizes.size() - 1 || biases.size() != sizes.size() - 1)
-    throw Error(fmt::format("mlp: {} weights and {} biases for {} layers", weights.size(), biases.size(), sizes.size() - 1));
+    throw Error(fmt::format("mlp: {} weights and {} biases for {} layers", weights.size(),
+                            biases.size(), sizes.size() - 1));
   for (size_t l = 0; l + 1 < sizes.size(); ++l) {
     if (weights[l].size() != sizes[l] * sizes[l + 1])
-      throw Error(fmt::format("mlp: w{} has {} values, expected {} x {}", l, weights[l].size(), sizes[l], sizes[l + 1]));
+      throw Error(fmt::format("mlp: w{} has {} values, expected {} x {}", l, weights[l].size(),
+                              sizes[l], sizes[l + 1]));
     if (biases[l].size() != sizes[l + 1])
-      throw Error(fmt::format("mlp: b{} has {} values, expected {}", l, biases[l].size(), sizes[l + 1]));
+      throw Error(
+          fmt::format("mlp: b{} has {} values, expected {}", l, biases[l].size(), sizes[l + 1]));
   }
 }
 
@@ -34,7 +37,7 @@ MlpParameters MlpParameters::initialize(const std::vector<size_t>& sizes, uint32
     std::vector<float> w(sizes[l] * sizes[l + 1]);
     for (float& v : w) {
       const float u = static_cast<float>(static_cast<uint32_t>(rng()) >> 8) * 0x1p-24f;  // exact
-      v = limit * (2.0f * u - 1.0f);                                                      // 2u - 1 exact
+      v = limit * (2.0f * u - 1.0f);  // 2u - 1 exact
     }
     p.weights.push_back(std::move(w));
     p.biases.emplace_back(sizes[l + 1], 0.0f);
@@ -62,10 +65,13 @@ MlpParameters MlpParameters::fromNpz(const NpzFile& npz) {
     const std::string wn = fmt::format("w{}", l);
     const std::string bn = fmt::format("b{}", l);
     const NpzFile::Array& w = npz.get(wn);
-    if (w.shape.size() != 2) throw Error(fmt::format("mlp: {} has {} dimensions, expected 2 (fan_in, fan_out)", wn, w.shape.size()));
+    if (w.shape.size() != 2)
+      throw Error(fmt::format("mlp: {} has {} dimensions, expected 2 (fan_in, fan_out)", wn,
+                              w.shape.size()));
     if (l == 0) p.sizes.push_back(w.shape[0]);
     if (w.shape[0] != p.sizes.back())
-      throw Error(fmt::format("mlp: {} has fan_in {}, but the previous layer has {} outputs", wn, w.shape[0], p.sizes.back()));
+      throw Error(fmt::format("mlp: {} has fan_in {}, but the previous layer has {} outputs", wn,
+                              w.shape[0], p.sizes.back()));
     if (!npz.contains(bn)) throw Error(fmt::format("mlp: the .npz has {} but no {}", wn, bn));
     const NpzFile::Array& b = npz.get(bn);
     if (b.shape.size() != 1 || b.shape[0] != w.shape[1])

@@ -5,10 +5,9 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <source_location>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace tessera::bench {
 
@@ -33,10 +32,11 @@ class MlperfLogger {
   uint64_t lines() const { return lines_; }
 
   /// Log one event; metadata gets "file" (base name) and "lineno" of the caller unless present.
-  void event(EventType type, const std::string& key, const Json& value = nullptr, Json metadata = Json::object(),
-             Where where = Where::current());
+  void event(EventType type, const std::string& key, const Json& value = nullptr,
+             Json metadata = Json::object(), Where where = Where::current());
   /// A POINT_IN_TIME event.
-  void point(const std::string& key, const Json& value, Json metadata = Json::object(), Where where = Where::current());
+  void point(const std::string& key, const Json& value, Json metadata = Json::object(),
+             Where where = Where::current());
   /// An INTERVAL_START event.
   void start(const std::string& key, const Json& value = nullptr, Json metadata = Json::object(),
              Where where = Where::current());
@@ -44,9 +44,11 @@ class MlperfLogger {
   void end(const std::string& key, const Json& value = nullptr, Json metadata = Json::object(),
            Where where = Where::current());
 
-  /// submission_benchmark, submission_org, submission_division, submission_status, submission_platform.
+  /// submission_benchmark, submission_org, submission_division, submission_status,
+  /// submission_platform.
   void submission(const std::string& benchmark, const std::string& org, const std::string& division,
-                  const std::string& status, const std::string& platform, Where where = Where::current());
+                  const std::string& status, const std::string& platform,
+                  Where where = Where::current());
   /// cache_clear (value true).
   void cacheClear(Where where = Where::current());
   /// init_start.
@@ -77,8 +79,8 @@ class MlperfLogger {
   void optBaseLearningRate(double lr, Where where = Where::current());
 
   /// The text of one line (without the newline) for the given fields.
-  static std::string formatLine(const std::string& nameSpace, int64_t timeMs, EventType type, const std::string& key,
-                                const Json& value, const Json& metadata);
+  static std::string formatLine(const std::string& nameSpace, int64_t timeMs, EventType type,
+                                const std::string& key, const Json& value, const Json& metadata);
   /// "POINT_IN_TIME", "INTERVAL_START" or "INTERVAL_END".
   static const char* typeName(EventType type);
 

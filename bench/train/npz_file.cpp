@@ -1,13 +1,12 @@
 #include "npz_file.hpp"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "tessera/error.hpp"
 
@@ -35,26 +34,32 @@ void put32(std::vector<uint8_t>& o, uint32_t v) {
   put16(o, v >> 16);
 }
 uint32_t crcOf(const std::vector<uint8_t>& b) {
-  return static_cast<uint32_t>(::crc32(::crc32(0L, Z_NULL, 0), b.data(), static_cast<uInt>(b.size())));
+  return static_cast<uint32_t>(
+      ::crc32(::crc32(0L, Z_NULL, 0), b.data(), static_cast<uInt>(b.size())));
 }
 
 // A bounds-checked little-endian reader over the file, naming the file in errors.
 struct Reader {
   const std::vector<uint8_t>& b;
   const std::string& path;
-  [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("npz: {}: {}", path, what)); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(fmt::format("npz: {}: {}", path, what));
+  }
   void need(uint64_t at, uint64_t n, const char* what) const {
-    if (at > b.size() || n > b.size() - at) fail(fmt::format("{} at offset {} runs past the end of the file", what, at));
+    if (at > b.size() || n > b.size() - at)
+      fail(fmt::format("{} at offset {} runs past the end of the file", what, at));
   }
   uint16_t u16(uint64_t at) const { return static_cast<uint16_t>(b[at] | (b[at + 1] << 8)); }
   uint32_t u32(uint64_t at) const { return u16(at) | (static_cast<uint32_t>(u16(at + 2)) << 16); }
   uint64_t u64(uint64_t at) const { return u32(at) | (static_cast<uint64_t>(u32(at + 4)) << 32); }
 };
 
-std::vector<uint8_t> inflateRaw(const uint8_t* data, size_t size, uint64_t expected, const std::string& what) {
+std::vector<uint8_t> inflateRaw(const uint8_t* data, size_t size, uint64_t expected,
+                                const std::string& what) {
   std::vector<uint8_t> out(expected);
   z_stream zs{};
-  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) throw Error(fmt::format("npz: {}: zlib inflateInit2 failed", what));
+  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+    throw Error(fmt::format("npz: {}: zlib inflateInit2 failed", what));
   std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
   zs.next_in = const_cast<Bytef*>(data);
   zs.avail_in = static_cast<uInt>(size);
@@ -62,12 +67,14 @@ std::vector<uint8_t> inflateRaw(const uint8_t* data, size_t size, uint64_t expec
   zs.avail_out = static_cast<uInt>(out.size());
   const int rc = inflate(&zs, Z_FINISH);
   if (rc != Z_STREAM_END || zs.avail_out != 0)
-    throw Error(fmt::format("npz: {}: corrupt deflate data ({})", what, zs.msg != nullptr ? zs.msg : zError(rc)));
+    throw Error(fmt::format("npz: {}: corrupt deflate data ({})", what,
+                            zs.msg != nullptr ? zs.msg : zError(rc)));
   return out;
 }
 
 bool validName(const std::string& n) {
-  return !n.empty() && n.size() < 200 && n.find_first_of("/\\") == std::string::npos && n != "." && n != "..";
+  return !n.empty() && n.size() < 200 && n.find_first_of("/\\") == std::string::npos && n != "." &&
+         n != "..";
 }
 
 }  // namespace
@@ -77,7 +84,8 @@ void NpzFile::set(const std::string& name, std::vector<size_t> shape, std::vecto
   size_t n = 1;
   for (size_t d : shape) n *= d;
   if (n != data.size())
-    throw Error(fmt::format("npz: array '{}' has {} values for a shape of {} elements", name, data.size(), n));
+    throw Error(fmt::format("npz: array '{}' has {} values for a shape of {} elements", name,
+                            data.size(), n));
   Array a{std::move(shape), std::move(data)};
   for (auto& [k, v] : arrays_) {
     if (k == name) {
@@ -88,10 +96,13 @@ void NpzFile::set(const std::string& name, std::vector<size_t> shape, std::vecto
   arrays_.emplace_back(name, std::move(a));
 }
 
-void NpzFile::setScalar(const std::string& name, float value) { set(name, {}, {value}); }
+void NpzFile::setScalar(const std::string& name, float value) {
+  set(name, {}, {value});
+}
 
 bool NpzFile::contains(const std::string& name) const {
-  return std::any_of(arrays_.begin(), arrays_.end(), [&](const auto& p) { return p.first == name; });
+  return std::any_of(arrays_.begin(), arrays_.end(),
+                     [&](const auto& p) { return p.first == name; });
 }
 
 const NpzFile::Array& NpzFile::get(const std::string& name) const {
@@ -102,7 +113,8 @@ const NpzFile::Array& NpzFile::get(const std::string& name) const {
 
 float NpzFile::scalar(const std::string& name) const {
   const Array& a = get(name);
-  if (a.data.size() != 1) throw Error(fmt::format("npz: array '{}' is not a scalar ({} values)", name, a.data.size()));
+  if (a.data.size() != 1)
+    throw Error(fmt::format("npz: array '{}' is not a scalar ({} values)", name, a.data.size()));
   return a.data[0];
 }
 
@@ -114,10 +126,12 @@ std::vector<std::string> NpzFile::names() const {
 
 std::vector<uint8_t> NpzFile::encodeNpy(const Array& a) {
   std::string shape = "(";
-  for (size_t i = 0; i < a.shape.size(); ++i) shape += fmt::format("{},{}", a.shape[i], i + 1 < a.shape.size() ? " " : "");
+  for (size_t i = 0; i < a.shape.size(); ++i)
+    shape += fmt::format("{},{}", a.shape[i], i + 1 < a.shape.size() ? " " : "");
   if (a.shape.size() > 1) shape.pop_back();  // "(3, 4)" but "(3,)" and "()"
   shape += ")";
-  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape);
+  std::string header =
+      fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape);
   // Magic (6) + version (2) + length (2) + header, padded with spaces and ending in '\n', to a
   // multiple of 64 bytes (what numpy >= 1.19 writes; any multiple of 16 is valid).
   const size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
@@ -135,8 +149,11 @@ std::vector<uint8_t> NpzFile::encodeNpy(const Array& a) {
 }
 
 NpzFile::Array NpzFile::decodeNpy(const std::vector<uint8_t>& b, const std::string& what) {
-  auto fail = [&](const std::string& m) -> void { throw Error(fmt::format("npz: {}: {}", what, m)); };
-  if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0) fail("not a .npy array (bad magic)");
+  auto fail = [&](const std::string& m) -> void {
+    throw Error(fmt::format("npz: {}: {}", what, m));
+  };
+  if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0)
+    fail("not a .npy array (bad magic)");
   const uint8_t major = b[6];
   size_t hlen = 0;
   size_t start = 0;
@@ -151,7 +168,8 @@ NpzFile::Array NpzFile::decodeNpy(const std::vector<uint8_t>& b, const std::stri
     fail(fmt::format("unsupported .npy version {}.{}", major, b[7]));
   }
   if (hlen > b.size() - start) fail("truncated .npy header");
-  const std::string h(b.begin() + static_cast<std::ptrdiff_t>(start), b.begin() + static_cast<std::ptrdiff_t>(start + hlen));
+  const std::string h(b.begin() + static_cast<std::ptrdiff_t>(start),
+                      b.begin() + static_cast<std::ptrdiff_t>(start + hlen));
   auto valueAfter = [&](const std::string& key) -> size_t {
     const size_t k = h.find("'" + key + "'");
     if (k == std::string::npos) fail(fmt::format("header has no '{}': {}", key, h));
@@ -163,9 +181,11 @@ NpzFile::Array NpzFile::decodeNpy(const std::vector<uint8_t>& b, const std::stri
   };
   size_t p = valueAfter("descr");
   if (h.compare(p, 5, "'<f4'") != 0)
-    fail(fmt::format("dtype {} is not little-endian float32 '<f4'", h.substr(p, h.find_first_of(",}", p) - p)));
+    fail(fmt::format("dtype {} is not little-endian float32 '<f4'",
+                     h.substr(p, h.find_first_of(",}", p) - p)));
   p = valueAfter("fortran_order");
-  if (h.compare(p, 5, "False") != 0) fail("Fortran-order arrays are not supported (save a C-order array)");
+  if (h.compare(p, 5, "False") != 0)
+    fail("Fortran-order arrays are not supported (save a C-order array)");
   p = valueAfter("shape");
   if (p >= h.size() || h[p] != '(') fail(fmt::format("malformed shape in header: {}", h));
   Array a;
@@ -191,7 +211,8 @@ NpzFile::Array NpzFile::decodeNpy(const std::vector<uint8_t>& b, const std::stri
   a.data.resize(n);
   const uint8_t* d = b.data() + start + hlen;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t u = d[4 * i] | (d[4 * i + 1] << 8) | (d[4 * i + 2] << 16) | (static_cast<uint32_t>(d[4 * i + 3]) << 24);
+    const uint32_t u = d[4 * i] | (d[4 * i + 1] << 8) | (d[4 * i + 2] << 16) |
+                       (static_cast<uint32_t>(d[4 * i + 3]) << 24);
     std::memcpy(&a.data[i], &u, 4);
   }
   return a;
@@ -288,7 +309,8 @@ NpzFile NpzFile::load(const std::string& path) {
   uint64_t at = cdOffset;
   for (uint32_t e = 0; e < entries; ++e) {
     r.need(at, kCentralSize, "central directory entry");
-    if (r.u32(at) != kCentralSig) r.fail(fmt::format("bad central directory signature at offset {}", at));
+    if (r.u32(at) != kCentralSig)
+      r.fail(fmt::format("bad central directory signature at offset {}", at));
     const uint16_t flags = r.u16(at + 8);
     const uint16_t method = r.u16(at + 10);
     const uint32_t crc = r.u32(at + 16);
@@ -299,14 +321,17 @@ NpzFile NpzFile::load(const std::string& path) {
     const uint16_t commentLen = r.u16(at + 32);
     uint64_t local = r.u32(at + 42);
     r.need(at + kCentralSize, uint64_t{nameLen} + extraLen + commentLen, "central directory entry");
-    const std::string member(bytes.begin() + static_cast<std::ptrdiff_t>(at + kCentralSize),
-                             bytes.begin() + static_cast<std::ptrdiff_t>(at + kCentralSize + nameLen));
+    const std::string member(
+        bytes.begin() + static_cast<std::ptrdiff_t>(at + kCentralSize),
+        bytes.begin() + static_cast<std::ptrdiff_t>(at + kCentralSize + nameLen));
     // Zip64 extended information (id 1): the 64-bit values of the fields that hold 0xffffffff.
-    for (uint64_t x = at + kCentralSize + nameLen; x + 4 <= at + kCentralSize + nameLen + extraLen;) {
+    for (uint64_t x = at + kCentralSize + nameLen;
+         x + 4 <= at + kCentralSize + nameLen + extraLen;) {
       const uint16_t id = r.u16(x);
       const uint16_t len = r.u16(x + 2);
       const uint64_t lim = x + 4 + len;
-      if (lim > at + kCentralSize + nameLen + extraLen) r.fail(fmt::format("{}: malformed extra field", member));
+      if (lim > at + kCentralSize + nameLen + extraLen)
+        r.fail(fmt::format("{}: malformed extra field", member));
       if (id == 1) {
         uint64_t q = x + 4;
         auto take = [&](uint64_t& field) {
@@ -324,18 +349,23 @@ NpzFile NpzFile::load(const std::string& path) {
     at += kCentralSize + nameLen + extraLen + commentLen;
     const std::string what = fmt::format("{}: {}", path, member);
     if ((flags & 1) != 0) r.fail(fmt::format("{}: encrypted members are not supported", member));
-    if (method != 0 && method != 8) r.fail(fmt::format("{}: compression method {} is not supported (stored or deflate)", member, method));
-    if (usize > kMaxMember || csize > kMaxMember) r.fail(fmt::format("{}: member too large", member));
+    if (method != 0 && method != 8)
+      r.fail(fmt::format("{}: compression method {} is not supported (stored or deflate)", member,
+                         method));
+    if (usize > kMaxMember || csize > kMaxMember)
+      r.fail(fmt::format("{}: member too large", member));
     if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
       r.fail(fmt::format("member '{}' is not a .npy file", member));
     r.need(local, kLocalSize, "local file header");
-    if (r.u32(local) != kLocalSig) r.fail(fmt::format("{}: bad local header signature at offset {}", member, local));
+    if (r.u32(local) != kLocalSig)
+      r.fail(fmt::format("{}: bad local header signature at offset {}", member, local));
     const uint64_t data = local + kLocalSize + r.u16(local + 26) + r.u16(local + 28);
     r.need(data, csize, "member data");
     std::vector<uint8_t> npy;
     if (method == 0) {
       if (csize != usize) r.fail(fmt::format("{}: stored member with different sizes", member));
-      npy.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data), bytes.begin() + static_cast<std::ptrdiff_t>(data + csize));
+      npy.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data),
+                 bytes.begin() + static_cast<std::ptrdiff_t>(data + csize));
     } else {
       npy = inflateRaw(bytes.data() + data, static_cast<size_t>(csize), usize, what);
     }

@@ -27,7 +27,8 @@ class NpzFile {
   bool contains(const std::string& name) const;
   /// Array `name`; throws tessera::Error naming it if absent.
   const Array& get(const std::string& name) const;
-  /// The value of a scalar (or one-element) array; throws tessera::Error if absent or not one value.
+  /// The value of a scalar (or one-element) array; throws tessera::Error if absent or not one
+  /// value.
   float scalar(const std::string& name) const;
   /// Array names in file order.
   std::vector<std::string> names() const;

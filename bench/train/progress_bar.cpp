@@ -1,11 +1,10 @@
 #include "progress_bar.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace tessera::bench {
 namespace {
@@ -42,31 +41,35 @@ void ProgressBar::setIntervals(double plainSeconds, double terminalSeconds) {
   terminalInterval_ = terminalSeconds;
 }
 
-std::string ProgressBar::format(uint64_t step, uint64_t totalSteps, uint32_t epoch, uint32_t epochs, float loss,
-                                double samplesPerSecond, double etaSeconds, int barWidth) {
+std::string ProgressBar::format(uint64_t step, uint64_t totalSteps, uint32_t epoch, uint32_t epochs,
+                                float loss, double samplesPerSecond, double etaSeconds,
+                                int barWidth) {
   std::string bar;
   if (barWidth > 0) {
-    const double frac = totalSteps > 0 ? std::min(1.0, static_cast<double>(step) / static_cast<double>(totalSteps)) : 0.0;
+    const double frac =
+        totalSteps > 0 ? std::min(1.0, static_cast<double>(step) / static_cast<double>(totalSteps))
+                       : 0.0;
     const int filled = static_cast<int>(frac * barWidth);
     bar.push_back('[');
     bar.append(static_cast<size_t>(filled), '#');
     bar.append(static_cast<size_t>(barWidth - filled), '.');
     bar.append("] ");
   }
-  return fmt::format("{}step {}/{}  epoch {}/{}  loss {:.4f}  {:.0f} samples/s  ETA {}", bar, step, totalSteps, epoch,
-                     epochs, loss, samplesPerSecond, duration(etaSeconds));
+  return fmt::format("{}step {}/{}  epoch {}/{}  loss {:.4f}  {:.0f} samples/s  ETA {}", bar, step,
+                     totalSteps, epoch, epochs, loss, samplesPerSecond, duration(etaSeconds));
 }
 
 void ProgressBar::print() {
   if (out_ == nullptr) return;
   const double elapsed = clock_() - start_;
   const double rate = elapsed > 0 ? static_cast<double>(step_ * batch_) / elapsed : 0.0;
-  const double eta = step_ > 0 && step_ <= total_
-                         ? elapsed * static_cast<double>(total_ - step_) / static_cast<double>(step_)
-                         : std::nan("");
+  const double eta = step_ > 0 && step_ <= total_ ? elapsed * static_cast<double>(total_ - step_) /
+                                                        static_cast<double>(step_)
+                                                  : std::nan("");
   if (interactive_) {
     // \r and "erase to end of line" redraw in place.
-    std::fprintf(out_, "\r%s\x1b[K", format(step_, total_, epoch_, epochs_, loss_, rate, eta, 24).c_str());
+    std::fprintf(out_, "\r%s\x1b[K",
+                 format(step_, total_, epoch_, epochs_, loss_, rate, eta, 24).c_str());
   } else {
     std::fprintf(out_, "%s\n", format(step_, total_, epoch_, epochs_, loss_, rate, eta, 0).c_str());
   }

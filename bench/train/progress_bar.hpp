@@ -36,8 +36,8 @@ class ProgressBar {
 
   /// The progress text: "step S/T  epoch E/N  loss L  R samples/s  ETA M:SS" (with a bar when
   /// barWidth > 0).
-  static std::string format(uint64_t step, uint64_t totalSteps, uint32_t epoch, uint32_t epochs, float loss,
-                            double samplesPerSecond, double etaSeconds, int barWidth);
+  static std::string format(uint64_t step, uint64_t totalSteps, uint32_t epoch, uint32_t epochs,
+                            float loss, double samplesPerSecond, double etaSeconds, int barWidth);
 
  private:
   void print();

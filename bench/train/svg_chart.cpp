@@ -1,11 +1,11 @@
 #include "svg_chart.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "tessera/error.hpp"
 
@@ -50,29 +50,38 @@ std::string header(int w, int h, const std::string& title) {
 
 // A panel's frame, grid and tick labels; returns nothing, appends to svg.
 struct Axes {
-  double x0, y0, w, h;        // plot area in pixels (y0 = top)
+  double x0, y0, w, h;  // plot area in pixels (y0 = top)
   double xmin, xmax, ymin, ymax;
   double px(double x) const { return x0 + (xmax > xmin ? (x - xmin) / (xmax - xmin) : 0.5) * w; }
-  double py(double y) const { return y0 + h - (ymax > ymin ? (y - ymin) / (ymax - ymin) : 0.5) * h; }
+  double py(double y) const {
+    return y0 + h - (ymax > ymin ? (y - ymin) / (ymax - ymin) : 0.5) * h;
+  }
   void draw(std::string& svg, const std::string& xlabel, const std::string& ylabel) const {
     const double xs = niceStep(xmax - xmin, 6);
     for (double t = std::ceil(xmin / xs) * xs; t <= xmax + xs * 1e-9; t += xs) {
-      svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>\n", px(t), y0,
-                         y0 + h);
-      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"11\" {}>{}</text>\n", px(t),
-                         y0 + h + 14, kFont, num(t));
+      svg += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>\n",
+          px(t), y0, y0 + h);
+      svg += fmt::format(
+          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"11\" {}>{}</text>\n",
+          px(t), y0 + h + 14, kFont, num(t));
     }
     const double ys = niceStep(ymax - ymin, 5);
     for (double t = std::ceil(ymin / ys) * ys; t <= ymax + ys * 1e-9; t += ys) {
-      svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>\n", x0, py(t),
-                         x0 + w);
-      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\" {}>{}</text>\n", x0 - 6,
-                         py(t) + 4, kFont, num(t));
+      svg += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>\n",
+          x0, py(t), x0 + w);
+      svg += fmt::format(
+          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\" {}>{}</text>\n",
+          x0 - 6, py(t) + 4, kFont, num(t));
     }
-    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n",
-                       x0, y0, w, h);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"12\" {}>{}</text>\n", x0 + w / 2,
-                       y0 + h + 32, kFont, SvgChart::escape(xlabel));
+    svg += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
+        "stroke=\"#333\"/>\n",
+        x0, y0, w, h);
+    svg += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"12\" {}>{}</text>\n",
+        x0 + w / 2, y0 + h + 32, kFont, SvgChart::escape(xlabel));
     svg += fmt::format(
         "<text x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" font-size=\"12\" {2} "
         "transform=\"rotate(-90 {0:.1f} {1:.1f})\">{3}</text>\n",
@@ -134,45 +143,57 @@ std::string SvgChart::bspBreakdown(std::span<const TileTimes> tiles, const std::
   // Legend with each phase's share of all tiles' cycles.
   double lx = left;
   for (int p = 0; p < 4; ++p) {
-    const double share = all > 0 ? 100.0 * static_cast<double>(sums[p]) / static_cast<double>(all) : 0.0;
-    svg += fmt::format("<rect x=\"{:.1f}\" y=\"40\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", lx, kPhases[p].color);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"50\" font-size=\"12\" {}>{} {:.1f}%</text>\n", lx + 16, kFont,
-                       escape(kPhases[p].label), share);
+    const double share =
+        all > 0 ? 100.0 * static_cast<double>(sums[p]) / static_cast<double>(all) : 0.0;
+    svg += fmt::format("<rect x=\"{:.1f}\" y=\"40\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", lx,
+                       kPhases[p].color);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"50\" font-size=\"12\" {}>{} {:.1f}%</text>\n",
+                       lx + 16, kFont, escape(kPhases[p].label), share);
     lx += 160;
   }
   Axes ax{left, top, plotW, plotH, 0, static_cast<double>(std::max<uint64_t>(maxTotal, 1)), 0, 1};
   // Only the x grid: draw() also draws y ticks, so do the frame by hand for a categorical y axis.
   const double xs = niceStep(ax.xmax, 6);
   for (double t = 0; t <= ax.xmax + xs * 1e-9; t += xs) {
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>\n", ax.px(t), top,
-                       top + plotH);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"11\" {}>{}</text>\n", ax.px(t),
-                       top + plotH + 14, kFont, num(t));
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>\n",
+        ax.px(t), top, top + plotH);
+    svg += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"11\" {}>{}</text>\n",
+        ax.px(t), top + plotH + 14, kFont, num(t));
   }
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"12\" {}>device cycles</text>\n",
-                     left + plotW / 2, top + plotH + 34, kFont);
+  svg += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"12\" {}>device "
+      "cycles</text>\n",
+      left + plotW / 2, top + plotH + 34, kFont);
   for (size_t i = 0; i < n; ++i) {
     const TileTimes& t = tiles[i];
     const uint64_t parts[4] = {t.compute, t.syncWait, t.exchange, t.hostIo};
     const double y = top + static_cast<double>(i) * (barH + gap) + gap / 2;
     svg += fmt::format("<g class=\"tile\" id=\"tile{}\">\n", i);
     if (static_cast<int>(i) % labelEvery == 0)
-      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"{:.0f}\" {}>tile {}</text>\n",
-                         left - 6, y + barH / 2 + 4, std::min(11.0, std::max(8.0, barH)), kFont, i);
+      svg += fmt::format(
+          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"{:.0f}\" {}>tile "
+          "{}</text>\n",
+          left - 6, y + barH / 2 + 4, std::min(11.0, std::max(8.0, barH)), kFont, i);
     uint64_t acc = 0;
     for (int p = 0; p < 4; ++p) {
       if (parts[p] == 0) continue;
       svg += fmt::format(
-          "<rect class=\"{}\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\">"
+          "<rect class=\"{}\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" "
+          "fill=\"{}\">"
           "<title>tile {}: {} {} cycles</title></rect>\n",
-          kPhases[p].cls, ax.px(static_cast<double>(acc)), y, ax.px(static_cast<double>(acc + parts[p])) - ax.px(static_cast<double>(acc)),
-          barH, kPhases[p].color, i, kPhases[p].label, parts[p]);
+          kPhases[p].cls, ax.px(static_cast<double>(acc)), y,
+          ax.px(static_cast<double>(acc + parts[p])) - ax.px(static_cast<double>(acc)), barH,
+          kPhases[p].color, i, kPhases[p].label, parts[p]);
       acc += parts[p];
     }
     svg += "</g>\n";
   }
-  svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n",
-                     left, top, plotW, plotH);
+  svg += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
+      "stroke=\"#333\"/>\n",
+      left, top, plotW, plotH);
   svg += "</svg>\n";
   return svg;
 }
@@ -197,12 +218,15 @@ std::string SvgChart::trainingCurves(std::span<const Point> loss, std::span<cons
   lossAx.draw(svg, "step", "training loss (batch mean)");
   accAx.draw(svg, "step", "test accuracy (%)");
   // Polylines broken at non-finite points.
-  auto lines = [&](std::span<const Point> pts, const Axes& ax, double yscale, const char* cls, const char* color) {
+  auto lines = [&](std::span<const Point> pts, const Axes& ax, double yscale, const char* cls,
+                   const char* color) {
     std::string cur;
     auto flush = [&] {
       if (!cur.empty())
-        svg += fmt::format("<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", cls,
-                           color, cur);
+        svg += fmt::format(
+            "<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
+            "points=\"{}\"/>\n",
+            cls, color, cur);
       cur.clear();
     };
     for (const Point& p : pts) {
@@ -219,9 +243,10 @@ std::string SvgChart::trainingCurves(std::span<const Point> loss, std::span<cons
   lines(accuracy, accAx, 100.0, "accuracy", "#e15759");
   for (const Point& p : accuracy) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
-    svg += fmt::format("<circle class=\"accuracy\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"3\" fill=\"#e15759\">"
-                       "<title>step {}: {:.2f}%</title></circle>\n",
-                       accAx.px(p.x), accAx.py(p.y * 100.0), num(p.x), p.y * 100.0);
+    svg += fmt::format(
+        "<circle class=\"accuracy\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"3\" fill=\"#e15759\">"
+        "<title>step {}: {:.2f}%</title></circle>\n",
+        accAx.px(p.x), accAx.py(p.y * 100.0), num(p.x), p.y * 100.0);
   }
   svg += "</svg>\n";
   return svg;

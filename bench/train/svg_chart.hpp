@@ -24,11 +24,12 @@ class SvgChart {
     double y;
   };
 
-  /// One bar per tile (a <g class="tile"> of up to four <rect class="PHASE"> segments), cycles on the
-  /// x axis, a legend, and the phases' share of all tiles' cycles in the legend.
+  /// One bar per tile (a <g class="tile"> of up to four <rect class="PHASE"> segments), cycles on
+  /// the x axis, a legend, and the phases' share of all tiles' cycles in the legend.
   static std::string bspBreakdown(std::span<const TileTimes> tiles, const std::string& title);
   /// Top panel: loss against step (a <polyline class="loss">); bottom panel: accuracy in percent
-  /// (given as a fraction 0..1) against step (a <polyline class="accuracy">, a <circle class="accuracy"> per point).
+  /// (given as a fraction 0..1) against step (a <polyline class="accuracy">, a <circle
+  /// class="accuracy"> per point).
   static std::string trainingCurves(std::span<const Point> loss, std::span<const Point> accuracy,
                                     const std::string& title);
   /// Write an SVG document to path; throws tessera::Error naming the file on failure.

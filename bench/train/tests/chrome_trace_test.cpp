@@ -1,8 +1,8 @@
 #include "chrome_trace.hpp"
 
-#include <map>
-
 #include <gtest/gtest.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tessera/error.hpp"

@@ -1,10 +1,10 @@
 #include "cpu_mlp.hpp"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <filesystem>
 #include <random>
-
-#include <gtest/gtest.h>
 
 #include "minibatcher.hpp"
 #include "tessera/error.hpp"
@@ -173,7 +173,8 @@ TEST(CpuMlp, KSplitsFollowTheDevicesPartialSums) {
     for (size_t j = 0; j < 3; ++j) {
       // k = 7 in 3 parts of ceil(7/3) = 3 terms: [0,3) [3,6) [6,7), each a chain from 0.0f.
       float part[3] = {0.0f, 0.0f, 0.0f};
-      for (size_t k = 0; k < 7; ++k) part[k / 3] = std::fma(x[r * 7 + k], p.weights[0][k * 3 + j], part[k / 3]);
+      for (size_t k = 0; k < 7; ++k)
+        part[k / 3] = std::fma(x[r * 7 + k], p.weights[0][k * 3 + j], part[k / 3]);
       float sum = part[0] + part[1];
       sum = sum + part[2];
       EXPECT_EQ(ls[r * 3 + j], sum + p.biases[0][j]) << r << "," << j;
@@ -194,7 +195,8 @@ TEST(CpuMlp, KSplitsFollowTheDevicesPartialSums) {
   const CpuMlp::Gradients ga = a.gradients(xd, y);
   const CpuMlp::Gradients gb = b.gradients(xd, y);
   for (size_t l = 0; l < 2; ++l)
-    for (size_t i = 0; i < ga.weights[l].size(); ++i) EXPECT_NEAR(ga.weights[l][i], gb.weights[l][i], 1e-6f);
+    for (size_t i = 0; i < ga.weights[l].size(); ++i)
+      EXPECT_NEAR(ga.weights[l][i], gb.weights[l][i], 1e-6f);
 }
 
 // A short run on the real data set: the reference learns Fashion-MNIST.

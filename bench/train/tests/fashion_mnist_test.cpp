@@ -1,12 +1,11 @@
 #include "fashion_mnist.hpp"
 
+#include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <array>
 #include <filesystem>
 #include <numeric>
-
-#include <gtest/gtest.h>
 
 #include "tessera/error.hpp"
 #include "test_util.hpp"
@@ -19,7 +18,8 @@ using testing::TempDir;
 // The real files from the Debian package (scripts/setup.sh installs it).
 TEST(FashionMnist, LoadsTheDebianPackageFiles) {
   ASSERT_TRUE(std::filesystem::exists(FashionMnist::defaultDir()))
-      << FashionMnist::defaultDir() << " is missing: run scripts/setup.sh (Debian package dataset-fashion-mnist)";
+      << FashionMnist::defaultDir()
+      << " is missing: run scripts/setup.sh (Debian package dataset-fashion-mnist)";
   const FashionMnist d = FashionMnist::load();
   ASSERT_EQ(d.train().count(), 60000u);
   ASSERT_EQ(d.test().count(), 10000u);
@@ -28,9 +28,11 @@ TEST(FashionMnist, LoadsTheDebianPackageFiles) {
   EXPECT_EQ(d.train().pixels, 784u);
   const std::vector<uint8_t> firstTrain{9, 0, 0, 3, 0, 2, 7, 2, 5, 5};
   const std::vector<uint8_t> firstTest{9, 2, 1, 1, 6, 1, 4, 6, 5, 7};
-  EXPECT_EQ(std::vector<uint8_t>(d.train().labels.begin(), d.train().labels.begin() + 10), firstTrain);
+  EXPECT_EQ(std::vector<uint8_t>(d.train().labels.begin(), d.train().labels.begin() + 10),
+            firstTrain);
   EXPECT_EQ(std::vector<uint8_t>(d.test().labels.begin(), d.test().labels.begin() + 10), firstTest);
-  EXPECT_EQ(std::vector<uint8_t>(d.train().labels.end() - 3, d.train().labels.end()), (std::vector<uint8_t>{3, 0, 5}));
+  EXPECT_EQ(std::vector<uint8_t>(d.train().labels.end() - 3, d.train().labels.end()),
+            (std::vector<uint8_t>{3, 0, 5}));
   // Pixel sums of single images (computed independently with Python's gzip module).
   auto imageSum = [](const LabelledImages& s, size_t i) {
     return std::accumulate(s.images.begin() + static_cast<std::ptrdiff_t>(i * 784),
@@ -54,7 +56,8 @@ void putBe32(std::vector<uint8_t>& out, uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(v >> shift));
 }
 
-std::vector<uint8_t> idx(uint32_t magic, std::vector<uint32_t> dims, size_t dataBytes, uint8_t fill = 7) {
+std::vector<uint8_t> idx(uint32_t magic, std::vector<uint32_t> dims, size_t dataBytes,
+                         uint8_t fill = 7) {
   std::vector<uint8_t> out;
   out.reserve(4 + 4 * dims.size() + dataBytes);
   putBe32(out, magic);
@@ -121,7 +124,8 @@ TEST(FashionMnist, MissingFileNamesFileAndPackage) {
     FashionMnist::load(empty.file("nowhere"));
     FAIL() << "no error for a missing directory";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("train-images-idx3-ubyte.gz"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("train-images-idx3-ubyte.gz"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("dataset-fashion-mnist"), std::string::npos) << e.what();
   }
 }

@@ -1,10 +1,10 @@
 #include "minibatcher.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <numeric>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "tessera/error.hpp"
 
@@ -22,7 +22,9 @@ LabelledImages synthetic(size_t n) {
   return d;
 }
 
-std::vector<uint32_t> epochOrder(Minibatcher& mb) { return {mb.order().begin(), mb.order().end()}; }
+std::vector<uint32_t> epochOrder(Minibatcher& mb) {
+  return {mb.order().begin(), mb.order().end()};
+}
 
 TEST(Minibatcher, Mt19937IsTheStandardGenerator) {
   // The C++ standard fixes the 10000th output of a default-constructed mt19937 ([rand.predef]):
@@ -54,7 +56,8 @@ TEST(Minibatcher, ShuffleIsTheDocumentedFisherYates) {
     const uint64_t n = i + 1;
     const uint64_t limit = (uint64_t{1} << 32) - (uint64_t{1} << 32) % n;
     uint64_t x;
-    do x = b(); while (x >= limit);
+    do x = b();
+    while (x >= limit);
     std::swap(expect[i], expect[x % n]);
   }
   EXPECT_EQ(v, expect);
@@ -119,12 +122,31 @@ TEST(Minibatcher, ImagesAreScaledPixelsInRowMajorOrder) {
   mb.next(img, lab);
   for (size_t r = 0; r < 4; ++r) {
     EXPECT_EQ(lab[r], static_cast<int32_t>(idx[r] % 10));
-    for (size_t p = 0; p < 4; ++p) EXPECT_EQ(img[r * 4 + p], static_cast<float>(idx[r] + p) * 0.5f - 1.0f);
+    for (size_t p = 0; p < 4; ++p)
+      EXPECT_EQ(img[r * 4 + p], static_cast<float>(idx[r] + p) * 0.5f - 1.0f);
   }
   // The default scale is 1/255 and offset 0.
   Minibatcher plain(d, 4, 9);
   plain.next(img, lab);
-  for (size_t r = 0; r < 4; ++r) EXPECT_EQ(img[r * 4 + 1], static_cast<float>(idx[r] + 1) * (1.0f / 255.0f));
+  for (size_t r = 0; r < 4; ++r)
+    EXPECT_EQ(img[r * 4 + 1], static_cast<float>(idx[r] + 1) * (1.0f / 255.0f));
+}
+
+TEST(Minibatcher, OnePerStreamWithTheSameSeedStaysInStep) {
+  // As for the Engine's two host-to-device streams, each filled by its own callback.
+  const LabelledImages d = synthetic(30);
+  Minibatcher both(d, 4, 5);
+  Minibatcher imagesOnly(d, 4, 5);
+  Minibatcher labelsOnly(d, 4, 5);
+  std::vector<float> img(16), img2(16);
+  std::vector<int32_t> lab(4), lab2(4);
+  for (int s = 0; s < 20; ++s) {  // nearly three epochs of 7 steps
+    both.next(img, lab);
+    imagesOnly.next(img2, {});
+    labelsOnly.next({}, lab2);
+    ASSERT_EQ(img, img2) << s;
+    ASSERT_EQ(lab, lab2) << s;
+  }
 }
 
 TEST(Minibatcher, BadArgumentsAreErrors) {

@@ -1,9 +1,9 @@
 #include "mlperf_logger.hpp"
 
-#include <sstream>
-
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tessera/error.hpp"
 #include "test_util.hpp"
@@ -50,11 +50,26 @@ TEST(MlperfLogger, LinesFollowTheMllogConvention) {
   }
   const std::vector<Json> lines = parseLog(path);
   ASSERT_EQ(lines.size(), 18u);
-  const std::vector<std::string> keys{"submission_benchmark", "submission_org", "submission_division", "submission_status",
-                                      "submission_platform", "cache_clear", "init_start", "global_batch_size",
-                                      "opt_base_learning_rate", "seed", "init_stop", "run_start", "epoch_start",
-                                      "epoch_stop", "eval_start", "eval_stop", "eval_accuracy", "run_stop"};
-  const std::vector<std::string> fieldOrder{"namespace", "time_ms", "event_type", "key", "value", "metadata"};
+  const std::vector<std::string> keys{"submission_benchmark",
+                                      "submission_org",
+                                      "submission_division",
+                                      "submission_status",
+                                      "submission_platform",
+                                      "cache_clear",
+                                      "init_start",
+                                      "global_batch_size",
+                                      "opt_base_learning_rate",
+                                      "seed",
+                                      "init_stop",
+                                      "run_start",
+                                      "epoch_start",
+                                      "epoch_stop",
+                                      "eval_start",
+                                      "eval_stop",
+                                      "eval_accuracy",
+                                      "run_stop"};
+  const std::vector<std::string> fieldOrder{"namespace", "time_ms", "event_type",
+                                            "key",       "value",   "metadata"};
   for (size_t i = 0; i < lines.size(); ++i) {
     const Json& j = lines[i];
     std::vector<std::string> fields;
@@ -88,11 +103,14 @@ TEST(MlperfLogger, LinesFollowTheMllogConvention) {
 }
 
 TEST(MlperfLogger, FormatMatchesTheReferenceLayout) {
-  const std::string line = MlperfLogger::formatLine("", 1593454484960, MlperfLogger::EventType::PointInTime,
-                                                    "submission_org", "tessera", Json{{"file", "a.py"}, {"lineno", 3}});
+  const std::string line =
+      MlperfLogger::formatLine("", 1593454484960, MlperfLogger::EventType::PointInTime,
+                               "submission_org", "tessera", Json{{"file", "a.py"}, {"lineno", 3}});
   EXPECT_EQ(line,
-            ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1593454484960, \"event_type\": \"POINT_IN_TIME\", "
-            "\"key\": \"submission_org\", \"value\": \"tessera\", \"metadata\": {\"file\":\"a.py\",\"lineno\":3}}");
+            ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1593454484960, \"event_type\": "
+            "\"POINT_IN_TIME\", "
+            "\"key\": \"submission_org\", \"value\": \"tessera\", \"metadata\": "
+            "{\"file\":\"a.py\",\"lineno\":3}}");
 }
 
 TEST(MlperfLogger, CallerMetadataIsKeptAndBlocksAreLogged) {
@@ -100,7 +118,8 @@ TEST(MlperfLogger, CallerMetadataIsKeptAndBlocksAreLogged) {
   const std::string path = dir.file("log");
   {
     MlperfLogger log(path, "worker0");
-    log.point("train_samples", 60000, Json{{"file", "custom.cpp"}, {"lineno", 1}, {"samples_count", 5}});
+    log.point("train_samples", 60000,
+              Json{{"file", "custom.cpp"}, {"lineno", 1}, {"samples_count", 5}});
     log.blockStart(1, 2);
     log.blockStop(1);
     log.runStop("aborted");

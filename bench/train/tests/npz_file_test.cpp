@@ -1,12 +1,12 @@
 #include "npz_file.hpp"
 
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "mlp_parameters.hpp"
 #include "tessera/error.hpp"
@@ -61,12 +61,14 @@ TEST(NpzFile, NpyHeaderIsAlignedAndDescribesTheArray) {
   const size_t hlen = npy[8] | (npy[9] << 8);
   EXPECT_EQ((10 + hlen) % 64, 0u);
   const std::string header(npy.begin() + 10, npy.begin() + 10 + static_cast<std::ptrdiff_t>(hlen));
-  EXPECT_EQ(header.rfind("{'descr': '<f4', 'fortran_order': False, 'shape': (784, 128), }", 0), 0u) << header;
+  EXPECT_EQ(header.rfind("{'descr': '<f4', 'fortran_order': False, 'shape': (784, 128), }", 0), 0u)
+      << header;
   EXPECT_EQ(header.back(), '\n');
   const std::vector<uint8_t> one = NpzFile::encodeNpy({{5}, std::vector<float>(5)});
   EXPECT_NE(std::string(one.begin(), one.begin() + 80).find("'shape': (5,)"), std::string::npos);
   const std::vector<uint8_t> scalar = NpzFile::encodeNpy({{}, {2.0f}});
-  EXPECT_NE(std::string(scalar.begin(), scalar.begin() + 80).find("'shape': ()"), std::string::npos);
+  EXPECT_NE(std::string(scalar.begin(), scalar.begin() + 80).find("'shape': ()"),
+            std::string::npos);
   EXPECT_EQ(npy.size(), 10 + hlen + 784 * 128 * 4);
 }
 
@@ -90,7 +92,8 @@ TEST(NpzFile, MalformedFilesAreClearErrors) {
   EXPECT_NE(loadError(dir.file("missing.npz")).find("cannot open"), std::string::npos);
   std::vector<uint8_t> b(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(good.size() / 2));
   testing::writeBytes(path, b);
-  EXPECT_NE(loadError(path).find("no end-of-central-directory"), std::string::npos) << loadError(path);
+  EXPECT_NE(loadError(path).find("no end-of-central-directory"), std::string::npos)
+      << loadError(path);
   testing::writeBytes(path, {'h', 'e', 'l', 'l', 'o'});
   EXPECT_NE(loadError(path).find("not a zip archive"), std::string::npos);
   // A flipped bit in the last float of w0 (before the b0 member's local header).
@@ -114,7 +117,8 @@ TEST(NpzFile, MalformedFilesAreClearErrors) {
   try {
     NpzFile::decodeNpy(npy, "x.npy");
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("x.npy: dtype '<f8' is not little-endian float32"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("x.npy: dtype '<f8' is not little-endian float32"),
+              std::string::npos)
         << e.what();
   }
   npy = NpzFile::encodeNpy({{2}, {1.0f, 2.0f}});
@@ -132,7 +136,8 @@ TEST(NpzFile, MlpParametersRoundTripAndLayoutChecks) {
   p.inputOffset = 0.5f;
   p.toNpz().save(dir.file("m.npz"));
   const NpzFile npz = NpzFile::load(dir.file("m.npz"));
-  EXPECT_EQ(npz.names(), (std::vector<std::string>{"w0", "b0", "w1", "b1", "w2", "b2", "input_scale", "input_offset"}));
+  EXPECT_EQ(npz.names(), (std::vector<std::string>{"w0", "b0", "w1", "b1", "w2", "b2",
+                                                   "input_scale", "input_offset"}));
   EXPECT_EQ(npz.get("w1").shape, (std::vector<size_t>{5, 4}));
   const MlpParameters q = MlpParameters::fromNpz(npz);
   EXPECT_EQ(q.sizes, p.sizes);
@@ -158,20 +163,23 @@ TEST(NpzFile, MlpParametersRoundTripAndLayoutChecks) {
 int runPython(const std::string& script, const std::string& scriptPath, std::string& out) {
   std::ofstream(scriptPath) << script;
   const std::string outPath = scriptPath + ".out";
-  const int rc = std::system(fmt::format("'{}' '{}' > '{}' 2>&1", TESSERA_NUMPY_PYTHON, scriptPath, outPath).c_str());
+  const int rc = std::system(
+      fmt::format("'{}' '{}' > '{}' 2>&1", TESSERA_NUMPY_PYTHON, scriptPath, outPath).c_str());
   out = testing::readText(outPath);
   return rc;
 }
 
 TEST(NpzFile, NumpyLoadsOurFilesAndWeLoadNumpys) {
-  if (std::string(TESSERA_NUMPY_PYTHON).empty()) GTEST_SKIP() << "no python3 with numpy (install python3-numpy)";
+  if (std::string(TESSERA_NUMPY_PYTHON).empty())
+    GTEST_SKIP() << "no python3 with numpy (install python3-numpy)";
   TempDir dir;
   MlpParameters p = MlpParameters::initialize({784, 16, 10}, 5);
   p.biases[0][3] = -1.5f;
   p.toNpz().save(dir.file("ours.npz"));
   // numpy.load checks our zip and .npy encodings; the script prints values for us to compare
   // and writes both an uncompressed and a compressed archive for us to read back.
-  const std::string script = fmt::format(R"(
+  const std::string script =
+      fmt::format(R"(
 import numpy as np
 z = np.load('{0}')
 assert sorted(z.files) == sorted(['w0', 'b0', 'w1', 'b1', 'input_scale', 'input_offset']), z.files
@@ -185,20 +193,21 @@ a = {{'w0': (np.arange(12, dtype=np.float32) / 7).reshape(3, 4), 'b0': np.array(
 np.savez('{1}', **a)
 np.savez_compressed('{2}', **a)
 )",
-                                         dir.file("ours.npz"), dir.file("theirs.npz"), dir.file("theirs_z.npz"));
+                  dir.file("ours.npz"), dir.file("theirs.npz"), dir.file("theirs_z.npz"));
   std::string out;
   ASSERT_EQ(runPython(script, dir.file("check.py"), out), 0) << out;
   // Python prints repr(float): the exact double, which must equal our float widened.
   std::istringstream values(out);
   std::vector<double> got;
   for (double v; values >> v;) got.push_back(v);
-  EXPECT_EQ(got, (std::vector<double>{p.weights[0][0], p.weights[0][783 * 16 + 15], p.weights[1][7 * 10 + 3],
-                                      p.biases[0][3], p.inputScale}))
+  EXPECT_EQ(got, (std::vector<double>{p.weights[0][0], p.weights[0][783 * 16 + 15],
+                                      p.weights[1][7 * 10 + 3], p.biases[0][3], p.inputScale}))
       << out;
   for (const char* name : {"theirs.npz", "theirs_z.npz"}) {
     const NpzFile t = NpzFile::load(dir.file(name));
     ASSERT_EQ(t.get("w0").shape, (std::vector<size_t>{3, 4})) << name;
-    for (size_t i = 0; i < 12; ++i) EXPECT_EQ(t.get("w0").data[i], static_cast<float>(i) / 7.0f) << name << " " << i;
+    for (size_t i = 0; i < 12; ++i)
+      EXPECT_EQ(t.get("w0").data[i], static_cast<float>(i) / 7.0f) << name << " " << i;
     EXPECT_EQ(t.get("b0").data, (std::vector<float>{0.5f, -1.0f, 2.0f, 3.0f})) << name;
     EXPECT_EQ(t.scalar("input_scale"), 0.25f) << name;
     EXPECT_EQ(t.scalar("input_offset"), -1.0f) << name;
@@ -206,9 +215,11 @@ np.savez_compressed('{2}', **a)
     EXPECT_EQ(q.sizes, (std::vector<size_t>{3, 4})) << name;
   }
   // A float64 array from numpy is refused with a clear message.
-  const std::string f64 = fmt::format("import numpy as np\nnp.savez('{}', w0=np.zeros((2, 2)))\n", dir.file("f64.npz"));
+  const std::string f64 =
+      fmt::format("import numpy as np\nnp.savez('{}', w0=np.zeros((2, 2)))\n", dir.file("f64.npz"));
   ASSERT_EQ(runPython(f64, dir.file("f64.py"), out), 0) << out;
-  EXPECT_NE(loadError(dir.file("f64.npz")).find("w0.npy: dtype '<f8'"), std::string::npos) << loadError(dir.file("f64.npz"));
+  EXPECT_NE(loadError(dir.file("f64.npz")).find("w0.npy: dtype '<f8'"), std::string::npos)
+      << loadError(dir.file("f64.npz"));
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 #include "progress_bar.hpp"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace tessera::bench {
 namespace {
@@ -26,7 +25,8 @@ TEST(ProgressBar, FormatShowsEveryField) {
   const std::string bar = ProgressBar::format(500, 1000, 1, 1, 1.0f, 1.0, 3725, 10);
   EXPECT_EQ(bar.substr(0, 13), "[#####.....] ");
   EXPECT_NE(bar.find("ETA 1:02:05"), std::string::npos);
-  EXPECT_NE(ProgressBar::format(0, 10, 1, 1, 0, 0, std::nan(""), 0).find("ETA --:--"), std::string::npos);
+  EXPECT_NE(ProgressBar::format(0, 10, 1, 1, 0, 0, std::nan(""), 0).find("ETA --:--"),
+            std::string::npos);
 }
 
 TEST(ProgressBar, PlainModePrintsPeriodicLines) {
@@ -49,9 +49,13 @@ TEST(ProgressBar, PlainModePrintsPeriodicLines) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 11);
   EXPECT_EQ(out.find('\r'), std::string::npos);
   EXPECT_NE(out.find("step 11/100  epoch 1/2"), std::string::npos) << out;
-  EXPECT_NE(out.find("step 100/100  epoch 2/2  loss 0.0100  32 samples/s  ETA 0:00"), std::string::npos) << out;
+  EXPECT_NE(out.find("step 100/100  epoch 2/2  loss 0.0100  32 samples/s  ETA 0:00"),
+            std::string::npos)
+      << out;
   // At step 11 (11 s, 11 of 100 steps done) the ETA is 89 s.
-  EXPECT_NE(out.find("step 11/100  epoch 1/2  loss 0.0909  32 samples/s  ETA 1:29"), std::string::npos) << out;
+  EXPECT_NE(out.find("step 11/100  epoch 1/2  loss 0.0909  32 samples/s  ETA 1:29"),
+            std::string::npos)
+      << out;
 }
 
 TEST(ProgressBar, TerminalModeRedrawsOneLine) {

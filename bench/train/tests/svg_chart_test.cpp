@@ -1,11 +1,11 @@
 #include "svg_chart.hpp"
 
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <vector>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "test_util.hpp"
 
@@ -19,7 +19,9 @@ std::string xmlProblem(const std::string& s) {
   size_t i = 0;
   int roots = 0;
   if (s.rfind("<?xml", 0) == 0) i = s.find("?>") + 2;
-  auto isName = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '_'; };
+  auto isName = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '_';
+  };
   while (i < s.size()) {
     if (s[i] == '<') {
       const bool closing = i + 1 < s.size() && s[i + 1] == '/';
@@ -29,7 +31,8 @@ std::string xmlProblem(const std::string& s) {
       const std::string name = s.substr(n0, j - n0);
       if (name.empty()) return fmt::format("empty tag name at {}", i);
       if (closing) {
-        if (stack.empty() || stack.back() != name) return fmt::format("unexpected </{}> at {}", name, i);
+        if (stack.empty() || stack.back() != name)
+          return fmt::format("unexpected </{}> at {}", name, i);
         stack.pop_back();
         if (j >= s.size() || s[j] != '>') return fmt::format("bad closing tag at {}", i);
         i = j + 1;
@@ -61,7 +64,8 @@ std::string xmlProblem(const std::string& s) {
         return fmt::format("bad entity at {}", i);
       i = semi + 1;
     } else {
-      if (stack.empty() && !std::isspace(static_cast<unsigned char>(s[i]))) return fmt::format("text outside the root at {}", i);
+      if (stack.empty() && !std::isspace(static_cast<unsigned char>(s[i])))
+        return fmt::format("text outside the root at {}", i);
       ++i;
     }
   }
@@ -86,7 +90,8 @@ TEST(SvgChart, TheCheckerCatchesBadXml) {
 
 TEST(SvgChart, BspBreakdownHasOneBarPerTile) {
   std::vector<SvgChart::TileTimes> tiles;
-  for (uint64_t t = 0; t < 16; ++t) tiles.push_back({1000 + 10 * t, 200 - 10 * t, 300, t == 0 ? 150u : 0u});
+  for (uint64_t t = 0; t < 16; ++t)
+    tiles.push_back({1000 + 10 * t, 200 - 10 * t, 300, t == 0 ? 150u : 0u});
   const std::string svg = SvgChart::bspBreakdown(tiles, "BSP breakdown <16 tiles> & more");
   EXPECT_EQ(xmlProblem(svg), "");
   EXPECT_EQ(count(svg, "<g class=\"tile\""), 16u);
@@ -99,7 +104,8 @@ TEST(SvgChart, BspBreakdownHasOneBarPerTile) {
     EXPECT_NE(svg.find(fmt::format(">{} ", label)), std::string::npos) << label;
   // The legend's shares: compute is (16 * 1000 + 10 * 120) / all.
   const double all = 16 * 1000 + 1200 + 16 * 200 - 1200 + 16 * 300 + 150;
-  EXPECT_NE(svg.find(fmt::format("compute {:.1f}%", 100.0 * (16 * 1000 + 1200) / all)), std::string::npos);
+  EXPECT_NE(svg.find(fmt::format("compute {:.1f}%", 100.0 * (16 * 1000 + 1200) / all)),
+            std::string::npos);
   // 64 tiles still fit (thinner bars, fewer labels), and no tiles is still a valid picture.
   tiles.resize(64, {500, 100, 100, 10});
   const std::string big = SvgChart::bspBreakdown(tiles, "64");
@@ -110,7 +116,8 @@ TEST(SvgChart, BspBreakdownHasOneBarPerTile) {
 
 TEST(SvgChart, TrainingCurvesHaveEveryPoint) {
   std::vector<SvgChart::Point> loss;
-  for (int s = 1; s <= 300; ++s) loss.push_back({static_cast<double>(s), 2.3 * std::exp(-s / 100.0) + 0.3});
+  for (int s = 1; s <= 300; ++s)
+    loss.push_back({static_cast<double>(s), 2.3 * std::exp(-s / 100.0) + 0.3});
   std::vector<SvgChart::Point> acc{{100, 0.71}, {200, 0.80}, {300, 0.853}};
   const std::string svg = SvgChart::trainingCurves(loss, acc, "training");
   EXPECT_EQ(xmlProblem(svg), "");
@@ -137,8 +144,9 @@ TEST(SvgChart, PythonsXmlParserAcceptsTheFiles) {
   const std::vector<SvgChart::Point> accuracy{{2, 0.5}};
   SvgChart::write(dir.file("bsp.svg"), SvgChart::bspBreakdown(tiles, "bsp"));
   SvgChart::write(dir.file("curves.svg"), SvgChart::trainingCurves(curve, accuracy, "c"));
-  const std::string cmd = fmt::format("'{}' -c \"import sys, xml.dom.minidom as m; [m.parse(f) for f in sys.argv[1:]]\" '{}' '{}'",
-                                      TESSERA_PYTHON, dir.file("bsp.svg"), dir.file("curves.svg"));
+  const std::string cmd = fmt::format(
+      "'{}' -c \"import sys, xml.dom.minidom as m; [m.parse(f) for f in sys.argv[1:]]\" '{}' '{}'",
+      TESSERA_PYTHON, dir.file("bsp.svg"), dir.file("curves.svg"));
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
