@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   tr->add_option("--trace-steps", train.traceSteps, "training steps traced superstep by superstep (0 = none)")
       ->capture_default_str();
+  tr->add_option("--eval-images", train.evalImages, "test images evaluated per epoch (default: all 10,000)");
   tr->add_flag("--quiet", train.quiet, "no progress output");
   CLI11_PARSE(app, argc, argv);
   try {

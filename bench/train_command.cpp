@@ -140,10 +140,11 @@ int runTrain(const TrainOptions& o) {
     throw Error(fmt::format("train: {} holds a {}-layer network that does not match --hidden", o.loadWeights,
                             params.layers()));
   }
-  Minibatcher batches(data.train(), o.batch, o.seed, params.inputScale, params.inputOffset);
+  // Different seeds for the initialization (seed) and the minibatch order (seed + 1).
+  Minibatcher batches(data.train(), o.batch, o.seed + 1, params.inputScale, params.inputOffset);
   const size_t stepsPerEpoch = batches.stepsPerEpoch();
   cfg.trainSteps = static_cast<uint32_t>(o.maxSteps ? std::min<uint64_t>(stepsPerEpoch, o.maxSteps) : stepsPerEpoch);
-  const size_t testCount = data.test().count();
+  const size_t testCount = o.evalImages ? std::min(o.evalImages, data.test().count()) : data.test().count();
   cfg.evalSteps = static_cast<uint32_t>((testCount + o.batch - 1) / o.batch);
 
   DeviceOptions dopt;
@@ -156,7 +157,7 @@ int runTrain(const TrainOptions& o) {
   trainer.setParameters(params.weights, params.biases);
 
   log.globalBatchSize(o.batch);
-  log.optBaseLearningRate(o.learningRate);
+  log.optBaseLearningRate(std::stod(fmt::format("{}", o.learningRate)));
   log.point("seed", o.seed);
   log.point("train_samples", static_cast<uint64_t>(cfg.trainSteps) * o.batch);
   log.point("eval_samples", testCount);
@@ -251,12 +252,13 @@ int runTrain(const TrainOptions& o) {
   res["tile_mem_bytes"] = dev->info().tileMemBytes;
   res["layers"] = layerSizes(cfg);
   res["global_batch_size"] = o.batch;
-  res["learning_rate"] = o.learningRate;
+  res["learning_rate"] = std::stod(fmt::format("{}", o.learningRate));
   res["seed"] = o.seed;
   res["epochs_run"] = epoch > o.epochs ? o.epochs : epoch;
   res["steps"] = steps;
   res["status"] = status;
   res["target_accuracy"] = o.targetAccuracy;
+  res["eval_images"] = testCount;
   res["eval_accuracy"] = accuracy;
   res["time_to_train_s"] = timeToTrain >= 0 ? nlohmann::ordered_json(timeToTrain) : nlohmann::ordered_json(nullptr);
   res["device_time_to_train_s"] =

@@ -24,6 +24,7 @@ struct TrainOptions {
   std::string saveWeights, loadWeights;
   double clockMHz = 0;               ///< nominal clock for device time; 0 = the chip's (params.json)
   uint32_t traceSteps = 1;           ///< training steps traced superstep by superstep
+  size_t evalImages = 0;             ///< test images evaluated each epoch (0 = all 10,000)
   bool quiet = false;                ///< no progress output
 };
 

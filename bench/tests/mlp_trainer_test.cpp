@@ -239,3 +239,101 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
 
 }  // namespace
 }  // namespace tessera::bench
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "fashion_mnist.hpp"
+#include "npz_file.hpp"
+#include "minibatcher.hpp"
+#include "train_command.hpp"
+
+namespace tessera::bench {
+namespace {
+
+// The train command on real Fashion-MNIST in a short form: the files it writes carry the
+// documented keys, the trace is trace-event JSON, and saved weights load back and give the same
+// evaluation.
+TEST(TrainCommand, WritesTheDocumentedFilesAndWeightsRoundTrip) {
+  const std::string out = ::testing::TempDir() + "/tessera-train-test";
+  std::filesystem::remove_all(out);
+  TrainOptions o;
+  o.tiles = 4;
+  o.hidden = {16};
+  o.batch = 16;
+  o.maxSteps = 12;
+  o.evalImages = 200;
+  o.outDir = out;
+  o.saveWeights = out + "/weights.npz";
+  o.quiet = true;
+  ASSERT_EQ(runTrain(o), 0);
+  // result.json
+  std::ifstream rf(out + "/result.json");
+  const nlohmann::json res = nlohmann::json::parse(rf);
+  for (const char* key : {"benchmark", "device", "tiles", "layers", "global_batch_size", "learning_rate", "steps",
+                          "status", "eval_accuracy", "time_to_train_s", "device_time_to_train_s", "samples_per_s_wall",
+                          "samples_per_device_s", "cycles_per_step", "bsp", "device_cycles_waiting_for_host_data"}) {
+    EXPECT_TRUE(res.contains(key)) << key;
+  }
+  EXPECT_EQ(res["steps"], 12);
+  EXPECT_EQ(res["status"], "aborted");  // 12 steps do not reach 85%
+  for (const char* key : {"compute_pct", "sync_pct", "exchange_pct", "host_io_s"}) EXPECT_TRUE(res["bsp"].contains(key)) << key;
+  // mlperf.log: every line an :::MLLOG JSON record, with the keys of a run.
+  std::ifstream lf(out + "/mlperf.log");
+  std::set<std::string> keys;
+  for (std::string line; std::getline(lf, line);) {
+    ASSERT_EQ(line.rfind(":::MLLOG ", 0), 0u) << line;
+    const nlohmann::json j = nlohmann::json::parse(line.substr(9));
+    keys.insert(j.at("key").get<std::string>());
+    if (j["key"] == "run_stop") {
+      EXPECT_EQ(j["metadata"]["status"], "aborted");
+    }
+  }
+  for (const char* key : {"submission_benchmark", "cache_clear", "init_start", "init_stop", "run_start", "epoch_start",
+                          "epoch_stop", "eval_start", "eval_stop", "eval_accuracy", "run_stop", "global_batch_size",
+                          "opt_base_learning_rate", "seed"}) {
+    EXPECT_TRUE(keys.count(key)) << key;
+  }
+  // trace.json: trace-event JSON with complete events of every BSP phase on tile threads.
+  std::ifstream tf(out + "/trace.json");
+  const nlohmann::json trace = nlohmann::json::parse(tf);
+  std::set<std::string> phases;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e["ph"] == "X") {
+      phases.insert(e["name"].get<std::string>());
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
+  }
+  for (const char* p : {"compute", "sync wait", "exchange"}) EXPECT_TRUE(phases.count(p)) << p;
+  EXPECT_TRUE(std::filesystem::file_size(out + "/bsp.svg") > 1000);
+  EXPECT_TRUE(std::filesystem::file_size(out + "/curves.svg") > 1000);
+  // The saved weights, loaded into a fresh device, evaluate like the run's last evaluation.
+  const MlpParameters saved = MlpParameters::fromNpz(NpzFile::load(o.saveWeights));
+  MlpConfig c;
+  c.hidden = {16};
+  c.batch = 16;
+  c.trainSteps = 0;
+  c.evalSteps = 200 / 16 + 1;
+  DeviceOptions d;
+  d.tiles = 4;
+  d.tileMemBytes = 128 * 1024;
+  auto dev = openDevice("model", d);
+  MlpTrainer t(*dev, c);
+  t.setParameters(saved.weights, saved.biases);
+  const FashionMnist data = FashionMnist::load();
+  const BatchSource evalSource = [&](uint64_t step, std::span<float> img, std::span<int32_t> lab) {
+    std::fill(img.begin(), img.end(), 0.0f);
+    std::fill(lab.begin(), lab.end(), -1);
+    const size_t first = step * 16, n = first < 200 ? std::min<size_t>(16, 200 - first) : 0;
+    std::vector<uint32_t> idx(n);
+    for (size_t i = 0; i < n; ++i) idx[i] = static_cast<uint32_t>(first + i);
+    Minibatcher::gather(data.test(), idx, saved.inputScale, saved.inputOffset, img.subspan(0, n * 784), lab.subspan(0, n));
+  };
+  const MlpRunResult r = t.run(evalSource, evalSource);
+  EXPECT_DOUBLE_EQ(static_cast<double>(r.evalCorrect) / 200.0, res["eval_accuracy"].get<double>());
+}
+
+}  // namespace
+}  // namespace tessera::bench
