@@ -132,6 +132,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   tr->add_option("--eval-images", train.evalImages, "test images evaluated per epoch (default: all 10,000)");
   tr->add_flag("--quiet", train.quiet, "no progress output");
+  tr->add_flag("--require-target", train.requireTarget, "exit with 3 when the target accuracy is not reached");
   CLI11_PARSE(app, argc, argv);
   try {
     if (tr->parsed()) return tessera::bench::runTrain(train);

@@ -313,7 +313,7 @@ int runTrain(const TrainOptions& o) {
   fmt::print("\nwrote {0}/mlperf.log, {0}/result.json, {0}/compile-report.json, {0}/bsp.svg, {0}/curves.svg{1}{2}\n",
              o.outDir, o.traceSteps > 0 ? fmt::format(", {}/trace.json", o.outDir) : "",
              o.saveWeights.empty() ? "" : ", " + o.saveWeights);
-  return 0;
+  return o.requireTarget && status != "success" ? 3 : 0;
 }
 
 }  // namespace tessera::bench

@@ -26,10 +26,12 @@ struct TrainOptions {
   uint32_t traceSteps = 1;           ///< training steps traced superstep by superstep
   size_t evalImages = 0;             ///< test images evaluated each epoch (0 = all 10,000)
   bool quiet = false;                ///< no progress output
+  bool requireTarget = false;        ///< exit code 3 when the target accuracy is not reached
 };
 
-/// Run the benchmark; returns the process exit code (0: ran; the run_stop status says whether the
-/// target was reached). Throws tessera::Error on bad input.
+/// Run the benchmark; returns the process exit code: 0 when it ran (the run_stop status says
+/// whether the target was reached), 3 when requireTarget is set and it was not. Throws
+/// tessera::Error on bad input.
 int runTrain(const TrainOptions& options);
 
 }  // namespace tessera::bench
