@@ -2,6 +2,13 @@
 // mul, the four FMAs), inline so that the model's interpreter runs them without a call; fp32.cpp
 // defines the public functions of fp32.hpp with them. The rare NaN/infinity cases stay out of line
 // (detail::*_special). How the arithmetic stays exact: see fp32.cpp.
+//
+// Fast path, exact by construction: when every operand is a normal number and the exact result
+// fits in a double's 53 bits (always for a product; for a sum or an FMA when the exponents are
+// close enough, checked on the bit patterns), the host computes it in double precision. An exact
+// operation on normal doubles gives the same bits and raises no flag whatever the host's rounding
+// mode, DAZ/FTZ or exception masks, so nothing depends on MXCSR. That double is then rounded to
+// binary32 in software (round_exact_double). Everything else takes the integer path.
 #pragma once
 
 #include <algorithm>
@@ -45,7 +52,7 @@ inline Result zero_sum(bool sx, bool sy, unsigned rm) {
 }
 
 // (-1)^sx X 2^ex + (-1)^sy Y 2^ey rounded per rm; X, Y nonzero and below 2^48.
-inline Result sum_round(bool sx, uint64_t x, int ex, bool sy, uint64_t y, int ey, unsigned rm) {
+[[gnu::always_inline]] inline Result sum_round(bool sx, uint64_t x, int ex, bool sy, uint64_t y, int ey, unsigned rm) {
   const int tx = ex + (64 - std::countl_zero(x));
   const int ty = ey + (64 - std::countl_zero(y));
   const int k = std::max(std::min(ex, ey), std::max(tx, ty) - 62);  // lsb of the aligned sum
@@ -59,6 +66,32 @@ inline Result sum_round(bool sx, uint64_t x, int ex, bool sy, uint64_t y, int ey
   return round_pack(neg, neg ? 0 - static_cast<uint64_t>(s) : static_cast<uint64_t>(s), k, rm);
 }
 
+// A biased exponent field of a normal number: 1..254.
+inline bool normal_exp(uint32_t bexp) { return bexp - 1u < 254u; }
+
+inline double to_double(uint32_t a) { return static_cast<double>(std::bit_cast<float>(a)); }
+
+// Rounds s, the exact (nonzero or zero) result of an operation whose terms have signs sx and sy,
+// to binary32 per rm. The sign of an exact zero follows IEEE 754 6.3, not the host.
+[[gnu::always_inline]] inline Result round_exact_double(double s, bool sx, bool sy, unsigned rm) {
+  const uint64_t bits = std::bit_cast<uint64_t>(s);
+  if ((bits << 1) == 0) return zero_sum(sx, sy, rm);
+  const bool neg = bits >> 63;
+  const int dexp = static_cast<int>((bits >> 52) & 0x7ff);
+  const uint64_t m = bits & ((uint64_t{1} << 52) - 1);
+  const int fexp = dexp - 1023 + 127;
+  if (fexp < 1 || fexp > 254) [[unlikely]] {  // subnormal or overflowing binary32
+    return round_pack(neg, m | (uint64_t{1} << 52), dexp - 1075, rm);
+  }
+  const uint64_t rest = m & ((uint64_t{1} << 29) - 1);
+  uint32_t v = (neg ? kSign : 0u) | (static_cast<uint32_t>(fexp) << 23) |
+               static_cast<uint32_t>(m >> 29);
+  if (rest == 0) return {v, 0};
+  // A carry out of the significand moves into the exponent, up to infinity: the right result.
+  v += round_detail::round_up(rm, neg, v & 1, rest, uint64_t{1} << 28) ? 1 : 0;
+  return {v, (v & 0x7fffffffu) == 0x7f800000u ? kOF | kNX : kNX};
+}
+
 /// NaN and infinity cases of add (b already negated for sub).
 Result add_special(uint32_t a, uint32_t b);
 /// NaN and infinity cases of mul.
@@ -66,7 +99,12 @@ Result mul_special(uint32_t a, uint32_t b);
 /// NaN and infinity cases of a*b+c (RISC-V: inf*0 is invalid even when c is a quiet NaN).
 Result fma_special(uint32_t a, uint32_t b, uint32_t c);
 
-inline Result add_impl(uint32_t a, uint32_t b, unsigned rm) {
+[[gnu::always_inline]] inline Result add_impl(uint32_t a, uint32_t b, unsigned rm) {
+  const uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff;
+  // Exponents at most 28 apart: the sum needs at most 24 + 28 + 1 bits.
+  if (normal_exp(ea) && normal_exp(eb) && static_cast<uint32_t>(ea - eb + 28) <= 56u) [[likely]] {
+    return round_exact_double(to_double(a) + to_double(b), a & kSign, b & kSign, rm);
+  }
   if (not_finite(a) || not_finite(b)) [[unlikely]] return add_special(a, b);
   const Term x = unpack(a), y = unpack(b);
   if (x.m == 0) return y.m == 0 ? zero_sum(a & kSign, b & kSign, rm) : Result{b, 0};
@@ -84,8 +122,17 @@ inline Term unpack_normal(uint32_t a) {
 }
 
 // a*b + c with one rounding, all NaN/infinity rules of RISC-V included.
-inline Result fma_impl(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
+[[gnu::always_inline]] inline Result fma_impl(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
   const bool sp = (a ^ b) & kSign;
+  const uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, ec = (c >> 23) & 0xff;
+  // |a*b| in [2^E, 2^(E+2) - 2^(E-21)] with 48 bits, |c| in [2^ec', 2^(ec'+1)) with 24 (E, ec'
+  // unbiased): the exact sum fits in 53 bits when d = ec' - E lies in [-28, 5] (at -28 the sum
+  // cannot carry past bit E+1; host/fp/tests/soft_vs_host_test.cpp checks the bounds).
+  const int d = static_cast<int>(ec) - static_cast<int>(ea) - static_cast<int>(eb) + 127;
+  if (normal_exp(ea) && normal_exp(eb) && normal_exp(ec) && static_cast<unsigned>(d + 28) <= 33u)
+      [[likely]] {
+    return round_exact_double(to_double(a) * to_double(b) + to_double(c), sp, c & kSign, rm);
+  }
   if (not_finite(a) || not_finite(b) || not_finite(c)) [[unlikely]] {
     return fma_special(a, b, c);
   }
@@ -97,7 +144,10 @@ inline Result fma_impl(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
 }
 
 // a * b: the product of two 24-bit significands is exact in 48 bits.
-inline Result mul_impl(uint32_t a, uint32_t b, unsigned rm) {
+[[gnu::always_inline]] inline Result mul_impl(uint32_t a, uint32_t b, unsigned rm) {
+  if (normal_exp((a >> 23) & 0xff) && normal_exp((b >> 23) & 0xff)) [[likely]] {
+    return round_exact_double(to_double(a) * to_double(b), false, false, rm);  // never zero
+  }
   if (not_finite(a) || not_finite(b)) [[unlikely]] return mul_special(a, b);
   const uint32_t sign = (a ^ b) & kSign;
   const Term x = unpack(a), y = unpack(b);

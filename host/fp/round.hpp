@@ -53,7 +53,7 @@ inline uint64_t shift_round(uint64_t m, int shift, unsigned rm, bool sign, bool*
 /// value must OR a sticky 1 into m's lowest bit, at least two bits below the 24-bit precision
 /// (round to odd), which makes this rounding exact in every mode.
 /// Inline: it is the tail of every operation of the model's FPU.
-inline Result round_pack(bool sign, uint64_t m, int e, unsigned rm) {
+[[gnu::always_inline]] inline Result round_pack(bool sign, uint64_t m, int e, unsigned rm) {
   using namespace round_detail;
   const uint32_t sbit = sign ? kSignBit : 0;
   const int n = 64 - std::countl_zero(m);  // significant bits of m

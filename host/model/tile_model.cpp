@@ -426,13 +426,12 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
     insn = &staleInsn;
   } else {
     CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
+    std::memcpy(&word, mem_.data() + pc, 4);
     if (line.tag != pc) [[unlikely]] {
-      std::memcpy(&line.word, mem_.data() + pc, 4);
-      line.insn = decodeInsn(line.word);
+      line.insn = decodeInsn(word);
       line.tag = pc;
     }
     insn = &line.insn;
-    word = line.word;
   }
   const DecodedInsn& d = *insn;
   uint32_t* const x = ctx.x.data();

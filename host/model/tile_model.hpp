@@ -151,9 +151,11 @@ class TileModel {
     uint32_t oldWord = 0;
   };
 
-  struct CacheLine {
+  // 16 bytes: a line never straddles two host cache lines. The instruction word itself is read
+  // from SRAM when needed: whenever tag == pc it is the word that was decoded (every write to it
+  // clears the tag).
+  struct alignas(16) CacheLine {
     uint32_t tag = kNoTag;
-    uint32_t word = 0;
     DecodedInsn insn;
   };
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <xmmintrin.h>
 
+#include <bit>
 #include <random>
 #include <vector>
 
@@ -120,6 +121,47 @@ TEST_P(SoftVsHost, AllRoundedOpsAllModes) {
     }
   }
   EXPECT_EQ(checked, uint64_t{200000} * std::size(kOps) * 5);
+}
+
+// The fast path's claim (fp32_inline.hpp): for normal operands whose exponents pass its test, the
+// double-precision product, sum and FMA are exact. Checked directly: the same double computed
+// rounding toward zero and rounding up must agree, on operands with full significands (the
+// widest exact results) at every exponent distance the test admits, and one beyond on each side
+// must be inexact somewhere (so the bounds are tight, not just safe).
+double fma_in_mode(double a, double b, double c, unsigned rc) {
+  const unsigned saved = _mm_getcsr();
+  _mm_setcsr(0x1f80 | (rc << 13));
+  volatile double r = a * b;  // volatile: two roundings, as in fp32_inline.hpp
+  r = r + c;
+  _mm_setcsr(saved);
+  return r;
+}
+
+TEST(FastPath, FmaBoundsAreExactAndTight) {
+  std::mt19937_64 rng(5);
+  for (int d = -29; d <= 7; ++d) {
+    bool inexact_seen = false;
+    for (int i = 0; i < 20000; ++i) {
+      const uint32_t ea = 100 + static_cast<uint32_t>(rng() % 40);
+      const uint32_t eb = 100 + static_cast<uint32_t>(rng() % 40);
+      const uint32_t ec = static_cast<uint32_t>(static_cast<int>(ea + eb) - 127 + d);
+      // Full significands (lowest bit set) make the exact result as wide as it can be.
+      const uint32_t a = (ea << 23) | static_cast<uint32_t>(rng() & 0x7fffff) | 1;
+      const uint32_t b = (eb << 23) | static_cast<uint32_t>(rng() & 0x7fffff) | 1;
+      const uint32_t c = (ec << 23) | static_cast<uint32_t>(rng() & 0x7fffff) | 1 |
+                         static_cast<uint32_t>(rng() & 1) << 31;
+      const double da = std::bit_cast<float>(a), db = std::bit_cast<float>(b);
+      const double dc = std::bit_cast<float>(c);
+      const bool exact = fma_in_mode(da, db, dc, 3) == fma_in_mode(da, db, dc, 2);
+      const bool admitted = d >= -28 && d <= 5;
+      ASSERT_TRUE(exact || !admitted)
+          << "d=" << d << std::hex << " a=0x" << a << " b=0x" << b << " c=0x" << c;
+      inexact_seen = inexact_seen || !exact;
+    }
+    if (d < -28 || d > 5) {
+      EXPECT_TRUE(inexact_seen) << "d=" << d << ": the bound could be wider";
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(CallerMxcsr, SoftVsHost, ::testing::Values(false, true),
