@@ -92,6 +92,21 @@ inline double to_double(uint32_t a) { return static_cast<double>(std::bit_cast<f
   return {v, (v & 0x7fffffffu) == 0x7f800000u ? kOF | kNX : kNX};
 }
 
+// Whether a, b and c are normal and a*b + c is exact in double: a*b < 2^(E+2) and c < 2^(C+1)
+// (E = sum of a's and b's unbiased exponents, C = c's), so the sum stays below 2^(max(E+2, C+1)+1);
+// its lowest set bit is at least the lower of the product's (E-46 plus the trailing zeros of both
+// significands) and c's (C-23 plus c's). At most 53 bits between them: exact. For full
+// significands that admits C - E in [-27, 5]; short ones (1.0, 0.5, small integers) go further.
+[[gnu::always_inline]] inline bool fma_fits_double(uint32_t a, uint32_t b, uint32_t c) {
+  const uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, ec = (c >> 23) & 0xff;
+  if (!normal_exp(ea) || !normal_exp(eb) || !normal_exp(ec)) return false;
+  const int e = static_cast<int>(ea + eb) - 254, ce = static_cast<int>(ec) - 127;
+  const int top = std::max(e + 2, ce + 1) + 1;
+  const int lsb = std::min(e - 46 + std::countr_zero(a | 0x800000u) + std::countr_zero(b | 0x800000u),
+                           ce - 23 + std::countr_zero(c | 0x800000u));
+  return top - lsb <= 53;
+}
+
 /// NaN and infinity cases of add (b already negated for sub).
 Result add_special(uint32_t a, uint32_t b);
 /// NaN and infinity cases of mul.
@@ -124,14 +139,12 @@ inline Term unpack_normal(uint32_t a) {
 // a*b + c with one rounding, all NaN/infinity rules of RISC-V included.
 [[gnu::always_inline]] inline Result fma_impl(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
   const bool sp = (a ^ b) & kSign;
-  const uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, ec = (c >> 23) & 0xff;
-  // |a*b| in [2^E, 2^(E+2) - 2^(E-21)] with 48 bits, |c| in [2^ec', 2^(ec'+1)) with 24 (E, ec'
-  // unbiased): the exact sum fits in 53 bits when d = ec' - E lies in [-28, 5] (at -28 the sum
-  // cannot carry past bit E+1; host/fp/tests/soft_vs_host_test.cpp checks the bounds).
-  const int d = static_cast<int>(ec) - static_cast<int>(ea) - static_cast<int>(eb) + 127;
-  if (normal_exp(ea) && normal_exp(eb) && normal_exp(ec) && static_cast<unsigned>(d + 28) <= 33u)
-      [[likely]] {
+  if (fma_fits_double(a, b, c)) [[likely]] {
     return round_exact_double(to_double(a) * to_double(b) + to_double(c), sp, c & kSign, rm);
+  }
+  // A zero addend (an accumulator's first step): the product alone, exact in double, never zero.
+  if ((c << 1) == 0 && normal_exp((a >> 23) & 0xff) && normal_exp((b >> 23) & 0xff)) {
+    return round_exact_double(to_double(a) * to_double(b), false, false, rm);
   }
   if (not_finite(a) || not_finite(b) || not_finite(c)) [[unlikely]] {
     return fma_special(a, b, c);

@@ -181,17 +181,31 @@ TileState TileModel::runLoop(uint64_t untilCycle) {
       cycles_ = std::max(cycles_, untilCycle);
       return state_;
     }
-    // Context c keeps acting, without a new scan, while its next slot comes before every other
-    // context's and no instruction changed another context's slot (RUN, a DONE releasing WAIT).
-    const uint64_t limit = std::min(second, untilCycle);
+    // Without a new scan: context c acts again while its next slot comes before every other
+    // context's, or the next context in round-robin order acts when its slot is the very next
+    // cycle (no other can be earlier: every slot is > t, and only context (t+1) mod 6 can be at
+    // t+1). Both stop when an instruction changed another context's slot (RUN, a DONE that
+    // releases WAIT).
+    uint64_t limit = std::min(second, untilCycle);
+    uint64_t t = best;
     rescan_ = false;
-    do {
+    for (;;) {
       if (ctx_[c].longPending) {
-        retireLongOp<kTrace>(c, ctx_[c].next);
-      } else if (issue<kTrace>(c, ctx_[c].next) == Step::Stop) {
+        retireLongOp<kTrace>(c, t);
+      } else if (issue<kTrace>(c, t) == Step::Stop) {
         return state_;
       }
-    } while (ctx_[c].next < limit && !rescan_);
+      if (rescan_) break;
+      if (ctx_[c].next < limit) {
+        t = ctx_[c].next;
+        continue;
+      }
+      const unsigned n = c + 1 == kContexts ? 0 : c + 1;
+      if (ctx_[n].next != t + 1 || t + 1 >= untilCycle) break;
+      c = n;
+      t = t + 1;
+      limit = std::min(t + 1, untilCycle);  // the same-context shortcut needs a fresh scan
+    }
   }
 }
 
