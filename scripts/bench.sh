@@ -147,7 +147,8 @@ echo
 echo "## Kernels: one busy tile (4-tile chip); model and RTL rates per CPU second"
 echo
 echo "| kernel | instrs | IPC | model instr/s | model instr/s, dirty MXCSR | model cycles/s |" \
-  "RTL cycles/s | model/RTL | qemu instr/s | model vs qemu | native CPU time | model vs native |"
+  "RTL cycles/s | model/RTL | qemu instr/s | model slowdown vs qemu | native time |" \
+  "model slowdown vs native |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for p in "${tile_programs[@]}"; do
   e="$p.elf"
@@ -163,11 +164,11 @@ for p in "${tile_programs[@]}"; do
   qips=-; qvs=-; nvs=-; nshow=-
   if [ -n "$qcpu" ] && [ "$qcpu" != - ]; then
     qips=$(awk -v i="$instrs" -v t="$qcpu" 'BEGIN {printf "%.0f", i / t}')
-    qvs=$(awk -v q="$qips" -v m="$mips" 'BEGIN {printf "%.1fx slower", q / m}')
+    qvs=$(awk -v q="$qips" -v m="$mips" 'BEGIN {printf "%.2f", q / m}')
   fi
   if [ -n "$ncpu" ] && [ "$ncpu" != - ]; then
     nshow=$(awk -v t="$ncpu" 'BEGIN {printf "%.2f ms", t * 1000}')
-    nvs=$(awk -v t="$ncpu" -v i="$instrs" -v m="$mips" 'BEGIN {printf "%.0fx slower", (i / m) / t}')
+    nvs=$(awk -v t="$ncpu" -v i="$instrs" -v m="$mips" 'BEGIN {printf "%.0f", (i / m) / t}')
   fi
   echo "| ${p#bench_} | $instrs | $ipc | $(fmt_rate "$mips") | $(fmt_rate "$dirty") |" \
     "$(fmt_rate "$mcps") | $(fmt_rate "$rcps") | $ratio | $(fmt_rate "$qips") | $qvs |" \

@@ -9,6 +9,7 @@ packages=(
   verilator yosys iverilog             # RTL: simulate, synthesize, second simulator/linter
   libboost-dev libfmt-dev libcli11-dev nlohmann-json3-dev libelf-dev
   libgtest-dev libgmock-dev
+  qemu-user linux-perf                 # scripts/bench.sh: qemu-riscv32 comparison, CPU times, profiles
 )
 
 missing=()

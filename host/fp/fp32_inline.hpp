@@ -22,12 +22,22 @@ namespace detail {
 
 inline constexpr uint32_t kSign = 0x80000000u;
 
-inline bool is_nan(uint32_t a) { return (a & 0x7fffffffu) > 0x7f800000u; }
-inline bool is_snan(uint32_t a) { return is_nan(a) && !(a & 0x00400000u); }
-inline bool is_inf(uint32_t a) { return (a & 0x7fffffffu) == 0x7f800000u; }
-inline bool is_zero(uint32_t a) { return (a & 0x7fffffffu) == 0; }
+inline bool is_nan(uint32_t a) {
+  return (a & 0x7fffffffu) > 0x7f800000u;
+}
+inline bool is_snan(uint32_t a) {
+  return is_nan(a) && !(a & 0x00400000u);
+}
+inline bool is_inf(uint32_t a) {
+  return (a & 0x7fffffffu) == 0x7f800000u;
+}
+inline bool is_zero(uint32_t a) {
+  return (a & 0x7fffffffu) == 0;
+}
 // Infinity or NaN: the biased exponent is all ones.
-inline bool not_finite(uint32_t a) { return (a & 0x7f800000u) == 0x7f800000u; }
+inline bool not_finite(uint32_t a) {
+  return (a & 0x7f800000u) == 0x7f800000u;
+}
 
 // A finite value as m * 2^e with m < 2^24 (m = 0 for a zero).
 struct Term {
@@ -52,7 +62,8 @@ inline Result zero_sum(bool sx, bool sy, unsigned rm) {
 }
 
 // (-1)^sx X 2^ex + (-1)^sy Y 2^ey rounded per rm; X, Y nonzero and below 2^48.
-[[gnu::always_inline]] inline Result sum_round(bool sx, uint64_t x, int ex, bool sy, uint64_t y, int ey, unsigned rm) {
+[[gnu::always_inline]] inline Result sum_round(bool sx, uint64_t x, int ex, bool sy, uint64_t y,
+                                               int ey, unsigned rm) {
   const int tx = ex + (64 - std::countl_zero(x));
   const int ty = ey + (64 - std::countl_zero(y));
   const int k = std::max(std::min(ex, ey), std::max(tx, ty) - 62);  // lsb of the aligned sum
@@ -67,9 +78,13 @@ inline Result zero_sum(bool sx, bool sy, unsigned rm) {
 }
 
 // A biased exponent field of a normal number: 1..254.
-inline bool normal_exp(uint32_t bexp) { return bexp - 1u < 254u; }
+inline bool normal_exp(uint32_t bexp) {
+  return bexp - 1u < 254u;
+}
 
-inline double to_double(uint32_t a) { return static_cast<double>(std::bit_cast<float>(a)); }
+inline double to_double(uint32_t a) {
+  return static_cast<double>(std::bit_cast<float>(a));
+}
 
 // Rounds s, the exact (nonzero or zero) result of an operation whose terms have signs sx and sy,
 // to binary32 per rm. The sign of an exact zero follows IEEE 754 6.3, not the host.
@@ -84,8 +99,8 @@ inline double to_double(uint32_t a) { return static_cast<double>(std::bit_cast<f
     return round_pack(neg, m | (uint64_t{1} << 52), dexp - 1075, rm);
   }
   const uint64_t rest = m & ((uint64_t{1} << 29) - 1);
-  uint32_t v = (neg ? kSign : 0u) | (static_cast<uint32_t>(fexp) << 23) |
-               static_cast<uint32_t>(m >> 29);
+  uint32_t v =
+      (neg ? kSign : 0u) | (static_cast<uint32_t>(fexp) << 23) | static_cast<uint32_t>(m >> 29);
   if (rest == 0) return {v, 0};
   // A carry out of the significand moves into the exponent, up to infinity: the right result.
   v += round_detail::round_up(rm, neg, v & 1, rest, uint64_t{1} << 28) ? 1 : 0;
@@ -102,8 +117,9 @@ inline double to_double(uint32_t a) { return static_cast<double>(std::bit_cast<f
   if (!normal_exp(ea) || !normal_exp(eb) || !normal_exp(ec)) return false;
   const int e = static_cast<int>(ea + eb) - 254, ce = static_cast<int>(ec) - 127;
   const int top = std::max(e + 2, ce + 1) + 1;
-  const int lsb = std::min(e - 46 + std::countr_zero(a | 0x800000u) + std::countr_zero(b | 0x800000u),
-                           ce - 23 + std::countr_zero(c | 0x800000u));
+  const int lsb =
+      std::min(e - 46 + std::countr_zero(a | 0x800000u) + std::countr_zero(b | 0x800000u),
+               ce - 23 + std::countr_zero(c | 0x800000u));
   return top - lsb <= 53;
 }
 
@@ -120,7 +136,8 @@ Result fma_special(uint32_t a, uint32_t b, uint32_t c);
   if (normal_exp(ea) && normal_exp(eb) && static_cast<uint32_t>(ea - eb + 28) <= 56u) [[likely]] {
     return round_exact_double(to_double(a) + to_double(b), a & kSign, b & kSign, rm);
   }
-  if (not_finite(a) || not_finite(b)) [[unlikely]] return add_special(a, b);
+  if (not_finite(a) || not_finite(b)) [[unlikely]]
+    return add_special(a, b);
   const Term x = unpack(a), y = unpack(b);
   if (x.m == 0) return y.m == 0 ? zero_sum(a & kSign, b & kSign, rm) : Result{b, 0};
   if (y.m == 0) return {a, 0};
@@ -161,7 +178,8 @@ inline Term unpack_normal(uint32_t a) {
   if (normal_exp((a >> 23) & 0xff) && normal_exp((b >> 23) & 0xff)) [[likely]] {
     return round_exact_double(to_double(a) * to_double(b), false, false, rm);  // never zero
   }
-  if (not_finite(a) || not_finite(b)) [[unlikely]] return mul_special(a, b);
+  if (not_finite(a) || not_finite(b)) [[unlikely]]
+    return mul_special(a, b);
   const uint32_t sign = (a ^ b) & kSign;
   const Term x = unpack(a), y = unpack(b);
   if (x.m == 0 || y.m == 0) return {sign, 0};
@@ -171,13 +189,17 @@ inline Term unpack_normal(uint32_t a) {
 }  // namespace detail
 
 /// a + b (inline form of add()).
-inline Result add_inline(uint32_t a, uint32_t b, unsigned rm) { return detail::add_impl(a, b, rm); }
+inline Result add_inline(uint32_t a, uint32_t b, unsigned rm) {
+  return detail::add_impl(a, b, rm);
+}
 /// a - b (inline form of sub()).
 inline Result sub_inline(uint32_t a, uint32_t b, unsigned rm) {
   return detail::add_impl(a, b ^ detail::kSign, rm);
 }
 /// a * b (inline form of mul()).
-inline Result mul_inline(uint32_t a, uint32_t b, unsigned rm) { return detail::mul_impl(a, b, rm); }
+inline Result mul_inline(uint32_t a, uint32_t b, unsigned rm) {
+  return detail::mul_impl(a, b, rm);
+}
 /// a*b+c (inline form of madd()).
 inline Result madd_inline(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
   return detail::fma_impl(a, b, c, rm);

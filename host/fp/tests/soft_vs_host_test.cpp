@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <xmmintrin.h>
 
+#include <algorithm>
 #include <bit>
 #include <random>
 #include <vector>
@@ -29,17 +30,25 @@ class OperandGen {
   uint32_t next() {
     const uint32_t r = static_cast<uint32_t>(rng_());
     switch (rng_() % 8) {
-      case 0: return r;
-      case 1: return kSpecials[rng_() % std::size(kSpecials)];
+      case 0:
+        return r;
+      case 1:
+        return kSpecials[rng_() % std::size(kSpecials)];
       case 2: {  // exponent near the previous operand's: cancellation, close alignment
         const int e = static_cast<int>((prev_ >> 23) & 0xff) + static_cast<int>(rng_() % 9) - 4;
         return (r & 0x807fffffu) | (static_cast<uint32_t>(std::clamp(e, 0, 254)) << 23);
       }
-      case 3: return r & (0xff800000u | (0x7fffffu & ~((1u << (rng_() % 24)) - 1)));  // ties
-      case 4: return r & 0x807fffffu;                                        // subnormal or zero
-      case 5: return (r & 0x807fffffu) | static_cast<uint32_t>(124 + rng_() % 8) << 23;  // ~1
-      case 6: return (r & 0x80ffffffu) | ((rng_() % 2 ? 0x70u : 0x08u) << 23);  // big or tiny
-      default: prev_ = r; return r & 0xbfffffffu;                             // |x| < 2
+      case 3:
+        return r & (0xff800000u | (0x7fffffu & ~((1u << (rng_() % 24)) - 1)));  // ties
+      case 4:
+        return r & 0x807fffffu;  // subnormal or zero
+      case 5:
+        return (r & 0x807fffffu) | static_cast<uint32_t>(124 + rng_() % 8) << 23;  // ~1
+      case 6:
+        return (r & 0x80ffffffu) | ((rng_() % 2 ? 0xf0u : 0x08u) << 23);  // big or tiny
+      default:
+        prev_ = r;
+        return r & 0xbfffffffu;  // |x| < 2
     }
   }
 
@@ -48,11 +57,11 @@ class OperandGen {
   uint32_t prev_ = 0x3f800000;
 };
 
-#define EXPECT_SAME(got, want, what)                                              \
-  do {                                                                            \
-    const Result g_ = (got), w_ = (want);                                         \
-    ASSERT_EQ(g_.value, w_.value) << what << std::hex << " value";               \
-    ASSERT_EQ(g_.flags, w_.flags) << what << std::hex << " flags";               \
+#define EXPECT_SAME(got, want, what)                               \
+  do {                                                             \
+    const Result g_ = (got), w_ = (want);                          \
+    ASSERT_EQ(g_.value, w_.value) << what << std::hex << " value"; \
+    ASSERT_EQ(g_.flags, w_.flags) << what << std::hex << " flags"; \
   } while (0)
 
 struct OpCase {
@@ -91,7 +100,8 @@ uint32_t near_product(uint32_t a, uint32_t b, uint32_t r) {
   const int e = static_cast<int>((a >> 23) & 0xff) + static_cast<int>((b >> 23) & 0xff) - 127 +
                 static_cast<int>(r % 7) - 3;
   if (e <= 0 || e >= 255) return r;
-  return ((r ^ a ^ b) & 0x80000000u) | (static_cast<uint32_t>(e) << 23) | ((a * 2654435761u) & 0x7fffffu);
+  return ((r ^ a ^ b) & 0x80000000u) | (static_cast<uint32_t>(e) << 23) |
+         ((a * 2654435761u) & 0x7fffffu);
 }
 
 class SoftVsHost : public ::testing::TestWithParam<bool> {
@@ -111,12 +121,13 @@ TEST_P(SoftVsHost, AllRoundedOpsAllModes) {
   uint64_t checked = 0;
   for (int i = 0; i < 200000; ++i) {
     const uint32_t a = gen.next(), b = gen.next();
-    const uint32_t c = (i % 3 == 0) ? near_product(a, b, static_cast<uint32_t>(pick())) : gen.next();
+    const uint32_t c =
+        (i % 3 == 0) ? near_product(a, b, static_cast<uint32_t>(pick())) : gen.next();
     for (const OpCase& op : kOps) {
       for (unsigned rm = 0; rm <= kRMM; ++rm) {
-        EXPECT_SAME(op.soft(a, b, c, rm), op.host(a, b, c, rm),
-                    op.name << "(0x" << std::hex << a << ", 0x" << b << ", 0x" << c
-                            << ") rm=" << rm);
+        EXPECT_SAME(
+            op.soft(a, b, c, rm), op.host(a, b, c, rm),
+            op.name << "(0x" << std::hex << a << ", 0x" << b << ", 0x" << c << ") rm=" << rm);
         ++checked;
       }
     }
