@@ -48,6 +48,12 @@ Result fma_special(uint32_t a, uint32_t b, uint32_t c) {
   return {c, 0};  // c infinite, the product finite
 }
 
+Result add_general(uint32_t a, uint32_t b, unsigned rm) { return add_integer(a, b, rm); }
+Result mul_general(uint32_t a, uint32_t b, unsigned rm) { return mul_integer(a, b, rm); }
+Result fma_general(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
+  return fma_integer(a, b, c, rm);
+}
+
 }  // namespace detail
 
 namespace {

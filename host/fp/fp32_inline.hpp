@@ -96,7 +96,7 @@ inline double to_double(uint32_t a) {
   const uint64_t m = bits & ((uint64_t{1} << 52) - 1);
   const int fexp = dexp - 1023 + 127;
   if (fexp < 1 || fexp > 254) [[unlikely]] {  // subnormal or overflowing binary32
-    return round_pack(neg, m | (uint64_t{1} << 52), dexp - 1075, rm);
+    return round_pack_outline(neg, m | (uint64_t{1} << 52), dexp - 1075, rm);
   }
   const uint64_t rest = m & ((uint64_t{1} << 29) - 1);
   uint32_t v =
@@ -130,12 +130,20 @@ Result mul_special(uint32_t a, uint32_t b);
 /// NaN and infinity cases of a*b+c (RISC-V: inf*0 is invalid even when c is a quiet NaN).
 Result fma_special(uint32_t a, uint32_t b, uint32_t c);
 
+/// The integer path of a + b (fp32.cpp): out of line, so the fast path needs no stack frame.
+Result add_general(uint32_t a, uint32_t b, unsigned rm);
+
 [[gnu::always_inline]] inline Result add_impl(uint32_t a, uint32_t b, unsigned rm) {
   const uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff;
   // Exponents at most 28 apart: the sum needs at most 24 + 28 + 1 bits.
   if (normal_exp(ea) && normal_exp(eb) && static_cast<uint32_t>(ea - eb + 28) <= 56u) [[likely]] {
     return round_exact_double(to_double(a) + to_double(b), a & kSign, b & kSign, rm);
   }
+  return add_general(a, b, rm);
+}
+
+// The integer path of a + b.
+inline Result add_integer(uint32_t a, uint32_t b, unsigned rm) {
   if (not_finite(a) || not_finite(b)) [[unlikely]]
     return add_special(a, b);
   const Term x = unpack(a), y = unpack(b);
@@ -154,11 +162,20 @@ inline Term unpack_normal(uint32_t a) {
 }
 
 // a*b + c with one rounding, all NaN/infinity rules of RISC-V included.
+/// The general path of a*b + c (fp32.cpp): out of line, so the fast path needs no stack frame.
+Result fma_general(uint32_t a, uint32_t b, uint32_t c, unsigned rm);
+
 [[gnu::always_inline]] inline Result fma_impl(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
-  const bool sp = (a ^ b) & kSign;
   if (fma_fits_double(a, b, c)) [[likely]] {
-    return round_exact_double(to_double(a) * to_double(b) + to_double(c), sp, c & kSign, rm);
+    return round_exact_double(to_double(a) * to_double(b) + to_double(c), (a ^ b) & kSign,
+                              c & kSign, rm);
   }
+  return fma_general(a, b, c, rm);
+}
+
+// The general path of a*b + c.
+inline Result fma_integer(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
+  const bool sp = (a ^ b) & kSign;
   // A zero addend (an accumulator's first step): the product alone, exact in double, never zero.
   if ((c << 1) == 0 && normal_exp((a >> 23) & 0xff) && normal_exp((b >> 23) & 0xff)) {
     return round_exact_double(to_double(a) * to_double(b), false, false, rm);
@@ -174,10 +191,18 @@ inline Term unpack_normal(uint32_t a) {
 }
 
 // a * b: the product of two 24-bit significands is exact in 48 bits.
+/// The integer path of a * b (fp32.cpp): out of line, so the fast path needs no stack frame.
+Result mul_general(uint32_t a, uint32_t b, unsigned rm);
+
 [[gnu::always_inline]] inline Result mul_impl(uint32_t a, uint32_t b, unsigned rm) {
   if (normal_exp((a >> 23) & 0xff) && normal_exp((b >> 23) & 0xff)) [[likely]] {
     return round_exact_double(to_double(a) * to_double(b), false, false, rm);  // never zero
   }
+  return mul_general(a, b, rm);
+}
+
+// The integer path of a * b.
+inline Result mul_integer(uint32_t a, uint32_t b, unsigned rm) {
   if (not_finite(a) || not_finite(b)) [[unlikely]]
     return mul_special(a, b);
   const uint32_t sign = (a ^ b) & kSign;

@@ -9,6 +9,10 @@ constexpr uint32_t kSignBit = 0x80000000u;
 
 }  // namespace
 
+Result round_pack_outline(bool sign, uint64_t m, int e, unsigned rm) {
+  return round_pack(sign, m, e, rm);
+}
+
 Result round_double(double x, unsigned rm) {
   const uint64_t bits = std::bit_cast<uint64_t>(x);
   const bool sign = bits >> 63;

@@ -8,6 +8,9 @@
 
 namespace tessera::fp {
 
+/// round_pack() below, out of line (for the rare cases of inlined fast paths).
+Result round_pack_outline(bool sign, uint64_t m, int e, unsigned rm);
+
 /// Round x (finite; the exact value of an operation, a normal or zero double) to binary32 per rm,
 /// with the NX/UF/OF flags of IEEE 754 (tininess after rounding, as RISC-V and x86 SSE).
 Result round_double(double x, unsigned rm);
