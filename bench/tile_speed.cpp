@@ -1,12 +1,20 @@
 // tile_speed: simulation speed of one tile on each backend, side by side in one process.
-// Each program runs on tile 0 of the device's default chip, the other tiles disabled, repeatedly
-// on each device until at least --seconds of wall time have passed;
-// reported: simulated cycles, instructions, IPC, cycles/s and instructions/s per device, and the
-// model/RTL speed ratio. Usage: tile_speed [--seconds S] [--devices model,rtl] prog.elf...
+// Each program runs on tile 0 of the device's chip (--tiles, default 4), the other tiles disabled,
+// repeatedly on each device until at least --seconds of wall time have passed; that measurement is
+// taken --repeat times and the median (by CPU time) is reported: simulated cycles, instructions,
+// IPC, cycles/s and instructions/s per CPU second (the process's CPU time, every thread) and per
+// wall second, and the model/RTL speed ratio. --max-cycles caps a run (the RTL on long kernels):
+// the rates are then those of the program's first cycles. --host-mxcsr sets the calling thread's
+// MXCSR before the runs, to show that the model's speed does not depend on it.
+// Usage: tile_speed [--seconds S] [--repeat N] [--devices model,rtl] [--tiles T]
+//                   [--max-cycles C] [--host-mxcsr HEX] prog.elf...
 #include <fmt/format.h>
+#include <xmmintrin.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <map>
 #include <vector>
 
@@ -19,26 +27,40 @@ struct Measurement {
   uint64_t runs = 0;
   uint64_t cycles = 0;        // per run
   uint64_t instructions = 0;  // per run
-  double seconds = 0;         // all runs
-  double cyclesPerSecond() const { return double(cycles) * double(runs) / seconds; }
-  double instructionsPerSecond() const { return double(instructions) * double(runs) / seconds; }
+  double wall = 0;            // all runs
+  double cpu = 0;             // all runs, process CPU time
+  double cyclesPerCpuSecond() const { return double(cycles) * double(runs) / cpu; }
+  double instructionsPerCpuSecond() const { return double(instructions) * double(runs) / cpu; }
+  double instructionsPerWallSecond() const { return double(instructions) * double(runs) / wall; }
 };
 
-Measurement measure(const std::string& spec, const std::string& path, double minSeconds) {
-  auto dev = tessera::openDevice(spec);
+double cpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+Measurement measureOnce(tessera::Device& dev, const std::string& spec, const std::string& path,
+                        double minSeconds, uint64_t maxCycles) {
   Measurement m;
-  while (m.seconds < minSeconds) {
-    tessera::loadProgram(*dev, path);
-    // One busy tile: the others of the (default 4-tile) chip are disabled, as in tessera-run.
-    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
+  while (m.wall < minSeconds) {
+    tessera::loadProgram(dev, path);
+    // One busy tile: the others of the chip are disabled, as in tessera-run.
+    for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
+    const double cpu0 = cpuSeconds();
     const auto start = std::chrono::steady_clock::now();
-    const tessera::RunResult r = dev->run(~uint64_t{0});
-    m.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (r.reason != tessera::StopReason::Halted) {
+    const tessera::RunResult r = dev.run(maxCycles);
+    m.wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m.cpu += cpuSeconds() - cpu0;
+    const bool capped = r.reason == tessera::StopReason::MaxCycles;
+    if (r.reason != tessera::StopReason::Halted && !capped) {
       throw tessera::Error(fmt::format("{} on {} did not halt cleanly", path, spec));
     }
+    if (r.reason == tessera::StopReason::Halted && r.exitCode != 0) {
+      throw tessera::Error(fmt::format("{} on {} exited with code {}", path, spec, r.exitCode));
+    }
     m.cycles = r.cycles;
-    m.instructions = dev->stats(0).instructions;
+    m.instructions = dev.stats(0).instructions;
     m.runs++;
   }
   return m;
@@ -49,29 +71,53 @@ Measurement measure(const std::string& spec, const std::string& path, double min
 int main(int argc, char** argv) {
   CLI::App app{"Simulation speed of one tile on each backend, measured side by side."};
   double seconds = 2.0;
+  unsigned repeat = 1;
+  unsigned tiles = 0;
+  uint64_t maxCycles = ~uint64_t{0};
+  std::string mxcsr;
   std::vector<std::string> devices{"model", "rtl"};
   std::vector<std::string> programs;
-  app.add_option("--seconds", seconds, "Minimum wall time per program and device (default 2)");
-  app.add_option("--devices", devices, "Devices to compare (default model,rtl)")->delimiter(',');
+  app.add_option("--seconds", seconds, "Minimum wall time per measurement (default 2)");
+  app.add_option("--repeat", repeat, "Measurements per program and device; the median is shown")
+      ->check(CLI::Range(1u, 99u));
+  app.add_option("--tiles", tiles, "Tiles of the chip (default: the device's default, 4)");
+  app.add_option("--max-cycles", maxCycles, "Stop each run after this many cycles");
+  app.add_option("--host-mxcsr", mxcsr, "Set the calling thread's MXCSR (hex) before the runs");
+  app.add_option("--devices", devices, "Devices to compare (default model,rtl)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_option("programs", programs, "Tile programs (ELF) that halt with exit code 0")
       ->required();
   CLI11_PARSE(app, argc, argv);
   try {
-    fmt::print("{:<24} {:<6} {:>10} {:>10} {:>6} {:>14} {:>14} {:>6}\n", "program", "device",
-               "cycles", "instrs", "IPC", "cycles/s", "instrs/s", "runs");
+    if (!mxcsr.empty()) _mm_setcsr(static_cast<unsigned>(std::stoul(mxcsr, nullptr, 16)));
+    fmt::print("{:<24} {:<6} {:>11} {:>11} {:>6} {:>14} {:>14} {:>14} {:>5}\n", "program",
+               "device", "cycles", "instrs", "IPC", "cycles/cpu-s", "instrs/cpu-s",
+               "instrs/wall-s", "runs");
     for (const std::string& path : programs) {
       std::map<std::string, Measurement> byDevice;
       const std::string name = path.substr(path.find_last_of('/') + 1);
       for (const std::string& d : devices) {
-        const Measurement m = measure(d, path, seconds);
+        tessera::DeviceOptions options;
+        options.tiles = tiles;
+        auto dev = tessera::openDevice(d, options);
+        std::vector<Measurement> ms;
+        for (unsigned i = 0; i < repeat; ++i) {
+          ms.push_back(measureOnce(*dev, d, path, seconds, maxCycles));
+        }
+        std::sort(ms.begin(), ms.end(), [](const Measurement& x, const Measurement& y) {
+          return x.cyclesPerCpuSecond() < y.cyclesPerCpuSecond();
+        });
+        const Measurement m = ms[ms.size() / 2];
         byDevice[d] = m;
-        fmt::print("{:<24} {:<6} {:>10} {:>10} {:>6.3f} {:>14.0f} {:>14.0f} {:>6}\n", name, d,
-                   m.cycles, m.instructions, double(m.instructions) / double(m.cycles),
-                   m.cyclesPerSecond(), m.instructionsPerSecond(), m.runs);
+        fmt::print("{:<24} {:<6} {:>11} {:>11} {:>6.3f} {:>14.0f} {:>14.0f} {:>14.0f} {:>5}\n",
+                   name, d, m.cycles, m.instructions, double(m.instructions) / double(m.cycles),
+                   m.cyclesPerCpuSecond(), m.instructionsPerCpuSecond(),
+                   m.instructionsPerWallSecond(), m.runs);
       }
       if (byDevice.count("model") && byDevice.count("rtl")) {
-        fmt::print("{:<24} model/rtl speed ratio (cycles/s): {:.1f}\n", name,
-                   byDevice["model"].cyclesPerSecond() / byDevice["rtl"].cyclesPerSecond());
+        fmt::print("{:<24} model/rtl speed ratio (cycles/cpu-s): {:.1f}\n", name,
+                   byDevice["model"].cyclesPerCpuSecond() / byDevice["rtl"].cyclesPerCpuSecond());
       }
     }
   } catch (const std::exception& e) {

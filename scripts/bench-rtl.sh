@@ -89,9 +89,10 @@ if [ "$run_icarus" = 1 ]; then
       echo "icarus: $i_cycles chip cycles, Verilator $v_cycles"; exit 1
     fi
     read -r wall user sys < "$work/time.txt"
+    # tile_speed's cycles/s are per CPU second: compared with Icarus's CPU time.
     awk -v c="$i_cycles" -v w="$wall" -v u="$user" -v s="$sys" -v v="$v_cps" 'BEGIN {
       printf "icarus: %d cycles, wall %.2f s (%.0f cycles/s), cpu %.2f s (%.0f cycles/s); " \
-             "verilator %.0f cycles/s = %.0fx icarus (wall), %.0fx (cpu)\n",
-             c, w, c / w, u + s, c / (u + s), v, v / (c / w), v / (c / (u + s)) }'
+             "verilator %.0f cycles per CPU second = %.0fx icarus (cpu)\n",
+             c, w, c / w, u + s, c / (u + s), v, v / (c / (u + s)) }'
   done
 fi

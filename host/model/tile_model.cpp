@@ -6,7 +6,7 @@
 #include <bit>
 #include <cstring>
 
-#include "fp32.hpp"
+#include "fp32_inline.hpp"
 #include "tessera/chip_params.h"
 
 namespace tessera::model {
@@ -164,23 +164,47 @@ template <bool kTrace>
 TileState TileModel::runLoop(uint64_t untilCycle) {
   if (state_ != TileState::Running) return state_;
   for (;;) {
-    // The context acting next; slots never collide because ctx_[c].next ≡ c (mod 6).
+    // The context acting next, and the earliest slot of any other; slots never collide because
+    // ctx_[c].next ≡ c (mod 6). Branch-free: which context is next changes from slot to slot
+    // and defeats prediction.
     unsigned c = 0;
     uint64_t best = ctx_[0].next;
+    uint64_t second = kNever;
     for (unsigned i = 1; i < kContexts; ++i) {
-      if (ctx_[i].next < best) {
-        best = ctx_[i].next;
-        c = i;
-      }
+      const uint64_t n = ctx_[i].next;
+      const bool less = n < best;
+      second = std::min(second, less ? best : n);
+      best = less ? n : best;
+      c = less ? i : c;
     }
     if (best >= untilCycle) {
       cycles_ = std::max(cycles_, untilCycle);
       return state_;
     }
-    if (ctx_[c].longPending) {
-      retireLongOp<kTrace>(c, best);
-    } else if (issue<kTrace>(c, best) == Step::Stop) {
-      return state_;
+    // Without a new scan: context c acts again while its next slot comes before every other
+    // context's, or the next context in round-robin order acts when its slot is the very next
+    // cycle (no other can be earlier: every slot is > t, and only context (t+1) mod 6 can be at
+    // t+1). Both stop when an instruction changed another context's slot (RUN, a DONE that
+    // releases WAIT).
+    uint64_t limit = std::min(second, untilCycle);
+    uint64_t t = best;
+    rescan_ = false;
+    for (;;) {
+      if (ctx_[c].longPending) {
+        retireLongOp<kTrace>(c, t);
+      } else if (issue<kTrace>(c, t) == Step::Stop) {
+        return state_;
+      }
+      if (rescan_) break;
+      if (ctx_[c].next < limit) {
+        t = ctx_[c].next;
+        continue;
+      }
+      const unsigned n = c + 1 == kContexts ? 0 : c + 1;
+      if (ctx_[n].next != t + 1 || t + 1 >= untilCycle) break;
+      c = n;
+      t = t + 1;
+      limit = std::min(t + 1, untilCycle);  // the same-context shortcut needs a fresh scan
     }
   }
 }
@@ -314,6 +338,7 @@ void TileModel::releaseSupervisorIfDone(uint64_t doneCycle) {
   // The supervisor sees this DONE at doneCycle + 3, and WAIT blocks it for at least one round.
   sup.waiting = false;
   sup.next = nextSlot(0, std::max(sup.waitCycle + kRound, doneCycle + kVisibility));
+  rescan_ = true;
 }
 
 // MMIO read of a word. Returns false after raising a trap.
@@ -387,6 +412,7 @@ bool TileModel::mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t va
         worker.pc = value;
         worker.x[10] = runArg_;
         worker.next = nextSlot(w, cycle + kVisibility);
+        rescan_ = true;
         return true;
       }
       step = raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
@@ -397,27 +423,31 @@ bool TileModel::mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t va
 }
 
 template <bool kTrace>
-TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
+inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
   Context& ctx = ctx_[c];
   const uint32_t pc = ctx.pc;
   ctx.busySlots++;
   if (pc >= config_.memBytes) return raise(c, cycle, TESS_CAUSE_INSN_ACCESS, pc);
   // Only reachable through RUN with an unaligned start pc: reported at the worker's first fetch.
   if (pc & 3) return raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, pc);
-  DecodedInsn d;
+  // The decoded instruction is used in place: a store below may invalidate its cache line (the
+  // tag), but nothing rewrites the line before the next fetch.
+  const DecodedInsn* insn;
+  DecodedInsn staleInsn;
   uint32_t word;
-  if (lastStoreCycle() + 2 >= cycle && staleFetch(pc, cycle, word)) {
-    d = decodeInsn(word);  // not cached: the line must reflect the new memory from t+3 on
+  if (lastStoreCycle() + 2 >= cycle && staleFetch(pc, cycle, word)) [[unlikely]] {
+    staleInsn = decodeInsn(word);  // not cached: the line must reflect the new memory from t+3 on
+    insn = &staleInsn;
   } else {
     CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
-    if (line.tag != pc) {
-      std::memcpy(&line.word, mem_.data() + pc, 4);
-      line.insn = decodeInsn(line.word);
+    std::memcpy(&word, mem_.data() + pc, 4);
+    if (line.tag != pc) [[unlikely]] {
+      line.insn = decodeInsn(word);
       line.tag = pc;
     }
-    d = line.insn;  // copies: a store below may invalidate the line
-    word = line.word;
+    insn = &line.insn;
   }
+  const DecodedInsn& d = *insn;
   uint32_t* const x = ctx.x.data();
   uint32_t* const f = ctx.f.data();
   const uint32_t a = x[d.rs1];
@@ -694,23 +724,23 @@ TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
     case Op::Fnmadd: {
       if (!resolveRm(ctx, d.rm, rm)) return illegal();
       const uint32_t fa = f[d.rs1], fb = f[d.rs2], fc = f[d.rs3];
-      fpResult(d.op == Op::Fmadd    ? fp::madd(fa, fb, fc, rm)
-               : d.op == Op::Fmsub  ? fp::msub(fa, fb, fc, rm)
-               : d.op == Op::Fnmsub ? fp::nmsub(fa, fb, fc, rm)
-                                    : fp::nmadd(fa, fb, fc, rm));
+      fpResult(d.op == Op::Fmadd    ? fp::madd_inline(fa, fb, fc, rm)
+               : d.op == Op::Fmsub  ? fp::msub_inline(fa, fb, fc, rm)
+               : d.op == Op::Fnmsub ? fp::nmsub_inline(fa, fb, fc, rm)
+                                    : fp::nmadd_inline(fa, fb, fc, rm));
       break;
     }
     case Op::Fadd:
       if (!resolveRm(ctx, d.rm, rm)) return illegal();
-      fpResult(fp::add(f[d.rs1], f[d.rs2], rm));
+      fpResult(fp::add_inline(f[d.rs1], f[d.rs2], rm));
       break;
     case Op::Fsub:
       if (!resolveRm(ctx, d.rm, rm)) return illegal();
-      fpResult(fp::sub(f[d.rs1], f[d.rs2], rm));
+      fpResult(fp::sub_inline(f[d.rs1], f[d.rs2], rm));
       break;
     case Op::Fmul:
       if (!resolveRm(ctx, d.rm, rm)) return illegal();
-      fpResult(fp::mul(f[d.rs1], f[d.rs2], rm));
+      fpResult(fp::mul_inline(f[d.rs1], f[d.rs2], rm));
       break;
     case Op::Fdiv: {
       if (!resolveRm(ctx, d.rm, rm)) return illegal();

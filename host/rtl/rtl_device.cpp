@@ -15,7 +15,12 @@
 #include "Vtess_chip4.h"
 #include "tessera/chip_params.h"
 #include "verilated.h"
+#if TESSERA_RTL_TRACE
+// Traced twins of the chips, used only when a VCD is requested (rtl/CMakeLists.txt).
+#include "Vtess_chip16t.h"
+#include "Vtess_chip4t.h"
 #include "verilated_vcd_c.h"
+#endif
 
 namespace tessera {
 
@@ -67,14 +72,16 @@ struct RtlDevice::Impl {
 
 namespace {
 
-template <typename V>
+// kTraced: V was verilated with --trace, and the run writes options.traceVcd.
+template <typename V, bool kTraced>
 class ChipSim final : public RtlDevice::Impl {
  public:
-  ChipSim(unsigned tiles, const DeviceOptions& options) : tiles_(tiles) {
+  ChipSim(unsigned tiles, [[maybe_unused]] const DeviceOptions& options) : tiles_(tiles) {
     consoles.resize(tiles);
-    if (!options.traceVcd.empty()) context_.traceEverOn(true);
+    if constexpr (kTraced) context_.traceEverOn(true);
     top_ = std::make_unique<V>(&context_, "tess_chip");
-    if (!options.traceVcd.empty()) {
+#if TESSERA_RTL_TRACE
+    if constexpr (kTraced) {
       vcd_ = std::make_unique<VerilatedVcdC>();
       top_->trace(vcd_.get(), 99);
       vcd_->open(options.traceVcd.c_str());
@@ -82,6 +89,7 @@ class ChipSim final : public RtlDevice::Impl {
         throw Error(fmt::format("rtl: cannot open VCD file \"{}\"", options.traceVcd));
       }
     }
+#endif
     top_->clk_i = 0;
     top_->rst_ni = 1;
     top_->run_i = 0;
@@ -91,7 +99,9 @@ class ChipSim final : public RtlDevice::Impl {
   }
 
   ~ChipSim() override {
+#if TESSERA_RTL_TRACE
     if (vcd_) vcd_->close();
+#endif
     top_->final();
   }
 
@@ -179,7 +189,9 @@ class ChipSim final : public RtlDevice::Impl {
   }
 
   void dump() {
-    if (vcd_) vcd_->dump(context_.time());
+#if TESSERA_RTL_TRACE
+    if constexpr (kTraced) vcd_->dump(context_.time());
+#endif
     context_.timeInc(1);
   }
 
@@ -225,8 +237,23 @@ class ChipSim final : public RtlDevice::Impl {
   unsigned tiles_;
   VerilatedContext context_;
   std::unique_ptr<V> top_;
+#if TESSERA_RTL_TRACE
   std::unique_ptr<VerilatedVcdC> vcd_;
+#endif
 };
+
+// The chip of `tiles` tiles: the speed build, or its traced twin when a VCD is requested.
+template <typename V, typename VTraced>
+std::unique_ptr<RtlDevice::Impl> makeChip(unsigned tiles, const DeviceOptions& options) {
+  if (options.traceVcd.empty()) return std::make_unique<ChipSim<V, false>>(tiles, options);
+#if TESSERA_RTL_TRACE
+  return std::make_unique<ChipSim<VTraced, true>>(tiles, options);
+#else
+  throw Error(fmt::format("rtl: cannot write \"{}\": this build has no traced chips "
+                          "(configure with -DTESSERA_RTL_TRACE=ON)",
+                          options.traceVcd));
+#endif
+}
 
 }  // namespace
 
@@ -240,10 +267,17 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
     throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
                             kMemBytes, options.tileMemBytes));
   }
+#if TESSERA_RTL_TRACE
+  using Traced4 = Vtess_chip4t;
+  using Traced16 = Vtess_chip16t;
+#else
+  using Traced4 = Vtess_chip4;  // unused: makeChip throws before
+  using Traced16 = Vtess_chip16;
+#endif
   if (tiles == 4) {
-    impl_ = std::make_unique<ChipSim<Vtess_chip4>>(tiles, options);
+    impl_ = makeChip<Vtess_chip4, Traced4>(tiles, options);
   } else if (tiles == 16) {
-    impl_ = std::make_unique<ChipSim<Vtess_chip16>>(tiles, options);
+    impl_ = makeChip<Vtess_chip16, Traced16>(tiles, options);
   } else {
     throw Error(fmt::format(
         "rtl: no verilated chip with {} tiles; the rtl device has 4 tiles (the default) or 16",

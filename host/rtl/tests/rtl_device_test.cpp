@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "rtl_device.hpp"
@@ -300,6 +304,38 @@ TEST_F(RtlDeviceTest, FloatingPointAddConvertAndFlags) {
   EXPECT_EQ(retired_[8].value, 0x3f2aaaabu);
   EXPECT_EQ(r.cycles, 6u * 10 + 42 + 1);
 }
+
+#if TESSERA_RTL_TRACE
+// A VCD request switches to the traced twin of the chip (rtl/CMakeLists.txt): same cycle count as
+// the speed build, and a waveform of the chip's ports in the file.
+TEST(RtlDeviceTrace, TracedChipWritesVcdWithTheSameTiming) {
+  const std::string path = ::testing::TempDir() + "rtl_device_trace.vcd";
+  DeviceOptions options;
+  options.traceVcd = path;
+  uint64_t cycles[2] = {0, 0};
+  for (int traced = 0; traced < 2; ++traced) {
+    auto dev = makeRtlDevice(traced ? options : DeviceOptions{});
+    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
+    std::vector<uint8_t> bytes;
+    for (uint32_t w : {rv::lui(1, kMmio), rv::addi(2, 0, 42), rv::sw(2, 1, 0)}) {
+      for (unsigned k = 0; k < 4; ++k) bytes.push_back(static_cast<uint8_t>(w >> (8 * k)));
+    }
+    dev->writeMemory(0, 0, bytes);
+    const RunResult r = dev->run(kMaxCycles);
+    ASSERT_EQ(r.reason, StopReason::Halted);
+    EXPECT_EQ(r.exitCode, 42u);
+    cycles[traced] = r.cycles;
+  }
+  EXPECT_EQ(cycles[0], cycles[1]);
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("$version", 0), 0u);
+  EXPECT_NE(text.find("$var wire  1 "), std::string::npos);
+  EXPECT_NE(text.find("run_i"), std::string::npos);
+  std::remove(path.c_str());
+}
+#endif
 
 }  // namespace
 }  // namespace tessera
