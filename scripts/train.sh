@@ -9,4 +9,4 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh" tessera-bench
-exec "$build/bench/tessera-bench" train --max-steps 150 --eval-images 2000 --out "$build/train" "$@"
+exec "$build/bench/tessera-bench" train --max-steps 400 --eval-images 2000 --out "$build/train" "$@"
