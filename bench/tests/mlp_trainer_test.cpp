@@ -337,3 +337,49 @@ TEST(TrainCommand, WritesTheDocumentedFilesAndWeightsRoundTrip) {
 
 }  // namespace
 }  // namespace tessera::bench
+
+#include "server_process.hpp"
+
+namespace tessera::bench {
+namespace {
+
+// The same training steps through tessera-server: the model over tcp:// and the RTL over a pty
+// (serial:), as a remote simulator and a board would be reached: the model's weights, losses and
+// cycles exactly.
+TEST(MlpTrainer, OverTheLinkGivesTheModelsWeightsAndCycles) {
+  std::vector<std::vector<float>> w0, b0, wRef, bRef;
+  initialParameters(smallConfig(2, 1), w0, b0);
+  auto ref = open("model");
+  MlpTrainer tr(*ref, smallConfig(2, 1));
+  tr.setParameters(w0, b0);
+  const MlpRunResult r = tr.run(synthetic, synthetic);
+  tr.parameters(wRef, bRef);
+  struct Case {
+    const char* backend;
+    bool pty;
+  };
+  for (const Case& c : {Case{"model", false}, Case{"rtl", true}}) {
+    std::vector<std::string> args = {"--device", c.backend, "--tiles", "4"};
+    if (c.pty) {
+      args.push_back("--pty");
+    } else {
+      args.insert(args.end(), {"--listen", "127.0.0.1:0"});
+    }
+    link::ServerProcess server(TESSERA_SERVER_PATH, args);
+    SCOPED_TRACE(server.deviceString());
+    auto dev = openDevice(server.deviceString());
+    MlpTrainer t(*dev, smallConfig(2, 1));
+    t.setParameters(w0, b0);
+    const MlpRunResult x = t.run(synthetic, synthetic);
+    std::vector<std::vector<float>> w, b;
+    t.parameters(w, b);
+    EXPECT_EQ(w, wRef);
+    EXPECT_EQ(b, bRef);
+    EXPECT_EQ(x.cycles, r.cycles);
+    EXPECT_EQ(x.stepLoss, r.stepLoss);
+    EXPECT_EQ(x.evalCorrect, r.evalCorrect);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::bench
