@@ -39,6 +39,8 @@ TEST(FpuRtlSweep, AllOneRoundOps) {
               static_cast<unsigned long long>(fpu.checked()),
               static_cast<unsigned long long>(fpu.mismatches()));
   EXPECT_EQ(fpu.mismatches(), 0u);
+  // Every set issued was compared (a lost result would otherwise pass unnoticed).
+  EXPECT_EQ(fpu.checked(), kSweepSets * n);
 }
 
 TEST(FpuRtlSweep, DivSqrt) {
@@ -53,6 +55,7 @@ TEST(FpuRtlSweep, DivSqrt) {
               static_cast<unsigned long long>(unit.checked()),
               static_cast<unsigned long long>(unit.mismatches()));
   EXPECT_EQ(unit.mismatches(), 0u);
+  EXPECT_EQ(unit.checked(), 2 * kSweepSets);
 }
 
 }  // namespace
