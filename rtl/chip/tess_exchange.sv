@@ -111,6 +111,16 @@ module tess_exchange #(
   assign wr_addr_o = wp2_q.addr;
   assign wr_data_o = wr_data;
 
+  // The decode below slices the instruction layout of rtl/params.json (XCHG_OP_LSB, XCHG_COUNT_BITS,
+  // XCHG_BUS_LSB), which host/common/exchange_encoding.hpp encodes: a package that says otherwise
+  // is refused at elaboration (Verilator, Yosys; Icarus 11 does not parse elaboration-time $error).
+`ifndef __ICARUS__
+  if (tess_params_pkg::XCHG_OP_LSB != 28 || tess_params_pkg::XCHG_COUNT_BITS != 24 ||
+      tess_params_pkg::XCHG_BUS_LSB != 20) begin : g_layout_error
+    $error("tess_exchange: the exchange instruction layout in rtl/params.json is not the one decoded here");
+  end
+`endif
+
   // Decoding of the instruction whose word arrives in StWord.
   logic [31:0] w0;
   logic [3:0]  op;
