@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Build the host code with AddressSanitizer + UndefinedBehaviorSanitizer (TESSERA_SANITIZE) into
+# build-sanitize/ (override with BUILD_DIR) and run the tests that take hostile input: the link
+# codec, server and end-to-end tests, the ELF loader, the *.tess reader and packer, tessera-run.
+# Any sanitizer finding aborts its test. Usage: scripts/test-sanitize.sh [extra ctest args]
+# SANITIZE=address,undefined by default; TESTS overrides the ctest regex.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-sanitize}
+sanitize=${SANITIZE:-address,undefined}
+tests=${TESTS:-'^link\.|^loader\.|^Executable|^Packer|^Crc32|^tessera_run\.|^tessera_pack\.|^device\.'}
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTESSERA_SANITIZE="$sanitize"
+fi
+ninja -C "$build" -j "${JOBS:-$(nproc)}"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir "$build" --output-on-failure -j "${JOBS:-$(nproc)}" -LE sweep -R "$tests" "$@"
