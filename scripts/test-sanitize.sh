@@ -3,7 +3,8 @@
 # build-sanitize/ (override with BUILD_DIR) and run the tests that take hostile input: the link
 # codec, server and end-to-end tests, the ELF loader, the *.tess reader and packer, tessera-run.
 # Any sanitizer finding aborts its test. Usage: scripts/test-sanitize.sh [extra ctest args]
-# SANITIZE=address,undefined by default; TESTS overrides the ctest regex.
+# SANITIZE=address,undefined by default; TESTS overrides the ctest regex; TARGETS (a space list)
+# builds only those targets (e.g. the unit tests, without the verilated chip).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-sanitize}
@@ -13,7 +14,8 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTESSERA_SANITIZE="$sanitize"
 fi
-ninja -C "$build" -j "${JOBS:-$(nproc)}"
+# shellcheck disable=SC2086  # TARGETS is a list
+ninja -C "$build" -j "${JOBS:-$(nproc)}" ${TARGETS:-}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" --output-on-failure -j "${JOBS:-$(nproc)}" -LE sweep -R "$tests" "$@"
