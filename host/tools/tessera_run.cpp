@@ -79,8 +79,9 @@ void printConsoles(const tessera::Device& device, unsigned tiles, bool prefixed)
       pos = end + 1;
     }
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  // A console that cannot be written (stdout on a full disk) is an error, not a success.
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
+    throw tessera::Error("stdout: write failed (the consoles are lost)");
 }
 
 void printStats(const tessera::Device& device, unsigned tiles, uint64_t cycles, double seconds) {
