@@ -51,7 +51,9 @@ uint32_t shiftBytes(uint32_t reg, uint64_t n) {
 
 }  // namespace
 
-uint32_t crc32RawByte(uint32_t reg, uint8_t byte) { return kTable[(reg ^ byte) & 0xff] ^ (reg >> 8); }
+uint32_t crc32RawByte(uint32_t reg, uint8_t byte) {
+  return kTable[(reg ^ byte) & 0xff] ^ (reg >> 8);
+}
 
 uint32_t crc32Raw(std::span<const uint8_t> data, uint32_t reg) {
   for (uint8_t b : data) reg = kTable[(reg ^ b) & 0xff] ^ (reg >> 8);

@@ -13,7 +13,9 @@
 namespace tessera {
 namespace {
 
-std::string why() { return std::strerror(errno); }
+std::string why() {
+  return std::strerror(errno);
+}
 
 const char* kindOf(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -68,7 +70,8 @@ void writeFileChecked(const std::string& path, std::span<const uint8_t> bytes) {
   for (size_t done = 0; done < bytes.size();) {
     const ssize_t n = ::write(f.fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error(fmt::format("{}: write failed: {}", path, n < 0 ? why() : "no progress"));
+    if (n <= 0)
+      throw Error(fmt::format("{}: write failed: {}", path, n < 0 ? why() : "no progress"));
     done += static_cast<size_t>(n);
   }
   const int fd = f.fd;

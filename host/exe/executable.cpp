@@ -169,9 +169,10 @@ void Executable::validate() const {
                     t.tiles, t.tileMemBytes, t.contexts));
   }
   if (t.tiles > kMaxTiles || t.contexts > kMaxContexts) {
-    throw Error(fmt::format("bad target: {} tiles with {} contexts (the format allows at most {} "
-                            "tiles and {} contexts)",
-                            t.tiles, t.contexts, kMaxTiles, kMaxContexts));
+    throw Error(
+        fmt::format("bad target: {} tiles with {} contexts (the format allows at most {} "
+                    "tiles and {} contexts)",
+                    t.tiles, t.contexts, kMaxTiles, kMaxContexts));
   }
   // Segments: in memory, and no two on one tile overlap (the load order would matter).
   std::map<uint32_t, std::vector<std::pair<uint64_t, size_t>>> perTile;

@@ -47,7 +47,7 @@ class FrameCodec {
   void skip(size_t n);
   void compact();
 
-  std::vector<uint8_t> buf_;  // capacity 2 * kMaxFrameBytes; bytes [begin_, end_) are pending
+  std::vector<uint8_t> buf_;   // capacity 2 * kMaxFrameBytes; bytes [begin_, end_) are pending
   std::vector<uint32_t> reg_;  // reg_[i]: raw CRC register after buf_[0, i) (crc32Raw)
   size_t begin_ = 0;
   size_t end_ = 0;

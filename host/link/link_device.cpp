@@ -50,7 +50,8 @@ LinkDevice::LinkDevice(std::unique_ptr<Transport> transport, std::string name,
       name_(std::move(name)),
       timeout_(timeout),
       seq_(std::random_device{}()) {
-  if (!token.empty()) transact(Opcode::Auth, 0, 0, std::vector<uint8_t>(token.begin(), token.end()));
+  if (!token.empty())
+    transact(Opcode::Auth, 0, 0, std::vector<uint8_t>(token.begin(), token.end()));
   info_ = decodeInfo(transact(Opcode::Info, 0, 0, {}).payload);
   info_.backend = "link:" + info_.backend;
 }

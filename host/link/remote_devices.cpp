@@ -53,8 +53,9 @@ std::string splitQuery(const std::string& spec, const std::string& body,
       NumberOption& o = numbers[key];
       const auto v = strictNumber(value, o.lo, o.hi);
       if (!v)
-        throw Error(fmt::format("device \"{}\": option {}={}: expected a whole number from {} to {}",
-                                spec, key, value, o.lo, o.hi));
+        throw Error(
+            fmt::format("device \"{}\": option {}={}: expected a whole number from {} to {}", spec,
+                        key, value, o.lo, o.hi));
       o.value = *v;
     } else if (eq != std::string::npos && texts.contains(key) && !value.empty()) {
       texts[key] = value;
@@ -120,7 +121,8 @@ std::unique_ptr<Device> makeSerialDevice(const std::string& spec) {
   if (ec) throw Error(fmt::format("device \"{}\": cannot open {}: {}", spec, path, ec.message()));
   port.set_option(boost::asio::serial_port_base::baud_rate(opts["baud"].value), ec);
   if (ec)
-    throw Error(fmt::format("device \"{}\": baud rate {}: {}", spec, opts["baud"].value, ec.message()));
+    throw Error(
+        fmt::format("device \"{}\": baud rate {}: {}", spec, opts["baud"].value, ec.message()));
   ::tcflush(port.native_handle(), TCIOFLUSH);  // bytes left over from an earlier client
   auto transport = std::make_unique<AsioStreamTransport<boost::asio::serial_port>>(
       std::move(io), std::move(port), spec);

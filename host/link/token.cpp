@@ -26,9 +26,10 @@ std::string loadToken(const std::string& file) {
                             token.back() == '\t'))
     token.pop_back();
   if (token.size() < kMinTokenBytes || token.size() > kMaxTokenBytes)
-    throw Error(fmt::format("{}: the token has {} bytes; it needs {} to {} (e.g. `openssl rand "
-                            "-hex 32`)",
-                            source, token.size(), kMinTokenBytes, kMaxTokenBytes));
+    throw Error(
+        fmt::format("{}: the token has {} bytes; it needs {} to {} (e.g. `openssl rand "
+                    "-hex 32`)",
+                    source, token.size(), kMinTokenBytes, kMaxTokenBytes));
   for (char c : token) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
       throw Error(fmt::format("{}: the token has a control byte", source));

@@ -110,7 +110,8 @@ ElfImage ElfImage::fromBytes(std::span<const uint8_t> bytes, const std::string& 
                     "{} bytes",
                     eh->e_phoff, phEnd, fileSize));
   }
-  if (!elf32_getphdr(elf.get())) throw fail(fmt::format("bad program headers ({})", elf_errmsg(-1)));
+  if (!elf32_getphdr(elf.get()))
+    throw fail(fmt::format("bad program headers ({})", elf_errmsg(-1)));
 
   ElfImage image;
   image.entry_ = eh->e_entry;

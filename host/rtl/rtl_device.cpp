@@ -141,7 +141,8 @@ class ChipSim final : public RtlDevice::Impl {
       vcd_->close();
       // A destructor cannot throw: a failure of the last flush is at least said.
       if (!failedBefore && vcdFile_->error() != 0)
-        std::fprintf(stderr, "rtl: writing VCD file \"%s\" failed: %s; the waveform is incomplete\n",
+        std::fprintf(stderr,
+                     "rtl: writing VCD file \"%s\" failed: %s; the waveform is incomplete\n",
                      vcdPath_.c_str(), std::strerror(vcdFile_->error()));
     }
     top_->final();
@@ -259,14 +260,14 @@ class ChipSim final : public RtlDevice::Impl {
   // What docs/chip.md says the host library reports for a refused control access.
   Error refused(bool write, uint32_t offset, uint32_t value) {
     if (write && offset == TESS_CR_TILE_SEL)
-      return Error(fmt::format("rtl: TILE_SEL {} is not a tile (the chip has {} tiles)", value,
-                               tiles_));
+      return Error(
+          fmt::format("rtl: TILE_SEL {} is not a tile (the chip has {} tiles)", value, tiles_));
     if (write && offset == TESS_CR_T_ENABLE) {
       top_->ctl_addr_i = TESS_CR_TILE_SEL;
       top_->eval();
-      return Error(fmt::format(
-          "rtl: T_ENABLE of tile {} can only change after a reset, before the run",
-          top_->ctl_rdata_o));
+      return Error(
+          fmt::format("rtl: T_ENABLE of tile {} can only change after a reset, before the run",
+                      top_->ctl_rdata_o));
     }
     return Error(fmt::format("rtl: no {} control register at offset 0x{:03x}",
                              write ? "writable" : "readable", offset));

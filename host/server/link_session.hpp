@@ -134,8 +134,8 @@ class LinkSession : public std::enable_shared_from_this<LinkSession<Stream>> {
       send(FrameCodec::encode(out));
       return;
     }
-    const bool tried = ev.kind == DecodeEvent::Kind::Frame &&
-                       f.opcode == static_cast<uint8_t>(Opcode::Auth);
+    const bool tried =
+        ev.kind == DecodeEvent::Kind::Frame && f.opcode == static_cast<uint8_t>(Opcode::Auth);
     const std::string msg = tried ? "wrong token"
                                   : "this server needs a token: present it with AUTH first "
                                     "(device string ?token_file=PATH or TESSERA_TOKEN)";
@@ -277,7 +277,7 @@ class LinkSession : public std::enable_shared_from_this<LinkSession<Stream>> {
   FrameCodec codec_;
   std::array<uint8_t, 16384> buf_{};
   std::deque<std::vector<uint8_t>> out_;
-  size_t queuedBytes_ = 0;         // bytes in out_ (the one being written included)
+  size_t queuedBytes_ = 0;          // bytes in out_ (the one being written included)
   Clock::time_point lastActivity_;  // last request, AUTH, or WAIT reply
   bool authed_;
   bool writing_ = false;

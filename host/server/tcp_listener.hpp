@@ -50,8 +50,8 @@ class TcpListener {
           socket.set_option(tcp::no_delay(true), ignored);
           const auto remote = socket.remote_endpoint(ignored);
           const std::string peer =
-              ignored ? "client" : fmt::format("client {}:{}", remote.address().to_string(),
-                                               remote.port());
+              ignored ? "client"
+                      : fmt::format("client {}:{}", remote.address().to_string(), remote.port());
           auto session = std::make_shared<LinkSession<tcp::socket>>(std::move(socket), server_,
                                                                     nullptr, limits_, peer);
           // Reset only if still current: an old session may close after a new one started.

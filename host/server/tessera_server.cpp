@@ -55,8 +55,8 @@ tcp::endpoint parseListen(const std::string& listen) {
   const char* last = portText.data() + portText.size();
   const auto [ptr, perr] = std::from_chars(portText.data(), last, port);
   if (portText.empty() || perr != std::errc() || ptr != last || port > 65535)
-    throw tessera::Error(fmt::format(
-        "--listen {}: port \"{}\" is not a number from 0 to 65535", listen, portText));
+    throw tessera::Error(
+        fmt::format("--listen {}: port \"{}\" is not a number from 0 to 65535", listen, portText));
   return tcp::endpoint(address, static_cast<uint16_t>(port));
 }
 

@@ -297,8 +297,9 @@ TEST_P(ChipDeviceTest, RefusedControlAccessesChangeNothing) {
   for (uint32_t offset : {uint32_t{0x1000}, uint32_t{0x1000} + TESS_CR_ID, uint32_t{TESS_CR_CTRL},
                           uint32_t{0x038}, uint32_t{0x002}, uint32_t{0x070}, uint32_t{0xFFC}})
     EXPECT_THROW(dev.readControl(offset), Error) << "read of 0x" << std::hex << offset;
-  for (uint32_t offset : {uint32_t{TESS_CR_ID}, uint32_t{TESS_CR_STATUS}, uint32_t{TESS_CR_CYCLE_LO},
-                          uint32_t{TESS_CR_T_EXIT}, uint32_t{0x1000} + TESS_CR_TILE_SEL})
+  for (uint32_t offset :
+       {uint32_t{TESS_CR_ID}, uint32_t{TESS_CR_STATUS}, uint32_t{TESS_CR_CYCLE_LO},
+        uint32_t{TESS_CR_T_EXIT}, uint32_t{0x1000} + TESS_CR_TILE_SEL})
     EXPECT_THROW(dev.writeControl(offset, 1), Error) << "write of 0x" << std::hex << offset;
   EXPECT_EQ(dev.readControl(TESS_CR_ID), TESS_CHIP_ID);
   dev.writeControl(TESS_CR_TILE_SEL, 2);

@@ -189,8 +189,7 @@ TEST(Executable, WritesAreCheckedAndOnlyRegularFilesAreRead) {
     sample().writeFile("/dev/full");
     FAIL() << "writing /dev/full succeeded";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("/dev/full: write failed"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("/dev/full: write failed"), std::string::npos) << e.what();
   }
   for (const char* path : {"/dev/zero", "/", "/dev/null"}) {
     try {

@@ -1,7 +1,6 @@
 // ElfImage: valid images load; every bad input gives tessera::Error naming the file and problem.
 // The ELFs are built here byte by byte (ELF32 layout from the System V ABI), not with libelf.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 

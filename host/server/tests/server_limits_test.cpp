@@ -9,10 +9,10 @@
 
 #include <array>
 #include <chrono>
-#include <functional>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -72,10 +72,8 @@ class RawClient {
   // One read of up to 64 KiB: its size, 0 on EOF/error, nullopt at the deadline.
   std::optional<size_t> readRaw(Clock::time_point deadline) {
     std::optional<size_t> result;
-    socket_.async_read_some(boost::asio::buffer(buf_),
-                            [&](const boost::system::error_code& ec, size_t n) {
-                              result = ec ? 0 : n;
-                            });
+    socket_.async_read_some(boost::asio::buffer(buf_), [&](const boost::system::error_code& ec,
+                                                           size_t n) { result = ec ? 0 : n; });
     io_.restart();
     io_.run_until(deadline);
     if (!result) {
@@ -170,7 +168,8 @@ TEST(ServerLimits, AClientThatNeverReadsIsDisconnectedAndMemoryStaysBounded) {
     if (!flood.send(burst)) break;  // the server hung up on us: expected
   }
   const auto received = flood.drainUntilClosed(std::chrono::milliseconds(20000));
-  ASSERT_TRUE(received.has_value()) << "the server kept the connection of a client that never reads";
+  ASSERT_TRUE(received.has_value())
+      << "the server kept the connection of a client that never reads";
   EXPECT_LT(*received, uint64_t{64} << 20) << "replies were buffered instead of the client dropped";
   const uint64_t rss = rssBytes(server.pid());
   EXPECT_GT(rss, 0u);
@@ -183,8 +182,8 @@ TEST(ServerLimits, AClientThatNeverReadsIsDisconnectedAndMemoryStaysBounded) {
 // Item 2: a client that starts a run and then stalls (as if suspended) loses the connection after
 // the idle timeout, its run stops, and the next client gets the server.
 TEST(ServerLimits, AStalledClientLosesTheServerAfterTheIdleTimeoutAndItsRunStops) {
-  ServerProcess server(kServer,
-                       {"--device", "model", "--listen", "127.0.0.1:0", "--idle-timeout-ms", "1500"});
+  ServerProcess server(
+      kServer, {"--device", "model", "--listen", "127.0.0.1:0", "--idle-timeout-ms", "1500"});
   RawClient stalled(server.port());
   // tile 0: `j .` forever; tiles 1..3 disabled; RUN with no limit; then silence.
   std::vector<Frame> setup = {request(Opcode::MemWrite, 0, 0, {0x6f, 0, 0, 0}),
@@ -202,7 +201,8 @@ TEST(ServerLimits, AStalledClientLosesTheServerAfterTheIdleTimeoutAndItsRunStops
   }
   // While it holds the server, others are refused at once.
   EXPECT_THROW(openDevice(server.deviceString() + "?timeout_ms=2000"), Error);
-  auto next = openWithin(server.deviceString() + "?timeout_ms=2000", std::chrono::milliseconds(15000));
+  auto next =
+      openWithin(server.deviceString() + "?timeout_ms=2000", std::chrono::milliseconds(15000));
   ASSERT_TRUE(next) << "the stalled client still holds the server";
   // The abandoned run no longer advances: requests are not Busy and the cycle counter stands.
   const uint32_t c0 = next->readControl(TESS_CR_CYCLE_LO);
@@ -214,19 +214,21 @@ TEST(ServerLimits, AStalledClientLosesTheServerAfterTheIdleTimeoutAndItsRunStops
 
 // Item 2, the reported repro: a header that claims 64 KiB, then nothing.
 TEST(ServerLimits, AHeaderThenSilenceDoesNotLockOutOtherClients) {
-  ServerProcess server(kServer,
-                       {"--device", "model", "--listen", "127.0.0.1:0", "--idle-timeout-ms", "1000"});
+  ServerProcess server(
+      kServer, {"--device", "model", "--listen", "127.0.0.1:0", "--idle-timeout-ms", "1000"});
   RawClient stalled(server.port());
   Frame f = request(Opcode::MemWrite);
   f.payload.assign(65536, 0);
   const auto bytes = FrameCodec::encode(f);
   ASSERT_TRUE(stalled.send(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 24)));
-  auto next = openWithin(server.deviceString() + "?timeout_ms=2000", std::chrono::milliseconds(15000));
+  auto next =
+      openWithin(server.deviceString() + "?timeout_ms=2000", std::chrono::milliseconds(15000));
   ASSERT_TRUE(next);
   EXPECT_EQ(next->readControl(TESS_CR_ID), TESS_CHIP_ID);
 }
 
-// Item 10 over the link: zero-length reads and writes are answered (no null pointer reaches memcpy).
+// Item 10 over the link: zero-length reads and writes are answered (no null pointer reaches
+// memcpy).
 TEST(ServerLimits, ZeroLengthMemoryAccessesAreAnswered) {
   ServerProcess server(kServer, {"--device", "model", "--listen", "127.0.0.1:0"});
   RawClient c(server.port());
@@ -245,13 +247,14 @@ TEST(ServerLimits, ZeroLengthMemoryAccessesAreAnswered) {
 // ends the connection; the right one (file or environment) works.
 TEST(ServerLimits, ATokenServerAnswersOnlyClientsThatPresentIt) {
   const std::string token = "0123456789abcdef0123456789abcdef";
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tessera_token_test_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tessera_token_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string good = (dir / "good").string(), bad = (dir / "bad").string();
   std::ofstream(good) << token << "\n";
   std::ofstream(bad) << "fedcba9876543210fedcba9876543210\n";
-  ServerProcess server(kServer, {"--device", "model", "--listen", "127.0.0.1:0", "--token-file", good});
+  ServerProcess server(kServer,
+                       {"--device", "model", "--listen", "127.0.0.1:0", "--token-file", good});
   ::unsetenv("TESSERA_TOKEN");
   const std::string spec = server.deviceString() + "?timeout_ms=3000";
   EXPECT_NE(errorOf([&] { openDevice(spec); }).find("needs a token"), std::string::npos)
@@ -301,8 +304,9 @@ TEST(ServerLimits, BadCommandLinesAreRefused) {
 TEST(ServerLimits, BadDeviceStringsAreRefused) {
   EXPECT_NE(errorOf([] { openDevice("tcp://127.0.0.1:99999"); }).find("port \"99999\""),
             std::string::npos);
-  EXPECT_NE(errorOf([] { openDevice("tcp://127.0.0.1:7455?timeout_ms=99999999999999999999"); })
-                .find("expected a whole number from 1 to"),
+  EXPECT_NE(errorOf([] {
+              openDevice("tcp://127.0.0.1:7455?timeout_ms=99999999999999999999");
+            }).find("expected a whole number from 1 to"),
             std::string::npos);
   EXPECT_NE(errorOf([] { openDevice("tcp://127.0.0.1:7455?timeout_ms=0"); }).find("timeout_ms=0"),
             std::string::npos);
