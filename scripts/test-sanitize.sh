@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the host code with AddressSanitizer + UndefinedBehaviorSanitizer (TESSERA_SANITIZE) into
+# Build the host code with AddressSanitizer + UndefinedBehaviorSanitizer (TESSERA_SANITIZE; the
+# verilated chip stays uninstrumented unless -DTESSERA_SANITIZE_RTL=ON) into
 # build-sanitize/ (override with BUILD_DIR) and run the tests that take hostile input: the link
 # codec, server and end-to-end tests, the ELF loader, the *.tess reader and packer, tessera-run.
 # Any sanitizer finding aborts its test. Usage: scripts/test-sanitize.sh [extra ctest args]
@@ -11,7 +12,8 @@ build=${BUILD_DIR:-$root/build-sanitize}
 sanitize=${SANITIZE:-address,undefined}
 tests=${TESTS:-'^link\.|^loader\.|^Executable|^Packer|^Crc32|^tessera_run\.|^tessera_pack\.|^device\.'}
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  # Release, as the regular build: the (uninstrumented) verilated chip then comes from ccache.
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DTESSERA_SANITIZE="$sanitize"
 fi
 # shellcheck disable=SC2086  # TARGETS is a list
