@@ -13,8 +13,10 @@ sanitize=${SANITIZE:-address,undefined}
 tests=${TESTS:-'^link\.|^loader\.|^Executable|^Packer|^Crc32|^tessera_run\.|^tessera_pack\.|^device\.'}
 if [ ! -f "$build/build.ninja" ]; then
   # Release, as the regular build: the (uninstrumented) verilated chip then comes from ccache.
+  # Warnings stay on but not fatal: GCC's flow warnings give false positives in libstdc++ code
+  # instrumented by the sanitizers (-Wstringop-overflow in std::fill_n).
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DTESSERA_SANITIZE="$sanitize"
+    -DTESSERA_SANITIZE="$sanitize" -DTESSERA_WERROR=OFF
 fi
 # shellcheck disable=SC2086  # TARGETS is a list
 ninja -C "$build" -j "${JOBS:-$(nproc)}" ${TARGETS:-}
