@@ -9,6 +9,14 @@
 namespace tessera {
 
 std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions& options) {
+  // Checked before a backend allocates anything: every model tile holds its whole SRAM.
+  const unsigned maxTiles = options.maxTiles ? options.maxTiles : kDefaultMaxTiles;
+  if (options.tiles > maxTiles) {
+    throw Error(fmt::format(
+        "device \"{}\": {} tiles requested, more than the limit of {} (raise it with --max-tiles "
+        "or DeviceOptions::maxTiles; docs/limits.md)",
+        spec, options.tiles, maxTiles));
+  }
   if (spec == "model") return makeModelDevice(options);
   if (spec == "rtl") return makeRtlDevice(options);
   // Remote devices take their chip parameters from the server, not from options.

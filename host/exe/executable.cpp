@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 
 #include "crc32.hpp"
+#include "file_io.hpp"
 
 namespace tessera {
 namespace {
@@ -106,6 +105,18 @@ uint32_t imageCrc(std::span<const uint8_t> b) {
   return crc32(b.subspan(kOffCrc + 4), crc);
 }
 
+/// Names are printable ASCII: they reach command lines (--input NAME=FILE) and messages.
+void checkName(const std::string& name, const char* what) {
+  if (name.empty() || name.size() > kMaxNameBytes)
+    throw Error(fmt::format("a {} name is empty or longer than {} bytes", what, kMaxNameBytes));
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c > 0x7e)
+      throw Error(fmt::format("{} name \"{}\" has byte 0x{:02x} at {} (names are printable ASCII)",
+                              what, name.substr(0, i), c, i));
+  }
+}
+
 void checkRegion(const ExeRegion& r, const ExeTarget& t, const std::string& what) {
   if (r.tile >= t.tiles) {
     throw Error(
@@ -157,6 +168,12 @@ void Executable::validate() const {
                     "memory a nonzero multiple of 4, contexts >= 1)",
                     t.tiles, t.tileMemBytes, t.contexts));
   }
+  if (t.tiles > kMaxTiles || t.contexts > kMaxContexts) {
+    throw Error(
+        fmt::format("bad target: {} tiles with {} contexts (the format allows at most {} "
+                    "tiles and {} contexts)",
+                    t.tiles, t.contexts, kMaxTiles, kMaxContexts));
+  }
   // Segments: in memory, and no two on one tile overlap (the load order would matter).
   std::map<uint32_t, std::vector<std::pair<uint64_t, size_t>>> perTile;
   for (size_t i = 0; i < segments.size(); ++i) {
@@ -182,8 +199,7 @@ void Executable::validate() const {
   }
   std::set<std::string> names;
   for (const ExeStream& s : streams) {
-    if (s.name.empty() || s.name.size() > kMaxNameBytes)
-      throw Error("a stream name is empty or too long");
+    checkName(s.name, "stream");
     if (s.direction != StreamDirection::HostToDevice &&
         s.direction != StreamDirection::DeviceToHost) {
       throw Error(fmt::format("stream \"{}\" has unknown direction {}", s.name,
@@ -209,8 +225,7 @@ void Executable::validate() const {
   }
   names.clear();
   for (const ExeTensor& x : tensors) {
-    if (x.name.empty() || x.name.size() > kMaxNameBytes)
-      throw Error("a tensor name is empty or too long");
+    checkName(x.name, "tensor");
     if (!names.insert(x.name).second)
       throw Error(fmt::format("tensor \"{}\" is defined twice", x.name));
     if (x.regions.empty()) throw Error(fmt::format("tensor \"{}\" has no regions", x.name));
@@ -395,20 +410,11 @@ Executable Executable::parse(std::span<const uint8_t> bytes, const std::string& 
 }
 
 Executable Executable::fromFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  return parse(bytes, path);
+  return parse(readRegularFile(path, kMaxFileBytes, "a *.tess executable"), path);
 }
 
 void Executable::writeFile(const std::string& path) const {
-  const std::vector<uint8_t> bytes = serialize();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(fmt::format("{}: cannot create", path));
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw Error(fmt::format("{}: write failed", path));
+  writeFileChecked(path, serialize());
 }
 
 }  // namespace tessera

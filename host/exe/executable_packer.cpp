@@ -65,6 +65,10 @@ std::vector<ExeRegion> regions(const json& j, const std::vector<ElfImage>& image
     } else {
       addr = number(j.at("address"), where + ".address");
     }
+    if (uint64_t{addr} + offset > UINT32_MAX) {
+      throw Error(fmt::format("{}: address 0x{:x} + offset {} is beyond the 32-bit address space",
+                              where, addr, offset));
+    }
     out.push_back({t, addr + offset, bytes});
   }
   return out;
@@ -155,7 +159,8 @@ Executable packExecutable(const ExeTarget& target, const std::vector<std::string
       }
     }
   }
-  if (!descriptionJson.empty()) {
+  // A named description is parsed even when empty: an empty file is an error, not "no streams".
+  if (!descriptionJson.empty() || !descriptionName.empty()) {
     try {
       describe(exe, json::parse(descriptionJson), images);
     } catch (const json::exception& e) {

@@ -10,8 +10,9 @@
 namespace tessera {
 
 /// Build an executable for target from elfPaths (one ELF for every tile, or exactly one per tile)
-/// and the JSON text descriptionJson (descriptionName names it in errors; "" = no description:
-/// no streams, host syncs or tensors). Symbols in the description resolve in each tile's ELF.
+/// and the JSON text descriptionJson (descriptionName names it in errors; both "" = no
+/// description: no streams, host syncs or tensors; a named but empty description is an error).
+/// Symbols in the description resolve in each tile's ELF.
 Executable packExecutable(const ExeTarget& target, const std::vector<std::string>& elfPaths,
                           const std::string& descriptionJson, const std::string& descriptionName);
 

@@ -3,13 +3,17 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "executable_packer.hpp"
+#include "file_io.hpp"
 #include "tessera/chip_params.h"
+
+namespace {
+/// Largest description file (docs/limits.md).
+constexpr uint64_t kMaxDescriptionBytes = uint64_t{64} << 20;
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Build a tessera executable (*.tess) from tile ELFs and a JSON description."};
@@ -29,14 +33,17 @@ int main(int argc, char** argv) {
   try {
     std::string json;
     if (!description.empty()) {
-      std::ifstream in(description);
-      if (!in) throw tessera::Error(fmt::format("{}: cannot open", description));
-      json.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      const auto bytes =
+          tessera::readRegularFile(description, kMaxDescriptionBytes, "a JSON description");
+      json.assign(bytes.begin(), bytes.end());
     }
     tessera::packExecutable(target, elfs, json, description).writeFile(output);
     return 0;
   } catch (const tessera::Error& e) {
     fmt::print(stderr, "tessera-pack: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tessera-pack: internal error: {}\n", e.what());
     return 1;
   }
 }

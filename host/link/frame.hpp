@@ -34,6 +34,7 @@ enum class Opcode : uint8_t {
   Reset = 0x08,
   Stats = 0x09,
   Console = 0x0A,
+  Auth = 0x0B,
 };
 
 /// Reply status codes (docs/link-protocol.md, "Status codes").
@@ -49,6 +50,7 @@ enum class Status : uint16_t {
   Running = 8,
   NotRunning = 9,
   BadVersion = 10,
+  Unauthorized = 11,
 };
 
 /// Name of a status code for error messages ("bad CRC", ...).

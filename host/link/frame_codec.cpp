@@ -55,11 +55,14 @@ const char* statusName(uint16_t status) {
       return "no run in progress";
     case Status::BadVersion:
       return "protocol version mismatch";
+    case Status::Unauthorized:
+      return "unauthorized";
   }
   return "unknown status";
 }
 
-FrameCodec::FrameCodec() : buf_(kMaxFrameBytes) {}
+// Twice the largest frame: compaction then moves at most one frame per frame's worth of input.
+FrameCodec::FrameCodec() : buf_(2 * kMaxFrameBytes), reg_(2 * kMaxFrameBytes + 1, 0) {}
 
 std::vector<uint8_t> FrameCodec::encode(const Frame& frame) {
   if (frame.payload.size() > kMaxPayload) throw Error("link: frame payload longer than 64 KiB");
@@ -82,14 +85,20 @@ std::vector<uint8_t> FrameCodec::encode(const Frame& frame) {
 void FrameCodec::compact() {
   if (begin_ == 0) return;
   std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+  // The registers keep their values: a substring's CRC needs only the two at its ends.
+  std::memmove(reg_.data(), reg_.data() + begin_, (end_ - begin_ + 1) * sizeof(uint32_t));
   end_ -= begin_;
   begin_ = 0;
 }
 
 size_t FrameCodec::feed(std::span<const uint8_t> data) {
-  if (end_ + data.size() > buf_.size()) compact();
-  const size_t n = std::min(data.size(), buf_.size() - end_);
-  std::memcpy(buf_.data() + end_, data.data(), n);
+  // At most one frame pending: a full decoder holds a complete frame or a rejected candidate.
+  const size_t n = std::min(data.size(), kMaxFrameBytes - (end_ - begin_));
+  if (end_ + n > buf_.size()) compact();
+  for (size_t i = 0; i < n; ++i) {
+    buf_[end_ + i] = data[i];
+    reg_[end_ + i + 1] = crc32RawByte(reg_[end_ + i], data[i]);
+  }
   end_ += n;
   return n;
 }
@@ -131,11 +140,8 @@ std::optional<DecodeEvent> FrameCodec::poll() {
     return ev;
   }
   const size_t body = kHeaderBytes + length;
-  if (end_ - begin_ < body + kCrcBytes) {
-    if (begin_ + body + kCrcBytes > buf_.size()) compact();
-    return std::nullopt;
-  }
-  if (crc32(std::span<const uint8_t>(p, body)) != getU32(p + body)) {
+  if (end_ - begin_ < body + kCrcBytes) return std::nullopt;
+  if (crc32Substring(reg_[begin_], reg_[begin_ + body], body) != getU32(p + body)) {
     ev.kind = DecodeEvent::Kind::BadCrc;
     ++droppedFrames_;
     skip(1);

@@ -1,6 +1,9 @@
 // FrameCodec: encodes frames, and decodes a byte stream that arrives in pieces into frames.
-// The decoder holds at most kMaxFrameBytes (it never allocates more), resynchronises on the magic
-// after garbage, and reports rejected candidate frames so a server can answer them.
+// The decoder holds at most kMaxFrameBytes pending (its buffers are allocated once), resynchronises
+// on the magic after garbage, and reports rejected candidate frames so a server can answer them.
+// Work per received byte is bounded: a running CRC register is kept for every buffered byte, so
+// checking a candidate frame costs O(log length), not O(length) — otherwise headers that each
+// claim 64 KiB, sent back to back, would cost a 64 KiB CRC per 24 bytes received.
 #pragma once
 
 #include <cstddef>
@@ -44,7 +47,8 @@ class FrameCodec {
   void skip(size_t n);
   void compact();
 
-  std::vector<uint8_t> buf_;  // fixed capacity kMaxFrameBytes; bytes [begin_, end_) are pending
+  std::vector<uint8_t> buf_;   // capacity 2 * kMaxFrameBytes; bytes [begin_, end_) are pending
+  std::vector<uint32_t> reg_;  // reg_[i]: raw CRC register after buf_[0, i) (crc32Raw)
   size_t begin_ = 0;
   size_t end_ = 0;
   uint64_t droppedFrames_ = 0;

@@ -36,6 +36,8 @@ const char* opName(Opcode op) {
       return "STATS";
     case Opcode::Console:
       return "CONSOLE";
+    case Opcode::Auth:
+      return "AUTH";
   }
   return "?";
 }
@@ -43,11 +45,13 @@ const char* opName(Opcode op) {
 }  // namespace
 
 LinkDevice::LinkDevice(std::unique_ptr<Transport> transport, std::string name,
-                       std::chrono::milliseconds timeout)
+                       std::chrono::milliseconds timeout, const std::string& token)
     : transport_(std::move(transport)),
       name_(std::move(name)),
       timeout_(timeout),
       seq_(std::random_device{}()) {
+  if (!token.empty())
+    transact(Opcode::Auth, 0, 0, std::vector<uint8_t>(token.begin(), token.end()));
   info_ = decodeInfo(transact(Opcode::Info, 0, 0, {}).payload);
   info_.backend = "link:" + info_.backend;
 }

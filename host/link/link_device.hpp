@@ -16,9 +16,10 @@ namespace tessera::link {
 /// A remote device behind a tessera-server; every wait is bounded by the timeout.
 class LinkDevice : public Device {
  public:
-  /// Talk over transport; name ("tcp://127.0.0.1:5555") prefixes errors; timeout bounds each reply.
+  /// Talk over transport; name ("tcp://127.0.0.1:5555") prefixes errors; timeout bounds each
+  /// reply; a non-empty token is presented (AUTH) before anything else.
   LinkDevice(std::unique_ptr<Transport> transport, std::string name,
-             std::chrono::milliseconds timeout);
+             std::chrono::milliseconds timeout, const std::string& token = {});
   ChipInfo info() const override { return info_; }
   void reset() override;
   void writeMemory(unsigned tile, uint32_t addr, std::span<const uint8_t> data) override;
@@ -46,7 +47,7 @@ class LinkDevice : public Device {
   ChipInfo info_;
 };
 
-/// Open "tcp://HOST:PORT[?timeout_ms=N]".
+/// Open "tcp://HOST:PORT[?timeout_ms=N][&token_file=PATH]" (token also from $TESSERA_TOKEN).
 std::unique_ptr<Device> makeTcpDevice(const std::string& spec);
 /// Open "serial:PATH[?baud=N][&timeout_ms=N]".
 std::unique_ptr<Device> makeSerialDevice(const std::string& spec);

@@ -31,6 +31,8 @@ class LinkServer {
   std::optional<Frame> handle(const DecodeEvent& ev, Clock::time_point now = Clock::now());
   /// True while a run is in progress (step() has work).
   bool running() const { return running_; }
+  /// True while a WAIT waits for its reply (the client is owed an answer, so it is not idle).
+  bool waitPending() const { return wait_.has_value(); }
   /// Advance the run by one slice.
   void step();
   /// The reply to a pending WAIT, once its run ended or its deadline passed.

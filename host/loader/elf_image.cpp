@@ -5,10 +5,10 @@
 #include <libelf.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
+#include <cstring>
 #include <memory>
 
+#include "file_io.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -61,12 +61,7 @@ void readSymbols(Elf* elf, std::map<std::string, uint32_t, std::less<>>& out) {
 }  // namespace
 
 ElfImage ElfImage::fromFile(const std::string& path, uint32_t memBytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open the file", path));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(fmt::format("{}: read error", path));
-  return fromBytes(bytes, path, memBytes);
+  return fromBytes(readRegularFile(path, kMaxFileBytes, "an ELF program"), path, memBytes);
 }
 
 ElfImage ElfImage::fromBytes(std::span<const uint8_t> bytes, const std::string& name,
@@ -115,14 +110,17 @@ ElfImage ElfImage::fromBytes(std::span<const uint8_t> bytes, const std::string& 
                     "{} bytes",
                     eh->e_phoff, phEnd, fileSize));
   }
-  const Elf32_Phdr* ph = elf32_getphdr(elf.get());
-  if (!ph) throw fail(fmt::format("bad program headers ({})", elf_errmsg(-1)));
+  if (!elf32_getphdr(elf.get()))
+    throw fail(fmt::format("bad program headers ({})", elf_errmsg(-1)));
 
   ElfImage image;
   image.entry_ = eh->e_entry;
   bool entryInCode = false;
   for (unsigned k = 0; k < eh->e_phnum; ++k) {
-    const Elf32_Phdr& p = ph[k];
+    // Copied out of the file bytes (checked above to lie inside it): e_phoff need not be a
+    // multiple of 4, and libelf hands out an unaligned pointer into the image when it is not.
+    Elf32_Phdr p;
+    std::memcpy(&p, bytes.data() + eh->e_phoff + size_t{k} * sizeof(Elf32_Phdr), sizeof p);
     if (p.p_type != PT_LOAD || p.p_memsz == 0) continue;
     const uint64_t start = p.p_vaddr;
     const uint64_t end = start + p.p_memsz;

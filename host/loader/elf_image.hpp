@@ -21,6 +21,8 @@ struct ElfSegment {
 /// A validated tile program. Every problem is reported as tessera::Error naming the file.
 class ElfImage {
  public:
+  /// Largest ELF file fromFile reads (docs/limits.md): far above any tile program with symbols.
+  static constexpr uint64_t kMaxFileBytes = uint64_t{256} << 20;
   /// Read and validate the ELF file at path for a tile memory of memBytes bytes.
   static ElfImage fromFile(const std::string& path, uint32_t memBytes);
   /// Validate an ELF held in memory; name is used in error messages.

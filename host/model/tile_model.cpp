@@ -120,6 +120,7 @@ void TileModel::writeMemory(uint32_t addr, std::span<const uint8_t> data) {
         fmt::format("tile {}: write of {} bytes at 0x{:08x} is outside tile memory of {} bytes",
                     config_.tileId, data.size(), addr, mem_.size()));
   }
+  if (data.empty()) return;  // data() may be null: memcpy must not see it
   std::memcpy(mem_.data() + addr, data.data(), data.size());
   for (CacheLine& line : decodeCache_) line.tag = kNoTag;
 }
@@ -130,6 +131,7 @@ void TileModel::readMemory(uint32_t addr, std::span<uint8_t> data) const {
         fmt::format("tile {}: read of {} bytes at 0x{:08x} is outside tile memory of {} bytes",
                     config_.tileId, data.size(), addr, mem_.size()));
   }
+  if (data.empty()) return;  // data() may be null: memcpy must not see it
   std::memcpy(data.data(), mem_.data() + addr, data.size());
 }
 

@@ -4,9 +4,14 @@
 // Impl interface.
 #include "rtl_device.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -29,6 +34,45 @@ namespace {
 constexpr unsigned kContexts = TESS_NUM_CONTEXTS;
 constexpr uint32_t kMemBytes = TESS_TILE_MEM_BYTES;  // the size the chip was verilated with
 constexpr unsigned kDefaultTiles = 4;
+constexpr uint32_t kControlSpan = 0x1000;  // ctl_addr_i is 12 bits; offsets beyond it do not exist
+
+#if TESSERA_RTL_TRACE
+// The VCD file behind VerilatedVcdC. Verilator's own file reports a failed write through
+// VL_FATAL_MT, whose flush callbacks re-lock the trace mutex the writer already holds (a
+// deadlock on a full disk or /dev/full). This one never fails inside Verilator: it keeps the
+// first error and drops later data, and ChipSim turns the error into a tessera::Error.
+class CheckedVcdFile final : public VerilatedVcdFile {
+ public:
+  bool open(const std::string& name) override {
+    fd_ = ::open(name.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) error_ = errno;
+    return fd_ >= 0;
+  }
+  void close() override {
+    if (fd_ >= 0 && ::close(fd_) != 0 && error_ == 0) error_ = errno;
+    fd_ = -1;
+  }
+  ssize_t write(const char* bufp, ssize_t len) override {
+    for (ssize_t done = 0; done < len && error_ == 0;) {
+      const ssize_t n = ::write(fd_, bufp + done, static_cast<size_t>(len - done));
+      if (n > 0) {
+        done += n;
+      } else if (n < 0 && errno != EINTR) {
+        error_ = errno;
+      } else if (n == 0) {
+        error_ = EIO;
+      }
+    }
+    return len;
+  }
+  /// errno of the first failed open, write or close; 0 if none.
+  int error() const { return error_; }
+
+ private:
+  int fd_ = -1;
+  int error_ = 0;
+};
+#endif
 
 // Bits [lsb, lsb+width) (width <= 64) of a verilated port: an integer for ports up to 64 bits,
 // a VlWide (32-bit words) for wider ones.
@@ -82,11 +126,14 @@ class ChipSim final : public RtlDevice::Impl {
     top_ = std::make_unique<V>(&context_, "tess_chip");
 #if TESSERA_RTL_TRACE
     if constexpr (kTraced) {
-      vcd_ = std::make_unique<VerilatedVcdC>();
+      vcdPath_ = options.traceVcd;
+      vcdFile_ = std::make_unique<CheckedVcdFile>();
+      vcd_ = std::make_unique<VerilatedVcdC>(vcdFile_.get());
       top_->trace(vcd_.get(), 99);
       vcd_->open(options.traceVcd.c_str());
       if (!vcd_->isOpen()) {
-        throw Error(fmt::format("rtl: cannot open VCD file \"{}\"", options.traceVcd));
+        throw Error(fmt::format("rtl: cannot open VCD file \"{}\": {}", options.traceVcd,
+                                std::strerror(vcdFile_->error())));
       }
     }
 #endif
@@ -100,7 +147,15 @@ class ChipSim final : public RtlDevice::Impl {
 
   ~ChipSim() override {
 #if TESSERA_RTL_TRACE
-    if (vcd_) vcd_->close();
+    if (vcd_) {
+      const bool failedBefore = vcdFile_->error() != 0;
+      vcd_->close();
+      // A destructor cannot throw: a failure of the last flush is at least said.
+      if (!failedBefore && vcdFile_->error() != 0)
+        std::fprintf(stderr,
+                     "rtl: writing VCD file \"%s\" failed: %s; the waveform is incomplete\n",
+                     vcdPath_.c_str(), std::strerror(vcdFile_->error()));
+    }
 #endif
     top_->final();
   }
@@ -122,16 +177,26 @@ class ChipSim final : public RtlDevice::Impl {
   }
 
   uint32_t readControl(uint32_t offset) override {
-    top_->ctl_addr_i = offset & 0xfffu;
+    if (offset >= kControlSpan) throw refused(false, offset, 0);
+    top_->ctl_we_i = 0;
+    top_->ctl_addr_i = offset;
     top_->eval();
+    if (top_->ctl_err_o) throw refused(false, offset, 0);
     return top_->ctl_rdata_o;
   }
 
   void writeControl(uint32_t offset, uint32_t value) override {
+    if (offset >= kControlSpan) throw refused(true, offset, value);
     idle();
     top_->ctl_we_i = 1;
-    top_->ctl_addr_i = offset & 0xfffu;
+    top_->ctl_addr_i = offset;
     top_->ctl_wdata_i = value;
+    top_->eval();
+    if (top_->ctl_err_o) {
+      top_->ctl_we_i = 0;
+      top_->eval();
+      throw refused(true, offset, value);
+    }
     tick(false);
     top_->ctl_we_i = 0;
     if (offset == TESS_CR_CTRL && (value & 1u)) {
@@ -169,6 +234,7 @@ class ChipSim final : public RtlDevice::Impl {
     }
     top_->run_i = 0;
     top_->eval();
+    checkVcd();
   }
 
   uint64_t cycle() const override { return top_->cycle_o; }
@@ -193,6 +259,34 @@ class ChipSim final : public RtlDevice::Impl {
     if constexpr (kTraced) vcd_->dump(context_.time());
 #endif
     context_.timeInc(1);
+  }
+
+  // The waveform so far reached the file (called at the end of every run).
+  void checkVcd() {
+#if TESSERA_RTL_TRACE
+    if (!vcd_) return;
+    vcd_->flush();
+    if (vcdFile_->error() != 0) {
+      throw Error(fmt::format("rtl: writing VCD file \"{}\" failed: {}", vcdPath_,
+                              std::strerror(vcdFile_->error())));
+    }
+#endif
+  }
+
+  // What docs/chip.md says the host library reports for a refused control access.
+  Error refused(bool write, uint32_t offset, uint32_t value) {
+    if (write && offset == TESS_CR_TILE_SEL)
+      return Error(
+          fmt::format("rtl: TILE_SEL {} is not a tile (the chip has {} tiles)", value, tiles_));
+    if (write && offset == TESS_CR_T_ENABLE) {
+      top_->ctl_addr_i = TESS_CR_TILE_SEL;
+      top_->eval();
+      return Error(
+          fmt::format("rtl: T_ENABLE of tile {} can only change after a reset, before the run",
+                      top_->ctl_rdata_o));
+    }
+    return Error(fmt::format("rtl: no {} control register at offset 0x{:03x}",
+                             write ? "writable" : "readable", offset));
   }
 
   // One clock cycle. Outputs that describe this cycle (console, retirement) are sampled after
@@ -238,6 +332,8 @@ class ChipSim final : public RtlDevice::Impl {
   VerilatedContext context_;
   std::unique_ptr<V> top_;
 #if TESSERA_RTL_TRACE
+  std::string vcdPath_;
+  std::unique_ptr<CheckedVcdFile> vcdFile_;  // outlives vcd_ (declared first, destroyed last)
   std::unique_ptr<VerilatedVcdC> vcd_;
 #endif
 };

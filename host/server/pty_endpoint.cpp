@@ -10,7 +10,7 @@
 
 namespace tessera::link {
 
-PtyEndpoint::PtyEndpoint(boost::asio::io_context& io, LinkServer& server) {
+PtyEndpoint::PtyEndpoint(boost::asio::io_context& io, LinkServer& server, SessionLimits limits) {
   const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
   if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0)
     throw Error("cannot create a pseudo-terminal");
@@ -23,7 +23,8 @@ PtyEndpoint::PtyEndpoint(boost::asio::io_context& io, LinkServer& server) {
   ::cfmakeraw(&tio);
   ::tcsetattr(slave_, TCSANOW, &tio);
   session_ = std::make_shared<LinkSession<boost::asio::posix::stream_descriptor>>(
-      boost::asio::posix::stream_descriptor(io, master), server, nullptr);
+      boost::asio::posix::stream_descriptor(io, master), server, nullptr, std::move(limits),
+      "pty client");
 }
 
 PtyEndpoint::~PtyEndpoint() {

@@ -15,7 +15,7 @@ namespace tessera::link {
 class PtyEndpoint {
  public:
   /// Create the pty; throws tessera::Error when the system has none to give.
-  PtyEndpoint(boost::asio::io_context& io, LinkServer& server);
+  PtyEndpoint(boost::asio::io_context& io, LinkServer& server, SessionLimits limits = {});
   ~PtyEndpoint();
   PtyEndpoint(const PtyEndpoint&) = delete;
   PtyEndpoint& operator=(const PtyEndpoint&) = delete;

@@ -2,7 +2,10 @@
 // "Transports"): a second client is closed at once, a client that already hung up is replaced.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <memory>
+#include <string>
 
 #include "boost_asio.hpp"
 #include "link_server.hpp"
@@ -16,8 +19,9 @@ using boost::asio::ip::tcp;
 class TcpListener {
  public:
   /// Listen on ep for server's clients.
-  TcpListener(boost::asio::io_context& io, const tcp::endpoint& ep, LinkServer& server)
-      : acceptor_(io, ep), server_(server) {}
+  TcpListener(boost::asio::io_context& io, const tcp::endpoint& ep, LinkServer& server,
+              SessionLimits limits = {})
+      : acceptor_(io, ep), server_(server), limits_(std::move(limits)) {}
   /// The port actually bound (useful with port 0).
   uint16_t port() const { return acceptor_.local_endpoint().port(); }
   /// Begin accepting.
@@ -42,9 +46,14 @@ class TcpListener {
           boost::system::error_code ignored;
           socket.close(ignored);
         } else {
-          socket.set_option(tcp::no_delay(true));
-          auto session =
-              std::make_shared<LinkSession<tcp::socket>>(std::move(socket), server_, nullptr);
+          boost::system::error_code ignored;
+          socket.set_option(tcp::no_delay(true), ignored);
+          const auto remote = socket.remote_endpoint(ignored);
+          const std::string peer =
+              ignored ? "client"
+                      : fmt::format("client {}:{}", remote.address().to_string(), remote.port());
+          auto session = std::make_shared<LinkSession<tcp::socket>>(std::move(socket), server_,
+                                                                    nullptr, limits_, peer);
           // Reset only if still current: an old session may close after a new one started.
           session->setOnClose([this, raw = session.get()]() {
             if (session_.get() == raw) session_.reset();
@@ -59,6 +68,7 @@ class TcpListener {
 
   tcp::acceptor acceptor_;
   LinkServer& server_;
+  SessionLimits limits_;
   std::shared_ptr<LinkSession<tcp::socket>> session_;
 };
 

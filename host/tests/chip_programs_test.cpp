@@ -288,6 +288,33 @@ TEST_P(ChipDeviceTest, IdentificationRegisters) {
   EXPECT_EQ(dev.readControl(TESS_CR_T_ENABLE), 1u) << "reset enables every tile";
 }
 
+// docs/chip.md: an unknown or read-only offset, TILE_SEL >= T and T_ENABLE outside the reset
+// state are refused — by the model and by the RTL's control-port error flag alike — and change
+// nothing (issue 13, item 4).
+TEST_P(ChipDeviceTest, RefusedControlAccessesChangeNothing) {
+  ChipSession s(GetParam(), withTiles(4));
+  Device& dev = s.device();
+  for (uint32_t offset : {uint32_t{0x1000}, uint32_t{0x1000} + TESS_CR_ID, uint32_t{TESS_CR_CTRL},
+                          uint32_t{0x038}, uint32_t{0x002}, uint32_t{0x070}, uint32_t{0xFFC}})
+    EXPECT_THROW(dev.readControl(offset), Error) << "read of 0x" << std::hex << offset;
+  for (uint32_t offset :
+       {uint32_t{TESS_CR_ID}, uint32_t{TESS_CR_STATUS}, uint32_t{TESS_CR_CYCLE_LO},
+        uint32_t{TESS_CR_T_EXIT}, uint32_t{0x1000} + TESS_CR_TILE_SEL})
+    EXPECT_THROW(dev.writeControl(offset, 1), Error) << "write of 0x" << std::hex << offset;
+  EXPECT_EQ(dev.readControl(TESS_CR_ID), TESS_CHIP_ID);
+  dev.writeControl(TESS_CR_TILE_SEL, 2);
+  EXPECT_THROW(dev.writeControl(TESS_CR_TILE_SEL, 99), Error);
+  EXPECT_THROW(dev.writeControl(TESS_CR_TILE_SEL, 4), Error);
+  EXPECT_EQ(dev.readControl(TESS_CR_TILE_SEL), 2u) << "a refused TILE_SEL changed it";
+  dev.writeControl(TESS_CR_CTRL, 2u);  // RUN: the chip leaves the reset state
+  EXPECT_THROW(dev.writeControl(TESS_CR_T_ENABLE, 0), Error);
+  EXPECT_EQ(dev.readControl(TESS_CR_T_ENABLE), 1u) << "a refused T_ENABLE changed it";
+  dev.reset();
+  dev.writeControl(TESS_CR_TILE_SEL, 2);
+  dev.writeControl(TESS_CR_T_ENABLE, 0);  // allowed again after a reset
+  EXPECT_EQ(dev.readControl(TESS_CR_T_ENABLE), 0u);
+}
+
 TEST_P(ChipDeviceTest, HostAccessOutOfRangeIsReportedAndHarmless) {
   ChipSession s(GetParam(), withTiles(4));
   Device& dev = s.device();

@@ -6,8 +6,10 @@
 // come from --input/--output files, and an unconnected stream is refused unless --unconnected-ok.
 // Exit codes: kExitCodes.
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -32,8 +34,9 @@ constexpr const char* kExitCodes =
     "Exit status: the first nonzero tile exit code in tile order (its low 8 bits; a nonzero code\n"
     "whose low 8 bits are 0 gives 1), else 0; 252 = --max-cycles reached, 253 = a tile trapped\n"
     "or the chip stopped with a sync/exchange error (details on stderr), 254 = bad ELF, bad\n"
-    "device or other error; command-line usage errors keep CLI11's codes (104 = bad option\n"
-    "value, 106 = missing argument, 109 = unknown option, ...).\n"
+    "device, a failed output write or other error; command-line usage errors keep CLI11's codes\n"
+    "(104 = bad option value, 105 = value out of range, 106 = missing argument, 109 = unknown\n"
+    "option, ...).\n"
     "The device comes from --device, else the TESSERA_DEVICE environment variable, else "
     "\"model\".\n"
     "The consoles are printed on stdout when the run ends, each line prefixed with \"[tile k] \"\n"
@@ -48,6 +51,7 @@ struct Options {
   unsigned tiles = 0;
   std::string preset;
   unsigned threads = 0;
+  unsigned maxTiles = 0;
   bool allTiles = false;
   std::vector<std::string> inputs;   // name=file, host→device streams of a .tess
   std::vector<std::string> outputs;  // name=file, device→host streams of a .tess
@@ -75,8 +79,9 @@ void printConsoles(const tessera::Device& device, unsigned tiles, bool prefixed)
       pos = end + 1;
     }
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  // A console that cannot be written (stdout on a full disk) is an error, not a success.
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
+    throw tessera::Error("stdout: write failed (the consoles are lost)");
 }
 
 void printStats(const tessera::Device& device, unsigned tiles, uint64_t cycles, double seconds) {
@@ -136,8 +141,11 @@ int exitStatus(const tessera::Device& device, const tessera::RunResult& result, 
   return kExitBadInput;
 }
 
-/// True if the file at path starts with the *.tess magic (else it is treated as an ELF).
+/// True if the file at path starts with the *.tess magic (else it is treated as an ELF, whose
+/// reader refuses what is not a regular file: opening a FIFO here would wait for a writer).
 bool isExecutable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   std::ifstream in(path, std::ios::binary);
   uint8_t head[sizeof tessera::Executable::kMagic] = {};
   in.read(reinterpret_cast<char*>(head), sizeof head);
@@ -166,6 +174,7 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
   // The files live as long as the engine's run; an input file that ends before the device has
   // taken all it needs is an error at the host sync that needs the missing bytes.
   std::vector<std::shared_ptr<std::fstream>> files;
+  std::vector<std::pair<std::shared_ptr<std::fstream>, std::string>> outputFiles;
   for (const std::string& spec : o.inputs) {
     const auto [name, path] = streamFile(spec, "--input");
     const int s = exe.findStream(name);
@@ -195,6 +204,7 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
         std::make_shared<std::fstream>(path, std::ios::out | std::ios::binary | std::ios::trunc);
     if (!*f) throw tessera::Error(fmt::format("{}: cannot create", path));
     files.push_back(f);
+    outputFiles.emplace_back(f, path);
     engine.connectStream(name, [f, path](uint64_t, std::span<uint8_t> data) {
       f->write(reinterpret_cast<const char*>(data.data()),
                static_cast<std::streamsize>(data.size()));
@@ -217,7 +227,13 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
   const tessera::RunResult result = engine.run(o.maxCycles);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (auto& f : files) f->flush();
+  // Every output byte must reach its file: a full disk is an error, not a success.
+  for (auto& [f, path] : outputFiles) {
+    f->flush();
+    const bool ok = !f->fail();
+    f->close();
+    if (!ok || f->fail()) throw tessera::Error(fmt::format("{}: write failed", path));
+  }
   const unsigned tiles = exe.target.tiles;
   printConsoles(*device, tiles, tiles > 1);
   if (o.stats) {
@@ -239,6 +255,7 @@ int run(const Options& o) {
   options.tiles = o.tiles;  // 0 = the backend's default chip (docs/decisions.md: 4 tiles)
   options.preset = o.preset;
   options.threads = o.threads;
+  options.maxTiles = o.maxTiles;
   if (!o.vcd.empty() && o.device != "rtl") {
     throw tessera::Error(
         fmt::format("--trace-vcd needs --device rtl (device \"{}\" has no waveforms)", o.device));
@@ -277,9 +294,22 @@ int main(int argc, char** argv) {
       "Run a tessera tile program (an rv32 ELF linked at 0) or executable (*.tess) on a device."};
   app.footer(kExitCodes);
   Options o;
+  std::string maxCycles;
   app.add_option("--device", o.device,
                  "Device: model or rtl (default: $TESSERA_DEVICE, else model)");
-  app.add_option("--max-cycles", o.maxCycles, "Stop after this many cycles (default: no limit)");
+  app.add_option("--max-cycles", maxCycles,
+                 "Stop after this many cycles, 1 .. 2^64-1 (default: no limit)")
+      ->check(CLI::Validator(
+          [&o](std::string& v) {
+            // Strict: digits only, no sign, no wrap; 0 would mean nothing, so it is refused.
+            uint64_t n = 0;
+            const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (v.empty() || ec != std::errc() || ptr != v.data() + v.size() || n == 0)
+              return std::string("must be a whole number from 1 to 18446744073709551615");
+            o.maxCycles = n;
+            return std::string();
+          },
+          "CYCLES"));
   app.add_flag("--stats", o.stats,
                "Print cycles, instructions, IPC, idle slots, sync-wait and exchange cycles per "
                "tile, host syncs and host speed on stderr");
@@ -287,6 +317,8 @@ int main(int argc, char** argv) {
   app.add_option("--tiles", o.tiles, "Tiles in the chip (default: the device's default, 4)");
   app.add_option("--preset", o.preset, "Chip preset: mk2 = 1472 tiles x 624 KiB (model only)");
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
+  app.add_option("--max-tiles", o.maxTiles,
+                 "Refuse chips with more tiles than this (default 1472, docs/limits.md)");
   app.add_flag("--all-tiles", o.allTiles,
                "Load the program on every tile (default: tile 0 only, the others disabled)");
   app.add_option("--input", o.inputs,

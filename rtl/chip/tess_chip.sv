@@ -23,7 +23,11 @@
 //                 host_err_o (tile or address out of range, or the chip is advancing) one cycle
 //                 after the request. Nothing is accessed on an error.
 //   ctl_*         control/status registers (offsets CR_* of rtl/params.json): reads are
-//                 combinational, writes take effect at the clock edge.
+//                 combinational, writes take effect at the clock edge. ctl_err_o (combinational,
+//                 for the access on the ports now) flags what docs/chip.md refuses: a read of an
+//                 unknown or write-only offset, a write of an unknown or read-only offset,
+//                 TILE_SEL >= NumTiles, T_ENABLE outside the reset state. A refused write
+//                 changes nothing.
 //   state_o, stopping_o, cycle_o: STATUS state, draining after a halt or error, CYCLE.
 //   console_*, retire_*, tile_cycle_o, instret_o: per tile, tile t at [W*t +: W].
 module tess_chip #(
@@ -50,6 +54,7 @@ module tess_chip #(
   input  logic [11:0]                   ctl_addr_i,
   input  logic [31:0]                   ctl_wdata_i,
   output logic [31:0]                   ctl_rdata_o,
+  output logic                          ctl_err_o,
   // status
   output logic [3:0]                    state_o,
   output logic                          stopping_o,
@@ -263,7 +268,7 @@ module tess_chip #(
     enable_d     = enable_q;
     sync_break_d = sync_break_q;
     tile_sel_d   = tile_sel_q;
-    if (ctl_we_i) begin
+    if (ctl_we_i && !ctl_err_o) begin
       unique case (ctl_addr_i)
         12'(tess_params_pkg::CR_SYNC_BREAK): sync_break_d = ctl_wdata_i[0];
         12'(tess_params_pkg::CR_TILE_SEL):   tile_sel_d   = ctl_wdata_i;
@@ -300,6 +305,37 @@ module tess_chip #(
   logic [31:0] status;
   assign status = {(state_q == StSync) ? sync_id : 16'd0, 11'd0,
                    (state_q == StSync) && sync_host, state_q};
+
+  // Refused accesses (docs/chip.md, "Host port and control registers"), as the model refuses them.
+  always_comb begin
+    ctl_err_o = 1'b0;
+    if (ctl_we_i) begin
+      unique case (ctl_addr_i)
+        12'(tess_params_pkg::CR_CTRL),
+        12'(tess_params_pkg::CR_SYNC_BREAK): ctl_err_o = 1'b0;
+        12'(tess_params_pkg::CR_TILE_SEL):   ctl_err_o = ctl_wdata_i >= 32'(NumTiles);
+        12'(tess_params_pkg::CR_T_ENABLE):   ctl_err_o = state_q != StReset;
+        default:                             ctl_err_o = 1'b1;
+      endcase
+    end else begin
+      unique case (ctl_addr_i)
+        12'(tess_params_pkg::CR_ID), 12'(tess_params_pkg::CR_TILES),
+        12'(tess_params_pkg::CR_MEM_BYTES), 12'(tess_params_pkg::CR_CONTEXTS),
+        12'(tess_params_pkg::CR_STATUS), 12'(tess_params_pkg::CR_CYCLE_LO),
+        12'(tess_params_pkg::CR_CYCLE_HI), 12'(tess_params_pkg::CR_ERR_TILE),
+        12'(tess_params_pkg::CR_ERR_CONTEXT), 12'(tess_params_pkg::CR_ERR_PC),
+        12'(tess_params_pkg::CR_ERR_CAUSE), 12'(tess_params_pkg::CR_ERR_VALUE),
+        12'(tess_params_pkg::CR_SYNC_BREAK), 12'(tess_params_pkg::CR_TILE_SEL),
+        12'(tess_params_pkg::CR_T_ENABLE), 12'(tess_params_pkg::CR_T_STATE),
+        12'(tess_params_pkg::CR_T_EXIT), 12'(tess_params_pkg::CR_T_INSTR_LO),
+        12'(tess_params_pkg::CR_T_INSTR_HI), 12'(tess_params_pkg::CR_T_IDLE_LO),
+        12'(tess_params_pkg::CR_T_IDLE_HI), 12'(tess_params_pkg::CR_T_SYNCWAIT_LO),
+        12'(tess_params_pkg::CR_T_SYNCWAIT_HI), 12'(tess_params_pkg::CR_T_EXCH_LO),
+        12'(tess_params_pkg::CR_T_EXCH_HI): ctl_err_o = 1'b0;
+        default:                            ctl_err_o = 1'b1;
+      endcase
+    end
+  end
 
   always_comb begin
     ctl_rdata_o = '0;

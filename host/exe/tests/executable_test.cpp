@@ -183,6 +183,24 @@ TEST(Executable, InconsistentTablesAreNotWritten) {
   EXPECT_THROW(e.serialize(), Error);
 }
 
+// Issue 13, items 7 and 11: a full disk is an error, and so is a path that is not a file.
+TEST(Executable, WritesAreCheckedAndOnlyRegularFilesAreRead) {
+  try {
+    sample().writeFile("/dev/full");
+    FAIL() << "writing /dev/full succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/full: write failed"), std::string::npos) << e.what();
+  }
+  for (const char* path : {"/dev/zero", "/", "/dev/null"}) {
+    try {
+      Executable::fromFile(path);
+      FAIL() << path << " was read";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not a file"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Executable, LoadWritesSegmentsDisablesEmptyTilesAndResets) {
   Executable e = sample();
   e.target.tiles = 3;  // tile 2 has no segment

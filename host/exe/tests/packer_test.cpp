@@ -82,5 +82,33 @@ TEST(Packer, DescriptionErrorsSayWhere) {
   EXPECT_NE(packError("{").find("d.json: "), std::string::npos);
 }
 
+// Issue 13, item 9: values that used to wrap or be accepted silently.
+TEST(Packer, WrappingOffsetsEmptyDescriptionsAndControlBytesAreRefused) {
+  EXPECT_NE(packError(R"({"tensors":[{"name":"x","regions":[{"tile":0,"address":8,)"
+                      R"("offset":4294967295,"bytes":4}]}]})")
+                .find("tensors[0].regions[0]: address 0x8 + offset 4294967295 is beyond"),
+            std::string::npos)
+      << packError(
+             R"({"tensors":[{"name":"x","regions":[{"tile":0,"address":8,"offset":4294967295,"bytes":4}]}]})");
+  EXPECT_NE(packError("").find("d.json: "), std::string::npos) << "an empty description";
+  const std::string nul =
+      packError(R"({"streams":[{"name":"a\u0000b","direction":"host-to-device"}]})");
+  EXPECT_NE(nul.find("stream name \"a\" has byte 0x00 at 1"), std::string::npos) << nul;
+  EXPECT_NE(
+      packError(R"({"tensors":[{"name":"t\nx","regions":[{"tile":0,"address":0,"bytes":4}]}]})")
+          .find("has byte 0x0a"),
+      std::string::npos);
+}
+
+// Issue 13, item 3: a target beyond the format's tile limit is refused before anything is built.
+TEST(Packer, TileCountIsBounded) {
+  try {
+    packExecutable({100000, TESS_TILE_MEM_BYTES, TESS_NUM_CONTEXTS}, {kElf}, "", "");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 65536 tiles"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tessera::test

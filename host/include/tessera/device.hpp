@@ -127,7 +127,12 @@ struct DeviceOptions {
   std::string preset;               ///< "" or "mk2" (1472 tiles x 624 KiB; model only)
   unsigned threads = 0;             ///< model: host threads, 0 = one per core
   std::string traceVcd;             ///< rtl only: write a VCD waveform here
+  unsigned maxTiles = 0;            ///< refuse more tiles than this; 0 = kDefaultMaxTiles
 };
+
+/// Most tiles openDevice builds unless DeviceOptions::maxTiles allows more: the mk2 chip (1472
+/// tiles); each model tile holds its whole SRAM (docs/limits.md).
+inline constexpr unsigned kDefaultMaxTiles = 1472;
 
 /// Open a device from a device string ("model", "rtl"). Throws tessera::Error on a bad string.
 std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions& options = {});

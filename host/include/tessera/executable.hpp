@@ -76,6 +76,11 @@ class Executable {
   static constexpr uint32_t kVersion = 1;
   /// The 8 magic bytes every *.tess file starts with.
   static constexpr char kMagic[8] = {'T', 'E', 'S', 'S', 'E', 'X', 'E', '\x1a'};
+  /// Largest *.tess file fromFile reads (docs/limits.md).
+  static constexpr uint64_t kMaxFileBytes = uint64_t{1} << 30;
+  /// Most tiles and contexts a target may name (a device may allow fewer: DeviceOptions).
+  static constexpr uint32_t kMaxTiles = 65536;
+  static constexpr uint32_t kMaxContexts = 64;
 
   ExeTarget target;
   std::vector<std::vector<uint8_t>> blobs;

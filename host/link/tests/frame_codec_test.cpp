@@ -111,6 +111,59 @@ TEST(FrameCodec, EncodeRefusesOversizePayload) {
   EXPECT_THROW(FrameCodec::encode(f), Error);
 }
 
+// The decoder checks candidate frames from running CRC registers (issue 13, item 8): the CRC of
+// any substring from the registers at its ends equals the CRC computed directly.
+TEST(Crc32, SubstringFromRunningRegistersMatchesDirect) {
+  std::mt19937 rng(11);
+  std::vector<uint8_t> bytes(70000);
+  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+  std::vector<uint32_t> reg(bytes.size() + 1, 0xDEADBEEFu);  // any origin works
+  for (size_t i = 0; i < bytes.size(); ++i) reg[i + 1] = crc32RawByte(reg[i], bytes[i]);
+  for (int k = 0; k < 3000; ++k) {
+    const size_t a = rng() % bytes.size();
+    const size_t b = a + rng() % (bytes.size() - a + 1);
+    ASSERT_EQ(crc32Substring(reg[a], reg[b], b - a), crc32(std::span(bytes.data() + a, b - a)))
+        << a << ".." << b;
+  }
+}
+
+// Back-to-back headers that each claim 64 KiB (issue 13, item 8): every candidate is rejected,
+// the bytes never exceed one frame, and a good frame behind them decodes intact.
+TEST(FrameCodec, HeadersClaimingMaximumPayloadsAreRejectedThenAGoodFrameDecodes) {
+  std::mt19937 rng(12);
+  FrameCodec codec;
+  Frame claim;
+  claim.opcode = static_cast<uint8_t>(Opcode::MemWrite);
+  claim.payload.assign(kMaxPayload, 0);
+  const auto full = FrameCodec::encode(claim);
+  std::vector<uint8_t> stream;
+  const size_t headers = 6000;  // 144 kB of headers, more than two maximum frames
+  for (size_t i = 0; i < headers; ++i) stream.insert(stream.end(), full.begin(), full.begin() + 24);
+  const Frame good = randomFrame(rng, 0x01, 200);
+  const auto g = FrameCodec::encode(good);
+  // Pad so the last claimed frame ends before the good one is complete; the stall drop then
+  // clears whatever claims are left.
+  stream.insert(stream.end(), g.begin(), g.end());
+  auto events = decodeAll(codec, stream, rng);
+  codec.dropPartial();
+  while (auto ev = codec.poll()) events.push_back(std::move(*ev));
+  for (int k = 0; k < 4000 && codec.hasPartial(); ++k) {
+    codec.dropPartial();
+    while (auto ev = codec.poll()) events.push_back(std::move(*ev));
+  }
+  size_t good_seen = 0;
+  for (const DecodeEvent& ev : events) {
+    if (ev.kind == DecodeEvent::Kind::Frame) {
+      EXPECT_EQ(ev.frame, good);
+      ++good_seen;
+    } else {
+      EXPECT_EQ(ev.kind, DecodeEvent::Kind::BadCrc);
+    }
+  }
+  EXPECT_EQ(good_seen, 1u);
+  EXPECT_GT(codec.droppedFrames(), headers / 2);
+}
+
 TEST(FrameCodec, ResynchronisesAfterGarbageAndCountsIt) {
   std::mt19937 rng(3);
   FrameCodec codec;

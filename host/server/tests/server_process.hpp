@@ -20,6 +20,8 @@ class ServerProcess {
   const std::string& deviceString() const { return device_; }
   /// The TCP port (0 for a pty server).
   unsigned port() const { return port_; }
+  /// The server's process id.
+  pid_t pid() const { return pid_; }
   /// Send sig to the server.
   void signal(int sig);
   /// Wait for the server to exit; returns its wait status.

@@ -17,6 +17,7 @@
   logic [11:0]                     ctl_addr;
   logic [31:0]                     ctl_wdata;
   logic [31:0]                     ctl_rdata;
+  logic                            ctl_err;
   logic [3:0]                      state;
   logic                            stopping;
   logic [63:0]                     cycle;
@@ -52,6 +53,7 @@
     .ctl_addr_i      (ctl_addr),
     .ctl_wdata_i     (ctl_wdata),
     .ctl_rdata_o     (ctl_rdata),
+    .ctl_err_o       (ctl_err),
     .state_o         (state),
     .stopping_o      (stopping),
     .cycle_o         (cycle),
