@@ -23,3 +23,8 @@ core/tess_tile.sv
 chip/tess_exchange.sv
 chip/tess_sync.sv
 chip/tess_chip.sv
+bridge/tess_bridge_pkg.sv
+bridge/tess_uart_rx.sv
+bridge/tess_uart_tx.sv
+bridge/tess_link_bridge.sv
+boards/tess_board.sv

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lint the RTL with the three tools the project supports (docs: STYLE.md, "RTL"):
-#   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles) and of a lone tile (must be clean;
-#      waivers only in rtl/lint/verilator.vlt),
+#   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles, and the FPGA variant), of a lone
+#      tile and of the board top (must be clean; waivers only in rtl/lint/verilator.vlt),
 #   2. Yosys: read and synthesise a 2-tile chip (MemBytes=1024) and one tile alone with the same
 #      memory, printing each `stat` cell count,
 #   3. Icarus Verilog -g2012: elaborate the chip, then run the smoke tests
@@ -29,12 +29,16 @@ mapfile -t srcs < <("$root/scripts/rtl-sources.sh" "$work") || exit 1
 
 status=0
 
-for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_tile"; do
-  read -r top gparam <<<"$cfg"
-  echo "== verilator --lint-only -Wall ($top $gparam)"
-  # shellcheck disable=SC2086  # gparam is empty or one word
+# The FPGA variant (TESS_FPGA: tess_clock_gate without a gated clock) and the board top (UART
+# link bridge + chip) are linted too.
+for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_tile" \
+           "tess_chip -GNumTiles=4 -DTESS_FPGA" "tess_board -GNumTiles=4 -DTESS_FPGA" \
+           "tess_board -GNumTiles=1"; do
+  read -r top gparam define <<<"$cfg"
+  echo "== verilator --lint-only -Wall ($top $gparam $define)"
+  # shellcheck disable=SC2086  # gparam and define are empty or one word
   if verilator --lint-only -Wall "-I$root/rtl/core" "$root/rtl/lint/verilator.vlt" "${srcs[@]}" \
-       --top-module "$top" $gparam; then
+       --top-module "$top" $gparam $define; then
     echo "verilator: clean"
   else
     echo "verilator: FAILED"; status=1
