@@ -18,7 +18,7 @@
 // Consoles: each tile's console bytes (captured while the chip advances) go to a ConsoleBytes
 // buffer per tile; bytes beyond it are lost and counted (CR_LINK_CONSOLE_LOST).
 // Bridge registers, read with CTRL_READ and not forwarded to the chip: CR_LINK_BAD_FRAMES,
-// CR_LINK_CONSOLE_LOST (rtl/params.json).
+// CR_LINK_CONSOLE_LOST, CR_LINK_CLOCK (rtl/params.json).
 // Timing: nothing here is cycle-critical for the chip; the chip's cycle count only moves while
 // run_o is 1.
 module tess_link_bridge #(
@@ -77,6 +77,7 @@ module tess_link_bridge #(
   localparam logic [11:0] CrStatus    = 12'(tess_params_pkg::CR_STATUS);
   localparam logic [31:0] CrBadFrames = 32'(tess_params_pkg::CR_LINK_BAD_FRAMES);
   localparam logic [31:0] CrConsLost  = 32'(tess_params_pkg::CR_LINK_CONSOLE_LOST);
+  localparam logic [31:0] CrClock     = 32'(tess_params_pkg::CR_LINK_CLOCK);
   localparam logic [3:0]  StReset     = 4'(tess_params_pkg::ST_RESET);
   localparam logic [3:0]  StRunning   = 4'(tess_params_pkg::ST_RUNNING);
   localparam logic [3:0]  StSync      = 4'(tess_params_pkg::ST_HOST_SYNC);
@@ -157,6 +158,8 @@ module tess_link_bridge #(
   logic [63:0] pw_q, pw_d;                // first 8 payload bytes
   logic [31:0] stall_q, stall_d;
   logic [31:0] bad_q, bad_d;
+  logic [31:0] clock_q, clock_d;          // board clock cycles since reset
+  assign clock_d = clock_q + 32'd1;
 
   logic [7:0]  h_ver, h_op;
   logic [31:0] h_seq, h_tile, h_addr, h_len;
@@ -334,6 +337,8 @@ module tess_link_bridge #(
           fill_word = bad_q;
         end else if (h_addr == CrConsLost) begin
           fill_word = cons_lost_q;
+        end else if (h_addr == CrClock) begin
+          fill_word = clock_q;
         end else begin
           fill_word = ctl_rdata_i;
         end
@@ -671,7 +676,7 @@ module tess_link_bridge #(
         end
       end
       ExCtlWrite: begin
-        if ((h_addr != CrBadFrames) && (h_addr != CrConsLost)) begin
+        if ((h_addr != CrBadFrames) && (h_addr != CrConsLost) && (h_addr != CrClock)) begin
           ctl_we_o    = 1'b1;
           ctl_addr_o  = h_addr[11:0];
           ctl_wdata_o = pw_q[31:0];
@@ -887,6 +892,7 @@ module tess_link_bridge #(
       pw_q         <= '0;
       stall_q      <= '0;
       bad_q        <= '0;
+      clock_q      <= '0;
       ex_q         <= ExIdle;
       status_q     <= '0;
       rlen_q       <= '0;
@@ -920,6 +926,7 @@ module tess_link_bridge #(
       pw_q         <= pw_d;
       stall_q      <= stall_d;
       bad_q        <= bad_d;
+      clock_q      <= clock_d;
       ex_q         <= ex_d;
       status_q     <= status_d;
       rlen_q       <= rlen_d;
