@@ -13,8 +13,10 @@
 // Execute: every operation of the protocol. Ranges are checked before the chip is touched.
 // RUN starts the chip's run input until it stops by itself or reaches start + max cycles; WAIT
 // holds its reply until the run ends or its milliseconds pass (CyclesPerMs clock cycles each).
-// While a run is in progress only INFO and WAIT are served, the rest get Busy. The run result
-// is read from the chip's control registers when WAIT collects it.
+// While a run is in progress only INFO, WAIT and RESET are served, the rest get Busy (RESET
+// abandons the run: a client that finds a board left running by another can recover it without
+// the reset button). The run result is read from the chip's control registers when WAIT
+// collects it.
 // Consoles: each tile's console bytes (captured while the chip advances) go to a ConsoleBytes
 // buffer per tile; bytes beyond it are lost and counted (CR_LINK_CONSOLE_LOST).
 // Bridge registers, read with CTRL_READ and not forwarded to the chip: CR_LINK_BAD_FRAMES,
@@ -484,7 +486,8 @@ module tess_link_bridge #(
         end else if (h_len > MaxPayloadW) begin
           status_d = tess_bridge_pkg::ST_TOO_LONG;
         end else if (run_q && (h_op != tess_bridge_pkg::OP_INFO) &&
-                     (h_op != tess_bridge_pkg::OP_WAIT)) begin
+                     (h_op != tess_bridge_pkg::OP_WAIT) &&
+                     (h_op != tess_bridge_pkg::OP_RESET)) begin
           status_d = tess_bridge_pkg::ST_BUSY;
         end else begin
           unique case (h_op)
@@ -722,6 +725,7 @@ module tess_link_bridge #(
       end
       ExReset: begin
         cons_clear = 1'b1;
+        run_d      = 1'b0;
         result_d   = 1'b0;
         rst_cnt_d  = rst_cnt_q - 2'd1;
         if (rst_cnt_q == 2'd1) begin

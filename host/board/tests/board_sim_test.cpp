@@ -224,5 +224,33 @@ TEST_F(BoardSimTest, ACorruptedFrameIsRejectedCountedAndNeverExecuted) {
   EXPECT_EQ(mem, std::vector<uint8_t>(8, 0x11));  // neither bad frame wrote
 }
 
+TEST_F(BoardSimTest, ABoardLeftRunningIsBusyUntilReset) {
+  {
+    auto dev = open();
+    dev->reset();
+    const uint32_t loop = 0x0000006f;  // jal x0, 0: tile 0 spins forever
+    dev->writeMemory(0, 0, std::span(reinterpret_cast<const uint8_t*>(&loop), 4));
+    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
+  }
+  RawLine line(path());
+  auto request = [&](uint8_t op, uint32_t seq, std::vector<uint8_t> payload) {
+    Frame req;
+    req.opcode = op;
+    req.seq = seq;
+    req.payload = std::move(payload);
+    line.write(FrameCodec::encode(req));
+    auto ev = line.read(std::chrono::seconds(10));
+    EXPECT_TRUE(ev.has_value()) << "no reply to opcode " << int{op};
+    return ev ? ev->frame.status : uint16_t{0xffff};
+  };
+  // RUN for 2^40 cycles: the run starts and continues after its reply.
+  EXPECT_EQ(request(0x06, 1, {0, 0, 0, 0, 0, 1, 0, 0}), static_cast<uint16_t>(Status::Ok));
+  EXPECT_EQ(request(0x02, 2, {4, 0, 0, 0}), static_cast<uint16_t>(Status::Busy));
+  EXPECT_EQ(request(0x07, 3, {20, 0, 0, 0}), static_cast<uint16_t>(Status::Running));
+  EXPECT_EQ(request(0x08, 4, {}), static_cast<uint16_t>(Status::Ok));  // RESET ends the run
+  EXPECT_EQ(request(0x02, 5, {4, 0, 0, 0}), static_cast<uint16_t>(Status::Ok));
+  EXPECT_EQ(request(0x07, 6, {20, 0, 0, 0}), static_cast<uint16_t>(Status::NotRunning));
+}
+
 }  // namespace
 }  // namespace tessera::link
