@@ -317,6 +317,25 @@ module tess_link_bridge #(
   logic [3:0]  cst;
   assign cst = cstat_q[3:0];
 
+  // The requested tile's counters as arrays of 32-bit words, so that selecting one is a plain
+  // multiplexer of words (no shifter over every tile's bits).
+  localparam int Iw = $clog2(NumTiles * Contexts * 2);
+  localparam int Yw = $clog2(NumTiles * 2);
+  logic [31:0]   instret_w [NumTiles * Contexts * 2];
+  logic [31:0]   cycle_w [NumTiles * 2];
+  logic [2:0]    stat_ctx;                // context of STATS words 4..15
+  logic [Iw-1:0] instret_idx;
+  logic [Yw-1:0] cycle_idx;
+  for (genvar k = 0; k < NumTiles * Contexts * 2; k++) begin : g_instret_w
+    assign instret_w[k] = instret_i[32*k +: 32];
+  end
+  for (genvar k = 0; k < NumTiles * 2; k++) begin : g_cycle_w
+    assign cycle_w[k] = tile_cycle_i[32*k +: 32];
+  end
+  assign stat_ctx    = 3'((idx_q[4:0] - 5'd4) >> 1);
+  assign cycle_idx   = Yw'(32'(tsel) * 32'd2 + 32'(idx_q[0]));
+  assign instret_idx = Iw'((32'(tsel) * 32'(Contexts) + 32'(stat_ctx)) * 32'd2 + 32'(idx_q[0]));
+
   always_comb begin
     fill_ctl  = 12'(tess_params_pkg::CR_ID);
     fill_word = '0;
@@ -347,7 +366,7 @@ module tess_link_bridge #(
       end
       FillStats: begin
         unique case (idx_q[4:0])
-          5'd0, 5'd1: fill_word = tile_cycle_i[64*tsel + 32*idx_q[0] +: 32];
+          5'd0, 5'd1: fill_word = cycle_w[cycle_idx];
           5'd2: begin fill_ctl = 12'(tess_params_pkg::CR_T_INSTR_LO); fill_word = ctl_rdata_i; end
           5'd3: begin fill_ctl = 12'(tess_params_pkg::CR_T_INSTR_HI); fill_word = ctl_rdata_i; end
           5'd16: begin fill_ctl = 12'(tess_params_pkg::CR_T_IDLE_LO); fill_word = ctl_rdata_i; end
@@ -369,8 +388,7 @@ module tess_link_bridge #(
           5'd23: begin fill_ctl = 12'(tess_params_pkg::CR_T_EXIT); fill_word = ctl_rdata_i; end
           default: begin
             // words 4..15: instructions of context (w-4)/2, low word first
-            fill_word = instret_i[64*(Contexts*32'(tsel) + (32'(idx_q[4:0]) - 32'd4) / 32'd2) +
-                                  32*idx_q[0] +: 32];
+            fill_word = instret_w[instret_idx];
           end
         endcase
       end
