@@ -55,7 +55,7 @@ for flow in $flows; do
     echo "== $name: $cmd"
     start=$(date +%s)
     if yosys -q -l "$out/$name.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]}; \
-         $chparam $cmd -top $top; tee -o $out/$name.stat stat" >/dev/null; then
+         $chparam $cmd -top $top; tee -o $out/$name.stat stat" >/dev/null 2>"$out/$name.warnings"; then
       secs=$(( $(date +%s) - start ))
       IFS=$'\t' read -r luts ffs lutram bram dsp < <(python3 "$root/scripts/fpga-resources.py" "$out/$name.stat")
       label="$top${n:+ ($n tiles)}"

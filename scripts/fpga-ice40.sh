@@ -33,7 +33,8 @@ if [ "$bridge_only" = 1 ]; then
   yosys -q -l "$out/bridge.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]}; \
       chparam -set NumTiles $tiles -set MemBytes $mem -set MaxPayload 256 -set ConsoleBytes 256 \
         -set CyclesPerMs 12000 tess_link_bridge; \
-      synth_ice40 -top tess_link_bridge; tee -o $out/bridge_stat.txt stat" >/dev/null
+      synth_ice40 -dsp -top tess_link_bridge; tee -o $out/bridge_stat.txt stat" >/dev/null \
+      2>"$out/bridge.warnings"
   read -r luts ffs _ bram _ < <(python3 "$root/scripts/fpga-resources.py" "$out/bridge_stat.txt" | tr '\t' ' ')
   echo "bridge: $luts LUT4, $ffs FFs, block RAM: $bram"
   ebr=$(grep -cE "^\s+SB_RAM40_4K" "$out/bridge_stat.txt" || true)
@@ -47,8 +48,9 @@ echo "== yosys synth_ice40 ($tiles tiles, $mem bytes per tile)"
 yosys -q -l "$out/yosys.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]} \
     $board/tess_board_icebreaker.sv; \
     chparam -set NumTiles $tiles -set MemBytes $mem tess_board_icebreaker; \
-    synth_ice40 -top tess_board_icebreaker -json $out/tessera.json; \
-    tee -o $out/yosys_stat.txt stat" >/dev/null
+    synth_ice40 -dsp -top tess_board_icebreaker -json $out/tessera.json; \
+    tee -o $out/yosys_stat.txt stat" >/dev/null 2>"$out/yosys.warnings" ||
+  { echo "fpga-ice40: Yosys FAILED (see $out/yosys.log)" >&2; exit 1; }
 python3 "$root/scripts/fpga-resources.py" "$out/yosys_stat.txt" |
   awk -F'\t' '{print "yosys: " $1 " LUT4, " $2 " FFs, block RAM " $4 ", " $5 " DSP"}' | tee "$out/report.txt"
 echo "== nextpnr-ice40 --up5k --package sg48"
