@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   unsigned smallReads = 200;
   CLI::App app{"board_link_speed: link throughput over the simulated board UART"};
   app.add_option("--bytes", bytes, "bytes per transfer direction")->capture_default_str();
-  app.add_option("--small-reads", smallReads, "4-byte reads for the latency")->capture_default_str();
+  app.add_option("--small-reads", smallReads, "4-byte reads for the latency")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   tessera::link::ServerProcess board(TESSERA_BOARD_SIM_PATH, {});
