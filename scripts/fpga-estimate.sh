@@ -4,7 +4,8 @@
 # (xcvu9p class), synth_ecp5 for Lattice ECP5; the chip top (tess_chip, FPGA variant of the RTL:
 # TESS_FPGA) with 64 KiB per tile at each tile count, or one tile alone (tess_tile).
 # Synthesis only (no place and route): LUTs, FFs, LUT-RAM cells, block RAM and DSPs per run.
-# The runs are sequential (one Yosys at a time); 16 tiles take hours on a small machine.
+# The runs are sequential (one Yosys at a time). synth_xilinx keeps the hierarchy (the tile is
+# synthesised once); synth_ecp5 flattens, so its time grows with the tile count.
 # Output: build/fpga/estimate/<flow>_<top>.stat, .log and resources.md (one row per run).
 # Usage: scripts/fpga-estimate.sh [--flows "xc7 xcup ecp5"] [--tiles "1 4 16"] [--tile]
 #   --tile: synthesise tess_tile alone (the per-tile figure) instead of the chip
