@@ -4,6 +4,7 @@
 # chip-parameter package (rtl/params.json -> tess_params_pkg.sv) comes first and is not listed.
 # core/tess_core_types.svh is included from core/ and is not listed either.
 tess_pkg.sv
+prim/tess_clock_gate.sv
 fpu/tess_fpu_round.sv
 fpu/tess_fpu.sv
 fpu/tess_fpu_divsqrt.sv
@@ -22,3 +23,8 @@ core/tess_tile.sv
 chip/tess_exchange.sv
 chip/tess_sync.sv
 chip/tess_chip.sv
+bridge/tess_bridge_pkg.sv
+bridge/tess_uart_rx.sv
+bridge/tess_uart_tx.sv
+bridge/tess_link_bridge.sv
+boards/tess_board.sv

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Lint the RTL with the three tools the project supports (docs: STYLE.md, "RTL"):
-#   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles) and of a lone tile (must be clean;
-#      waivers only in rtl/lint/verilator.vlt),
+#   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles, and the FPGA variant), of a lone
+#      tile and of the board top (must be clean; waivers only in rtl/lint/verilator.vlt),
 #   2. Yosys: read and synthesise a 2-tile chip (MemBytes=1024) and one tile alone with the same
-#      memory, printing each `stat` cell count,
+#      memory, printing each `stat` cell count; the FPGA variant of the board top has no latch and
+#      no asynchronous reset,
 #   3. Icarus Verilog -g2012: elaborate the chip, then run the smoke tests
 #      rtl/tests/smoke/tess_tile_smoke_tb.sv (a hand-encoded program to EXIT) and
 #      rtl/tests/smoke/tess_chip_smoke_tb.sv (2 tiles: a sync and an exchange); each prints PASS.
@@ -29,12 +30,16 @@ mapfile -t srcs < <("$root/scripts/rtl-sources.sh" "$work") || exit 1
 
 status=0
 
-for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_tile"; do
-  read -r top gparam <<<"$cfg"
-  echo "== verilator --lint-only -Wall ($top $gparam)"
-  # shellcheck disable=SC2086  # gparam is empty or one word
+# The FPGA variant (TESS_FPGA: tess_clock_gate without a gated clock) and the board top (UART
+# link bridge + chip) are linted too.
+for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_tile" \
+           "tess_chip -GNumTiles=4 -DTESS_FPGA" "tess_board -GNumTiles=4 -DTESS_FPGA" \
+           "tess_board -GNumTiles=1"; do
+  read -r top gparam define <<<"$cfg"
+  echo "== verilator --lint-only -Wall ($top $gparam $define)"
+  # shellcheck disable=SC2086  # gparam and define are empty or one word
   if verilator --lint-only -Wall "-I$root/rtl/core" "$root/rtl/lint/verilator.vlt" "${srcs[@]}" \
-       --top-module "$top" $gparam; then
+       --top-module "$top" $gparam $define; then
     echo "verilator: clean"
   else
     echo "verilator: FAILED"; status=1
@@ -56,6 +61,21 @@ if [ "$run_yosys" = 1 ]; then
       echo "yosys: FAILED"; status=1
     fi
   done
+fi
+
+if [ "$run_yosys" = 1 ]; then
+  # The FPGA variant (TESS_FPGA) of the board top must have no latch (no gated clock) and no
+  # asynchronous reset flop (docs/bringup.md, "FPGA-clean RTL").
+  echo "== yosys: FPGA variant of tess_board has no latch and no asynchronous reset"
+  if yosys -q -l "$work/yosys_fpga.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core \
+        ${srcs[*]}; chparam -set NumTiles 2 -set MemBytes 1024 tess_board; \
+        hierarchy -top tess_board; proc; flatten; \
+        select -assert-none t:\$dlatch t:\$adff t:\$adffe t:\$dffsr t:\$aldff" >/dev/null; then
+    echo "yosys: clean"
+  else
+    grep -m3 ERROR "$work/yosys_fpga.log"
+    echo "yosys: FAILED"; status=1
+  fi
 fi
 
 if [ "$run_icarus" = 1 ]; then

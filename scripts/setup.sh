@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config python3 git time
   clang lld llvm                       # rv32 cross compiler, linker, objdump for device code
   verilator yosys iverilog             # RTL: simulate, synthesize, second simulator/linter
+  nextpnr-ice40 fpga-icestorm          # FPGA: iCE40 place and route, bitstream (scripts/fpga-ice40.sh)
   libboost-dev libfmt-dev libcli11-dev nlohmann-json3-dev libelf-dev
   libgtest-dev libgmock-dev
   zlib1g-dev dataset-fashion-mnist     # training benchmark: gzipped IDX reader, Fashion-MNIST

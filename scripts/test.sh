@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what is missing, build everything, run every regular test (CTest; the labels "sweep" and
-# "long" — FPU sweeps, the training benchmark to its target — are left out).
+# "long" — FPU sweeps, the training benchmark to its target, FPGA flows ("fpga-long") — are left out).
 # Usage: scripts/test.sh [extra ctest args]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -52,8 +52,15 @@ LinkDevice::LinkDevice(std::unique_ptr<Transport> transport, std::string name,
       seq_(std::random_device{}()) {
   if (!token.empty())
     transact(Opcode::Auth, 0, 0, std::vector<uint8_t>(token.begin(), token.end()));
-  info_ = decodeInfo(transact(Opcode::Info, 0, 0, {}).payload);
+  const Frame infoReply = transact(Opcode::Info, 0, 0, {});
+  info_ = decodeInfo(infoReply.payload);
   info_.backend = "link:" + info_.backend;
+  PayloadReader r(infoReply.payload);
+  for (int i = 0; i < 4; ++i) r.u32();  // version, tiles, SRAM bytes, contexts
+  maxPayload_ = r.u32();
+  if (maxPayload_ < 128 || maxPayload_ > kMaxPayload)
+    throw Error(fmt::format("{}: the device reports a maximum payload of {} bytes (128..{})", name_,
+                            maxPayload_, kMaxPayload));
 }
 
 Frame LinkDevice::transact(Opcode op, uint32_t tile, uint32_t addr, std::vector<uint8_t> payload,
@@ -105,8 +112,8 @@ void LinkDevice::reset() {
 }
 
 void LinkDevice::writeMemory(unsigned tile, uint32_t addr, std::span<const uint8_t> data) {
-  for (size_t off = 0; off < data.size(); off += kMaxPayload) {
-    const size_t n = std::min(kMaxPayload, data.size() - off);
+  for (size_t off = 0; off < data.size(); off += maxPayload_) {
+    const size_t n = std::min(maxPayload_, data.size() - off);
     const auto chunk = data.subspan(off, n);
     transact(Opcode::MemWrite, tile, static_cast<uint32_t>(addr + off),
              std::vector<uint8_t>(chunk.begin(), chunk.end()));
@@ -114,8 +121,8 @@ void LinkDevice::writeMemory(unsigned tile, uint32_t addr, std::span<const uint8
 }
 
 void LinkDevice::readMemory(unsigned tile, uint32_t addr, std::span<uint8_t> data) {
-  for (size_t off = 0; off < data.size(); off += kMaxPayload) {
-    const size_t n = std::min(kMaxPayload, data.size() - off);
+  for (size_t off = 0; off < data.size(); off += maxPayload_) {
+    const size_t n = std::min(maxPayload_, data.size() - off);
     const Frame f = transact(Opcode::MemRead, tile, static_cast<uint32_t>(addr + off),
                              PayloadWriter().u32(static_cast<uint32_t>(n)).data());
     if (f.payload.size() != n) throw Error(name_ + ": MEM_READ reply of the wrong length");
@@ -137,7 +144,7 @@ std::string LinkDevice::console(unsigned tile) const {
   for (;;) {
     const Frame f = transact(Opcode::Console, tile, static_cast<uint32_t>(text.size()), {});
     text.append(f.payload.begin(), f.payload.end());
-    if (f.payload.size() < kMaxPayload) return text;
+    if (f.payload.size() < maxPayload_) return text;
   }
 }
 

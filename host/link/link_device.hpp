@@ -32,6 +32,10 @@ class LinkDevice : public Device {
   uint32_t readControl(uint32_t offset) override;
   void writeControl(uint32_t offset, uint32_t value) override;
 
+  /// Largest payload the device takes or sends in one frame (its INFO reply); transfers are split
+  /// to fit (a board's UART bridge buffers far less than the protocol's 64 KiB).
+  size_t maxPayload() const { return maxPayload_; }
+
   /// How long one WAIT asks the server to hold its reply while a run continues.
   static constexpr uint32_t kWaitSliceMs = 250;
 
@@ -45,6 +49,7 @@ class LinkDevice : public Device {
   mutable FrameCodec codec_;
   mutable uint32_t seq_;
   ChipInfo info_;
+  size_t maxPayload_ = kMaxPayload;
 };
 
 /// Open "tcp://HOST:PORT[?timeout_ms=N][&token_file=PATH]" (token also from $TESSERA_TOKEN).

@@ -227,7 +227,7 @@ module tess_chip #(
   assign host_release = ctl_we_i && (ctl_addr_i == 12'(tess_params_pkg::CR_CTRL)) &&
                         ctl_wdata_i[2] && (state_q == StSync);
 
-  always_ff @(posedge clk_i or negedge rst_n) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_n) begin
       state_q      <= StReset;
       stopping_q   <= 1'b0;
@@ -249,7 +249,7 @@ module tess_chip #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       soft_rst_q <= 1'b0;
     end else begin
@@ -284,7 +284,7 @@ module tess_chip #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_n) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_n) begin
       enable_q     <= '1;
       sync_break_q <= 1'b0;
@@ -392,7 +392,7 @@ module tess_chip #(
   assign host_tile = Tw'(host_tile_i);
   assign unused_host_tile = host_tile_i;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       host_tile_q <= '0;
       host_err_q  <= 1'b0;
@@ -420,7 +420,7 @@ module tess_chip #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_n) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_n) begin
       pipe_q <= '0;
     end else if (advance) begin
@@ -445,22 +445,21 @@ module tess_chip #(
   // Clock gate per tile: while the chip advances, a disabled tile's registers all hold (its core,
   // engine and counters advance only with run_i && enable_i; the FPU stages that load every edge
   // only carry invalid data there), so its clock is stopped and a simulator skips the tile. The
-  // clock runs whenever the chip does not advance (reset, host port, control writes). Standard
-  // latch gate: the enable is taken while clk_i is low, so the gated clock has no glitch.
-  logic [NumTiles-1:0] tile_clk_en, tile_clk_en_l;
+  // clock runs whenever the chip does not advance (reset, host port, control writes). The gate
+  // is the tess_clock_gate primitive (a plain clock enable on FPGAs).
+  logic [NumTiles-1:0] tile_clk_en;
   assign tile_clk_en = enable_q | {NumTiles{!advance}};
-
-  always_latch begin
-    if (!clk_i) begin
-      tile_clk_en_l = tile_clk_en;
-    end
-  end
 
   for (genvar t = 0; t < NumTiles; t++) begin : g_tile
     logic          t_host_req;
     logic          t_clk;
     assign t_host_req = host_req_i && host_ok && (host_tile == Tw'(t));
-    assign t_clk      = clk_i && tile_clk_en_l[t];
+
+    tess_clock_gate u_clock_gate (
+      .clk_i (clk_i),
+      .en_i  (tile_clk_en[t]),
+      .clk_o (t_clk)
+    );
 
     tess_tile #(
       .MemBytes (MemBytes),

@@ -350,7 +350,7 @@ module tess_exchange #(
   assign err_pc_o    = err_pc_q;
   assign err_value_o = err_value_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       st_q          <= StIdle;
       pc_q          <= '0;

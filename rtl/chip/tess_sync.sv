@@ -34,6 +34,14 @@ module tess_sync #(
 );
 
   localparam int Latency = tess_params_pkg::SYNC_LATENCY;
+
+  // Parameters this unit cannot honour are refused at elaboration (Verilator, Yosys; Icarus 11
+  // does not parse elaboration-time $error).
+`ifndef __ICARUS__
+  if ((Latency < 3) || (Latency > 17)) begin : g_param_error
+    $error("tess_sync: SYNC_LATENCY (rtl/params.json) must be 3..17 (4-bit release counter)");
+  end
+`endif
   localparam logic [31:0] HostBit = tess_params_pkg::SYNC_HOST_BIT;
 
   logic [NumTiles-1:0] p1_q, p2_q;
@@ -127,7 +135,7 @@ module tess_sync #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       p1_q       <= '0;
       p2_q       <= '0;

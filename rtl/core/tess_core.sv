@@ -78,6 +78,22 @@ module tess_core #(
 
 
   localparam int MmioBits = $clog2(tess_params_pkg::MMIO_SIZE);
+
+  // Parameters of rtl/params.json that this core hard-wires are refused at elaboration
+  // (Verilator, Yosys; Icarus 11 does not parse elaboration-time $error): the 3-bit long-op pass
+  // counter and tess_fpu_divsqrt make 8 passes, the MMIO map has RUN slots for workers 1..5, and
+  // the pipeline is IF ID EX M1 M2 WB.
+`ifndef __ICARUS__
+  if (tess_params_pkg::LONG_OP_ROUNDS != 8) begin : g_rounds_error
+    $error("tess_core: LONG_OP_ROUNDS (rtl/params.json) must be 8 (tess_div, tess_fpu_divsqrt)");
+  end
+  if (Contexts != 6) begin : g_contexts_error
+    $error("tess_core: NUM_CONTEXTS (rtl/params.json) must be 6 (MMIO RUN slots, slot counter)");
+  end
+  if (tess_params_pkg::PIPE_WB_STAGE != 5) begin : g_wb_error
+    $error("tess_core: PIPE_WB_STAGE (rtl/params.json) must be 5 (six-stage pipeline)");
+  end
+`endif
   localparam logic [31:0]  MmioBase = tess_params_pkg::MMIO_BASE;
   localparam logic [31:0] MemLimit  = 32'(MemBytes);
 
@@ -232,7 +248,8 @@ module tess_core #(
 
   tess_regfile #(
     .Contexts (Contexts),
-    .ZeroReg  (1'b1)
+    .ZeroReg  (1'b1),
+    .PortB    (1'b1)
   ) u_xregs (
     .clk_i     (clk_i),
     .rst_ni    (rst_ni),
@@ -249,7 +266,6 @@ module tess_core #(
     .wdata_a_i (wb_value),
     .we_b_i    (run_we),
     .wctx_b_i  (run_ctx),
-    .waddr_b_i (5'd10),
     .wdata_b_i (run_arg)
   );
 
@@ -272,7 +288,6 @@ module tess_core #(
     .wdata_a_i (wb_value),
     .we_b_i    (1'b0),
     .wctx_b_i  (3'd0),
-    .waddr_b_i (5'd0),
     .wdata_b_i (32'd0)
   );
 
@@ -785,7 +800,7 @@ module tess_core #(
   assign id_valid_in = id_valid_d && !ex_halt;
   assign ex_valid_in = ex_valid_d && !ex_halt;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       pc_q          <= '0;
       running_q     <= Contexts'(1);
@@ -826,7 +841,7 @@ module tess_core #(
   end
 
   // Pipeline registers advance only while running.
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       id_valid_q <= 1'b0;
       id_ctx_q   <= '0;
@@ -880,7 +895,7 @@ module tess_core #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       adv_prev_q <= 1'b0;
       ld_hold_q  <= '0;

@@ -113,7 +113,7 @@ module tess_csr #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       fflags_q  <= '0;
       frm_q     <= '0;

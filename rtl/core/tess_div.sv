@@ -20,6 +20,14 @@ module tess_div #(
 
   localparam int StepsPerPass = 4;
 
+  // Parameters this unit cannot honour are refused at elaboration (Verilator, Yosys; Icarus 11
+  // does not parse elaboration-time $error).
+`ifndef __ICARUS__
+  if (tess_params_pkg::LONG_OP_ROUNDS != 8) begin : g_param_error
+    $error("tess_div: LONG_OP_ROUNDS (rtl/params.json) must be 8: the divider makes 8 passes of 4 steps");
+  end
+`endif
+
   // Partial state of one context: remainder, dividend/quotient shift register, divisor magnitude,
   // and what the result needs at the end.
   typedef struct packed {

@@ -134,7 +134,7 @@ module tess_mmio #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       run_arg_q <= '0;
       xchg_q    <= '0;

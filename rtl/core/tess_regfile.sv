@@ -1,16 +1,20 @@
 // Register file of the tile core for all contexts: Contexts x 32 registers of 32 bits. Used
 // twice: the integer file (ZeroReg = 1, x0 reads 0 and ignores writes) and the FP file. Three
-// combinational read ports for one context (ID stage); two write ports (WB, and the RUN port that
-// loads a worker's a0), effective at the next clock edge. The two write ports never target the
-// same register (docs/tile.md: RUN only starts an idle worker, which has nothing left in WB);
-// port b wins if they did.
-// Every register reads 0 after reset (docs/tile.md). The storage itself is an unreset memory
-// (cheap in simulation and synthesis, one array instead of Contexts*32 flops); a reset flop per
+// combinational read ports for one context (ID stage); write port a (WB), and with PortB = 1 a
+// second port that writes only register PortBReg of a context (RUN loads a worker's a0), both
+// effective at the next clock edge. The two ports never target the same register (docs/tile.md:
+// RUN only starts an idle worker, which has nothing left in WB); port b wins if they did.
+// Every register reads 0 after reset (docs/tile.md). The storage is an unreset memory with one
+// write port (port a), so synthesis maps it to RAM (LUT RAM, block RAM); a reset flop per
 // register says whether it has been written since reset, and an unwritten register reads 0.
+// Port b writes a side register per context instead of the memory; it overrides PortBReg of
+// that context until port a writes the register again.
 // Latency: reads combinational, writes visible after the clock edge.
 module tess_regfile #(
   parameter int Contexts = 6,
-  parameter bit          ZeroReg  = 1'b1
+  parameter bit ZeroReg  = 1'b1,
+  parameter bit PortB    = 1'b0,
+  parameter int PortBReg = 10
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -25,39 +29,34 @@ module tess_regfile #(
   input  logic [2:0]  wctx_a_i,
   input  logic [4:0]  waddr_a_i,
   input  logic [31:0] wdata_a_i,
-  input  logic        we_b_i,
+  input  logic        we_b_i,      // PortB only
   input  logic [2:0]  wctx_b_i,
-  input  logic [4:0]  waddr_b_i,
   input  logic [31:0] wdata_b_i
 );
 
   // Power-of-two number of contexts so that every {ctx, addr} index is in range.
-  localparam int Depth = 32 * (2 ** $clog2(Contexts));
+  localparam int Cdepth = 2 ** $clog2(Contexts);
+  localparam int Depth  = 32 * Cdepth;
+  localparam logic [4:0] BReg = 5'(PortBReg);
 
   logic [31:0]      mem [Depth];
   logic [Depth-1:0] written_q, written_d;
-  logic [7:0]       widx_a, widx_b;
+  logic [7:0]       widx_a;
   logic [7:0]       ridx_a, ridx_b, ridx_c;
-  logic             wen_a, wen_b;
+  logic             wen_a;
 
   assign widx_a = {wctx_a_i, waddr_a_i};
-  assign widx_b = {wctx_b_i, waddr_b_i};
   assign ridx_a = {rctx_i, raddr_a_i};
   assign ridx_b = {rctx_i, raddr_b_i};
   assign ridx_c = {rctx_i, raddr_c_i};
 
-  // x0 of the integer file is never written, so it stays "unwritten" and reads 0. Port a is
-  // dropped when port b writes the same register.
-  assign wen_b = we_b_i && !(ZeroReg && (waddr_b_i == 5'd0));
-  assign wen_a = we_a_i && !(ZeroReg && (waddr_a_i == 5'd0)) && !(wen_b && (widx_a == widx_b));
+  // x0 of the integer file is never written, so it stays "unwritten" and reads 0.
+  assign wen_a = we_a_i && !(ZeroReg && (waddr_a_i == 5'd0));
 
-  // Memories are the one exception to "always_ff holds only q <= d": no reset, write ports only.
+  // Memories are the one exception to "always_ff holds only q <= d": no reset, one write port.
   always_ff @(posedge clk_i) begin
     if (wen_a) begin
       mem[widx_a] <= wdata_a_i;
-    end
-    if (wen_b) begin
-      mem[widx_b] <= wdata_b_i;
     end
   end
 
@@ -66,12 +65,9 @@ module tess_regfile #(
     if (wen_a) begin
       written_d[widx_a] = 1'b1;
     end
-    if (wen_b) begin
-      written_d[widx_b] = 1'b1;
-    end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       written_q <= '0;
     end else begin
@@ -79,8 +75,57 @@ module tess_regfile #(
     end
   end
 
-  assign rdata_a_o = written_q[ridx_a] ? mem[ridx_a] : 32'd0;
-  assign rdata_b_o = written_q[ridx_b] ? mem[ridx_b] : 32'd0;
-  assign rdata_c_o = written_q[ridx_c] ? mem[ridx_c] : 32'd0;
+  logic [31:0] mem_a, mem_b, mem_c;
+  assign mem_a = written_q[ridx_a] ? mem[ridx_a] : 32'd0;
+  assign mem_b = written_q[ridx_b] ? mem[ridx_b] : 32'd0;
+  assign mem_c = written_q[ridx_c] ? mem[ridx_c] : 32'd0;
+
+  if (PortB) begin : g_port_b
+    // Side register of PortBReg per context, valid until port a writes that register.
+    logic [Cdepth*32-1:0] side_q, side_d;
+    logic [Cdepth-1:0]    side_valid_q, side_valid_d;
+    logic                 wen_b;
+    assign wen_b = we_b_i && !(ZeroReg && (BReg == 5'd0));
+
+    always_comb begin
+      side_d       = side_q;
+      side_valid_d = side_valid_q;
+      if (wen_a && (waddr_a_i == BReg)) begin
+        side_valid_d[wctx_a_i] = 1'b0;
+      end
+      if (wen_b) begin
+        side_valid_d[wctx_b_i]        = 1'b1;
+        side_d[32*wctx_b_i +: 32]     = wdata_b_i;
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        side_q       <= '0;
+        side_valid_q <= '0;
+      end else begin
+        side_q       <= side_d;
+        side_valid_q <= side_valid_d;
+      end
+    end
+
+    logic side_r;
+    logic [31:0] side_v;
+    assign side_r = side_valid_q[rctx_i];
+    assign side_v = side_q[32*rctx_i +: 32];
+    assign rdata_a_o = (side_r && (raddr_a_i == BReg)) ? side_v : mem_a;
+    assign rdata_b_o = (side_r && (raddr_b_i == BReg)) ? side_v : mem_b;
+    assign rdata_c_o = (side_r && (raddr_c_i == BReg)) ? side_v : mem_c;
+  end else begin : g_no_port_b
+    logic        unused_we_b;
+    logic [2:0]  unused_wctx_b;
+    logic [31:0] unused_wdata_b;
+    assign unused_we_b    = we_b_i;
+    assign unused_wctx_b  = wctx_b_i;
+    assign unused_wdata_b = wdata_b_i;
+    assign rdata_a_o = mem_a;
+    assign rdata_b_o = mem_b;
+    assign rdata_c_o = mem_c;
+  end
 
 endmodule

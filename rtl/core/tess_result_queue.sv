@@ -54,7 +54,7 @@ module tess_result_queue #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       rd_q    <= '0;
       wr_q    <= '0;

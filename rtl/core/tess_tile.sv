@@ -279,7 +279,7 @@ module tess_tile #(
   assign swait_inc = core_run && arrived_q && !release_i && !stop;
   assign exch_inc  = core_run && x_busy && !stop;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       arrived_q <= 1'b0;
       desc_q    <= '0;
@@ -331,7 +331,7 @@ module tess_tile #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       byp_q      <= 1'b0;
       byp_data_q <= '0;

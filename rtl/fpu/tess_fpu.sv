@@ -257,7 +257,7 @@ module tess_fpu (
   logic [6:0]         s1_shamt_q;
   logic signed [11:0] s1_tb_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       s1_valid_q     <= 1'b0;
       s1_byp_q       <= 1'b0;
@@ -336,7 +336,7 @@ module tess_fpu (
   logic [6:0]         s2_lzc_q;
   logic signed [11:0] s2_tb_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       s2_valid_q     <= 1'b0;
       s2_byp_q       <= 1'b0;
@@ -414,7 +414,7 @@ module tess_fpu (
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       valid_o  <= 1'b0;
       result_o <= 32'd0;

@@ -176,7 +176,7 @@ module tess_fpu_divsqrt #(
     logic first, upd;
     assign upd   = pass_i && (ctx_i == 3'(k));
     assign first = pass_idx_i == 3'd0;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
+    always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
         rem_q[k*32 +: 32]        <= 32'd0;
         quo_q[k*28 +: 28]        <= 28'd0;
@@ -215,7 +215,7 @@ module tess_fpu_divsqrt #(
   logic [31:0]        p1_spec_res_q;
   logic [4:0]         p1_spec_flags_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       p1_valid_q      <= 1'b0;
       p1_sticky_q     <= 1'b0;
@@ -284,7 +284,7 @@ module tess_fpu_divsqrt #(
   logic [31:0]        p2_spec_res_q;
   logic [4:0]         p2_spec_flags_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       p2_valid_q      <= 1'b0;
       p2_sticky_q     <= 1'b0;
@@ -344,7 +344,7 @@ module tess_fpu_divsqrt #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       valid_o  <= 1'b0;
       ctx_o    <= 3'd0;

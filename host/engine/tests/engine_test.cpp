@@ -189,6 +189,19 @@ INSTANTIATE_TEST_SUITE_P(Link, EngineOverLink,
                            return info.param.backend + (info.param.pty ? "_pty" : "_tcp");
                          });
 
+// The Engine unchanged against the board simulation (UART link bridge in RTL, serial: on a pty).
+TEST(EngineOverBoard, MatchesTheRtlDeviceInProcess) {
+  link::ServerProcess board(TESSERA_BOARD_SIM_PATH, {});
+  auto remote = openDevice(board.deviceString());
+  const Outcome r = runEngineStream(*remote);
+  expectSpecified(r);
+  auto local = open("rtl");
+  const Outcome l = runEngineStream(*local);
+  EXPECT_EQ(r.result.cycles, l.result.cycles);
+  EXPECT_EQ(r.stream, l.stream);
+  EXPECT_EQ(r.acc, l.acc);
+}
+
 TEST(Engine, RefusesUnconnectedStreamsUnlessAllowed) {
   auto dev = open("model");
   Engine engine(*dev, engineStream());

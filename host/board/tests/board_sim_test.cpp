@@ -1,0 +1,256 @@
+// The board top (UART link bridge + chip, FPGA variant of the RTL) simulated behind a pty, reached
+// with serial: exactly as a board: the same programs give the same console, exit code, stop
+// reasons, cycle counts and counters as the in-process rtl device; the bridge checks each frame's
+// CRC before acting, rejects and counts bad frames, and reports a maximum payload that the host
+// library splits its transfers to fit.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+
+#include "frame_codec.hpp"
+#include "link_device.hpp"
+#include "program_loader.hpp"
+#include "server_process.hpp"
+#include "tessera/chip_params.h"
+#include "tessera/device.hpp"
+#include "tessera/error.hpp"
+
+namespace tessera::link {
+namespace {
+
+const std::string kBin = TESSERA_SW_BIN_DIR;
+const std::string kBoardSim = TESSERA_BOARD_SIM_PATH;
+constexpr uint64_t kMaxCycles = 20'000'000;
+
+struct Outcome {
+  std::vector<RunResult> stops;
+  std::vector<std::string> consoles;
+  std::vector<TileStats> stats;
+};
+
+Outcome runProgram(Device& dev, const std::string& elf, bool allTiles) {
+  dev.reset();
+  if (allTiles) {
+    loadProgramOnAllTiles(dev, kBin + "/" + elf);
+  } else {
+    loadProgram(dev, kBin + "/" + elf, 0);
+    for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
+  }
+  Outcome out;
+  for (;;) {
+    out.stops.push_back(dev.run(kMaxCycles));
+    if (out.stops.back().reason != StopReason::HostSync || out.stops.size() > 100) break;
+  }
+  for (unsigned t = 0; t < dev.info().tiles; ++t) {
+    out.consoles.push_back(dev.console(t));
+    out.stats.push_back(dev.stats(t));
+  }
+  return out;
+}
+
+void expectSame(const Outcome& board, const Outcome& rtl) {
+  ASSERT_EQ(board.stops.size(), rtl.stops.size());
+  for (size_t i = 0; i < rtl.stops.size(); ++i) {
+    EXPECT_EQ(board.stops[i].reason, rtl.stops[i].reason) << "stop " << i;
+    EXPECT_EQ(board.stops[i].cycles, rtl.stops[i].cycles) << "stop " << i;
+    EXPECT_EQ(board.stops[i].exitCode, rtl.stops[i].exitCode) << "stop " << i;
+    EXPECT_EQ(board.stops[i].hostSyncId, rtl.stops[i].hostSyncId) << "stop " << i;
+  }
+  ASSERT_EQ(board.consoles.size(), rtl.consoles.size());
+  for (size_t t = 0; t < rtl.consoles.size(); ++t) {
+    EXPECT_EQ(board.consoles[t], rtl.consoles[t]) << "tile " << t;
+    const TileStats& a = board.stats[t];
+    const TileStats& b = rtl.stats[t];
+    EXPECT_EQ(a.cycles, b.cycles) << "tile " << t;
+    EXPECT_EQ(a.instructions, b.instructions) << "tile " << t;
+    for (unsigned c = 0; c < 6; ++c)
+      EXPECT_EQ(a.contextInstructions[c], b.contextInstructions[c]) << "tile " << t << " ctx " << c;
+    EXPECT_EQ(a.idleSlots, b.idleSlots) << "tile " << t;
+    EXPECT_EQ(a.syncWaitCycles, b.syncWaitCycles) << "tile " << t;
+    EXPECT_EQ(a.exchangeCycles, b.exchangeCycles) << "tile " << t;
+    EXPECT_EQ(a.halted, b.halted) << "tile " << t;
+    EXPECT_EQ(a.exitCode, b.exitCode) << "tile " << t;
+  }
+}
+
+// A raw client of the pty: writes bytes, decodes what comes back.
+class RawLine {
+ public:
+  explicit RawLine(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_NOCTTY);
+    if (fd_ < 0) throw Error("cannot open " + path);
+    termios tio{};
+    ::tcgetattr(fd_, &tio);
+    ::cfmakeraw(&tio);
+    ::tcsetattr(fd_, TCSANOW, &tio);
+    ::tcflush(fd_, TCIOFLUSH);
+  }
+  ~RawLine() { ::close(fd_); }
+  RawLine(const RawLine&) = delete;
+  RawLine& operator=(const RawLine&) = delete;
+  void write(const std::vector<uint8_t>& bytes) {
+    ASSERT_EQ(::write(fd_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  }
+  // The next decoded event within the timeout, or nothing.
+  std::optional<DecodeEvent> read(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (auto ev = codec_.poll()) return ev;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      uint8_t buf[2048];
+      const ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n > 0) codec_.feed(std::span<const uint8_t>(buf, static_cast<size_t>(n)));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  FrameCodec codec_;
+};
+
+class BoardSimTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    board_ = std::make_unique<ServerProcess>(kBoardSim, std::vector<std::string>{});
+  }
+  std::unique_ptr<Device> open() { return openDevice(board_->deviceString()); }
+  std::string path() const { return board_->deviceString().substr(7); }
+  std::unique_ptr<ServerProcess> board_;
+};
+
+TEST_F(BoardSimTest, InfoReportsTheBoardAndItsMaximumPayload) {
+  auto dev = open();
+  const ChipInfo info = dev->info();
+  EXPECT_EQ(info.tiles, 4u);
+  EXPECT_EQ(info.tileMemBytes, 65536u);
+  EXPECT_EQ(info.contexts, 6u);
+  EXPECT_EQ(info.backend, "link:board");
+  auto* link = dynamic_cast<LinkDevice*>(dev.get());
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->maxPayload(), 1024u);
+  EXPECT_EQ(dev->readControl(TESS_CR_ID), TESS_CHIP_ID);
+}
+
+TEST_F(BoardSimTest, TransfersLargerThanTheBridgeBufferAreSplit) {
+  auto dev = open();
+  std::mt19937 rng(7);
+  std::vector<uint8_t> data(3001);
+  for (auto& b : data) b = static_cast<uint8_t>(rng());
+  dev->writeMemory(2, 0x1003, data);  // unaligned start and end, three frames and a bit
+  std::vector<uint8_t> back(data.size());
+  dev->readMemory(2, 0x1003, back);
+  EXPECT_EQ(back, data);
+  std::vector<uint8_t> tileZero(16);
+  dev->readMemory(0, 0x1003, tileZero);  // another tile is untouched
+  EXPECT_NE(std::vector<uint8_t>(data.begin(), data.begin() + 16), tileZero);
+  std::vector<uint8_t> last(8);
+  EXPECT_THROW(dev->readMemory(0, 65536 - 4, last), Error);  // out of range, refused
+  dev->readMemory(0, 65536 - 8, last);                       // the link still works
+}
+
+TEST_F(BoardSimTest, ProgramsMatchTheInProcessRtlDevice) {
+  auto board = open();
+  DeviceOptions opts;
+  opts.tiles = 4;
+  auto rtl = openDevice("rtl", opts);
+  for (const char* elf : {"hello.elf", "isa_rv32m.elf", "trap_ebreak.elf"}) {
+    SCOPED_TRACE(elf);
+    expectSame(runProgram(*board, elf, false), runProgram(*rtl, elf, false));
+  }
+  for (const char* elf : {"chip_ring_shift.elf", "chip_host_sync.elf"}) {
+    SCOPED_TRACE(elf);
+    expectSame(runProgram(*board, elf, true), runProgram(*rtl, elf, true));
+  }
+}
+
+TEST_F(BoardSimTest, ACorruptedFrameIsRejectedCountedAndNeverExecuted) {
+  uint32_t badBefore = 0;
+  {
+    auto dev = open();
+    badBefore = dev->readControl(TESS_CR_LINK_BAD_FRAMES);
+    dev->writeMemory(1, 0x100, std::vector<uint8_t>(8, 0x11));
+  }
+  RawLine line(path());
+  Frame req;
+  req.opcode = 0x03;  // MEM_WRITE
+  req.seq = 77;
+  req.tile = 1;
+  req.addr = 0x100;
+  req.payload = std::vector<uint8_t>(8, 0xEE);
+  std::vector<uint8_t> bytes = FrameCodec::encode(req);
+  bytes[24 + 3] ^= 0x10;  // one bit of the payload flipped on the line
+  line.write(bytes);
+  auto ev = line.read(std::chrono::seconds(10));
+  ASSERT_TRUE(ev.has_value());
+  ASSERT_EQ(ev->kind, DecodeEvent::Kind::Frame);
+  EXPECT_EQ(ev->frame.status, static_cast<uint16_t>(Status::BadCrc));
+  EXPECT_EQ(ev->frame.seq, 77u);
+
+  // A payload over the bridge's 1 KiB is answered with TooLong, not executed.
+  req.seq = 78;
+  req.payload = std::vector<uint8_t>(2000, 0xEE);
+  line.write(FrameCodec::encode(req));
+  ev = line.read(std::chrono::seconds(10));
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->frame.status, static_cast<uint16_t>(Status::TooLong));
+  EXPECT_EQ(ev->frame.seq, 78u);
+
+  // Garbage before a good frame is skipped; the good frame is answered.
+  std::vector<uint8_t> noisy = {0x54, 0x73, 0x00, 0xFF, 0x54};
+  req.seq = 79;
+  req.opcode = 0x01;  // INFO
+  req.payload.clear();
+  const auto good = FrameCodec::encode(req);
+  noisy.insert(noisy.end(), good.begin(), good.end());
+  line.write(noisy);
+  ev = line.read(std::chrono::seconds(10));
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->frame.status, static_cast<uint16_t>(Status::Ok));
+  EXPECT_EQ(ev->frame.seq, 79u);
+
+  auto dev = open();
+  EXPECT_EQ(dev->readControl(TESS_CR_LINK_BAD_FRAMES), badBefore + 1);
+  std::vector<uint8_t> mem(8);
+  dev->readMemory(1, 0x100, mem);
+  EXPECT_EQ(mem, std::vector<uint8_t>(8, 0x11));  // neither bad frame wrote
+}
+
+TEST_F(BoardSimTest, ABoardLeftRunningIsBusyUntilReset) {
+  {
+    auto dev = open();
+    dev->reset();
+    const uint32_t loop = 0x0000006f;  // jal x0, 0: tile 0 spins forever
+    dev->writeMemory(0, 0, std::span(reinterpret_cast<const uint8_t*>(&loop), 4));
+    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
+  }
+  RawLine line(path());
+  auto request = [&](uint8_t op, uint32_t seq, std::vector<uint8_t> payload) {
+    Frame req;
+    req.opcode = op;
+    req.seq = seq;
+    req.payload = std::move(payload);
+    line.write(FrameCodec::encode(req));
+    auto ev = line.read(std::chrono::seconds(10));
+    EXPECT_TRUE(ev.has_value()) << "no reply to opcode " << int{op};
+    return ev ? ev->frame.status : uint16_t{0xffff};
+  };
+  // RUN for 2^40 cycles: the run starts and continues after its reply.
+  EXPECT_EQ(request(0x06, 1, {0, 0, 0, 0, 0, 1, 0, 0}), static_cast<uint16_t>(Status::Ok));
+  EXPECT_EQ(request(0x02, 2, {4, 0, 0, 0}), static_cast<uint16_t>(Status::Busy));
+  EXPECT_EQ(request(0x07, 3, {20, 0, 0, 0}), static_cast<uint16_t>(Status::Running));
+  EXPECT_EQ(request(0x08, 4, {}), static_cast<uint16_t>(Status::Ok));  // RESET ends the run
+  EXPECT_EQ(request(0x02, 5, {4, 0, 0, 0}), static_cast<uint16_t>(Status::Ok));
+  EXPECT_EQ(request(0x07, 6, {20, 0, 0, 0}), static_cast<uint16_t>(Status::NotRunning));
+}
+
+}  // namespace
+}  // namespace tessera::link

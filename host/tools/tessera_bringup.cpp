@@ -1,0 +1,436 @@
+// tessera-bringup: the self-test to run first on a new board (docs/bringup.md), and on any other
+// backend: link check, memory march of every tile, exchange all-pairs, sync, integer and FPU
+// smoke tests, cycle-counter sanity. Prints PASS or FAIL per step, with a diagnosis hint on a
+// failure; exits 0 when every step passed, 1 when one failed, 2 on a usage error.
+// The device programs are the project's self-checking tile programs (sw/tests, built with the
+// host tools): each exits 0 and prints "<name> ok" when every check it makes passed.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frame_codec.hpp"
+#include "link_device.hpp"
+#include "program_loader.hpp"
+#include "tessera/chip_params.h"
+#include "tessera/device.hpp"
+#include "tessera/error.hpp"
+
+namespace {
+
+using tessera::Device;
+using tessera::Error;
+using tessera::RunResult;
+using tessera::StopReason;
+
+constexpr uint64_t kMaxCycles = 50'000'000;
+
+struct Options {
+  std::string device;
+  unsigned tiles = 0;
+  std::string programs = TESSERA_SW_BIN_DIR;
+  uint32_t marchBytes = 0;  // 0 = the whole tile memory
+  bool noFpu = false;
+};
+
+/// What a step found: pass, or fail with what and a hint where to look.
+struct Outcome {
+  bool pass = true;
+  std::string detail;
+  std::string hint;
+};
+
+Outcome fail(std::string detail, std::string hint) {
+  return {false, std::move(detail), std::move(hint)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw serial line, for the CRC-error injection (the Device interface never sends a bad frame)
+// ---------------------------------------------------------------------------------------------
+class RawSerial {
+ public:
+  explicit RawSerial(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_NOCTTY);
+    if (fd_ < 0) throw Error("cannot open " + path);
+    termios tio{};
+    if (::tcgetattr(fd_, &tio) == 0) {
+      ::cfmakeraw(&tio);
+      ::tcsetattr(fd_, TCSANOW, &tio);
+    }
+    ::tcflush(fd_, TCIOFLUSH);
+  }
+  ~RawSerial() { ::close(fd_); }
+  RawSerial(const RawSerial&) = delete;
+  RawSerial& operator=(const RawSerial&) = delete;
+
+  void write(const std::vector<uint8_t>& bytes) {
+    size_t off = 0;
+    while (off < bytes.size()) {
+      const ssize_t n = ::write(fd_, bytes.data() + off, bytes.size() - off);
+      if (n <= 0) throw Error("write to " + path_ + " failed");
+      off += static_cast<size_t>(n);
+    }
+  }
+
+  std::optional<tessera::link::DecodeEvent> read(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (auto ev = codec_.poll()) return ev;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      uint8_t buf[2048];
+      const ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n > 0) codec_.feed(std::span<const uint8_t>(buf, static_cast<size_t>(n)));
+    }
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  tessera::link::FrameCodec codec_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Steps
+// ---------------------------------------------------------------------------------------------
+class Bringup {
+ public:
+  explicit Bringup(Options o) : opt_(std::move(o)) {}
+
+  std::unique_ptr<Device>& open() {
+    dev_.reset();
+    tessera::DeviceOptions d;
+    d.tiles = opt_.tiles;
+    dev_ = tessera::openDevice(opt_.device, d);
+    return dev_;
+  }
+
+  Outcome link() {
+    Device& dev = *open();
+    const tessera::ChipInfo info = dev.info();
+    if (info.tiles == 0 || info.tileMemBytes < 4096 ||
+        (info.tileMemBytes & (info.tileMemBytes - 1)))
+      return fail(fmt::format("implausible INFO: {} tiles, {} bytes per tile", info.tiles,
+                              info.tileMemBytes),
+                  "the device answers but its parameters are wrong: check the board top's "
+                  "NumTiles/MemBytes and the bitstream that was loaded");
+    if (info.contexts != TESS_NUM_CONTEXTS)
+      return fail(fmt::format("{} contexts, expected {}", info.contexts, TESS_NUM_CONTEXTS),
+                  "host and device were built from different rtl/params.json");
+    const uint32_t id = dev.readControl(TESS_CR_ID);
+    if (id != TESS_CHIP_ID)
+      return fail(fmt::format("ID register reads 0x{:08x}, expected 0x{:08x}", id, TESS_CHIP_ID),
+                  "the control-register path of the bridge or chip is broken, or another design "
+                  "is loaded");
+    if (dev.readControl(TESS_CR_TILES) != info.tiles ||
+        dev.readControl(TESS_CR_MEM_BYTES) != info.tileMemBytes)
+      return fail("TILES / MEM_BYTES registers disagree with INFO",
+                  "the bridge reports parameters of another build than the chip's");
+    // Echo: a pattern through MEM_WRITE / MEM_READ longer than one frame of the device.
+    size_t echoBytes = 3 * 1024 + 3;
+    if (auto* l = dynamic_cast<tessera::link::LinkDevice*>(&dev))
+      echoBytes = 2 * l->maxPayload() + 3;
+    echoBytes = std::min<size_t>(echoBytes, info.tileMemBytes - 0x10);
+    std::vector<uint8_t> out(echoBytes), back(echoBytes);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(i * 37 + 11);
+    dev.reset();
+    dev.writeMemory(0, 0x5, out);
+    dev.readMemory(0, 0x5, back);
+    for (size_t i = 0; i < out.size(); ++i)
+      if (back[i] != out[i])
+        return fail(fmt::format("echo: byte {} of {} at tile 0 address 0x{:x} reads 0x{:02x}, "
+                                "wrote 0x{:02x}",
+                                i, echoBytes, 0x5 + i, back[i], out[i]),
+                    "bytes change on the way: baud rate mismatch or a noisy line (serial), or "
+                    "the host port's byte enables");
+    std::string detail = fmt::format("{}, {} tiles x {} bytes, ID 0x{:08x}, echo {} bytes",
+                                     info.backend, info.tiles, info.tileMemBytes, id, echoBytes);
+
+    if (opt_.device.rfind("serial:", 0) != 0)
+      return {true, detail + "; CRC injection: only on serial:", ""};
+    const bool board = info.backend == "link:board";
+    const uint32_t badBefore = board ? dev.readControl(TESS_CR_LINK_BAD_FRAMES) : 0;
+    dev_.reset();  // the raw line below needs the port to itself
+    std::string path = opt_.device.substr(7);
+    path = path.substr(0, path.find('?'));
+    {
+      RawSerial line(path);
+      tessera::link::Frame req;
+      req.opcode = 0x03;  // MEM_WRITE tile 0 address 0 of 4 bytes, with one payload bit flipped
+      req.seq = 0xB0B0;
+      req.payload = {0xde, 0xad, 0xbe, 0xef};
+      auto bytes = tessera::link::FrameCodec::encode(req);
+      bytes[24 + 1] ^= 0x04;
+      line.write(bytes);
+      auto ev = line.read(std::chrono::milliseconds(3000));
+      if (ev && ev->kind == tessera::link::DecodeEvent::Kind::Frame &&
+          ev->frame.status != static_cast<uint16_t>(tessera::link::Status::BadCrc))
+        return fail(
+            fmt::format("a frame with a bad CRC was answered with status {}", ev->frame.status),
+            "the device acts on frames without checking their CRC");
+      detail += ev ? "; corrupted frame rejected (BadCrc)" : "; corrupted frame dropped";
+    }
+    Device& again = *open();
+    std::vector<uint8_t> word(4);
+    again.readMemory(0, 0, word);
+    if (word == std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef} ||
+        word == std::vector<uint8_t>{0xde, 0xa9, 0xbe, 0xef})
+      return fail("the corrupted MEM_WRITE was executed", "the bridge acts before its CRC check");
+    if (board) {
+      const uint32_t badAfter = again.readControl(TESS_CR_LINK_BAD_FRAMES);
+      if (badAfter != badBefore + 1)
+        return fail(
+            fmt::format("bad-frame counter went from {} to {}, expected +1", badBefore, badAfter),
+            "the bridge's frame checker miscounts: noise on the line adds frames");
+      detail += fmt::format(" and counted ({} bad frames)", badAfter);
+    }
+    return {true, detail, ""};
+  }
+
+  Outcome memory() {
+    Device& dev = *dev_;
+    const tessera::ChipInfo info = dev.info();
+    const uint32_t bytes =
+        opt_.marchBytes ? std::min(opt_.marchBytes, info.tileMemBytes) & ~3u : info.tileMemBytes;
+    constexpr uint32_t kChunk = 16384;
+    dev.reset();
+    auto pattern = [](unsigned tile, uint32_t addr) {
+      uint32_t x = addr * 0x9E3779B1u ^ (tile + 1) * 0x85EBCA77u;
+      return x ^ (x >> 15);
+    };
+    auto fill = [&](unsigned t, uint32_t from, uint32_t n, bool inverted) {
+      std::vector<uint8_t> buf(n);
+      for (uint32_t i = 0; i < n; i += 4) {
+        const uint32_t w = pattern(t, from + i) ^ (inverted ? ~0u : 0u);
+        for (int k = 0; k < 4; ++k) buf[i + k] = static_cast<uint8_t>(w >> (8 * k));
+      }
+      return buf;
+    };
+    std::string bad;
+    auto check = [&](unsigned t, uint32_t from, uint32_t n, bool inverted) {
+      std::vector<uint8_t> got(n);
+      dev.readMemory(t, from, got);
+      const auto want = fill(t, from, n, inverted);
+      for (uint32_t i = 0; i < n; i += 4) {
+        if (std::equal(want.begin() + i, want.begin() + i + 4, got.begin() + i)) continue;
+        auto w = [&](const std::vector<uint8_t>& v) {
+          return v[i] | v[i + 1] << 8 | v[i + 2] << 16 | static_cast<uint32_t>(v[i + 3]) << 24;
+        };
+        bad =
+            fmt::format("tile {} address 0x{:05x}: read 0x{:08x}, expected 0x{:08x} (xor 0x{:08x})",
+                        t, from + i, w(got), w(want), w(got) ^ w(want));
+        return false;
+      }
+      return true;
+    };
+    const char* hint =
+        "one address: a stuck or coupled SRAM bit; a power-of-two distance between the bad "
+        "address and the one whose data it holds: an address line (host port or memory map); "
+        "every tile alike: the bridge or host port, one tile only: that tile's memory";
+    for (unsigned t = 0; t < info.tiles; ++t) {
+      // March: up (w p), up (r p, w ~p), down (r ~p, w p), up (r p) -- per chunk.
+      for (uint32_t a = 0; a < bytes; a += kChunk)
+        dev.writeMemory(t, a, fill(t, a, std::min(kChunk, bytes - a), false));
+      for (uint32_t a = 0; a < bytes; a += kChunk) {
+        const uint32_t n = std::min(kChunk, bytes - a);
+        if (!check(t, a, n, false)) return fail(bad, hint);
+        dev.writeMemory(t, a, fill(t, a, n, true));
+      }
+      for (uint32_t end = bytes; end > 0;) {
+        const uint32_t n = std::min(kChunk, end);
+        end -= n;
+        if (!check(t, end, n, true)) return fail(bad, hint);
+        dev.writeMemory(t, end, fill(t, end, n, false));
+      }
+      for (uint32_t a = 0; a < bytes; a += kChunk)
+        if (!check(t, a, std::min(kChunk, bytes - a), false)) return fail(bad, hint);
+    }
+    return {true, fmt::format("march over {} bytes of each of {} tiles", bytes, info.tiles), ""};
+  }
+
+  // Runs a self-checking program; empty string = it passed.
+  std::string runProgram(const std::string& elf, bool allTiles, RunResult* result = nullptr) {
+    Device& dev = *dev_;
+    const std::string path = opt_.programs + "/" + elf;
+    if (!std::filesystem::exists(path))
+      throw Error("device program " + path + " not found (--programs)");
+    dev.reset();
+    if (allTiles) {
+      tessera::loadProgramOnAllTiles(dev, path);
+    } else {
+      tessera::loadProgram(dev, path, 0);
+      for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
+    }
+    RunResult r;
+    for (int i = 0; i < 1000; ++i) {
+      r = dev.run(kMaxCycles);
+      if (r.reason != StopReason::HostSync && r.reason != StopReason::SyncBreak) break;
+    }
+    if (result) *result = r;
+    if (r.reason == StopReason::Trap) return elf + ": " + tessera::describeTrap(r.trap);
+    if (r.reason == StopReason::MaxCycles)
+      return fmt::format("{}: still running after {} cycles", elf, r.cycles);
+    const unsigned tiles = allTiles ? dev.info().tiles : 1;
+    for (unsigned t = 0; t < tiles; ++t) {
+      const auto s = dev.stats(t);
+      if (s.exitCode != 0)
+        return fmt::format("{}: tile {} exited with {} (console: \"{}\")", elf, t, s.exitCode,
+                           dev.console(t));
+    }
+    return {};
+  }
+
+  Outcome programs(const std::vector<std::string>& elfs, bool allTiles, const char* hint) {
+    std::string done;
+    for (const auto& elf : elfs) {
+      RunResult r;
+      const std::string err = runProgram(elf, allTiles, &r);
+      if (!err.empty()) return fail(err, hint);
+      done += fmt::format("{}{} ({} cycles)", done.empty() ? "" : ", ", elf, r.cycles);
+    }
+    return {true, done, ""};
+  }
+
+  Outcome exchange() {
+    if (dev_->info().tiles < 2) return {true, "skipped: one tile, nothing to exchange", ""};
+    return programs({"chip_all_to_all.elf"}, true,
+                    "exit 40: a wrong word arrived (bus select or exchange latency); 41: a word "
+                    "arrived early; 42: a tile received from itself; a trap: the exchange "
+                    "engine's program or addresses");
+  }
+
+  Outcome sync() {
+    return programs({"chip_sync_timing.elf"}, true,
+                    "exit 60..62: tiles resumed on different cycles or late: the sync "
+                    "controller's release or SYNC_LATENCY differs from the host's build");
+  }
+
+  Outcome integer() {
+    return programs(
+        {"isa_rv32i_alu.elf", "isa_rv32i_branch.elf", "isa_rv32i_mem.elf", "isa_rv32m.elf"}, false,
+        "the exit code is the number of the failed check in sw/tests/isa/<program>.S; "
+        "a trap at pc 0: the program did not load");
+  }
+
+  Outcome fpu() {
+    if (opt_.noFpu) return {true, "skipped (--no-fpu)", ""};
+    return programs({"isa_rv32f_arith.elf", "isa_rv32f_misc.elf"}, false,
+                    "illegal instruction: the build has no FPU (use --no-fpu); another exit code: "
+                    "the failed check in sw/tests/isa/<program>.S");
+  }
+
+  Outcome cycles() {
+    Device& dev = *dev_;
+    RunResult whole;
+    std::string err = runProgram("isa_rv32i_alu.elf", false, &whole);
+    if (!err.empty()) return fail(err, "see the integer step");
+    const uint64_t total = whole.cycles;
+    if (total < 100)
+      return fail(fmt::format("a whole run took {} cycles", total),
+                  "the cycle counter does not count");
+    const auto s = dev.stats(0);
+    if (s.instructions == 0 || s.instructions > total || s.cycles != total)
+      return fail(fmt::format("{} cycles, tile counters: {} cycles, {} instructions", total,
+                              s.cycles, s.instructions),
+                  "tile and chip cycle counters disagree");
+    // The same program in two parts stops exactly at the limit and ends on the same cycle.
+    dev.reset();
+    tessera::loadProgram(dev, opt_.programs + "/isa_rv32i_alu.elf", 0);
+    for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
+    const uint64_t half = total / 2;
+    const RunResult first = dev.run(half);
+    const uint64_t reg =
+        dev.readControl(TESS_CR_CYCLE_LO) | uint64_t{dev.readControl(TESS_CR_CYCLE_HI)} << 32;
+    if (first.reason != StopReason::MaxCycles || first.cycles != half || reg != half)
+      return fail(fmt::format("run({}) stopped after {} cycles (CYCLE register {})", half,
+                              first.cycles, reg),
+                  "the run limit or the CYCLE register is off: the bridge's run control");
+    const RunResult rest = dev.run(kMaxCycles);
+    if (rest.reason != StopReason::Halted || rest.cycles != total)
+      return fail(fmt::format("resumed run ended after {} cycles, a whole run after {}",
+                              rest.cycles, total),
+                  "stopping and resuming changes the timing: run_i gating of the chip");
+    return {true,
+            fmt::format("{} cycles whole = {} + {} in two runs, {} instructions", total, half,
+                        total - half, s.instructions),
+            ""};
+  }
+
+ private:
+  Options opt_;
+  std::unique_ptr<Device> dev_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"tessera-bringup: self-test of a tessera device (docs/bringup.md)"};
+  app.add_option("--device", opt.device, "device string: model, rtl, tcp://HOST:PORT, serial:PATH")
+      ->required();
+  app.add_option("--tiles", opt.tiles, "tiles (in-process backends; 0 = the default)");
+  app.add_option("--programs", opt.programs, "directory of the device test programs")
+      ->capture_default_str();
+  app.add_option("--march-bytes", opt.marchBytes,
+                 "bytes of each tile the memory march covers (0 = all of it)");
+  app.add_flag("--no-fpu", opt.noFpu, "the build has no FPU: skip the FPU step");
+  app.footer("Exit status: 0 every step passed, 1 a step failed, 2 usage error.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  Bringup b(opt);
+  struct Step {
+    const char* name;
+    std::function<Outcome()> run;
+  };
+  const std::vector<Step> steps = {
+      {"link", [&] { return b.link(); }},         {"memory", [&] { return b.memory(); }},
+      {"exchange", [&] { return b.exchange(); }}, {"sync", [&] { return b.sync(); }},
+      {"integer", [&] { return b.integer(); }},   {"fpu", [&] { return b.fpu(); }},
+      {"cycles", [&] { return b.cycles(); }},
+  };
+  std::printf("tessera-bringup: %s\n", opt.device.c_str());
+  unsigned passed = 0;
+  bool linkOk = true;
+  for (const auto& s : steps) {
+    Outcome o;
+    if (!linkOk) {
+      o = fail("not run", "the link step failed");
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        o = s.run();
+      } catch (const std::exception& e) {
+        o = fail(e.what(), "an error from the device or the link: the message names the part");
+      }
+      const double sec =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      o.detail += fmt::format(" [{:.1f} s]", sec);
+    }
+    std::printf("%-4s %-9s %s\n", o.pass ? "PASS" : "FAIL", s.name, o.detail.c_str());
+    if (!o.pass) std::printf("     hint: %s\n", o.hint.c_str());
+    std::fflush(stdout);
+    if (o.pass) ++passed;
+    if (!o.pass && std::string(s.name) == "link") linkOk = false;
+  }
+  std::printf("tessera-bringup: %u of %zu steps passed\n", passed, steps.size());
+  return passed == steps.size() ? 0 : 1;
+}

@@ -1,0 +1,41 @@
+// iCEBreaker (Lattice iCE40 UP5K-SG48) board top: 12 MHz oscillator, the FTDI UART at 115200 baud
+// (12 MHz / 104), the user button as reset, the red LED for rejected frames and the green LED
+// while the chip runs. Pins: tess_board_icebreaker.pcf. Built by scripts/fpga-ice40.sh.
+// NumTiles and MemBytes are the board's reduced configuration (docs/bringup.md, "iCE40").
+module tess_board_icebreaker #(
+  parameter int NumTiles = 1,
+  parameter int MemBytes = 16384
+) (
+  input  logic CLK,
+  input  logic BTN_N,
+  input  logic RX,
+  output logic TX,
+  output logic LEDR_N,
+  output logic LEDG_N
+);
+
+  logic busy, running, error;
+  logic unused_busy;
+  assign unused_busy = busy;
+
+  tess_board #(
+    .NumTiles     (NumTiles),
+    .MemBytes     (MemBytes),
+    .ClkPerBit    (104),
+    .CyclesPerMs  (12000),
+    .MaxPayload   (256),
+    .ConsoleBytes (256)
+  ) u_board (
+    .clk_i     (CLK),
+    .rst_ni    (BTN_N),
+    .uart_rx_i (RX),
+    .uart_tx_o (TX),
+    .busy_o    (busy),
+    .running_o (running),
+    .error_o   (error)
+  );
+
+  assign LEDR_N = !error;
+  assign LEDG_N = !running;
+
+endmodule

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# iCE40 UP5K (iCEBreaker) bitstream of the board top rtl/boards/icebreaker/ with the open flow:
+# Yosys synth_ice40 -> nextpnr-ice40 (--up5k, sg48, pins from the .pcf, 12 MHz target) -> icepack.
+# Output in build/fpga/ice40/: tessera.bin (program it with `openFPGALoader -b ice40_generic
+# tessera.bin`, docs/bringup.md), yosys.log, nextpnr.log, report.txt (utilisation and Fmax).
+# Fails (non-zero) when the design does not fit or does not route.
+# --bridge-only: the short form for the regular test run: synth_ice40 of the UART link bridge and
+# UARTs alone (no chip, no place and route); fails unless the bridge's buffers map to block RAM
+# and its logic fits the UP5K (5280 logic cells; it needs about 3000 LUT4 today).
+# Usage: scripts/fpga-ice40.sh [--tiles N] [--mem-bytes N] [--bridge-only]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${FPGA_OUT:-${BUILD_DIR:-$root/build}/fpga/ice40}
+tiles=1
+mem=16384
+bridge_only=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tiles) tiles=$2; shift 2 ;;
+    --mem-bytes) mem=$2; shift 2 ;;
+    --bridge-only) bridge_only=1; shift ;;
+    *) echo "usage: $0 [--tiles N] [--mem-bytes N] [--bridge-only]" >&2; exit 2 ;;
+  esac
+done
+for tool in yosys nextpnr-ice40 icepack; do
+  command -v "$tool" >/dev/null || { echo "fpga-ice40: $tool missing (scripts/setup.sh)" >&2; exit 1; }
+done
+mkdir -p "$out"
+mapfile -t srcs < <("$root/scripts/rtl-sources.sh" "$out/gen")
+board="$root/rtl/boards/icebreaker"
+if [ "$bridge_only" = 1 ]; then
+  echo "== yosys synth_ice40 of tess_link_bridge (iCEBreaker sizes)"
+  yosys -q -l "$out/bridge.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]}; \
+      chparam -set NumTiles $tiles -set MemBytes $mem -set MaxPayload 256 -set ConsoleBytes 256 \
+        -set CyclesPerMs 12000 tess_link_bridge; \
+      synth_ice40 -dsp -top tess_link_bridge; tee -o $out/bridge_stat.txt stat" >/dev/null \
+      2>"$out/bridge.warnings"
+  read -r luts ffs _ bram _ < <(python3 "$root/scripts/fpga-resources.py" "$out/bridge_stat.txt" | tr '\t' ' ')
+  echo "bridge: $luts LUT4, $ffs FFs, block RAM: $bram"
+  ebr=$(grep -cE "^\s+SB_RAM40_4K" "$out/bridge_stat.txt" || true)
+  if [ "$ebr" -eq 0 ] || [ "$luts" -ge 5280 ]; then
+    echo "fpga-ice40: FAILED: the bridge's buffers are not in block RAM or it needs $luts LUT4" >&2
+    exit 1
+  fi
+  exit 0
+fi
+echo "== yosys synth_ice40 ($tiles tiles, $mem bytes per tile)"
+yosys -q -l "$out/yosys.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]} \
+    $board/tess_board_icebreaker.sv; \
+    chparam -set NumTiles $tiles -set MemBytes $mem tess_board_icebreaker; \
+    synth_ice40 -dsp -top tess_board_icebreaker -json $out/tessera.json; \
+    tee -o $out/yosys_stat.txt stat" >/dev/null 2>"$out/yosys.warnings" ||
+  { echo "fpga-ice40: Yosys FAILED (see $out/yosys.log)" >&2; exit 1; }
+python3 "$root/scripts/fpga-resources.py" "$out/yosys_stat.txt" |
+  awk -F'\t' '{print "yosys: " $1 " LUT4, " $2 " FFs, block RAM " $4 ", " $5 " DSP"}' | tee "$out/report.txt"
+echo "== nextpnr-ice40 --up5k --package sg48"
+if ! nextpnr-ice40 --up5k --package sg48 --pcf "$board/tess_board_icebreaker.pcf" \
+     --json "$out/tessera.json" --asc "$out/tessera.asc" --freq 12 -l "$out/nextpnr.log" \
+     >/dev/null 2>&1; then
+  grep -E "ERROR|Device utilisation|ICESTORM_LC|ICESTORM_RAM|SB_SPRAM" "$out/nextpnr.log" | head -20 |
+    tee -a "$out/report.txt"
+  echo "fpga-ice40: FAILED: the design does not fit or route (see $out/nextpnr.log)" >&2
+  exit 1
+fi
+sed -n '/Device utilisation/,/^$/p' "$out/nextpnr.log" | tee -a "$out/report.txt"
+grep "Max frequency for clock" "$out/nextpnr.log" | tail -1 | tee -a "$out/report.txt"
+icepack "$out/tessera.asc" "$out/tessera.bin"
+echo "fpga-ice40: $out/tessera.bin"
