@@ -68,15 +68,33 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
     auto sce = ops::softmaxCrossEntropy(g, logits, labels, 1.0f / static_cast<float>(c.batch), step, "loss");
     const Tensor correct = ops::correctCount(g, logits, labels, step, "correct");
     // Backward and update, last layer first: the gradient to a layer's input uses its weights
-    // before they change; the weight gradient is never stored (matmulAccumulate).
+    // before they change. Plain SGD never stores the weight gradient (matmulAccumulate adds
+    // x^T (-lr dz) into the weights); with momentum the gradient is accumulated from zero into a
+    // buffer laid out like the weights, then v = mu v + g and w -= lr v.
     Tensor dz = sce.grad;
     for (size_t l = layers; l-- > 0;) {
       Tensor dAct;
       if (l > 0) dAct = ops::matmul(g, dz, out.weights[l], step, fmt::format("bwd{}/dx", l), {false, true});
       const Tensor db = ops::reduceSum(g, dz, 0, step, fmt::format("bwd{}/db", l));
-      const Tensor scaled = ops::scale(g, dz, -c.learningRate, step, fmt::format("bwd{}/scale", l));
-      ops::matmulAccumulate(g, out.weights[l], acts[l], scaled, step, fmt::format("bwd{}/dw", l), {true, false});
-      ops::scaledAddTo(g, out.biases[l], db, -c.learningRate, step, fmt::format("bwd{}/bias", l));
+      if (c.momentum == 0.0f) {
+        const Tensor scaled = ops::scale(g, dz, -c.learningRate, step, fmt::format("bwd{}/scale", l));
+        ops::matmulAccumulate(g, out.weights[l], acts[l], scaled, step, fmt::format("bwd{}/dw", l), {true, false});
+        ops::scaledAddTo(g, out.biases[l], db, -c.learningRate, step, fmt::format("bwd{}/bias", l));
+      } else {
+        const Tensor gw = g.addVariable(ElemType::Float32, out.weights[l].shape(), fmt::format("gw{}", l));
+        const std::vector<int32_t> map = g.tileMapping(out.weights[l]);
+        const Tensor flat = gw.flatten();
+        for (size_t i = 0; i < map.size();) {
+          size_t j = i + 1;
+          while (j < map.size() && map[j] == map[i]) ++j;
+          g.setTileMapping(flat.slice(i, j), static_cast<unsigned>(map[i]));
+          i = j;
+        }
+        ops::fill(g, gw, 0.0f, step, fmt::format("bwd{}/zero", l));
+        ops::matmulAccumulate(g, gw, acts[l], dz, step, fmt::format("bwd{}/dw", l), {true, false});
+        ops::sgdMomentum(g, out.weights[l], gw, c.learningRate, c.momentum, step, fmt::format("bwd{}/sgd", l));
+        ops::sgdMomentum(g, out.biases[l], db, c.learningRate, c.momentum, step, fmt::format("bwd{}/sgdb", l));
+      }
       if (l > 0) dz = ops::reluGrad(g, dAct, acts[l], step, fmt::format("bwd{}/relu", l - 1));
     }
     step.add(Copy(sce.loss, g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));

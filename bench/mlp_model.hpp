@@ -18,6 +18,7 @@ struct MlpConfig {
   size_t classes = 10;
   size_t batch = 32;
   float learningRate = 0.05f;
+  float momentum = 0.0f;    ///< 0: plain SGD (no weight gradient stored); else SGD with momentum
   uint32_t trainSteps = 1;  ///< training minibatches per run of the program
   uint32_t evalSteps = 0;   ///< evaluation batches (of `batch` images) per run, after the training
 };

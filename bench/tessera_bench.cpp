@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
   tr->add_option("--epochs", train.epochs, "epochs at most")->capture_default_str()->check(CLI::Range(1, 10000));
   tr->add_option("--hidden", train.hidden, "hidden layer sizes, comma separated")->delimiter(',')->capture_default_str();
   tr->add_option("--lr", train.learningRate, "learning rate")->capture_default_str()->check(CLI::PositiveNumber);
+  tr->add_option("--momentum", train.momentum, "SGD momentum (0 = plain SGD; needs room for a gradient and a velocity "
+                 "per weight, e.g. --tile-mem 256 for the default network)")
+      ->capture_default_str()->check(CLI::Range(0.0, 0.999));
   tr->add_option("--target-accuracy", train.targetAccuracy, "stop when the test accuracy reaches this fraction")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   tr->add_option("--max-steps", train.maxSteps, "at most this many steps per epoch run (0 = whole epochs)")

@@ -134,6 +134,7 @@ int runTrain(const TrainOptions& o) {
   cfg.classes = FashionMnist::kClasses;
   cfg.batch = o.batch;
   cfg.learningRate = o.learningRate;
+  cfg.momentum = o.momentum;
   MlpParameters params = o.loadWeights.empty() ? MlpParameters::initialize(layerSizes(cfg), o.seed)
                                                : MlpParameters::fromNpz(NpzFile::load(o.loadWeights));
   if (params.sizes != layerSizes(cfg)) {
@@ -159,6 +160,7 @@ int runTrain(const TrainOptions& o) {
   log.globalBatchSize(o.batch);
   log.optBaseLearningRate(std::stod(fmt::format("{}", o.learningRate)));
   log.point("seed", o.seed);
+  log.point("opt_momentum", std::stod(fmt::format("{}", o.momentum)));
   log.point("train_samples", static_cast<uint64_t>(cfg.trainSteps) * o.batch);
   log.point("eval_samples", testCount);
   log.initStop();
@@ -253,6 +255,7 @@ int runTrain(const TrainOptions& o) {
   res["layers"] = layerSizes(cfg);
   res["global_batch_size"] = o.batch;
   res["learning_rate"] = std::stod(fmt::format("{}", o.learningRate));
+  res["momentum"] = std::stod(fmt::format("{}", o.momentum));
   res["seed"] = o.seed;
   res["epochs_run"] = epoch > o.epochs ? o.epochs : epoch;
   res["steps"] = steps;

@@ -16,6 +16,7 @@ struct TrainOptions {
   uint32_t epochs = 1;
   std::vector<size_t> hidden = {128};
   float learningRate = 0.05f;
+  float momentum = 0.0f;             ///< 0: plain SGD
   double targetAccuracy = 0.85;
   uint64_t maxSteps = 0;             ///< 0 = whole epochs; else at most this many steps per epoch run
   uint32_t seed = 1;

@@ -1,6 +1,7 @@
 // The benchmark MLP compiled and run on devices, on a small synthetic problem.
 #include "mlp_trainer.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,7 +40,8 @@ MlpConfig smallConfig(uint32_t trainSteps, uint32_t evalSteps) {
   return c;
 }
 
-void initialParameters(const MlpConfig& c, std::vector<std::vector<float>>& w, std::vector<std::vector<float>>& b) {
+void initialParameters(const MlpConfig& c, std::vector<std::vector<float>>& w,
+                       std::vector<std::vector<float>>& b) {
   const std::vector<size_t> sizes = layerSizes(c);
   std::mt19937 rng(5);
   w.clear();
@@ -74,9 +76,11 @@ TEST(MlpTrainer, LearnsASyntheticProblemAndEvaluates) {
   EXPECT_GT(second.evalCorrect, first.evalCorrect / 2);  // evaluated 4 x 8 images each run
   EXPECT_LE(second.evalCorrect, 32u);
   ASSERT_EQ(first.tiles.size(), 4u);
-  for (const TileCycles& c : first.tiles) EXPECT_EQ(c.compute + c.syncWait + c.exchange, first.cycles);
+  for (const TileCycles& c : first.tiles)
+    EXPECT_EQ(c.compute + c.syncWait + c.exchange, first.cycles);
   EXPECT_GT(first.evalCycles, 0u);
-  EXPECT_GT(first.trainCycles, 20 * first.evalCycles / 4);  // 60 training steps against 4 forward-only batches
+  EXPECT_GT(first.trainCycles,
+            20 * first.evalCycles / 4);  // 60 training steps against 4 forward-only batches
   EXPECT_EQ(first.trainCycles + first.evalCycles, first.cycles);
 }
 
@@ -182,7 +186,8 @@ TEST(MlpLockstep, ModelAndRtlAgreeOnACompiledTrainingStep) {
     runLockstep(exe, shortIn, "model", "model", o);
     ADD_FAILURE() << "a short stream was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("stream \"images\" needs bytes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("stream \"images\" needs bytes"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -198,42 +203,46 @@ namespace {
 
 // The device against the CPU reference (bench/train/cpu_mlp.cpp), which performs the device's
 // operations in the device's order, k-split like the compiled matmul plans: the same losses and
-// weights, bit for bit, step after step, on every backend.
+// weights, bit for bit, step after step, on every backend, with plain SGD and with momentum.
 TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
-  MlpConfig c = smallConfig(3, 0);
-  c.inputs = kInputs;
-  std::vector<std::string> specs;
-  std::stringstream ss(TESSERA_TEST_DEVICES);
-  for (std::string d; std::getline(ss, d, ',');) specs.push_back(d);
-  const std::vector<size_t> sizes = layerSizes(c);
-  for (const std::string& spec : specs) {
-    SCOPED_TRACE(spec);
-    auto dev = open(spec);
-    MlpTrainer t(*dev, c);
-    MlpParameters p = MlpParameters::initialize(sizes, 3);
-    t.setParameters(p.weights, p.biases);
-    CpuMlp cpu(p, c.learningRate);
-    Graph g(Target::of(dev->info()));
-    CpuMlp::KSplits ks;
-    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
-      ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
-      ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
+  for (const float momentum : {0.0f, 0.9f}) {
+    SCOPED_TRACE(fmt::format("momentum {}", momentum));
+    MlpConfig c = smallConfig(3, 0);
+    c.inputs = kInputs;
+    c.momentum = momentum;
+    std::vector<std::string> specs;
+    std::stringstream ss(TESSERA_TEST_DEVICES);
+    for (std::string d; std::getline(ss, d, ',');) specs.push_back(d);
+    const std::vector<size_t> sizes = layerSizes(c);
+    for (const std::string& spec : specs) {
+      SCOPED_TRACE(spec);
+      auto dev = open(spec);
+      MlpTrainer t(*dev, c);
+      MlpParameters p = MlpParameters::initialize(sizes, 3);
+      t.setParameters(p.weights, p.biases);
+      CpuMlp cpu(p, c.learningRate, momentum);
+      Graph g(Target::of(dev->info()));
+      CpuMlp::KSplits ks;
+      for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+        ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
+        ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
+      }
+      cpu.setKSplits(ks);
+      const MlpRunResult r = t.run(synthetic, synthetic);
+      ASSERT_EQ(r.stepLoss.size(), 3u);
+      for (uint64_t s = 0; s < 3; ++s) {
+        std::vector<float> img(c.batch * c.inputs);
+        std::vector<int32_t> lab(c.batch);
+        synthetic(s, img, lab);
+        const CpuMlp::StepResult want = cpu.trainStep(img, lab);
+        EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
+        EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
+      }
+      std::vector<std::vector<float>> w, b;
+      t.parameters(w, b);
+      EXPECT_EQ(w, cpu.parameters().weights);
+      EXPECT_EQ(b, cpu.parameters().biases);
     }
-    cpu.setKSplits(ks);
-    const MlpRunResult r = t.run(synthetic, synthetic);
-    ASSERT_EQ(r.stepLoss.size(), 3u);
-    for (uint64_t s = 0; s < 3; ++s) {
-      std::vector<float> img(c.batch * c.inputs);
-      std::vector<int32_t> lab(c.batch);
-      synthetic(s, img, lab);
-      const CpuMlp::StepResult want = cpu.trainStep(img, lab);
-      EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
-      EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
-    }
-    std::vector<std::vector<float>> w, b;
-    t.parameters(w, b);
-    EXPECT_EQ(w, cpu.parameters().weights);
-    EXPECT_EQ(b, cpu.parameters().biases);
   }
 }
 
@@ -242,12 +251,12 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
 
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "fashion_mnist.hpp"
-#include "npz_file.hpp"
 #include "minibatcher.hpp"
+#include "npz_file.hpp"
 #include "train_command.hpp"
 
 namespace tessera::bench {
@@ -272,14 +281,16 @@ TEST(TrainCommand, WritesTheDocumentedFilesAndWeightsRoundTrip) {
   // result.json
   std::ifstream rf(out + "/result.json");
   const nlohmann::json res = nlohmann::json::parse(rf);
-  for (const char* key : {"benchmark", "device", "tiles", "layers", "global_batch_size", "learning_rate", "steps",
-                          "status", "eval_accuracy", "time_to_train_s", "device_time_to_train_s", "samples_per_s_wall",
-                          "samples_per_device_s", "cycles_per_step", "bsp", "device_cycles_waiting_for_host_data"}) {
+  for (const char* key : {"benchmark", "device", "tiles", "layers", "global_batch_size",
+                          "learning_rate", "steps", "status", "eval_accuracy", "time_to_train_s",
+                          "device_time_to_train_s", "samples_per_s_wall", "samples_per_device_s",
+                          "cycles_per_step", "bsp", "device_cycles_waiting_for_host_data"}) {
     EXPECT_TRUE(res.contains(key)) << key;
   }
   EXPECT_EQ(res["steps"], 12);
   EXPECT_EQ(res["status"], "aborted");  // 12 steps do not reach 85%
-  for (const char* key : {"compute_pct", "sync_pct", "exchange_pct", "host_io_s"}) EXPECT_TRUE(res["bsp"].contains(key)) << key;
+  for (const char* key : {"compute_pct", "sync_pct", "exchange_pct", "host_io_s"})
+    EXPECT_TRUE(res["bsp"].contains(key)) << key;
   // mlperf.log: every line an :::MLLOG JSON record, with the keys of a run.
   std::ifstream lf(out + "/mlperf.log");
   std::set<std::string> keys;
@@ -291,9 +302,10 @@ TEST(TrainCommand, WritesTheDocumentedFilesAndWeightsRoundTrip) {
       EXPECT_EQ(j["metadata"]["status"], "aborted");
     }
   }
-  for (const char* key : {"submission_benchmark", "cache_clear", "init_start", "init_stop", "run_start", "epoch_start",
-                          "epoch_stop", "eval_start", "eval_stop", "eval_accuracy", "run_stop", "global_batch_size",
-                          "opt_base_learning_rate", "seed"}) {
+  for (const char* key :
+       {"submission_benchmark", "cache_clear", "init_start", "init_stop", "run_start",
+        "epoch_start", "epoch_stop", "eval_start", "eval_stop", "eval_accuracy", "run_stop",
+        "global_batch_size", "opt_base_learning_rate", "seed"}) {
     EXPECT_TRUE(keys.count(key)) << key;
   }
   // trace.json: trace-event JSON with complete events of every BSP phase on tile threads.
@@ -329,7 +341,8 @@ TEST(TrainCommand, WritesTheDocumentedFilesAndWeightsRoundTrip) {
     const size_t first = step * 16, n = first < 200 ? std::min<size_t>(16, 200 - first) : 0;
     std::vector<uint32_t> idx(n);
     for (size_t i = 0; i < n; ++i) idx[i] = static_cast<uint32_t>(first + i);
-    Minibatcher::gather(data.test(), idx, saved.inputScale, saved.inputOffset, img.subspan(0, n * 784), lab.subspan(0, n));
+    Minibatcher::gather(data.test(), idx, saved.inputScale, saved.inputOffset,
+                        img.subspan(0, n * 784), lab.subspan(0, n));
   };
   const MlpRunResult r = t.run(evalSource, evalSource);
   EXPECT_DOUBLE_EQ(static_cast<double>(r.evalCorrect) / 200.0, res["eval_accuracy"].get<double>());

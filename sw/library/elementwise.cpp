@@ -142,6 +142,18 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   return out;
 }
 
+void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name) {
+  checkSame(t, t, name);
+  ComputeSet cs = graph.addComputeSet(name);
+  const Tensor flat = t.flatten();
+  for (const Chunk& c : tileChunks(graph, t)) {
+    VertexRef v = graph.addVertex(cs, "Fill", {{"out", flat.slice(c.begin, c.end)}});
+    graph.setFieldValue(v, "value", value);
+    graph.setTileMapping(v, c.tile);
+  }
+  prog.add(Execute(cs, name));
+}
+
 void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float s, Sequence& prog,
                  const std::string& name) {
   checkSame(data, delta, name);

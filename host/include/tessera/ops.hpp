@@ -32,6 +32,8 @@ Tensor relu(Graph& graph, const Tensor& a, Sequence& prog, const std::string& na
 Tensor reluGrad(Graph& graph, const Tensor& grad, const Tensor& act, Sequence& prog, const std::string& name);
 /// x + bias along the last dimension of x (x is [rows, n], bias is [n]); mapped like x.
 Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog, const std::string& name);
+/// Every element of t (float32) set to value, in place.
+void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name);
 /// data += scale * delta, in place, fused (one rounding per element).
 void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float scale, Sequence& prog,
                  const std::string& name);
