@@ -15,8 +15,9 @@
 #define ENGINE_BATCHES 6
 
 /* In .data, not .bss: crt0 zeroes .bss when the tile starts, which would wipe what the host wrote
- * before the run (docs/executable-format.md, "Tensors"). */
-__attribute__((section(".data"))) uint32_t weights[ENGINE_N];
+ * before the run (docs/executable-format.md, "Tensors"). Without a host write, w[i] = 2i + 1, so
+ * that every output word depends on its input word (a lost input changes the result). */
+uint32_t weights[ENGINE_N] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
 uint32_t in[ENGINE_N];
 uint32_t out[ENGINE_N];
 uint32_t acc[ENGINE_N];
