@@ -14,7 +14,7 @@
 
 #include "frame_codec.hpp"
 #include "link_device.hpp"
-#include "program_loader.hpp"
+#include "program_outcome.hpp"
 #include "server_process.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
@@ -27,55 +27,8 @@ const std::string kBin = TESSERA_SW_BIN_DIR;
 const std::string kBoardSim = TESSERA_BOARD_SIM_PATH;
 constexpr uint64_t kMaxCycles = 20'000'000;
 
-struct Outcome {
-  std::vector<RunResult> stops;
-  std::vector<std::string> consoles;
-  std::vector<TileStats> stats;
-};
-
-Outcome runProgram(Device& dev, const std::string& elf, bool allTiles) {
-  dev.reset();
-  if (allTiles) {
-    loadProgramOnAllTiles(dev, kBin + "/" + elf);
-  } else {
-    loadProgram(dev, kBin + "/" + elf, 0);
-    for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
-  }
-  Outcome out;
-  for (;;) {
-    out.stops.push_back(dev.run(kMaxCycles));
-    if (out.stops.back().reason != StopReason::HostSync || out.stops.size() > 100) break;
-  }
-  for (unsigned t = 0; t < dev.info().tiles; ++t) {
-    out.consoles.push_back(dev.console(t));
-    out.stats.push_back(dev.stats(t));
-  }
-  return out;
-}
-
-void expectSame(const Outcome& board, const Outcome& rtl) {
-  ASSERT_EQ(board.stops.size(), rtl.stops.size());
-  for (size_t i = 0; i < rtl.stops.size(); ++i) {
-    EXPECT_EQ(board.stops[i].reason, rtl.stops[i].reason) << "stop " << i;
-    EXPECT_EQ(board.stops[i].cycles, rtl.stops[i].cycles) << "stop " << i;
-    EXPECT_EQ(board.stops[i].exitCode, rtl.stops[i].exitCode) << "stop " << i;
-    EXPECT_EQ(board.stops[i].hostSyncId, rtl.stops[i].hostSyncId) << "stop " << i;
-  }
-  ASSERT_EQ(board.consoles.size(), rtl.consoles.size());
-  for (size_t t = 0; t < rtl.consoles.size(); ++t) {
-    EXPECT_EQ(board.consoles[t], rtl.consoles[t]) << "tile " << t;
-    const TileStats& a = board.stats[t];
-    const TileStats& b = rtl.stats[t];
-    EXPECT_EQ(a.cycles, b.cycles) << "tile " << t;
-    EXPECT_EQ(a.instructions, b.instructions) << "tile " << t;
-    for (unsigned c = 0; c < 6; ++c)
-      EXPECT_EQ(a.contextInstructions[c], b.contextInstructions[c]) << "tile " << t << " ctx " << c;
-    EXPECT_EQ(a.idleSlots, b.idleSlots) << "tile " << t;
-    EXPECT_EQ(a.syncWaitCycles, b.syncWaitCycles) << "tile " << t;
-    EXPECT_EQ(a.exchangeCycles, b.exchangeCycles) << "tile " << t;
-    EXPECT_EQ(a.halted, b.halted) << "tile " << t;
-    EXPECT_EQ(a.exitCode, b.exitCode) << "tile " << t;
-  }
+ProgramOutcome runProgram(Device& dev, const std::string& elf, bool allTiles) {
+  return runProgramToEnd(dev, kBin + "/" + elf, allTiles, kMaxCycles);
 }
 
 // A raw client of the pty: writes bytes, decodes what comes back.
@@ -164,11 +117,11 @@ TEST_F(BoardSimTest, ProgramsMatchTheInProcessRtlDevice) {
   auto rtl = openDevice("rtl", opts);
   for (const char* elf : {"hello.elf", "isa_rv32m.elf", "trap_ebreak.elf"}) {
     SCOPED_TRACE(elf);
-    expectSame(runProgram(*board, elf, false), runProgram(*rtl, elf, false));
+    expectSameOutcome(runProgram(*board, elf, false), runProgram(*rtl, elf, false));
   }
   for (const char* elf : {"chip_ring_shift.elf", "chip_host_sync.elf"}) {
     SCOPED_TRACE(elf);
-    expectSame(runProgram(*board, elf, true), runProgram(*rtl, elf, true));
+    expectSameOutcome(runProgram(*board, elf, true), runProgram(*rtl, elf, true));
   }
 }
 

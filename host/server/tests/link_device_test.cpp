@@ -11,7 +11,7 @@
 
 #include "boost_asio.hpp"
 #include "frame_codec.hpp"
-#include "program_loader.hpp"
+#include "program_outcome.hpp"
 #include "server_process.hpp"
 #include "tessera/device.hpp"
 #include "tessera/error.hpp"
@@ -47,53 +47,8 @@ std::vector<std::string> serverArgs(const Param& p, unsigned port = 0) {
 }
 
 /// Everything a run leaves that a user can see.
-struct Outcome {
-  std::vector<RunResult> stops;
-  std::vector<std::string> consoles;
-  std::vector<TileStats> stats;
-};
-
-// Runs until halted, a trap or the limit; host syncs are released at once, as tessera-run does.
-Outcome runProgram(Device& dev, const std::string& elf, bool allTiles) {
-  if (allTiles) {
-    loadProgramOnAllTiles(dev, kBin + "/" + elf);
-  } else {
-    loadProgram(dev, kBin + "/" + elf, 0);
-    for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
-  }
-  Outcome out;
-  for (;;) {
-    out.stops.push_back(dev.run(kMaxCycles));
-    if (out.stops.back().reason != StopReason::HostSync || out.stops.size() > 100) break;
-  }
-  for (unsigned t = 0; t < dev.info().tiles; ++t) {
-    out.consoles.push_back(dev.console(t));
-    out.stats.push_back(dev.stats(t));
-  }
-  return out;
-}
-
-void expectSame(const Outcome& remote, const Outcome& local) {
-  ASSERT_EQ(remote.stops.size(), local.stops.size());
-  for (size_t i = 0; i < local.stops.size(); ++i) {
-    EXPECT_EQ(remote.stops[i].reason, local.stops[i].reason) << "stop " << i;
-    EXPECT_EQ(remote.stops[i].cycles, local.stops[i].cycles) << "stop " << i;
-    EXPECT_EQ(remote.stops[i].exitCode, local.stops[i].exitCode) << "stop " << i;
-    EXPECT_EQ(remote.stops[i].hostSyncId, local.stops[i].hostSyncId) << "stop " << i;
-    EXPECT_EQ(remote.stops[i].trap.cause, local.stops[i].trap.cause) << "stop " << i;
-    EXPECT_EQ(remote.stops[i].trap.pc, local.stops[i].trap.pc) << "stop " << i;
-  }
-  ASSERT_EQ(remote.consoles.size(), local.consoles.size());
-  for (size_t t = 0; t < local.consoles.size(); ++t) {
-    EXPECT_EQ(remote.consoles[t], local.consoles[t]) << "tile " << t;
-    EXPECT_EQ(remote.stats[t].cycles, local.stats[t].cycles) << "tile " << t;
-    EXPECT_EQ(remote.stats[t].instructions, local.stats[t].instructions) << "tile " << t;
-    EXPECT_EQ(remote.stats[t].idleSlots, local.stats[t].idleSlots) << "tile " << t;
-    EXPECT_EQ(remote.stats[t].syncWaitCycles, local.stats[t].syncWaitCycles) << "tile " << t;
-    EXPECT_EQ(remote.stats[t].exchangeCycles, local.stats[t].exchangeCycles) << "tile " << t;
-    EXPECT_EQ(remote.stats[t].halted, local.stats[t].halted) << "tile " << t;
-    EXPECT_EQ(remote.stats[t].exitCode, local.stats[t].exitCode) << "tile " << t;
-  }
+ProgramOutcome runProgram(Device& dev, const std::string& elf, bool allTiles) {
+  return runProgramToEnd(dev, kBin + "/" + elf, allTiles, kMaxCycles);
 }
 
 class LinkDeviceTest : public testing::TestWithParam<Param> {};
@@ -106,13 +61,13 @@ TEST_P(LinkDeviceTest, ProgramsMatchInProcess) {
   EXPECT_EQ(remote->info().tileMemBytes, local->info().tileMemBytes);
   for (const char* elf : {"hello.elf", "wl_int_fp_loop.elf"}) {
     SCOPED_TRACE(elf);
-    const Outcome l = runProgram(*local, elf, false);
+    const ProgramOutcome l = runProgram(*local, elf, false);
     ASSERT_EQ(l.stops.back().reason, StopReason::Halted);  // the comparison is of a real run
-    expectSame(runProgram(*remote, elf, false), l);
+    expectSameOutcome(runProgram(*remote, elf, false), l);
   }
   for (const char* elf : {"chip_ring_shift.elf", "chip_host_sync.elf"}) {
     SCOPED_TRACE(elf);
-    expectSame(runProgram(*remote, elf, true), runProgram(*local, elf, true));
+    expectSameOutcome(runProgram(*remote, elf, true), runProgram(*local, elf, true));
   }
 }
 
@@ -207,7 +162,7 @@ TEST_P(LinkDeviceTest, RestartedServerServesANewClient) {
   }
   ServerProcess second(kServer, serverArgs(GetParam(), port));  // the same port for tcp
   auto dev = openDevice(second.deviceString());
-  const Outcome o = runProgram(*dev, "hello.elf", false);
+  const ProgramOutcome o = runProgram(*dev, "hello.elf", false);
   EXPECT_EQ(o.stops.back().reason, StopReason::Halted);
   EXPECT_NE(o.consoles[0].find("hello"), std::string::npos);
 }
