@@ -50,7 +50,7 @@ struct ControlProgram {
 
 class Lowering {
  public:
-  Lowering(const Graph& g, const CompileOptions& opt) : g_(g), opt_(opt), T_(g.target().tiles) {
+  Lowering(const Graph& g, const CompileOptions&) : g_(g), T_(g.target().tiles) {
     const Target& t = g.target();
     mem_ = t.tileMemBytes;
     if (g.imageEnd() + 4 > mem_ - TESS_GRAPH_STACK_BYTES) {
@@ -83,7 +83,6 @@ class Lowering {
 
  private:
   const Graph& g_;
-  const CompileOptions& opt_;
   unsigned T_;
   uint32_t mem_ = 0;
   std::vector<uint32_t> next_;                      // persistent allocation pointer
@@ -210,10 +209,6 @@ class Lowering {
     for (const XLocalCopy& c : s.localCopies) {
       cp_[c.tile].op(TESS_CP_COPY, {c.dst, c.src, c.words});
       r.localCopyWords += c.words;
-    }
-    if (opt_.maxExchangeRatio > 0 && s.lowerBound > 0 && s.cycles > opt_.maxExchangeRatio * s.lowerBound) {
-      throw Error(fmt::format("exchange \"{}\": {} cycles, {:.2f}x its lower bound {}", name, s.cycles,
-                              double(s.cycles) / s.lowerBound, s.lowerBound));
     }
     ++report_.syncs;
     report_.exchanges.push_back(std::move(r));

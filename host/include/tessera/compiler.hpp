@@ -57,12 +57,8 @@ struct CompileReport {
   std::string summary() const;
 };
 
-/// Options of a compilation.
-struct CompileOptions {
-  /// Stop compiling with an error if an exchange exceeds this many times its lower bound
-  /// (0 = never); for tests of the scheduler.
-  double maxExchangeRatio = 0;
-};
+/// Options of a compilation (none yet; the parameter keeps the signature stable).
+struct CompileOptions {};
 
 /// An executable and its report.
 struct Compiled {
