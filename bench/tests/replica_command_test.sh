@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tessera-bench train --replicas under mpirun (docs/training.md, "Replicas over MPI").
+# Usage: replica_command_test.sh MPIRUN TESSERA_BENCH OUT_DIR
+#  1. 2 and 4 ranks, a short run: exit 0; rank 0's result.json and mlperf.log carry the replica
+#     count and the global batch; every rank's result.json has the same weights hash and losses.
+#  2. rank 1 given a device that cannot be opened: the job ends (no hang) with a non-zero exit code
+#     and a message naming rank 1.
+set -euo pipefail
+mpirun=$1 bench=$2 out=$3
+rm -rf "$out"
+mkdir -p "$out"
+common=(train --tiles 4 --hidden 16 --batch 16 --max-steps 4 --epochs 1 --eval-images 64 --trace-steps 0 --quiet)
+
+for np in 2 4; do
+  dir=$out/np$np
+  timeout 120 "$mpirun" --oversubscribe -np "$np" "$bench" "${common[@]}" --replicas "$np" --out "$dir" \
+    > "$dir.stdout" 2> "$dir.stderr" || { echo "FAIL: $np ranks exited with $?"; cat "$dir.stdout" "$dir.stderr"; exit 1; }
+  python3 - "$dir" "$np" <<'PY'
+import json, sys
+d, np = sys.argv[1], int(sys.argv[2])
+res = [json.load(open(d + "/result.json"))] + [json.load(open(f"{d}/rank-{r}/result.json")) for r in range(1, np)]
+r0 = res[0]
+assert r0["replicas"] == np, r0["replicas"]
+assert r0["global_batch_size"] == 16 and r0["replica_batch_size"] == 16 // np, r0
+assert r0["steps"] == 4, r0["steps"]
+assert r0["inter_chip"]["gradient_bytes"] == 4 * (784 * 16 + 16 + 16 * 10 + 10), r0["inter_chip"]
+assert r0["inter_chip"]["seconds_per_step"] > 0 and "inter_chip_s" in r0["bsp"], r0["inter_chip"]
+for r, x in enumerate(res):
+    assert x["rank"] == r, (r, x["rank"])
+    assert x["weights_hash"] == r0["weights_hash"], f"rank {r} weights differ from rank 0's"
+    assert x["loss_curve"] == r0["loss_curve"], f"rank {r} losses differ from rank 0's"
+    assert x["eval_accuracy"] == r0["eval_accuracy"], f"rank {r} accuracy differs"
+keys = {}
+for line in open(d + "/mlperf.log"):
+    assert line.startswith(":::MLLOG "), line
+    e = json.loads(line[9:])
+    keys[e["key"]] = e["value"]
+assert keys["replicas"] == np and keys["global_batch_size"] == 16, keys
+print(f"{np} ranks: ok, loss {r0['loss_curve']}")
+PY
+done
+
+# Rank 1's device refuses the connection (nothing listens on port 1).
+dir=$out/bad
+mkdir -p "$dir"
+set +e
+start=$(date +%s)
+timeout 120 "$mpirun" --oversubscribe -np 1 "$bench" "${common[@]}" --replicas 2 --out "$dir" : \
+  -np 1 "$bench" "${common[@]}" --replicas 2 --out "$dir" --device tcp://127.0.0.1:1 > "$dir.stdout" 2> "$dir.stderr"
+rc=$?
+set -e
+echo "bad device on rank 1: exit $rc after $(( $(date +%s) - start )) s"
+if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+  echo "FAIL: expected a non-zero exit (not the timeout), got $rc"; cat "$dir.stdout" "$dir.stderr"; exit 1
+fi
+if ! grep -q "rank 1: .*tcp://127.0.0.1:1" "$dir.stderr"; then
+  echo "FAIL: no message naming rank 1 and its device"; cat "$dir.stderr"; exit 1
+fi
+grep "rank 1:" "$dir.stderr"
+echo "replica command tests: ok"
