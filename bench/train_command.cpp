@@ -388,9 +388,10 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
     params.toNpz().save(o.saveWeights);
   }
 
+  const int exitCode = o.requireTarget && status != "success" ? 3 : 0;
+  if (rank > 0) return exitCode;  // rank 0 prints the summary; every rank wrote its own result.json
   fmt::print("\n{:<38} {}\n", "device", fmt::format("{} ({} tiles x {} KiB)", o.device, tiles, dev->info().tileMemBytes / 1024));
   fmt::print("{:<38} {}\n", "network", fmt::format("{}", fmt::join(layerSizes(cfg), "-")));
-  if (rank > 0) return 0;  // rank 0 prints the summary; every rank wrote its own result.json
   fmt::print("{:<38} {} steps of {} ({} epoch runs)\n", "trained", steps, o.batch, res["epochs_run"].get<uint32_t>());
   if (replicas > 1) fmt::print("{:<38} {} of {} images each (MPI ranks)\n", "replicas", replicas, localBatch);
   fmt::print("{:<38} {:.2f}% (target {:.2f}%): {}\n", "test accuracy", 100 * accuracy, 100 * o.targetAccuracy, status);
@@ -419,7 +420,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   fmt::print("\nwrote {0}/mlperf.log, {0}/result.json, {0}/compile-report.json, {0}/bsp.svg, {0}/curves.svg{1}{2}\n",
              o.outDir, o.traceSteps > 0 ? fmt::format(", {}/trace.json", o.outDir) : "",
              o.saveWeights.empty() ? "" : ", " + o.saveWeights);
-  return o.requireTarget && status != "success" ? 3 : 0;
+  return exitCode;
 }
 
 }  // namespace tessera::bench
