@@ -24,7 +24,8 @@ assert r0["replicas"] == np, r0["replicas"]
 assert r0["global_batch_size"] == 16 and r0["replica_batch_size"] == 16 // np, r0
 assert r0["steps"] == 4, r0["steps"]
 assert r0["inter_chip"]["gradient_bytes"] == 4 * (784 * 16 + 16 + 16 * 10 + 10), r0["inter_chip"]
-assert r0["inter_chip"]["seconds_per_step"] > 0 and "inter_chip_s" in r0["bsp"], r0["inter_chip"]
+assert r0["inter_chip"]["seconds_per_step"] > 0 and r0["bsp"]["inter_chip_pct"] > 0, r0["inter_chip"]
+assert 'class="interchip"' in open(d + "/bsp.svg").read(), "no inter-chip phase in bsp.svg"
 for r, x in enumerate(res):
     assert x["rank"] == r, (r, x["rank"])
     assert x["weights_hash"] == r0["weights_hash"], f"rank {r} weights differ from rank 0's"
