@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # tessera-bench train --replicas under mpirun (docs/training.md, "Replicas over MPI").
-# Usage: replica_command_test.sh MPIRUN TESSERA_BENCH OUT_DIR
+# Usage: replica_command_test.sh MPIRUN TESSERA_BENCH TESSERA_SERVER OUT_DIR
 #  1. 2 and 4 ranks, a short run: exit 0; rank 0's result.json and mlperf.log carry the replica
 #     count and the global batch; every rank's result.json has the same weights hash and losses.
 #  2. rank 1 given a device that cannot be opened: the job ends (no hang) with a non-zero exit code
 #     and a message naming rank 1.
+#  3. rank 1's device (a tessera-server over tcp://) dies in the middle of training: the same.
 set -euo pipefail
-mpirun=$1 bench=$2 out=$3
+mpirun=$1 bench=$2 server=$3 out=$4
 rm -rf "$out"
 mkdir -p "$out"
 common=(train --tiles 4 --hidden 16 --batch 16 --max-steps 4 --epochs 1 --eval-images 64 --trace-steps 0 --quiet)
@@ -55,6 +56,36 @@ if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
   echo "FAIL: expected a non-zero exit (not the timeout), got $rc"; cat "$dir.stdout" "$dir.stderr"; exit 1
 fi
 if ! grep -q "rank 1: .*tcp://127.0.0.1:1" "$dir.stderr"; then
+  echo "FAIL: no message naming rank 1 and its device"; cat "$dir.stderr"; exit 1
+fi
+grep "rank 1:" "$dir.stderr"
+
+# Rank 1 trains on a tessera-server that is stopped 3 s into a run of thousands of steps.
+dir=$out/killed
+mkdir -p "$dir"
+"$server" --device model --listen 127.0.0.1:0 > "$dir.server" 2>&1 &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null || true' EXIT
+port=""
+for _ in $(seq 50); do
+  port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir.server" | cut -d: -f2 || true)
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || { echo "FAIL: tessera-server did not start"; cat "$dir.server"; exit 1; }
+long=(train --tiles 4 --hidden 8 --batch 8 --epochs 1 --eval-images 16 --trace-steps 0 --quiet --replicas 2)
+( sleep 3; kill "$server_pid" ) &
+set +e
+start=$(date +%s)
+timeout 120 "$mpirun" --oversubscribe -np 1 "$bench" "${long[@]}" --out "$dir" : \
+  -np 1 "$bench" "${long[@]}" --out "$dir" --device "tcp://127.0.0.1:$port" > "$dir.stdout" 2> "$dir.stderr"
+rc=$?
+set -e
+echo "rank 1's server stopped mid-run: exit $rc after $(( $(date +%s) - start )) s"
+if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+  echo "FAIL: expected a non-zero exit (not the timeout), got $rc"; cat "$dir.stdout" "$dir.stderr"; exit 1
+fi
+if ! grep -q "rank 1: tcp://127.0.0.1:$port" "$dir.stderr"; then
   echo "FAIL: no message naming rank 1 and its device"; cat "$dir.stderr"; exit 1
 fi
 grep "rank 1:" "$dir.stderr"
