@@ -5,7 +5,8 @@
 #     count and the global batch; every rank's result.json has the same weights hash and losses.
 #  2. rank 1 given a device that cannot be opened: the job ends (no hang) with a non-zero exit code
 #     and a message naming rank 1.
-#  3. rank 1's device (a tessera-server over tcp://) dies in the middle of training: the same.
+#  3. rank 1 given other training options: refused at the start, naming rank 1.
+#  4. rank 1's device (a tessera-server over tcp://) dies in the middle of training: the same.
 set -euo pipefail
 mpirun=$1 bench=$2 server=$3 out=$4
 rm -rf "$out"
@@ -59,6 +60,19 @@ if ! grep -q "rank 1: .*tcp://127.0.0.1:1" "$dir.stderr"; then
   echo "FAIL: no message naming rank 1 and its device"; cat "$dir.stderr"; exit 1
 fi
 grep "rank 1:" "$dir.stderr"
+
+# Rank 1 given another learning rate: refused at the start, naming rank 1.
+dir=$out/options
+mkdir -p "$dir"
+set +e
+timeout 120 "$mpirun" --oversubscribe -np 1 "$bench" "${common[@]}" --replicas 2 --out "$dir" : \
+  -np 1 "$bench" "${common[@]}" --replicas 2 --out "$dir" --lr 0.1 > "$dir.stdout" 2> "$dir.stderr"
+rc=$?
+set -e
+if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || ! grep -q "rank 1's options (.*lr 0.1 .*) differ from rank 0's" "$dir.stderr"; then
+  echo "FAIL: different options on rank 1 were not refused (exit $rc)"; cat "$dir.stderr"; exit 1
+fi
+echo "different options on rank 1: exit $rc"
 
 # Rank 1 trains on a tessera-server that is stopped 3 s into a run of thousands of steps.
 dir=$out/killed

@@ -24,7 +24,8 @@ constexpr size_t kInputs = 20, kClasses = 4, kReplicaBatch = 4;
 
 // The global minibatch of step `step` (rows of every replica): the class is the group of five
 // inputs with the largest sum (as in mlp_trainer_test.cpp).
-void globalBatch(uint64_t step, size_t rows, std::vector<float>& images, std::vector<int32_t>& labels) {
+void globalBatch(uint64_t step, size_t rows, std::vector<float>& images,
+                 std::vector<int32_t>& labels) {
   std::mt19937 rng(static_cast<uint32_t>(1000 + step));
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   images.resize(rows * kInputs);
@@ -47,7 +48,8 @@ BatchSource share(unsigned replica, unsigned replicas) {
     std::vector<int32_t> lab;
     const size_t rows = labels.size();
     globalBatch(step, replicas * rows, img, lab);
-    std::copy_n(img.begin() + static_cast<std::ptrdiff_t>(replica * rows * kInputs), rows * kInputs, images.begin());
+    std::copy_n(img.begin() + static_cast<std::ptrdiff_t>(replica * rows * kInputs), rows * kInputs,
+                images.begin());
     std::copy_n(lab.begin() + static_cast<std::ptrdiff_t>(replica * rows), rows, labels.begin());
   };
 }
@@ -72,15 +74,18 @@ std::unique_ptr<Device> openModel() {
   return openDevice("model", o);
 }
 
-std::unique_ptr<MlpTrainer> replicaTrainer(Device& dev, const MlpConfig& c, const MlpParameters& p) {
+std::unique_ptr<MlpTrainer> replicaTrainer(Device& dev, const MlpConfig& c,
+                                           const MlpParameters& p) {
   auto t = std::make_unique<MlpTrainer>(dev, c);
-  t->setReplicaHooks({[](std::span<const float> l, std::span<float> s) { gComm->sumInRankOrder(l, s); },
-                      [](std::span<const float> l, std::span<float> a) { gComm->gatherInRankOrder(l, a); }});
+  t->setReplicaHooks(
+      {[](std::span<const float> l, std::span<float> s) { gComm->sumInRankOrder(l, s); },
+       [](std::span<const float> l, std::span<float> a) { gComm->gatherInRankOrder(l, a); }});
   t->setParameters(p.weights, p.biases);
   return t;
 }
 
-std::vector<float> flat(const std::vector<std::vector<float>>& w, const std::vector<std::vector<float>>& b) {
+std::vector<float> flat(const std::vector<std::vector<float>>& w,
+                        const std::vector<std::vector<float>>& b) {
   std::vector<float> out;
   for (size_t l = 0; l < w.size(); ++l) {
     out.insert(out.end(), w[l].begin(), w[l].end());
@@ -95,7 +100,8 @@ std::vector<int> ranksDifferingFromRankZero(const std::vector<float>& mine) {
   gComm->gatherInRankOrder(mine, all);
   std::vector<int> out;
   for (int r = 1; r < gComm->size(); ++r) {
-    if (std::memcmp(all.data(), all.data() + static_cast<size_t>(r) * mine.size(), 4 * mine.size()) != 0)
+    if (std::memcmp(all.data(), all.data() + static_cast<size_t>(r) * mine.size(),
+                    4 * mine.size()) != 0)
       out.push_back(r);
   }
   return out;
@@ -134,9 +140,9 @@ TEST(Replicas, EveryStepGivesEveryReplicaTheCpuReferencesWeights) {
       uint32_t correct = 0;
       for (unsigned q = 0; q < R; ++q) {
         CpuMlp::StepResult sr;
-        grads.push_back(cpu.replicaGradients(std::span<const float>(img).subspan(q * c.batch * kInputs, c.batch * kInputs),
-                                             std::span<const int32_t>(lab).subspan(q * c.batch, c.batch), R * c.batch,
-                                             &sr));
+        grads.push_back(cpu.replicaGradients(
+            std::span<const float>(img).subspan(q * c.batch * kInputs, c.batch * kInputs),
+            std::span<const int32_t>(lab).subspan(q * c.batch, c.batch), R * c.batch, &sr));
         for (float v : sr.rowLoss) lossSum += v;
         correct += sr.correct;
       }
@@ -190,7 +196,8 @@ TEST(Replicas, LossCurveMatchesTheOneChipRunWithTheGlobalBatch) {
   const MlpParameters p0 = MlpParameters::initialize(layerSizes(c), 11);
   auto dev = openModel();
   auto t = replicaTrainer(*dev, c, p0);
-  const std::vector<float> replicated = t->run(share(static_cast<unsigned>(gComm->rank()), R), share(0, 1)).stepLoss;
+  const std::vector<float> replicated =
+      t->run(share(static_cast<unsigned>(gComm->rank()), R), share(0, 1)).stepLoss;
 
   MlpConfig one = c;
   one.batch = R * kReplicaBatch;
@@ -210,7 +217,8 @@ TEST(Replicas, LossCurveMatchesTheOneChipRunWithTheGlobalBatch) {
   EXPECT_EQ(replicated[0], oneChip[0]) << "the first step's forward pass is the same arithmetic";
   EXPECT_LT(oneChip[kSteps - 1], 0.8f * oneChip[0]) << "the problem was learnt";
   RecordProperty("max_loss_difference", fmt::format("{:.3g}", worst));
-  if (gComm->rank() == 0) fmt::print("{} replicas: largest loss difference to the one-chip run {:.3g}\n", R, worst);
+  if (gComm->rank() == 0)
+    fmt::print("{} replicas: largest loss difference to the one-chip run {:.3g}\n", R, worst);
 }
 
 // One replica (no gradient sync needed) and the split step agree with plain one-chip momentum

@@ -10,7 +10,8 @@ double AllReduceModel::bytesSentPerChip(uint64_t bytes, unsigned replicas) const
 
 double AllReduceModel::seconds(uint64_t bytes, unsigned replicas) const {
   if (replicas <= 1) return 0.0;
-  return bytesSentPerChip(bytes, replicas) / bytesPerSecond + 2.0 * (replicas - 1.0) * stepLatencySeconds;
+  return bytesSentPerChip(bytes, replicas) / bytesPerSecond +
+         2.0 * (replicas - 1.0) * stepLatencySeconds;
 }
 
 }  // namespace tessera::bench

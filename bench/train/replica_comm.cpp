@@ -15,7 +15,8 @@ namespace tessera::bench {
 namespace {
 
 int countOf(size_t n, const char* what) {
-  if (n > static_cast<size_t>(INT_MAX)) throw Error(fmt::format("replicas: {} of {} values is too large for MPI", what, n));
+  if (n > static_cast<size_t>(INT_MAX))
+    throw Error(fmt::format("replicas: {} of {} values is too large for MPI", what, n));
   return static_cast<int>(n);
 }
 
@@ -34,7 +35,9 @@ MpiSession::MpiSession(int& argc, char**& argv) {
   }
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+MpiSession::~MpiSession() {
+  MPI_Finalize();
+}
 
 bool MpiSession::launchedByMpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
@@ -75,8 +78,8 @@ ReplicaComm::~ReplicaComm() {
 
 void ReplicaComm::gatherInRankOrder(std::span<const float> local, std::span<float> all) {
   if (all.size() != local.size() * static_cast<size_t>(size_)) {
-    throw Error(fmt::format("replicas: gathering {} values from each of {} ranks into {}", local.size(), size_,
-                            all.size()));
+    throw Error(fmt::format("replicas: gathering {} values from each of {} ranks into {}",
+                            local.size(), size_, all.size()));
   }
   const int n = countOf(local.size(), "a gather");
   MPI_Allgather(local.data(), n, MPI_FLOAT, all.data(), n, MPI_FLOAT, comm_->comm);
@@ -123,13 +126,15 @@ void ReplicaComm::checkSame(const std::string& what, const std::string& text) {
     total += static_cast<size_t>(lens[static_cast<size_t>(r)]);
   }
   std::string all(total, '\0');
-  MPI_Allgatherv(text.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm_->comm);
+  MPI_Allgatherv(text.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR,
+                 comm_->comm);
   const std::string first = all.substr(0, static_cast<size_t>(lens[0]));
   for (int r = 1; r < size_; ++r) {
     const std::string mine = all.substr(static_cast<size_t>(displs[static_cast<size_t>(r)]),
                                         static_cast<size_t>(lens[static_cast<size_t>(r)]));
     if (mine != first) {
-      throw Error(fmt::format("replicas: rank {}'s {} ({}) differ from rank 0's ({})", r, what, mine, first));
+      throw Error(fmt::format("replicas: rank {}'s {} ({}) differ from rank 0's ({})", r, what,
+                              mine, first));
     }
   }
 }

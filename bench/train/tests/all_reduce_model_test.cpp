@@ -1,4 +1,5 @@
-// The modelled ring all-reduce (bench/train/all_reduce_model.hpp) against its formula worked by hand.
+// The modelled ring all-reduce (bench/train/all_reduce_model.hpp) against its formula worked by
+// hand.
 #include "all_reduce_model.hpp"
 
 #include <gtest/gtest.h>
