@@ -249,6 +249,8 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
     log.epochStart(epoch);
     const auto e0 = Clock::now();
     MlpRunResult r = trainer.run(trainSource, evalSource);
+    // This run's training share of the wall time, by this chip's own cycles.
+    trainWall += secondsSince(e0) * (r.cycles ? static_cast<double>(r.trainCycles) / static_cast<double>(r.cycles) : 1.0);
     if (replicas > 1) {
       // BSP over the replicas: each step ends at the all-reduce, so the slowest one sets the pace.
       r.trainCycles = static_cast<uint64_t>(comm->max(static_cast<double>(r.trainCycles)));
@@ -257,7 +259,6 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
     }
     replicaSeconds += r.replicaSeconds;
     gradientBytes = r.gradientBytes;
-    trainWall += secondsSince(e0) * (r.cycles ? static_cast<double>(r.trainCycles) / static_cast<double>(r.cycles) : 1.0);
     log.epochStop(epoch);
     for (size_t i = 0; i < r.stepLoss.size(); ++i) lossCurve.push_back({static_cast<double>(steps + i + 1), r.stepLoss[i]});
     steps += r.stepLoss.size();
