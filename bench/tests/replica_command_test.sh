@@ -7,6 +7,7 @@
 #     and a message naming rank 1.
 #  3. rank 1 given other training options: refused at the start, naming rank 1.
 #  4. rank 1's device (a tessera-server over tcp://) dies in the middle of training: the same.
+#  5. a rank killed outright mid-run: mpirun ends the job, naming the rank.
 set -euo pipefail
 mpirun=$1 bench=$2 server=$3 out=$4
 rm -rf "$out"
@@ -103,4 +104,27 @@ if ! grep -q "rank 1: tcp://127.0.0.1:$port" "$dir.stderr"; then
   echo "FAIL: no message naming rank 1 and its device"; cat "$dir.stderr"; exit 1
 fi
 grep "rank 1:" "$dir.stderr"
+# A rank killed outright (SIGKILL, no chance to say anything) 3 s into training: mpirun ends the
+# job and names the rank.
+dir=$out/killed-rank
+mkdir -p "$dir"
+set +e
+start=$(date +%s)
+timeout 120 "$mpirun" --oversubscribe -np 2 "$bench" "${long[@]}" --out "$dir" > "$dir.stdout" 2> "$dir.stderr" &
+launcher=$!
+sleep 3
+mpirun_pid=$(ps -o pid= --ppid "$launcher" | head -1 | tr -d ' ')
+victim=$(ps -o pid= --ppid "$mpirun_pid" | tail -1 | tr -d ' ')
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$launcher"
+rc=$?
+set -e
+echo "a rank killed mid-run (pid $victim): exit $rc after $(( $(date +%s) - start )) s"
+if [ -z "$victim" ] || [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+  echo "FAIL: expected a non-zero exit (not the timeout), got $rc"; cat "$dir.stdout" "$dir.stderr"; exit 1
+fi
+if ! grep -Eq "process rank [0-9]+ .*exited on signal 9" "$dir.stdout" "$dir.stderr"; then
+  echo "FAIL: mpirun did not name the killed rank"; cat "$dir.stdout" "$dir.stderr"; exit 1
+fi
+grep -Eh "process rank [0-9]+ .*exited on signal 9" "$dir.stdout" "$dir.stderr"
 echo "replica command tests: ok"
