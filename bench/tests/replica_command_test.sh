@@ -3,6 +3,7 @@
 # Usage: replica_command_test.sh MPIRUN TESSERA_BENCH TESSERA_SERVER OUT_DIR
 #  1. 2 and 4 ranks, a short run: exit 0; rank 0's result.json and mlperf.log carry the replica
 #     count and the global batch; every rank's result.json has the same weights hash and losses.
+#     Rank 0 on the model and rank 1 on the RTL: the same weights, losses and cycles.
 #  2. rank 1 given a device that cannot be opened: the job ends (no hang) with a non-zero exit code
 #     and a message naming rank 1.
 #  3. rank 1 given other training options: refused at the start, naming rank 1.
@@ -43,6 +44,23 @@ assert keys["replicas"] == np and keys["global_batch_size"] == 16, keys
 print(f"{np} ranks: ok, loss {r0['loss_curve']}")
 PY
 done
+
+# Mixed backends: rank 0 on the model, rank 1 on the RTL (64 KiB tiles: a smaller network). Model
+# and RTL are bit- and cycle-exact, so both ranks end with the same weights and cycles.
+dir=$out/mixed
+small=(train --tiles 4 --hidden 8 --batch 8 --max-steps 2 --epochs 1 --eval-images 8 --trace-steps 0 --quiet --replicas 2)
+timeout 120 "$mpirun" --oversubscribe -np 1 "$bench" "${small[@]}" --out "$dir" --device model : \
+  -np 1 "$bench" "${small[@]}" --out "$dir" --device rtl > "$dir.stdout" 2> "$dir.stderr" \
+  || { echo "FAIL: model + rtl ranks exited with $?"; cat "$dir.stdout" "$dir.stderr"; exit 1; }
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+a, b = json.load(open(d + "/result.json")), json.load(open(d + "/rank-1/result.json"))
+assert (a["device"], b["device"]) == ("model", "rtl"), (a["device"], b["device"])
+assert a["weights_hash"] == b["weights_hash"], "the rtl rank's weights differ from the model rank's"
+assert a["loss_curve"] == b["loss_curve"] and a["train_cycles"] == b["train_cycles"], (a, b)
+print("model + rtl ranks: ok, weights", a["weights_hash"])
+PY
 
 # Rank 1's device refuses the connection (nothing listens on port 1).
 dir=$out/bad
