@@ -214,7 +214,8 @@ TEST(Replicas, LossCurveMatchesTheOneChipRunWithTheGlobalBatch) {
     EXPECT_NEAR(replicated[s], oneChip[s], 1e-5f) << "step " << s;
     worst = std::max(worst, std::fabs(replicated[s] - oneChip[s]));
   }
-  EXPECT_EQ(replicated[0], oneChip[0]) << "the first step's forward pass is the same arithmetic";
+  EXPECT_EQ(replicated[0], oneChip[0]) << "the first step's losses: the same forward arithmetic "
+                                          "(these sizes get the same forward plans)";
   EXPECT_LT(oneChip[kSteps - 1], 0.8f * oneChip[0]) << "the problem was learnt";
   RecordProperty("max_loss_difference", fmt::format("{:.3g}", worst));
   if (gComm->rank() == 0)
