@@ -14,6 +14,13 @@ std::vector<size_t> layerSizes(const MlpConfig& c) {
   return sizes;
 }
 
+size_t gradientCount(const MlpConfig& c) {
+  const std::vector<size_t> sizes = layerSizes(c);
+  size_t n = 0;
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) n += sizes[l] * sizes[l + 1] + sizes[l + 1];
+  return n;
+}
+
 namespace {
 
 // Forward pass from x; returns the logits and fills acts with each layer's input.
@@ -38,6 +45,8 @@ Tensor forward(Graph& g, const MlpGraph& m, const Tensor& x, Sequence& prog, con
 
 MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   if (c.batch == 0 || c.inputs == 0 || c.classes == 0) throw Error("mlp: batch, inputs and classes must be positive");
+  if (c.replicas == 0) throw Error("mlp: replicas must be at least 1");
+  if (c.replicas > 1 && !c.gradientSync) throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
   for (size_t h : c.hidden) {
     if (h == 0) throw Error("mlp: a hidden layer has no units");
   }
@@ -61,11 +70,64 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
     step.add(Copy(g.addHostToDeviceFIFO(prefix + "labels", ElemType::Int32, c.batch), labels));
     return forward(g, out, x, step, fwdName, acts);
   };
-  if (c.trainSteps > 0) {
+  // A buffer laid out like the weights (each element on its weight's tile).
+  auto likeWeights = [&](size_t l) {
+    const Tensor gw = g.addVariable(ElemType::Float32, out.weights[l].shape(), fmt::format("gw{}", l));
+    const std::vector<int32_t> map = g.tileMapping(out.weights[l]);
+    const Tensor flat = gw.flatten();
+    for (size_t i = 0; i < map.size();) {
+      size_t j = i + 1;
+      while (j < map.size() && map[j] == map[i]) ++j;
+      g.setTileMapping(flat.slice(i, j), static_cast<unsigned>(map[i]));
+      i = j;
+    }
+    return gw;
+  };
+  const float lossScale = 1.0f / static_cast<float>(c.batch * c.replicas);
+  if (c.trainSteps > 0 && c.gradientSync) {
+    // The replica step: every layer's gradients from the weights as they are, out to the host,
+    // the sum over the replicas back in place, then every layer's update from that sum.
     Sequence step;
     std::vector<Tensor> acts;
     const Tensor logits = stepWithForward("", "fwd", step, acts);
-    auto sce = ops::softmaxCrossEntropy(g, logits, labels, 1.0f / static_cast<float>(c.batch), step, "loss");
+    auto sce = ops::softmaxCrossEntropy(g, logits, labels, lossScale, step, "loss");
+    const Tensor correct = ops::correctCount(g, logits, labels, step, "correct");
+    step.add(Copy(sce.loss, g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
+    step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
+    std::vector<Tensor> gws(layers), dbs(layers);
+    Tensor dz = sce.grad;
+    for (size_t l = layers; l-- > 0;) {
+      Tensor dAct;
+      if (l > 0) dAct = ops::matmul(g, dz, out.weights[l], step, fmt::format("bwd{}/dx", l), {false, true});
+      dbs[l] = ops::reduceSum(g, dz, 0, step, fmt::format("bwd{}/db", l));
+      gws[l] = likeWeights(l);
+      ops::fill(g, gws[l], 0.0f, step, fmt::format("bwd{}/zero", l));
+      ops::matmulAccumulate(g, gws[l], acts[l], dz, step, fmt::format("bwd{}/dw", l), {true, false});
+      if (l > 0) dz = ops::reluGrad(g, dAct, acts[l], step, fmt::format("bwd{}/relu", l - 1));
+    }
+    std::vector<Tensor> parts;
+    for (size_t l = 0; l < layers; ++l) {
+      parts.push_back(gws[l].flatten());
+      parts.push_back(dbs[l]);
+    }
+    const Tensor grads = concat(parts, 0);
+    step.add(Copy(grads, g.addDeviceToHostFIFO("grads", ElemType::Float32, grads.numElements())));
+    step.add(Copy(g.addHostToDeviceFIFO("grads_sum", ElemType::Float32, grads.numElements()), grads));
+    for (size_t l = 0; l < layers; ++l) {
+      if (c.momentum == 0.0f) {
+        ops::scaledAddTo(g, out.weights[l], gws[l], -c.learningRate, step, fmt::format("upd{}/w", l));
+        ops::scaledAddTo(g, out.biases[l], dbs[l], -c.learningRate, step, fmt::format("upd{}/b", l));
+      } else {
+        ops::sgdMomentum(g, out.weights[l], gws[l], c.learningRate, c.momentum, step, fmt::format("upd{}/sgd", l));
+        ops::sgdMomentum(g, out.biases[l], dbs[l], c.learningRate, c.momentum, step, fmt::format("upd{}/sgdb", l));
+      }
+    }
+    out.program.add(Repeat(c.trainSteps, step, "train"));
+  } else if (c.trainSteps > 0) {
+    Sequence step;
+    std::vector<Tensor> acts;
+    const Tensor logits = stepWithForward("", "fwd", step, acts);
+    auto sce = ops::softmaxCrossEntropy(g, logits, labels, lossScale, step, "loss");
     const Tensor correct = ops::correctCount(g, logits, labels, step, "correct");
     // Backward and update, last layer first: the gradient to a layer's input uses its weights
     // before they change. Plain SGD never stores the weight gradient (matmulAccumulate adds
@@ -81,15 +143,7 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
         ops::matmulAccumulate(g, out.weights[l], acts[l], scaled, step, fmt::format("bwd{}/dw", l), {true, false});
         ops::scaledAddTo(g, out.biases[l], db, -c.learningRate, step, fmt::format("bwd{}/bias", l));
       } else {
-        const Tensor gw = g.addVariable(ElemType::Float32, out.weights[l].shape(), fmt::format("gw{}", l));
-        const std::vector<int32_t> map = g.tileMapping(out.weights[l]);
-        const Tensor flat = gw.flatten();
-        for (size_t i = 0; i < map.size();) {
-          size_t j = i + 1;
-          while (j < map.size() && map[j] == map[i]) ++j;
-          g.setTileMapping(flat.slice(i, j), static_cast<unsigned>(map[i]));
-          i = j;
-        }
+        const Tensor gw = likeWeights(l);
         ops::fill(g, gw, 0.0f, step, fmt::format("bwd{}/zero", l));
         ops::matmulAccumulate(g, gw, acts[l], dz, step, fmt::format("bwd{}/dw", l), {true, false});
         ops::sgdMomentum(g, out.weights[l], gw, c.learningRate, c.momentum, step, fmt::format("bwd{}/sgd", l));

@@ -21,6 +21,12 @@ struct MlpConfig {
   float momentum = 0.0f;    ///< 0: plain SGD (no weight gradient stored); else SGD with momentum
   uint32_t trainSteps = 1;  ///< training minibatches per run of the program
   uint32_t evalSteps = 0;   ///< evaluation batches (of `batch` images) per run, after the training
+  /// Data-parallel replicas (docs/training.md, "Replicas over MPI"): `batch` is one replica's share
+  /// of a global minibatch of batch x replicas images, and the loss is averaged over all of them.
+  uint32_t replicas = 1;
+  /// Split the training step at a host sync: forward and backward, the gradients out on "grads",
+  /// the replicas' summed gradients back on "grads_sum", then the SGD/momentum update.
+  bool gradientSync = false;
 };
 
 /// The built graph's handles.
@@ -33,11 +39,15 @@ struct MlpGraph {
 /// Layer sizes: inputs, hidden..., classes.
 std::vector<size_t> layerSizes(const MlpConfig& config);
 
+/// Floats of the "grads" and "grads_sum" streams: gw0 (row-major), gb0, gw1, gb1, ...
+size_t gradientCount(const MlpConfig& config);
+
 /// Build the program. Streams, per step: "images" (batch x inputs float32) and "labels" (batch
 /// int32) in, "loss" (batch float32, each row's loss) and "correct" (1 float32) out; per evaluation
 /// batch: "eval_images", "eval_labels" in, "eval_correct" (1 float32) out. A label outside
 /// [0, classes) never counts as correct (padding of a last, partial batch). Weights and biases are
-/// exposed as w0, b0, w1, b1, ...
+/// exposed as w0, b0, w1, b1, ... With gradientSync, "loss" and "correct" come before "grads", and
+/// "grads_sum" (written by the host) is what the update uses.
 MlpGraph buildMlp(Graph& graph, const MlpConfig& config);
 
 }  // namespace tessera::bench

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -36,8 +37,14 @@ struct MlpTrainer::Impl {
   std::function<void(const RunResult&)> userObserver;
   std::function<void(uint64_t, float)> stepObserver;
   std::array<StepData, 2> trainCache, evalCache;  // used on the prefetch thread only
-  std::vector<uint8_t> lossBuf, correctBuf, evalCorrectBuf;
+  std::vector<uint8_t> lossBuf, correctBuf, evalCorrectBuf, gradBuf;
   uint64_t stepsDone = 0;
+  ReplicaHooks hooks;
+  std::vector<float> rows;                 // gradientSync: this step's row losses
+  std::vector<float> gradSum;              // gradientSync: the summed gradients of the last step
+  uint64_t gradSteps = 0;                  // steps whose gradients were summed
+  double replicaSeconds = 0;
+  bool hooksSet = false;
   Impl(Device& d, const MlpConfig& c) : dev(d), cfg(c) {}
 };
 
@@ -53,6 +60,11 @@ std::vector<uint8_t> bytesOf(const std::vector<float>& v) {
 
 MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_unique<Impl>(dev, config)) {
   Impl& m = *impl_;
+  // One replica: its own gradients are the sum, its rows all the rows.
+  auto copy = [](std::span<const float> local, std::span<float> out) {
+    std::copy(local.begin(), local.end(), out.begin());
+  };
+  m.hooks = {copy, copy};
   Graph g(Target::of(dev.info()));
   MlpGraph mlp = buildMlp(g, config);
   m.compiled = compile(g, mlp.program);
@@ -111,6 +123,52 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
   if (config.trainSteps > 0) {
     m.engine->connectStream("images", sourceStream(&m.train, &m.trainCache, true));
     m.engine->connectStream("labels", sourceStream(&m.train, &m.trainCache, false));
+  }
+  auto timed = [&m](auto&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    m.replicaSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  if (config.trainSteps > 0 && config.gradientSync) {
+    // Loss and correct count first: every replica's rows gathered in replica order (the order of
+    // the global minibatch), summed left to right as the one-chip step's rows are.
+    m.engine->connectStream("loss", collect(4 * config.batch, &m.lossBuf, [&m](std::span<const float> l) {
+      m.rows.assign(l.begin(), l.end());
+    }));
+    m.engine->connectStream("correct", collect(4, &m.correctBuf, [&m, timed](std::span<const float> c) {
+      std::vector<float> local = m.rows;
+      local.push_back(c[0]);
+      std::vector<float> all(local.size() * m.cfg.replicas);
+      timed([&] { m.hooks.gather(local, all); });
+      float sum = 0;
+      uint32_t correct = 0;
+      for (uint32_t r = 0; r < m.cfg.replicas; ++r) {
+        for (size_t i = 0; i < m.cfg.batch; ++i) sum += all[r * local.size() + i];
+        correct += static_cast<uint32_t>(all[r * local.size() + m.cfg.batch]);
+      }
+      m.current.stepLoss.push_back(sum / static_cast<float>(m.cfg.batch * m.cfg.replicas));
+      m.current.stepCorrect.push_back(correct);
+      ++m.stepsDone;
+      if (m.stepObserver) m.stepObserver(m.stepsDone, m.current.stepLoss.back());
+    }));
+    const size_t gradBytes = 4 * gradientCount(config);
+    m.engine->connectStream("grads", collect(gradBytes, &m.gradBuf, [&m, timed](std::span<const float> g) {
+      m.gradSum.resize(g.size());
+      timed([&] { m.hooks.sumGradients(g, m.gradSum); });
+      ++m.gradSteps;
+    }));
+    // The sum goes back at the next host sync, produced there (never prefetched: it depends on the
+    // gradients the device has just sent).
+    m.engine->connectStreamAtSync("grads_sum", [&m, gradBytes](uint64_t offset, std::span<uint8_t> data) {
+      const uint64_t step = offset / gradBytes;
+      const size_t within = static_cast<size_t>(offset % gradBytes);
+      if (step + 1 != m.gradSteps) {
+        throw Error(fmt::format("mlp: summed gradients of step {} asked for, {} steps summed", step + 1, m.gradSteps));
+      }
+      if (within + data.size() > gradBytes) throw Error("mlp: a stream copy crosses a step boundary");
+      std::memcpy(data.data(), reinterpret_cast<const uint8_t*>(m.gradSum.data()) + within, data.size());
+    });
+  } else if (config.trainSteps > 0) {
     m.engine->connectStream("loss", collect(4 * config.batch, &m.lossBuf, [&m](std::span<const float> l) {
       float sum = 0;  // row losses left to right, as the CPU reference sums them
       for (float x : l) sum += x;
@@ -132,6 +190,12 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
 }
 
 MlpTrainer::~MlpTrainer() = default;
+
+void MlpTrainer::setReplicaHooks(ReplicaHooks hooks) {
+  if (!hooks.sumGradients || !hooks.gather) throw Error("mlp: replica hooks need both functions");
+  impl_->hooks = std::move(hooks);
+  impl_->hooksSet = true;
+}
 
 const CompileReport& MlpTrainer::report() const { return impl_->compiled.report; }
 const MlpConfig& MlpTrainer::config() const { return impl_->cfg; }
@@ -184,6 +248,10 @@ MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval, 
   m.eval = eval;
   m.current = MlpRunResult{};
   m.evalStart.reset();
+  m.replicaSeconds = 0;
+  if (m.cfg.replicas > 1 && !m.hooksSet) {
+    throw Error(fmt::format("mlp: {} replicas but no replica hooks (MlpTrainer::setReplicaHooks)", m.cfg.replicas));
+  }
   if (m.ran) m.engine->restart();
   m.ran = true;
   const RunResult r = m.engine->run(maxCycles);
@@ -199,6 +267,8 @@ MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval, 
     out.tiles.push_back({r.cycles - s.syncWaitCycles - s.exchangeCycles, s.syncWaitCycles, s.exchangeCycles});
   }
   out.engine = m.engine->stats();
+  out.replicaSeconds = m.replicaSeconds;
+  out.gradientBytes = m.cfg.gradientSync ? 4 * gradientCount(m.cfg) : 0;
   return out;
 }
 

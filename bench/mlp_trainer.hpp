@@ -20,6 +20,16 @@ namespace tessera::bench {
 /// (counted over the whole training, or over the whole evaluation); runs on the prefetch thread.
 using BatchSource = std::function<void(uint64_t step, std::span<float> images, std::span<int32_t> labels)>;
 
+/// How data-parallel replicas combine a training step (MlpConfig::gradientSync). Both run on the
+/// thread in MlpTrainer::run, once per step each, in the same order on every replica, so that an
+/// implementation may be a collective operation (bench/train/replica_comm.hpp).
+struct ReplicaHooks {
+  /// summed = the sum of every replica's `local` gradients; the same bits on every replica.
+  std::function<void(std::span<const float> local, std::span<float> summed)> sumGradients;
+  /// all = every replica's `local` one after the other, in replica order.
+  std::function<void(std::span<const float> local, std::span<float> all)> gather;
+};
+
 /// Per-tile cycles of one run, split the BSP way.
 struct TileCycles {
   uint64_t compute = 0;
@@ -29,7 +39,7 @@ struct TileCycles {
 
 /// What one run measured.
 struct MlpRunResult {
-  std::vector<float> stepLoss;      ///< mean loss of each training step
+  std::vector<float> stepLoss;      ///< mean loss of each training step (over every replica's rows)
   std::vector<uint32_t> stepCorrect;  ///< correct predictions of each training step (before its update)
   uint64_t evalCorrect = 0;         ///< correct predictions over the evaluation batches
   uint64_t cycles = 0;              ///< chip cycles of the run
@@ -37,6 +47,8 @@ struct MlpRunResult {
   uint64_t evalCycles = 0;          ///< and from there to the end
   std::vector<TileCycles> tiles;    ///< per tile
   EngineStats engine;               ///< host-side figures (cumulative since the load)
+  double replicaSeconds = 0;        ///< host time in the ReplicaHooks this run (gradient sums, gathers)
+  uint64_t gradientBytes = 0;       ///< bytes of one step's gradients (0 without gradientSync)
 };
 
 /// The compiled MLP on one device.
@@ -64,6 +76,9 @@ class MlpTrainer {
   /// Called on the caller's thread after each training step's loss arrived: (step counted over all
   /// runs, mean loss of the step).
   void setStepObserver(std::function<void(uint64_t step, float loss)> observer);
+  /// How replicas combine steps; needed before the first run when config().replicas > 1 (one
+  /// replica sums and gathers by itself).
+  void setReplicaHooks(ReplicaHooks hooks);
   /// One run: config().trainSteps training steps from `train`, then config().evalSteps evaluation
   /// batches from `eval`. Throws on a trap or if the chip does not halt within maxCycles.
   MlpRunResult run(const BatchSource& train, const BatchSource& eval, uint64_t maxCycles = ~uint64_t{0});

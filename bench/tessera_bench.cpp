@@ -8,11 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
 #include "mlp_model.hpp"
+#include "train/replica_comm.hpp"
 #include "train_command.hpp"
 
 namespace {
@@ -136,7 +138,36 @@ int main(int argc, char** argv) {
   tr->add_option("--eval-images", train.evalImages, "test images evaluated per epoch (default: all 10,000)");
   tr->add_flag("--quiet", train.quiet, "no progress output");
   tr->add_flag("--require-target", train.requireTarget, "exit with 3 when the target accuracy is not reached");
+  tr->add_option("--replicas", train.replicas, "data-parallel replicas, one MPI rank each (mpirun -np R); --batch is "
+                 "the global batch, split evenly")->capture_default_str()->check(CLI::Range(1, 4096));
+  tr->add_option("--link-gbps", train.linkGBps, "modelled chip-to-chip bandwidth per chip, GB/s each way (MK2: 320 "
+                 "both ways)")->capture_default_str()->check(CLI::PositiveNumber);
+  tr->add_option("--link-step-us", train.linkStepUs, "modelled latency of one all-reduce ring step, microseconds")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
+  // MPI only for replicas: --replicas > 1, or started by mpirun. Any failure on one rank then ends
+  // the whole job with a message naming the rank, instead of leaving the others waiting.
+  std::optional<tessera::bench::MpiSession> mpi;
+  std::optional<tessera::bench::ReplicaComm> comm;
+  if (tr->parsed() && (train.replicas > 1 || tessera::bench::MpiSession::launchedByMpirun())) {
+    try {
+      mpi.emplace(argc, argv);
+      comm.emplace();
+    } catch (const std::exception& ex) {
+      fmt::print(stderr, "tessera-bench: {}\n", ex.what());
+      return 1;
+    }
+  }
+  if (comm) {
+    int code = 1;
+    try {
+      code = tessera::bench::runTrain(train, &*comm);
+    } catch (const std::exception& ex) {
+      tessera::bench::MpiSession::abortJob(ex.what());
+    }
+    comm.reset();
+    return code;
+  }
   try {
     if (tr->parsed()) return tessera::bench::runTrain(train);
     if (mm->parsed()) return runMatmul(device);

@@ -28,11 +28,18 @@ struct TrainOptions {
   size_t evalImages = 0;             ///< test images evaluated each epoch (0 = all 10,000)
   bool quiet = false;                ///< no progress output
   bool requireTarget = false;        ///< exit code 3 when the target accuracy is not reached
+  unsigned replicas = 1;             ///< data-parallel replicas, one MPI rank each; batch is the global batch
+  double linkGBps = 160;             ///< modelled chip-to-chip bandwidth, GB/s each way per chip
+  double linkStepUs = 1.0;           ///< modelled latency of one ring step of the all-reduce, microseconds
 };
+
+class ReplicaComm;
 
 /// Run the benchmark; returns the process exit code: 0 when it ran (the run_stop status says
 /// whether the target was reached), 3 when requireTarget is set and it was not. Throws
-/// tessera::Error on bad input.
-int runTrain(const TrainOptions& options);
+/// tessera::Error on bad input. With replicas > 1, comm holds that many ranks, each of which
+/// calls runTrain with the same options (the device may differ); rank 0 writes into outDir, rank
+/// N into outDir/rank-N.
+int runTrain(const TrainOptions& options, ReplicaComm* comm = nullptr);
 
 }  // namespace tessera::bench

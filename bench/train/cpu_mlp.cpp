@@ -72,7 +72,7 @@ CpuMlp::CpuMlp(MlpParameters params, float learningRate, float momentum)
 }
 
 void CpuMlp::runForward(Pass& pass, std::span<const float> images,
-                        std::span<const int32_t> labels) const {
+                        std::span<const int32_t> labels, size_t scaleBatch) const {
   const std::vector<size_t>& sizes = params_.sizes;
   const size_t batch = labels.size();
   if (batch == 0) throw Error("cpu mlp: empty batch");
@@ -108,7 +108,7 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images,
   pass.logits = z;
   // Softmax cross-entropy exactly as sw/codelets/nn/SoftmaxCrossEntropy.cpp, scale 1/batch.
   const size_t c = sizes.back();
-  const float sc = 1.0f / static_cast<float>(batch);
+  const float sc = 1.0f / static_cast<float>(scaleBatch ? scaleBatch : batch);
   pass.dz.assign(batch * c, 0.0f);
   StepResult& res = pass.result;
   res.rowLoss.assign(batch, 0.0f);
@@ -246,6 +246,66 @@ CpuMlp::Gradients CpuMlp::gradients(std::span<const float> images,
   Gradients g;
   copy.runBackward(pass, &g, false);
   return g;
+}
+
+CpuMlp::Gradients CpuMlp::replicaGradients(std::span<const float> images, std::span<const int32_t> labels,
+                                           size_t globalBatch, StepResult* result) const {
+  if (globalBatch < labels.size())
+    throw Error(fmt::format("cpu mlp: a replica's share of {} rows is larger than the global batch of {}",
+                            labels.size(), globalBatch));
+  Pass pass;
+  runForward(pass, images, labels, globalBatch);
+  if (result != nullptr) *result = pass.result;
+  CpuMlp copy = *this;  // runBackward needs a mutable object; nothing is updated
+  Gradients g;
+  copy.runBackward(pass, &g, false);
+  return g;
+}
+
+CpuMlp::Gradients CpuMlp::sumInReplicaOrder(const std::vector<Gradients>& replicas) {
+  if (replicas.empty()) throw Error("cpu mlp: no replicas to sum");
+  Gradients s = replicas[0];
+  for (size_t r = 1; r < replicas.size(); ++r) {
+    const Gradients& g = replicas[r];
+    if (g.weights.size() != s.weights.size() || g.biases.size() != s.biases.size())
+      throw Error(fmt::format("cpu mlp: replica {} has {} layers of gradients, replica 0 {}", r, g.weights.size(),
+                              s.weights.size()));
+    for (size_t l = 0; l < s.weights.size(); ++l) {
+      if (g.weights[l].size() != s.weights[l].size() || g.biases[l].size() != s.biases[l].size())
+        throw Error(fmt::format("cpu mlp: replica {}: layer {} gradients differ in size from replica 0's", r, l));
+      for (size_t i = 0; i < s.weights[l].size(); ++i) s.weights[l][i] += g.weights[l][i];
+      for (size_t i = 0; i < s.biases[l].size(); ++i) s.biases[l][i] += g.biases[l][i];
+    }
+  }
+  return s;
+}
+
+void CpuMlp::applyGradients(const Gradients& sum) {
+  const size_t layers = params_.layers();
+  if (sum.weights.size() != layers || sum.biases.size() != layers)
+    throw Error(fmt::format("cpu mlp: gradients of {} layers for a {}-layer network", sum.weights.size(), layers));
+  for (size_t l = 0; l < layers; ++l) {
+    std::vector<float>& w = params_.weights[l];
+    std::vector<float>& b = params_.biases[l];
+    if (sum.weights[l].size() != w.size() || sum.biases[l].size() != b.size())
+      throw Error(fmt::format("cpu mlp: layer {}: {} weight and {} bias gradients for {} weights and {} biases", l,
+                              sum.weights[l].size(), sum.biases[l].size(), w.size(), b.size()));
+    if (mu_ == 0.0f) {
+      for (size_t i = 0; i < w.size(); ++i) w[i] = std::fma(-lr_, sum.weights[l][i], w[i]);
+      for (size_t j = 0; j < b.size(); ++j) b[j] = std::fma(-lr_, sum.biases[l][j], b[j]);
+    } else {
+      std::vector<float>& vw = velocityW_[l];
+      std::vector<float>& vb = velocityB_[l];
+      for (size_t i = 0; i < w.size(); ++i) {
+        vw[i] = std::fma(mu_, vw[i], sum.weights[l][i]);
+        w[i] = std::fma(-lr_, vw[i], w[i]);
+      }
+      for (size_t j = 0; j < b.size(); ++j) {
+        vb[j] = std::fma(mu_, vb[j], sum.biases[l][j]);
+        b[j] = std::fma(-lr_, vb[j], b[j]);
+      }
+    }
+  }
 }
 
 CpuMlp::Evaluation CpuMlp::evaluate(const LabelledImages& data) const {

@@ -60,6 +60,18 @@ class CpuMlp {
   std::vector<float> logits(std::span<const float> images) const;
   /// Gradients of the batch's mean loss (weight gradient: an fmaf chain over rows from 0).
   Gradients gradients(std::span<const float> images, std::span<const int32_t> labels) const;
+  /// Data-parallel replicas (docs/training.md, "Replicas over MPI"): the gradients of one
+  /// replica's share (images, labels) of a global minibatch of globalBatch images, i.e. of the
+  /// loss summed over the share and divided by globalBatch; *result (if given) gets the share's
+  /// row losses and correct count. Nothing is updated.
+  Gradients replicaGradients(std::span<const float> images, std::span<const int32_t> labels, size_t globalBatch,
+                             StepResult* result = nullptr) const;
+  /// The replicas' gradients summed in replica order, as every replica sums them: s = g0, then
+  /// s += g1, s += g2, ... element by element.
+  static Gradients sumInReplicaOrder(const std::vector<Gradients>& replicas);
+  /// The update of the replica step from the summed gradients: plain SGD w = fmaf(-lr, g, w) and
+  /// b = fmaf(-lr, gb, b) (ScaledAddTo); with momentum v = fmaf(mu, v, g), w = fmaf(-lr, v, w).
+  void applyGradients(const Gradients& sum);
   /// Accuracy and mean loss on a data set (pixels scaled by the parameters' input scale and
   /// offset).
   Evaluation evaluate(const LabelledImages& data) const;
@@ -75,7 +87,8 @@ class CpuMlp {
 
  private:
   struct Pass;
-  void runForward(Pass& pass, std::span<const float> images, std::span<const int32_t> labels) const;
+  void runForward(Pass& pass, std::span<const float> images, std::span<const int32_t> labels,
+                  size_t scaleBatch = 0) const;
   void runBackward(Pass& pass, Gradients* grads, bool update);
 
   MlpParameters params_;

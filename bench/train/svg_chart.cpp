@@ -21,7 +21,9 @@ struct PhaseStyle {
 constexpr PhaseStyle kPhases[] = {{"compute", "compute", "#4e79a7"},
                                   {"sync", "sync wait", "#e15759"},
                                   {"exchange", "exchange", "#f28e2b"},
-                                  {"hostio", "host I/O", "#76b7b2"}};
+                                  {"hostio", "host I/O", "#76b7b2"},
+                                  {"interchip", "inter-chip", "#59a14f"}};
+constexpr int kPhaseCount = 5;
 
 // A "nice" tick step (1, 2 or 5 times a power of ten) giving about `ticks` ticks over span.
 double niceStep(double span, int ticks) {
@@ -130,26 +132,28 @@ std::string SvgChart::bspBreakdown(std::span<const TileTimes> tiles, const std::
   const int width = 800;
   const int height = static_cast<int>(top + plotH + 60);
   uint64_t maxTotal = 0;
-  uint64_t sums[4] = {0, 0, 0, 0};
+  uint64_t sums[kPhaseCount] = {0, 0, 0, 0, 0};
   for (const TileTimes& t : tiles) {
-    maxTotal = std::max(maxTotal, t.compute + t.syncWait + t.exchange + t.hostIo);
+    maxTotal = std::max(maxTotal, t.compute + t.syncWait + t.exchange + t.hostIo + t.interChip);
     sums[0] += t.compute;
     sums[1] += t.syncWait;
     sums[2] += t.exchange;
     sums[3] += t.hostIo;
+    sums[4] += t.interChip;
   }
-  const uint64_t all = sums[0] + sums[1] + sums[2] + sums[3];
+  const uint64_t all = sums[0] + sums[1] + sums[2] + sums[3] + sums[4];
   std::string svg = header(width, height, title);
   // Legend with each phase's share of all tiles' cycles.
   double lx = left;
-  for (int p = 0; p < 4; ++p) {
+  for (int p = 0; p < kPhaseCount; ++p) {
+    if (p == 4 && sums[4] == 0) continue;  // inter-chip only with replicas
     const double share =
         all > 0 ? 100.0 * static_cast<double>(sums[p]) / static_cast<double>(all) : 0.0;
     svg += fmt::format("<rect x=\"{:.1f}\" y=\"40\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", lx,
                        kPhases[p].color);
     svg += fmt::format("<text x=\"{:.1f}\" y=\"50\" font-size=\"12\" {}>{} {:.1f}%</text>\n",
                        lx + 16, kFont, escape(kPhases[p].label), share);
-    lx += 160;
+    lx += 140;
   }
   Axes ax{left, top, plotW, plotH, 0, static_cast<double>(std::max<uint64_t>(maxTotal, 1)), 0, 1};
   // Only the x grid: draw() also draws y ticks, so do the frame by hand for a categorical y axis.
@@ -168,7 +172,7 @@ std::string SvgChart::bspBreakdown(std::span<const TileTimes> tiles, const std::
       left + plotW / 2, top + plotH + 34, kFont);
   for (size_t i = 0; i < n; ++i) {
     const TileTimes& t = tiles[i];
-    const uint64_t parts[4] = {t.compute, t.syncWait, t.exchange, t.hostIo};
+    const uint64_t parts[kPhaseCount] = {t.compute, t.syncWait, t.exchange, t.hostIo, t.interChip};
     const double y = top + static_cast<double>(i) * (barH + gap) + gap / 2;
     svg += fmt::format("<g class=\"tile\" id=\"tile{}\">\n", i);
     if (static_cast<int>(i) % labelEvery == 0)
@@ -177,7 +181,7 @@ std::string SvgChart::bspBreakdown(std::span<const TileTimes> tiles, const std::
           "{}</text>\n",
           left - 6, y + barH / 2 + 4, std::min(11.0, std::max(8.0, barH)), kFont, i);
     uint64_t acc = 0;
-    for (int p = 0; p < 4; ++p) {
+    for (int p = 0; p < kPhaseCount; ++p) {
       if (parts[p] == 0) continue;
       svg += fmt::format(
           "<rect class=\"{}\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" "

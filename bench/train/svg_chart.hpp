@@ -17,6 +17,7 @@ class SvgChart {
     uint64_t syncWait = 0;
     uint64_t exchange = 0;
     uint64_t hostIo = 0;
+    uint64_t interChip = 0;  ///< modelled chip-to-chip all-reduce of replicas (the tile waits)
   };
   /// One point of a curve; points with a non-finite y are left out (the line breaks there).
   struct Point {
@@ -24,7 +25,7 @@ class SvgChart {
     double y;
   };
 
-  /// One bar per tile (a <g class="tile"> of up to four <rect class="PHASE"> segments), cycles on
+  /// One bar per tile (a <g class="tile"> of up to five <rect class="PHASE"> segments), cycles on
   /// the x axis, a legend, and the phases' share of all tiles' cycles in the legend.
   static std::string bspBreakdown(std::span<const TileTimes> tiles, const std::string& title);
   /// Top panel: loss against step (a <polyline class="loss">); bottom panel: accuracy in percent

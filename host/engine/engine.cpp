@@ -179,6 +179,15 @@ void Engine::connectStream(const std::string& name, std::span<uint8_t> buffer) {
   impl_->buffered[s] = true;
 }
 
+void Engine::connectStreamAtSync(const std::string& name, StreamCallback callback) {
+  const int s = impl_->exe.findStream(name);
+  if (s < 0) throw Error(fmt::format("the executable has no stream \"{}\"", name));
+  if (!impl_->toDevice(s)) throw Error(fmt::format("stream \"{}\" is device-to-host: it is never prefetched", name));
+  connectStream(name, std::move(callback));
+  // Served like a buffer: called at the host sync on this thread, never by the prefetch thread.
+  impl_->buffered[s] = true;
+}
+
 std::vector<std::string> Engine::unconnectedStreams() const {
   std::vector<std::string> out;
   for (size_t s = 0; s < impl_->exe.streams.size(); ++s) {

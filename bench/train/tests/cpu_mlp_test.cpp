@@ -118,6 +118,69 @@ TEST(CpuMlp, SgdStepIsWeightMinusLearningRateTimesGradient) {
   EXPECT_LT(net.forward(x, y).meanLoss, r.meanLoss);
 }
 
+// The replica step's reference: shares of a global batch, each with the loss scaled by the global
+// batch, summed in replica order, then the update.
+TEST(CpuMlp, ReplicaGradientsSumToTheGlobalBatchsGradient) {
+  std::vector<float> x;
+  std::vector<int32_t> y;
+  blobs(16, 3, x, y);
+  const MlpParameters p = MlpParameters::initialize({8, 16, 4}, 4);
+  const CpuMlp net(p, 0.1f);
+  const CpuMlp::Gradients whole = net.gradients(x, y);
+  // One replica is the whole batch, bit for bit.
+  const CpuMlp::Gradients one = net.replicaGradients(x, y, 16);
+  EXPECT_EQ(one.weights, whole.weights);
+  EXPECT_EQ(one.biases, whole.biases);
+  for (const size_t replicas : {2u, 4u}) {
+    const size_t rows = 16 / replicas;
+    std::vector<CpuMlp::Gradients> parts;
+    float lossSum = 0;
+    for (size_t r = 0; r < replicas; ++r) {
+      CpuMlp::StepResult sr;
+      parts.push_back(net.replicaGradients(std::span<const float>(x).subspan(r * rows * 8, rows * 8),
+                                           std::span<const int32_t>(y).subspan(r * rows, rows), 16, &sr));
+      ASSERT_EQ(sr.rowLoss.size(), rows);
+      for (float v : sr.rowLoss) lossSum += v;
+    }
+    EXPECT_EQ(lossSum / 16.0f, net.forward(x, y).meanLoss) << replicas;  // rows in the same order
+    const CpuMlp::Gradients sum = CpuMlp::sumInReplicaOrder(parts);
+    for (size_t l = 0; l < 2; ++l) {
+      for (size_t i = 0; i < sum.weights[l].size(); ++i)
+        EXPECT_NEAR(sum.weights[l][i], whole.weights[l][i], 1e-6f) << replicas << " replicas, layer " << l;
+      for (size_t j = 0; j < sum.biases[l].size(); ++j) {
+        float want = parts[0].biases[l][j];
+        for (size_t r = 1; r < replicas; ++r) want += parts[r].biases[l][j];
+        EXPECT_EQ(sum.biases[l][j], want);
+      }
+    }
+  }
+  {
+    std::vector<CpuMlp::Gradients> bad{whole, whole};
+    bad[1].biases[1].pop_back();
+    EXPECT_THROW(CpuMlp::sumInReplicaOrder(bad), Error);
+  }
+}
+
+TEST(CpuMlp, ApplyingOneReplicasGradientsIsTheMomentumStep) {
+  std::vector<float> x;
+  std::vector<int32_t> y;
+  blobs(12, 8, x, y);
+  const MlpParameters p = MlpParameters::initialize({8, 16, 4}, 9);
+  CpuMlp stepped(p, 0.05f, 0.9f), applied(p, 0.05f, 0.9f);
+  for (int s = 0; s < 3; ++s) {
+    stepped.trainStep(x, y);
+    applied.applyGradients(applied.replicaGradients(x, y, 12));
+  }
+  EXPECT_EQ(applied.parameters().weights, stepped.parameters().weights);
+  EXPECT_EQ(applied.parameters().biases, stepped.parameters().biases);
+  // Plain SGD: w = fmaf(-lr, g, w).
+  CpuMlp plain(p, 0.5f);
+  const CpuMlp::Gradients g = plain.replicaGradients(x, y, 12);
+  plain.applyGradients(g);
+  EXPECT_EQ(plain.parameters().weights[1][3], std::fma(-0.5f, g.weights[1][3], p.weights[1][3]));
+  EXPECT_EQ(plain.parameters().biases[0][2], std::fma(-0.5f, g.biases[0][2], p.biases[0][2]));
+}
+
 TEST(CpuMlp, LossDecreasesOnASyntheticProblem) {
   for (const float momentum : {0.0f, 0.9f}) {
     std::vector<float> x;

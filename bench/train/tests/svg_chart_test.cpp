@@ -112,6 +112,13 @@ TEST(SvgChart, BspBreakdownHasOneBarPerTile) {
   EXPECT_EQ(xmlProblem(big), "");
   EXPECT_EQ(count(big, "<g class=\"tile\""), 64u);
   EXPECT_EQ(xmlProblem(SvgChart::bspBreakdown({}, "none")), "");
+  EXPECT_EQ(count(svg, "inter-chip"), 0u);  // no replicas: no inter-chip phase, not even in the legend
+  // Replicas: every tile waits for the inter-chip all-reduce, its own segment and legend entry.
+  std::vector<SvgChart::TileTimes> rep(4, {1000, 100, 100, 0, 200});
+  const std::string r = SvgChart::bspBreakdown(rep, "replicas");
+  EXPECT_EQ(xmlProblem(r), "");
+  EXPECT_EQ(count(r, "<rect class=\"interchip\""), 4u);
+  EXPECT_NE(r.find(fmt::format("inter-chip {:.1f}%", 100.0 * 200 / 1400)), std::string::npos);
 }
 
 TEST(SvgChart, TrainingCurvesHaveEveryPoint) {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -351,6 +352,39 @@ TEST(EnginePrefetch, SlowCallbackOverlapsDeviceRuns) {
   }
   RecordProperty("host_io_us_per_sync",
                  std::to_string(s.hostIoSeconds / double(s.hostSyncs) * 1e6));
+}
+
+TEST(Engine, AtSyncStreamIsCalledOnTheRunThreadAfterTheEarlierResults) {
+  // Each minibatch is produced only when its host sync comes, after the previous batch's result
+  // arrived: what a replica's summed gradients need.
+  auto dev = open("model");
+  Engine engine(*dev, engineStream());
+  writeWeights(engine);
+  std::vector<uint8_t> results(kBatches * kBatchWords * 4);
+  const auto mainThread = std::this_thread::get_id();
+  uint64_t resultBytes = 0;
+  unsigned calls = 0, offThread = 0, early = 0;
+  engine.connectStreamAtSync("minibatch", [&](uint64_t offset, std::span<uint8_t> data) {
+    if (std::this_thread::get_id() != mainThread) ++offThread;
+    // Batch b (in several regions, one per tile) comes after the b batches of results before it.
+    if (resultBytes != offset / (kBatchWords * 4) * (kBatchWords * 4)) ++early;
+    ++calls;
+    fillInput(offset, data);
+  });
+  engine.connectStream("result", [&](uint64_t offset, std::span<uint8_t> data) {
+    std::memcpy(results.data() + offset, data.data(), data.size());
+    resultBytes = offset + data.size();
+  });
+  ASSERT_EQ(engine.run().reason, StopReason::Halted);
+  EXPECT_EQ(offThread, 0u);
+  EXPECT_EQ(early, 0u);
+  EXPECT_GE(calls, kBatches);
+  EXPECT_EQ(engine.stats().prefetchMissBytes, 0u);
+  for (uint32_t k = 0; k < kBatches * kBatchWords; ++k) {
+    const uint32_t t = (k % kBatchWords) / kN, i = k % kN, b = k / kBatchWords;
+    ASSERT_EQ(getWord(results, k), inputWord(k) * weight(t, i) + (t << 24) + b) << k;
+  }
+  EXPECT_THROW(engine.connectStreamAtSync("result", fillInput), Error);
 }
 
 TEST(EnginePrefetch, CallbackSlowerThanTheDeviceIsCountedAsWaiting) {

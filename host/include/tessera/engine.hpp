@@ -48,6 +48,10 @@ class Engine {
   /// Connect a stream to a buffer: host→device streams read it from the start, device→host
   /// streams fill it from the start; running past its end is a tessera::Error.
   void connectStream(const std::string& name, std::span<uint8_t> buffer);
+  /// Connect a host→device stream to a callback called at the host sync itself, on the thread in
+  /// Engine::run, after the sync's earlier copies, never ahead on the prefetch thread: for data
+  /// that depends on what the device sent just before (e.g. gradients summed over replicas).
+  void connectStreamAtSync(const std::string& name, StreamCallback callback);
   /// Streams with no connection, in the executable's order.
   std::vector<std::string> unconnectedStreams() const;
   /// Let run() proceed with unconnected streams: host→device ones give zeros, device→host ones
