@@ -10,6 +10,7 @@ packages=(
   nextpnr-ice40 fpga-icestorm          # FPGA: iCE40 place and route, bitstream (scripts/fpga-ice40.sh)
   libboost-dev libfmt-dev libcli11-dev nlohmann-json3-dev libelf-dev
   libgtest-dev libgmock-dev
+  libopenmpi-dev openmpi-bin          # the sharded model across MPI ranks (docs/scale-out.md)
   zlib1g-dev dataset-fashion-mnist     # training benchmark: gzipped IDX reader, Fashion-MNIST
   python3-numpy                        # checks that saved .npz weights load with numpy
   qemu-user linux-perf                 # scripts/bench.sh: qemu-riscv32 comparison, CPU times, profiles
