@@ -149,7 +149,10 @@ class ShardProgramTest : public ::testing::TestWithParam<Program> {};
 
 TEST_P(ShardProgramTest, SameAsModelStopByStop) {
   const Program& p = GetParam();
-  EXPECT_GT(compareProgram(p.name, p.tiles), 1u) << "the program should stop at syncs";
+  const unsigned stops = compareProgram(p.name, p.tiles);
+  if (p.kind == "chip") {
+    EXPECT_GT(stops, 1u) << "the program should stop at syncs";
+  }
 }
 
 TEST_P(ShardProgramTest, SameAsModelOnMoreTiles) {
@@ -159,7 +162,9 @@ TEST_P(ShardProgramTest, SameAsModelOnMoreTiles) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, ShardProgramTest, ::testing::ValuesIn(chipPrograms()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& info) {
+                           return fmt::format("{}_{}", info.param.name, info.param.tiles);
+                         });
 
 TEST(Shard, FewerTilesThanRanks) {
   // Ranks without tiles still take part in every sync and exchange.
