@@ -44,7 +44,11 @@ int bench(const Options& o) {
   double seconds = 0;
   tessera::shard::CommStats before;
   if (sharded) before = sharded->commStats();
-  while (seconds < o.seconds || runs == 0) {
+  for (;;) {
+    // Every rank must make the same number of runs: rank 0's clock decides.
+    int more = seconds < o.seconds || runs == 0;
+    if (!o.plain) MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!more) break;
     tessera::loadProgramOnAllTiles(*dev, o.elf);
     if (!o.plain) MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();

@@ -63,9 +63,12 @@ void ShardComm::allgatherBytes(const void* mine, void* all, size_t bytes) {
 }
 
 std::vector<uint32_t> ShardComm::allgatherv(std::span<const uint32_t> mine,
-                                            std::vector<int>& counts) {
+                                            const std::vector<int>& counts) {
   const int n = countOf(mine.size(), "allgatherv");
-  counts = allgather(n);
+  if (counts.size() != static_cast<size_t>(size_) || counts[static_cast<size_t>(rank_)] != n) {
+    throw Error(fmt::format("MPI: allgatherv of {} words on rank {} does not match its counts", n,
+                            rank_));
+  }
   std::vector<int> displs(counts.size());
   size_t total = 0;
   for (size_t r = 0; r < counts.size(); ++r) {

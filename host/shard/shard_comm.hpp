@@ -45,8 +45,9 @@ class ShardComm {
     allgatherBytes(&mine, all.data(), sizeof(T));
     return all;
   }
-  /// Every rank's words, concatenated in rank order; counts[r] = words of rank r.
-  std::vector<uint32_t> allgatherv(std::span<const uint32_t> mine, std::vector<int>& counts);
+  /// Every rank's words, concatenated in rank order; counts[r] = words of rank r, known to every
+  /// rank beforehand (counts[rank()] == mine.size()).
+  std::vector<uint32_t> allgatherv(std::span<const uint32_t> mine, const std::vector<int>& counts);
   /// Copy `bytes` bytes at data from rank root to every rank.
   void bcast(void* data, size_t bytes, int root);
   /// A string from rank root to every rank.

@@ -60,7 +60,7 @@ struct FailureMsg {
 // One rank's state after an exchange window.
 struct WindowMsg {
   uint32_t running = 0;  // some local engine still runs
-  uint32_t pad = 0;
+  uint32_t words = 0;    // words this rank sends next (2 per non-zero bus value)
   FailureMsg failure;
 };
 
@@ -448,8 +448,10 @@ std::optional<ShardedModelDevice::Failure> ShardedModelDevice::stepExchange(uint
       msg.failure = FailureMsg{f.cycle, 1, f.info.tile, f.info.context, f.info.pc, f.info.cause,
                                f.info.value};
     }
+    msg.words = static_cast<uint32_t>(words.size());
     const std::vector<WindowMsg> states = comm_->allgather(msg);
     std::vector<int> counts;
+    for (const WindowMsg& m : states) counts.push_back(static_cast<int>(m.words));
     const std::vector<uint32_t> all = comm_->allgatherv(words, counts);
     // Remote buses: 0 unless a word came (a remote engine drives 0 when it sends nothing).
     for (unsigned t = 0; t < numTiles_; ++t) {
