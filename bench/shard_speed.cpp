@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <ctime>
 
 #include "program_loader.hpp"
 #include "sharded_model_device.hpp"
@@ -27,6 +28,12 @@ struct Options {
   std::string elf;
 };
 
+double cpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 int bench(const Options& o) {
   tessera::DeviceOptions options;
   options.tiles = o.tiles;
@@ -41,7 +48,7 @@ int bench(const Options& o) {
   auto* sharded = dynamic_cast<tessera::shard::ShardedModelDevice*>(dev.get());
   const unsigned tiles = dev->info().tiles;
   uint64_t runs = 0, cycles = 0, supersteps = 0;
-  double seconds = 0;
+  double seconds = 0, cpu = 0;
   tessera::shard::CommStats before;
   if (sharded) before = sharded->commStats();
   for (;;) {
@@ -52,10 +59,12 @@ int bench(const Options& o) {
     tessera::loadProgramOnAllTiles(*dev, o.elf);
     if (!o.plain) MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpuSeconds();
     tessera::RunResult r = dev->run(~uint64_t{0});
     while (r.reason == tessera::StopReason::HostSync) {
       r = dev->run(~uint64_t{0});
     }
+    cpu += cpuSeconds() - c0;
     if (!o.plain) MPI_Barrier(MPI_COMM_WORLD);
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (r.reason != tessera::StopReason::Halted) {
@@ -72,16 +81,23 @@ int bench(const Options& o) {
     mine[0] = sharded->commStats().bytesSent - before.bytesSent;
     collectives = sharded->commStats().collectives - before.collectives;
   }
-  if (!o.plain) MPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  double cpuMax = cpu, cpuSum = cpu;
+  if (!o.plain) {
+    MPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&cpu, &cpuMax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&cpu, &cpuSum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  }
   if (rank != 0) return 0;
   const double perRun = seconds / double(runs);
   const double steps = double(std::max<uint64_t>(supersteps, 1)) * double(runs);
   fmt::print(
       "mode={} ranks={} tiles={} cycles={} supersteps={} runs={} wall_s_per_run={:.4f} "
-      "tile_cycles_per_s={:.4g} chip_cycles_per_s={:.4g} collectives_per_superstep={:.1f} "
+      "tile_cycles_per_s={:.4g} chip_cycles_per_s={:.4g} cpu_s_per_run_max_rank={:.4f} "
+      "cpu_s_per_run_all_ranks={:.4f} collectives_per_superstep={:.1f} "
       "bytes_per_superstep={:.0f}\n",
       o.plain ? "plain" : "shard", o.plain ? 1 : ranks, tiles, cycles, supersteps, runs, perRun,
-      double(cycles) * tiles / perRun, double(cycles) / perRun,
+      double(cycles) * tiles / perRun, double(cycles) / perRun, cpuMax / double(runs),
+      cpuSum / double(runs),
       double(collectives) / steps, double(sum[0]) / steps);
   return 0;
 }
