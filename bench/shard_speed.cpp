@@ -97,8 +97,7 @@ int bench(const Options& o) {
       "bytes_per_superstep={:.0f}\n",
       o.plain ? "plain" : "shard", o.plain ? 1 : ranks, tiles, cycles, supersteps, runs, perRun,
       double(cycles) * tiles / perRun, double(cycles) / perRun, cpuMax / double(runs),
-      cpuSum / double(runs),
-      double(collectives) / steps, double(sum[0]) / steps);
+      cpuSum / double(runs), double(collectives) / steps, double(sum[0]) / steps);
   return 0;
 }
 

@@ -66,8 +66,8 @@ std::vector<uint32_t> ShardComm::allgatherv(std::span<const uint32_t> mine,
                                             const std::vector<int>& counts) {
   const int n = countOf(mine.size(), "allgatherv");
   if (counts.size() != static_cast<size_t>(size_) || counts[static_cast<size_t>(rank_)] != n) {
-    throw Error(fmt::format("MPI: allgatherv of {} words on rank {} does not match its counts", n,
-                            rank_));
+    throw Error(
+        fmt::format("MPI: allgatherv of {} words on rank {} does not match its counts", n, rank_));
   }
   std::vector<int> displs(counts.size());
   size_t total = 0;

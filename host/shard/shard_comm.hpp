@@ -16,8 +16,8 @@ namespace tessera::shard {
 
 /// What one rank sent and took part in (docs/scale-out.md, "Messages per superstep").
 struct CommStats {
-  uint64_t collectives = 0;  ///< collective calls this rank made (allgather, bcast, ...)
-  uint64_t bytesSent = 0;    ///< payload bytes this rank contributed
+  uint64_t collectives = 0;    ///< collective calls this rank made (allgather, bcast, ...)
+  uint64_t bytesSent = 0;      ///< payload bytes this rank contributed
   uint64_t bytesReceived = 0;  ///< payload bytes this rank received from the other ranks
 };
 

@@ -37,14 +37,19 @@ Geometry geometryOf(const DeviceOptions& options) {
     return {kMk2Tiles, kMk2MemBytes};
   }
   if (!options.preset.empty()) {
-    throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\")", options.preset));
+    throw Error(
+        fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\")", options.preset));
   }
   return {options.tiles ? options.tiles : kDefaultTiles,
           options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES}};
 }
 
-uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
-uint32_t hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+uint32_t lo(uint64_t v) {
+  return static_cast<uint32_t>(v);
+}
+uint32_t hi(uint64_t v) {
+  return static_cast<uint32_t>(v >> 32);
+}
 
 // A failure as it travels between ranks.
 struct FailureMsg {
@@ -73,11 +78,11 @@ struct ShardedModelDevice::Summary {
   uint32_t firstArrived = kNone;  // lowest local arrived tile
   uint32_t firstDesc = 0;         // its descriptor and SYNC pc
   uint32_t firstPc = 0;
-  uint32_t mismatch = kNone;      // lowest local arrived tile whose descriptor differs from firstDesc
+  uint32_t mismatch = kNone;  // lowest local arrived tile whose descriptor differs from firstDesc
   uint32_t mismatchDesc = 0;
   uint32_t mismatchPc = 0;
-  uint32_t firstHalted = kNone;   // lowest local halted tile
-  uint32_t exchange = 0;          // some local arrived tile has an exchange program
+  uint32_t firstHalted = kNone;  // lowest local halted tile
+  uint32_t exchange = 0;         // some local arrived tile has an exchange program
 };
 
 struct ShardedModelDevice::TileView {
@@ -95,8 +100,10 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
   numTiles_ = g.tiles;
   memBytes_ = g.memBytes;
   if (uint64_t{numTiles_} * TESS_EXCHANGE_LATENCY > std::numeric_limits<uint32_t>::max()) {
-    throw Error(fmt::format("model device: {} tiles are too many to shard (bus words carry the "
-                            "tile in 32 bits)", numTiles_));
+    throw Error(
+        fmt::format("model device: {} tiles are too many to shard (bus words carry the "
+                    "tile in 32 bits)",
+                    numTiles_));
   }
   comm_ = std::make_unique<ShardComm>();
   const uint64_t r = static_cast<uint64_t>(comm_->rank());
@@ -110,8 +117,8 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
   slots_.resize(end_ - first_);
   bus_.resize(numTiles_);
   // The ranks are the parallelism: one thread per rank unless told otherwise.
-  const unsigned threads = std::max(1u, std::min(options.threads ? options.threads : 1u,
-                                                 std::max(1u, end_ - first_)));
+  const unsigned threads =
+      std::max(1u, std::min(options.threads ? options.threads : 1u, std::max(1u, end_ - first_)));
   pool_ = std::make_unique<model::WorkerPool>(threads);
   reset();
 }
@@ -160,8 +167,9 @@ void ShardedModelDevice::checkRange(unsigned tile, uint32_t addr, size_t bytes,
                                     const char* what) const {
   checkTile(tile);
   if (uint64_t{addr} + bytes > memBytes_) {
-    throw Error(fmt::format("tile {}: {} of {} bytes at 0x{:08x} is outside tile memory of {} bytes",
-                            tile, what, bytes, addr, memBytes_));
+    throw Error(
+        fmt::format("tile {}: {} of {} bytes at 0x{:08x} is outside tile memory of {} bytes", tile,
+                    what, bytes, addr, memBytes_));
   }
 }
 
@@ -335,9 +343,10 @@ std::optional<ShardedModelDevice::Failure> ShardedModelDevice::runChunk(uint64_t
     const uint64_t at = failure->cycle;
     failure = attempt(from, at + 1);
     if (!failure || failure->cycle != at) {
-      throw Error(fmt::format("model device: internal error: the run from cycle {} did not "
-                              "repeat its failure at cycle {}",
-                              from, at));
+      throw Error(
+          fmt::format("model device: internal error: the run from cycle {} did not "
+                      "repeat its failure at cycle {}",
+                      from, at));
     }
   } else if (guard) {
     pool_->forEach(active.size(), [&](size_t i) { local(active[i]).commit(); });
@@ -387,8 +396,9 @@ std::optional<ShardedModelDevice::Failure> ShardedModelDevice::earliest(
     const std::optional<Failure>& mine) {
   FailureMsg msg;
   if (mine) {
-    msg = FailureMsg{mine->cycle, 1,           mine->info.tile,  mine->info.context,
-                     mine->info.pc, mine->info.cause, mine->info.value};
+    msg = FailureMsg{
+        mine->cycle,     1, mine->info.tile, mine->info.context, mine->info.pc, mine->info.cause,
+        mine->info.value};
   }
   std::optional<Failure> best;
   for (const FailureMsg& m : comm_->allgather(msg)) {
@@ -416,11 +426,11 @@ std::optional<ShardedModelDevice::Failure> ShardedModelDevice::stepExchange(uint
       for (unsigned t : members_) {
         uint32_t word = 0;
         TileSlot& sl = slot(t);
-        if (sl.phase == Phase::Exchange &&
-            !sl.engine.readPhase(s, local(t), numTiles_, word) && !failure) {
+        if (sl.phase == Phase::Exchange && !sl.engine.readPhase(s, local(t), numTiles_, word) &&
+            !failure) {
           const model::ExchangeFault& fault = sl.engine.fault();
-          failure = Failure{s, TrapInfo{t, TESS_EXCHANGE_CONTEXT, fault.pc, fault.cause,
-                                        fault.value}};
+          failure =
+              Failure{s, TrapInfo{t, TESS_EXCHANGE_CONTEXT, fault.pc, fault.cause, fault.value}};
         }
         bus_[t][s % ExchangeEngine::kBusHistory] = word;
         if (word != 0) {
@@ -445,8 +455,8 @@ std::optional<ShardedModelDevice::Failure> ShardedModelDevice::stepExchange(uint
                               [&](unsigned t) { return slot(t).phase == Phase::Exchange; });
     if (failure) {
       const Failure& f = *failure;
-      msg.failure = FailureMsg{f.cycle, 1, f.info.tile, f.info.context, f.info.pc, f.info.cause,
-                               f.info.value};
+      msg.failure = FailureMsg{f.cycle,      1,           f.info.tile, f.info.context, f.info.pc,
+                               f.info.cause, f.info.value};
     }
     msg.words = static_cast<uint32_t>(words.size());
     const std::vector<WindowMsg> states = comm_->allgather(msg);
@@ -561,7 +571,9 @@ ShardedModelDevice::TileView ShardedModelDevice::view(unsigned tile) const {
   return v;
 }
 
-TileStats ShardedModelDevice::stats(unsigned tile) const { return view(tile).stats; }
+TileStats ShardedModelDevice::stats(unsigned tile) const {
+  return view(tile).stats;
+}
 
 void ShardedModelDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
   if (!sink) return;
@@ -630,8 +642,8 @@ uint32_t ShardedModelDevice::readControl(uint32_t offset) {
     case TESS_CR_T_EXCH_HI:
       break;
     default:
-      throw Error(fmt::format("model device: no readable control register at offset 0x{:03x}",
-                              offset));
+      throw Error(
+          fmt::format("model device: no readable control register at offset 0x{:03x}", offset));
   }
   const TileView v = view(tileSel_);
   const TileStats& sel = v.stats;
@@ -689,8 +701,8 @@ void ShardedModelDevice::writeControl(uint32_t offset, uint32_t value) {
       if (owns(tileSel_)) slot(tileSel_).enabled = (value & 1u) != 0;
       return;
     default:
-      throw Error(fmt::format("model device: no writable control register at offset 0x{:03x}",
-                              offset));
+      throw Error(
+          fmt::format("model device: no writable control register at offset 0x{:03x}", offset));
   }
 }
 

@@ -126,7 +126,7 @@ class ShardedModelDevice : public Device {
   bool syncBreak_ = false;
   unsigned tileSel_ = 0;
   TrapInfo error_;
-  uint32_t exitCode0_ = 0;         // tile 0's exit code as RunResult reports it
+  uint32_t exitCode0_ = 0;  // tile 0's exit code as RunResult reports it
   StopReason lastReason_ = StopReason::MaxCycles;
   uint64_t supersteps_ = 0;
 };

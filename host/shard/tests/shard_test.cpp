@@ -57,7 +57,8 @@ void expectSameResult(const RunResult& got, const RunResult& want, const std::st
 void expectSameStats(const TileStats& a, const TileStats& b, const std::string& where) {
   EXPECT_EQ(a.cycles, b.cycles) << where;
   EXPECT_EQ(a.instructions, b.instructions) << where;
-  for (unsigned c = 0; c < 6; ++c) EXPECT_EQ(a.contextInstructions[c], b.contextInstructions[c]) << where;
+  for (unsigned c = 0; c < 6; ++c)
+    EXPECT_EQ(a.contextInstructions[c], b.contextInstructions[c]) << where;
   EXPECT_EQ(a.idleSlots, b.idleSlots) << where;
   EXPECT_EQ(a.syncWaitCycles, b.syncWaitCycles) << where;
   EXPECT_EQ(a.exchangeCycles, b.exchangeCycles) << where;
