@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev
   zlib1g-dev dataset-fashion-mnist     # training benchmark: gzipped IDX reader, Fashion-MNIST
   python3-numpy                        # checks that saved .npz weights load with numpy
-  libopenmpi-dev openmpi-bin           # training replicas: gradients summed over MPI (mpirun)
+  libopenmpi-dev openmpi-bin           # MPI: training replicas (docs/training.md), the sharded chip (docs/scale-out.md)
   qemu-user linux-perf                 # scripts/bench.sh: qemu-riscv32 comparison, CPU times, profiles
 )
 

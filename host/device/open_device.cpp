@@ -4,6 +4,7 @@
 #include "link_device.hpp"
 #include "model_device.hpp"
 #include "rtl_device.hpp"
+#include "sharded_model_device.hpp"
 #include "tessera/device.hpp"
 
 namespace tessera {
@@ -17,7 +18,11 @@ std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions&
         "or DeviceOptions::maxTiles; docs/limits.md)",
         spec, options.tiles, maxTiles));
   }
-  if (spec == "model") return makeModelDevice(options);
+  if (options.shard && spec != "model") {
+    throw Error(fmt::format("device \"{}\": --shard / DeviceOptions::shard needs the model device",
+                            spec));
+  }
+  if (spec == "model") return options.shard ? makeShardedModelDevice(options) : makeModelDevice(options);
   if (spec == "rtl") return makeRtlDevice(options);
   // Remote devices take their chip parameters from the server, not from options.
   if (spec.starts_with("tcp://")) return link::makeTcpDevice(spec);

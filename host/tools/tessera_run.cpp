@@ -23,6 +23,7 @@
 #include "program_loader.hpp"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
+#include "tessera/shard.hpp"
 
 namespace {
 
@@ -56,7 +57,16 @@ struct Options {
   std::vector<std::string> inputs;   // name=file, host→device streams of a .tess
   std::vector<std::string> outputs;  // name=file, device→host streams of a .tess
   bool unconnectedOk = false;
+  bool shard = false;  // model: tiles split over the MPI ranks (docs/scale-out.md)
 };
+
+// With --shard every rank runs this program and makes the same device calls (they are
+// collective); only rank 0 prints and writes output files. Other ranks print into /dev/null.
+std::FILE* reportStream(std::FILE* f) {
+  if (tessera::shard::rank() == 0) return f;
+  static std::FILE* const devNull = std::fopen("/dev/null", "w");
+  return devNull ? devNull : f;
+}
 
 int tileExitStatus(uint32_t code) {
   const int low = static_cast<int>(code & 0xff);
@@ -80,6 +90,7 @@ void printConsoles(const tessera::Device& device, unsigned tiles, bool prefixed)
     }
   }
   // A console that cannot be written (stdout on a full disk) is an error, not a success.
+  if (tessera::shard::rank() != 0) return;  // every rank asked for the consoles: collective
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
     throw tessera::Error("stdout: write failed (the consoles are lost)");
 }
@@ -98,23 +109,23 @@ void printStats(const tessera::Device& device, unsigned tiles, uint64_t cycles, 
   for (unsigned c = 0; c < 6; ++c) {
     perContext += fmt::format("{}{}", c ? " " : "", sum.contextInstructions[c]);
   }
-  fmt::print(stderr, "cycles:        {}\n", cycles);
-  fmt::print(stderr, "instructions:  {} (per context: {})\n", sum.instructions, perContext);
-  fmt::print(stderr, "IPC:           {:.4f}\n",
+  fmt::print(reportStream(stderr), "cycles:        {}\n", cycles);
+  fmt::print(reportStream(stderr), "instructions:  {} (per context: {})\n", sum.instructions, perContext);
+  fmt::print(reportStream(stderr), "IPC:           {:.4f}\n",
              cycles ? double(sum.instructions) / double(cycles) : 0.0);
-  fmt::print(stderr, "idle slots:    {}\n", sum.idleSlots);
-  fmt::print(stderr, "sync wait:     {} cycles\n", sum.syncWaitCycles);
-  fmt::print(stderr, "exchange:      {} cycles\n", sum.exchangeCycles);
+  fmt::print(reportStream(stderr), "idle slots:    {}\n", sum.idleSlots);
+  fmt::print(reportStream(stderr), "sync wait:     {} cycles\n", sum.syncWaitCycles);
+  fmt::print(reportStream(stderr), "exchange:      {} cycles\n", sum.exchangeCycles);
   if (tiles > 1) {
     for (unsigned t = 0; t < tiles; ++t) {
       const tessera::TileStats s = device.stats(t);
-      fmt::print(stderr,
+      fmt::print(reportStream(stderr),
                  "tile {:4}:     instructions {} idle slots {} sync wait {} exchange {}{}\n", t,
                  s.instructions, s.idleSlots, s.syncWaitCycles, s.exchangeCycles,
                  s.halted ? fmt::format(" exit {}", s.exitCode) : std::string());
     }
   }
-  fmt::print(stderr, "host time:     {:.3f} s ({:.2f} M simulated chip cycles/s)\n", seconds,
+  fmt::print(reportStream(stderr), "host time:     {:.3f} s ({:.2f} M simulated chip cycles/s)\n", seconds,
              seconds > 0 ? double(cycles) / seconds / 1e6 : 0.0);
 }
 
@@ -127,10 +138,10 @@ int exitStatus(const tessera::Device& device, const tessera::RunResult& result, 
       }
       return 0;
     case tessera::StopReason::Trap:
-      fmt::print(stderr, "tessera-run: {}\n", tessera::describeTrap(result.trap));
+      fmt::print(reportStream(stderr), "tessera-run: {}\n", tessera::describeTrap(result.trap));
       return kExitTrap;
     case tessera::StopReason::MaxCycles:
-      fmt::print(stderr,
+      fmt::print(reportStream(stderr),
                  "tessera-run: stopped after {} cycles (--max-cycles) before every tile halted\n",
                  result.cycles);
       return kExitMaxCycles;
@@ -200,6 +211,11 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
       throw tessera::Error(
           fmt::format("--output {}: stream \"{}\" is host-to-device (use --input)", spec, name));
     }
+    // With --shard only rank 0 writes the file; the others take the same data and drop it.
+    if (tessera::shard::rank() != 0) {
+      engine.connectStream(name, [](uint64_t, std::span<uint8_t>) {});
+      continue;
+    }
     auto f =
         std::make_shared<std::fstream>(path, std::ios::out | std::ios::binary | std::ios::trunc);
     if (!*f) throw tessera::Error(fmt::format("{}: cannot create", path));
@@ -239,11 +255,11 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
   if (o.stats) {
     printStats(*device, tiles, result.cycles, seconds);
     const tessera::EngineStats s = engine.stats();
-    fmt::print(stderr, "host syncs:    {} ({} bytes to the device, {} from it)\n", s.hostSyncs,
+    fmt::print(reportStream(stderr), "host syncs:    {} ({} bytes to the device, {} from it)\n", s.hostSyncs,
                s.hostToDeviceBytes, s.deviceToHostBytes);
-    fmt::print(stderr, "host I/O:      {:.6f} s ({:.1f} us per host sync)\n", s.hostIoSeconds,
+    fmt::print(reportStream(stderr), "host I/O:      {:.6f} s ({:.1f} us per host sync)\n", s.hostIoSeconds,
                s.hostSyncs ? s.hostIoSeconds / double(s.hostSyncs) * 1e6 : 0.0);
-    fmt::print(stderr, "prefetch wait: {} host syncs, {:.6f} s; {} bytes not prefetched\n",
+    fmt::print(reportStream(stderr), "prefetch wait: {} host syncs, {:.6f} s; {} bytes not prefetched\n",
                s.prefetchWaits, s.prefetchWaitSeconds, s.prefetchMissBytes);
   }
   return exitStatus(*device, result, tiles);
@@ -256,6 +272,7 @@ int run(const Options& o) {
   options.preset = o.preset;
   options.threads = o.threads;
   options.maxTiles = o.maxTiles;
+  options.shard = o.shard;
   if (!o.vcd.empty() && o.device != "rtl") {
     throw tessera::Error(
         fmt::format("--trace-vcd needs --device rtl (device \"{}\" has no waveforms)", o.device));
@@ -275,7 +292,7 @@ int run(const Options& o) {
   tessera::RunResult result = device->run(o.maxCycles);
   while (result.reason == tessera::StopReason::HostSync ||
          result.reason == tessera::StopReason::SyncBreak) {
-    if (o.stats) fmt::print(stderr, "host sync {}\n", result.hostSyncId);
+    if (o.stats) fmt::print(reportStream(stderr), "host sync {}\n", result.hostSyncId);
     result = device->run(o.maxCycles - result.cycles);  // the limit counts chip cycles in all
   }
   const double seconds =
@@ -328,6 +345,9 @@ int main(int argc, char** argv) {
   app.add_flag("--unconnected-ok", o.unconnectedOk,
                "*.tess: run with unconnected streams (host-to-device get zeros, device-to-host "
                "data is dropped); default: refuse");
+  app.add_flag("--shard", o.shard,
+               "Model: split the chip's tiles over the ranks of an MPI job (run under mpirun; "
+               "docs/scale-out.md)");
   app.add_option("prog.elf", o.elfPath, "The program: an rv32 ELF, or a *.tess executable")
       ->required();
   CLI11_PARSE(app, argc, argv);
@@ -340,9 +360,15 @@ int main(int argc, char** argv) {
   try {
     return run(o);
   } catch (const tessera::Error& e) {
+    // A sharded run ends every rank: the others may be waiting for this one.
+    if (tessera::shard::ranks() > 1) tessera::shard::abortJob("tessera-run", e.what(), kExitBadInput);
     fmt::print(stderr, "tessera-run: {}\n", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {
+    if (tessera::shard::ranks() > 1) {
+      tessera::shard::abortJob("tessera-run", std::string("internal error: ") + e.what(),
+                               kExitBadInput);
+    }
     fmt::print(stderr, "tessera-run: internal error: {}\n", e.what());
     return kExitBadInput;
   }

@@ -128,6 +128,8 @@ struct DeviceOptions {
   unsigned threads = 0;             ///< model: host threads, 0 = one per core
   std::string traceVcd;             ///< rtl only: write a VCD waveform here
   unsigned maxTiles = 0;            ///< refuse more tiles than this; 0 = kDefaultMaxTiles
+  bool shard = false;               ///< model only: split the tiles over the ranks of an MPI job
+                                    ///< (docs/scale-out.md); every rank opens the same device
 };
 
 /// Most tiles openDevice builds unless DeviceOptions::maxTiles allows more: the mk2 chip (1472
