@@ -359,6 +359,11 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
     throw Error(fmt::format("rtl: preset \"{}\" is not available on the rtl device (model only)",
                             options.preset));
   }
+  if (options.noFpu) {
+    throw Error(
+        "rtl: the chip was verilated with the FPU; the integer-only configuration (no FPU) runs "
+        "on the model, on Icarus (rtl/tests/icarus) and on the iCE40 board (docs/bringup.md)");
+  }
   if (options.tileMemBytes != 0 && options.tileMemBytes != kMemBytes) {
     throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
                             kMemBytes, options.tileMemBytes));
