@@ -133,8 +133,12 @@ TEST(Trap, IntegerOnlyTileTrapsOnFInstructions) {
 TEST(Trap, IntegerOnlyTileRunsIntegerCodeWithTheSameCycles) {
   // Same program, same cycles and registers with and without the F extension (a divide makes
   // a long op, a CSR read the cycle counter).
-  const std::vector<uint32_t> prog{addi(a0, zero, 100), addi(a1, zero, 7), div(a2, a0, a1),
-                                   mul(a3, a2, a1),     csrr(a4, kCycle),  kLoadMmioBase,
+  const std::vector<uint32_t> prog{addi(a0, zero, 100),
+                                   addi(a1, zero, 7),
+                                   div(a2, a0, a1),
+                                   mul(a3, a2, a1),
+                                   csrr(a4, kCycle),
+                                   kLoadMmioBase,
                                    kExit};
   std::vector<uint8_t> bytes(prog.size() * 4);
   std::memcpy(bytes.data(), prog.data(), bytes.size());
