@@ -14,6 +14,7 @@ constexpr unsigned kDefaultTiles = 4;  // docs/decisions.md, "Default chip: 4 ti
 constexpr unsigned kMk2Tiles = 1472;
 constexpr uint32_t kMk2MemBytes = 624 * 1024;
 constexpr uint64_t kNoLimit = ~uint64_t{0};
+constexpr bool kHasFpu = TESS_HAS_FPU != 0;  // rtl/params.json HAS_FPU, the RTL build's default
 
 struct Geometry {
   unsigned tiles;
@@ -27,7 +28,7 @@ Geometry geometryOf(const DeviceOptions& options) {
       throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
                               kMk2MemBytes, options.tileMemBytes));
     }
-    return {kMk2Tiles, kMk2MemBytes, !options.noFpu};
+    return {kMk2Tiles, kMk2MemBytes, kHasFpu && !options.noFpu};
   }
   if (options.preset == "ice40") {
     // The board's exact configuration, from the same source as its RTL top.
@@ -46,7 +47,7 @@ Geometry geometryOf(const DeviceOptions& options) {
   }
   return {options.tiles ? options.tiles : kDefaultTiles,
           options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES},
-          !options.noFpu};
+          kHasFpu && !options.noFpu};
 }
 
 unsigned threadsFor(unsigned requested, unsigned tiles) {
