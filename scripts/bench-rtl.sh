@@ -69,7 +69,7 @@ if [ "$run_icarus" = 1 ]; then
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   "$root/rtl/tests/icarus/build.sh" "$work"
-  mem_bytes=$(sed -n 's/.*TILE_MEM_BYTES = 32.h\([0-9a-fA-F]*\);.*/0x\1/p' \
+  mem_bytes=$(sed -n 's/.* TILE_MEM_BYTES = 32.h\([0-9a-fA-F]*\);.*/0x\1/p' \
     "$work/src/tess_params_pkg.sv")
   python3 "$root/rtl/tests/icarus/elf2memh.py" "$icarus_program" "$work/image.memh" "$mem_bytes"
 

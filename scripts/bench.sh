@@ -118,7 +118,7 @@ if [ "$run_icarus" = 1 ]; then
   icarus_program="$bin/wl_int_fp_loop.elf"
   echo "-- Icarus vs Verilator: $(basename "$icarus_program") on tile 0 of the 4-tile chip"
   "$root/rtl/tests/icarus/build.sh" "$work/icarus" > /dev/null
-  mem_bytes=$(sed -n 's/.*TILE_MEM_BYTES = 32.h\([0-9a-fA-F]*\);.*/0x\1/p' \
+  mem_bytes=$(sed -n 's/.* TILE_MEM_BYTES = 32.h\([0-9a-fA-F]*\);.*/0x\1/p' \
     "$work/icarus/src/tess_params_pkg.sv")
   python3 "$root/rtl/tests/icarus/elf2memh.py" "$icarus_program" "$work/image.memh" "$mem_bytes"
   "$build/bench/tile_speed" "${common[@]}" --devices=rtl "$icarus_program" | tee "$work/vl.txt"

@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
 # iCE40 UP5K (iCEBreaker) bitstream of the board top rtl/boards/icebreaker/ with the open flow:
 # Yosys synth_ice40 -> nextpnr-ice40 (--up5k, sg48, pins from the .pcf, 12 MHz target) -> icepack.
+# The chip is the board's reduced configuration, ICE40 in rtl/params.json ("configs": one
+# integer-only tile of 4 KiB), with the iCE40 variant of the RTL (TESS_FPGA, TESS_ICE40: register
+# files read from block RAM on the falling edge); --tiles/--mem-bytes/--fpu override it.
 # Output in build/fpga/ice40/: tessera.bin (program it with `openFPGALoader -b ice40_generic
-# tessera.bin`, docs/bringup.md), yosys.log, nextpnr.log, report.txt (utilisation and Fmax).
+# tessera.bin`, docs/bringup.md), yosys.log, nextpnr.log, report.txt (utilisation and Fmax, or
+# how far the design is from fitting) and modules.md (logic per module, --modules).
 # Fails (non-zero) when the design does not fit or does not route.
+# --modules: also synthesise without flattening (a second Yosys run, a few minutes) and write
+# the per-module table modules.md (LUT4, carries, flip-flops, EBR, DSP of each module's own
+# logic, submodules excluded).
+# --synth-only: stop after Yosys (no place and route).
 # --bridge-only: the short form for the regular test run: synth_ice40 of the UART link bridge and
 # UARTs alone (no chip, no place and route); fails unless the bridge's buffers map to block RAM
 # and its logic fits the UP5K (5280 logic cells; it needs about 3000 LUT4 today).
-# Usage: scripts/fpga-ice40.sh [--tiles N] [--mem-bytes N] [--bridge-only]
+# Usage: scripts/fpga-ice40.sh [--tiles N] [--mem-bytes N] [--fpu] [--modules] [--synth-only]
+#                              [--bridge-only]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FPGA_OUT:-${BUILD_DIR:-$root/build}/fpga/ice40}
-tiles=1
-mem=16384
+tiles=""
+mem=""
+fpu=""
+modules=0
+synth_only=0
 bridge_only=0
+usage="usage: $0 [--tiles N] [--mem-bytes N] [--fpu] [--modules] [--synth-only] [--bridge-only]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles=$2; shift 2 ;;
     --mem-bytes) mem=$2; shift 2 ;;
+    --fpu) fpu=1; shift ;;
+    --modules) modules=1; shift ;;
+    --synth-only) synth_only=1; shift ;;
     --bridge-only) bridge_only=1; shift ;;
-    *) echo "usage: $0 [--tiles N] [--mem-bytes N] [--bridge-only]" >&2; exit 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 for tool in yosys nextpnr-ice40 icepack; do
@@ -28,6 +44,16 @@ done
 mkdir -p "$out"
 mapfile -t srcs < <("$root/scripts/rtl-sources.sh" "$out/gen")
 board="$root/rtl/boards/icebreaker"
+# The ICE40 configuration of rtl/params.json, from the package rtl-sources.sh just generated.
+pkg_value() {
+  local hex
+  hex=$(sed -n "s/.* $1 = 32'h\([0-9a-fA-F]*\);.*/\1/p" "$out/gen/tess_params_pkg.sv")
+  [ -n "$hex" ] || { echo "fpga-ice40: $1 missing from rtl/params.json" >&2; exit 1; }
+  echo $((16#$hex))
+}
+tiles=${tiles:-$(pkg_value ICE40_NUM_TILES)}
+mem=${mem:-$(pkg_value ICE40_TILE_MEM_BYTES)}
+fpu=${fpu:-$(pkg_value ICE40_HAS_FPU)}
 if [ "$bridge_only" = 1 ]; then
   echo "== yosys synth_ice40 of tess_link_bridge (iCEBreaker sizes)"
   yosys -q -l "$out/bridge.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]}; \
@@ -44,21 +70,37 @@ if [ "$bridge_only" = 1 ]; then
   fi
   exit 0
 fi
-echo "== yosys synth_ice40 ($tiles tiles, $mem bytes per tile)"
-yosys -q -l "$out/yosys.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]} \
+fpu_label=$([ "$fpu" = 1 ] && echo "with FPU" || echo "integer-only")
+echo "== yosys synth_ice40 ($tiles tile(s), $mem bytes per tile, $fpu_label)"
+read_cmd="read_verilog -sv -DTESS_FPGA -DTESS_ICE40 -I$root/rtl/core ${srcs[*]} \
     $board/tess_board_icebreaker.sv; \
-    chparam -set NumTiles $tiles -set MemBytes $mem tess_board_icebreaker; \
+    chparam -set NumTiles $tiles -set MemBytes $mem -set HasFpu $fpu tess_board_icebreaker"
+start=$(date +%s)
+yosys -q -l "$out/yosys.log" -p "$read_cmd; \
     synth_ice40 -dsp -top tess_board_icebreaker -json $out/tessera.json; \
     tee -o $out/yosys_stat.txt stat" >/dev/null 2>"$out/yosys.warnings" ||
   { echo "fpga-ice40: Yosys FAILED (see $out/yosys.log)" >&2; exit 1; }
-python3 "$root/scripts/fpga-resources.py" "$out/yosys_stat.txt" |
-  awk -F'\t' '{print "yosys: " $1 " LUT4, " $2 " FFs, block RAM " $4 ", " $5 " DSP"}' | tee "$out/report.txt"
+{
+  echo "configuration: $tiles tile(s) x $mem bytes, $fpu_label (rtl/params.json ICE40 unless overridden)"
+  python3 "$root/scripts/fpga-resources.py" "$out/yosys_stat.txt" |
+    awk -F'\t' '{print "yosys: " $1 " LUT4, " $2 " FFs, block RAM " $4 ", " $5 " DSP"}'
+  echo "yosys seconds: $(( $(date +%s) - start ))"
+} | tee "$out/report.txt"
+if [ "$modules" = 1 ]; then
+  echo "== yosys synth_ice40 -noflatten (per-module table)"
+  yosys -q -l "$out/yosys_modules.log" -p "$read_cmd; \
+      synth_ice40 -dsp -noflatten -top tess_board_icebreaker; \
+      tee -o $out/yosys_modules_stat.txt stat" >/dev/null 2>>"$out/yosys.warnings" ||
+    { echo "fpga-ice40: Yosys -noflatten FAILED (see $out/yosys_modules.log)" >&2; exit 1; }
+  python3 "$root/scripts/fpga-ice40-modules.py" "$out/yosys_modules_stat.txt" | tee "$out/modules.md"
+fi
+[ "$synth_only" = 1 ] && exit 0
 echo "== nextpnr-ice40 --up5k --package sg48"
 if ! nextpnr-ice40 --up5k --package sg48 --pcf "$board/tess_board_icebreaker.pcf" \
      --json "$out/tessera.json" --asc "$out/tessera.asc" --freq 12 -l "$out/nextpnr.log" \
      >/dev/null 2>&1; then
-  grep -E "ERROR|Device utilisation|ICESTORM_LC|ICESTORM_RAM|SB_SPRAM" "$out/nextpnr.log" | head -20 |
-    tee -a "$out/report.txt"
+  grep -E "ERROR|Device utilisation|ICESTORM_LC|ICESTORM_RAM|ICESTORM_DSP|ICESTORM_SPRAM" \
+    "$out/nextpnr.log" | head -20 | tee -a "$out/report.txt"
   echo "fpga-ice40: FAILED: the design does not fit or route (see $out/nextpnr.log)" >&2
   exit 1
 fi

@@ -121,6 +121,27 @@ DecodedInsn decodeSystem(DecodedInsn d, uint32_t insn) {
 
 }  // namespace
 
+DecodedInsn decodeInsn(uint32_t insn, bool hasFpu) {
+  const DecodedInsn d = decodeInsn(insn);
+  if (hasFpu) return d;
+  switch (bits(insn, 6, 0)) {
+    case 0x07:  // LOAD-FP
+    case 0x27:  // STORE-FP
+    case 0x43:  // MADD
+    case 0x47:  // MSUB
+    case 0x4b:  // NMSUB
+    case 0x4f:  // NMADD
+    case 0x53:  // OP-FP
+      return {};
+    default:
+      break;
+  }
+  const bool csrOp = d.op == Op::Csrrw || d.op == Op::Csrrs || d.op == Op::Csrrc ||
+                     d.op == Op::Csrrwi || d.op == Op::Csrrsi || d.op == Op::Csrrci;
+  if (csrOp && d.imm >= 1 && d.imm <= 3) return {};  // fflags, frm, fcsr
+  return d;
+}
+
 bool csrExists(uint32_t csr) {
   switch (csr) {
     case 0x001:

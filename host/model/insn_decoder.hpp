@@ -115,6 +115,11 @@ struct DecodedInsn {
 /// Decode one instruction word; never fails (unknown encodings give Op::Illegal).
 DecodedInsn decodeInsn(uint32_t insn);
 
+/// Decode for a tile with or without the F extension: with hasFpu false (integer-only tile,
+/// rtl/params.json HAS_FPU = 0) every F instruction and every fflags/frm/fcsr access is
+/// Op::Illegal, as in the RTL decoder.
+DecodedInsn decodeInsn(uint32_t insn, bool hasFpu);
+
 /// True if the CSR number exists (docs/tile.md, "CSRs").
 bool csrExists(uint32_t csr);
 

@@ -14,10 +14,12 @@ constexpr unsigned kDefaultTiles = 4;  // docs/decisions.md, "Default chip: 4 ti
 constexpr unsigned kMk2Tiles = 1472;
 constexpr uint32_t kMk2MemBytes = 624 * 1024;
 constexpr uint64_t kNoLimit = ~uint64_t{0};
+constexpr bool kHasFpu = TESS_HAS_FPU != 0;  // rtl/params.json HAS_FPU, the RTL build's default
 
 struct Geometry {
   unsigned tiles;
   uint32_t memBytes;
+  bool hasFpu;
 };
 
 Geometry geometryOf(const DeviceOptions& options) {
@@ -26,13 +28,26 @@ Geometry geometryOf(const DeviceOptions& options) {
       throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
                               kMk2MemBytes, options.tileMemBytes));
     }
-    return {kMk2Tiles, kMk2MemBytes};
+    return {kMk2Tiles, kMk2MemBytes, kHasFpu && !options.noFpu};
+  }
+  if (options.preset == "ice40") {
+    // The board's exact configuration, from the same source as its RTL top.
+    if ((options.tiles != 0 && options.tiles != TESS_ICE40_NUM_TILES) ||
+        (options.tileMemBytes != 0 && options.tileMemBytes != TESS_ICE40_TILE_MEM_BYTES)) {
+      throw Error(fmt::format(
+          "model device: preset ice40 has {} tile(s) of {} bytes, not {} tile(s) of {} bytes",
+          TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES, options.tiles, options.tileMemBytes));
+    }
+    return {TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES,
+            TESS_ICE40_HAS_FPU != 0 && !options.noFpu};
   }
   if (!options.preset.empty()) {
-    throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\")", options.preset));
+    throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\", \"ice40\")",
+                            options.preset));
   }
   return {options.tiles ? options.tiles : kDefaultTiles,
-          options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES}};
+          options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES},
+          kHasFpu && !options.noFpu};
 }
 
 unsigned threadsFor(unsigned requested, unsigned tiles) {
@@ -52,8 +67,11 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
   }
   const Geometry g = geometryOf(options);
   memBytes_ = g.memBytes;
+  hasFpu_ = g.hasFpu;
   tiles_.reserve(g.tiles);
-  for (unsigned t = 0; t < g.tiles; ++t) tiles_.emplace_back(TileConfig{t, g.tiles, memBytes_});
+  for (unsigned t = 0; t < g.tiles; ++t) {
+    tiles_.emplace_back(TileConfig{t, g.tiles, memBytes_, hasFpu_});
+  }
   slots_.resize(g.tiles);
   records_.resize(g.tiles);
   bus_.resize(g.tiles);
@@ -62,7 +80,8 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
 }
 
 ChipInfo ModelDevice::info() const {
-  return ChipInfo{static_cast<unsigned>(tiles_.size()), memBytes_, TileModel::kContexts, "model"};
+  return ChipInfo{static_cast<unsigned>(tiles_.size()), memBytes_, TileModel::kContexts, "model",
+                  hasFpu_};
 }
 
 void ModelDevice::reset() {

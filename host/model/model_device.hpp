@@ -27,7 +27,8 @@ namespace tessera::model {
 /// A chip of TileModels with sync and exchange (docs/chip.md).
 class ModelDevice : public Device {
  public:
-  /// Tiles and memory per tile: options.preset "mk2" = 1472 x 638,976 bytes; else options.tiles
+  /// Tiles and memory per tile: options.preset "mk2" = 1472 x 638,976 bytes, "ice40" = the iCE40
+  /// board (rtl/params.json config ICE40: 1 integer-only tile of 4 KiB); else options.tiles
   /// (0 = 4, docs/decisions.md) of options.tileMemBytes (0 = TESS_TILE_MEM_BYTES).
   explicit ModelDevice(const DeviceOptions& options);
 
@@ -96,6 +97,7 @@ class ModelDevice : public Device {
   void routeRecords();
 
   uint32_t memBytes_;
+  bool hasFpu_ = true;  // false: integer-only tiles (DeviceOptions::noFpu, preset ice40)
   std::vector<TileModel> tiles_;
   std::vector<TileSlot> slots_;
   std::vector<std::vector<RetireRecord>> records_;

@@ -359,6 +359,11 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
     throw Error(fmt::format("rtl: preset \"{}\" is not available on the rtl device (model only)",
                             options.preset));
   }
+  if (options.noFpu && TESS_HAS_FPU != 0) {
+    throw Error(
+        "rtl: the chip was verilated with the FPU; the integer-only configuration (no FPU) runs "
+        "on the model, on Icarus (rtl/tests/icarus) and on the iCE40 board (docs/bringup.md)");
+  }
   if (options.tileMemBytes != 0 && options.tileMemBytes != kMemBytes) {
     throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
                             kMemBytes, options.tileMemBytes));
@@ -384,7 +389,9 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
 
 RtlDevice::~RtlDevice() = default;
 
-ChipInfo RtlDevice::info() const { return ChipInfo{impl_->tiles(), kMemBytes, kContexts, "rtl"}; }
+ChipInfo RtlDevice::info() const {
+  return ChipInfo{impl_->tiles(), kMemBytes, kContexts, "rtl", TESS_HAS_FPU != 0};
+}
 
 void RtlDevice::reset() { impl_->reset(); }
 

@@ -43,6 +43,7 @@ struct Options {
   std::string programs = TESSERA_SW_BIN_DIR;
   uint32_t marchBytes = 0;  // 0 = the whole tile memory
   bool noFpu = false;
+  std::string preset;  // model: "ice40" = the iCE40 board's configuration
 };
 
 /// What a step found: pass, or fail with what and a hint where to look.
@@ -116,7 +117,14 @@ class Bringup {
     dev_.reset();
     tessera::DeviceOptions d;
     d.tiles = opt_.tiles;
+    d.preset = opt_.preset;
     dev_ = tessera::openDevice(opt_.device, d);
+    // The programs are linked for the default tile memory; a tile of the iCE40 board's size
+    // (4 KiB) runs the *_ice40.elf builds of the integer programs (sw/tests/isa/CMakeLists.txt)
+    // and has no sync program small enough.
+    const uint32_t mem = dev_->info().tileMemBytes;
+    small_ = mem < TESS_TILE_MEM_BYTES && mem == TESS_ICE40_TILE_MEM_BYTES;
+    suffix_ = small_ ? "_ice40" : "";
     return dev_;
   }
 
@@ -315,20 +323,29 @@ class Bringup {
   }
 
   Outcome sync() {
+    if (small_) {
+      return {
+          true,
+          fmt::format("skipped: no sync program fits {} bytes per tile", dev_->info().tileMemBytes),
+          ""};
+    }
     return programs({"chip_sync_timing.elf"}, true,
                     "exit 60..62: tiles resumed on different cycles or late: the sync "
                     "controller's release or SYNC_LATENCY differs from the host's build");
   }
 
   Outcome integer() {
-    return programs(
-        {"isa_rv32i_alu.elf", "isa_rv32i_branch.elf", "isa_rv32i_mem.elf", "isa_rv32m.elf"}, false,
-        "the exit code is the number of the failed check in sw/tests/isa/<program>.S; "
-        "a trap at pc 0: the program did not load");
+    return programs({"isa_rv32i_alu" + suffix_ + ".elf", "isa_rv32i_branch" + suffix_ + ".elf",
+                     "isa_rv32i_mem" + suffix_ + ".elf", "isa_rv32m" + suffix_ + ".elf"},
+                    false,
+                    "the exit code is the number of the failed check in sw/tests/isa/<program>.S; "
+                    "a trap at pc 0: the program did not load");
   }
 
   Outcome fpu() {
     if (opt_.noFpu) return {true, "skipped (--no-fpu)", ""};
+    if (!dev_->info().hasFpu) return {true, "skipped: integer-only tiles (no FPU)", ""};
+    if (small_) return {false, "no FPU program fits 4 KiB", "use --no-fpu on this board"};
     return programs({"isa_rv32f_arith.elf", "isa_rv32f_misc.elf"}, false,
                     "illegal instruction: the build has no FPU (use --no-fpu); another exit code: "
                     "the failed check in sw/tests/isa/<program>.S");
@@ -337,7 +354,8 @@ class Bringup {
   Outcome cycles() {
     Device& dev = *dev_;
     RunResult whole;
-    std::string err = runProgram("isa_rv32i_alu.elf", false, &whole);
+    const std::string alu = "isa_rv32i_alu" + suffix_ + ".elf";
+    std::string err = runProgram(alu, false, &whole);
     if (!err.empty()) return fail(err, "see the integer step");
     const uint64_t total = whole.cycles;
     if (total < 100)
@@ -350,7 +368,7 @@ class Bringup {
                   "tile and chip cycle counters disagree");
     // The same program in two parts stops exactly at the limit and ends on the same cycle.
     dev.reset();
-    tessera::loadProgram(dev, opt_.programs + "/isa_rv32i_alu.elf", 0);
+    tessera::loadProgram(dev, opt_.programs + "/" + alu, 0);
     for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
     const uint64_t half = total / 2;
     const RunResult first = dev.run(half);
@@ -374,6 +392,8 @@ class Bringup {
  private:
   Options opt_;
   std::unique_ptr<Device> dev_;
+  bool small_ = false;  // the iCE40 board's tile memory: programs linked for it
+  std::string suffix_;  // "_ice40" then
 };
 
 }  // namespace
@@ -389,6 +409,8 @@ int main(int argc, char** argv) {
   app.add_option("--march-bytes", opt.marchBytes,
                  "bytes of each tile the memory march covers (0 = all of it)");
   app.add_flag("--no-fpu", opt.noFpu, "the build has no FPU: skip the FPU step");
+  app.add_option("--preset", opt.preset,
+                 "model: chip preset (ice40 = the iCE40 board's integer-only 4 KiB tile)");
   app.footer("Exit status: 0 every step passed, 1 a step failed, 2 usage error.");
   try {
     app.parse(argc, argv);

@@ -51,6 +51,7 @@ struct Options {
   std::string elfPath;
   unsigned tiles = 0;
   std::string preset;
+  bool noFpu = false;
   unsigned threads = 0;
   unsigned maxTiles = 0;
   bool allTiles = false;
@@ -270,6 +271,7 @@ int run(const Options& o) {
   options.traceVcd = o.vcd;
   options.tiles = o.tiles;  // 0 = the backend's default chip (docs/decisions.md: 4 tiles)
   options.preset = o.preset;
+  options.noFpu = o.noFpu;
   options.threads = o.threads;
   options.maxTiles = o.maxTiles;
   options.shard = o.shard;
@@ -332,7 +334,11 @@ int main(int argc, char** argv) {
                "tile, host syncs and host speed on stderr");
   app.add_option("--trace-vcd", o.vcd, "Write a VCD waveform (rtl device only)");
   app.add_option("--tiles", o.tiles, "Tiles in the chip (default: the device's default, 4)");
-  app.add_option("--preset", o.preset, "Chip preset: mk2 = 1472 tiles x 624 KiB (model only)");
+  app.add_option("--preset", o.preset,
+                 "Chip preset: mk2 = 1472 tiles x 624 KiB, ice40 = the iCE40 board's reduced "
+                 "configuration (1 integer-only tile, 4 KiB; rtl/params.json); model only");
+  app.add_flag("--no-fpu", o.noFpu,
+               "Model: integer-only tiles, F instructions trap as illegal (as on the iCE40 board)");
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
   app.add_option("--max-tiles", o.maxTiles,
                  "Refuse chips with more tiles than this (default 1472, docs/limits.md)");

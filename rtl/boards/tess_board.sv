@@ -7,6 +7,7 @@
 module tess_board #(
   parameter int NumTiles     = 1,
   parameter int MemBytes     = 65536,
+  parameter bit HasFpu       = tess_params_pkg::HAS_FPU != 0,
   parameter int ClkPerBit    = 104,
   parameter int CyclesPerMs  = 12000,
   parameter int MaxPayload   = 1024,
@@ -126,7 +127,8 @@ module tess_board #(
 
   tess_chip #(
     .NumTiles (NumTiles),
-    .MemBytes (MemBytes)
+    .MemBytes (MemBytes),
+    .HasFpu   (HasFpu)
   ) u_chip (
     .clk_i           (clk_i),
     .rst_ni          (chip_rst_n),

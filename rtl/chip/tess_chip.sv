@@ -33,6 +33,7 @@
 module tess_chip #(
   parameter int NumTiles = tess_params_pkg::NUM_TILES,
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
+  parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only tiles (tess_core)
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
   localparam int Tw = (NumTiles > 1) ? $clog2(NumTiles) : 1,
   localparam int Aw = $clog2(MemBytes / 4)
@@ -463,7 +464,8 @@ module tess_chip #(
 
     tess_tile #(
       .MemBytes (MemBytes),
-      .NumTiles (NumTiles)
+      .NumTiles (NumTiles),
+      .HasFpu   (HasFpu)
     ) u_tile (
       .clk_i           (t_clk),
       .rst_ni          (rst_n),

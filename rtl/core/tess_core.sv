@@ -21,6 +21,7 @@
 module tess_core #(
   parameter int MemBytes = 65536,
   parameter int NumTiles = 1,
+  parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only (tess_decoder)
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
   localparam int Aw       = $clog2(MemBytes / 4)
 ) (
@@ -234,7 +235,9 @@ module tess_core #(
 
   assign id_insn = (id_pass_q != 3'd0) ? lop_insn_q[id_ctx_q] : imem_rdata_i;
 
-  tess_decoder u_decoder (
+  tess_decoder #(
+    .HasFpu (HasFpu)
+  ) u_decoder (
     .insn_i (id_insn),
     .frm_i  (id_frm),
     .dec_o  (id_dec)
@@ -269,27 +272,37 @@ module tess_core #(
     .wdata_b_i (run_arg)
   );
 
-  tess_regfile #(
-    .Contexts (Contexts),
-    .ZeroReg  (1'b0)
-  ) u_fregs (
-    .clk_i     (clk_i),
-    .rst_ni    (rst_ni),
-    .rctx_i    (id_ctx_q),
-    .raddr_a_i (id_insn[19:15]),
-    .raddr_b_i (id_insn[24:20]),
-    .raddr_c_i (id_insn[31:27]),
-    .rdata_a_o (id_fs1),
-    .rdata_b_o (id_fs2),
-    .rdata_c_o (id_fs3),
-    .we_a_i    (frf_we),
-    .wctx_a_i  (wb_q.ctx),
-    .waddr_a_i (wb_q.rd),
-    .wdata_a_i (wb_value),
-    .we_b_i    (1'b0),
-    .wctx_b_i  (3'd0),
-    .wdata_b_i (32'd0)
-  );
+  // The FP register file and units exist only with HasFpu; without them F instructions are
+  // illegal (tess_decoder), so nothing reads the FP operands or the FP result queues.
+  if (HasFpu) begin : g_fregs
+    tess_regfile #(
+      .Contexts (Contexts),
+      .ZeroReg  (1'b0)
+    ) u_fregs (
+      .clk_i     (clk_i),
+      .rst_ni    (rst_ni),
+      .rctx_i    (id_ctx_q),
+      .raddr_a_i (id_insn[19:15]),
+      .raddr_b_i (id_insn[24:20]),
+      .raddr_c_i (id_insn[31:27]),
+      .rdata_a_o (id_fs1),
+      .rdata_b_o (id_fs2),
+      .rdata_c_o (id_fs3),
+      .we_a_i    (frf_we),
+      .wctx_a_i  (wb_q.ctx),
+      .waddr_a_i (wb_q.rd),
+      .wdata_a_i (wb_value),
+      .we_b_i    (1'b0),
+      .wctx_b_i  (3'd0),
+      .wdata_b_i (32'd0)
+    );
+  end else begin : g_no_fregs
+    logic       unused_frf_we;
+    assign unused_frf_we = frf_we;
+    assign id_fs1 = '0;
+    assign id_fs2 = '0;
+    assign id_fs3 = '0;
+  end
 
   always_comb begin
     ex_valid_d = id_valid_q;
@@ -570,70 +583,80 @@ module tess_core #(
   // ---------------------------------------------------------------------------------------------
   // FP units: inputs in EX, results 3 cycles later in WB
   // ---------------------------------------------------------------------------------------------
-  logic        fpu_valid_out;
-  logic [31:0] fpu_result;
-  logic [4:0]  fpu_flags;
-  logic        ds_valid_out;
-  logic [2:0]  unused_ds_ctx;
-  logic [31:0] ds_result;
-  logic [4:0]  ds_flags;
   logic [36:0] fpu_q_out, ds_q_out;
 
-  tess_fpu u_fpu (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .valid_i  (commit && (dec.res_sel == tess_core_pkg::RES_FPU)),
-    .op_i     (dec.fpu_op),
-    .rm_i     (dec.rm),
-    .a_i      (dec.fpu_a_int ? ex_rs1_q : ex_fs1_q),
-    .b_i      (ex_fs2_q),
-    .c_i      (ex_fs3_q),
-    .valid_o  (fpu_valid_out),
-    .result_o (fpu_result),
-    .fflags_o (fpu_flags)
-  );
+  if (HasFpu) begin : g_fpu
+    logic        fpu_valid_out;
+    logic [31:0] fpu_result;
+    logic [4:0]  fpu_flags;
+    logic        ds_valid_out;
+    logic [2:0]  unused_ds_ctx;
+    logic [31:0] ds_result;
+    logic [4:0]  ds_flags;
 
-  tess_fpu_divsqrt #(
-    .Contexts (Contexts)
-  ) u_fpu_divsqrt (
-    .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .pass_i     (commit && (dec.res_sel == tess_core_pkg::RES_FDIV)),
-    .pass_idx_i (ex_pass_q),
-    .ctx_i      (ex_ctx_q),
-    .sqrt_i     (dec.fpu_op == tess_pkg::FPU_SQRT),
-    .rm_i       (dec.rm),
-    .a_i        (ex_fs1_q),
-    .b_i        (ex_fs2_q),
-    .valid_o    (ds_valid_out),
-    .ctx_o      (unused_ds_ctx),
-    .result_o   (ds_result),
-    .fflags_o   (ds_flags)
-  );
+    tess_fpu u_fpu (
+      .clk_i    (clk_i),
+      .rst_ni   (rst_ni),
+      .valid_i  (commit && (dec.res_sel == tess_core_pkg::RES_FPU)),
+      .op_i     (dec.fpu_op),
+      .rm_i     (dec.rm),
+      .a_i      (dec.fpu_a_int ? ex_rs1_q : ex_fs1_q),
+      .b_i      (ex_fs2_q),
+      .c_i      (ex_fs3_q),
+      .valid_o  (fpu_valid_out),
+      .result_o (fpu_result),
+      .fflags_o (fpu_flags)
+    );
 
-  tess_result_queue #(
-    .Width (37),
-    .Depth (4)
-  ) u_fpu_queue (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .push_i (fpu_valid_out),
-    .data_i ({fpu_flags, fpu_result}),
-    .pop_i  (advance && wb_q.valid && (wb_q.res_sel == tess_core_pkg::RES_FPU)),
-    .data_o (fpu_q_out)
-  );
+    tess_fpu_divsqrt #(
+      .Contexts (Contexts)
+    ) u_fpu_divsqrt (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .pass_i     (commit && (dec.res_sel == tess_core_pkg::RES_FDIV)),
+      .pass_idx_i (ex_pass_q),
+      .ctx_i      (ex_ctx_q),
+      .sqrt_i     (dec.fpu_op == tess_pkg::FPU_SQRT),
+      .rm_i       (dec.rm),
+      .a_i        (ex_fs1_q),
+      .b_i        (ex_fs2_q),
+      .valid_o    (ds_valid_out),
+      .ctx_o      (unused_ds_ctx),
+      .result_o   (ds_result),
+      .fflags_o   (ds_flags)
+    );
 
-  tess_result_queue #(
-    .Width (37),
-    .Depth (4)
-  ) u_ds_queue (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .push_i (ds_valid_out),
-    .data_i ({ds_flags, ds_result}),
-    .pop_i  (advance && wb_q.valid && (wb_q.res_sel == tess_core_pkg::RES_FDIV)),
-    .data_o (ds_q_out)
-  );
+    tess_result_queue #(
+      .Width (37),
+      .Depth (4)
+    ) u_fpu_queue (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .push_i (fpu_valid_out),
+      .data_i ({fpu_flags, fpu_result}),
+      .pop_i  (advance && wb_q.valid && (wb_q.res_sel == tess_core_pkg::RES_FPU)),
+      .data_o (fpu_q_out)
+    );
+
+    tess_result_queue #(
+      .Width (37),
+      .Depth (4)
+    ) u_ds_queue (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .push_i (ds_valid_out),
+      .data_i ({ds_flags, ds_result}),
+      .pop_i  (advance && wb_q.valid && (wb_q.res_sel == tess_core_pkg::RES_FDIV)),
+      .data_o (ds_q_out)
+    );
+  end else begin : g_no_fpu
+    logic [31:0] unused_fp_ops;
+    logic [8:0]  unused_fp_ctl;
+    assign unused_fp_ops = ex_fs1_q ^ ex_fs2_q ^ ex_fs3_q;
+    assign unused_fp_ctl = {dec.fpu_op, dec.rm, dec.fpu_a_int};
+    assign fpu_q_out = '0;
+    assign ds_q_out  = '0;
+  end
 
   // ---------------------------------------------------------------------------------------------
   // M1: load data. The SRAM read data register is shared with the host port, so a load caught

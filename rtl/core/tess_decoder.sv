@@ -2,9 +2,13 @@
 // decoded_t (tess_core_types.svh), with every illegal-instruction check of docs/tile.md (unknown
 // opcodes and funct fields, custom-0/1, privileged SYSTEM words, reserved rounding modes, unknown
 // CSRs and writes to read-only CSRs). Purely combinational; used in the ID stage.
+// HasFpu = 0 (integer-only tile, rtl/params.json HAS_FPU): every F instruction (FLW, FSW, the
+// fused multiply-adds, OP-FP) and the fflags/frm/fcsr CSRs are illegal instructions.
 `include "tess_core_types.svh"
 
-module tess_decoder (
+module tess_decoder #(
+  parameter bit HasFpu = 1'b1
+) (
   input  logic [31:0] insn_i,
   input  logic [2:0]  frm_i,   // the issuing context's frm, for DYN rounding
   output decoded_t    dec_o
@@ -41,7 +45,10 @@ module tess_decoder (
     csr_known     = 1'b1;
     csr_read_only = 1'b1;
     unique case (insn_i[31:20])
-      12'h001, 12'h002, 12'h003: csr_read_only = 1'b0;
+      12'h001, 12'h002, 12'h003: begin
+        csr_known     = HasFpu;
+        csr_read_only = 1'b0;
+      end
       12'hc00, 12'hc80, 12'hc02, 12'hc82,
       CsrTileId, CsrContextId, CsrNumTiles, CsrMemBytes: csr_read_only = 1'b1;
       default: csr_known = 1'b0;
@@ -296,6 +303,15 @@ module tess_decoder (
       end
       default: dec_o.illegal = 1'b1;
     endcase
+
+    if (!HasFpu) begin
+      unique case (opcode)
+        tess_core_pkg::OPC_LOAD_FP, tess_core_pkg::OPC_STORE_FP, tess_core_pkg::OPC_MADD,
+        tess_core_pkg::OPC_MSUB, tess_core_pkg::OPC_NMSUB, tess_core_pkg::OPC_NMADD,
+        tess_core_pkg::OPC_OP_FP: dec_o.illegal = 1'b1;
+        default: ;
+      endcase
+    end
 
     // An illegal instruction has no other effect.
     if (dec_o.illegal) begin

@@ -9,7 +9,8 @@
 // register says whether it has been written since reset, and an unwritten register reads 0.
 // Port b writes a side register per context instead of the memory; it overrides PortBReg of
 // that context until port a writes the register again.
-// Latency: reads combinational, writes visible after the clock edge.
+// Latency: reads combinational, writes visible after the clock edge. With TESS_ICE40 (the iCE40
+// flow, scripts/fpga-ice40.sh) the reads come from block RAM on the falling edge: same timing.
 module tess_regfile #(
   parameter int Contexts = 6,
   parameter bit ZeroReg  = 1'b1,
@@ -76,9 +77,26 @@ module tess_regfile #(
   end
 
   logic [31:0] mem_a, mem_b, mem_c;
+`ifdef TESS_ICE40
+  // iCE40: no LUT RAM, and block RAM reads are synchronous. The read ports are registered on
+  // the falling clock edge (one block-RAM copy per port, SB_RAM40_4KNR), so their data is there
+  // in the second half of the same cycle: the same cycle behaviour as the combinational read,
+  // because the read addresses come from registers and writes happen on the rising edge. Costs
+  // half a clock period for the read; the ID-stage logic after it has the other half.
+  logic [31:0] rd_a_q, rd_b_q, rd_c_q;
+  always_ff @(negedge clk_i) begin
+    rd_a_q <= mem[ridx_a];
+    rd_b_q <= mem[ridx_b];
+    rd_c_q <= mem[ridx_c];
+  end
+  assign mem_a = written_q[ridx_a] ? rd_a_q : 32'd0;
+  assign mem_b = written_q[ridx_b] ? rd_b_q : 32'd0;
+  assign mem_c = written_q[ridx_c] ? rd_c_q : 32'd0;
+`else
   assign mem_a = written_q[ridx_a] ? mem[ridx_a] : 32'd0;
   assign mem_b = written_q[ridx_b] ? mem[ridx_b] : 32'd0;
   assign mem_c = written_q[ridx_c] ? mem[ridx_c] : 32'd0;
+`endif
 
   if (PortB) begin : g_port_b
     // Side register of PortBReg per context, valid until port a writes that register.

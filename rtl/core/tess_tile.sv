@@ -30,6 +30,7 @@
 module tess_tile #(
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter int NumTiles = 1,
+  parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only core (tess_core)
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
   localparam int Aw       = $clog2(MemBytes / 4),
   localparam int Bw       = (NumTiles > 1) ? $clog2(NumTiles) : 1
@@ -143,7 +144,8 @@ module tess_tile #(
 
   tess_core #(
     .MemBytes (MemBytes),
-    .NumTiles (NumTiles)
+    .NumTiles (NumTiles),
+    .HasFpu   (HasFpu)
   ) u_core (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

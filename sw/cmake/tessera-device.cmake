@@ -30,6 +30,9 @@ file(READ ${_tess_params_h} _tess_params)
 string(REGEX MATCH "#define TESS_TILE_MEM_BYTES TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
 math(EXPR TESSERA_MEM_BYTES "${CMAKE_MATCH_1}" OUTPUT_FORMAT DECIMAL)
 set(TESSERA_MEM_BYTES ${TESSERA_MEM_BYTES} CACHE STRING "Tile memory size the programs are linked for")
+# The iCE40 board's tile memory (rtl/params.json, configs: ICE40), for programs built for it.
+string(REGEX MATCH "#define TESS_ICE40_TILE_MEM_BYTES TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
+math(EXPR TESSERA_ICE40_MEM_BYTES "${CMAKE_MATCH_1}" OUTPUT_FORMAT DECIMAL)
 
 set(TESSERA_LINKER_SCRIPT ${TESSERA_SW_DIR}/runtime/link.ld)
 
@@ -43,8 +46,10 @@ add_library(tessera_crt0 OBJECT ${TESSERA_SW_DIR}/runtime/crt0.S)
 target_include_directories(tessera_crt0 PRIVATE ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
 
 # Build NAME.elf from SOURCES (C, C++ or assembly with .S) with crt0, the runtime and link.ld.
+# MEM_BYTES, SUP_STACK and WORKER_STACK (optional) link it for another tile memory size and
+# stack sizes (default TESSERA_MEM_BYTES, 4096 and 2048; link.ld).
 function(tessera_add_program)
-  cmake_parse_arguments(ARG "" "NAME" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;MEM_BYTES;SUP_STACK;WORKER_STACK" "SOURCES" ${ARGN})
   if(NOT ARG_NAME OR NOT ARG_SOURCES)
     message(FATAL_ERROR "tessera_add_program needs NAME and SOURCES")
   endif()
@@ -53,6 +58,17 @@ function(tessera_add_program)
   target_link_libraries(${ARG_NAME} PRIVATE tessera_rt)
   # Programs print their own name (e.g. "isa_rv32i ok"), so the name is given once, here.
   target_compile_definitions(${ARG_NAME} PRIVATE TESS_PROGRAM_NAME="${ARG_NAME}")
+  if(NOT ARG_MEM_BYTES)
+    set(ARG_MEM_BYTES ${TESSERA_MEM_BYTES})
+  endif()
+  set(_stacks)
+  if(ARG_SUP_STACK)
+    list(APPEND _stacks -Wl,--defsym=__tess_sup_stack_size=${ARG_SUP_STACK})
+  endif()
+  if(ARG_WORKER_STACK)
+    list(APPEND _stacks -Wl,--defsym=__tess_worker_stack_size=${ARG_WORKER_STACK})
+  endif()
   target_link_options(${ARG_NAME} PRIVATE -T ${TESSERA_LINKER_SCRIPT}
-                      -Wl,--defsym=__tess_mem_size=${TESSERA_MEM_BYTES} -Wl,-Map=${ARG_NAME}.map)
+                      -Wl,--defsym=__tess_mem_size=${ARG_MEM_BYTES} ${_stacks}
+                      -Wl,-Map=${ARG_NAME}.map)
 endfunction()

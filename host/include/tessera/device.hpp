@@ -20,6 +20,7 @@ struct ChipInfo {
   uint32_t tileMemBytes = 65536;    ///< SRAM bytes per tile
   unsigned contexts = 6;            ///< contexts per tile
   std::string backend;              ///< "model", "rtl", ...
+  bool hasFpu = true;               ///< false: integer-only tiles, F instructions trap
 };
 
 /// Why a run stopped.
@@ -124,7 +125,9 @@ class Device {
 struct DeviceOptions {
   unsigned tiles = 0;               ///< tiles in the chip; 0 = the default, 4 (docs/decisions.md)
   uint32_t tileMemBytes = 0;        ///< 0 = the backend's default
-  std::string preset;               ///< "" or "mk2" (1472 tiles x 624 KiB; model only)
+  std::string preset;               ///< "", "mk2" (1472 tiles x 624 KiB) or "ice40" (the iCE40
+                                    ///< board: rtl/params.json config ICE40); model only
+  bool noFpu = false;               ///< model: integer-only tiles (F instructions trap as illegal)
   unsigned threads = 0;             ///< model: host threads, 0 = one per core
   std::string traceVcd;             ///< rtl only: write a VCD waveform here
   unsigned maxTiles = 0;            ///< refuse more tiles than this; 0 = kDefaultMaxTiles

@@ -557,5 +557,37 @@ TEST(Chip, Mk2Preset) {
   EXPECT_THROW(ModelDevice{o}, Error);
 }
 
+TEST(Chip, Ice40Preset) {
+  // The iCE40 board's configuration (rtl/params.json, configs: ICE40).
+  DeviceOptions o;
+  o.preset = "ice40";
+  ModelDevice dev(o);
+  EXPECT_EQ(dev.info().tiles, TESS_ICE40_NUM_TILES);
+  EXPECT_EQ(dev.info().tileMemBytes, TESS_ICE40_TILE_MEM_BYTES);
+  EXPECT_EQ(dev.info().hasFpu, TESS_ICE40_HAS_FPU != 0);
+  EXPECT_EQ(dev.readControl(TESS_CR_MEM_BYTES), TESS_ICE40_TILE_MEM_BYTES);
+  const std::vector<uint32_t> code{kMmio, fmv_w_x(1, zero), exitWith(zero)};
+  std::vector<uint8_t> bytes(code.size() * 4);
+  std::memcpy(bytes.data(), code.data(), bytes.size());
+  dev.writeMemory(0, 0, bytes);
+  dev.reset();
+  const RunResult r = dev.run(1000);
+  ASSERT_EQ(r.reason, StopReason::Trap);
+  EXPECT_EQ(r.trap.cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
+  EXPECT_EQ(r.trap.pc, 4u);
+  EXPECT_EQ(r.trap.value, fmv_w_x(1, zero));
+  // A size other than the board's is refused rather than silently changed.
+  o.tileMemBytes = 65536;
+  EXPECT_THROW(ModelDevice{o}, Error);
+  o.tileMemBytes = 0;
+  o.tiles = 4;
+  EXPECT_THROW(ModelDevice{o}, Error);
+  // noFpu alone makes any chip integer-only.
+  DeviceOptions n;
+  n.tiles = 2;
+  n.noFpu = true;
+  EXPECT_FALSE(ModelDevice{n}.info().hasFpu);
+}
+
 }  // namespace
 }  // namespace tessera::model::test

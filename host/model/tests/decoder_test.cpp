@@ -3,6 +3,7 @@
 
 #include "insn_decoder.hpp"
 #include "rv_encode.hpp"
+#include "tessera/chip_params.h"
 
 namespace tessera::model {
 namespace {
@@ -49,6 +50,34 @@ TEST(Decoder, IllegalEncodings) {
   EXPECT_EQ(decodeInsn(rv::fence()).op, Op::Fence);
   EXPECT_EQ(decodeInsn(0x0000100fu).op, Op::Fence);  // fence.i
   EXPECT_EQ(decodeInsn(0x0000200fu).op, Op::Illegal);
+}
+
+TEST(Decoder, IntegerOnlyTileRejectsEveryFInstruction) {
+  // rtl/params.json HAS_FPU = 0 (the ICE40 configuration): tess_decoder's HasFpu = 0.
+  using namespace rv;
+  const uint32_t fInsns[] = {flw(1, 2, 4),        fsw(1, 2, 4),         fadd(1, 2, 3),
+                             fmul(1, 2, 3, 0),    fdiv(1, 2, 3),        fsqrt(1, 2),
+                             fmadd(1, 2, 3, 4),   fcvt_w_s(1, 2),       fcvt_s_w(1, 2),
+                             fmv_x_w(1, 2),       fmv_w_x(1, 2),        feq(1, 2, 3),
+                             fclass(1, 2),        csrr(1, kFflags),     csrrw(1, kFrm, 2),
+                             csrrsi(1, kFcsr, 1), csrrci(0, kFflags, 0)};
+  for (const uint32_t w : fInsns) {
+    EXPECT_NE(decodeInsn(w, true).op, Op::Illegal) << std::hex << w;
+    EXPECT_EQ(decodeInsn(w, false).op, Op::Illegal) << std::hex << w;
+  }
+  // The integer ISA and the other CSRs are unchanged.
+  const uint32_t intInsns[] = {
+      addi(1, 2, 3), lw(1, 2, 4),     sw(1, 2, 4),       mulhu(1, 2, 3),
+      div(1, 2, 3),  csrr(1, kCycle), csrr(1, kInstret), csrr(1, TESS_CSR_TILE_ID),
+      ebreak()};
+  for (const uint32_t w : intInsns) {
+    const DecodedInsn with = decodeInsn(w, true);
+    const DecodedInsn without = decodeInsn(w, false);
+    EXPECT_NE(without.op, Op::Illegal) << std::hex << w;
+    EXPECT_EQ(without.op, with.op) << std::hex << w;
+    EXPECT_EQ(without.imm, with.imm) << std::hex << w;
+    EXPECT_EQ(without.longOp, with.longOp) << std::hex << w;
+  }
 }
 
 }  // namespace

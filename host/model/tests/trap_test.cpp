@@ -111,6 +111,49 @@ TEST(Trap, RunWithUnalignedPcTrapsAtTheWorkersFirstFetch) {
   EXPECT_EQ(h.tile.stats().instructions, 4u);
 }
 
+TEST(Trap, IntegerOnlyTileTrapsOnFInstructions) {
+  // HAS_FPU = 0: an F instruction or an fcsr access traps as an illegal instruction (cause 2,
+  // value = the word) in its EX, exactly where any other illegal word would.
+  for (const uint32_t bad : {flw(1, a0, 0), fadd(1, 2, 3), fmadd(1, 2, 3, 4), fsqrt(1, 2),
+                             csrr(a1, kFcsr), csrrwi(zero, kFrm, 1)}) {
+    TileModel tile{TileConfig{0, 1, 4096, false}};
+    const std::vector<uint32_t> prog{addi(a0, zero, 0x100), addi(a1, zero, 1), bad};
+    std::vector<uint8_t> bytes(prog.size() * 4);
+    std::memcpy(bytes.data(), prog.data(), bytes.size());
+    tile.writeMemory(0, bytes);
+    ASSERT_EQ(tile.run(100000), TileState::Trapped) << std::hex << bad;
+    EXPECT_EQ(tile.trap().cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
+    EXPECT_EQ(tile.trap().pc, 8u);
+    EXPECT_EQ(tile.trap().value, bad);
+    EXPECT_EQ(tile.cycles(), 6u * 2 + 1);
+    EXPECT_EQ(tile.stats().instructions, 2u);
+  }
+}
+
+TEST(Trap, IntegerOnlyTileRunsIntegerCodeWithTheSameCycles) {
+  // Same program, same cycles and registers with and without the F extension (a divide makes
+  // a long op, a CSR read the cycle counter).
+  const std::vector<uint32_t> prog{addi(a0, zero, 100),
+                                   addi(a1, zero, 7),
+                                   div(a2, a0, a1),
+                                   mul(a3, a2, a1),
+                                   csrr(a4, kCycle),
+                                   kLoadMmioBase,
+                                   kExit};
+  std::vector<uint8_t> bytes(prog.size() * 4);
+  std::memcpy(bytes.data(), prog.data(), bytes.size());
+  TileModel withFpu{TileConfig{0, 1, 4096, true}};
+  TileModel intOnly{TileConfig{0, 1, 4096, false}};
+  withFpu.writeMemory(0, bytes);
+  intOnly.writeMemory(0, bytes);
+  ASSERT_EQ(withFpu.run(100000), TileState::Halted);
+  ASSERT_EQ(intOnly.run(100000), TileState::Halted);
+  EXPECT_EQ(intOnly.cycles(), withFpu.cycles());
+  EXPECT_EQ(intOnly.xreg(0, a2), 14u);
+  EXPECT_EQ(intOnly.xreg(0, a3), 98u);
+  EXPECT_EQ(intOnly.xreg(0, a4), withFpu.xreg(0, a4));
+}
+
 TEST(Trap, FetchFaultWinsOverEverything) {
   // Running off the end of memory: the word after the last one does not exist.
   TileHarness h;

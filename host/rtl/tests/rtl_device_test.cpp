@@ -269,6 +269,14 @@ TEST(RtlDeviceOptions, OffersFourOrSixteenTilesOf64KiB) {
   }
   EXPECT_THROW(makeRtlDevice(chipOptions(4, 4096, "")), Error);
   EXPECT_THROW(makeRtlDevice(chipOptions(0, 0, "mk2")), Error);
+  EXPECT_THROW(makeRtlDevice(chipOptions(0, 0, "ice40")), Error);
+  // The verilated chips have the FPU: an integer-only chip is refused, not silently given one.
+  DeviceOptions noFpu = chipOptions(0, 0, "");
+  noFpu.noFpu = true;
+  if (TESS_HAS_FPU != 0) {
+    EXPECT_THROW(makeRtlDevice(noFpu), Error);
+  }
+  EXPECT_EQ(makeRtlDevice(chipOptions(0, 0, ""))->info().hasFpu, TESS_HAS_FPU != 0);
 }
 
 TEST_F(RtlDeviceTest, RunStopsAtTheCycleLimitAndResumes) {

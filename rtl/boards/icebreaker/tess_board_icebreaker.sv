@@ -1,10 +1,12 @@
 // iCEBreaker (Lattice iCE40 UP5K-SG48) board top: 12 MHz oscillator, the FTDI UART at 115200 baud
 // (12 MHz / 104), the user button as reset, the red LED for rejected frames and the green LED
 // while the chip runs. Pins: tess_board_icebreaker.pcf. Built by scripts/fpga-ice40.sh.
-// NumTiles and MemBytes are the board's reduced configuration (docs/bringup.md, "iCE40").
+// The defaults are the board's reduced configuration, ICE40 in rtl/params.json ("configs"):
+// one integer-only tile with 4 KiB (docs/bringup.md, "iCE40").
 module tess_board_icebreaker #(
-  parameter int NumTiles = 1,
-  parameter int MemBytes = 16384
+  parameter int NumTiles = tess_params_pkg::ICE40_NUM_TILES,
+  parameter int MemBytes = tess_params_pkg::ICE40_TILE_MEM_BYTES,
+  parameter bit HasFpu   = tess_params_pkg::ICE40_HAS_FPU != 0
 ) (
   input  logic CLK,
   input  logic BTN_N,
@@ -21,6 +23,7 @@ module tess_board_icebreaker #(
   tess_board #(
     .NumTiles     (NumTiles),
     .MemBytes     (MemBytes),
+    .HasFpu       (HasFpu),
     .ClkPerBit    (104),
     .CyclesPerMs  (12000),
     .MaxPayload   (256),

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 run=$1 elf=$2 work=$3
 "$here/build.sh" "$work"
 python3 "$here/elf2memh.py" "$elf" "$work/image.memh" \
-  "$(sed -n 's/.*TILE_MEM_BYTES = 32.h\([0-9a-fA-F]*\);.*/0x\1/p' "$work/src/tess_params_pkg.sv")"
+  "$(sed -n 's/.* TILE_MEM_BYTES = 32.h\([0-9a-fA-F]*\);.*/0x\1/p' "$work/src/tess_params_pkg.sv")"
 vvp -n "$work/run.vvp" "+image=$work/image.memh" | tee "$work/icarus.txt"
 grep -q '^PASS' "$work/icarus.txt"
 icarus=$(sed -n 's/^RESULT .*cycles=\([0-9]*\) .*/\1/p' "$work/icarus.txt")

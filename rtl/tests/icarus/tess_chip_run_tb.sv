@@ -1,15 +1,18 @@
 // Icarus run of one device program on the 4-tile chip (scripts/bench-rtl.sh times it against
-// Verilator): the image (+image=<file>, written by elf2memh.py: one word per line for the whole
+// Verilator), or on another configuration through the parameters (iverilog -P; the iCE40 board's
+// with rtl/tests/icarus/run-ice40.sh): the image (+image=<file>, written by elf2memh.py: one word per line for the whole
 // tile memory) is read into tile 0's SRAM array, tiles 1..3 are disabled through T_ENABLE as
 // RtlDevice does for a single-tile run, and the chip runs until it leaves RUNNING or
 // +max_cycles=<n> (default 10000000) clock cycles pass. Prints tile 0's console, then one line
 //   RESULT state=<STATUS state> cycles=<chip cycles> exit=<tile 0 exit code> clocks=<clocks run>
+//   ERROR pc=<ERR_PC> cause=<ERR_CAUSE> value=<ERR_VALUE>   (hex; only in the error state)
 // and PASS when the chip halted with exit code 0.
 // Latency: none (testbench).
 module tess_chip_run_tb;
 
-  localparam int NumTiles = 4;
-  localparam int MemBytes = tess_params_pkg::TILE_MEM_BYTES;
+  parameter int NumTiles = 4;
+  parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES;
+  parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0;
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS;
 
   `include "tess_chip_tb_dut.svh"
@@ -41,6 +44,7 @@ module tess_chip_run_tb;
   longint      max_cycles;
   longint      clocks;
   logic [31:0] exit_code;
+  logic [31:0] err_pc, err_cause, err_value;
 
   initial begin
     if (!$value$plusargs("image=%s", image)) begin
@@ -83,6 +87,12 @@ module tess_chip_run_tb;
     ctl_read(12'(tess_params_pkg::CR_T_EXIT), exit_code);
     $display("");
     $display("RESULT state=%0d cycles=%0d exit=%0d clocks=%0d", state, cycle, exit_code, clocks);
+    if (state == 4'(tess_params_pkg::ST_ERROR)) begin
+      ctl_read(12'(tess_params_pkg::CR_ERR_PC), err_pc);
+      ctl_read(12'(tess_params_pkg::CR_ERR_CAUSE), err_cause);
+      ctl_read(12'(tess_params_pkg::CR_ERR_VALUE), err_value);
+      $display("ERROR pc=%08x cause=%0d value=%08x", err_pc, err_cause, err_value);
+    end
     if (state == 4'(tess_params_pkg::ST_HALTED) && exit_code == 32'd0) begin
       $display("PASS");
     end else begin

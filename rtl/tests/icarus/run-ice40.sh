@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# ctest icarus_ice40_model: the iCE40 board's reduced chip (rtl/params.json, configs: ICE40: one
+# integer-only tile of 4 KiB), simulated by Icarus exactly as scripts/fpga-ice40.sh synthesises it
+# (TESS_FPGA, TESS_ICE40: register-file reads from block RAM on the falling edge), against the
+# model's preset ice40 (tessera-run --device model --preset ice40). For every program: the same
+# end state, the same chip cycle count, the same exit code or the same trap (pc, cause, value).
+# The programs are linked for 4 KiB (sw/tests/isa, *_ice40.elf). A program must halt with exit
+# code 0 on both, or, given as trap:PROGRAM.elf, trap on both at the same pc, cause and value.
+# Usage: run-ice40.sh TESSERA_RUN WORKDIR [trap:]PROGRAM.elf...
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+run=$1 work=$2
+shift 2
+[ $# -gt 0 ] || { echo "usage: $0 TESSERA_RUN WORKDIR PROGRAM.elf..." >&2; exit 2; }
+mkdir -p "$work"
+pkg_value() {  # NAME -> decimal value of tess_params_pkg::NAME
+  local hex
+  hex=$(sed -n "s/.* $1 = 32'h\([0-9a-fA-F]*\);.*/\1/p" "$work/params/tess_params_pkg.sv")
+  [ -n "$hex" ] || { echo "run-ice40: $1 not in rtl/params.json" >&2; exit 1; }
+  echo $((16#$hex))
+}
+"$here/../../../scripts/rtl-sources.sh" "$work/params" >/dev/null
+tiles=$(pkg_value ICE40_NUM_TILES)
+mem=$(pkg_value ICE40_TILE_MEM_BYTES)
+fpu=$(pkg_value ICE40_HAS_FPU)
+"$here/build.sh" "$work" -Ptess_chip_run_tb.NumTiles="$tiles" -Ptess_chip_run_tb.MemBytes="$mem" \
+  -Ptess_chip_run_tb.HasFpu="$fpu" -DTESS_FPGA -DTESS_ICE40
+status=0
+for arg in "$@"; do
+  elf=${arg#trap:}
+  expect_trap=0
+  [ "$elf" = "$arg" ] || expect_trap=1
+  name=$(basename "$elf" .elf)
+  python3 "$here/elf2memh.py" "$elf" "$work/$name.memh" "$mem"
+  vvp -n "$work/run.vvp" "+image=$work/$name.memh" > "$work/$name.icarus.txt"
+  # Icarus: RESULT state=S cycles=C exit=E ...; ERROR pc=P cause=K value=V in the error state.
+  read -r state cycles exit_code < <(sed -n \
+    's/^RESULT state=\([0-9]*\) cycles=\([0-9]*\) exit=\([0-9]*\) .*/\1 \2 \3/p' \
+    "$work/$name.icarus.txt")
+  icarus_trap=$(sed -n 's/^ERROR pc=\([0-9a-f]*\) cause=\([0-9]*\) value=\([0-9a-f]*\)/pc 0x\1 cause \2 value 0x\3/p' \
+    "$work/$name.icarus.txt")
+  # Model: --stats prints "cycles: C"; a trap "... trapped at pc 0xP: ... (cause K), value 0xV".
+  set +e
+  "$run" --device model --preset ice40 --stats "$elf" > "$work/$name.model.out" \
+    2> "$work/$name.model.txt"
+  model_status=$?
+  set -e
+  model_cycles=$(sed -n 's/^cycles: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")
+  model_trap=$(sed -n 's/.*trapped at pc \(0x[0-9a-f]*\): .* (cause \([0-9]*\)), value \(0x[0-9a-f]*\).*/pc \1 cause \2 value \3/p' \
+    "$work/$name.model.txt")
+  line="$name: icarus state $state, $cycles cycles, exit $exit_code${icarus_trap:+, trap $icarus_trap};"
+  line+=" model $model_cycles cycles, status $model_status${model_trap:+, trap $model_trap}"
+  ok=1
+  [ -n "$cycles" ] && [ "$cycles" = "$model_cycles" ] || ok=0
+  if [ "$expect_trap" = 1 ]; then
+    [ -n "$icarus_trap" ] && [ "$model_trap" = "$icarus_trap" ] || ok=0
+  else
+    # A program that halts must pass its own checks on both (exit code 0).
+    [ "$state" = "$(pkg_value ST_HALTED)" ] && [ "$exit_code" = 0 ] && [ "$model_status" = 0 ] ||
+      ok=0
+  fi
+  if [ "$ok" = 1 ]; then echo "PASS $line"; else echo "FAIL $line"; status=1; fi
+done
+exit $status
