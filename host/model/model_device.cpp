@@ -10,19 +10,15 @@
 namespace tessera::model {
 namespace {
 
+constexpr uint64_t kNoLimit = ~uint64_t{0};
 constexpr unsigned kDefaultTiles = 4;  // docs/decisions.md, "Default chip: 4 tiles"
 constexpr unsigned kMk2Tiles = 1472;
 constexpr uint32_t kMk2MemBytes = 624 * 1024;
-constexpr uint64_t kNoLimit = ~uint64_t{0};
 constexpr bool kHasFpu = TESS_HAS_FPU != 0;  // rtl/params.json HAS_FPU, the RTL build's default
 
-struct Geometry {
-  unsigned tiles;
-  uint32_t memBytes;
-  bool hasFpu;
-};
+}  // namespace
 
-Geometry geometryOf(const DeviceOptions& options) {
+ChipGeometry chipGeometry(const DeviceOptions& options) {
   if (options.preset == "mk2") {
     if (options.tileMemBytes != 0 && options.tileMemBytes != kMk2MemBytes) {
       throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
@@ -50,6 +46,8 @@ Geometry geometryOf(const DeviceOptions& options) {
           kHasFpu && !options.noFpu};
 }
 
+namespace {
+
 unsigned threadsFor(unsigned requested, unsigned tiles) {
   const unsigned n = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
   return std::min(n, tiles);
@@ -65,7 +63,7 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
     throw Error(
         "model device: --trace-vcd / traceVcd needs the rtl device (the model has no waveforms)");
   }
-  const Geometry g = geometryOf(options);
+  const ChipGeometry g = chipGeometry(options);
   memBytes_ = g.memBytes;
   hasFpu_ = g.hasFpu;
   tiles_.reserve(g.tiles);

@@ -24,6 +24,16 @@
 
 namespace tessera::model {
 
+/// The chip a model device builds for these options: the presets ("mk2", "ice40"), the default
+/// 4 tiles, tile memory, the FPU. Shared by ModelDevice and the sharded model (host/shard).
+/// Throws tessera::Error on an unknown preset or a preset contradicted by tiles/memory.
+struct ChipGeometry {
+  unsigned tiles;
+  uint32_t memBytes;
+  bool hasFpu;
+};
+ChipGeometry chipGeometry(const DeviceOptions& options);
+
 /// A chip of TileModels with sync and exchange (docs/chip.md).
 class ModelDevice : public Device {
  public:

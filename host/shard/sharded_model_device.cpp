@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "model_device.hpp"  // chipGeometry: the same options give the same chip, sharded or not
 #include "tessera/chip_params.h"
 
 namespace tessera::shard {
@@ -15,34 +16,8 @@ using model::TileState;
 
 namespace {
 
-// The chip geometry of ModelDevice (host/model/model_device.cpp): the same options give the same
-// chip, sharded or not.
-constexpr unsigned kDefaultTiles = 4;
-constexpr unsigned kMk2Tiles = 1472;
-constexpr uint32_t kMk2MemBytes = 624 * 1024;
 constexpr uint64_t kNoLimit = ~uint64_t{0};
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-
-struct Geometry {
-  unsigned tiles;
-  uint32_t memBytes;
-};
-
-Geometry geometryOf(const DeviceOptions& options) {
-  if (options.preset == "mk2") {
-    if (options.tileMemBytes != 0 && options.tileMemBytes != kMk2MemBytes) {
-      throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
-                              kMk2MemBytes, options.tileMemBytes));
-    }
-    return {kMk2Tiles, kMk2MemBytes};
-  }
-  if (!options.preset.empty()) {
-    throw Error(
-        fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\")", options.preset));
-  }
-  return {options.tiles ? options.tiles : kDefaultTiles,
-          options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES}};
-}
 
 uint32_t lo(uint64_t v) {
   return static_cast<uint32_t>(v);
@@ -96,9 +71,10 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
     throw Error(
         "model device: --trace-vcd / traceVcd needs the rtl device (the model has no waveforms)");
   }
-  const Geometry g = geometryOf(options);
+  const model::ChipGeometry g = model::chipGeometry(options);
   numTiles_ = g.tiles;
   memBytes_ = g.memBytes;
+  hasFpu_ = g.hasFpu;
   if (uint64_t{numTiles_} * TESS_EXCHANGE_LATENCY > std::numeric_limits<uint32_t>::max()) {
     throw Error(
         fmt::format("model device: {} tiles are too many to shard (bus words carry the "
@@ -112,7 +88,7 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
   end_ = static_cast<unsigned>((r + 1) * numTiles_ / n);
   tiles_.reserve(end_ - first_);
   for (unsigned t = first_; t < end_; ++t) {
-    tiles_.emplace_back(model::TileConfig{t, numTiles_, memBytes_});
+    tiles_.emplace_back(model::TileConfig{t, numTiles_, memBytes_, hasFpu_});
   }
   slots_.resize(end_ - first_);
   bus_.resize(numTiles_);
@@ -133,7 +109,7 @@ int ShardedModelDevice::ownerOf(unsigned tile) const {
 }
 
 ChipInfo ShardedModelDevice::info() const {
-  return ChipInfo{numTiles_, memBytes_, TileModel::kContexts, "model"};
+  return ChipInfo{numTiles_, memBytes_, TileModel::kContexts, "model", hasFpu_};
 }
 
 void ShardedModelDevice::reset() {
