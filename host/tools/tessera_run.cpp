@@ -242,11 +242,15 @@ LoadedCheckpoint loadCheckpoint(const std::string& path) {
 RunCheckpoint restoreInto(tessera::Device& device, const LoadedCheckpoint& c,
                           const std::string& path, std::vector<std::string>& consoles) {
   tessera::CheckpointInfo restored;
+  const auto start = std::chrono::steady_clock::now();
   try {
     restored = tessera::restoreCheckpoint(device, c.bytes);
   } catch (const tessera::Error& e) {
     throw tessera::Error(fmt::format("{}: {}", path, e.what()));
   }
+  fmt::print(stderr, "tessera-run: restored {} ({} bytes, sync at cycle {}) in {:.3f} s\n", path,
+             c.bytes.size(), restored.cycle,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   consoles = restored.consoles;
   return decodeRunCheckpoint(restored.appData, path);
 }
@@ -255,9 +259,15 @@ uint32_t fileCrc(const std::string& path) {
   return tessera::crc32(tessera::readRegularFile(path, kMaxCheckpointBytes, "executable"));
 }
 
-void reportSaved(const Options& o, uint64_t syncs, uint64_t cycles) {
-  fmt::print(stderr, "tessera-run: checkpoint at sync {} (cycle {}) saved to {}\n", syncs, cycles,
-             o.save);
+/// Save the checkpoint of a run stopped at its syncs-th sync, and say so on stderr.
+void saveRun(tessera::Device& device, const Options& o, const RunCheckpoint& c, uint64_t cycles) {
+  const auto start = std::chrono::steady_clock::now();
+  tessera::saveCheckpoint(device, o.save, encodeRunCheckpoint(c));
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(o.save, ec);
+  fmt::print(stderr, "tessera-run: checkpoint at sync {} (cycle {}) saved to {} ({} bytes) in {:.3f} s\n",
+             c.syncs, cycles, o.save, ec ? 0 : bytes,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 /// Run a *.tess executable through the Engine, streams connected to files.
@@ -370,8 +380,7 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
       c.executable = true;
       c.exeCrc = fileCrc(o.elfPath);
       c.offsets = engine.streamOffsets();
-      tessera::saveCheckpoint(*device, o.save, encodeRunCheckpoint(c));
-      reportSaved(o, syncs, r.cycles);
+      saveRun(*device, o, c, r.cycles);
       saved = true;
       return false;
     });
@@ -479,8 +488,7 @@ int run(const Options& o) {
     if (syncs == o.checkpointAt) {
       RunCheckpoint c;
       c.syncs = syncs;
-      tessera::saveCheckpoint(*device, o.save, encodeRunCheckpoint(c));
-      reportSaved(o, syncs, result.cycles);
+      saveRun(*device, o, c, result.cycles);
       printConsoles(*device, enabled, enabled > 1, savedConsoles);
       return 0;
     }

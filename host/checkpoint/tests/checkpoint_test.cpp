@@ -112,10 +112,12 @@ void expectContinuesLike(const Outcome& ref, size_t k, const Outcome& got, const
   }
 }
 
-std::vector<Program> chipPrograms() {
+// The chip programs; with the rtl only those of 4 tiles (every host-port word is a clock cycle of
+// the verilated chip, and the 16-tile chip's memory is 1 MiB).
+std::vector<Program> chipPrograms(bool rtl = false) {
   std::vector<Program> out;
   for (const Program& p : readManifest(kBin)) {
-    if (p.kind == "chip") out.push_back(p);
+    if (p.kind == "chip" && (!rtl || p.tiles <= 4)) out.push_back(p);
   }
   return out;
 }
@@ -154,7 +156,7 @@ std::vector<size_t> syncsToRestore(const Pair& pair, const Program& p, size_t n)
 
 TEST_P(CheckpointRoundTrip, EverySyncOfEveryChipProgram) {
   const Pair pair = GetParam();
-  const auto programs = chipPrograms();
+  const auto programs = chipPrograms(pair.from == "rtl" || pair.to == "rtl");
   ASSERT_FALSE(programs.empty());
   for (const Program& p : programs) {
     SCOPED_TRACE(p.name);
@@ -189,7 +191,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, CheckpointRoundTrip,
 
 // The two implementations hold the same state at every sync, byte for byte.
 TEST(Checkpoint, ModelAndRtlSaveTheSameBytes) {
-  for (const Program& p : chipPrograms()) {
+  for (const Program& p : chipPrograms(true)) {
     SCOPED_TRACE(p.name);
     const Outcome model = reference("model", p, true);
     const Outcome rtl = reference("rtl", p, true);
