@@ -541,9 +541,11 @@ int main(int argc, char** argv) {
   app.add_flag("--all-tiles", o.allTiles,
                "Load the program on every tile (default: tile 0 only, the others disabled)");
   app.add_option("--input", o.inputs,
-                 "*.tess: feed host-to-device stream STREAM from FILE (STREAM=FILE, repeatable)");
+                 "*.tess: feed host-to-device stream STREAM from FILE (STREAM=FILE, repeatable)")
+      ->allow_extra_args(false);  // one value per occurrence: the program may follow
   app.add_option("--output", o.outputs,
-                 "*.tess: write device-to-host stream STREAM to FILE (STREAM=FILE, repeatable)");
+                 "*.tess: write device-to-host stream STREAM to FILE (STREAM=FILE, repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--unconnected-ok", o.unconnectedOk,
                "*.tess: run with unconnected streams (host-to-device get zeros, device-to-host "
                "data is dropped); default: refuse");
