@@ -98,7 +98,8 @@ struct Run {
     const tessera::ChipInfo info = dev->info();
     std::vector<uint8_t> all(size_t{info.tiles} * info.tileMemBytes);
     for (unsigned t = 0; t < info.tiles; ++t) {
-      dev->readMemory(t, 0, std::span(all).subspan(size_t{t} * info.tileMemBytes, info.tileMemBytes));
+      dev->readMemory(t, 0,
+                      std::span(all).subspan(size_t{t} * info.tileMemBytes, info.tileMemBytes));
     }
     return all;
   }
@@ -185,12 +186,14 @@ int fastForward(const Options& o) {
       throw tessera::Error(fmt::format("tile {}: counters differ between rtl and model", t));
     }
   }
-  fmt::print("rtl:    restored in {:.3f} s, ran cycles {}..{} in {:.3f} s; model continued in "
-             "{:.3f} s\n",
-             restoreSeconds, at, rr.cycles, rtl.seconds, cont.seconds);
-  fmt::print("        {} later stops compared (cycle count and all {} tiles' memory): identical; "
-             "streamed-out results and counters identical\n",
-             compared, o.tiles);
+  fmt::print(
+      "rtl:    restored in {:.3f} s, ran cycles {}..{} in {:.3f} s; model continued in "
+      "{:.3f} s\n",
+      restoreSeconds, at, rr.cycles, rtl.seconds, cont.seconds);
+  fmt::print(
+      "        {} later stops compared (cycle count and all {} tiles' memory): identical; "
+      "streamed-out results and counters identical\n",
+      compared, o.tiles);
 
   if (o.fullRtl) {
     Run full("rtl", exe, data, o);
@@ -210,12 +213,14 @@ int fastForward(const Options& o) {
       throw tessera::Error(fmt::format("full rtl run ended at cycle {}, fast-forwarded at {}",
                                        fr.cycles, rr.cycles));
     }
-    if (full.memory() != rtl.memory()) throw tessera::Error("full and fast-forwarded rtl memory differ");
+    if (full.memory() != rtl.memory())
+      throw tessera::Error("full and fast-forwarded rtl memory differ");
     if (full.outputs != joined) throw tessera::Error("full and fast-forwarded rtl results differ");
     const double ff = modelSeconds + restoreSeconds + rtl.seconds;
-    fmt::print("full rtl run: {} cycles in {:.3f} s; fast-forward (model + restore + rtl) {:.3f} s: "
-               "{:.1f}x faster, same end state\n",
-               fr.cycles, full.seconds, ff, full.seconds / ff);
+    fmt::print(
+        "full rtl run: {} cycles in {:.3f} s; fast-forward (model + restore + rtl) {:.3f} s: "
+        "{:.1f}x faster, same end state\n",
+        fr.cycles, full.seconds, ff, full.seconds / ff);
   }
   return 0;
 }
@@ -223,7 +228,8 @@ int fastForward(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Fast-forward demo: train on the model, checkpoint, continue on the rtl and compare"};
+  CLI::App app{
+      "Fast-forward demo: train on the model, checkpoint, continue on the rtl and compare"};
   Options o;
   app.add_option("--tiles", o.tiles, "tiles (4 or 16: the verilated chips)")->capture_default_str();
   app.add_option("--batch", o.batch, "minibatch size")->capture_default_str();

@@ -161,8 +161,8 @@ TileState saveTile(Device& dev, unsigned t, const ChipInfo& chip) {
   ts.enabled = dev.readControl(TESS_CR_T_ENABLE) != 0;
   if (ts.enabled) {
     if ((dev.readControl(TESS_CR_T_STATE) & 2u) == 0) {
-      throw Error(fmt::format("checkpoint: tile {} has not arrived at the sync the chip stopped at",
-                              t));
+      throw Error(
+          fmt::format("checkpoint: tile {} has not arrived at the sync the chip stopped at", t));
     }
     ts.runArg = dev.readControl(TESS_CR_T_RUN_ARG);
     ts.xchgProg = dev.readControl(TESS_CR_T_XCHG_PROG);
@@ -310,8 +310,8 @@ Image decode(std::span<const uint8_t> bytes) {
     const auto payload = file.bytes(length);
     const std::string what = fmt::format("section {} (type {})", index, type);
     if (crc32(payload) != crc) {
-      throw Error(fmt::format("checkpoint: {} is corrupted (CRC 0x{:08x}, expected 0x{:08x})",
-                              what, crc32(payload), crc));
+      throw Error(fmt::format("checkpoint: {} is corrupted (CRC 0x{:08x}, expected 0x{:08x})", what,
+                              crc32(payload), crc));
     }
     Reader s(payload, what);
     if (index == 0 && type != static_cast<uint32_t>(Section::Config)) {
@@ -330,12 +330,13 @@ Image decode(std::span<const uint8_t> bytes) {
           throw Error(fmt::format("checkpoint: saved from a chip with ID 0x{:08x}, not 0x{:08x}",
                                   id, TESS_CHIP_ID));
         }
-        if (img.info.tiles == 0 || img.info.tiles > 65536 || img.info.contexts != TESS_NUM_CONTEXTS ||
-            img.info.tileMemBytes == 0 || img.info.tileMemBytes % 4 != 0 ||
-            img.info.tileMemBytes >= TESS_MMIO_BASE) {
-          throw Error(fmt::format("checkpoint: impossible configuration ({} tiles, {} bytes, {} "
-                                  "contexts)",
-                                  img.info.tiles, img.info.tileMemBytes, img.info.contexts));
+        if (img.info.tiles == 0 || img.info.tiles > 65536 ||
+            img.info.contexts != TESS_NUM_CONTEXTS || img.info.tileMemBytes == 0 ||
+            img.info.tileMemBytes % 4 != 0 || img.info.tileMemBytes >= TESS_MMIO_BASE) {
+          throw Error(
+              fmt::format("checkpoint: impossible configuration ({} tiles, {} bytes, {} "
+                          "contexts)",
+                          img.info.tiles, img.info.tileMemBytes, img.info.contexts));
         }
         img.tiles.resize(img.info.tiles);
         img.info.consoles.resize(img.info.tiles);
@@ -391,9 +392,10 @@ Image decode(std::span<const uint8_t> bytes) {
           const uint32_t offset = s.u32();
           const uint32_t len = s.u32();
           if (offset < end || uint64_t{offset} + len > img.info.tileMemBytes) {
-            throw Error(fmt::format("checkpoint: {}: memory run at 0x{:x} of {} bytes is outside "
-                                    "tile {}'s memory or out of order",
-                                    what, offset, len, t));
+            throw Error(
+                fmt::format("checkpoint: {}: memory run at 0x{:x} of {} bytes is outside "
+                            "tile {}'s memory or out of order",
+                            what, offset, len, t));
           }
           const auto data = s.bytes(len);
           img.tiles[t].runs.emplace_back(offset, std::vector<uint8_t>(data.begin(), data.end()));
@@ -442,8 +444,8 @@ std::array<uint32_t, 4> parkingProgram(uint32_t desc) {
   const uint32_t addiT0 = ((lo & 0xfffu) << 20) | (5u << 15) | (5u << 7) | 0x13u;
   const uint32_t luiT1 = (TESS_MMIO_BASE & 0xfffff000u) | (6u << 7) | 0x37u;
   const uint32_t off = TESS_MMIO_SYNC - TESS_MMIO_BASE;
-  const uint32_t sw = ((off >> 5) << 25) | (5u << 20) | (6u << 15) | (2u << 12) |
-                      ((off & 0x1fu) << 7) | 0x23u;
+  const uint32_t sw =
+      ((off >> 5) << 25) | (5u << 20) | (6u << 15) | (2u << 12) | ((off & 0x1fu) << 7) | 0x23u;
   return {luiT0, addiT0, luiT1, sw};
 }
 
@@ -451,10 +453,10 @@ std::array<uint32_t, 4> parkingProgram(uint32_t desc) {
 
 uint64_t checkpointParamHash() {
   // The constants a saved state's meaning and its continuation depend on.
-  const uint64_t values[] = {TESS_CHIP_ID,          TESS_NUM_CONTEXTS,   TESS_LONG_OP_ROUNDS,
-                             TESS_SYNC_LATENCY,     TESS_EXCHANGE_LATENCY, TESS_MMIO_BASE,
-                             TESS_MMIO_SYNC,        TESS_MMIO_XCHG_PROG, TESS_MMIO_RUN_BASE,
-                             TESS_SYNC_HOST_BIT,    TESS_PIPE_WB_STAGE};
+  const uint64_t values[] = {TESS_CHIP_ID,       TESS_NUM_CONTEXTS,     TESS_LONG_OP_ROUNDS,
+                             TESS_SYNC_LATENCY,  TESS_EXCHANGE_LATENCY, TESS_MMIO_BASE,
+                             TESS_MMIO_SYNC,     TESS_MMIO_XCHG_PROG,   TESS_MMIO_RUN_BASE,
+                             TESS_SYNC_HOST_BIT, TESS_PIPE_WB_STAGE};
   uint64_t h = 0xcbf29ce484222325ull;
   for (uint64_t v : values) h = fnv1a(h, v);
   return h;
@@ -463,9 +465,10 @@ uint64_t checkpointParamHash() {
 std::vector<uint8_t> saveCheckpoint(Device& dev, std::span<const uint8_t> appData) {
   const uint32_t status = dev.readControl(TESS_CR_STATUS);
   if ((status & 0xfu) != kStateSync) {
-    throw Error(fmt::format("checkpoint: the chip is not stopped at a sync (STATUS state {}); a "
-                            "checkpoint is taken at a host sync or a SYNC_BREAK stop",
-                            status & 0xfu));
+    throw Error(
+        fmt::format("checkpoint: the chip is not stopped at a sync (STATUS state {}); a "
+                    "checkpoint is taken at a host sync or a SYNC_BREAK stop",
+                    status & 0xfu));
   }
   const ChipInfo chip = dev.info();
   Image img;
@@ -503,17 +506,19 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
   const uint32_t memBytes = dev.readControl(TESS_CR_MEM_BYTES);
   const uint32_t contexts = dev.readControl(TESS_CR_CONTEXTS);
   if (tiles != info.tiles || memBytes != info.tileMemBytes || contexts != info.contexts) {
-    throw Error(fmt::format("checkpoint: saved on a chip of {} tiles x {} bytes ({} contexts); "
-                            "this device has {} tiles x {} bytes ({} contexts)",
-                            info.tiles, info.tileMemBytes, info.contexts, tiles, memBytes,
-                            contexts));
+    throw Error(
+        fmt::format("checkpoint: saved on a chip of {} tiles x {} bytes ({} contexts); "
+                    "this device has {} tiles x {} bytes ({} contexts)",
+                    info.tiles, info.tileMemBytes, info.contexts, tiles, memBytes, contexts));
   }
   if (info.paramHash != checkpointParamHash()) {
-    throw Error(fmt::format("checkpoint: saved with other chip parameters (hash 0x{:016x}, this "
-                            "build 0x{:016x})",
-                            info.paramHash, checkpointParamHash()));
+    throw Error(
+        fmt::format("checkpoint: saved with other chip parameters (hash 0x{:016x}, this "
+                    "build 0x{:016x})",
+                    info.paramHash, checkpointParamHash()));
   }
-  if (std::none_of(img.tiles.begin(), img.tiles.end(), [](const TileState& t) { return t.enabled; })) {
+  if (std::none_of(img.tiles.begin(), img.tiles.end(),
+                   [](const TileState& t) { return t.enabled; })) {
     throw Error("checkpoint: no tile is enabled (a sync stop needs at least one)");
   }
 
@@ -531,9 +536,10 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
   const StopReason want =
       (info.syncDescriptor & TESS_SYNC_HOST_BIT) ? StopReason::HostSync : StopReason::SyncBreak;
   if (parked.reason != want || parked.hostSyncId != (info.syncDescriptor & 0xffffu)) {
-    throw Error(fmt::format("checkpoint: restoring: the device did not stop at the parking sync "
-                            "(stopped at cycle {}, reason {})",
-                            parked.cycles, static_cast<int>(parked.reason)));
+    throw Error(
+        fmt::format("checkpoint: restoring: the device did not stop at the parking sync "
+                    "(stopped at cycle {}, reason {})",
+                    parked.cycles, static_cast<int>(parked.reason)));
   }
   if ((info.cycle - parked.cycles) % TESS_NUM_CONTEXTS != 0) {
     // Every sync stop is at R = c + 3 + SYNC_LATENCY with c a supervisor slot (docs/checkpoint.md).
@@ -573,9 +579,10 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
     }
     const uint64_t instr = read64(dev, TESS_CR_T_INSTR_LO, TESS_CR_T_INSTR_HI);
     if (instr != ts.instr) {
-      throw Error(fmt::format("checkpoint: tile {}: {} instructions after the restore, saved {} "
-                              "(the per-context counts do not add up)",
-                              t, instr, ts.instr));
+      throw Error(
+          fmt::format("checkpoint: tile {}: {} instructions after the restore, saved {} "
+                      "(the per-context counts do not add up)",
+                      t, instr, ts.instr));
     }
   }
   dev.writeControl(TESS_CR_CTX_SEL, 0);

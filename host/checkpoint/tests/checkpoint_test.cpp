@@ -8,9 +8,10 @@
 //    through the link continues like the in-process run;
 //  - a corrupted, truncated or foreign checkpoint is refused and leaves the device untouched; a
 //    save away from a sync is refused; state writes away from a sync are refused by the chip.
-#include <gtest/gtest.h>
+#include "tessera/checkpoint.hpp"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <memory>
@@ -21,7 +22,6 @@
 #include "program_loader.hpp"
 #include "program_manifest.hpp"
 #include "server_process.hpp"
-#include "tessera/checkpoint.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
 
@@ -86,7 +86,8 @@ Outcome runToEnd(Device& dev, bool save) {
 void expectSameStats(const TileStats& a, const TileStats& b, const std::string& where) {
   EXPECT_EQ(a.cycles, b.cycles) << where;
   EXPECT_EQ(a.instructions, b.instructions) << where;
-  for (unsigned c = 0; c < 6; ++c) EXPECT_EQ(a.contextInstructions[c], b.contextInstructions[c]) << where << " context " << c;
+  for (unsigned c = 0; c < 6; ++c)
+    EXPECT_EQ(a.contextInstructions[c], b.contextInstructions[c]) << where << " context " << c;
   EXPECT_EQ(a.idleSlots, b.idleSlots) << where;
   EXPECT_EQ(a.syncWaitCycles, b.syncWaitCycles) << where;
   EXPECT_EQ(a.exchangeCycles, b.exchangeCycles) << where;
@@ -95,8 +96,8 @@ void expectSameStats(const TileStats& a, const TileStats& b, const std::string& 
 }
 
 // The run restored from checkpoint k must continue exactly like the reference from stop k.
-void expectContinuesLike(const Outcome& ref, size_t k, const Outcome& got, const CheckpointInfo& info,
-                         const std::string& where) {
+void expectContinuesLike(const Outcome& ref, size_t k, const Outcome& got,
+                         const CheckpointInfo& info, const std::string& where) {
   ASSERT_EQ(got.stops.size(), ref.stops.size() - k - 1) << where;
   for (size_t i = 0; i < got.stops.size(); ++i) {
     EXPECT_EQ(got.stops[i], ref.stops[k + 1 + i]) << where << ": sync stop " << k + 1 + i;
@@ -169,7 +170,8 @@ TEST_P(CheckpointRoundTrip, EverySyncOfEveryChipProgram) {
     ASSERT_FALSE(ref.stops.empty()) << "a chip program has syncs";
     auto dev = openDevice(pair.to, withTiles(p.tiles));
     for (size_t k : syncsToRestore(pair, p, ref.checkpoints.size())) {
-      const std::string where = fmt::format("{} {}->{} from sync stop {}", p.name, pair.from, pair.to, k);
+      const std::string where =
+          fmt::format("{} {}->{} from sync stop {}", p.name, pair.from, pair.to, k);
       const CheckpointInfo info = restoreCheckpoint(*dev, ref.checkpoints[k]);
       EXPECT_EQ(info.cycle, ref.stops[k].cycle) << where;
       EXPECT_EQ(cycleCounter(*dev), ref.stops[k].cycle) << where;
@@ -294,8 +296,8 @@ TEST_P(CheckpointRefusal, FlippedBytesAreRefused) {
 }
 
 TEST_P(CheckpointRefusal, TruncatedFilesAreRefused) {
-  for (size_t len : {size_t{0}, size_t{7}, size_t{12}, size_t{40}, good_.size() / 2, good_.size() - 20,
-                     good_.size() - 1}) {
+  for (size_t len : {size_t{0}, size_t{7}, size_t{12}, size_t{40}, good_.size() / 2,
+                     good_.size() - 20, good_.size() - 1}) {
     expectRefused(std::vector<uint8_t>(good_.begin(), good_.begin() + len),
                   fmt::format("truncated to {} bytes", len));
   }
@@ -345,13 +347,15 @@ TEST_P(CheckpointRefusal, SaveAwayFromASyncIsRefused) {
 TEST_P(CheckpointRefusal, StateWritesOnlyAtASync) {
   auto dev = openDevice(GetParam(), withTiles(program_.tiles));
   loadProgramOnAllTiles(*dev, kBin + "/" + program_.name + ".elf");
-  const uint32_t stateRegs[] = {TESS_CR_CYCLE_LO, TESS_CR_C_REG,     TESS_CR_C_PC,
-                                TESS_CR_C_FCSR,   TESS_CR_C_INSTRET_LO, TESS_CR_T_RUN_ARG,
-                                TESS_CR_T_XCHG_PROG, TESS_CR_T_IDLE_HI, TESS_CR_T_SYNCWAIT_LO,
+  const uint32_t stateRegs[] = {TESS_CR_CYCLE_LO,    TESS_CR_C_REG,        TESS_CR_C_PC,
+                                TESS_CR_C_FCSR,      TESS_CR_C_INSTRET_LO, TESS_CR_T_RUN_ARG,
+                                TESS_CR_T_XCHG_PROG, TESS_CR_T_IDLE_HI,    TESS_CR_T_SYNCWAIT_LO,
                                 TESS_CR_T_EXCH_LO};
-  for (uint32_t r : stateRegs) EXPECT_THROW(dev->writeControl(r, 1), Error) << "reset, 0x" << std::hex << r;
+  for (uint32_t r : stateRegs)
+    EXPECT_THROW(dev->writeControl(r, 1), Error) << "reset, 0x" << std::hex << r;
   ASSERT_EQ(dev->run(50).reason, StopReason::MaxCycles);
-  for (uint32_t r : stateRegs) EXPECT_THROW(dev->writeControl(r, 1), Error) << "running, 0x" << std::hex << r;
+  for (uint32_t r : stateRegs)
+    EXPECT_THROW(dev->writeControl(r, 1), Error) << "running, 0x" << std::hex << r;
   EXPECT_THROW(dev->writeControl(TESS_CR_C_STATE, 0), Error) << "C_STATE is read-only";
   EXPECT_THROW(dev->writeControl(TESS_CR_CTX_SEL, 6), Error);
   EXPECT_THROW(dev->writeControl(TESS_CR_REG_SEL, 64), Error);

@@ -15,15 +15,15 @@ namespace tessera {
 
 /// What a checkpoint holds besides the device state proper.
 struct CheckpointInfo {
-  unsigned tiles = 0;               ///< chip configuration the checkpoint was saved on
+  unsigned tiles = 0;  ///< chip configuration the checkpoint was saved on
   uint32_t tileMemBytes = 0;
   unsigned contexts = 0;
-  uint64_t paramHash = 0;           ///< checkpointParamHash() of the saving build
-  uint64_t cycle = 0;               ///< chip cycle of the sync stop (its release cycle R)
-  uint32_t syncDescriptor = 0;      ///< bit 31 host sync, bits 15..0 sync id
-  bool syncBreak = false;           ///< SYNC_BREAK at the time of the save
+  uint64_t paramHash = 0;             ///< checkpointParamHash() of the saving build
+  uint64_t cycle = 0;                 ///< chip cycle of the sync stop (its release cycle R)
+  uint32_t syncDescriptor = 0;        ///< bit 31 host sync, bits 15..0 sync id
+  bool syncBreak = false;             ///< SYNC_BREAK at the time of the save
   std::vector<std::string> consoles;  ///< each tile's console up to the stop
-  std::vector<uint8_t> appData;     ///< opaque bytes of the caller (e.g. stream positions)
+  std::vector<uint8_t> appData;       ///< opaque bytes of the caller (e.g. stream positions)
 };
 
 /// Hash of the chip parameters (rtl/params.json) that a saved state depends on.
