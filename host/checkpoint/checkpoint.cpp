@@ -147,11 +147,14 @@ void write64(Device& dev, uint32_t lo, uint32_t hi, uint64_t v) {
   dev.writeControl(hi, static_cast<uint32_t>(v >> 32));
 }
 
-std::string describeContextState(uint32_t s) {
+// What is wrong with context c's C_STATE s at a sync stop.
+std::string describeContextState(unsigned c, uint32_t s) {
   std::vector<std::string> parts;
   if (s & kCtxLongOp) parts.emplace_back("a long op in flight");
   if (s & kCtxWait) parts.emplace_back("blocked in WAIT");
-  if (s & kCtxRunning) parts.emplace_back("running");
+  if (c != 0 && (s & kCtxRunning)) parts.emplace_back("a worker running");
+  if (c == 0 && !(s & kCtxSync)) parts.emplace_back("the supervisor not at its SYNC");
+  if (c != 0 && (s & kCtxSync)) parts.emplace_back("a worker marked at a sync");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -181,7 +184,7 @@ TileState saveTile(Device& dev, unsigned t, const ChipInfo& chip) {
         throw Error(fmt::format(
             "checkpoint: tile {} context {} is not in a state a checkpoint can hold at a sync "
             "(C_STATE 0x{:x}: {}); nothing was saved",
-            t, c, state, describeContextState(state & ~(c == 0 ? kCtxRunning | kCtxSync : 0u))));
+            t, c, state, describeContextState(c, state)));
       }
       ContextState& cs = ts.contexts[c];
       cs.pc = dev.readControl(TESS_CR_C_PC);
@@ -375,6 +378,14 @@ Image decode(std::span<const uint8_t> bytes) {
             cs.fcsr = s.u32();
             cs.instret = s.u64();
             for (uint32_t& r : cs.regs) r = s.u32();
+          }
+          uint64_t sum = 0;
+          for (const ContextState& cs : ts.contexts) sum += cs.instret;
+          if (sum != ts.instr) {
+            throw Error(
+                fmt::format("checkpoint: {}: tile {} has {} instructions but its contexts "
+                            "{}",
+                            what, t, ts.instr, sum));
           }
         }
         s.expectEnd();
