@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,9 @@ struct Pair {
   std::string from;
   std::string to;
 };
+
+/// Readable test parameters in gtest and ctest output.
+void PrintTo(const Pair& p, std::ostream* os) { *os << p.from << " -> " << p.to; }
 
 class CheckpointRoundTrip : public testing::TestWithParam<Pair> {};
 
