@@ -48,6 +48,7 @@ struct Engine::Impl {
   std::optional<uint32_t> lastSync;
   uint64_t chipCycles = 0;  // the chip's cycle count at the last stop
   std::function<void(const RunResult&)> observer;
+  std::function<bool(const RunResult&)> syncObserver;
   EngineStats stats;
 
   Impl(Device& d, const Executable& e) : dev(d), exe(e) {}
@@ -216,7 +217,7 @@ RunResult Engine::run(uint64_t maxCycles) {
     for (size_t s = 0; s < produce.size(); ++s) {
       if (m.toDevice(s) && !m.buffered[s]) produce[s] = m.callbacks[s];
     }
-    m.prefetcher = std::make_unique<StreamPrefetcher>(std::move(produce));
+    m.prefetcher = std::make_unique<StreamPrefetcher>(std::move(produce), m.offsets);
     m.prefetchNext();
   }
   for (;;) {
@@ -226,11 +227,13 @@ RunResult Engine::run(uint64_t maxCycles) {
     m.stats.deviceSeconds += secondsSince(start);
     m.chipCycles = r.cycles;
     if (m.observer && (r.reason == StopReason::HostSync || r.reason == StopReason::SyncBreak)) m.observer(r);
-    if (r.reason == StopReason::HostSync) {
-      m.serviceHostSync(r.hostSyncId);
+    if (r.reason == StopReason::HostSync) m.serviceHostSync(r.hostSyncId);
+    if (r.reason == StopReason::HostSync || r.reason == StopReason::SyncBreak) {
+      if (m.syncObserver && !m.syncObserver(r)) {
+        return r;
+      }
       continue;
     }
-    if (r.reason == StopReason::SyncBreak) continue;
     return r;
   }
 }
@@ -241,6 +244,24 @@ void Engine::restart() {
 }
 
 void Engine::setStopObserver(std::function<void(const RunResult&)> observer) { impl_->observer = std::move(observer); }
+
+void Engine::setSyncObserver(std::function<bool(const RunResult&)> observer) {
+  impl_->syncObserver = std::move(observer);
+}
+
+std::vector<uint64_t> Engine::streamOffsets() const { return impl_->offsets; }
+
+void Engine::resumeFromCheckpoint(const std::vector<uint64_t>& offsets) {
+  Impl& m = *impl_;
+  if (m.prefetcher) throw Error("Engine::resumeFromCheckpoint: call it before the first run()");
+  if (offsets.size() != m.exe.streams.size()) {
+    throw Error(fmt::format("checkpoint: {} stream positions for an executable with {} streams",
+                            offsets.size(), m.exe.streams.size()));
+  }
+  m.offsets = offsets;
+  m.chipCycles = m.dev.readControl(TESS_CR_CYCLE_LO) |
+                 uint64_t{m.dev.readControl(TESS_CR_CYCLE_HI)} << 32;
+}
 
 uint64_t Engine::tensorBytes(const std::string& name) const {
   uint64_t total = 0;

@@ -5,8 +5,12 @@
 
 namespace tessera {
 
-StreamPrefetcher::StreamPrefetcher(std::vector<StreamCallback> callbacks) {
-  for (auto& cb : callbacks) streams_.push_back(Stream{std::move(cb), {}, 0, 0, nullptr});
+StreamPrefetcher::StreamPrefetcher(std::vector<StreamCallback> callbacks,
+                                   const std::vector<uint64_t>& start) {
+  for (auto& cb : callbacks) {
+    const uint64_t at = streams_.size() < start.size() ? start[streams_.size()] : 0;
+    streams_.push_back(Stream{std::move(cb), {}, at, at, nullptr});
+  }
   thread_ = std::thread([this] { loop(); });
 }
 

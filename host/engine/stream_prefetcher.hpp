@@ -17,8 +17,10 @@ namespace tessera {
 /// Every callback runs on that thread, in stream-offset order, never two at once.
 class StreamPrefetcher {
  public:
-  /// One producer per stream (an empty function: the stream is not served here).
-  explicit StreamPrefetcher(std::vector<StreamCallback> callbacks);
+  /// One producer per stream (an empty function: the stream is not served here); stream s starts
+  /// at offset start[s] (0 if start is shorter: a resumed run continues its streams there).
+  explicit StreamPrefetcher(std::vector<StreamCallback> callbacks,
+                            const std::vector<uint64_t>& start = {});
   ~StreamPrefetcher();
   StreamPrefetcher(const StreamPrefetcher&) = delete;
   StreamPrefetcher& operator=(const StreamPrefetcher&) = delete;

@@ -55,6 +55,9 @@ unsigned threadsFor(unsigned requested, unsigned tiles) {
 
 uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
 uint32_t hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+uint64_t withLo(uint64_t v, uint32_t w) { return (v & ~uint64_t{0xffffffffu}) | w; }
+uint64_t withHi(uint64_t v, uint32_t w) { return (v & 0xffffffffu) | uint64_t{w} << 32; }
+constexpr unsigned kRegs = 64;  // REG_SEL: x0..x31, f0..f31
 
 }  // namespace
 
@@ -94,6 +97,8 @@ void ModelDevice::reset() {
   pendingDesc_ = 0;
   syncBreak_ = false;
   tileSel_ = 0;
+  ctxSel_ = 0;
+  regSel_ = 0;
   error_ = TrapInfo{};
   lastReason_ = StopReason::MaxCycles;
   routeRecords();
@@ -469,6 +474,28 @@ uint32_t ModelDevice::readControl(uint32_t offset) {
       return lo(sel.exchangeCycles);
     case TESS_CR_T_EXCH_HI:
       return hi(sel.exchangeCycles);
+    case TESS_CR_CTX_SEL:
+      return ctxSel_;
+    case TESS_CR_REG_SEL:
+      return regSel_;
+    case TESS_CR_C_REG:
+      if (!slot.enabled) return 0;
+      return regSel_ < 32 ? tiles_[tileSel_].xreg(ctxSel_, regSel_)
+                          : tiles_[tileSel_].freg(ctxSel_, regSel_ - 32);
+    case TESS_CR_C_PC:
+      return slot.enabled ? tiles_[tileSel_].pc(ctxSel_) : 0;
+    case TESS_CR_C_FCSR:
+      return slot.enabled ? tiles_[tileSel_].fcsr(ctxSel_) : 0;
+    case TESS_CR_C_INSTRET_LO:
+      return lo(sel.contextInstructions[ctxSel_]);
+    case TESS_CR_C_INSTRET_HI:
+      return hi(sel.contextInstructions[ctxSel_]);
+    case TESS_CR_C_STATE:
+      return slot.enabled ? tiles_[tileSel_].contextState(ctxSel_) : 0;
+    case TESS_CR_T_RUN_ARG:
+      return slot.enabled ? tiles_[tileSel_].runArg() : 0;
+    case TESS_CR_T_XCHG_PROG:
+      return slot.enabled ? tiles_[tileSel_].exchangeProgram() : 0;
     default:
       throw Error(fmt::format("model device: no readable control register at offset 0x{:03x}",
                               offset));
@@ -500,10 +527,121 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
       }
       slots_[tileSel_].enabled = (value & 1u) != 0;
       return;
+    case TESS_CR_CTX_SEL:
+      if (value >= TileModel::kContexts) {
+        throw Error(fmt::format("model device: CTX_SEL {} is not a context (a tile has {})",
+                                value, TileModel::kContexts));
+      }
+      ctxSel_ = value;
+      return;
+    case TESS_CR_REG_SEL:
+      if (value >= kRegs) {
+        throw Error(fmt::format("model device: REG_SEL {} is not a register (0..63)", value));
+      }
+      regSel_ = value;
+      return;
+    case TESS_CR_CYCLE_LO:
+    case TESS_CR_CYCLE_HI:
+      checkStateWrite(offset, false);
+      writeCycle(offset == TESS_CR_CYCLE_LO ? withLo(now_, value) : withHi(now_, value));
+      return;
+    default:
+      break;
+  }
+  // Per-tile and per-context state (docs/checkpoint.md): only at a sync stop, enabled tiles.
+  checkStateWrite(offset, true);
+  TileModel& tile = tiles_[tileSel_];
+  TileSlot& slot = slots_[tileSel_];
+  const TileStats sel = stats(tileSel_);
+  switch (offset) {
+    case TESS_CR_C_REG:
+      if (regSel_ < 32) {
+        tile.setXreg(ctxSel_, regSel_, value);
+      } else {
+        tile.setFreg(ctxSel_, regSel_ - 32, value);
+      }
+      return;
+    case TESS_CR_C_PC:
+      tile.setPc(ctxSel_, value);
+      return;
+    case TESS_CR_C_FCSR:
+      tile.setFcsr(ctxSel_, value);
+      return;
+    case TESS_CR_C_INSTRET_LO:
+      tile.setInstret(ctxSel_, withLo(tile.instret(ctxSel_), value));
+      return;
+    case TESS_CR_C_INSTRET_HI:
+      tile.setInstret(ctxSel_, withHi(tile.instret(ctxSel_), value));
+      return;
+    case TESS_CR_T_RUN_ARG:
+      tile.setRunArg(value);
+      return;
+    case TESS_CR_T_XCHG_PROG:
+      tile.setExchangeProgram(value);
+      return;
+    case TESS_CR_T_IDLE_LO:
+      tile.setIdleSlots(withLo(sel.idleSlots, value));
+      return;
+    case TESS_CR_T_IDLE_HI:
+      tile.setIdleSlots(withHi(sel.idleSlots, value));
+      return;
+    case TESS_CR_T_SYNCWAIT_LO:
+    case TESS_CR_T_SYNCWAIT_HI: {
+      const uint64_t v = offset == TESS_CR_T_SYNCWAIT_LO ? withLo(sel.syncWaitCycles, value)
+                                                         : withHi(sel.syncWaitCycles, value);
+      // The register reads syncWait + (now - arrival) while the tile stands at the sync.
+      slot.syncWait = v - (sel.syncWaitCycles - slot.syncWait);
+      return;
+    }
+    case TESS_CR_T_EXCH_LO:
+      slot.exchangeCycles = withLo(sel.exchangeCycles, value);
+      return;
+    case TESS_CR_T_EXCH_HI:
+      slot.exchangeCycles = withHi(sel.exchangeCycles, value);
+      return;
     default:
       throw Error(fmt::format("model device: no writable control register at offset 0x{:03x}",
                               offset));
   }
+}
+
+void ModelDevice::checkStateWrite(uint32_t offset, bool tileLevel) const {
+  switch (offset) {
+    case TESS_CR_CYCLE_LO: case TESS_CR_CYCLE_HI: case TESS_CR_C_REG: case TESS_CR_C_PC:
+    case TESS_CR_C_FCSR: case TESS_CR_C_INSTRET_LO: case TESS_CR_C_INSTRET_HI:
+    case TESS_CR_T_RUN_ARG: case TESS_CR_T_XCHG_PROG: case TESS_CR_T_IDLE_LO:
+    case TESS_CR_T_IDLE_HI: case TESS_CR_T_SYNCWAIT_LO: case TESS_CR_T_SYNCWAIT_HI:
+    case TESS_CR_T_EXCH_LO: case TESS_CR_T_EXCH_HI:
+      break;
+    default:
+      throw Error(fmt::format("model device: no writable control register at offset 0x{:03x}",
+                              offset));
+  }
+  if (state_ != ChipState::SyncPending) {
+    throw Error(fmt::format("model device: control register 0x{:03x} can only be written while "
+                            "the chip is stopped at a sync",
+                            offset));
+  }
+  if (tileLevel && !slots_[tileSel_].enabled) {
+    throw Error(fmt::format("model device: control register 0x{:03x} of tile {}: the tile is "
+                            "disabled",
+                            offset, tileSel_));
+  }
+}
+
+void ModelDevice::writeCycle(uint64_t cycle) {
+  // Every other register keeps its value: the sync wait so far is folded into the counter.
+  for (unsigned t = 0; t < tiles_.size(); ++t) {
+    TileSlot& slot = slots_[t];
+    if (!slot.enabled) continue;
+    if (slot.phase == Phase::Arrived) {
+      if (now_ > slot.arrival) slot.syncWait += now_ - slot.arrival;
+      slot.arrival = cycle;
+    }
+    tiles_[t].rebaseCycles(cycle);
+  }
+  now_ = cycle;
+  pendingRelease_ = cycle;
 }
 
 }  // namespace tessera::model

@@ -103,6 +103,8 @@ class ModelDevice : public Device {
   RunResult stopAt(uint64_t cycles, StopReason reason);
   RunResult fail(const Failure& f);
   RunResult result() const;
+  void checkStateWrite(uint32_t offset, bool tileLevel) const;
+  void writeCycle(uint64_t cycle);
   void flushRecords();
   void routeRecords();
 
@@ -121,6 +123,8 @@ class ModelDevice : public Device {
   uint32_t pendingDesc_ = 0;
   bool syncBreak_ = false;
   unsigned tileSel_ = 0;
+  unsigned ctxSel_ = 0;            // CTX_SEL (checkpoint registers)
+  unsigned regSel_ = 0;            // REG_SEL
   TrapInfo error_;
   StopReason lastReason_ = StopReason::MaxCycles;
 };

@@ -154,6 +154,20 @@ TileStats TileModel::stats() const {
   return s;
 }
 
+void TileModel::setIdleSlots(uint64_t v) {
+  // idle = cycles - busy (modulo 2^64): put the difference on the supervisor's busy slots.
+  const uint64_t idle = stats().idleSlots;
+  ctx_[0].busySlots += idle - v;
+}
+
+void TileModel::rebaseCycles(uint64_t cycle) {
+  const uint64_t idle = stats().idleSlots;
+  cycles_ = cycle;
+  setIdleSlots(idle);
+  // Stores noted for the fetch-timing rule belong to the old cycle numbering.
+  recentStores_ = {};
+}
+
 TileState TileModel::run(uint64_t untilCycle) {
   return sink_ ? runLoop<true>(untilCycle) : runLoop<false>(untilCycle);
 }

@@ -112,6 +112,41 @@ class TileModel {
   /// fcsr of a context (frm << 5 | fflags).
   uint32_t fcsr(unsigned ctx) const { return ctx_[ctx].frm << 5 | ctx_[ctx].fflags; }
 
+  // --- Checkpoint access (docs/checkpoint.md); the chip allows writes only at a sync stop. ---
+  /// Set an integer register (x0 stays 0).
+  void setXreg(unsigned ctx, unsigned r, uint32_t v) {
+    if (r != 0) ctx_[ctx].x[r] = v;
+  }
+  /// Set an FP register.
+  void setFreg(unsigned ctx, unsigned r, uint32_t v) { ctx_[ctx].f[r] = v; }
+  /// Set a context's pc.
+  void setPc(unsigned ctx, uint32_t v) { ctx_[ctx].pc = v; }
+  /// Set a context's fcsr (bits above 7 are dropped, as by a CSR write).
+  void setFcsr(unsigned ctx, uint32_t v) {
+    ctx_[ctx].fflags = v & 0x1f;
+    ctx_[ctx].frm = (v >> 5) & 7;
+  }
+  /// instret of a context.
+  uint64_t instret(unsigned ctx) const { return ctx_[ctx].instret; }
+  /// Set instret of a context.
+  void setInstret(unsigned ctx, uint64_t v) { ctx_[ctx].instret = v; }
+  /// C_STATE of a context: bit 0 running, 1 blocked in WAIT, 2 blocked at a sync, 3 long op.
+  uint32_t contextState(unsigned ctx) const {
+    const Context& c = ctx_[ctx];
+    return (c.running ? 1u : 0u) | (c.waiting ? 2u : 0u) |
+           (ctx == 0 && state_ == TileState::Arrived ? 4u : 0u) | (c.longPending ? 8u : 0u);
+  }
+  /// The RUN_ARG latch.
+  uint32_t runArg() const { return runArg_; }
+  /// Set the RUN_ARG latch.
+  void setRunArg(uint32_t v) { runArg_ = v; }
+  /// Set XCHG_PROG.
+  void setExchangeProgram(uint32_t v) { xchgProg_ = v; }
+  /// Make the idle-slot counter read v (the other counters are unchanged).
+  void setIdleSlots(uint64_t v);
+  /// Move the tile's cycle counter to `cycle`, keeping every other counter's value.
+  void rebaseCycles(uint64_t cycle);
+
  private:
   static constexpr uint64_t kNever = ~uint64_t{0};
   static constexpr unsigned kDecodeCacheLines = 4096;

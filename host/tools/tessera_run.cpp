@@ -4,6 +4,9 @@
 // Host syncs are released at once (a bare program has no host side). A *.tess executable
 // (docs/executable-format.md, told apart by its magic) runs through the Engine instead: its streams
 // come from --input/--output files, and an unconnected stream is refused unless --unconnected-ok.
+// Checkpoints (docs/checkpoint.md): --checkpoint-at N --save FILE stops at the Nth sync since the
+// program start and saves the device (and, for a *.tess, the stream positions); --restore FILE
+// continues such a checkpoint on any device, printing the whole console as an uninterrupted run.
 // Exit codes: kExitCodes.
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -14,11 +17,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <filesystem>
 #include <map>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "crc32.hpp"
+#include "file_io.hpp"
+#include "tessera/checkpoint.hpp"
 #include "tessera/executable.hpp"
 #include "program_loader.hpp"
 #include "tessera/device.hpp"
@@ -59,6 +67,9 @@ struct Options {
   std::vector<std::string> outputs;  // name=file, device→host streams of a .tess
   bool unconnectedOk = false;
   bool shard = false;  // model: tiles split over the MPI ranks (docs/scale-out.md)
+  uint64_t checkpointAt = 0;  // save at this sync (1 = the first since the program start)
+  std::string save;           // checkpoint file to write
+  std::string restore;        // checkpoint file to continue from
 };
 
 // With --shard every rank runs this program and makes the same device calls (they are
@@ -69,15 +80,62 @@ std::FILE* reportStream(std::FILE* f) {
   return devNull ? devNull : f;
 }
 
+/// What tessera-run keeps in a checkpoint's application data: the syncs since the program
+/// start, and for a *.tess the executable's CRC and its stream positions. Text, one item a line.
+struct RunCheckpoint {
+  uint64_t syncs = 0;
+  bool executable = false;
+  uint32_t exeCrc = 0;
+  std::vector<uint64_t> offsets;
+};
+
+std::vector<uint8_t> encodeRunCheckpoint(const RunCheckpoint& c) {
+  std::string s = fmt::format("tessera-run 1\nsyncs {}\n", c.syncs);
+  if (c.executable) {
+    s += fmt::format("exe-crc {}\noffsets", c.exeCrc);
+    for (uint64_t o : c.offsets) s += fmt::format(" {}", o);
+    s += "\n";
+  }
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+RunCheckpoint decodeRunCheckpoint(const std::vector<uint8_t>& data, const std::string& path) {
+  RunCheckpoint c;
+  std::istringstream in(std::string(data.begin(), data.end()));
+  std::string word;
+  if (!(in >> word) || word != "tessera-run" || !(in >> word) || word != "1") {
+    throw tessera::Error(fmt::format("{}: not a checkpoint written by tessera-run", path));
+  }
+  while (in >> word) {
+    if (word == "syncs") {
+      in >> c.syncs;
+    } else if (word == "exe-crc") {
+      c.executable = true;
+      in >> c.exeCrc;
+    } else if (word == "offsets") {
+      std::string line;
+      std::getline(in, line);
+      std::istringstream nums(line);
+      for (uint64_t o; nums >> o;) c.offsets.push_back(o);
+    } else {
+      throw tessera::Error(fmt::format("{}: unknown tessera-run item \"{}\"", path, word));
+    }
+    if (!in) throw tessera::Error(fmt::format("{}: bad tessera-run item \"{}\"", path, word));
+  }
+  return c;
+}
+
 int tileExitStatus(uint32_t code) {
   const int low = static_cast<int>(code & 0xff);
   return (code != 0 && low == 0) ? 1 : low;
 }
 
-void printConsoles(const tessera::Device& device, unsigned tiles, bool prefixed) {
+/// The consoles; before[t] (a restored checkpoint's) comes before each tile's text.
+void printConsoles(const tessera::Device& device, unsigned tiles, bool prefixed,
+                   const std::vector<std::string>& before = {}) {
   std::string out;
   for (unsigned t = 0; t < tiles; ++t) {
-    const std::string text = device.console(t);
+    const std::string text = (t < before.size() ? before[t] : std::string()) + device.console(t);
     if (!prefixed) {
       out += text;
       continue;
@@ -173,6 +231,57 @@ std::pair<std::string, std::string> streamFile(const std::string& spec, const ch
   return {spec.substr(0, eq), spec.substr(eq + 1)};
 }
 
+constexpr uint64_t kMaxCheckpointBytes = uint64_t{4} << 30;
+
+/// A checkpoint file's bytes and what it says (before any device is touched).
+struct LoadedCheckpoint {
+  std::vector<uint8_t> bytes;
+  tessera::CheckpointInfo info;
+};
+
+LoadedCheckpoint loadCheckpoint(const std::string& path) {
+  LoadedCheckpoint c;
+  c.bytes = tessera::readRegularFile(path, kMaxCheckpointBytes, "checkpoint");
+  try {
+    c.info = tessera::readCheckpointInfo(c.bytes);
+  } catch (const tessera::Error& e) {
+    throw tessera::Error(fmt::format("{}: {}", path, e.what()));
+  }
+  return c;
+}
+
+/// Restore into device; returns what tessera-run stored in the checkpoint.
+RunCheckpoint restoreInto(tessera::Device& device, const LoadedCheckpoint& c,
+                          const std::string& path, std::vector<std::string>& consoles) {
+  tessera::CheckpointInfo restored;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    restored = tessera::restoreCheckpoint(device, c.bytes);
+  } catch (const tessera::Error& e) {
+    throw tessera::Error(fmt::format("{}: {}", path, e.what()));
+  }
+  fmt::print(stderr, "tessera-run: restored {} ({} bytes, sync at cycle {}) in {:.3f} s\n", path,
+             c.bytes.size(), restored.cycle,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  consoles = restored.consoles;
+  return decodeRunCheckpoint(restored.appData, path);
+}
+
+uint32_t fileCrc(const std::string& path) {
+  return tessera::crc32(tessera::readRegularFile(path, kMaxCheckpointBytes, "executable"));
+}
+
+/// Save the checkpoint of a run stopped at its syncs-th sync, and say so on stderr.
+void saveRun(tessera::Device& device, const Options& o, const RunCheckpoint& c, uint64_t cycles) {
+  const auto start = std::chrono::steady_clock::now();
+  tessera::saveCheckpoint(device, o.save, encodeRunCheckpoint(c));
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(o.save, ec);
+  fmt::print(stderr, "tessera-run: checkpoint at sync {} (cycle {}) saved to {} ({} bytes) in {:.3f} s\n",
+             c.syncs, cycles, o.save, ec ? 0 : bytes,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
 /// Run a *.tess executable through the Engine, streams connected to files.
 int runExecutable(const Options& o, tessera::DeviceOptions options) {
   const tessera::Executable exe = tessera::Executable::fromFile(o.elfPath);
@@ -181,8 +290,23 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
   if (o.device == "model" && options.tileMemBytes == 0 && options.preset.empty()) {
     options.tileMemBytes = exe.target.tileMemBytes;
   }
+  LoadedCheckpoint checkpoint;
+  if (!o.restore.empty()) checkpoint = loadCheckpoint(o.restore);
   auto device = tessera::openDevice(o.device, options);
   tessera::Engine engine(*device, exe);
+  RunCheckpoint resumed;
+  std::vector<std::string> savedConsoles;
+  if (!o.restore.empty()) {
+    resumed = restoreInto(*device, checkpoint, o.restore, savedConsoles);
+    if (!resumed.executable || resumed.exeCrc != fileCrc(o.elfPath) ||
+        resumed.offsets.size() != exe.streams.size()) {
+      throw tessera::Error(fmt::format("{}: not a checkpoint of a run of {}", o.restore, o.elfPath));
+    }
+  }
+  auto offsetOf = [&](const std::string& name) -> uint64_t {
+    const int s = exe.findStream(name);
+    return (s >= 0 && !resumed.offsets.empty()) ? resumed.offsets[s] : 0;
+  };
   // The files live as long as the engine's run; an input file that ends before the device has
   // taken all it needs is an error at the host sync that needs the missing bytes.
   std::vector<std::shared_ptr<std::fstream>> files;
@@ -196,6 +320,9 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
     }
     auto f = std::make_shared<std::fstream>(path, std::ios::in | std::ios::binary);
     if (!*f) throw tessera::Error(fmt::format("{}: cannot open", path));
+    // A resumed run continues the stream where the checkpoint left it.
+    f->seekg(static_cast<std::streamoff>(offsetOf(name)));
+    if (!*f) throw tessera::Error(fmt::format("{}: cannot seek to {}", path, offsetOf(name)));
     files.push_back(f);
     engine.connectStream(name, [f, name, path](uint64_t, std::span<uint8_t> data) {
       f->read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
@@ -217,8 +344,23 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
       engine.connectStream(name, [](uint64_t, std::span<uint8_t>) {});
       continue;
     }
-    auto f =
-        std::make_shared<std::fstream>(path, std::ios::out | std::ios::binary | std::ios::trunc);
+    // A resumed run keeps the first offsetOf(name) bytes (written before the checkpoint) and
+    // writes the rest after them.
+    const uint64_t keep = offsetOf(name);
+    std::shared_ptr<std::fstream> f;
+    if (keep > 0) {
+      std::error_code ec;
+      if (std::filesystem::file_size(path, ec) < keep || ec) {
+        throw tessera::Error(fmt::format("{}: shorter than the {} bytes the checkpointed run wrote",
+                                         path, keep));
+      }
+      std::filesystem::resize_file(path, keep, ec);
+      if (ec) throw tessera::Error(fmt::format("{}: cannot truncate: {}", path, ec.message()));
+      f = std::make_shared<std::fstream>(path, std::ios::in | std::ios::out | std::ios::binary);
+      if (f && *f) f->seekp(static_cast<std::streamoff>(keep));
+    } else {
+      f = std::make_shared<std::fstream>(path, std::ios::out | std::ios::binary | std::ios::trunc);
+    }
     if (!*f) throw tessera::Error(fmt::format("{}: cannot create", path));
     files.push_back(f);
     outputFiles.emplace_back(f, path);
@@ -239,6 +381,27 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
     }
   }
   engine.setUnconnectedOk(o.unconnectedOk);
+  if (!o.restore.empty()) engine.resumeFromCheckpoint(resumed.offsets);
+  uint64_t syncs = resumed.syncs;
+  bool saved = false;
+  if (o.checkpointAt != 0) {
+    if (o.checkpointAt <= syncs) {
+      throw tessera::Error(fmt::format("--checkpoint-at {}: the restored run is already at sync {}",
+                                       o.checkpointAt, syncs));
+    }
+    device->setSyncBreak(true);  // internal syncs count too
+    engine.setSyncObserver([&](const tessera::RunResult& r) {
+      if (++syncs != o.checkpointAt) return true;
+      RunCheckpoint c;
+      c.syncs = syncs;
+      c.executable = true;
+      c.exeCrc = fileCrc(o.elfPath);
+      c.offsets = engine.streamOffsets();
+      saveRun(*device, o, c, r.cycles);
+      saved = true;
+      return false;
+    });
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const tessera::RunResult result = engine.run(o.maxCycles);
@@ -252,7 +415,8 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
     if (!ok || f->fail()) throw tessera::Error(fmt::format("{}: write failed", path));
   }
   const unsigned tiles = exe.target.tiles;
-  printConsoles(*device, tiles, tiles > 1);
+  printConsoles(*device, tiles, tiles > 1, savedConsoles);
+  if (saved) return 0;
   if (o.stats) {
     printStats(*device, tiles, result.cycles, seconds);
     const tessera::EngineStats s = engine.stats();
@@ -279,28 +443,88 @@ int run(const Options& o) {
     throw tessera::Error(
         fmt::format("--trace-vcd needs --device rtl (device \"{}\" has no waveforms)", o.device));
   }
-  if (isExecutable(o.elfPath)) return runExecutable(o, options);
-  auto device = tessera::openDevice(o.device, options);
-  const unsigned tiles = device->info().tiles;
-  if (o.allTiles) {
-    tessera::loadProgramOnAllTiles(*device, o.elfPath);
-  } else {
-    tessera::loadProgram(*device, o.elfPath, 0);
-    for (unsigned t = 1; t < tiles; ++t) device->setTileEnabled(t, false);
+  if (o.checkpointAt != 0 && o.save.empty()) {
+    throw tessera::Error("--checkpoint-at needs --save FILE");
   }
-  const unsigned enabled = o.allTiles ? tiles : 1;
+  if (!o.save.empty() && o.checkpointAt == 0) {
+    throw tessera::Error("--save needs --checkpoint-at SYNC");
+  }
+  if (o.shard && (o.checkpointAt != 0 || !o.restore.empty())) {
+    // The sharded chip does not serve the state registers a checkpoint reads and writes
+    // (docs/checkpoint.md): checkpoint with the unsharded model, which gives the same state.
+    throw tessera::Error("--shard cannot save or restore checkpoints (use the unsharded model)");
+  }
+  if (!o.elfPath.empty() && isExecutable(o.elfPath)) return runExecutable(o, options);
+  std::unique_ptr<tessera::Device> device;
+  unsigned enabled = 1;
+  uint64_t syncs = 0;
+  std::vector<std::string> savedConsoles;
+  if (!o.restore.empty()) {
+    if (!o.elfPath.empty()) {
+      throw tessera::Error("--restore of a bare program takes no program file (the checkpoint "
+                           "holds the memory; a *.tess executable is given with its checkpoint)");
+    }
+    const LoadedCheckpoint checkpoint = loadCheckpoint(o.restore);
+    if (options.tiles == 0 && options.preset.empty()) options.tiles = checkpoint.info.tiles;
+    if (o.device == "model" && options.preset.empty()) {
+      options.tileMemBytes = checkpoint.info.tileMemBytes;
+    }
+    device = tessera::openDevice(o.device, options);
+    const RunCheckpoint c = restoreInto(*device, checkpoint, o.restore, savedConsoles);
+    if (c.executable) {
+      throw tessera::Error(fmt::format("{}: a checkpoint of a *.tess run: give the executable",
+                                       o.restore));
+    }
+    syncs = c.syncs;
+    const unsigned tiles = device->info().tiles;
+    for (unsigned t = 1; t < tiles; ++t) {
+      device->writeControl(TESS_CR_TILE_SEL, t);
+      if (device->readControl(TESS_CR_T_ENABLE) != 0) enabled = tiles;
+    }
+    device->writeControl(TESS_CR_TILE_SEL, 0);
+  } else {
+    if (o.elfPath.empty()) throw tessera::Error("give a program (prog.elf) or --restore FILE");
+    device = tessera::openDevice(o.device, options);
+    const unsigned tiles = device->info().tiles;
+    if (o.allTiles) {
+      tessera::loadProgramOnAllTiles(*device, o.elfPath);
+    } else {
+      tessera::loadProgram(*device, o.elfPath, 0);
+      for (unsigned t = 1; t < tiles; ++t) device->setTileEnabled(t, false);
+    }
+    enabled = o.allTiles ? tiles : 1;
+  }
+  if (o.checkpointAt != 0) {
+    if (o.checkpointAt <= syncs) {
+      throw tessera::Error(fmt::format("--checkpoint-at {}: the restored run is already at sync {}",
+                                       o.checkpointAt, syncs));
+    }
+    device->setSyncBreak(true);  // internal syncs count too
+  }
 
   const auto start = std::chrono::steady_clock::now();
-  tessera::RunResult result = device->run(o.maxCycles);
+  const uint64_t first = device->readControl(TESS_CR_CYCLE_LO) |
+                         uint64_t{device->readControl(TESS_CR_CYCLE_HI)} << 32;
+  tessera::RunResult result = device->run(o.maxCycles > first ? o.maxCycles - first : 0);
   while (result.reason == tessera::StopReason::HostSync ||
          result.reason == tessera::StopReason::SyncBreak) {
-    if (o.stats) fmt::print(reportStream(stderr), "host sync {}\n", result.hostSyncId);
+    ++syncs;
+    if (syncs == o.checkpointAt) {
+      RunCheckpoint c;
+      c.syncs = syncs;
+      saveRun(*device, o, c, result.cycles);
+      printConsoles(*device, enabled, enabled > 1, savedConsoles);
+      return 0;
+    }
+    if (o.stats && result.reason == tessera::StopReason::HostSync) {
+      fmt::print(reportStream(stderr), "host sync {}\n", result.hostSyncId);
+    }
     result = device->run(o.maxCycles - result.cycles);  // the limit counts chip cycles in all
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  printConsoles(*device, enabled, enabled > 1);
+  printConsoles(*device, enabled, enabled > 1, savedConsoles);
   if (o.stats) printStats(*device, enabled, result.cycles, seconds);
 
   return exitStatus(*device, result, enabled);
@@ -345,17 +569,26 @@ int main(int argc, char** argv) {
   app.add_flag("--all-tiles", o.allTiles,
                "Load the program on every tile (default: tile 0 only, the others disabled)");
   app.add_option("--input", o.inputs,
-                 "*.tess: feed host-to-device stream STREAM from FILE (STREAM=FILE, repeatable)");
+                 "*.tess: feed host-to-device stream STREAM from FILE (STREAM=FILE, repeatable)")
+      ->allow_extra_args(false);  // one value per occurrence: the program may follow
   app.add_option("--output", o.outputs,
-                 "*.tess: write device-to-host stream STREAM to FILE (STREAM=FILE, repeatable)");
+                 "*.tess: write device-to-host stream STREAM to FILE (STREAM=FILE, repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--unconnected-ok", o.unconnectedOk,
                "*.tess: run with unconnected streams (host-to-device get zeros, device-to-host "
                "data is dropped); default: refuse");
   app.add_flag("--shard", o.shard,
                "Model: split the chip's tiles over the ranks of an MPI job (run under mpirun; "
                "docs/scale-out.md)");
-  app.add_option("prog.elf", o.elfPath, "The program: an rv32 ELF, or a *.tess executable")
-      ->required();
+  app.add_option("--checkpoint-at", o.checkpointAt,
+                 "Stop at the SYNCth sync since the program start (host syncs and internal "
+                 "syncs, 1 = the first) and save a checkpoint there (needs --save)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--save", o.save, "Checkpoint file written at --checkpoint-at");
+  app.add_option("--restore", o.restore,
+                 "Continue from a checkpoint file (a bare program: no prog.elf; a *.tess: give "
+                 "the same executable, and the same --output files to continue them)");
+  app.add_option("prog.elf", o.elfPath, "The program: an rv32 ELF, or a *.tess executable");
   CLI11_PARSE(app, argc, argv);
 
   if (o.device.empty()) {

@@ -26,8 +26,10 @@
 //                 combinational, writes take effect at the clock edge. ctl_err_o (combinational,
 //                 for the access on the ports now) flags what docs/chip.md refuses: a read of an
 //                 unknown or write-only offset, a write of an unknown or read-only offset,
-//                 TILE_SEL >= NumTiles, T_ENABLE outside the reset state. A refused write
-//                 changes nothing.
+//                 TILE_SEL >= NumTiles, T_ENABLE outside the reset state, CTX_SEL >= 6,
+//                 REG_SEL >= 64, a checkpoint state write (CYCLE, C_*, T_RUN_ARG, T_XCHG_PROG,
+//                 T_IDLE/SYNCWAIT/EXCH) unless the chip stands at a sync (and, for a tile's
+//                 state, the selected tile is enabled). A refused write changes nothing.
 //   state_o, stopping_o, cycle_o: STATUS state, draining after a halt or error, CYCLE.
 //   console_*, retire_*, tile_cycle_o, instret_o: per tile, tile t at [W*t +: W].
 module tess_chip #(
@@ -102,6 +104,8 @@ module tess_chip #(
   logic                sync_break_q;
   logic [31:0]         tile_sel_q;
   logic [NumTiles-1:0] enable_q;
+  logic [2:0]          ctx_sel_q;
+  logic [5:0]          reg_sel_q;
 
   // Per-tile signals, tile t at [W*t +: W].
   logic [NumTiles-1:0]    arrive, arrived, halt_now, halting, halted, exited, trap_now, xerr;
@@ -111,6 +115,7 @@ module tess_chip #(
   logic [NumTiles*Tw-1:0] rx_sel;
   logic [NumTiles*64-1:0] instr, idle, sync_wait, exch;
   logic [NumTiles*32-1:0] tile_rdata;
+  logic [NumTiles*32-1:0] hs_rdata;
   logic [NumTiles-1:0]    unused_trap;
   logic [NumTiles*3-1:0]  unused_trap_ctx;
   logic [NumTiles*32-1:0] unused_trap_pc, unused_trap_value;
@@ -134,6 +139,60 @@ module tess_chip #(
   logic [4:0] sync_err_cause;
   logic [31:0] sync_err_value;
   logic host_release;
+
+  // Selected tile for the T_ registers (out of range reads as 0).
+  logic          sel_ok;
+  logic [Tw-1:0] sel;
+  assign sel_ok = tile_sel_q < 32'(NumTiles);
+  assign sel    = Tw'(tile_sel_q);
+
+  // Checkpoint state registers (docs/checkpoint.md): which tess_core_pkg::hs_sel_e an offset
+  // addresses, and whether the write is accepted.
+  logic       hs_tile_reg;   // a per-tile / per-context state register
+  logic       hs_cycle_reg;  // CYCLE_LO / CYCLE_HI
+  logic [3:0] hs_sel;
+  logic       hs_tile_we;
+  logic       hs_cycle_we;
+  logic       hs_at_sync;
+  logic       hs_tile_ok;
+
+  always_comb begin
+    hs_tile_reg  = 1'b1;
+    hs_cycle_reg = 1'b0;
+    hs_sel       = tess_core_pkg::HS_REG;
+    unique case (ctl_addr_i)
+      12'(tess_params_pkg::CR_C_REG):         hs_sel = tess_core_pkg::HS_REG;
+      12'(tess_params_pkg::CR_C_PC):          hs_sel = tess_core_pkg::HS_PC;
+      12'(tess_params_pkg::CR_C_FCSR):        hs_sel = tess_core_pkg::HS_FCSR;
+      12'(tess_params_pkg::CR_C_INSTRET_LO):  hs_sel = tess_core_pkg::HS_INSTRET_LO;
+      12'(tess_params_pkg::CR_C_INSTRET_HI):  hs_sel = tess_core_pkg::HS_INSTRET_HI;
+      12'(tess_params_pkg::CR_C_STATE):       hs_sel = tess_core_pkg::HS_CSTATE;
+      12'(tess_params_pkg::CR_T_RUN_ARG):     hs_sel = tess_core_pkg::HS_RUN_ARG;
+      12'(tess_params_pkg::CR_T_XCHG_PROG):   hs_sel = tess_core_pkg::HS_XCHG;
+      12'(tess_params_pkg::CR_T_IDLE_LO):     hs_sel = tess_core_pkg::HS_IDLE_LO;
+      12'(tess_params_pkg::CR_T_IDLE_HI):     hs_sel = tess_core_pkg::HS_IDLE_HI;
+      12'(tess_params_pkg::CR_T_SYNCWAIT_LO): hs_sel = tess_core_pkg::HS_SWAIT_LO;
+      12'(tess_params_pkg::CR_T_SYNCWAIT_HI): hs_sel = tess_core_pkg::HS_SWAIT_HI;
+      12'(tess_params_pkg::CR_T_EXCH_LO):     hs_sel = tess_core_pkg::HS_EXCH_LO;
+      12'(tess_params_pkg::CR_T_EXCH_HI):     hs_sel = tess_core_pkg::HS_EXCH_HI;
+      12'(tess_params_pkg::CR_CYCLE_LO): begin
+        hs_tile_reg  = 1'b0;
+        hs_cycle_reg = 1'b1;
+        hs_sel       = tess_core_pkg::HS_CYCLE_LO;
+      end
+      12'(tess_params_pkg::CR_CYCLE_HI): begin
+        hs_tile_reg  = 1'b0;
+        hs_cycle_reg = 1'b1;
+        hs_sel       = tess_core_pkg::HS_CYCLE_HI;
+      end
+      default: hs_tile_reg = 1'b0;
+    endcase
+  end
+
+  assign hs_at_sync  = state_q == StSync;
+  assign hs_tile_ok  = hs_at_sync && sel_ok && enable_q[sel];
+  assign hs_tile_we  = ctl_we_i && !ctl_err_o && hs_tile_reg;
+  assign hs_cycle_we = ctl_we_i && !ctl_err_o && hs_cycle_reg;
 
   assign advance  = run_i && (state_q == StRunning) && !(sync_stop_req && !stopping_q);
   assign live     = advance && !stopping_q;
@@ -208,6 +267,13 @@ module tess_chip #(
         cycle_d = cycle_q + 64'd1;
       end
     end
+    if (hs_cycle_we) begin
+      if (ctl_addr_i == 12'(tess_params_pkg::CR_CYCLE_LO)) begin
+        cycle_d[31:0] = ctl_wdata_i;
+      end else begin
+        cycle_d[63:32] = ctl_wdata_i;
+      end
+    end
     if ((state_q == StRunning) && stopping_q && drained) begin
       state_d    = final_q;
       stopping_d = 1'b0;
@@ -264,15 +330,21 @@ module tess_chip #(
   logic [NumTiles-1:0] enable_d;
   logic                sync_break_d;
   logic [31:0]         tile_sel_d;
+  logic [2:0]          ctx_sel_d;
+  logic [5:0]          reg_sel_d;
 
   always_comb begin
     enable_d     = enable_q;
     sync_break_d = sync_break_q;
     tile_sel_d   = tile_sel_q;
+    ctx_sel_d    = ctx_sel_q;
+    reg_sel_d    = reg_sel_q;
     if (ctl_we_i && !ctl_err_o) begin
       unique case (ctl_addr_i)
         12'(tess_params_pkg::CR_SYNC_BREAK): sync_break_d = ctl_wdata_i[0];
         12'(tess_params_pkg::CR_TILE_SEL):   tile_sel_d   = ctl_wdata_i;
+        12'(tess_params_pkg::CR_CTX_SEL):    ctx_sel_d    = ctl_wdata_i[2:0];
+        12'(tess_params_pkg::CR_REG_SEL):    reg_sel_d    = ctl_wdata_i[5:0];
         12'(tess_params_pkg::CR_T_ENABLE): begin
           for (int t = 0; t < NumTiles; t++) begin
             if (tile_sel_q == 32'(t)) begin
@@ -290,18 +362,16 @@ module tess_chip #(
       enable_q     <= '1;
       sync_break_q <= 1'b0;
       tile_sel_q   <= '0;
+      ctx_sel_q    <= '0;
+      reg_sel_q    <= '0;
     end else begin
       enable_q     <= enable_d;
       sync_break_q <= sync_break_d;
       tile_sel_q   <= tile_sel_d;
+      ctx_sel_q    <= ctx_sel_d;
+      reg_sel_q    <= reg_sel_d;
     end
   end
-
-  // Selected tile for the T_ registers (out of range reads as 0).
-  logic          sel_ok;
-  logic [Tw-1:0] sel;
-  assign sel_ok = tile_sel_q < 32'(NumTiles);
-  assign sel    = Tw'(tile_sel_q);
 
   logic [31:0] status;
   assign status = {(state_q == StSync) ? sync_id : 16'd0, 11'd0,
@@ -316,6 +386,17 @@ module tess_chip #(
         12'(tess_params_pkg::CR_SYNC_BREAK): ctl_err_o = 1'b0;
         12'(tess_params_pkg::CR_TILE_SEL):   ctl_err_o = ctl_wdata_i >= 32'(NumTiles);
         12'(tess_params_pkg::CR_T_ENABLE):   ctl_err_o = state_q != StReset;
+        12'(tess_params_pkg::CR_CTX_SEL):    ctl_err_o = ctl_wdata_i >= 32'(Contexts);
+        12'(tess_params_pkg::CR_REG_SEL):    ctl_err_o = ctl_wdata_i >= 32'd64;
+        12'(tess_params_pkg::CR_CYCLE_LO),
+        12'(tess_params_pkg::CR_CYCLE_HI):   ctl_err_o = !hs_at_sync;
+        12'(tess_params_pkg::CR_C_REG), 12'(tess_params_pkg::CR_C_PC),
+        12'(tess_params_pkg::CR_C_FCSR), 12'(tess_params_pkg::CR_C_INSTRET_LO),
+        12'(tess_params_pkg::CR_C_INSTRET_HI), 12'(tess_params_pkg::CR_T_RUN_ARG),
+        12'(tess_params_pkg::CR_T_XCHG_PROG), 12'(tess_params_pkg::CR_T_IDLE_LO),
+        12'(tess_params_pkg::CR_T_IDLE_HI), 12'(tess_params_pkg::CR_T_SYNCWAIT_LO),
+        12'(tess_params_pkg::CR_T_SYNCWAIT_HI), 12'(tess_params_pkg::CR_T_EXCH_LO),
+        12'(tess_params_pkg::CR_T_EXCH_HI):  ctl_err_o = !hs_tile_ok;
         default:                             ctl_err_o = 1'b1;
       endcase
     end else begin
@@ -332,7 +413,12 @@ module tess_chip #(
         12'(tess_params_pkg::CR_T_INSTR_HI), 12'(tess_params_pkg::CR_T_IDLE_LO),
         12'(tess_params_pkg::CR_T_IDLE_HI), 12'(tess_params_pkg::CR_T_SYNCWAIT_LO),
         12'(tess_params_pkg::CR_T_SYNCWAIT_HI), 12'(tess_params_pkg::CR_T_EXCH_LO),
-        12'(tess_params_pkg::CR_T_EXCH_HI): ctl_err_o = 1'b0;
+        12'(tess_params_pkg::CR_T_EXCH_HI), 12'(tess_params_pkg::CR_CTX_SEL),
+        12'(tess_params_pkg::CR_REG_SEL), 12'(tess_params_pkg::CR_C_REG),
+        12'(tess_params_pkg::CR_C_PC), 12'(tess_params_pkg::CR_C_FCSR),
+        12'(tess_params_pkg::CR_C_INSTRET_LO), 12'(tess_params_pkg::CR_C_INSTRET_HI),
+        12'(tess_params_pkg::CR_C_STATE), 12'(tess_params_pkg::CR_T_RUN_ARG),
+        12'(tess_params_pkg::CR_T_XCHG_PROG): ctl_err_o = 1'b0;
         default:                            ctl_err_o = 1'b1;
       endcase
     end
@@ -372,6 +458,13 @@ module tess_chip #(
                                                             32'd0;
       12'(tess_params_pkg::CR_T_EXCH_LO):   ctl_rdata_o = sel_ok ? exch[64*sel +: 32] : 32'd0;
       12'(tess_params_pkg::CR_T_EXCH_HI):   ctl_rdata_o = sel_ok ? exch[64*sel+32 +: 32] : 32'd0;
+      12'(tess_params_pkg::CR_CTX_SEL):     ctl_rdata_o = 32'(ctx_sel_q);
+      12'(tess_params_pkg::CR_REG_SEL):     ctl_rdata_o = 32'(reg_sel_q);
+      12'(tess_params_pkg::CR_C_REG), 12'(tess_params_pkg::CR_C_PC),
+      12'(tess_params_pkg::CR_C_FCSR), 12'(tess_params_pkg::CR_C_INSTRET_LO),
+      12'(tess_params_pkg::CR_C_INSTRET_HI), 12'(tess_params_pkg::CR_C_STATE),
+      12'(tess_params_pkg::CR_T_RUN_ARG), 12'(tess_params_pkg::CR_T_XCHG_PROG):
+        ctl_rdata_o = (sel_ok && enable_q[sel]) ? hs_rdata[32*sel +: 32] : 32'd0;
       default: ctl_rdata_o = '0;
     endcase
   end
@@ -519,7 +612,13 @@ module tess_chip #(
       .retire_insn_o   (retire_insn_o[32*t +: 32]),
       .retire_dest_o   (retire_dest_o[2*t +: 2]),
       .retire_rd_o     (retire_rd_o[5*t +: 5]),
-      .retire_value_o  (retire_value_o[32*t +: 32])
+      .retire_value_o  (retire_value_o[32*t +: 32]),
+      .hs_we_i         (hs_cycle_we ? enable_q[t] : (hs_tile_we && (sel == Tw'(t)))),
+      .hs_sel_i        (hs_sel),
+      .hs_ctx_i        (ctx_sel_q),
+      .hs_reg_i        (reg_sel_q),
+      .hs_wdata_i      (ctl_wdata_i),
+      .hs_rdata_o      (hs_rdata[32*t +: 32])
     );
   end
 

@@ -74,7 +74,17 @@ module tess_core #(
   output logic [31:0]               retire_insn_o,
   output logic [1:0]                retire_dest_o,
   output logic [4:0]                retire_rd_o,
-  output logic [31:0]               retire_value_o
+  output logic [31:0]               retire_value_o,
+  // checkpoint state (docs/checkpoint.md): the host reads and writes it while the core is held
+  // (run_i = 0); hs_sel_i is a tess_core_pkg::hs_sel_e. Reads are combinational (the register
+  // files' read port a serves the host while held), writes take effect at the clock edge (the
+  // register files' one write port serves the host while held).
+  input  logic                      hs_we_i,
+  input  logic [3:0]                hs_sel_i,
+  input  logic [2:0]                hs_ctx_i,
+  input  logic [5:0]                hs_reg_i,
+  input  logic [31:0]               hs_wdata_i,
+  output logic [31:0]               hs_rdata_o
 );
 
 
@@ -115,6 +125,12 @@ module tess_core #(
 
   logic advance;
   assign advance = run_i;
+
+  // Host state writes (never while the core advances).
+  logic hs_we, hs_x_we, hs_f_we;
+  assign hs_we   = hs_we_i && !advance;
+  assign hs_x_we = hs_we && (hs_sel_i == tess_core_pkg::HS_REG) && !hs_reg_i[5];
+  assign hs_f_we = hs_we && (hs_sel_i == tess_core_pkg::HS_REG) && hs_reg_i[5];
 
   // ---------------------------------------------------------------------------------------------
   // Context state
@@ -249,6 +265,21 @@ module tess_core #(
   logic [31:0] run_arg;
   logic [31:0] wb_value;
 
+  // While held, read port a and the write port belong to the host (checkpoint state).
+  logic [2:0]  rf_rctx;
+  logic [4:0]  rf_raddr_a;
+  logic [2:0]  xrf_wctx, frf_wctx;
+  logic [4:0]  xrf_waddr, frf_waddr;
+  logic [31:0] xrf_wdata, frf_wdata;
+  assign rf_rctx    = advance ? id_ctx_q : hs_ctx_i;
+  assign rf_raddr_a = advance ? id_insn[19:15] : hs_reg_i[4:0];
+  assign xrf_wctx   = hs_x_we ? hs_ctx_i : wb_q.ctx;
+  assign xrf_waddr  = hs_x_we ? hs_reg_i[4:0] : wb_q.rd;
+  assign xrf_wdata  = hs_x_we ? hs_wdata_i : wb_value;
+  assign frf_wctx   = hs_f_we ? hs_ctx_i : wb_q.ctx;
+  assign frf_waddr  = hs_f_we ? hs_reg_i[4:0] : wb_q.rd;
+  assign frf_wdata  = hs_f_we ? hs_wdata_i : wb_value;
+
   tess_regfile #(
     .Contexts (Contexts),
     .ZeroReg  (1'b1),
@@ -256,17 +287,17 @@ module tess_core #(
   ) u_xregs (
     .clk_i     (clk_i),
     .rst_ni    (rst_ni),
-    .rctx_i    (id_ctx_q),
-    .raddr_a_i (id_insn[19:15]),
+    .rctx_i    (rf_rctx),
+    .raddr_a_i (rf_raddr_a),
     .raddr_b_i (id_insn[24:20]),
     .raddr_c_i (5'd0),
     .rdata_a_o (id_rs1),
     .rdata_b_o (id_rs2),
     .rdata_c_o (unused_x_c),
-    .we_a_i    (xrf_we),
-    .wctx_a_i  (wb_q.ctx),
-    .waddr_a_i (wb_q.rd),
-    .wdata_a_i (wb_value),
+    .we_a_i    (xrf_we || hs_x_we),
+    .wctx_a_i  (xrf_wctx),
+    .waddr_a_i (xrf_waddr),
+    .wdata_a_i (xrf_wdata),
     .we_b_i    (run_we),
     .wctx_b_i  (run_ctx),
     .wdata_b_i (run_arg)
@@ -281,24 +312,26 @@ module tess_core #(
     ) u_fregs (
       .clk_i     (clk_i),
       .rst_ni    (rst_ni),
-      .rctx_i    (id_ctx_q),
-      .raddr_a_i (id_insn[19:15]),
+      .rctx_i    (rf_rctx),
+      .raddr_a_i (rf_raddr_a),
       .raddr_b_i (id_insn[24:20]),
       .raddr_c_i (id_insn[31:27]),
       .rdata_a_o (id_fs1),
       .rdata_b_o (id_fs2),
       .rdata_c_o (id_fs3),
-      .we_a_i    (frf_we),
-      .wctx_a_i  (wb_q.ctx),
-      .waddr_a_i (wb_q.rd),
-      .wdata_a_i (wb_value),
+      .we_a_i    (frf_we || hs_f_we),
+      .wctx_a_i  (frf_wctx),
+      .waddr_a_i (frf_waddr),
+      .wdata_a_i (frf_wdata),
       .we_b_i    (1'b0),
       .wctx_b_i  (3'd0),
       .wdata_b_i (32'd0)
     );
   end else begin : g_no_fregs
-    logic       unused_frf_we;
-    assign unused_frf_we = frf_we;
+    // Host writes of f registers (checkpoint restore) are dropped: the tile has none, and a host
+    // read of one gives 0.
+    logic unused_frf;
+    assign unused_frf = ^{frf_we, hs_f_we, frf_wctx, frf_waddr, frf_wdata};
     assign id_fs1 = '0;
     assign id_fs2 = '0;
     assign id_fs3 = '0;
@@ -467,7 +500,10 @@ module tess_core #(
     .run_ctx_o      (run_ctx),
     .run_arg_o      (run_arg),
     .sync_o         (mmio_sync),
-    .xchg_prog_o    (xchg_prog_o)
+    .xchg_prog_o    (xchg_prog_o),
+    .hs_run_arg_we_i (hs_we && (hs_sel_i == tess_core_pkg::HS_RUN_ARG)),
+    .hs_xchg_we_i    (hs_we && (hs_sel_i == tess_core_pkg::HS_XCHG)),
+    .hs_wdata_i      (hs_wdata_i)
   );
 
   // Trap priority: fetch, illegal, ECALL/EBREAK (all in ex_exc_q), misaligned target,
@@ -521,6 +557,7 @@ module tess_core #(
   assign console_byte_o  = store_data[7:0];
 
   // CSRs; FP flags and retirement come from WB.
+  logic [7:0] hs_fcsr;
   logic [4:0] wb_flags;
   logic       wb_flags_we;
 
@@ -546,7 +583,13 @@ module tess_core #(
     .wb_ctx_i      (wb_q.ctx),
     .flags_i       (wb_flags),
     .retire_i      (advance && wb_q.valid),
-    .instret_o     (instret_o)
+    .instret_o     (instret_o),
+    .hs_ctx_i           (hs_ctx_i),
+    .hs_fcsr_we_i       (hs_we && (hs_sel_i == tess_core_pkg::HS_FCSR)),
+    .hs_instret_lo_we_i (hs_we && (hs_sel_i == tess_core_pkg::HS_INSTRET_LO)),
+    .hs_instret_hi_we_i (hs_we && (hs_sel_i == tess_core_pkg::HS_INSTRET_HI)),
+    .hs_wdata_i         (hs_wdata_i),
+    .hs_fcsr_o          (hs_fcsr)
   );
 
   always_comb begin
@@ -788,6 +831,18 @@ module tess_core #(
       end
     end
 
+    // Checkpoint state written by the host while held (docs/checkpoint.md).
+    if (hs_we) begin
+      unique case (hs_sel_i)
+        tess_core_pkg::HS_PC:       pc_d[32*hs_ctx_i +: 32] = hs_wdata_i;
+        tess_core_pkg::HS_CYCLE_LO: cycle_d[31:0]  = hs_wdata_i;
+        tess_core_pkg::HS_CYCLE_HI: cycle_d[63:32] = hs_wdata_i;
+        tess_core_pkg::HS_IDLE_LO:  idle_d[31:0]   = hs_wdata_i;
+        tess_core_pkg::HS_IDLE_HI:  idle_d[63:32]  = hs_wdata_i;
+        default: ;
+      endcase
+    end
+
     if (ex_halt) begin
       halt_d = 1'b1;
       // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
@@ -940,5 +995,23 @@ module tess_core #(
   assign trap_value_o = trap_value_q;
   assign cycle_o      = halt_q ? halt_cycles_q : cycle_q;
   assign idle_o       = idle_q;
+
+  // Checkpoint state reads (the host's context and register through read port a while held).
+  always_comb begin
+    unique case (hs_sel_i)
+      tess_core_pkg::HS_REG:        hs_rdata_o = hs_reg_i[5] ? id_fs1 : id_rs1;
+      tess_core_pkg::HS_PC:         hs_rdata_o = pc_q[32*hs_ctx_i +: 32];
+      tess_core_pkg::HS_FCSR:       hs_rdata_o = {24'd0, hs_fcsr};
+      tess_core_pkg::HS_INSTRET_LO: hs_rdata_o = instret_o[64*hs_ctx_i +: 32];
+      tess_core_pkg::HS_INSTRET_HI: hs_rdata_o = instret_o[64*hs_ctx_i+32 +: 32];
+      tess_core_pkg::HS_CSTATE:     hs_rdata_o = {28'd0, lop_q[3*hs_ctx_i +: 3] != 3'd0,
+                                                  (hs_ctx_i == 3'd0) && sync_q,
+                                                  (hs_ctx_i == 3'd0) && wait_q,
+                                                  running_q[hs_ctx_i]};
+      tess_core_pkg::HS_RUN_ARG:    hs_rdata_o = run_arg;
+      tess_core_pkg::HS_XCHG:       hs_rdata_o = xchg_prog_o;
+      default:                      hs_rdata_o = '0;
+    endcase
+  end
 
 endmodule

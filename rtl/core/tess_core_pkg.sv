@@ -105,4 +105,25 @@ package tess_core_pkg;
     DEST_F    = 2'd2
   } dest_e;
 
+  // Checkpoint state reached through the host port while the chip stands at a sync
+  // (docs/checkpoint.md): which register a state read or write of tess_core/tess_tile addresses.
+  typedef enum logic [3:0] {
+    HS_REG        = 4'd0,   // register REG_SEL (0..31 x, 32..63 f) of context CTX_SEL
+    HS_PC         = 4'd1,
+    HS_FCSR       = 4'd2,
+    HS_INSTRET_LO = 4'd3,
+    HS_INSTRET_HI = 4'd4,
+    HS_CSTATE     = 4'd5,   // read only
+    HS_RUN_ARG    = 4'd6,
+    HS_XCHG       = 4'd7,
+    HS_IDLE_LO    = 4'd8,
+    HS_IDLE_HI    = 4'd9,
+    HS_SWAIT_LO   = 4'd10,
+    HS_SWAIT_HI   = 4'd11,
+    HS_EXCH_LO    = 4'd12,
+    HS_EXCH_HI    = 4'd13,
+    HS_CYCLE_LO   = 4'd14,
+    HS_CYCLE_HI   = 4'd15
+  } hs_sel_e;
+
 endpackage

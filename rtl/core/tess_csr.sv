@@ -28,7 +28,14 @@ module tess_csr #(
   input  logic [4:0]                 flags_i,
   input  logic                       retire_i,
   // counters
-  output logic [Contexts*64-1:0]     instret_o     // context k at [64*k +: 64]
+  output logic [Contexts*64-1:0]     instret_o,    // context k at [64*k +: 64]
+  // checkpoint state (docs/checkpoint.md): written by the host while the core is held
+  input  logic [2:0]                 hs_ctx_i,
+  input  logic                       hs_fcsr_we_i,
+  input  logic                       hs_instret_lo_we_i,
+  input  logic                       hs_instret_hi_we_i,
+  input  logic [31:0]                hs_wdata_i,
+  output logic [7:0]                 hs_fcsr_o
 );
 
   // Custom read-only id CSRs, numbered by rtl/params.json.
@@ -54,6 +61,7 @@ module tess_csr #(
   assign instret_ex = instret_q[64*ex_ctx_i +: 64];
   assign fcsr_old   = {frm_q[3*ex_ctx_i +: 3], fflags_q[5*ex_ctx_i +: 5]};
   assign instret_o = instret_q;
+  assign hs_fcsr_o = {frm_q[3*hs_ctx_i +: 3], fflags_q[5*hs_ctx_i +: 5]};
 
   always_comb begin
     old_value = '0;
@@ -110,6 +118,17 @@ module tess_csr #(
     end
     if (retire_i) begin
       instret_d[64*wb_ctx_i +: 64] = instret_q[64*wb_ctx_i +: 64] + 64'd1;
+    end
+    // Host writes come only while the core is held (nothing commits or retires then).
+    if (hs_fcsr_we_i) begin
+      fflags_d[5*hs_ctx_i +: 5] = hs_wdata_i[4:0];
+      frm_d[3*hs_ctx_i +: 3]    = hs_wdata_i[7:5];
+    end
+    if (hs_instret_lo_we_i) begin
+      instret_d[64*hs_ctx_i +: 32] = hs_wdata_i;
+    end
+    if (hs_instret_hi_we_i) begin
+      instret_d[64*hs_ctx_i+32 +: 32] = hs_wdata_i;
     end
   end
 

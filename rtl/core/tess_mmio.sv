@@ -30,7 +30,11 @@ module tess_mmio #(
   output logic [2:0]          run_ctx_o,    // worker started by run_o
   output logic [31:0]         run_arg_o,
   output logic                sync_o,       // SYNC written (descriptor = wdata_i)
-  output logic [31:0]         xchg_prog_o
+  output logic [31:0]         xchg_prog_o,
+  // checkpoint state written by the host while the core is held (docs/checkpoint.md)
+  input  logic                hs_run_arg_we_i,
+  input  logic                hs_xchg_we_i,
+  input  logic [31:0]         hs_wdata_i
 );
 
 
@@ -122,6 +126,9 @@ module tess_mmio #(
     if (ok && commit_i && we_i && (offset_i == OffRunArg)) begin
       run_arg_d = wdata_i;
     end
+    if (hs_run_arg_we_i) begin
+      run_arg_d = hs_wdata_i;
+    end
   end
 
   // A write in the release cycle cannot happen: the supervisor is blocked at a sync until then.
@@ -131,6 +138,9 @@ module tess_mmio #(
       xchg_d = '0;
     end else if (ok && commit_i && we_i && !misuse_o && (offset_i == OffXchg)) begin
       xchg_d = wdata_i;
+    end
+    if (hs_xchg_we_i) begin
+      xchg_d = hs_wdata_i;
     end
   end
 

@@ -26,6 +26,9 @@
 //   cycle_o, instret_o (per context), idle_o: counters since reset (TileStats).
 //   retire_*     retirement trace: one record per retiring instruction in its WB cycle;
 //                retire_cycle_o = WB cycle - 5, retire_dest_o 0 none / 1 x / 2 f.
+//   hs_*         checkpoint state (docs/checkpoint.md) while run_i = 0: tess_core_pkg::hs_sel_e
+//                selects the register; writes at the clock edge, reads combinational. Writing a
+//                context's instret moves the tile's instruction counter by the same amount.
 // Latency: host read data 1 cycle; tile pipeline timing per tess_core.
 module tess_tile #(
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
@@ -92,7 +95,14 @@ module tess_tile #(
   output logic [31:0]               retire_insn_o,
   output logic [1:0]                retire_dest_o,
   output logic [4:0]                retire_rd_o,
-  output logic [31:0]               retire_value_o
+  output logic [31:0]               retire_value_o,
+  // checkpoint state while held (tess_core; sync-wait and exchange counters here)
+  input  logic                      hs_we_i,
+  input  logic [3:0]                hs_sel_i,
+  input  logic [2:0]                hs_ctx_i,
+  input  logic [5:0]                hs_reg_i,
+  input  logic [31:0]               hs_wdata_i,
+  output logic [31:0]               hs_rdata_o
 );
 
   logic          imem_req;
@@ -190,7 +200,13 @@ module tess_tile #(
     .retire_insn_o   (retire_insn_o),
     .retire_dest_o   (retire_dest_o),
     .retire_rd_o     (retire_rd_o),
-    .retire_value_o  (retire_value_o)
+    .retire_value_o  (retire_value_o),
+    .hs_we_i         (hs_we_i && !core_run),
+    .hs_sel_i        (hs_sel_i),
+    .hs_ctx_i        (hs_ctx_i),
+    .hs_reg_i        (hs_reg_i),
+    .hs_wdata_i      (hs_wdata_i),
+    .hs_rdata_o      (hs_rdata_o)
   );
 
   assign trap_o       = trap_q;
@@ -244,6 +260,13 @@ module tess_tile #(
   logic [63:0] exch_q, exch_d;
   logic        swait_inc, exch_inc;      // the counters count this cycle
   logic        swait_inc_q, exch_inc_q;  // ... counted in the last cycle the chip advanced
+  logic        hs_we;
+  logic [63:0] hs_instret_old, hs_instret_new;
+
+  assign hs_we          = hs_we_i && !core_run;
+  assign hs_instret_old = instret_o[64*hs_ctx_i +: 64];
+  assign hs_instret_new = (hs_sel_i == tess_core_pkg::HS_INSTRET_HI) ?
+                          {hs_wdata_i, hs_instret_old[31:0]} : {hs_instret_old[63:32], hs_wdata_i};
 
   always_comb begin
     arrived_d = arrived_q;
@@ -275,6 +298,18 @@ module tess_tile #(
       if (exch_inc) begin
         exch_d = exch_q + 64'd1;
       end
+    end
+    // Checkpoint state written by the host while held (nothing counts then).
+    if (hs_we) begin
+      unique case (hs_sel_i)
+        tess_core_pkg::HS_SWAIT_LO: swait_d[31:0]  = hs_wdata_i;
+        tess_core_pkg::HS_SWAIT_HI: swait_d[63:32] = hs_wdata_i;
+        tess_core_pkg::HS_EXCH_LO:  exch_d[31:0]   = hs_wdata_i;
+        tess_core_pkg::HS_EXCH_HI:  exch_d[63:32]  = hs_wdata_i;
+        tess_core_pkg::HS_INSTRET_LO,
+        tess_core_pkg::HS_INSTRET_HI: instr_d = instr_q - hs_instret_old + hs_instret_new;
+        default: ;
+      endcase
     end
   end
 

@@ -67,6 +67,17 @@ class Engine {
   void restart();
   /// Called at every host sync and SyncBreak stop, before it is serviced (e.g. to read counters).
   void setStopObserver(std::function<void(const RunResult&)> observer);
+  /// Called at every host sync after its stream copies, and at every SyncBreak stop, just before
+  /// the device is released: the point where a checkpoint is taken (docs/checkpoint.md). If it
+  /// returns false, run() ends there and returns that stop's RunResult (HostSync or SyncBreak);
+  /// the next run() releases the device and goes on.
+  void setSyncObserver(std::function<bool(const RunResult&)> observer);
+  /// Bytes each stream has moved so far, in the executable's stream order.
+  std::vector<uint64_t> streamOffsets() const;
+  /// Continue on a device restored (restoreCheckpoint) from a checkpoint taken in a sync
+  /// observer: streams continue at offsets (streamOffsets() then) and maxCycles keeps counting
+  /// from cycle 0. Call after connecting streams, before the first run().
+  void resumeFromCheckpoint(const std::vector<uint64_t>& offsets);
 
   /// Bytes of a tensor: the sum of its regions.
   uint64_t tensorBytes(const std::string& name) const;
