@@ -18,7 +18,12 @@
 // the tile). Gating adds no latency.
 //
 // Ports for the simulation host:
-//   run_i         1 = the chip may advance (RUNNING state); 0 pauses it (e.g. a cycle limit).
+//   run_i         1 = the chip may advance (RUNNING state) in the next cycle; 0 pauses it (e.g.
+//                 a cycle limit). Registered: the value at a rising edge decides whether the
+//                 cycle that edge begins advances, so the host raises or drops it one cycle ahead
+//                 (docs/chip.md, "Run input"). The register keeps the chip's logic independent
+//                 of the port, which simulators then evaluate once per clock, not on every input
+//                 change.
 //   host_*        tile memory: byte address, byte enables, one word per cycle; read data and
 //                 host_err_o (tile or address out of range, or the chip is advancing) one cycle
 //                 after the request. Nothing is accessed on an error.
@@ -133,8 +138,17 @@ module tess_chip #(
   logic [4:0] sync_err_cause;
   logic [31:0] sync_err_value;
   logic host_release;
+  logic run_q;        // run_i at the last rising edge: this cycle may advance
 
-  assign advance  = run_i && (state_q == StRunning) && !(sync_stop_req && !stopping_q);
+  always_ff @(posedge clk_i) begin
+    if (!rst_n) begin
+      run_q <= 1'b0;
+    end else begin
+      run_q <= run_i;
+    end
+  end
+
+  assign advance  = run_q && (state_q == StRunning) && !(sync_stop_req && !stopping_q);
   assign live     = advance && !stopping_q;
   assign stop_now = live && ((|trap_now) || (|xerr) || sync_err);
   assign stop     = stop_now || stopping_q;
@@ -211,7 +225,7 @@ module tess_chip #(
       state_d    = final_q;
       stopping_d = 1'b0;
     end
-    if (run_i && (state_q == StRunning) && sync_stop_req && !stopping_q) begin
+    if (run_q && (state_q == StRunning) && sync_stop_req && !stopping_q) begin
       state_d = StSync;
     end
     if (ctl_we_i && (ctl_addr_i == 12'(tess_params_pkg::CR_CTRL))) begin
