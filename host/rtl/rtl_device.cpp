@@ -225,13 +225,22 @@ class ChipSim final : public RtlDevice::Impl {
 
   void runUntil(uint64_t limit) override {
     idle();
-    top_->run_i = 1;
     // The chip's cycle count stops at e+1 / max(h)+1 when a halt or error is found two cycles
     // after it; the cycles that drain the pipelines then do not count (stopping_o), so the loop
     // may pass the limit only while draining.
+    // run_i is registered (docs/chip.md, "Run input"): the value at an edge decides whether the
+    // cycle after it advances, so it is set one cycle ahead from the count now. The first cycle
+    // holds (the register is still 0), and a halt or error found in the cycle that reaches
+    // limit - 1 makes one draining cycle hold; neither is counted.
+    bool advancing = false;  // run_i was 1 at the last edge
     while (top_->state_o == TESS_ST_RUNNING && (top_->stopping_o || top_->cycle_o < limit)) {
+      const uint64_t next = top_->cycle_o + (advancing ? 1 : 0);
+      top_->run_i = top_->stopping_o || next < limit;
       tick(true);
+      advancing = top_->run_i != 0;
     }
+    // Here either the chip left RUNNING (it does not advance whatever run_i was) or the last
+    // edge took run_i = 0 (the count only reaches the limit one step at a time).
     top_->run_i = 0;
     top_->eval();
     checkVcd();

@@ -21,8 +21,8 @@
 // buffer per tile; bytes beyond it are lost and counted (CR_LINK_CONSOLE_LOST).
 // Bridge registers, read with CTRL_READ and not forwarded to the chip: CR_LINK_BAD_FRAMES,
 // CR_LINK_CONSOLE_LOST, CR_LINK_CLOCK (rtl/params.json).
-// Timing: nothing here is cycle-critical for the chip; the chip's cycle count only moves while
-// run_o is 1.
+// Timing: nothing here is cycle-critical for the chip; the chip's cycle count only moves in a
+// cycle after one with run_o = 1 (the chip registers it).
 module tess_link_bridge #(
   parameter int NumTiles     = 4,
   parameter int MemBytes     = 65536,
@@ -295,10 +295,18 @@ module tess_link_bridge #(
   logic        cons_clear;
 
   // run_o: the chip advances while a run is in progress, it is RUNNING and below the limit (or
-  // draining its pipelines after a halt or error, which the chip does not count).
+  // draining its pipelines after a halt or error, which the chip does not count). The chip
+  // registers its run input (docs/chip.md, "Run input"), so run_o says whether the next cycle may
+  // advance: the count then is one more than now if the chip advances now (chip_run_q, a copy of
+  // the chip's register). A halt or error found in the cycle that reaches limit - 1 makes one
+  // draining cycle hold, which the chip does not count.
   logic run_more;
-  assign run_more = (state_i == StRunning) && (stopping_i || (cycle_i < limit_q));
-  assign run_o    = run_q && run_more;
+  logic chip_run_q;
+  logic [64:0] cycle_next;
+  assign run_more   = (state_i == StRunning) && (stopping_i || (cycle_i < limit_q));
+  assign cycle_next = {1'b0, cycle_i} + {64'd0, chip_run_q};
+  assign run_o      = run_q && (state_i == StRunning) &&
+                      (stopping_i || (cycle_next < {1'b0, limit_q}));
 
   // Tile of the request, for STATS and CONSOLE (checked against NumTiles first).
   logic [Tw-1:0] tsel;
@@ -865,7 +873,7 @@ module tess_link_bridge #(
     cons_lost_d = cons_lost_q;
     if (cons_clear) begin
       cons_lost_d = '0;
-    end else if (|(console_valid_i & cons_full & {NumTiles{run_o}})) begin
+    end else if (|(console_valid_i & cons_full & {NumTiles{chip_run_q}})) begin
       cons_lost_d = cons_lost_q + 32'd1;
     end
   end
@@ -876,7 +884,7 @@ module tess_link_bridge #(
     logic        we;
     logic [7:0]  rdata_q;
     assign cons_full[t] = (count_q == 32'(ConsoleBytes));
-    assign we           = run_o && console_valid_i[t] && !cons_full[t];
+    assign we           = chip_run_q && console_valid_i[t] && !cons_full[t];
     always_comb begin
       count_d = count_q;
       if (cons_clear) begin
@@ -930,6 +938,7 @@ module tess_link_bridge #(
       sel_target_q <= '0;
       cstat_q      <= '0;
       run_q        <= 1'b0;
+      chip_run_q   <= 1'b0;
       result_q     <= 1'b0;
       limit_q      <= '0;
       wait_ms_q    <= '0;
@@ -964,6 +973,7 @@ module tess_link_bridge #(
       sel_target_q <= sel_target_d;
       cstat_q      <= cstat_d;
       run_q        <= run_d;
+      chip_run_q   <= run_o;
       result_q     <= result_d;
       limit_q      <= limit_d;
       wait_ms_q    <= wait_ms_d;

@@ -18,7 +18,12 @@
 // the tile). Gating adds no latency.
 //
 // Ports for the simulation host:
-//   run_i         1 = the chip may advance (RUNNING state); 0 pauses it (e.g. a cycle limit).
+//   run_i         1 = the chip may advance (RUNNING state) in the next cycle; 0 pauses it (e.g.
+//                 a cycle limit). Registered: the value at a rising edge decides whether the
+//                 cycle that edge begins advances, so the host raises or drops it one cycle ahead
+//                 (docs/chip.md, "Run input"). The register keeps the chip's logic independent
+//                 of the port, which simulators then evaluate once per clock, not on every input
+//                 change.
 //   host_*        tile memory: byte address, byte enables, one word per cycle; read data and
 //                 host_err_o (tile or address out of range, or the chip is advancing) one cycle
 //                 after the request. Nothing is accessed on an error.
@@ -103,9 +108,11 @@ module tess_chip #(
   logic [31:0]         serr_value_q, serr_value_d;
   logic                sync_break_q;
   logic [31:0]         tile_sel_q;
-  logic [NumTiles-1:0] enable_q;
-  logic [2:0]          ctx_sel_q;
-  logic [5:0]          reg_sel_q;
+  logic [NumTiles-1:0] enable_q, enable_d;
+  logic                sync_break_d;
+  logic [31:0]         tile_sel_d;
+  logic [2:0]          ctx_sel_q, ctx_sel_d;
+  logic [5:0]          reg_sel_q, reg_sel_d;
 
   // Per-tile signals, tile t at [W*t +: W].
   logic [NumTiles-1:0]    arrive, arrived, halt_now, halting, halted, exited, trap_now, xerr;
@@ -132,6 +139,7 @@ module tess_chip #(
   logic drained;
   logic sync_release;
   logic sync_stop_req;
+  logic sync_stop_next;
   logic sync_host;
   logic [15:0] sync_id;
   logic sync_err;
@@ -139,6 +147,7 @@ module tess_chip #(
   logic [4:0] sync_err_cause;
   logic [31:0] sync_err_value;
   logic host_release;
+  logic run_q;        // run_i at the last rising edge: this cycle may advance
 
   // Selected tile for the T_ registers (out of range reads as 0).
   logic          sel_ok;
@@ -194,7 +203,16 @@ module tess_chip #(
   assign hs_tile_we  = ctl_we_i && !ctl_err_o && hs_tile_reg;
   assign hs_cycle_we = ctl_we_i && !ctl_err_o && hs_cycle_reg;
 
-  assign advance  = run_i && (state_q == StRunning) && !(sync_stop_req && !stopping_q);
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_n) begin
+      run_q <= 1'b0;
+    end else begin
+      run_q <= run_i;
+    end
+  end
+
+  assign advance  = run_q && (state_q == StRunning) && !(sync_stop_req && !stopping_q);
   assign live     = advance && !stopping_q;
   assign stop_now = live && ((|trap_now) || (|xerr) || sync_err);
   assign stop     = stop_now || stopping_q;
@@ -212,9 +230,11 @@ module tess_chip #(
     .gone_i         (halting & enable_q),
     .absent_i       (~enable_q),
     .sync_break_i   (sync_break_q),
+    .sync_break_next_i (sync_break_d),
     .host_release_i (host_release),
     .release_o      (sync_release),
     .stop_req_o     (sync_stop_req),
+    .stop_req_next_o (sync_stop_next),
     .pending_host_o (sync_host),
     .pending_id_o   (sync_id),
     .err_o          (sync_err),
@@ -278,7 +298,7 @@ module tess_chip #(
       state_d    = final_q;
       stopping_d = 1'b0;
     end
-    if (run_i && (state_q == StRunning) && sync_stop_req && !stopping_q) begin
+    if (run_q && (state_q == StRunning) && sync_stop_req && !stopping_q) begin
       state_d = StSync;
     end
     if (ctl_we_i && (ctl_addr_i == 12'(tess_params_pkg::CR_CTRL))) begin
@@ -293,6 +313,11 @@ module tess_chip #(
 
   assign host_release = ctl_we_i && (ctl_addr_i == 12'(tess_params_pkg::CR_CTRL)) &&
                         ctl_wdata_i[2] && (state_q == StSync);
+
+  // advance of the next cycle, from the values the registers take at the next edge (each tile
+  // keeps a registered copy, below).
+  logic adv_next;
+  assign adv_next = run_i && (state_d == StRunning) && !(sync_stop_next && !stopping_d);
 
   always_ff @(posedge clk_i) begin
     if (!rst_n) begin
@@ -327,12 +352,6 @@ module tess_chip #(
   // ---------------------------------------------------------------------------------------------
   // Control registers
   // ---------------------------------------------------------------------------------------------
-  logic [NumTiles-1:0] enable_d;
-  logic                sync_break_d;
-  logic [31:0]         tile_sel_d;
-  logic [2:0]          ctx_sel_d;
-  logic [5:0]          reg_sel_d;
-
   always_comb begin
     enable_d     = enable_q;
     sync_break_d = sync_break_q;
@@ -544,10 +563,37 @@ module tess_chip #(
   logic [NumTiles-1:0] tile_clk_en;
   assign tile_clk_en = enable_q | {NumTiles{!advance}};
 
+  // Each tile runs on advance && enable_q[t] taken from a register of its own clock domain
+  // (t_run_q, loaded with the next cycle's value), not from the chip's: a simulator evaluates the
+  // logic behind it only when that tile's clock ticks, so a disabled tile costs little. While a
+  // disabled tile's clock is stopped its copy holds 0, which is its value then.
   for (genvar t = 0; t < NumTiles; t++) begin : g_tile
     logic          t_host_req;
     logic          t_clk;
+    logic          t_run_q;
     assign t_host_req = host_req_i && host_ok && (host_tile == Tw'(t));
+
+    always_ff @(posedge t_clk) begin
+      if (!rst_n) begin
+        t_run_q <= 1'b0;
+      end else begin
+        t_run_q <= adv_next && enable_d[t];
+      end
+    end
+
+`ifndef SYNTHESIS
+`ifndef VERILATOR
+    // The copy must equal what it replaces (checked in Icarus runs; Verilator runs are checked
+    // against the model's cycle counts).
+    always @(posedge t_clk) begin
+      if (rst_n && (t_run_q != (advance && enable_q[t]))) begin
+        $display("ERROR tess_chip: tile %0d run copy %0d, advance %0d, enable %0d", t, t_run_q,
+                 advance, enable_q[t]);
+        $finish;
+      end
+    end
+`endif
+`endif
 
     tess_clock_gate u_clock_gate (
       .clk_i (clk_i),
@@ -562,7 +608,7 @@ module tess_chip #(
     ) u_tile (
       .clk_i           (t_clk),
       .rst_ni          (rst_n),
-      .run_i           (advance),
+      .run_i           (t_run_q),
       .tile_id_i       (16'(t)),
       .enable_i        (enable_q[t]),
       .stop_i          (stop),

@@ -22,9 +22,11 @@ module tess_sync #(
   input  logic [NumTiles-1:0]   gone_i,          // halted
   input  logic [NumTiles-1:0]   absent_i,        // disabled: takes no part in syncs
   input  logic                  sync_break_i,
+  input  logic                  sync_break_next_i, // sync_break_i of the next cycle
   input  logic                  host_release_i,  // the host released the pending sync
   output logic                  release_o,
   output logic                  stop_req_o,
+  output logic                  stop_req_next_o, // stop_req_o of the next cycle (without reset)
   output logic                  pending_host_o,  // the sync due at R is a host sync
   output logic [15:0]           pending_id_o,
   output logic                  err_o,
@@ -97,6 +99,16 @@ module tess_sync #(
   assign due        = count_q && (cnt_q == 4'd1);
   assign stop_req_o = due && !released_q && (desc_q[31] || sync_break_i);
   assign release_o  = advance_i && due;
+  // The same request one cycle ahead, from the values the registers take at the next edge: the
+  // chip keeps a registered copy of its run decision in each tile's clock domain.
+  logic        count_n;
+  logic [3:0]  cnt_n;
+  logic        host_n;         // bit 31 (host sync) of the next descriptor
+  assign count_n = advance_i ? count_d : count_q;
+  assign cnt_n   = advance_i ? cnt_d : cnt_q;
+  assign host_n  = advance_i ? desc_d[31] : desc_q[31];
+  assign stop_req_next_o = count_n && (cnt_n == 4'd1) && !released_d &&
+                           (host_n || sync_break_next_i);
   assign pending_host_o = (desc_q & HostBit) != 32'd0;
   assign pending_id_o   = desc_q[15:0];
 

@@ -11,6 +11,8 @@
 // Ports:
 //   run_i        0 = held (the host may use the memory port), 1 = run (the chip's cycle). The
 //                first cycle with run_i = 1 after reset is cycle 0; run_i = 0 pauses everything.
+//                Must be 0 while enable_i is 0. The chip drives it from a register of the tile's
+//                own clock, so that nothing behind it depends on chip-wide signals.
 //   enable_i     0 = the tile is disabled (T_ENABLE): its core never runs.
 //   stop_i       chip error stop in this cycle (see tess_core), drop_i in the cycles after it
 //                (tess_exchange); release_i: the sync releases.
@@ -147,8 +149,9 @@ module tess_tile #(
   logic [31:0] x_err_value;
   logic [31:0] a_rdata;
 
-  // A disabled tile never advances: it is halted from cycle 0 (the chip counts it as halted).
-  assign core_run = run_i && enable_i;
+  // A disabled tile never advances (run_i is 0): it is halted from cycle 0 (the chip counts it as
+  // halted).
+  assign core_run = run_i;
   assign stop     = stop_i && enable_i;
   assign resume   = (release_i && (xchg_prog == 32'd0)) || (core_run && x_finish);
 
