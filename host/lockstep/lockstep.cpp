@@ -102,28 +102,57 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   const unsigned n = da->info().tiles;
   // Compare the records held so far; a run cut by the cycle limit may leave the RTL's last
   // retirements unreported (docs/tile.md, "Stopping at a cycle limit"): then compare only what
-  // both sides retired.
-  auto compareRecords = [&](bool cut) {
+  // both sides retired. With keepRest (a pause between chunks) the records one side has beyond
+  // the other's are kept, in order, for the next comparison; otherwise everything is dropped.
+  auto compareRecords = [&](bool cut, bool keepRest = false) {
+    std::vector<RetireRecord> restA, restB;
     for (unsigned t = 0; t < n && !r.divergence; ++t) {
       std::vector<RetireRecord> ra, rb;
       std::copy_if(recA.begin(), recA.end(), std::back_inserter(ra), [t](const RetireRecord& rec) { return rec.tile == t; });
       std::copy_if(recB.begin(), recB.end(), std::back_inserter(rb), [t](const RetireRecord& rec) { return rec.tile == t; });
       if (cut) {
         const size_t k = std::min(ra.size(), rb.size());
+        if (keepRest) {
+          restA.insert(restA.end(), ra.begin() + static_cast<std::ptrdiff_t>(k), ra.end());
+          restB.insert(restB.end(), rb.begin() + static_cast<std::ptrdiff_t>(k), rb.end());
+        }
         ra.resize(k);
         rb.resize(k);
       }
       r.divergence = compareRetireStreams(ra, rb, a, b);
       if (r.divergence && n > 1) r.divergence->report = fmt::format("tile {}: {}", t, r.divergence->report);
+      r.a.retired += ra.size();
+      r.b.retired += rb.size();
     }
-    r.a.retired += recA.size();
-    r.b.retired += recB.size();
-    recA.clear();
-    recB.clear();
+    recA = std::move(restA);
+    recB = std::move(restB);
+  };
+  // Without syncs a program would hold every record until the end: pause both devices every
+  // chunk cycles (a cycle-limit stop continues exactly) and compare what both have retired.
+  const uint64_t chunk = !o.compareRetirements ? ~uint64_t{0}
+                         : o.chunkCycles      ? o.chunkCycles
+                                              : std::max<uint64_t>(1, (uint64_t{1} << 18) / std::max(1u, n));
+  auto runChunk = [&](Device& d, const RunResult& last) {
+    const uint64_t left = o.maxCycles - last.cycles;
+    return d.run(std::min(left, chunk));
+  };
+  // A pause made here is not a stop of the run. The RTL finds a halt or error two cycles after
+  // it (docs/tile.md, "Stopping at a cycle limit"), so near the end one side may pause where the
+  // other has stopped for good: the paused side runs on, and both are compared where the
+  // unchunked run stops.
+  auto paused = [&](const RunResult& x) {
+    return x.reason == StopReason::MaxCycles && x.cycles < o.maxCycles;
   };
   for (;;) {
-    r.a.result = da->run(o.maxCycles - r.a.result.cycles);
-    r.b.result = db->run(o.maxCycles - r.b.result.cycles);
+    r.a.result = runChunk(*da, r.a.result);
+    r.b.result = runChunk(*db, r.b.result);
+    while (paused(r.a.result) && !paused(r.b.result)) r.a.result = runChunk(*da, r.a.result);
+    while (paused(r.b.result) && !paused(r.a.result)) r.b.result = runChunk(*db, r.b.result);
+    if (paused(r.a.result) && paused(r.b.result) && r.a.result.cycles == r.b.result.cycles) {
+      compareRecords(true, true);  // a pause between chunks, not the end
+      if (r.divergence) break;
+      continue;
+    }
     const bool atSync = r.a.result.reason == StopReason::SyncBreak ||
                         r.a.result.reason == StopReason::HostSync;
     const std::string where =

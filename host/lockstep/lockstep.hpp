@@ -51,9 +51,14 @@ struct LockstepOptions {
   bool allTiles = false;              ///< ELF path form: load it on every tile (else tile 0 only)
   uint64_t maxCycles = 10'000'000;    ///< chip cycle limit for each device
   bool syncBreak = true;              ///< stop and compare memory at every sync
-  /// Compare every retirement (exact; records are compared and dropped at each sync stop, so
-  /// memory stays bounded on long runs), or only memory, counters and stops at syncs (fast).
+  /// Compare every retirement (exact; records are compared and dropped at each sync stop and
+  /// every chunkCycles, so memory stays bounded on long runs, with or without syncs), or only
+  /// memory, counters and stops at syncs (fast).
   bool compareRetirements = true;
+  /// With compareRetirements: both devices pause at most this many cycles apart (a cycle-limit
+  /// stop, which continues exactly) and the records held so far are compared and dropped;
+  /// 0 = 2^18 / tiles, so at most about 2^18 records per device are held.
+  uint64_t chunkCycles = 0;
   uint32_t tileMemBytes = 0;          ///< DeviceOptions::tileMemBytes (0 = the backend's default)
   /// Called on each device at each host sync, before it is released (e.g. to read/write memory).
   std::function<void(Device&, uint32_t syncId)> onHostSync;
