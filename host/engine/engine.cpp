@@ -264,7 +264,8 @@ void Engine::setPrefetchWaitObserver(std::function<void(const std::string& strea
 
 void Engine::setPrefetchReadyObserver(
     std::function<void(const std::string& stream, uint64_t end)> observer) {
-  if (impl_->prefetcher) throw Error("Engine::setPrefetchReadyObserver: call it before the first run()");
+  if (impl_->prefetcher)
+    throw Error("Engine::setPrefetchReadyObserver: call it before the first run()");
   impl_->readyObserver = std::move(observer);
 }
 

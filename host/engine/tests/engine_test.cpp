@@ -303,9 +303,8 @@ struct Gate {
   /// Wait (lock held) until ready(); false if released by `finished` or a failure instead.
   template <class Ready>
   bool wait(std::unique_lock<std::mutex>& lock, Ready ready, const std::string& what) {
-    const bool ok = changed.wait_for(lock, kHangLimit, [&] {
-      return ready() || finished || !failure.empty();
-    });
+    const bool ok =
+        changed.wait_for(lock, kHangLimit, [&] { return ready() || finished || !failure.empty(); });
     if (!ok) {
       failure = what;
       changed.notify_all();
@@ -379,20 +378,21 @@ void expectResults(const std::vector<uint8_t>& results) {
 
 TEST(EnginePrefetch, SlowCallbackOverlapsDeviceRuns) {
   // A device whose run() does not return until the prefetch thread has every minibatch byte of
-  // the host sync it stopped at ready (the Engine's prefetch-ready observer), and a callback that does not start producing until a run()
-  // that stopped at the host sync taking its first byte is in progress: each minibatch is
-  // produced during the device run before its host sync, so a prefetcher that asks for it
-  // ahead never makes a host sync wait. One that does not ask ahead leaves the device waiting
-  // for bytes nobody produces: the hang limit, a failure.
+  // the host sync it stopped at ready (the Engine's prefetch-ready observer), and a callback that
+  // does not start producing until a run() that stopped at the host sync taking its first byte is
+  // in progress: each minibatch is produced during the device run before its host sync, so a
+  // prefetcher that asks for it ahead never makes a host sync wait. One that does not ask ahead
+  // leaves the device waiting for bytes nobody produces: the hang limit, a failure.
   Gate gate;
   const Executable exe = engineStream();
   GatedDevice dev(open("model"), exe, gate, [&](std::unique_lock<std::mutex>& lock) {
     gate.inRun = true;
     gate.changed.notify_all();
-    gate.wait(lock, [&] { return gate.produced >= gate.reached; },
-              fmt::format("the device stopped at a host sync taking minibatch bytes up to {}; "
-                          "the callback had produced {} at that stop",
-                          gate.reached, gate.produced));
+    gate.wait(
+        lock, [&] { return gate.produced >= gate.reached; },
+        fmt::format("the device stopped at a host sync taking minibatch bytes up to {}; "
+                    "the prefetch thread had bytes ready up to {}",
+                    gate.reached, gate.produced));
     gate.inRun = false;
   });
   Engine engine(dev, exe);
@@ -405,10 +405,11 @@ TEST(EnginePrefetch, SlowCallbackOverlapsDeviceRuns) {
   engine.connectStream("minibatch", [&](uint64_t offset, std::span<uint8_t> data) {
     if (std::this_thread::get_id() == mainThread) onMainThread = true;
     std::unique_lock lock(gate.mutex);
-    if (gate.wait(lock, [&] { return gate.inRun && gate.reached > offset; },
-                  fmt::format("the callback for minibatch byte {} saw no device run stopped at "
-                              "its host sync",
-                              offset))) {
+    if (gate.wait(
+            lock, [&] { return gate.inRun && gate.reached > offset; },
+            fmt::format("the callback for minibatch byte {} saw no device run stopped at "
+                        "its host sync",
+                        offset))) {
       ++duringRun;
     }
     ++calls;
@@ -485,9 +486,8 @@ TEST(EnginePrefetch, CallbackSlowerThanTheDeviceIsCountedAsWaiting) {
   // one counted wait, whose measured time is part of the host sync's.
   Gate gate;
   const Executable exe = engineStream();
-  GatedDevice dev(open("model"), exe, gate, [&](std::unique_lock<std::mutex>&) {
-    gate.changed.notify_all();
-  });
+  GatedDevice dev(open("model"), exe, gate,
+                  [&](std::unique_lock<std::mutex>&) { gate.changed.notify_all(); });
   Engine engine(dev, exe);
   GateRelease release{gate};
   writeWeights(engine);
@@ -504,10 +504,11 @@ TEST(EnginePrefetch, CallbackSlowerThanTheDeviceIsCountedAsWaiting) {
   });
   engine.connectStream("minibatch", [&](uint64_t offset, std::span<uint8_t> data) {
     std::unique_lock lock(gate.mutex);
-    if (gate.wait(lock, [&] { return waitingFor > offset; },
-                  fmt::format("the callback for minibatch byte {}: no host sync waited for it "
-                              "(device stopped at one taking bytes up to {})",
-                              offset, gate.reached))) {
+    if (gate.wait(
+            lock, [&] { return waitingFor > offset; },
+            fmt::format("the callback for minibatch byte {}: no host sync waited for it "
+                        "(device stopped at one taking bytes up to {})",
+                        offset, gate.reached))) {
       ++releasedByWait;
     }
     lock.unlock();

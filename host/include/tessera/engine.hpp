@@ -79,7 +79,8 @@ class Engine {
   /// Called on the prefetch thread each time a prefetched stream's bytes are ready for its host
   /// sync, with the stream's name and the stream offset they now reach. Set it before the first
   /// run(). It must not call back into the Engine.
-  void setPrefetchReadyObserver(std::function<void(const std::string& stream, uint64_t end)> observer);
+  void setPrefetchReadyObserver(
+      std::function<void(const std::string& stream, uint64_t end)> observer);
   /// Bytes each stream has moved so far, in the executable's stream order.
   std::vector<uint64_t> streamOffsets() const;
   /// Continue on a device restored (restoreCheckpoint) from a checkpoint taken in a sync
