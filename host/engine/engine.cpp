@@ -49,6 +49,8 @@ struct Engine::Impl {
   uint64_t chipCycles = 0;  // the chip's cycle count at the last stop
   std::function<void(const RunResult&)> observer;
   std::function<bool(const RunResult&)> syncObserver;
+  std::function<void(const std::string&)> waitObserver;
+  std::function<void(const std::string&, uint64_t)> readyObserver;
   EngineStats stats;
 
   Impl(Device& d, const Executable& e) : dev(d), exe(e) {}
@@ -112,7 +114,10 @@ struct Engine::Impl {
           } else if (callbacks[s]) {
             uint64_t miss = 0;
             const auto t = Clock::now();
-            if (prefetcher->take(s, data, &miss)) {
+            const auto onWait = [&] {
+              if (waitObserver) waitObserver(exe.streams[s].name);
+            };
+            if (prefetcher->take(s, data, &miss, onWait)) {
               waited = true;
               waitSeconds += secondsSince(t);
             }
@@ -217,7 +222,11 @@ RunResult Engine::run(uint64_t maxCycles) {
     for (size_t s = 0; s < produce.size(); ++s) {
       if (m.toDevice(s) && !m.buffered[s]) produce[s] = m.callbacks[s];
     }
-    m.prefetcher = std::make_unique<StreamPrefetcher>(std::move(produce), m.offsets);
+    std::function<void(size_t, uint64_t)> onReady;
+    if (m.readyObserver) {
+      onReady = [&m](size_t s, uint64_t end) { m.readyObserver(m.exe.streams[s].name, end); };
+    }
+    m.prefetcher = std::make_unique<StreamPrefetcher>(std::move(produce), m.offsets, onReady);
     m.prefetchNext();
   }
   for (;;) {
@@ -247,6 +256,17 @@ void Engine::setStopObserver(std::function<void(const RunResult&)> observer) { i
 
 void Engine::setSyncObserver(std::function<bool(const RunResult&)> observer) {
   impl_->syncObserver = std::move(observer);
+}
+
+void Engine::setPrefetchWaitObserver(std::function<void(const std::string& stream)> observer) {
+  impl_->waitObserver = std::move(observer);
+}
+
+void Engine::setPrefetchReadyObserver(
+    std::function<void(const std::string& stream, uint64_t end)> observer) {
+  if (impl_->prefetcher)
+    throw Error("Engine::setPrefetchReadyObserver: call it before the first run()");
+  impl_->readyObserver = std::move(observer);
 }
 
 std::vector<uint64_t> Engine::streamOffsets() const { return impl_->offsets; }

@@ -6,7 +6,9 @@
 namespace tessera {
 
 StreamPrefetcher::StreamPrefetcher(std::vector<StreamCallback> callbacks,
-                                   const std::vector<uint64_t>& start) {
+                                   const std::vector<uint64_t>& start,
+                                   std::function<void(size_t, uint64_t)> onReady)
+    : onReady_(std::move(onReady)) {
   for (auto& cb : callbacks) {
     const uint64_t at = streams_.size() < start.size() ? start[streams_.size()] : 0;
     streams_.push_back(Stream{std::move(cb), {}, at, at, nullptr});
@@ -32,7 +34,8 @@ void StreamPrefetcher::prefetch(size_t s, uint64_t bytes) {
   work_.notify_all();
 }
 
-bool StreamPrefetcher::take(size_t s, std::span<uint8_t> out, uint64_t* missBytes) {
+bool StreamPrefetcher::take(size_t s, std::span<uint8_t> out, uint64_t* missBytes,
+                            const std::function<void()>& onWait) {
   std::unique_lock lock(mutex_);
   Stream& st = streams_.at(s);
   const uint64_t end = st.taken + out.size();
@@ -42,6 +45,11 @@ bool StreamPrefetcher::take(size_t s, std::span<uint8_t> out, uint64_t* missByte
   if (st.produced() < end && !st.error) {
     waited = true;
     work_.notify_all();
+    if (onWait) {
+      lock.unlock();
+      onWait();
+      lock.lock();
+    }
     done_.wait(lock, [&] { return st.produced() >= end || st.error; });
   }
   if (st.produced() < end) std::rethrow_exception(st.error);
@@ -83,6 +91,13 @@ void StreamPrefetcher::loop() {
       next->ready.insert(next->ready.end(), chunk.begin(), chunk.end());
     }
     done_.notify_all();
+    if (onReady_ && !error) {
+      const size_t s = static_cast<size_t>(next - streams_.data());
+      const uint64_t end = next->produced();
+      lock.unlock();
+      onReady_(s, end);
+      lock.lock();
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -19,8 +20,11 @@ class StreamPrefetcher {
  public:
   /// One producer per stream (an empty function: the stream is not served here); stream s starts
   /// at offset start[s] (0 if start is shorter: a resumed run continues its streams there).
+  /// onReady (if set) is called on the thread, without the lock held, each time a callback's
+  /// bytes are ready for take(), with the stream and the stream offset they now reach.
   explicit StreamPrefetcher(std::vector<StreamCallback> callbacks,
-                            const std::vector<uint64_t>& start = {});
+                            const std::vector<uint64_t>& start = {},
+                            std::function<void(size_t, uint64_t)> onReady = {});
   ~StreamPrefetcher();
   StreamPrefetcher(const StreamPrefetcher&) = delete;
   StreamPrefetcher& operator=(const StreamPrefetcher&) = delete;
@@ -30,8 +34,10 @@ class StreamPrefetcher {
   void prefetch(size_t s, uint64_t bytes);
   /// Copy the next out.size() bytes of stream s into out, waiting for the thread if needed.
   /// Rethrows what the callback threw. Returns whether it had to wait; *missBytes gets the bytes
-  /// that no earlier prefetch() had asked for.
-  bool take(size_t s, std::span<uint8_t> out, uint64_t* missBytes);
+  /// that no earlier prefetch() had asked for. onWait (if set) is called, without the lock held,
+  /// once it is decided that this take waits, before the waiting starts.
+  bool take(size_t s, std::span<uint8_t> out, uint64_t* missBytes,
+            const std::function<void()>& onWait = {});
 
  private:
   struct Stream {
@@ -49,6 +55,7 @@ class StreamPrefetcher {
   std::condition_variable done_;  // take(): bytes or an error arrived
   std::vector<Stream> streams_;
   bool stop_ = false;
+  std::function<void(size_t, uint64_t)> onReady_;
   std::thread thread_;
 };
 

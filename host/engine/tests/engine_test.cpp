@@ -3,13 +3,17 @@
 // every backend with identical results and cycle counts, and the prefetch thread.
 #include "tessera/engine.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -282,12 +286,59 @@ TEST(Engine, WrongTargetWritesNothing) {
   EXPECT_EQ(before, after);
 }
 
-/// A device that takes at least `delay` of host time per run() call, as a slow link or a big
-/// chip would, and notes whether a run() is in progress.
-class SlowDevice : public Device {
+/// Orders the prefetch callback of "minibatch" against the device's runs with a mutex and a
+/// condition variable instead of sleeps. Every wait is bounded by kHangLimit, which only a broken
+/// Engine reaches: the first wait that reaches it is recorded in `failure` and releases every
+/// other wait (so a broken prefetcher makes the test fail, once, instead of hanging).
+struct Gate {
+  static constexpr std::chrono::seconds kHangLimit{60};
+  std::mutex mutex;
+  std::condition_variable changed;
+  uint64_t produced = 0;  // end of the minibatch bytes ready for a take
+  uint64_t reached = 0;   // minibatch bytes taken by the host syncs the device has reached
+  bool inRun = false;     // a GatedDevice::run() is in progress (past its inner run)
+  bool finished = false;  // Engine::run() returned: release whatever still waits
+  std::string failure;    // the wait that reached kHangLimit, if any
+
+  /// Wait (lock held) until ready(); false if released by `finished` or a failure instead.
+  template <class Ready>
+  bool wait(std::unique_lock<std::mutex>& lock, Ready ready, const std::string& what) {
+    const bool ok =
+        changed.wait_for(lock, kHangLimit, [&] { return ready() || finished || !failure.empty(); });
+    if (!ok) {
+      failure = what;
+      changed.notify_all();
+    }
+    return ready();
+  }
+  void finish() {
+    std::lock_guard lock(mutex);
+    finished = true;
+    changed.notify_all();
+  }
+};
+
+/// Releases the gate's waits when the test leaves its scope, even by a failed ASSERT: declared
+/// after the Engine, so the prefetch thread is released before the Engine joins it.
+struct GateRelease {
+  Gate& gate;
+  ~GateRelease() { gate.finish(); }
+};
+
+/// Wraps a device: after each inner run that stops at a host sync, adds the minibatch bytes that
+/// host sync takes to gate.reached, then calls `atStop` (gate locked) before returning.
+class GatedDevice : public Device {
  public:
-  SlowDevice(std::unique_ptr<Device> inner, std::chrono::milliseconds delay)
-      : inner_(std::move(inner)), delay_(delay) {}
+  GatedDevice(std::unique_ptr<Device> inner, const Executable& exe, Gate& gate,
+              std::function<void(std::unique_lock<std::mutex>&)> atStop)
+      : inner_(std::move(inner)), gate_(gate), atStop_(std::move(atStop)) {
+    const int minibatch = exe.findStream("minibatch");
+    for (const ExeHostSync& h : exe.hostSyncs) {
+      for (const ExeStreamCopy& c : h.copies) {
+        if (static_cast<int>(c.stream) == minibatch) takes_[h.id] += c.region.bytes;
+      }
+    }
+  }
   ChipInfo info() const override { return inner_->info(); }
   void reset() override { inner_->reset(); }
   void writeMemory(unsigned t, uint32_t a, std::span<const uint8_t> d) override {
@@ -297,10 +348,10 @@ class SlowDevice : public Device {
     inner_->readMemory(t, a, d);
   }
   RunResult run(uint64_t maxCycles) override {
-    running = true;
-    std::this_thread::sleep_for(delay_);
     const RunResult r = inner_->run(maxCycles);
-    running = false;
+    std::unique_lock lock(gate_.mutex);
+    if (r.reason == StopReason::HostSync) gate_.reached += takes_[r.hostSyncId];
+    atStop_(lock);
     return r;
   }
   std::string console(unsigned t) const override { return inner_->console(t); }
@@ -311,45 +362,86 @@ class SlowDevice : public Device {
   uint32_t readControl(uint32_t o) override { return inner_->readControl(o); }
   void writeControl(uint32_t o, uint32_t v) override { inner_->writeControl(o, v); }
 
-  std::atomic<bool> running{false};
-
  private:
   std::unique_ptr<Device> inner_;
-  std::chrono::milliseconds delay_;
+  Gate& gate_;
+  std::function<void(std::unique_lock<std::mutex>&)> atStop_;
+  std::map<uint32_t, uint64_t> takes_;  // host sync id → minibatch bytes it takes
 };
 
+void expectResults(const std::vector<uint8_t>& results) {
+  for (uint32_t k = 0; k < kBatches * kBatchWords; ++k) {
+    const uint32_t t = (k % kBatchWords) / kN, i = k % kN, b = k / kBatchWords;
+    ASSERT_EQ(getWord(results, k), inputWord(k) * weight(t, i) + (t << 24) + b) << k;
+  }
+}
+
 TEST(EnginePrefetch, SlowCallbackOverlapsDeviceRuns) {
-  // Device 60 ms per run, callback 10 ms: every minibatch is ready before its host sync.
-  SlowDevice dev(open("model"), std::chrono::milliseconds(60));
-  Engine engine(dev, engineStream());
+  // A device whose run() does not return until the prefetch thread has every minibatch byte of
+  // the host sync it stopped at ready (the Engine's prefetch-ready observer), and a callback that
+  // does not start producing until a run() that stopped at the host sync taking its first byte is
+  // in progress: each minibatch is produced during the device run before its host sync, so a
+  // prefetcher that asks for it ahead never makes a host sync wait. One that does not ask ahead
+  // leaves the device waiting for bytes nobody produces: the hang limit, a failure.
+  Gate gate;
+  const Executable exe = engineStream();
+  GatedDevice dev(open("model"), exe, gate, [&](std::unique_lock<std::mutex>& lock) {
+    gate.inRun = true;
+    gate.changed.notify_all();
+    gate.wait(
+        lock, [&] { return gate.produced >= gate.reached; },
+        fmt::format("the device stopped at a host sync taking minibatch bytes up to {}; "
+                    "the prefetch thread had bytes ready up to {}",
+                    gate.reached, gate.produced));
+    gate.inRun = false;
+  });
+  Engine engine(dev, exe);
+  GateRelease release{gate};
   writeWeights(engine);
   std::vector<uint8_t> results(kBatches * kBatchWords * 4);
-  std::atomic<unsigned> calls{0}, duringRun{0};
+  unsigned calls = 0, duringRun = 0;  // under gate.mutex
   const auto mainThread = std::this_thread::get_id();
   std::atomic<bool> onMainThread{false};
   engine.connectStream("minibatch", [&](uint64_t offset, std::span<uint8_t> data) {
     if (std::this_thread::get_id() == mainThread) onMainThread = true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (dev.running) ++duringRun;
+    std::unique_lock lock(gate.mutex);
+    if (gate.wait(
+            lock, [&] { return gate.inRun && gate.reached > offset; },
+            fmt::format("the callback for minibatch byte {} saw no device run stopped at "
+                        "its host sync",
+                        offset))) {
+      ++duringRun;
+    }
     ++calls;
+    lock.unlock();
     fillInput(offset, data);
+  });
+  // Produced = ready for a take (published by the prefetch thread after the callback returned).
+  engine.setPrefetchReadyObserver([&](const std::string& stream, uint64_t end) {
+    EXPECT_EQ(stream, "minibatch");
+    std::lock_guard lock(gate.mutex);
+    gate.produced = std::max(gate.produced, end);
+    gate.changed.notify_all();
   });
   engine.connectStream("result", std::span<uint8_t>(results));
   const RunResult r = engine.run();
   ASSERT_EQ(r.reason, StopReason::Halted);
   const EngineStats s = engine.stats();
-  EXPECT_FALSE(onMainThread);
-  // One call per minibatch, plus at most one for the minibatch after the last that the
-  // prefetcher predicts and the device never takes.
-  EXPECT_GE(calls.load(), kBatches);
-  EXPECT_LE(calls.load(), kBatches + 1);
-  EXPECT_EQ(duringRun.load(), calls.load());
-  EXPECT_EQ(s.prefetchWaits, 0u);
-  EXPECT_EQ(s.prefetchMissBytes, 0u);
-  for (uint32_t k = 0; k < kBatches * kBatchWords; k += 7) {
-    const uint32_t t = (k % kBatchWords) / kN, i = k % kN, b = k / kBatchWords;
-    EXPECT_EQ(getWord(results, k), inputWord(k) * weight(t, i) + (t << 24) + b);
+  {
+    std::lock_guard lock(gate.mutex);
+    EXPECT_EQ(gate.failure, "");
+    // One call per minibatch, each during the run before its host sync. The call for the
+    // minibatch after the last (predicted, never taken) may have begun: it waits for a run that
+    // never comes until the test's end releases it, so it is not counted here.
+    EXPECT_EQ(duringRun, kBatches);
+    EXPECT_EQ(calls, kBatches);
   }
+  EXPECT_FALSE(onMainThread);
+  EXPECT_EQ(s.prefetchWaits, 0u);
+  EXPECT_EQ(s.prefetchWaitSeconds, 0.0);
+  EXPECT_EQ(s.prefetchMissBytes, 0u);
+  EXPECT_EQ(s.hostSyncs, 2 * kBatches);
+  expectResults(results);
   RecordProperty("host_io_us_per_sync",
                  std::to_string(s.hostIoSeconds / double(s.hostSyncs) * 1e6));
 }
@@ -388,21 +480,54 @@ TEST(Engine, AtSyncStreamIsCalledOnTheRunThreadAfterTheEarlierResults) {
 }
 
 TEST(EnginePrefetch, CallbackSlowerThanTheDeviceIsCountedAsWaiting) {
-  // Callback 80 ms, device a few ms: the device waits at (almost) every minibatch.
-  auto dev = open("model");
-  Engine engine(*dev, engineStream());
+  // A callback that does not return until the device's run() before the host sync taking its
+  // bytes has returned and that host sync is waiting for them (the Engine's prefetch-wait
+  // observer): the device is always ahead of the callback, and every minibatch host sync is
+  // one counted wait, whose measured time is part of the host sync's.
+  Gate gate;
+  const Executable exe = engineStream();
+  GatedDevice dev(open("model"), exe, gate,
+                  [&](std::unique_lock<std::mutex>&) { gate.changed.notify_all(); });
+  Engine engine(dev, exe);
+  GateRelease release{gate};
+  writeWeights(engine);
   std::vector<uint8_t> results(kBatches * kBatchWords * 4);
-  engine.connectStream("minibatch", [](uint64_t offset, std::span<uint8_t> data) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  unsigned observedWaits = 0;   // under gate.mutex
+  uint64_t waitingFor = 0;      // minibatch bytes the waiting host syncs take, under gate.mutex
+  unsigned releasedByWait = 0;  // callbacks that returned after their host sync waited
+  engine.setPrefetchWaitObserver([&](const std::string& stream) {
+    EXPECT_EQ(stream, "minibatch");
+    std::lock_guard lock(gate.mutex);
+    ++observedWaits;
+    waitingFor = gate.reached;
+    gate.changed.notify_all();
+  });
+  engine.connectStream("minibatch", [&](uint64_t offset, std::span<uint8_t> data) {
+    std::unique_lock lock(gate.mutex);
+    if (gate.wait(
+            lock, [&] { return waitingFor > offset; },
+            fmt::format("the callback for minibatch byte {}: no host sync waited for it "
+                        "(device stopped at one taking bytes up to {})",
+                        offset, gate.reached))) {
+      ++releasedByWait;
+    }
+    lock.unlock();
     fillInput(offset, data);
   });
   engine.connectStream("result", std::span<uint8_t>(results));
   ASSERT_EQ(engine.run().reason, StopReason::Halted);
   const EngineStats s = engine.stats();
-  EXPECT_GE(s.prefetchWaits, kBatches - 1);
-  EXPECT_LE(s.prefetchWaits, kBatches);
-  EXPECT_GT(s.prefetchWaitSeconds, 0.04 * (kBatches - 1));
+  {
+    std::lock_guard lock(gate.mutex);
+    EXPECT_EQ(gate.failure, "");
+    EXPECT_EQ(observedWaits, kBatches);
+    EXPECT_EQ(releasedByWait, kBatches);
+  }
+  EXPECT_EQ(s.prefetchWaits, kBatches);
+  EXPECT_EQ(s.prefetchMissBytes, 0u);
+  EXPECT_GT(s.prefetchWaitSeconds, 0.0);
   EXPECT_LE(s.prefetchWaitSeconds, s.hostIoSeconds);
+  expectResults(results);
 }
 
 }  // namespace

@@ -43,9 +43,11 @@ TEST(StreamPrefetcher, PrefetchedBytesAreReadyAndInOrder) {
   std::atomic<unsigned> calls{0};
   StreamPrefetcher p({counting(&offsets, &calls)});
   p.prefetch(0, 100);
-  for (int i = 0; i < 200 && calls.load() == 0; ++i)
+  // Wait for the thread's call: a hang-detector poll (60 s), never a bound a slow machine meets.
+  const auto hang = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (calls.load() == 0 && std::chrono::steady_clock::now() < hang)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_EQ(calls.load(), 1u);
+  ASSERT_EQ(calls.load(), 1u) << "the prefetch thread never produced the prefetched bytes";
   std::vector<uint8_t> a(60), b(70);
   uint64_t miss = 0;
   EXPECT_FALSE(p.take(0, a, &miss));  // 100 bytes ready: no wait

@@ -72,6 +72,15 @@ class Engine {
   /// returns false, run() ends there and returns that stop's RunResult (HostSync or SyncBreak);
   /// the next run() releases the device and goes on.
   void setSyncObserver(std::function<bool(const RunResult&)> observer);
+  /// Called on the run thread when a host sync finds a prefetched stream's bytes not ready and
+  /// is about to wait for the prefetch thread (one call per wait, with the stream's name): the
+  /// stall that EngineStats::prefetchWaits counts. It must not call back into the Engine.
+  void setPrefetchWaitObserver(std::function<void(const std::string& stream)> observer);
+  /// Called on the prefetch thread each time a prefetched stream's bytes are ready for its host
+  /// sync, with the stream's name and the stream offset they now reach. Set it before the first
+  /// run(). It must not call back into the Engine.
+  void setPrefetchReadyObserver(
+      std::function<void(const std::string& stream, uint64_t end)> observer);
   /// Bytes each stream has moved so far, in the executable's stream order.
   std::vector<uint64_t> streamOffsets() const;
   /// Continue on a device restored (restoreCheckpoint) from a checkpoint taken in a sync
