@@ -87,45 +87,47 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   // A model on several host threads calls the sink from each of them. Records wait here until the
   // next sync stop (or the end), are compared per tile and dropped.
   std::mutex recordsMutex;
-  std::vector<RetireRecord> recA, recB;
+  // Held per tile as they arrive, so a comparison reads each tile's records once.
+  const unsigned n = da->info().tiles;
+  std::vector<std::vector<RetireRecord>> recA(n), recB(n);
   if (o.compareRetirements) {
     da->setRetireSink([&](const RetireRecord& rec) {
       std::lock_guard lock(recordsMutex);
-      recA.push_back(rec);
+      recA.at(rec.tile).push_back(rec);
     });
     db->setRetireSink([&](const RetireRecord& rec) {
       std::lock_guard lock(recordsMutex);
-      recB.push_back(rec);
+      recB.at(rec.tile).push_back(rec);
     });
   }
   auto& m = r.endMismatches;
-  const unsigned n = da->info().tiles;
   // Compare the records held so far; a run cut by the cycle limit may leave the RTL's last
   // retirements unreported (docs/tile.md, "Stopping at a cycle limit"): then compare only what
   // both sides retired. With keepRest (a pause between chunks) the records one side has beyond
   // the other's are kept, in order, for the next comparison; otherwise everything is dropped.
   auto compareRecords = [&](bool cut, bool keepRest = false) {
-    std::vector<RetireRecord> restA, restB;
-    for (unsigned t = 0; t < n && !r.divergence; ++t) {
-      std::vector<RetireRecord> ra, rb;
-      std::copy_if(recA.begin(), recA.end(), std::back_inserter(ra), [t](const RetireRecord& rec) { return rec.tile == t; });
-      std::copy_if(recB.begin(), recB.end(), std::back_inserter(rb), [t](const RetireRecord& rec) { return rec.tile == t; });
-      if (cut) {
-        const size_t k = std::min(ra.size(), rb.size());
-        if (keepRest) {
-          restA.insert(restA.end(), ra.begin() + static_cast<std::ptrdiff_t>(k), ra.end());
-          restB.insert(restB.end(), rb.begin() + static_cast<std::ptrdiff_t>(k), rb.end());
-        }
-        ra.resize(k);
-        rb.resize(k);
+    for (unsigned t = 0; t < n; ++t) {
+      std::vector<RetireRecord>& ra = recA[t];
+      std::vector<RetireRecord>& rb = recB[t];
+      const size_t k = cut ? std::min(ra.size(), rb.size()) : std::max(ra.size(), rb.size());
+      if (!r.divergence) {
+        r.divergence = compareRetireStreams(
+            std::span<const RetireRecord>(ra.data(), cut ? k : ra.size()),
+            std::span<const RetireRecord>(rb.data(), cut ? k : rb.size()), a, b);
+        if (r.divergence && n > 1) r.divergence->report = fmt::format("tile {}: {}", t, r.divergence->report);
+        r.a.retired += cut ? k : ra.size();
+        r.b.retired += cut ? k : rb.size();
       }
-      r.divergence = compareRetireStreams(ra, rb, a, b);
-      if (r.divergence && n > 1) r.divergence->report = fmt::format("tile {}: {}", t, r.divergence->report);
-      r.a.retired += ra.size();
-      r.b.retired += rb.size();
+      const auto keep = [&](std::vector<RetireRecord>& v) {
+        if (keepRest && cut) {
+          v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(k, v.size())));
+        } else {
+          v.clear();
+        }
+      };
+      keep(ra);
+      keep(rb);
     }
-    recA = std::move(restA);
-    recB = std::move(restB);
   };
   // Without syncs a program would hold every record until the end: pause both devices every
   // chunk cycles (a cycle-limit stop continues exactly) and compare what both have retired.

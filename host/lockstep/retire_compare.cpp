@@ -35,7 +35,7 @@ struct RegState {
   }
 };
 
-std::string side(const std::vector<RetireRecord>& s, size_t i) {
+std::string side(std::span<const RetireRecord> s, size_t i) {
   return i < s.size() ? formatRecord(s[i]) : std::string("<end of stream>");
 }
 
@@ -52,8 +52,8 @@ std::string formatRecord(const RetireRecord& r) {
                      r.context, r.pc, r.insn, dest);
 }
 
-std::optional<Divergence> compareRetireStreams(const std::vector<RetireRecord>& a,
-                                               const std::vector<RetireRecord>& b,
+std::optional<Divergence> compareRetireStreams(std::span<const RetireRecord> a,
+                                               std::span<const RetireRecord> b,
                                                const std::string& nameA, const std::string& nameB) {
   const size_t n = std::min(a.size(), b.size());
   size_t i = 0;

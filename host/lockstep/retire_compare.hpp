@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,8 @@ struct Divergence {
 };
 
 /// Compare streams record by record; names label the sides in the report (e.g. "model", "rtl").
-std::optional<Divergence> compareRetireStreams(const std::vector<RetireRecord>& a,
-                                               const std::vector<RetireRecord>& b,
+std::optional<Divergence> compareRetireStreams(std::span<const RetireRecord> a,
+                                               std::span<const RetireRecord> b,
                                                const std::string& nameA, const std::string& nameB);
 
 /// Format one record as "cycle 42 tile 0 ctx 1 pc 0x00000010 insn 0x00a50533 x10 <- 0x00000003".
