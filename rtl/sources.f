@@ -21,6 +21,7 @@ core/tess_result_queue.sv
 core/tess_core.sv
 core/tess_tile.sv
 chip/tess_exchange.sv
+chip/tess_exchange_absent.sv
 chip/tess_sync.sv
 chip/tess_chip.sv
 bridge/tess_bridge_pkg.sv

@@ -473,7 +473,31 @@ uint64_t checkpointParamHash() {
   return h;
 }
 
+bool hasCheckpointSupport(Device& dev) {
+  // CTX_SEL reads 0..5 on a chip with checkpoints; one without refuses it (docs/chip.md).
+  try {
+    dev.readControl(TESS_CR_CTX_SEL);
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+void requireCheckpointSupport(Device& dev) {
+  if (!hasCheckpointSupport(dev)) {
+    throw Error(fmt::format("checkpoint: device \"{}\" has no checkpoint support (it refuses the "
+                            "checkpoint register CTX_SEL, 0x{:03x}: a chip built with "
+                            "HAS_CHECKPOINT = 0, like the iCE40 board's)",
+                            dev.info().backend, TESS_CR_CTX_SEL));
+  }
+}
+
+}  // namespace
+
 std::vector<uint8_t> saveCheckpoint(Device& dev, std::span<const uint8_t> appData) {
+  requireCheckpointSupport(dev);
   const uint32_t status = dev.readControl(TESS_CR_STATUS);
   if ((status & 0xfu) != kStateSync) {
     throw Error(
@@ -513,6 +537,7 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
   Image img = decode(bytes);
   const CheckpointInfo& info = img.info;
   // Everything is checked before the device is touched.
+  requireCheckpointSupport(dev);
   const uint32_t tiles = dev.readControl(TESS_CR_TILES);
   const uint32_t memBytes = dev.readControl(TESS_CR_MEM_BYTES);
   const uint32_t contexts = dev.readControl(TESS_CR_CONTEXTS);

@@ -21,6 +21,7 @@ const char* trapCauseName(uint32_t cause) {
     case TESS_CAUSE_SYNC_HALTED: return "sync with a halted tile";
     case TESS_CAUSE_XCHG_INSN: return "bad exchange instruction";
     case TESS_CAUSE_XCHG_ACCESS: return "exchange access fault";
+    case TESS_CAUSE_XCHG_ABSENT: return "exchange program on a chip without exchange engines";
     default: return "unknown cause";
   }
 }

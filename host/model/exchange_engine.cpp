@@ -35,6 +35,11 @@ void ExchangeEngine::start(uint32_t prog, uint64_t release) {
   pc_ = prog;
 }
 
+void ExchangeEngine::startAbsent(uint32_t prog, uint64_t release) {
+  start(prog, release);
+  absent_ = true;
+}
+
 bool ExchangeEngine::fail(uint64_t s, uint32_t cause, uint32_t value) {
   faulted_ = true;
   fault_ = ExchangeFault{s, pc_, cause, value};
@@ -90,6 +95,7 @@ bool ExchangeEngine::readPhase(uint64_t s, const TileModel& tile, unsigned numTi
                                uint32_t& bus) {
   bus = 0;
   if (faulted_) return false;
+  if (absent_) return fail(s, TESS_CAUSE_XCHG_ABSENT, pc_);
   if (phase_ == Phase::Delay && s >= delayEnd_) {
     phase_ = Phase::Fetch;
     wordIndex_ = 0;

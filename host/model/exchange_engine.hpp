@@ -32,6 +32,9 @@ class ExchangeEngine {
 
   /// Start the program at byte address prog at cycle `release` (R).
   void start(uint32_t prog, uint64_t release);
+  /// A chip without exchange engines (HAS_EXCHANGE = 0) released a tile with program prog: the
+  /// first readPhase (at R) fails with cause 29, pc = value = prog (docs/chip.md).
+  void startAbsent(uint32_t prog, uint64_t release);
   /// True from start() until END or an error.
   bool running() const { return phase_ != Phase::Idle && phase_ != Phase::Done && !faulted_; }
   /// True once END was executed.
@@ -57,6 +60,7 @@ class ExchangeEngine {
 
   Phase phase_ = Phase::Idle;
   bool faulted_ = false;
+  bool absent_ = false;      // startAbsent: no engine to run the program
   uint64_t release_ = 0;
   uint32_t pc_ = 0;          // address of the current instruction
   unsigned wordIndex_ = 0;   // word read in this cycle (Fetch)

@@ -15,6 +15,8 @@ constexpr unsigned kDefaultTiles = 4;  // docs/decisions.md, "Default chip: 4 ti
 constexpr unsigned kMk2Tiles = 1472;
 constexpr uint32_t kMk2MemBytes = 624 * 1024;
 constexpr bool kHasFpu = TESS_HAS_FPU != 0;  // rtl/params.json HAS_FPU, the RTL build's default
+constexpr bool kHasExchange = TESS_HAS_EXCHANGE != 0;
+constexpr bool kHasCheckpoint = TESS_HAS_CHECKPOINT != 0;
 
 }  // namespace
 
@@ -24,7 +26,7 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
       throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
                               kMk2MemBytes, options.tileMemBytes));
     }
-    return {kMk2Tiles, kMk2MemBytes, kHasFpu && !options.noFpu};
+    return {kMk2Tiles, kMk2MemBytes, kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint};
   }
   if (options.preset == "ice40") {
     // The board's exact configuration, from the same source as its RTL top.
@@ -35,7 +37,8 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
           TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES, options.tiles, options.tileMemBytes));
     }
     return {TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES,
-            TESS_ICE40_HAS_FPU != 0 && !options.noFpu};
+            TESS_ICE40_HAS_FPU != 0 && !options.noFpu, TESS_ICE40_HAS_EXCHANGE != 0,
+            TESS_ICE40_HAS_CHECKPOINT != 0};
   }
   if (!options.preset.empty()) {
     throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\", \"ice40\")",
@@ -43,7 +46,7 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
   }
   return {options.tiles ? options.tiles : kDefaultTiles,
           options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES},
-          kHasFpu && !options.noFpu};
+          kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint};
 }
 
 namespace {
@@ -59,6 +62,37 @@ uint64_t withLo(uint64_t v, uint32_t w) { return (v & ~uint64_t{0xffffffffu}) | 
 uint64_t withHi(uint64_t v, uint32_t w) { return (v & 0xffffffffu) | uint64_t{w} << 32; }
 constexpr unsigned kRegs = 64;  // REG_SEL: x0..x31, f0..f31
 
+// Names of the registers a chip without checkpoints (HAS_CHECKPOINT = 0) refuses.
+const char* checkpointRegisterName(uint32_t offset) {
+  switch (offset) {
+    case TESS_CR_CYCLE_LO: return "CYCLE_LO";
+    case TESS_CR_CYCLE_HI: return "CYCLE_HI";
+    case TESS_CR_T_IDLE_LO: return "T_IDLE_LO";
+    case TESS_CR_T_IDLE_HI: return "T_IDLE_HI";
+    case TESS_CR_T_SYNCWAIT_LO: return "T_SYNCWAIT_LO";
+    case TESS_CR_T_SYNCWAIT_HI: return "T_SYNCWAIT_HI";
+    case TESS_CR_T_EXCH_LO: return "T_EXCH_LO";
+    case TESS_CR_T_EXCH_HI: return "T_EXCH_HI";
+    case TESS_CR_CTX_SEL: return "CTX_SEL";
+    case TESS_CR_REG_SEL: return "REG_SEL";
+    case TESS_CR_C_REG: return "C_REG";
+    case TESS_CR_C_PC: return "C_PC";
+    case TESS_CR_C_FCSR: return "C_FCSR";
+    case TESS_CR_C_INSTRET_LO: return "C_INSTRET_LO";
+    case TESS_CR_C_INSTRET_HI: return "C_INSTRET_HI";
+    case TESS_CR_C_STATE: return "C_STATE";
+    case TESS_CR_T_RUN_ARG: return "T_RUN_ARG";
+    case TESS_CR_T_XCHG_PROG: return "T_XCHG_PROG";
+    default: return nullptr;
+  }
+}
+
+// The checkpoint registers proper (CTX_SEL .. T_XCHG_PROG), refused in both directions.
+bool isCheckpointRegister(uint32_t offset) {
+  return offset >= TESS_CR_CTX_SEL && offset <= TESS_CR_T_XCHG_PROG &&
+         checkpointRegisterName(offset) != nullptr;
+}
+
 }  // namespace
 
 ModelDevice::ModelDevice(const DeviceOptions& options) {
@@ -69,6 +103,8 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
   const ChipGeometry g = chipGeometry(options);
   memBytes_ = g.memBytes;
   hasFpu_ = g.hasFpu;
+  hasExchange_ = g.hasExchange;
+  hasCheckpoint_ = g.hasCheckpoint;
   tiles_.reserve(g.tiles);
   for (unsigned t = 0; t < g.tiles; ++t) {
     tiles_.emplace_back(TileConfig{t, g.tiles, memBytes_, hasFpu_});
@@ -147,7 +183,12 @@ void ModelDevice::release(uint64_t releaseCycle) {
     if (prog != 0) {
       slot.phase = Phase::Exchange;
       slot.release = releaseCycle;
-      slot.engine.start(prog, releaseCycle);
+      // Without engines the release is an error at R (ExchangeEngine::startAbsent).
+      if (hasExchange_) {
+        slot.engine.start(prog, releaseCycle);
+      } else {
+        slot.engine.startAbsent(prog, releaseCycle);
+      }
       members_.push_back(t);
     } else {
       slot.phase = Phase::Compute;
@@ -407,6 +448,7 @@ void ModelDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
 }
 
 uint32_t ModelDevice::readControl(uint32_t offset) {
+  if (isCheckpointRegister(offset)) checkCheckpointRegister(offset, "read");
   const TileStats sel = stats(tileSel_);
   const TileSlot& slot = slots_[tileSel_];
   switch (offset) {
@@ -528,6 +570,7 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
       slots_[tileSel_].enabled = (value & 1u) != 0;
       return;
     case TESS_CR_CTX_SEL:
+      checkCheckpointRegister(offset, "written");
       if (value >= TileModel::kContexts) {
         throw Error(fmt::format("model device: CTX_SEL {} is not a context (a tile has {})",
                                 value, TileModel::kContexts));
@@ -535,6 +578,7 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
       ctxSel_ = value;
       return;
     case TESS_CR_REG_SEL:
+      checkCheckpointRegister(offset, "written");
       if (value >= kRegs) {
         throw Error(fmt::format("model device: REG_SEL {} is not a register (0..63)", value));
       }
@@ -617,6 +661,7 @@ void ModelDevice::checkStateWrite(uint32_t offset, bool tileLevel) const {
       throw Error(fmt::format("model device: no writable control register at offset 0x{:03x}",
                               offset));
   }
+  checkCheckpointRegister(offset, "written");
   if (state_ != ChipState::SyncPending) {
     throw Error(fmt::format("model device: control register 0x{:03x} can only be written while "
                             "the chip is stopped at a sync",
@@ -627,6 +672,14 @@ void ModelDevice::checkStateWrite(uint32_t offset, bool tileLevel) const {
                             "disabled",
                             offset, tileSel_));
   }
+}
+
+void ModelDevice::checkCheckpointRegister(uint32_t offset, const char* access) const {
+  if (hasCheckpoint_) return;
+  const char* name = checkpointRegisterName(offset);
+  throw Error(fmt::format("model device: control register 0x{:03x} ({}) cannot be {}: this chip "
+                          "has no checkpoint support (HAS_CHECKPOINT = 0, preset ice40)",
+                          offset, name ? name : "?", access));
 }
 
 void ModelDevice::writeCycle(uint64_t cycle) {

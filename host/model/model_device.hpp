@@ -25,12 +25,15 @@
 namespace tessera::model {
 
 /// The chip a model device builds for these options: the presets ("mk2", "ice40"), the default
-/// 4 tiles, tile memory, the FPU. Shared by ModelDevice and the sharded model (host/shard).
+/// 4 tiles, tile memory, the FPU, exchange engines and checkpoint registers. Shared by
+/// ModelDevice and the sharded model (host/shard).
 /// Throws tessera::Error on an unknown preset or a preset contradicted by tiles/memory.
 struct ChipGeometry {
   unsigned tiles;
   uint32_t memBytes;
   bool hasFpu;
+  bool hasExchange = true;    ///< rtl/params.json HAS_EXCHANGE (false: preset ice40)
+  bool hasCheckpoint = true;  ///< rtl/params.json HAS_CHECKPOINT (false: preset ice40)
 };
 ChipGeometry chipGeometry(const DeviceOptions& options);
 
@@ -104,12 +107,15 @@ class ModelDevice : public Device {
   RunResult fail(const Failure& f);
   RunResult result() const;
   void checkStateWrite(uint32_t offset, bool tileLevel) const;
+  void checkCheckpointRegister(uint32_t offset, const char* access) const;
   void writeCycle(uint64_t cycle);
   void flushRecords();
   void routeRecords();
 
   uint32_t memBytes_;
   bool hasFpu_ = true;  // false: integer-only tiles (DeviceOptions::noFpu, preset ice40)
+  bool hasExchange_ = true;    // false: no exchange engines (preset ice40, docs/chip.md)
+  bool hasCheckpoint_ = true;  // false: no checkpoint registers (preset ice40)
   std::vector<TileModel> tiles_;
   std::vector<TileSlot> slots_;
   std::vector<std::vector<RetireRecord>> records_;

@@ -75,6 +75,11 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
   numTiles_ = g.tiles;
   memBytes_ = g.memBytes;
   hasFpu_ = g.hasFpu;
+  if (!g.hasExchange) {
+    // The reduced board chip (preset ice40) has one tile: nothing to shard.
+    throw Error("model device: a chip without exchange engines (preset ice40) cannot be sharded "
+                "(use the unsharded model)");
+  }
   if (uint64_t{numTiles_} * TESS_EXCHANGE_LATENCY > std::numeric_limits<uint32_t>::max()) {
     throw Error(
         fmt::format("model device: {} tiles are too many to shard (bus words carry the "

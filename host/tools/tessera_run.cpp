@@ -282,6 +282,16 @@ void saveRun(tessera::Device& device, const Options& o, const RunCheckpoint& c, 
              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
+/// --checkpoint-at on a device without checkpoint registers fails before the run, not at the sync.
+void requireCheckpoints(tessera::Device& device, const std::string& name) {
+  if (!tessera::hasCheckpointSupport(device)) {
+    throw tessera::Error(fmt::format(
+        "--checkpoint-at: device \"{}\" has no checkpoint support (its chip is built without the "
+        "checkpoint registers, HAS_CHECKPOINT = 0, like the iCE40 board's configuration)",
+        name));
+  }
+}
+
 /// Run a *.tess executable through the Engine, streams connected to files.
 int runExecutable(const Options& o, tessera::DeviceOptions options) {
   const tessera::Executable exe = tessera::Executable::fromFile(o.elfPath);
@@ -293,6 +303,7 @@ int runExecutable(const Options& o, tessera::DeviceOptions options) {
   LoadedCheckpoint checkpoint;
   if (!o.restore.empty()) checkpoint = loadCheckpoint(o.restore);
   auto device = tessera::openDevice(o.device, options);
+  if (o.checkpointAt != 0) requireCheckpoints(*device, o.device);
   tessera::Engine engine(*device, exe);
   RunCheckpoint resumed;
   std::vector<std::string> savedConsoles;
@@ -499,6 +510,7 @@ int run(const Options& o) {
       throw tessera::Error(fmt::format("--checkpoint-at {}: the restored run is already at sync {}",
                                        o.checkpointAt, syncs));
     }
+    requireCheckpoints(*device, o.device);
     device->setSyncBreak(true);  // internal syncs count too
   }
 

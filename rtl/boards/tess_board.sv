@@ -8,6 +8,8 @@ module tess_board #(
   parameter int NumTiles     = 1,
   parameter int MemBytes     = 65536,
   parameter bit HasFpu       = tess_params_pkg::HAS_FPU != 0,
+  parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
+  parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int ClkPerBit    = 104,
   parameter int CyclesPerMs  = 12000,
   parameter int MaxPayload   = 1024,
@@ -128,7 +130,9 @@ module tess_board #(
   tess_chip #(
     .NumTiles (NumTiles),
     .MemBytes (MemBytes),
-    .HasFpu   (HasFpu)
+    .HasFpu   (HasFpu),
+    .HasExchange   (HasExchange),
+    .HasCheckpoint (HasCheckpoint)
   ) u_chip (
     .clk_i           (clk_i),
     .rst_ni          (chip_rst_n),

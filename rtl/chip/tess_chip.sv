@@ -37,10 +37,19 @@
 //                 state, the selected tile is enabled). A refused write changes nothing.
 //   state_o, stopping_o, cycle_o: STATUS state, draining after a halt or error, CYCLE.
 //   console_*, retire_*, tile_cycle_o, instret_o: per tile, tile t at [W*t +: W].
+//
+// Reduced configurations (rtl/params.json; the model implements the same, docs/chip.md):
+//   HasExchange = 0    no exchange engines and no fabric (tess_exchange_absent per tile): a
+//                      release with XCHG_PROG != 0 is an exchange error (CAUSE_XCHG_ABSENT).
+//   HasCheckpoint = 0  the checkpoint registers CTX_SEL .. T_XCHG_PROG are refused (read and
+//                      write), and so are the state writes of CYCLE, T_IDLE, T_SYNCWAIT, T_EXCH;
+//                      no checkpoint path reaches the tiles.
 module tess_chip #(
   parameter int NumTiles = tess_params_pkg::NUM_TILES,
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only tiles (tess_core)
+  parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
+  parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
   localparam int Tw = (NumTiles > 1) ? $clog2(NumTiles) : 1,
   localparam int Aw = $clog2(MemBytes / 4)
@@ -107,10 +116,10 @@ module tess_chip #(
   logic [4:0]          serr_cause_q, serr_cause_d;
   logic [31:0]         serr_value_q, serr_value_d;
   logic                sync_break_q;
-  logic [31:0]         tile_sel_q;
+  logic [Tw-1:0]       tile_sel_q;     // writes >= NumTiles are refused: Tw bits hold it
   logic [NumTiles-1:0] enable_q, enable_d;
   logic                sync_break_d;
-  logic [31:0]         tile_sel_d;
+  logic [Tw-1:0]       tile_sel_d;
   logic [2:0]          ctx_sel_q, ctx_sel_d;
   logic [5:0]          reg_sel_q, reg_sel_d;
 
@@ -152,8 +161,8 @@ module tess_chip #(
   // Selected tile for the T_ registers (out of range reads as 0).
   logic          sel_ok;
   logic [Tw-1:0] sel;
-  assign sel_ok = tile_sel_q < 32'(NumTiles);
-  assign sel    = Tw'(tile_sel_q);
+  assign sel_ok = 32'(tile_sel_q) < 32'(NumTiles);
+  assign sel    = tile_sel_q;
 
   // Checkpoint state registers (docs/checkpoint.md): which tess_core_pkg::hs_sel_e an offset
   // addresses, and whether the write is accepted.
@@ -200,8 +209,8 @@ module tess_chip #(
 
   assign hs_at_sync  = state_q == StSync;
   assign hs_tile_ok  = hs_at_sync && sel_ok && enable_q[sel];
-  assign hs_tile_we  = ctl_we_i && !ctl_err_o && hs_tile_reg;
-  assign hs_cycle_we = ctl_we_i && !ctl_err_o && hs_cycle_reg;
+  assign hs_tile_we  = HasCheckpoint && ctl_we_i && !ctl_err_o && hs_tile_reg;
+  assign hs_cycle_we = HasCheckpoint && ctl_we_i && !ctl_err_o && hs_cycle_reg;
 
 
   always_ff @(posedge clk_i) begin
@@ -361,18 +370,22 @@ module tess_chip #(
     if (ctl_we_i && !ctl_err_o) begin
       unique case (ctl_addr_i)
         12'(tess_params_pkg::CR_SYNC_BREAK): sync_break_d = ctl_wdata_i[0];
-        12'(tess_params_pkg::CR_TILE_SEL):   tile_sel_d   = ctl_wdata_i;
+        12'(tess_params_pkg::CR_TILE_SEL):   tile_sel_d   = Tw'(ctl_wdata_i);
         12'(tess_params_pkg::CR_CTX_SEL):    ctx_sel_d    = ctl_wdata_i[2:0];
         12'(tess_params_pkg::CR_REG_SEL):    reg_sel_d    = ctl_wdata_i[5:0];
         12'(tess_params_pkg::CR_T_ENABLE): begin
           for (int t = 0; t < NumTiles; t++) begin
-            if (tile_sel_q == 32'(t)) begin
+            if (32'(tile_sel_q) == 32'(t)) begin
               enable_d[t] = ctl_wdata_i[0];
             end
           end
         end
         default: ;
       endcase
+    end
+    if (!HasCheckpoint) begin
+      ctx_sel_d = '0;
+      reg_sel_d = '0;
     end
   end
 
@@ -397,26 +410,35 @@ module tess_chip #(
                    (state_q == StSync) && sync_host, state_q};
 
   // Refused accesses (docs/chip.md, "Host port and control registers"), as the model refuses them.
+  // Without checkpoints (HasCheckpoint = 0) the checkpoint registers and state writes are
+  // refused too.
+  logic ctl_err;
+  logic ckpt_reg;     // CTX_SEL .. T_XCHG_PROG
+  assign ckpt_reg = (ctl_addr_i >= 12'(tess_params_pkg::CR_CTX_SEL)) &&
+                    (ctl_addr_i <= 12'(tess_params_pkg::CR_T_XCHG_PROG));
+  assign ctl_err_o = ctl_err ||
+                     (!HasCheckpoint && (ckpt_reg || (ctl_we_i && (hs_tile_reg || hs_cycle_reg))));
+
   always_comb begin
-    ctl_err_o = 1'b0;
+    ctl_err = 1'b0;
     if (ctl_we_i) begin
       unique case (ctl_addr_i)
         12'(tess_params_pkg::CR_CTRL),
-        12'(tess_params_pkg::CR_SYNC_BREAK): ctl_err_o = 1'b0;
-        12'(tess_params_pkg::CR_TILE_SEL):   ctl_err_o = ctl_wdata_i >= 32'(NumTiles);
-        12'(tess_params_pkg::CR_T_ENABLE):   ctl_err_o = state_q != StReset;
-        12'(tess_params_pkg::CR_CTX_SEL):    ctl_err_o = ctl_wdata_i >= 32'(Contexts);
-        12'(tess_params_pkg::CR_REG_SEL):    ctl_err_o = ctl_wdata_i >= 32'd64;
+        12'(tess_params_pkg::CR_SYNC_BREAK): ctl_err = 1'b0;
+        12'(tess_params_pkg::CR_TILE_SEL):   ctl_err = ctl_wdata_i >= 32'(NumTiles);
+        12'(tess_params_pkg::CR_T_ENABLE):   ctl_err = state_q != StReset;
+        12'(tess_params_pkg::CR_CTX_SEL):    ctl_err = ctl_wdata_i >= 32'(Contexts);
+        12'(tess_params_pkg::CR_REG_SEL):    ctl_err = ctl_wdata_i >= 32'd64;
         12'(tess_params_pkg::CR_CYCLE_LO),
-        12'(tess_params_pkg::CR_CYCLE_HI):   ctl_err_o = !hs_at_sync;
+        12'(tess_params_pkg::CR_CYCLE_HI):   ctl_err = !hs_at_sync;
         12'(tess_params_pkg::CR_C_REG), 12'(tess_params_pkg::CR_C_PC),
         12'(tess_params_pkg::CR_C_FCSR), 12'(tess_params_pkg::CR_C_INSTRET_LO),
         12'(tess_params_pkg::CR_C_INSTRET_HI), 12'(tess_params_pkg::CR_T_RUN_ARG),
         12'(tess_params_pkg::CR_T_XCHG_PROG), 12'(tess_params_pkg::CR_T_IDLE_LO),
         12'(tess_params_pkg::CR_T_IDLE_HI), 12'(tess_params_pkg::CR_T_SYNCWAIT_LO),
         12'(tess_params_pkg::CR_T_SYNCWAIT_HI), 12'(tess_params_pkg::CR_T_EXCH_LO),
-        12'(tess_params_pkg::CR_T_EXCH_HI):  ctl_err_o = !hs_tile_ok;
-        default:                             ctl_err_o = 1'b1;
+        12'(tess_params_pkg::CR_T_EXCH_HI):  ctl_err = !hs_tile_ok;
+        default:                             ctl_err = 1'b1;
       endcase
     end else begin
       unique case (ctl_addr_i)
@@ -437,8 +459,8 @@ module tess_chip #(
         12'(tess_params_pkg::CR_C_PC), 12'(tess_params_pkg::CR_C_FCSR),
         12'(tess_params_pkg::CR_C_INSTRET_LO), 12'(tess_params_pkg::CR_C_INSTRET_HI),
         12'(tess_params_pkg::CR_C_STATE), 12'(tess_params_pkg::CR_T_RUN_ARG),
-        12'(tess_params_pkg::CR_T_XCHG_PROG): ctl_err_o = 1'b0;
-        default:                            ctl_err_o = 1'b1;
+        12'(tess_params_pkg::CR_T_XCHG_PROG): ctl_err = 1'b0;
+        default:                            ctl_err = 1'b1;
       endcase
     end
   end
@@ -463,7 +485,7 @@ module tess_chip #(
       12'(tess_params_pkg::CR_ERR_VALUE):   ctl_rdata_o = err_sync_q ? serr_value_q :
                                                           err_value[32*err_tile_q +: 32];
       12'(tess_params_pkg::CR_SYNC_BREAK):  ctl_rdata_o = {31'd0, sync_break_q};
-      12'(tess_params_pkg::CR_TILE_SEL):    ctl_rdata_o = tile_sel_q;
+      12'(tess_params_pkg::CR_TILE_SEL):    ctl_rdata_o = 32'(tile_sel_q);
       12'(tess_params_pkg::CR_T_ENABLE):    ctl_rdata_o = {31'd0, sel_ok && enable_q[sel]};
       12'(tess_params_pkg::CR_T_STATE):     ctl_rdata_o = sel_ok ?
           {30'd0, arrived[sel], exited[sel] || !enable_q[sel]} : 32'd0;
@@ -483,7 +505,7 @@ module tess_chip #(
       12'(tess_params_pkg::CR_C_FCSR), 12'(tess_params_pkg::CR_C_INSTRET_LO),
       12'(tess_params_pkg::CR_C_INSTRET_HI), 12'(tess_params_pkg::CR_C_STATE),
       12'(tess_params_pkg::CR_T_RUN_ARG), 12'(tess_params_pkg::CR_T_XCHG_PROG):
-        ctl_rdata_o = (sel_ok && enable_q[sel]) ? hs_rdata[32*sel +: 32] : 32'd0;
+        ctl_rdata_o = (HasCheckpoint && sel_ok && enable_q[sel]) ? hs_rdata[32*sel +: 32] : 32'd0;
       default: ctl_rdata_o = '0;
     endcase
   end
@@ -521,35 +543,42 @@ module tess_chip #(
   // ---------------------------------------------------------------------------------------------
   // Fabric: EXCHANGE_LATENCY+1 registers per bus, then every tile's receive mux
   // ---------------------------------------------------------------------------------------------
-  localparam int Stages = Latency + 1;
-  logic [NumTiles*Stages*32-1:0] pipe_q, pipe_d;
+  if (HasExchange) begin : g_fabric
+    localparam int Stages = Latency + 1;
+    logic [NumTiles*Stages*32-1:0] pipe_q, pipe_d;
 
-  always_comb begin
-    for (int t = 0; t < NumTiles; t++) begin
-      pipe_d[32*Stages*t +: 32] = tx[32*t +: 32];
-      for (int s = 1; s < Stages; s++) begin
-        pipe_d[32*(Stages*t + s) +: 32] = pipe_q[32*(Stages*t + s - 1) +: 32];
-      end
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_n) begin
-      pipe_q <= '0;
-    end else if (advance) begin
-      pipe_q <= pipe_d;
-    end
-  end
-
-  always_comb begin
-    for (int t = 0; t < NumTiles; t++) begin
-      rx_data[32*t +: 32] = '0;
-      for (int b = 0; b < NumTiles; b++) begin
-        if (rx_sel[Tw*t +: Tw] == Tw'(b)) begin
-          rx_data[32*t +: 32] = pipe_q[32*(Stages*b + Stages - 1) +: 32];
+    always_comb begin
+      for (int t = 0; t < NumTiles; t++) begin
+        pipe_d[32*Stages*t +: 32] = tx[32*t +: 32];
+        for (int s = 1; s < Stages; s++) begin
+          pipe_d[32*(Stages*t + s) +: 32] = pipe_q[32*(Stages*t + s - 1) +: 32];
         end
       end
     end
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_n) begin
+        pipe_q <= '0;
+      end else if (advance) begin
+        pipe_q <= pipe_d;
+      end
+    end
+
+    always_comb begin
+      for (int t = 0; t < NumTiles; t++) begin
+        rx_data[32*t +: 32] = '0;
+        for (int b = 0; b < NumTiles; b++) begin
+          if (rx_sel[Tw*t +: Tw] == Tw'(b)) begin
+            rx_data[32*t +: 32] = pipe_q[32*(Stages*b + Stages - 1) +: 32];
+          end
+        end
+      end
+    end
+  end else begin : g_no_fabric
+    // No engines: nothing drives a bus (tess_tile ties tx to 0) and nothing receives.
+    logic unused_fabric;
+    assign unused_fabric = ^{tx, rx_sel};
+    assign rx_data = '0;
   end
 
   // ---------------------------------------------------------------------------------------------
@@ -604,7 +633,9 @@ module tess_chip #(
     tess_tile #(
       .MemBytes (MemBytes),
       .NumTiles (NumTiles),
-      .HasFpu   (HasFpu)
+      .HasFpu   (HasFpu),
+      .HasExchange   (HasExchange),
+      .HasCheckpoint (HasCheckpoint)
     ) u_tile (
       .clk_i           (t_clk),
       .rst_ni          (rst_n),

@@ -31,11 +31,17 @@
 //   hs_*         checkpoint state (docs/checkpoint.md) while run_i = 0: tess_core_pkg::hs_sel_e
 //                selects the register; writes at the clock edge, reads combinational. Writing a
 //                context's instret moves the tile's instruction counter by the same amount.
+// Parameters HasExchange = 0 (no exchange engine: tess_exchange_absent, no port-A bypass; tx_o
+// is 0) and HasCheckpoint = 0 (no hs_* writes: the chip refuses them) leave logic out; the
+// exchange counter then needs 2 bits (it counts at most R and R+1 of the one release that ends
+// in an error, docs/chip.md), zero-extended on exch_o.
 // Latency: host read data 1 cycle; tile pipeline timing per tess_core.
 module tess_tile #(
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter int NumTiles = 1,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only core (tess_core)
+  parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
+  parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
   localparam int Aw       = $clog2(MemBytes / 4),
   localparam int Bw       = (NumTiles > 1) ? $clog2(NumTiles) : 1
@@ -220,33 +226,60 @@ module tess_tile #(
   assign halting_o    = core_halting;
   assign halt_now_o   = !enable_i || core_halt_now;
 
-  tess_exchange #(
-    .MemBytes (MemBytes),
-    .NumTiles (NumTiles)
-  ) u_exchange (
-    .clk_i       (clk_i),
-    .rst_ni      (rst_ni),
-    .advance_i   (core_run),
-    .stop_i      (stop),
-    .drop_i      (drop_i),
-    .start_i     (release_i),
-    .prog_i      (xchg_prog),
-    .rd_req_o    (x_rd_req),
-    .rd_addr_o   (x_rd_addr),
-    .rd_data_i   (a_rdata),
-    .wr_req_o    (x_wr_req),
-    .wr_addr_o   (x_wr_addr),
-    .wr_data_o   (x_wr_data),
-    .tx_o        (tx_o),
-    .rx_sel_o    (rx_sel_o),
-    .rx_data_i   (rx_data_i),
-    .busy_o      (x_busy),
-    .finish_o    (x_finish),
-    .err_o       (x_err),
-    .err_cause_o (x_err_cause),
-    .err_pc_o    (x_err_pc),
-    .err_value_o (x_err_value)
-  );
+  if (HasExchange) begin : g_exchange
+    tess_exchange #(
+      .MemBytes (MemBytes),
+      .NumTiles (NumTiles)
+    ) u_exchange (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .advance_i   (core_run),
+      .stop_i      (stop),
+      .drop_i      (drop_i),
+      .start_i     (release_i),
+      .prog_i      (xchg_prog),
+      .rd_req_o    (x_rd_req),
+      .rd_addr_o   (x_rd_addr),
+      .rd_data_i   (a_rdata),
+      .wr_req_o    (x_wr_req),
+      .wr_addr_o   (x_wr_addr),
+      .wr_data_o   (x_wr_data),
+      .tx_o        (tx_o),
+      .rx_sel_o    (rx_sel_o),
+      .rx_data_i   (rx_data_i),
+      .busy_o      (x_busy),
+      .finish_o    (x_finish),
+      .err_o       (x_err),
+      .err_cause_o (x_err_cause),
+      .err_pc_o    (x_err_pc),
+      .err_value_o (x_err_value)
+    );
+  end else begin : g_no_exchange
+    // No engine: the memory ports and the bus stay the core's and 0 (docs/chip.md).
+    logic unused_exchange;
+    assign unused_exchange = ^{drop_i, rx_data_i};
+    assign x_rd_req  = 1'b0;
+    assign x_rd_addr = '0;
+    assign x_wr_req  = 1'b0;
+    assign x_wr_addr = '0;
+    assign x_wr_data = '0;
+    assign tx_o      = '0;
+    assign rx_sel_o  = '0;
+    assign x_finish  = 1'b0;
+    tess_exchange_absent u_exchange (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .advance_i   (core_run),
+      .stop_i      (stop),
+      .start_i     (release_i),
+      .prog_i      (xchg_prog),
+      .busy_o      (x_busy),
+      .err_o       (x_err),
+      .err_cause_o (x_err_cause),
+      .err_pc_o    (x_err_pc),
+      .err_value_o (x_err_value)
+    );
+  end
 
   assign xerr_o      = x_err;
   assign err_ctx_o   = trap_q ? trap_ctx : 3'(tess_params_pkg::EXCHANGE_CONTEXT);
@@ -255,18 +288,21 @@ module tess_tile #(
   assign err_value_o = trap_q ? trap_value : x_err_value;
 
   // Sync state and counters (docs/chip.md, "Sync timing"; T_ registers).
+  localparam int ExchW = (HasExchange || HasCheckpoint) ? 64 : 2;
   logic        arrived_q, arrived_d;
   logic [31:0] desc_q, desc_d;
   logic [31:0] spc_q, spc_d;
   logic [63:0] instr_q, instr_d;
   logic [63:0] swait_q, swait_d;
-  logic [63:0] exch_q, exch_d;
+  logic [ExchW-1:0] exch_q, exch_d;
+  logic [63:0] exch64;
   logic        swait_inc, exch_inc;      // the counters count this cycle
   logic        swait_inc_q, exch_inc_q;  // ... counted in the last cycle the chip advanced
   logic        hs_we;
   logic [63:0] hs_instret_old, hs_instret_new;
 
-  assign hs_we          = hs_we_i && !core_run;
+  assign hs_we          = HasCheckpoint && hs_we_i && !core_run;
+  assign exch64         = 64'(exch_q);
   assign hs_instret_old = instret_o[64*hs_ctx_i +: 64];
   assign hs_instret_new = (hs_sel_i == tess_core_pkg::HS_INSTRET_HI) ?
                           {hs_wdata_i, hs_instret_old[31:0]} : {hs_instret_old[63:32], hs_wdata_i};
@@ -293,13 +329,13 @@ module tess_tile #(
     // error is found at e+2 (stop), so that cycle is not counted and e+1's count is taken back.
     if (stop && !drop_i) begin
       swait_d = swait_q - {63'd0, swait_inc_q};
-      exch_d  = exch_q - {63'd0, exch_inc_q};
+      exch_d  = exch_q - ExchW'(exch_inc_q);
     end else begin
       if (swait_inc) begin
         swait_d = swait_q + 64'd1;
       end
       if (exch_inc) begin
-        exch_d = exch_q + 64'd1;
+        exch_d = exch_q + ExchW'(1);
       end
     end
     // Checkpoint state written by the host while held (nothing counts then).
@@ -307,8 +343,8 @@ module tess_tile #(
       unique case (hs_sel_i)
         tess_core_pkg::HS_SWAIT_LO: swait_d[31:0]  = hs_wdata_i;
         tess_core_pkg::HS_SWAIT_HI: swait_d[63:32] = hs_wdata_i;
-        tess_core_pkg::HS_EXCH_LO:  exch_d[31:0]   = hs_wdata_i;
-        tess_core_pkg::HS_EXCH_HI:  exch_d[63:32]  = hs_wdata_i;
+        tess_core_pkg::HS_EXCH_LO:  exch_d = ExchW'({exch64[63:32], hs_wdata_i});
+        tess_core_pkg::HS_EXCH_HI:  exch_d = ExchW'({hs_wdata_i, exch64[31:0]});
         tess_core_pkg::HS_INSTRET_LO,
         tess_core_pkg::HS_INSTRET_HI: instr_d = instr_q - hs_instret_old + hs_instret_new;
         default: ;
@@ -349,7 +385,7 @@ module tess_tile #(
   assign sync_pc_o   = spc_q;
   assign instr_o     = instr_q;
   assign sync_wait_o = swait_q;
-  assign exch_o      = exch_q;
+  assign exch_o      = exch64;
 
   // Port A: the exchange engine's reads, else instruction fetch. A read of the word the engine
   // writes on port B in the same cycle takes the new word (bypass register).
@@ -360,7 +396,7 @@ module tess_tile #(
 
   assign a_req  = x_rd_req || imem_req;
   assign a_addr = x_rd_req ? x_rd_addr : imem_addr;
-  assign a_rdata = byp_q ? byp_data_q : imem_rdata;
+  assign a_rdata = (HasExchange && byp_q) ? byp_data_q : imem_rdata;
 
   always_comb begin
     byp_d      = byp_q;

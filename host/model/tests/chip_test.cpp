@@ -3,8 +3,10 @@
 // giving the same run), and the mk2 and ice40 presets. Every scenario both backends share (sync,
 // exchange, host syncs, SYNC_BREAK, T_ENABLE, control registers, chip errors) is in
 // host/device/tests/chip_suite_test.cpp and runs on model and rtl alike.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 
 #include "chip_harness.hpp"
@@ -199,6 +201,85 @@ TEST(Chip, Ice40Preset) {
   n.tiles = 2;
   n.noFpu = true;
   EXPECT_FALSE(ModelDevice{n}.info().hasFpu);
+}
+
+TEST(Chip, Ice40PresetHasNoExchangeEngine) {
+  // HAS_EXCHANGE = 0 (docs/chip.md, "A chip without exchange engines"): a sync without an
+  // exchange program resumes as on any chip; one with a program is an error at the release R.
+  DeviceOptions o;
+  o.preset = "ice40";
+  ModelDevice dev(o);
+  const std::vector<uint32_t> code{
+      kMmio,                   // 0
+      syncWith(zero),          // 6: arrives at 9, R = 13, resumes at slot 18
+      addi(a0, zero, 0x200),   // 18
+      xchgProgFrom(a0),        // 24
+      syncWith(zero),          // 30: arrives at 33, R = 37: the error
+      exitWith(zero)};
+  std::vector<uint8_t> bytes(code.size() * 4);
+  std::memcpy(bytes.data(), code.data(), bytes.size());
+  dev.writeMemory(0, 0, bytes);
+  const uint32_t endWord = xc::end();  // a valid program: without an engine it does not matter
+  dev.writeMemory(0, 0x200, {reinterpret_cast<const uint8_t*>(&endWord), 4});
+  dev.reset();
+  const RunResult r = dev.run(1000);
+  ASSERT_EQ(r.reason, StopReason::Trap);
+  EXPECT_EQ(r.cycles, 38u);
+  EXPECT_EQ(r.trap.tile, 0u);
+  EXPECT_EQ(r.trap.context, uint32_t{TESS_EXCHANGE_CONTEXT});
+  EXPECT_EQ(r.trap.cause, uint32_t{TESS_CAUSE_XCHG_ABSENT});
+  EXPECT_EQ(r.trap.pc, 0x200u);
+  EXPECT_EQ(r.trap.value, 0x200u);
+  EXPECT_EQ(dev.stats(0).syncWaitCycles, 2u * TESS_SYNC_LATENCY);
+  EXPECT_EQ(dev.stats(0).exchangeCycles, 1u);  // R, as an engine failing on its first word
+  // The same program on a chip with engines runs the END and exits.
+  DeviceOptions full;
+  full.tiles = 1;
+  full.tileMemBytes = TESS_ICE40_TILE_MEM_BYTES;
+  ModelDevice withEngine(full);
+  withEngine.writeMemory(0, 0, bytes);
+  withEngine.writeMemory(0, 0x200, {reinterpret_cast<const uint8_t*>(&endWord), 4});
+  withEngine.reset();
+  EXPECT_EQ(withEngine.run(1000).reason, StopReason::Halted);
+}
+
+TEST(Chip, Ice40PresetRefusesCheckpointRegisters) {
+  // HAS_CHECKPOINT = 0: the checkpoint registers are refused both ways, naming the register, and
+  // so are the state writes at a sync stop; the other registers work.
+  DeviceOptions o;
+  o.preset = "ice40";
+  ModelDevice dev(o);
+  for (uint32_t off = TESS_CR_CTX_SEL; off <= TESS_CR_T_XCHG_PROG; off += 4) {
+    EXPECT_THROW(dev.readControl(off), Error) << fmt::format("0x{:03x}", off);
+    EXPECT_THROW(dev.writeControl(off, 0), Error) << fmt::format("0x{:03x}", off);
+  }
+  try {
+    dev.readControl(TESS_CR_C_PC);
+    ADD_FAILURE() << "C_PC was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("C_PC"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no checkpoint support"), std::string::npos) << e.what();
+  }
+  // A stop at a sync (SYNC_BREAK), where a chip with checkpoints accepts state writes.
+  const std::vector<uint32_t> code{kMmio, syncWith(zero), exitWith(zero)};
+  std::vector<uint8_t> bytes(code.size() * 4);
+  std::memcpy(bytes.data(), code.data(), bytes.size());
+  dev.writeMemory(0, 0, bytes);
+  dev.reset();
+  dev.writeControl(TESS_CR_SYNC_BREAK, 1);
+  ASSERT_EQ(dev.run(1000).reason, StopReason::SyncBreak);
+  for (uint32_t off : {TESS_CR_CYCLE_LO, TESS_CR_CYCLE_HI, TESS_CR_T_IDLE_LO, TESS_CR_T_IDLE_HI,
+                       TESS_CR_T_SYNCWAIT_LO, TESS_CR_T_SYNCWAIT_HI, TESS_CR_T_EXCH_LO,
+                       TESS_CR_T_EXCH_HI}) {
+    EXPECT_THROW(dev.writeControl(off, 0), Error) << fmt::format("0x{:03x}", off);
+    EXPECT_NO_THROW(dev.readControl(off)) << fmt::format("0x{:03x}", off);
+  }
+  EXPECT_EQ(dev.run(1000).reason, StopReason::Halted);
+  // The default chip has them.
+  DeviceOptions d;
+  d.tiles = 1;
+  ModelDevice full(d);
+  EXPECT_EQ(full.readControl(TESS_CR_CTX_SEL), 0u);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The chip under test of the Icarus testbenches (rtl/tests/smoke/tess_chip_smoke_tb.sv,
 // rtl/tests/icarus/tess_chip_run_tb.sv): every port of tess_chip as a testbench signal, and the
 // instance u_dut. Include it inside the testbench module after the parameters NumTiles,
-// MemBytes, HasFpu and Contexts.
+// MemBytes, HasFpu, HasExchange, HasCheckpoint and Contexts.
   logic                            clk;
   logic                            rst_n;
   logic                            run;
@@ -37,7 +37,9 @@
   tess_chip #(
     .NumTiles (NumTiles),
     .MemBytes (MemBytes),
-    .HasFpu   (HasFpu)
+    .HasFpu   (HasFpu),
+    .HasExchange   (HasExchange),
+    .HasCheckpoint (HasCheckpoint)
   ) u_dut (
     .clk_i           (clk),
     .rst_ni          (rst_n),

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # ctest icarus_ice40_model: the iCE40 board's reduced chip (rtl/params.json, configs: ICE40: one
-# integer-only tile of 4 KiB), simulated by Icarus exactly as scripts/fpga-ice40.sh synthesises it
-# (TESS_FPGA, TESS_ICE40: register-file reads from block RAM on the falling edge), against the
-# model's preset ice40 (tessera-run --device model --preset ice40). For every program: the same
-# end state, the same chip cycle count, the same exit code or the same trap (pc, cause, value).
+# integer-only tile of 4 KiB, no exchange engine, no checkpoint registers), simulated by Icarus
+# exactly as scripts/fpga-ice40.sh synthesises it (TESS_FPGA, TESS_ICE40: register-file reads
+# from block RAM on the falling edge), against the model's preset ice40 (tessera-run --device
+# model --preset ice40). For every program: the same end state, the same chip cycle count, the
+# same exit code or the same trap (pc, cause, value), and the same tile counters (instructions,
+# idle slots, sync-wait and exchange cycles).
 # The programs are linked for 4 KiB (sw/tests/isa, *_ice40.elf). A program must halt with exit
 # code 0 on both, or, given as trap:PROGRAM.elf, trap on both at the same pc, cause and value.
 # Usage: run-ice40.sh TESSERA_RUN WORKDIR [trap:]PROGRAM.elf...
@@ -23,8 +25,11 @@ pkg_value() {  # NAME -> decimal value of tess_params_pkg::NAME
 tiles=$(pkg_value ICE40_NUM_TILES)
 mem=$(pkg_value ICE40_TILE_MEM_BYTES)
 fpu=$(pkg_value ICE40_HAS_FPU)
+exchange=$(pkg_value ICE40_HAS_EXCHANGE)
+checkpoint=$(pkg_value ICE40_HAS_CHECKPOINT)
 "$here/build.sh" "$work" -Ptess_chip_run_tb.NumTiles="$tiles" -Ptess_chip_run_tb.MemBytes="$mem" \
-  -Ptess_chip_run_tb.HasFpu="$fpu" -DTESS_FPGA -DTESS_ICE40
+  -Ptess_chip_run_tb.HasFpu="$fpu" -Ptess_chip_run_tb.HasExchange="$exchange" \
+  -Ptess_chip_run_tb.HasCheckpoint="$checkpoint" -DTESS_FPGA -DTESS_ICE40
 status=0
 for arg in "$@"; do
   elf=${arg#trap:}
@@ -46,12 +51,19 @@ for arg in "$@"; do
   model_status=$?
   set -e
   model_cycles=$(sed -n 's/^cycles: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")
+  icarus_counters=$(sed -n 's/^COUNTERS \(.*\)/\1/p' "$work/$name.icarus.txt")
+  model_counters="instr=$(sed -n 's/^instructions: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
+  model_counters+=" idle=$(sed -n 's/^idle slots: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
+  model_counters+=" syncwait=$(sed -n 's/^sync wait: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
+  model_counters+=" exch=$(sed -n 's/^exchange: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
   model_trap=$(sed -n 's/.*trapped at pc \(0x[0-9a-f]*\): .* (cause \([0-9]*\)), value \(0x[0-9a-f]*\).*/pc \1 cause \2 value \3/p' \
     "$work/$name.model.txt")
   line="$name: icarus state $state, $cycles cycles, exit $exit_code${icarus_trap:+, trap $icarus_trap};"
   line+=" model $model_cycles cycles, status $model_status${model_trap:+, trap $model_trap}"
+  line+="; counters icarus ${icarus_counters:-none}, model $model_counters"
   ok=1
   [ -n "$cycles" ] && [ "$cycles" = "$model_cycles" ] || ok=0
+  [ -n "$icarus_counters" ] && [ "$icarus_counters" = "$model_counters" ] || ok=0
   if [ "$expect_trap" = 1 ]; then
     [ -n "$icarus_trap" ] && [ "$model_trap" = "$icarus_trap" ] || ok=0
   else

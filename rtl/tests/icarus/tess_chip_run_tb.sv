@@ -6,6 +6,7 @@
 // +max_cycles=<n> (default 10000000) clock cycles pass. Prints tile 0's console, then one line
 //   RESULT state=<STATUS state> cycles=<chip cycles> exit=<tile 0 exit code> clocks=<clocks run>
 //   ERROR pc=<ERR_PC> cause=<ERR_CAUSE> value=<ERR_VALUE>   (hex; only in the error state)
+//   COUNTERS instr=<T_INSTR> idle=<T_IDLE> syncwait=<T_SYNCWAIT> exch=<T_EXCH>   (tile 0)
 // and PASS when the chip halted with exit code 0.
 // Latency: none (testbench).
 module tess_chip_run_tb;
@@ -13,6 +14,8 @@ module tess_chip_run_tb;
   parameter int NumTiles = 4;
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES;
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0;
+  parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0;
+  parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0;
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS;
 
   `include "tess_chip_tb_dut.svh"
@@ -45,6 +48,16 @@ module tess_chip_run_tb;
   longint      clocks;
   logic [31:0] exit_code;
   logic [31:0] err_pc, err_cause, err_value;
+  logic [31:0] count_lo, count_hi;
+
+  // A 64-bit counter of the selected tile (LO at offset lo, HI at lo + 4).
+  task automatic ctl_read64(input logic [11:0] lo, output longint value);
+    ctl_read(lo, count_lo);
+    ctl_read(lo + 12'd4, count_hi);
+    value = {count_hi, count_lo};
+  endtask
+
+  longint c_instr, c_idle, c_swait, c_exch;
 
   initial begin
     if (!$value$plusargs("image=%s", image)) begin
@@ -93,6 +106,12 @@ module tess_chip_run_tb;
       ctl_read(12'(tess_params_pkg::CR_ERR_VALUE), err_value);
       $display("ERROR pc=%08x cause=%0d value=%08x", err_pc, err_cause, err_value);
     end
+    ctl_read64(12'(tess_params_pkg::CR_T_INSTR_LO), c_instr);
+    ctl_read64(12'(tess_params_pkg::CR_T_IDLE_LO), c_idle);
+    ctl_read64(12'(tess_params_pkg::CR_T_SYNCWAIT_LO), c_swait);
+    ctl_read64(12'(tess_params_pkg::CR_T_EXCH_LO), c_exch);
+    $display("COUNTERS instr=%0d idle=%0d syncwait=%0d exch=%0d", c_instr, c_idle, c_swait,
+             c_exch);
     if (state == 4'(tess_params_pkg::ST_HALTED) && exit_code == 32'd0) begin
       $display("PASS");
     end else begin
