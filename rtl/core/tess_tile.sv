@@ -316,7 +316,8 @@ module tess_tile #(
     exch_d    = exch_q;
     if (sync_arrive) begin
       arrived_d = 1'b1;
-      desc_d    = sync_desc;
+      // Only bit 31 (host sync) and the id (15..0) are kept (docs/chip.md; the model too).
+      desc_d    = sync_desc & (tess_params_pkg::SYNC_HOST_BIT | 32'h0000_ffff);
       spc_d     = sync_pc;
     end
     if (release_i) begin

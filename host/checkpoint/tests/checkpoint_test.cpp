@@ -389,6 +389,37 @@ TEST_P(CheckpointRefusal, StateWritesOnlyAtASync) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, CheckpointRefusal, testing::Values("model", "rtl"));
 
+TEST(Checkpoint, ChipWithoutCheckpointRegisters) {
+  // HAS_CHECKPOINT = 0 (the iCE40 board, model preset ice40): no save, no restore, and the
+  // device is not touched by the refused restore.
+  DeviceOptions o;
+  o.preset = "ice40";
+  auto dev = openDevice("model", o);
+  EXPECT_FALSE(hasCheckpointSupport(*dev));
+  EXPECT_TRUE(hasCheckpointSupport(*openDevice("model", withTiles(1))));
+  loadProgram(*dev, kBin + "/chip_no_exchange_ice40.elf", 0);
+  dev->setSyncBreak(true);
+  ASSERT_EQ(dev->run(kMaxCycles).reason, StopReason::SyncBreak);
+  try {
+    saveCheckpoint(*dev);
+    ADD_FAILURE() << "saved a checkpoint of a chip without checkpoint registers";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no checkpoint support"), std::string::npos) << e.what();
+  }
+  // A checkpoint of a chip of the same size with the registers is refused the same way.
+  auto full = openDevice("model", [] {
+    DeviceOptions f = withTiles(TESS_ICE40_NUM_TILES);
+    f.tileMemBytes = TESS_ICE40_TILE_MEM_BYTES;
+    return f;
+  }());
+  loadProgram(*full, kBin + "/chip_no_exchange_ice40.elf", 0);
+  full->setSyncBreak(true);
+  ASSERT_EQ(full->run(kMaxCycles).reason, StopReason::SyncBreak);
+  const DeviceState before = stateOf(*dev);
+  EXPECT_THROW(restoreCheckpoint(*dev, saveCheckpoint(*full)), Error);
+  EXPECT_EQ(stateOf(*dev), before);
+}
+
 TEST(Checkpoint, InfoOfAFile) {
   Program p;
   for (const Program& q : chipPrograms()) {

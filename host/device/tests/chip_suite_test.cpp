@@ -1028,6 +1028,24 @@ TEST_P(ChipSuite, DescriptorMismatchOnTwoTiles) {
   EXPECT_EQ(r.trap.value, 2u);
 }
 
+TEST_P(ChipSuite, DescriptorKeepsHostBitAndId) {
+  // docs/chip.md: only bit 31 and bits 15..0 of a descriptor are kept. Sync 1: 5 and 0x7ffe0005
+  // are the same sync; sync 2: 7 and 0x12340006 differ in the kept bits, reported as 6.
+  using namespace m;
+  load(0, 0, {kMmioT0, addi(a0, zero, 5), syncWith(a0), addi(a0, zero, 7), syncWith(a0),
+              exitWith(zero)});
+  load(1, 0, {kMmioT0, lui(a0, 0x7ffe0), addi(a0, a0, 5), syncWith(a0), lui(a0, 0x12340),
+              addi(a0, a0, 6), syncWith(a0), exitWith(zero)});
+  useTiles(*device_, 2);
+  const RunResult r = device_->run(1000);
+  ASSERT_EQ(r.reason, StopReason::Trap);
+  EXPECT_EQ(r.trap.tile, 1u);
+  EXPECT_EQ(r.cycles, 46u);   // R1 = 21 + 4, both resume at 30; A2 = 42 + 3 = e
+  EXPECT_EQ(r.trap.pc, 24u);  // tile 1's second SYNC
+  EXPECT_EQ(r.trap.cause, uint32_t{TESS_CAUSE_SYNC_MISMATCH});
+  EXPECT_EQ(r.trap.value, 6u);
+}
+
 TEST_P(ChipSuite, SyncWithAHaltedTile) {
   using namespace m;
   load(0, 0, {kMmioT0, addi(a1, zero, 0), exitWith(zero)});              // halts at 12
