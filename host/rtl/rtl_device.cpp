@@ -316,7 +316,6 @@ class ChipSim final : public RtlDevice::Impl {
   }
 
  public:
-
   uint64_t cycle() const override { return top_->cycle_o; }
 
   uint64_t tileCycles(unsigned tile) const override {
