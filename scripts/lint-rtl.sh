@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lint the RTL with the three tools the project supports (docs: STYLE.md, "RTL"):
-#   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles, and the FPGA variant), of a lone
+#   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles, and the FPGA variant), of the
+#      verilated chips' simulation top (rtl/sim/tess_chip_sim.sv), of a lone
 #      tile and of the board top, also in the iCE40 board's reduced configuration (integer-only,
 #      no exchange engine, no checkpoint registers, TESS_ICE40) (must be clean; waivers only in
 #      rtl/lint/verilator.vlt),
@@ -34,7 +35,9 @@ status=0
 
 # The FPGA variant (TESS_FPGA: tess_clock_gate without a gated clock) and the board top (UART
 # link bridge + chip) are linted too.
-for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_tile" \
+# rtl/sim/tess_chip_sim.sv (the verilated chips' simulation top, not in sources.f) is linted too.
+for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_chip_sim -GNumTiles=16" \
+           "tess_tile" \
            "tess_chip -GNumTiles=4 -DTESS_FPGA" "tess_board -GNumTiles=4 -DTESS_FPGA" \
            "tess_board -GNumTiles=1" \
            "tess_board -GNumTiles=1 -GMemBytes=4096 -GHasFpu=0 -GHasExchange=0 -GHasCheckpoint=0 -DTESS_FPGA -DTESS_ICE40"; do
@@ -42,7 +45,7 @@ for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_tile" \
   echo "== verilator --lint-only -Wall ($top $options)"
   # shellcheck disable=SC2086  # options are words without spaces
   if verilator --lint-only -Wall "-I$root/rtl/core" "$root/rtl/lint/verilator.vlt" "${srcs[@]}" \
-       --top-module "$top" $options; then
+       "$root/rtl/sim/tess_chip_sim.sv" --top-module "$top" $options; then
     echo "verilator: clean"
   else
     echo "verilator: FAILED"; status=1

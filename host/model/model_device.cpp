@@ -124,7 +124,7 @@ ChipInfo ModelDevice::info() const {
 void ModelDevice::reset() {
   for (TileModel& t : tiles_) t.reset();
   for (TileSlot& s : slots_) s = TileSlot{};
-  for (auto& r : records_) r.clear();
+  for (auto& r : records_) r.list.clear();
   for (auto& b : bus_) b.fill(0);
   members_.clear();
   state_ = ChipState::Reset;
@@ -271,7 +271,7 @@ std::optional<ModelDevice::Failure> ModelDevice::runChunk(uint64_t from, uint64_
     cp.bus = bus_;
     cp.members = members_;
     cp.recordCounts.reserve(records_.size());
-    for (const auto& r : records_) cp.recordCounts.push_back(r.size());
+    for (const auto& r : records_) cp.recordCounts.push_back(r.list.size());
     pool_->forEach(active.size(), [&](size_t i) { tiles_[active[i]].checkpoint(); });
   }
   std::optional<Failure> failure = attempt(from, until);
@@ -281,7 +281,7 @@ std::optional<ModelDevice::Failure> ModelDevice::runChunk(uint64_t from, uint64_
       slots_ = std::move(cp.slots);
       bus_ = std::move(cp.bus);
       members_ = std::move(cp.members);
-      for (size_t t = 0; t < records_.size(); ++t) records_[t].resize(cp.recordCounts[t]);
+      for (size_t t = 0; t < records_.size(); ++t) records_[t].list.resize(cp.recordCounts[t]);
       const uint64_t at = failure->cycle;
       failure = attempt(from, at + 1);
       if (!failure || failure->cycle != at) {
@@ -405,7 +405,7 @@ RunResult ModelDevice::result() const {
 void ModelDevice::routeRecords() {
   for (unsigned t = 0; t < tiles_.size(); ++t) {
     if (sink_) {
-      tiles_[t].setRetireSink([this, t](const RetireRecord& r) { records_[t].push_back(r); });
+      tiles_[t].setRetireSink([this, t](const RetireRecord& r) { records_[t].list.push_back(r); });
     } else {
       tiles_[t].setRetireSink({});
     }
@@ -415,8 +415,8 @@ void ModelDevice::routeRecords() {
 void ModelDevice::flushRecords() {
   if (!sink_) return;
   for (auto& records : records_) {
-    for (const RetireRecord& r : records) sink_(r);
-    records.clear();
+    for (const RetireRecord& r : records.list) sink_(r);
+    records.list.clear();
   }
 }
 

@@ -118,7 +118,11 @@ class ModelDevice : public Device {
   bool hasCheckpoint_ = true;  // false: no checkpoint registers (preset ice40)
   std::vector<TileModel> tiles_;
   std::vector<TileSlot> slots_;
-  std::vector<std::vector<RetireRecord>> records_;
+  // One host cache line per tile's list: tiles on different threads append to their own.
+  struct alignas(64) RecordList {
+    std::vector<RetireRecord> list;
+  };
+  std::vector<RecordList> records_;
   std::vector<ExchangeEngine::BusHistory> bus_;
   std::vector<unsigned> members_;  // tiles whose engine started at the current release
   std::function<void(const RetireRecord&)> sink_;

@@ -39,7 +39,7 @@ class WorkerPool {
   std::condition_variable finished_;
   const std::function<void(size_t)>* fn_ = nullptr;
   size_t count_ = 0;
-  std::atomic<size_t> next_{0};
+  alignas(64) std::atomic<size_t> next_{0};  // its own host cache line: every thread takes indices
   unsigned active_ = 0;
   uint64_t generation_ = 0;
   bool stop_ = false;

@@ -1,13 +1,16 @@
 // RtlDevice: drives the verilated tess_chip through its ports (see the header comment of
-// rtl/chip/tess_chip.sv for what each port means and its timing). The two verilated
-// configurations (Vtess_chip4, Vtess_chip16) share one driver, ChipSim<V>, behind the
-// Impl interface.
+// rtl/chip/tess_chip.sv for what each port means and its timing). The verilated top is
+// rtl/sim/tess_chip_sim.sv: the chip with its host and control ports behind registers that take
+// the port values at a rising edge of port_load_i (load()), which the driver gives after setting
+// them and before the next clock edge or output read. The two verilated configurations
+// (Vtess_chip4, Vtess_chip16) share one driver, ChipSim<V>, behind the Impl interface.
 #include "rtl_device.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -20,6 +23,7 @@
 #include "Vtess_chip4.h"
 #include "tessera/chip_params.h"
 #include "verilated.h"
+#include "verilated_save.h"
 #if TESSERA_RTL_TRACE
 // Traced twins of the chips, used only when a VCD is requested (rtl/CMakeLists.txt).
 #include "Vtess_chip16t.h"
@@ -35,6 +39,41 @@ constexpr unsigned kContexts = TESS_NUM_CONTEXTS;
 constexpr uint32_t kMemBytes = TESS_TILE_MEM_BYTES;  // the size the chip was verilated with
 constexpr unsigned kDefaultTiles = 4;
 constexpr uint32_t kControlSpan = 0x1000;  // ctl_addr_i is 12 bits; offsets beyond it do not exist
+
+// A verilated model's state in memory (the chips are verilated with --savable): runUntil saves
+// the chip before it looks past a cycle limit and restores it if it must not have gone there.
+class StateSave final : public VerilatedSerialize {
+ public:
+  ~StateSave() override { flush(); }
+  void flush() override {
+    bytes.insert(bytes.end(), m_bufp, m_cp);
+    m_cp = m_bufp;
+  }
+  std::vector<uint8_t> bytes;
+};
+
+class StateRestore final : public VerilatedDeserialize {
+ public:
+  explicit StateRestore(const std::vector<uint8_t>& bytes) : bytes_(bytes) { m_endp = m_bufp; }
+
+ protected:
+  // As VerilatedRestore::fill: keep the unread bytes, append more, pad the end with zeros.
+  void fill() override {
+    const size_t keep = static_cast<size_t>(m_endp - m_cp);
+    std::memmove(m_bufp, m_cp, keep);
+    m_cp = m_bufp;
+    m_endp = m_bufp + keep;
+    const size_t n = std::min(bufferSize() - keep, bytes_.size() - next_);
+    std::memcpy(m_endp, bytes_.data() + next_, n);
+    next_ += n;
+    m_endp += n;
+    std::memset(m_endp, 0, static_cast<size_t>(m_bufp + bufferSize() - m_endp));
+  }
+
+ private:
+  const std::vector<uint8_t>& bytes_;
+  size_t next_ = 0;
+};
 
 #if TESSERA_RTL_TRACE
 // The VCD file behind VerilatedVcdC. Verilator's own file reports a failed write through
@@ -140,9 +179,11 @@ class ChipSim final : public RtlDevice::Impl {
     top_->clk_i = 0;
     top_->rst_ni = 1;
     top_->run_i = 0;
+    top_->port_load_i = 0;
     top_->host_req_i = 0;
     top_->ctl_we_i = 0;
     top_->eval();
+    load();
   }
 
   ~ChipSim() override {
@@ -167,6 +208,7 @@ class ChipSim final : public RtlDevice::Impl {
 
   void reset() override {
     idle();
+    load();
     top_->rst_ni = 0;
     top_->eval();
     tick(false);
@@ -180,7 +222,7 @@ class ChipSim final : public RtlDevice::Impl {
     if (offset >= kControlSpan) throw refused(false, offset, 0);
     top_->ctl_we_i = 0;
     top_->ctl_addr_i = offset;
-    top_->eval();
+    load();
     if (top_->ctl_err_o) throw refused(false, offset, 0);
     return top_->ctl_rdata_o;
   }
@@ -191,19 +233,19 @@ class ChipSim final : public RtlDevice::Impl {
     top_->ctl_we_i = 1;
     top_->ctl_addr_i = offset;
     top_->ctl_wdata_i = value;
-    top_->eval();
+    load();
     if (top_->ctl_err_o) {
       top_->ctl_we_i = 0;
-      top_->eval();
+      load();
       throw refused(true, offset, value);
     }
     tick(false);
     top_->ctl_we_i = 0;
+    load();
     if (offset == TESS_CR_CTRL && (value & 1u)) {
       tick(false);  // the soft reset acts in this cycle
       for (auto& c : consoles) c.clear();
     }
-    top_->eval();
   }
 
   bool hostAccess(unsigned tile, uint32_t addr, bool write, uint32_t be, uint32_t wdata,
@@ -215,16 +257,46 @@ class ChipSim final : public RtlDevice::Impl {
     top_->host_addr_i = addr;
     top_->host_be_i = be;
     top_->host_wdata_i = wdata;
+    load();
     tick(false);  // read data and the error flag are registered at this edge
     top_->host_req_i = 0;
     top_->host_we_i = 0;
-    top_->eval();
+    load();
     rdata = top_->host_rdata_o;
     return !top_->host_err_o;
   }
 
   void runUntil(uint64_t limit) override {
     idle();
+    load();
+    clockUntil(limit, true);
+    // The chip finds a halt or error two cycles after it, and a sync stop due at the limit one
+    // cycle after it (run_i is registered): paused at the limit, it may not yet know that it
+    // stops with a count at or below the limit, which the model reports at the limit
+    // (docs/tile.md, "Stopping at a cycle limit"). So it looks ahead: two more cycles on a saved
+    // state, unobserved; if the chip then stops with a count <= limit, the same cycles are run
+    // again from the saved state, observed (the run is deterministic); else the chip goes back
+    // to the pause.
+    if (top_->state_o == TESS_ST_RUNNING && !top_->stopping_o && top_->cycle_o == limit &&
+        limit <= ~uint64_t{0} - 2) {
+      StateSave saved;
+      saved << *top_;
+      saved.flush();
+      clockUntil(limit + 2, false);
+      const bool stopsInside = top_->state_o != TESS_ST_RUNNING && top_->cycle_o <= limit;
+      StateRestore restore(saved.bytes);
+      restore >> *top_;
+      if (stopsInside) clockUntil(limit + 2, true);
+    }
+    top_->run_i = 0;
+    top_->eval();
+    checkVcd();
+  }
+
+ private:
+  // Clock with run_i = 1 until the chip leaves RUNNING or its count reaches `limit` (observe:
+  // sample the console and retirement outputs and dump the waveform).
+  void clockUntil(uint64_t limit, bool observe) {
     // The chip's cycle count stops at e+1 / max(h)+1 when a halt or error is found two cycles
     // after it; the cycles that drain the pipelines then do not count (stopping_o), so the loop
     // may pass the limit only while draining.
@@ -236,16 +308,14 @@ class ChipSim final : public RtlDevice::Impl {
     while (top_->state_o == TESS_ST_RUNNING && (top_->stopping_o || top_->cycle_o < limit)) {
       const uint64_t next = top_->cycle_o + (advancing ? 1 : 0);
       top_->run_i = top_->stopping_o || next < limit;
-      tick(true);
+      tick(observe, observe);
       advancing = top_->run_i != 0;
     }
     // Here either the chip left RUNNING (it does not advance whatever run_i was) or the last
     // edge took run_i = 0 (the count only reaches the limit one step at a time).
-    top_->run_i = 0;
-    top_->eval();
-    checkVcd();
   }
 
+ public:
   uint64_t cycle() const override { return top_->cycle_o; }
 
   uint64_t tileCycles(unsigned tile) const override {
@@ -257,10 +327,21 @@ class ChipSim final : public RtlDevice::Impl {
   }
 
  private:
+  // Sets the ports to idle; load() hands them to the chip.
   void idle() {
     top_->run_i = 0;
     top_->host_req_i = 0;
     top_->ctl_we_i = 0;
+  }
+
+  // The chip takes the host and control ports as they are now (a rising edge of port_load_i)
+  // and its outputs settle. The falling edge is evaluated too (Verilator finds an edge between
+  // two evaluations); nothing acts on it, so it costs little.
+  void load() {
+    top_->port_load_i = 1;
+    top_->eval();
+    top_->port_load_i = 0;
+    top_->eval();
   }
 
   void dump() {
@@ -288,8 +369,9 @@ class ChipSim final : public RtlDevice::Impl {
       return Error(
           fmt::format("rtl: TILE_SEL {} is not a tile (the chip has {} tiles)", value, tiles_));
     if (write && offset == TESS_CR_T_ENABLE) {
+      top_->ctl_we_i = 0;
       top_->ctl_addr_i = TESS_CR_TILE_SEL;
-      top_->eval();
+      load();
       return Error(
           fmt::format("rtl: T_ENABLE of tile {} can only change after a reset, before the run",
                       top_->ctl_rdata_o));
@@ -300,14 +382,14 @@ class ChipSim final : public RtlDevice::Impl {
 
   // One clock cycle. Outputs that describe this cycle (console, retirement) are sampled after
   // the inputs settle and before the rising edge that commits them.
-  void tick(bool sample) {
+  void tick(bool sample, bool trace = true) {
     top_->clk_i = 0;
     top_->eval();
     if (sample) sampleCycle();
-    dump();
+    if (trace) dump();
     top_->clk_i = 1;
     top_->eval();
-    dump();
+    if (trace) dump();
   }
 
   void sampleCycle() {

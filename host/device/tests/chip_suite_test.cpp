@@ -817,6 +817,53 @@ TEST_P(TileSuite, RunStopsAtTheCycleLimitAndResumes) {
   EXPECT_EQ(r.cycles, 1807u);
 }
 
+// A cycle limit at or past the end of a run gives the end itself, on every backend (docs/tile.md,
+// "Stopping at a cycle limit"): the RTL finds a halt or error two cycles after it and a sync stop
+// due at the limit one cycle after it, and looks ahead rather than pausing. Limits below the end
+// pause with the count at the limit; the next run reaches the same end.
+TEST_P(ChipSuite, LimitsAroundTheEndGiveTheEndItself) {
+  struct Case {
+    const char* what;
+    std::vector<uint32_t> program;  // on every tile
+    StopReason reason;
+    uint64_t end;
+  };
+  const std::vector<Case> cases = {
+      // EXIT issued at h = 12: count 13 (ExitCodeAndThreeInstructionTiming).
+      {"halt", {rv::lui(1, kMmio), rv::addi(2, 0, 42), rv::sw(2, 1, 0)}, StopReason::Halted, 13},
+      // Illegal word 0 at e = 6: count 7 (TrapOnOneTileStopsEveryTile).
+      {"trap", {rv::addi(5, 5, 1), 0}, StopReason::Trap, 7},
+      // Host sync released at R = 25 (HostSyncStopsTheChipUntilReleased).
+      {"host sync",
+       {rv::lui(1, kMmio), rv::lui(2, 0x80000), rv::addi(2, 2, 5), rv::sw(2, 1, kSync),
+        rv::sw(0, 1, 0)},
+       StopReason::HostSync, 25},
+  };
+  for (const Case& c : cases) {
+    for (uint64_t limit = c.end - 2; limit <= c.end + 2; ++limit) {
+      SCOPED_TRACE(std::string(c.what) + ", limit " + std::to_string(limit));
+      device_->reset();
+      loadAll(0, c.program);
+      std::vector<RetireRecord> records;
+      device_->setRetireSink([&](const RetireRecord& r) { records.push_back(r); });
+      RunResult r = device_->run(limit);
+      if (limit < c.end) {
+        EXPECT_EQ(r.reason, StopReason::MaxCycles);
+        EXPECT_EQ(r.cycles, limit);
+        r = device_->run(kMaxCycles);
+      }
+      EXPECT_EQ(r.reason, c.reason) << trapText(r.trap);
+      EXPECT_EQ(r.cycles, c.end);
+      EXPECT_EQ(device_->readControl(TESS_CR_CYCLE_LO), c.end);
+      if (c.reason == StopReason::Halted) {
+        EXPECT_EQ(r.exitCode, 42u);
+        EXPECT_EQ(records.size(), 3u * tiles());  // every retirement reported once
+      }
+      device_->setRetireSink({});
+    }
+  }
+}
+
 TEST_P(TileSuite, FloatingPointAddConvertAndFlags) {
   // 1.5 + 2.25 = 3.75 exactly; FCVT.W.S with RNE gives 4 and raises NX only.
   load(0, {rv::lui(2, 0x3fc00), rv::fmv_w_x(1, 2), rv::lui(3, 0x40100), rv::fmv_w_x(2, 3),
