@@ -89,7 +89,7 @@ module tess_link_bridge #(
   localparam int Mw = $clog2(MemBytes + 1);
   localparam int Aw0 = (Mw > 12) ? Mw : 12;       // address kept: memory, control offset,
   localparam int Aw = (Aw0 > Nw) ? Aw0 : Nw;      // console offset
-  localparam int Ew = ((Aw > 17) ? Aw : 17) + 1;  // address + length
+  localparam int Ew = ((Aw > Pw + 1) ? Aw : Pw + 1) + 1;  // address + length (<= MaxPayload)
   localparam int Kw = $clog2(CyclesPerMs);
   localparam logic [Kw-1:0] TickLast = Kw'(CyclesPerMs - 1);
   localparam logic [16:0]   MaxPayloadL = 17'(MaxPayload);
@@ -247,7 +247,9 @@ module tess_link_bridge #(
   logic [15:0]   ms_q, ms_d;              // milliseconds left (stall or WAIT)
   logic [31:0]   bad_q, bad_d;
   logic [31:0]   clock_q;                 // board clock cycles since reset
+  logic          idx_end;                 // idx_q is the last byte of len_q
   assign idx_inc = idx_q + 17'd1;
+  assign idx_end = (idx_inc == len_q);
 
   logic       accept;                     // the receiver takes bytes (no request in execution)
   logic       rx_take;
@@ -259,37 +261,36 @@ module tess_link_bridge #(
   assign magic_byte = tess_bridge_pkg::MAGIC[8*magic_q +: 8];
 
   // The length field with its last byte (header byte 23) as it arrives.
-  logic        big_now;
-  logic [16:0] len_now;
+  logic big_now;
   assign big_now = big_q || (rx_data_i != 8'd0) || (len_q[16] && (len_q[15:0] != 16'd0));
-  assign len_now = len_q;
 
   logic rx_buf_we;
   logic rx_crc_init, rx_crc_start;
+  logic rx_bad;                           // a frame is dropped or fails its CRC
+  logic rx_idx_four, rx_idx_clr;          // the receiver's counter restarts at 4 / 0
   logic stall_run;                        // the stall timer runs (a partial frame, idle engine)
   logic stall_out;                        // ... and runs out in this cycle
   assign stall_run = (rx_q != RxHunt) && accept;
   assign stall_out = stall_run && !rx_take && (tick_q == '0) && (ms_q == 16'd1);
 
   always_comb begin
-    rx_d       = rx_q;
-    magic_d    = magic_q;
-    big_d      = big_q;
-    ver_bad_d  = ver_bad_q;
-    op_d       = op_q;
-    op_hi_d    = op_hi_q;
-    tile_hi_d  = tile_hi_q;
-    addr_hi_d  = addr_hi_q;
-    frame_done = 1'b0;
-    frame_good = 1'b0;
-    rx_buf_we  = 1'b0;
+    rx_d         = rx_q;
+    magic_d      = magic_q;
+    ver_bad_d    = ver_bad_q;
+    op_d         = op_q;
+    op_hi_d      = op_hi_q;
+    frame_done   = 1'b0;
+    frame_good   = 1'b0;
+    rx_buf_we    = 1'b0;
     rx_crc_init  = 1'b0;
     rx_crc_start = 1'b0;
-    bad_d      = bad_q;
+    rx_bad       = 1'b0;
+    rx_idx_four  = 1'b0;
+    rx_idx_clr   = 1'b0;
     if (stall_out) begin
       rx_d    = RxHunt;
       magic_d = 2'd0;
-      bad_d   = bad_q + 32'd1;
+      rx_bad  = 1'b1;
     end
     if (rx_take) begin
       unique case (rx_q)
@@ -299,6 +300,7 @@ module tess_link_bridge #(
             if (magic_q == 2'd3) begin
               rx_d        = RxHdr;
               rx_crc_init = 1'b1;
+              rx_idx_four = 1'b1;
             end
           end else if (rx_data_i == tess_bridge_pkg::MAGIC[7:0]) begin
             magic_d = 2'd1;
@@ -308,48 +310,31 @@ module tess_link_bridge #(
         end
         RxHdr: begin
           rx_crc_start = 1'b1;
-          rx_buf_we = 1'b1;
-          unique case (idx_q[4:0])
-            5'd4: ver_bad_d = (rx_data_i != tess_bridge_pkg::PROTOCOL_VERSION);
-            5'd5: begin
-              op_d    = rx_data_i[3:0];
-              op_hi_d = (rx_data_i[7:4] != 4'd0);
-            end
-            5'd23: begin
-              if (big_now) begin
-                rx_d    = RxHunt;
-                magic_d = 2'd0;
-                bad_d   = bad_q + 32'd1;
-              end else if (len_now == 17'd0) begin
-                rx_d = RxCrc;
-              end else begin
-                rx_d = RxPay;
-              end
-            end
-            default: ;
-          endcase
-          // tile (bytes 12..15), address (16..19), length (20..23): the kept bits and a flag for
-          // any bit above them
-          for (int b = 0; b < 32; b++) begin
-            if (idx_q[4:0] == 5'(12 + b / 8)) begin
-              if ((b >= Tw) && rx_data_i[b % 8]) tile_hi_d = 1'b1;
-            end
-            if (idx_q[4:0] == 5'(16 + b / 8)) begin
-              if ((b >= Aw) && rx_data_i[b % 8]) addr_hi_d = 1'b1;
-            end
-            if (idx_q[4:0] == 5'(20 + b / 8)) begin
-              if ((b >= 17) && rx_data_i[b % 8]) big_d = 1'b1;
+          rx_buf_we    = 1'b1;
+          if (idx_q[4:0] == 5'd4) ver_bad_d = (rx_data_i != tess_bridge_pkg::PROTOCOL_VERSION);
+          if (idx_q[4:0] == 5'd5) begin
+            op_d    = rx_data_i[3:0];
+            op_hi_d = (rx_data_i[7:4] != 4'd0);
+          end
+          if (idx_q[4:0] == 5'd23) begin
+            rx_idx_clr = 1'b1;
+            if (big_now) begin
+              rx_d    = RxHunt;
+              magic_d = 2'd0;
+              rx_bad  = 1'b1;
+            end else if (len_q == 17'd0) begin
+              rx_d = RxCrc;
+            end else begin
+              rx_d = RxPay;
             end
           end
-          if (idx_q[4:0] == 5'd12) tile_hi_d = (Tw < 8) && ((rx_data_i >> Tw) != 8'd0);
-          if (idx_q[4:0] == 5'd16) addr_hi_d = 1'b0;
-          if (idx_q[4:0] == 5'd20) big_d = 1'b0;
         end
         RxPay: begin
           rx_crc_start = 1'b1;
-          rx_buf_we = (idx_q[16:Pw] == '0);
-          if (idx_inc == len_q) begin
-            rx_d = RxCrc;
+          rx_buf_we    = (idx_q[16:Pw] == '0);
+          if (idx_end) begin
+            rx_d       = RxCrc;
+            rx_idx_clr = 1'b1;
           end
         end
         RxCrc: begin
@@ -366,20 +351,24 @@ module tess_link_bridge #(
       magic_d    = 2'd0;
       frame_done = 1'b1;
       frame_good = (crc_q == CrcResidue);
-      if (!frame_good) begin
-        bad_d = bad_q + 32'd1;
-      end
+      rx_bad     = !frame_good;
     end
   end
+
+  assign bad_d = bad_q + {31'd0, rx_bad};
 
   // ---------------------------------------------------------------------------------------------
   // Run control
   // ---------------------------------------------------------------------------------------------
-  // rem_q counts the cycles left to the limit: loaded with RUN's max cycles, it goes down by one
-  // whenever the chip's cycle counter moves (its bit 0 toggles; it moves by at most one a cycle),
-  // one clock late, so the cycles left now are rem_q - toggle. A limit beyond 2^64 - 1 (start +
-  // max overflowing) is not cut to 2^64 - 1, a difference no run can reach. Outside a run rem_q
-  // holds payload words (CTRL_WRITE's value, MEM_READ's count in rem_q[63:32]).
+  // rem = {rem_hi_q, rem_lo_q} counts the cycles left to the limit: loaded with RUN's max cycles,
+  // it goes down by one whenever the chip's cycle counter moves (its bit 0 toggles; it moves by at
+  // most one a cycle), one clock late, so the cycles left now are rem - toggle. A limit beyond
+  // 2^64 - 1 (start + max overflowing) is not cut to 2^64 - 1, a difference no run can reach.
+  // Only the low 16 bits count in parallel; when they wrap, the high 48 bits are decremented
+  // bit-serially (a 48-clock pass through the shift register, borrow in borrow_q), long before
+  // the low bits could wrap again or the limit be near (rem_lo_q < 3 is 65533 clocks later).
+  // Payload bytes go into rem_hi_q a bit at a time (from the idle CRC engine's byte register):
+  // RUN's bytes 2..7, CTRL_WRITE's value (then rem_hi_q[47:16]).
   //
   // run_o: the chip advances while a run is in progress, it is RUNNING and below the limit (or
   // draining its pipelines after a halt or error, which the chip does not count). The chip
@@ -387,7 +376,12 @@ module tess_link_bridge #(
   // advance: the count then is one more than now if the chip advances now (chip_run_q, a copy of
   // the chip's register). A halt or error found in the cycle that reaches limit - 1 makes one
   // draining cycle hold, which the chip does not count.
-  logic [63:0] rem_q, rem_d;
+  logic [15:0] rem_lo_q, rem_lo_d;
+  logic [47:0] rem_hi_q, rem_hi_d;
+  logic        hi_nz;                     // rem_hi_q != 0
+  logic        pass_q, pass_d;            // the serial decrement of rem_hi_q runs
+  logic [5:0]  pcnt_q, pcnt_d;
+  logic        borrow_q, borrow_d;
   logic        cyc0_q;
   logic        run_q, run_d;
   logic        chip_run_q;
@@ -398,10 +392,11 @@ module tess_link_bridge #(
   logic        run_more;
   logic        rem_mid;
   assign toggle     = cycle_i[0] ^ cyc0_q;
-  assign rem_mid    = (rem_q[63:2] != 62'd0);
-  assign rem_ge1    = rem_mid || (rem_q[1:0] != 2'd0);
-  assign rem_ge2    = rem_mid || rem_q[1];
-  assign rem_ge3    = rem_mid || (rem_q[1:0] == 2'd3);
+  assign hi_nz      = (rem_hi_q != 48'd0);
+  assign rem_mid    = hi_nz || (rem_lo_q[15:2] != 14'd0);
+  assign rem_ge1    = rem_mid || (rem_lo_q[1:0] != 2'd0);
+  assign rem_ge2    = rem_mid || rem_lo_q[1];
+  assign rem_ge3    = rem_mid || (rem_lo_q[1:0] == 2'd3);
   assign below_now  = toggle ? rem_ge2 : rem_ge1;
   always_comb begin
     unique case ({1'b0, toggle} + {1'b0, chip_run_q})
@@ -611,13 +606,14 @@ module tess_link_bridge #(
   // ---------------------------------------------------------------------------------------------
   // Executor
   // ---------------------------------------------------------------------------------------------
+  localparam int Sw = (Tw > 3) ? Tw : 3;  // small control register values
+
   logic [3:0]    status_q, status_d;      // reply status (codes below 16)
   logic          rpay_q, rpay_d;          // the reply carries len_q payload bytes
   logic          ph_q, ph_d;              // second cycle of a two-cycle step
   logic          ctxw_q, ctxw_d;          // CTX_SEL written for this STATS word
   logic [Tw-1:0] sel_save_q, sel_save_d;
   logic [2:0]    ctx_save_q, ctx_save_d;
-  logic          hi_q, hi_d;              // WAIT: a high byte of the milliseconds is set
 
   logic tile_ok;
   assign tile_ok = !tile_hi_q && (32'(tile_q) < 32'(NumTiles));
@@ -625,26 +621,34 @@ module tess_link_bridge #(
   // Range of MEM_READ / MEM_WRITE: addr + count <= MemBytes, the address flag clear.
   logic [Ew-1:0] mem_end;
   logic          mem_ok;
-  assign mem_end = Ew'(addr_q) + Ew'(len_q);
+  assign mem_end = Ew'(addr_q) + Ew'(len_q[Pw:0]);
   assign mem_ok  = !addr_hi_q && (mem_end <= Ew'(MemBytes));
 
   // CONSOLE: from = min(addr, n); bytes = min(n - from, MaxPayload)
   logic [Nw-1:0] cons_from, cons_avail;
+  logic [16:0]   cons_len;
   assign cons_from  = (!addr_hi_q && (Ew'(addr_q) < Ew'(cons_n))) ? Nw'(addr_q) : cons_n;
   assign cons_avail = cons_n - cons_from;
+  assign cons_len   = (17'(cons_avail) > MaxPayloadL) ? MaxPayloadL : 17'(cons_avail);
 
-  // MEM_READ's count, CTRL_WRITE's value
+  // CTRL_WRITE's value
   logic [31:0] pword;
-  assign pword = rem_q[63:32];
+  assign pword = rem_hi_q[47:16];
 
   logic [7:0] host_byte;
   assign host_byte = host_rdata_i[8*addr_q[1:0] +: 8];
 
   logic tx_start, tx_done;
+  logic        tx_begin;                  // the reply starts in the next cycle
+  assign tx_start = (ex_q == ExSend);
+  logic        rd_ok_q;                   // buf_rdata_q holds the byte at idx_q
+  logic [7:0]  tbyte;
+  logic        tsend;                     // the transmitter sends tbyte
+  logic        tx_idx_clr;                // the next part of the reply starts
+  logic        tx_last;
+  logic [16:0] rlen;
   logic ex_buf_we;
   logic [7:0] ex_wdata;
-  logic [Aw-1:0] addr_inc;
-  assign addr_inc = addr_q + Aw'(1);
 
   logic [2:0] stats_ctx;                  // context of STATS words 4..15
   assign stats_ctx = 3'(idx_q[6:3] - 4'd2);
@@ -652,72 +656,56 @@ module tess_link_bridge #(
   assign ctx_word = (fill_q == FillStats) && (idx_q[2:0] == 3'd0) &&
                     (idx_q[6:3] >= 4'd2) && (idx_q[6:3] <= 4'd7);
 
+  // WAIT's milliseconds (loaded into len_q, big_q for a high byte), at most 60000.
   logic [15:0] wait_ms;
-  assign wait_ms = (hi_q || (ms_q > 16'd60000)) ? 16'd60000 : ms_q;
+  assign wait_ms = (big_q || (len_q > 17'd60000)) ? 16'd60000 : len_q[15:0];
+
+  // Controls of the shared registers, set by the executor.
+  logic          ex_idx_clr, ex_idx_step;
+  logic          ld_step;                 // ExLoad takes payload byte idx_q
+  logic          ld_rem;                  // ... into rem (RUN, CTRL_WRITE), else into len_q
+  logic          ld_serial;               // ... a bit at a time into rem_hi_q
+  logic          ex_crc_start;            // ... through the CRC engine's byte register
+  logic          len_const;               // len_q := len_val
+  logic [16:0]   len_val;
+  logic          len_cons;                // len_q := cons_len, addr_q := cons_from
+  logic          addr_step;
+  logic          wait_load, wait_run;     // WAIT: load the timer / run it
+  logic          ctl_small;               // ctl_wdata_o := small_val
+  logic [Sw-1:0] small_val;
+  assign ld_rem       = (op_q == OpRun) || (op_q == OpCtlWrite);
+  assign ld_serial    = (op_q == OpCtlWrite) || (idx_q[2:1] != 2'd0);
+  assign ex_crc_start = ld_step && ld_rem && ld_serial;
 
   always_comb begin
-    ex_d         = ex_q;
-    idx_d        = idx_q;
-    len_d        = len_q;
-    tile_d       = tile_q;
-    addr_d       = addr_q;
-    status_d     = status_q;
-    rpay_d       = rpay_q;
-    ph_d         = 1'b0;
-    ctxw_d       = 1'b0;
-    fill_d       = fill_q;
-    sel_save_d   = sel_save_q;
-    ctx_save_d   = ctx_save_q;
-    hi_d         = hi_q;
-    run_d        = run_q;
-    result_d     = result_q;
-    rem_d        = rem_q - {63'd0, run_q && toggle};
-    tick_d       = tick_q;
-    ms_d         = ms_q;
-    cons_clear   = 1'b0;
-    tx_start     = 1'b0;
-    ex_buf_we    = 1'b0;
-    ex_wdata     = fill_byte;
-    host_req_o   = 1'b0;
-    host_we_o    = 1'b0;
-    ctl_we_o     = 1'b0;
-    ctl_addr_o   = fill_ctl;
-    ctl_wdata_o  = pword;
-
-    // The receiver's bytes: header and payload index, tile, address and length fields.
-    if (rx_take) begin
-      idx_d = idx_inc;
-      if (rx_q == RxHdr) begin
-        for (int b = 0; b < 32; b++) begin
-          if (idx_q[4:0] == 5'(12 + b / 8)) begin
-            if (b < Tw) tile_d[b % Tw] = rx_data_i[b % 8];
-          end
-          if (idx_q[4:0] == 5'(16 + b / 8)) begin
-            if (b < Aw) addr_d[b % Aw] = rx_data_i[b % 8];
-          end
-          if (idx_q[4:0] == 5'(20 + b / 8)) begin
-            if (b < 17) len_d[b % 17] = rx_data_i[b % 8];
-          end
-        end
-      end
-      if (((rx_q == RxHdr) && (idx_q[4:0] == 5'd23)) || ((rx_q == RxPay) && (idx_inc == len_q)) ||
-          ((rx_q == RxHunt) && (magic_q == 2'd3))) begin
-        idx_d = (rx_q == RxHunt) ? 17'd4 : 17'd0;
-      end
-    end
-
-    // Millisecond timer: the stall of a partial frame (restarted by each byte) or WAIT.
-    if (rx_take) begin
-      tick_d = TickLast;
-      ms_d   = 16'(StallMs);
-    end else if (stall_run) begin
-      if (tick_q != '0) begin
-        tick_d = tick_q - Kw'(1);
-      end else begin
-        tick_d = TickLast;
-        ms_d   = ms_q - 16'd1;
-      end
-    end
+    ex_d        = ex_q;
+    status_d    = status_q;
+    rpay_d      = rpay_q;
+    ph_d        = 1'b0;
+    ctxw_d      = 1'b0;
+    fill_d      = fill_q;
+    sel_save_d  = sel_save_q;
+    ctx_save_d  = ctx_save_q;
+    run_d       = run_q;
+    result_d    = result_q;
+    ex_idx_clr  = 1'b0;
+    ex_idx_step = 1'b0;
+    ld_step     = 1'b0;
+    len_const   = 1'b0;
+    len_val     = 17'd4;
+    len_cons    = 1'b0;
+    addr_step   = 1'b0;
+    wait_load   = 1'b0;
+    wait_run    = 1'b0;
+    cons_clear  = 1'b0;
+    ex_buf_we   = 1'b0;
+    ex_wdata    = fill_byte;
+    host_req_o  = 1'b0;
+    host_we_o   = 1'b0;
+    ctl_we_o    = 1'b0;
+    ctl_addr_o  = fill_ctl;
+    ctl_small   = 1'b1;
+    small_val   = '0;
 
     // A run ends when the chip leaves RUNNING or reaches the limit (after draining).
     if (run_q && !run_more) begin
@@ -728,10 +716,10 @@ module tess_link_bridge #(
     unique case (ex_q)
       ExIdle: begin
         if (frame_done) begin
-          idx_d    = '0;
-          rpay_d   = 1'b0;
-          status_d = tess_bridge_pkg::ST_OK[3:0];
-          ex_d     = ExDecide;
+          ex_idx_clr = 1'b1;
+          rpay_d     = 1'b0;
+          status_d   = tess_bridge_pkg::ST_OK[3:0];
+          ex_d       = ExDecide;
           if (!frame_good) begin
             status_d = tess_bridge_pkg::ST_BAD_CRC[3:0];
             ex_d     = ExSend;
@@ -752,10 +740,11 @@ module tess_link_bridge #(
         end else begin
           unique case (op_q)
             OpInfo: begin
-              fill_d = FillInfo;
-              len_d  = 17'd25;
-              rpay_d = 1'b1;
-              ex_d   = ExFill;
+              fill_d    = FillInfo;
+              len_const = 1'b1;
+              len_val   = 17'd25;
+              rpay_d    = 1'b1;
+              ex_d      = ExFill;
             end
             OpMemRead, OpCtlWrite, OpWait: begin
               if (len_q[16:2] == 15'd0) begin
@@ -770,10 +759,11 @@ module tess_link_bridge #(
               ex_d = ExRange;
             end
             OpCtlRead: begin
-              fill_d = FillCtl;
-              len_d  = 17'd4;
-              rpay_d = 1'b1;
-              ex_d   = ExFill;
+              fill_d    = FillCtl;
+              len_const = 1'b1;
+              len_val   = 17'd4;
+              rpay_d    = 1'b1;
+              ex_d      = ExFill;
             end
             OpRun: begin
               if (len_q[16:3] == 14'd0) begin
@@ -789,19 +779,19 @@ module tess_link_bridge #(
               if (!tile_ok) begin
                 status_d = tess_bridge_pkg::ST_OUT_OF_RANGE[3:0];
               end else begin
-                fill_d = FillStats;
-                len_d  = 17'd96;
-                rpay_d = 1'b1;
-                ex_d   = ExSelSave;
+                fill_d    = FillStats;
+                len_const = 1'b1;
+                len_val   = 17'd96;
+                rpay_d    = 1'b1;
+                ex_d      = ExSelSave;
               end
             end
             OpConsole: begin
               if (!tile_ok) begin
                 status_d = tess_bridge_pkg::ST_OUT_OF_RANGE[3:0];
               end else begin
-                addr_d = Aw'(cons_from);
-                len_d  = (17'(cons_avail) > MaxPayloadL) ? MaxPayloadL : 17'(cons_avail);
-                rpay_d = 1'b1;
+                len_cons = 1'b1;
+                rpay_d   = 1'b1;
                 if (cons_avail != '0) begin
                   ex_d = ExLoop;
                 end
@@ -811,60 +801,52 @@ module tess_link_bridge #(
           endcase
         end
       end
-      // Payload bytes 0..3 (RUN: 0..7) from the buffer, two cycles each: into rem_q from the top
-      // (WAIT: into the millisecond count, its high bytes to a flag).
+      // Payload bytes 0..3 (RUN: 0..7) from the buffer, two cycles each (and the 8 clocks of a
+      // serial byte): into rem (RUN, CTRL_WRITE) or into len_q as a count (MEM_READ, WAIT; big_q
+      // for a high byte).
       ExLoad: begin
-        ph_d = !ph_q;
+        ph_d = !ph_q && !crc_busy;
         if (ph_q) begin
-          idx_d = idx_inc;
-          if (op_q == OpWait) begin
-            unique case (idx_q[1:0])
-              2'd0: ms_d[7:0] = buf_rdata_q;
-              2'd1: ms_d[15:8] = buf_rdata_q;
-              2'd2: hi_d = (buf_rdata_q != 8'd0);
-              default: hi_d = hi_q || (buf_rdata_q != 8'd0);
-            endcase
-          end else begin
-            rem_d = {buf_rdata_q, rem_q[63:8]};
-          end
+          ld_step     = 1'b1;
+          ex_idx_step = 1'b1;
           if ((idx_q[1:0] == 2'd3) && ((op_q != OpRun) || idx_q[2])) begin
-            idx_d = '0;
-            ex_d  = ExOp;
+            ex_idx_clr = 1'b1;
+            ex_d       = ExOp;
           end
         end
       end
       ExOp: begin
         ex_d = ExSend;
-        unique case (op_q)
+        if (crc_busy) ex_d = ExOp;          // the last serial byte
+        else unique case (op_q)
           OpMemRead: begin
-            if (pword > 32'(MaxPayload)) begin
+            if (big_q || (len_q > MaxPayloadL)) begin
               status_d = tess_bridge_pkg::ST_OUT_OF_RANGE[3:0];
             end else begin
-              len_d  = pword[16:0];
               rpay_d = 1'b1;
               ex_d   = ExRange;
             end
           end
           OpCtlWrite: begin
             if (!breg_hit) begin
-              ctl_we_o    = 1'b1;
-              ctl_addr_o  = addr_q[11:0];
-              cons_clear  = (addr_q[11:0] == CrCtrl) && pword[0];
+              ctl_we_o   = 1'b1;
+              ctl_addr_o = addr_q[11:0];
+              ctl_small  = 1'b0;
+              cons_clear = (addr_q[11:0] == CrCtrl) && pword[0];
               // A write the chip refuses (docs/chip.md) changes nothing and is answered as an error.
               if (ctl_err_i) status_d = tess_bridge_pkg::ST_DEVICE_ERROR[3:0];
             end
           end
           // RUN: start (RESET) or release (host sync) the chip, then run to start + max cycles.
           OpRun: begin
-            ctl_addr_o  = CrCtrl;
-            ctl_we_o    = (state_i == StReset) || (state_i == StSync);
-            ctl_wdata_o = (state_i == StReset) ? 32'd2 : 32'd4;
-            ex_d        = ExRunGo;
+            ctl_addr_o = CrCtrl;
+            ctl_we_o   = (state_i == StReset) || (state_i == StSync);
+            small_val  = (state_i == StReset) ? Sw'(2) : Sw'(4);
+            ex_d       = ExRunGo;
           end
           default: begin                    // OpWait
-            ms_d   = wait_ms;
-            tick_d = TickLast;
-            ex_d   = ExWait;
+            wait_load = 1'b1;
+            ex_d      = ExWait;
           end
         endcase
       end
@@ -879,11 +861,15 @@ module tess_link_bridge #(
       end
       // TILE_SEL := the tile (STATS) or 0 (run result), remembering the old value.
       ExSelSave: begin
-        ctl_addr_o  = CrTileSel;
-        ctl_we_o    = 1'b1;
-        ctl_wdata_o = (fill_q == FillStats) ? 32'(tile_q) : 32'd0;
-        sel_save_d  = ctl_rdata_i[Tw-1:0];
-        ex_d        = (fill_q == FillStats) ? ExCtxSave : ExFill;
+        ctl_addr_o = CrTileSel;
+        ctl_we_o   = 1'b1;
+        small_val  = (fill_q == FillStats) ? Sw'(tile_q) : Sw'(0);
+        sel_save_d = ctl_rdata_i[Tw-1:0];
+        if (fill_q == FillStats) begin
+          ex_d = ExCtxSave;
+        end else begin
+          ex_d = ExFill;
+        end
       end
       ExCtxSave: begin
         ctl_addr_o = CrCtxSel;
@@ -893,29 +879,37 @@ module tess_link_bridge #(
       // A byte per cycle; STATS writes CTX_SEL before each context's words.
       ExFill: begin
         if (ctx_word && !ctxw_q) begin
-          ctl_addr_o  = CrCtxSel;
-          ctl_we_o    = 1'b1;
-          ctl_wdata_o = 32'(stats_ctx);
-          ctxw_d      = 1'b1;
+          ctl_addr_o = CrCtxSel;
+          ctl_we_o   = 1'b1;
+          small_val  = Sw'(stats_ctx);
+          ctxw_d     = 1'b1;
         end else begin
-          ex_buf_we = 1'b1;
-          idx_d     = idx_inc;
-          if (idx_inc == len_q) begin
-            ex_d = ((fill_q == FillStats) || (fill_q == FillResult)) ? ExSelRestore : ExSend;
+          ex_buf_we   = 1'b1;
+          ex_idx_step = 1'b1;
+          if (idx_end) begin
+            if ((fill_q == FillStats) || (fill_q == FillResult)) begin
+              ex_d = ExSelRestore;
+            end else begin
+              ex_d = ExSend;
+            end
           end
         end
       end
       ExSelRestore: begin
-        ctl_addr_o  = CrTileSel;
-        ctl_we_o    = 1'b1;
-        ctl_wdata_o = 32'(sel_save_q);
-        ex_d        = (fill_q == FillStats) ? ExCtxRestore : ExSend;
+        ctl_addr_o = CrTileSel;
+        ctl_we_o   = 1'b1;
+        small_val  = Sw'(sel_save_q);
+        if (fill_q == FillStats) begin
+          ex_d = ExCtxRestore;
+        end else begin
+          ex_d = ExSend;
+        end
       end
       ExCtxRestore: begin
-        ctl_addr_o  = CrCtxSel;
-        ctl_we_o    = 1'b1;
-        ctl_wdata_o = 32'(ctx_save_q);
-        ex_d        = ExSend;
+        ctl_addr_o = CrCtxSel;
+        ctl_we_o   = 1'b1;
+        small_val  = Sw'(ctx_save_q);
+        ex_d       = ExSend;
       end
       // MEM_READ, MEM_WRITE, CONSOLE: two cycles a byte (the UART is far slower).
       ExLoop: begin
@@ -923,9 +917,9 @@ module tess_link_bridge #(
         if (!ph_q) begin
           host_req_o = (op_q == OpMemRead);
         end else begin
-          idx_d  = idx_inc;
-          addr_d = addr_inc;
-          if (idx_inc == len_q) begin
+          ex_idx_step = 1'b1;
+          addr_step   = 1'b1;
+          if (idx_end) begin
             ex_d = ExSend;
           end
           unique case (op_q)
@@ -950,24 +944,21 @@ module tess_link_bridge #(
         end
       end
       ExWait: begin
+        wait_run = 1'b1;
         if (!run_q) begin
           ex_d = ExWaitDone;
-        end else if (tick_q != '0) begin
-          tick_d = tick_q - Kw'(1);
-        end else if (ms_q > 16'd1) begin
-          ms_d   = ms_q - 16'd1;
-          tick_d = TickLast;
-        end else begin
+        end else if ((tick_q == '0) && (ms_q <= 16'd1)) begin
           status_d = tess_bridge_pkg::ST_RUNNING[3:0];
           ex_d     = ExSend;
         end
       end
       ExWaitDone: begin
-        result_d = 1'b0;
-        fill_d   = FillResult;
-        len_d    = 17'd40;
-        rpay_d   = 1'b1;
-        ex_d     = ExSelSave;
+        result_d  = 1'b0;
+        fill_d    = FillResult;
+        len_const = 1'b1;
+        len_val   = 17'd40;
+        rpay_d    = 1'b1;
+        ex_d      = ExSelSave;
       end
       ExRunGo: begin
         run_d    = (state_i == StRunning);
@@ -976,26 +967,149 @@ module tess_link_bridge #(
       end
       // Two cycles of chip reset.
       ExReset: begin
-        cons_clear = 1'b1;
-        run_d      = 1'b0;
-        result_d   = 1'b0;
-        idx_d      = idx_inc;
+        cons_clear  = 1'b1;
+        run_d       = 1'b0;
+        result_d    = 1'b0;
+        ex_idx_step = 1'b1;
         if (idx_q[0]) begin
           ex_d = ExSend;
         end
       end
       ExSend: begin
-        tx_start = 1'b1;
         if (tx_done) begin
           ex_d = ExIdle;
         end
       end
       default: ex_d = ExIdle;
     endcase
+  end
 
-    // Every step that starts the reply starts the transmitter's count from 0.
-    if ((ex_q != ExSend) && (ex_d == ExSend)) begin
-      idx_d = '0;
+  assign ctl_wdata_o = ctl_small ? 32'(small_val) : pword;
+
+  // ---------------------------------------------------------------------------------------------
+  // Fields and counters shared by receiver, executor and transmitter
+  // ---------------------------------------------------------------------------------------------
+  // Header fields (receiver) and payload counts (ExLoad) arrive a byte at a time; the byte's lane
+  // in its 32-bit field is idx_q[1:0] (header bytes 12, 16 and 20 are aligned).
+  logic       hdr_take;
+  logic [7:0] dbyte;
+  logic       f_tile, f_addr, f_len;
+  logic [1:0] lane;
+  assign hdr_take = rx_take && (rx_q == RxHdr);
+  assign dbyte    = hdr_take ? rx_data_i : buf_rdata_q;
+  assign lane     = idx_q[1:0];
+  assign f_tile   = hdr_take && (idx_q[4:2] == 3'd3);
+  assign f_addr   = hdr_take && (idx_q[4:2] == 3'd4);
+  assign f_len    = (hdr_take && (idx_q[4:2] == 3'd5)) || (ld_step && !ld_rem);
+
+  always_comb begin
+    tile_d    = tile_q;
+    tile_hi_d = tile_hi_q;
+    addr_d    = addr_q;
+    addr_hi_d = addr_hi_q;
+    len_d     = len_q;
+    big_d     = big_q;
+    if (f_tile) begin
+      if (lane == 2'd0) begin
+        tile_d    = dbyte[Tw-1:0];
+        tile_hi_d = (Tw < 8) && ((dbyte >> Tw) != 8'd0);
+      end else begin
+        tile_hi_d = tile_hi_q || (dbyte != 8'd0);
+      end
+    end
+    if (f_addr) begin
+      if (lane == 2'd0) addr_hi_d = 1'b0;
+      for (int b = 0; b < 32; b++) begin
+        if (lane == 2'(b / 8)) begin
+          if (b < Aw) begin
+            addr_d[b % Aw] = dbyte[b % 8];
+          end else if (dbyte[b % 8]) begin
+            addr_hi_d = 1'b1;
+          end
+        end
+      end
+    end else if (len_cons) begin
+      addr_d = Aw'(cons_from);
+    end else if (addr_step) begin
+      addr_d = addr_q + Aw'(1);
+    end
+    if (f_len) begin
+      unique case (lane)
+        2'd0: begin
+          len_d[7:0] = dbyte;
+          big_d      = 1'b0;
+        end
+        2'd1: len_d[15:8] = dbyte;
+        2'd2: begin
+          len_d[16] = dbyte[0];
+          big_d     = big_q || (dbyte[7:1] != 7'd0);
+        end
+        default: big_d = big_q || (dbyte != 8'd0);
+      endcase
+    end else if (len_const) begin
+      len_d = len_val;
+    end else if (len_cons) begin
+      len_d = cons_len;
+    end
+  end
+
+  // Cycles left of a run, payload bytes (RUN's bytes 0 and 1 into rem_lo_q, the rest serially).
+  logic dec;
+  logic ld_shift;                         // a serial payload bit enters rem_hi_q
+  assign dec      = run_q && toggle;
+  assign ld_shift = (ex_q == ExLoad || ex_q == ExOp) && crc_busy;
+  always_comb begin
+    rem_lo_d = rem_lo_q - {15'd0, dec};
+    rem_hi_d = rem_hi_q;
+    pass_d   = pass_q;
+    pcnt_d   = pcnt_q;
+    borrow_d = borrow_q;
+    if (ld_step && ld_rem && !ld_serial) begin
+      if (idx_q[0]) begin
+        rem_lo_d[15:8] = buf_rdata_q;
+      end else begin
+        rem_lo_d[7:0] = buf_rdata_q;
+      end
+    end
+    if (dec && (rem_lo_q == 16'd0)) begin
+      pass_d   = 1'b1;
+      pcnt_d   = '0;
+      borrow_d = 1'b1;
+    end
+    if (!run_q) pass_d = 1'b0;
+    if (pass_q && run_q) begin
+      rem_hi_d = {rem_hi_q[0] ^ borrow_q, rem_hi_q[47:1]};
+      borrow_d = borrow_q && !rem_hi_q[0];
+      pcnt_d   = pcnt_q + 6'd1;
+      if (pcnt_q == 6'd47) pass_d = 1'b0;
+    end else if (ld_shift) begin
+      rem_hi_d = {csh_q[0], rem_hi_q[47:1]};
+    end
+  end
+
+  // The byte counter.
+  logic idx_four, idx_clr, idx_step;
+  assign idx_four = rx_idx_four;
+  assign idx_clr  = rx_idx_clr || ex_idx_clr || tx_idx_clr || tx_begin;
+  assign idx_step = rx_take || ex_idx_step || tsend;
+  assign idx_d    = idx_four ? 17'd4 : (idx_clr ? 17'd0 : (idx_step ? idx_inc : idx_q));
+
+  // Millisecond timer: the stall of a partial frame (restarted by each byte) or WAIT.
+  logic timer_run;
+  assign timer_run = (stall_run && !rx_take) || wait_run;
+  always_comb begin
+    tick_d = tick_q;
+    ms_d   = ms_q;
+    if (rx_take || wait_load) begin
+      tick_d = TickLast;
+      ms_d   = rx_take ? 16'(StallMs) : wait_ms;
+    end else if (timer_run) begin
+      if (tick_q != '0) begin
+        tick_d = tick_q - Kw'(1);
+      end else begin
+        tick_d = TickLast;
+        ms_d   = ms_q - 16'd1;
+      end
     end
   end
 
@@ -1004,11 +1118,6 @@ module tess_link_bridge #(
   // ---------------------------------------------------------------------------------------------
   // Transmitter: header (from the buffer, with the reply's fields), payload (from the buffer), CRC
   // ---------------------------------------------------------------------------------------------
-  logic       rd_ok_q;                    // buf_rdata_q holds the byte at idx_q
-  logic [7:0] tbyte;
-  logic       tsend;
-  logic       tx_last;
-  logic [16:0] rlen;
   assign rlen = rpay_q ? len_q : 17'd0;
 
   always_comb begin
@@ -1031,7 +1140,7 @@ module tess_link_bridge #(
         endcase
         tx_last = (idx_q[4:0] == 5'd23);
       end
-      TxPay: tx_last = (idx_inc == rlen);
+      TxPay: tx_last = idx_end;
       TxCrc: begin
         tbyte   = ~crc_q[7:0];
         tx_last = (idx_q[1:0] == 2'd3);
@@ -1041,7 +1150,13 @@ module tess_link_bridge #(
     tsend = tx_start && rd_ok_q && tx_ready_i && !crc_busy;
     if (tsend && tx_last) begin
       unique case (tx_q)
-        TxHdr:   tx_d = (rlen == 17'd0) ? TxCrc : TxPay;
+        TxHdr: begin
+          if (rlen == 17'd0) begin
+            tx_d = TxCrc;
+          end else begin
+            tx_d = TxPay;
+          end
+        end
         TxPay:   tx_d = TxCrc;
         default: tx_done = 1'b1;
       endcase
@@ -1057,13 +1172,12 @@ module tess_link_bridge #(
   // The transmitter's bytes drive the CRC and the counter (the receiver is idle meanwhile); the
   // magic is not folded in (both directions start from its CRC), the CRC bytes shift it out.
   logic tx_crc;
-  logic tx_begin;                         // the reply starts in the next cycle
   assign tx_crc   = tsend && ((tx_q != TxHdr) || (idx_q[4:2] != 3'd0));
   assign tx_begin = (ex_q != ExSend) && (ex_d == ExSend);
   assign crc_init  = rx_crc_init || tx_begin;
-  assign crc_start = rx_crc_start || tx_crc;
-  assign crc_plain = tx_crc && (tx_q == TxCrc);
-  assign crc_byte  = tx_crc ? tbyte : rx_data_i;
+  assign crc_start = rx_crc_start || tx_crc || ex_crc_start;
+  assign crc_plain = (tx_crc && (tx_q == TxCrc)) || ex_crc_start;
+  assign crc_byte  = tx_crc ? tbyte : (ex_crc_start ? buf_rdata_q : rx_data_i);
 
   // ---------------------------------------------------------------------------------------------
   // Buffer ports, host port
@@ -1083,8 +1197,7 @@ module tess_link_bridge #(
   assign host_wdata_o = {4{buf_rdata_q}};
 
   // The counter: the transmitter's bytes, else the receiver's and the executor's steps.
-  logic [16:0] idx_all;
-  assign idx_all = !tsend ? idx_d : ((tx_last && (tx_q != TxCrc)) ? 17'd0 : idx_inc);
+  assign tx_idx_clr = tsend && tx_last && (tx_q != TxCrc);
 
   logic [31:0] clock_d;
   assign clock_d = clock_q + 32'd1;
@@ -1113,7 +1226,11 @@ module tess_link_bridge #(
       csh_q      <= '0;
       ccnt_q     <= '0;
       cplain_q   <= 1'b0;
-      rem_q      <= '0;
+      rem_lo_q   <= '0;
+      rem_hi_q   <= '0;
+      pass_q     <= 1'b0;
+      pcnt_q     <= '0;
+      borrow_q   <= 1'b0;
       cyc0_q     <= 1'b0;
       run_q      <= 1'b0;
       chip_run_q <= 1'b0;
@@ -1126,14 +1243,13 @@ module tess_link_bridge #(
       ctxw_q     <= 1'b0;
       sel_save_q <= '0;
       ctx_save_q <= '0;
-      hi_q       <= 1'b0;
       rd_ok_q    <= 1'b0;
     end else begin
       rx_q       <= rx_d;
       ex_q       <= ex_d;
       tx_q       <= tx_d;
       magic_q    <= magic_d;
-      idx_q      <= idx_all;
+      idx_q      <= idx_d;
       len_q      <= len_d;
       big_q      <= big_d;
       ver_bad_q  <= ver_bad_d;
@@ -1151,7 +1267,11 @@ module tess_link_bridge #(
       csh_q      <= csh_d;
       ccnt_q     <= ccnt_d;
       cplain_q   <= cplain_d;
-      rem_q      <= rem_d;
+      rem_lo_q   <= rem_lo_d;
+      rem_hi_q   <= rem_hi_d;
+      pass_q     <= pass_d;
+      pcnt_q     <= pcnt_d;
+      borrow_q   <= borrow_d;
       cyc0_q     <= cycle_i[0];
       run_q      <= run_d;
       chip_run_q <= run_o;
@@ -1164,7 +1284,6 @@ module tess_link_bridge #(
       ctxw_q     <= ctxw_d;
       sel_save_q <= sel_save_d;
       ctx_save_q <= ctx_save_d;
-      hi_q       <= hi_d;
       rd_ok_q    <= tx_start && !tsend;
     end
   end
