@@ -243,8 +243,12 @@ module tess_link_bridge #(
   logic          tile_hi_q, tile_hi_d;    // a tile field bit at Tw or above
   logic [Aw-1:0] addr_q, addr_d;          // address field, then the memory / console pointer
   logic          addr_hi_q, addr_hi_d;    // an address field bit at Aw or above
-  logic [Kw-1:0] tick_q, tick_d;          // clocks left of the current millisecond
-  logic [15:0]   ms_q, ms_d;              // milliseconds left (stall or WAIT)
+  logic [Kw-1:0] tick_q, tick_d;          // clocks left of the current millisecond (free-running)
+  logic          ms_tick;                 // a millisecond ends
+  logic [15:0]   ms_q, ms_d;              // milliseconds since the last byte (stall) or WAIT
+  logic [15:0]   ms_inc;
+  assign ms_tick = (tick_q == '0);
+  assign ms_inc  = ms_q + 16'd1;
   logic [31:0]   bad_q, bad_d;
   logic [31:0]   clock_q;                 // board clock cycles since reset
   logic          idx_end;                 // idx_q is the last byte of len_q
@@ -271,7 +275,7 @@ module tess_link_bridge #(
   logic stall_run;                        // the stall timer runs (a partial frame, idle engine)
   logic stall_out;                        // ... and runs out in this cycle
   assign stall_run = (rx_q != RxHunt) && accept;
-  assign stall_out = stall_run && !rx_take && (tick_q == '0) && (ms_q == 16'd1);
+  assign stall_out = stall_run && !rx_take && ms_tick && (ms_inc == 16'(StallMs));
 
   always_comb begin
     rx_d         = rx_q;
@@ -296,7 +300,8 @@ module tess_link_bridge #(
       unique case (rx_q)
         RxHunt: begin
           if (rx_data_i == magic_byte) begin
-            magic_d = magic_q + 2'd1;
+            rx_buf_we = 1'b1;                 // the reply's magic, at MaxPayload + magic_q
+            magic_d   = magic_q + 2'd1;
             if (magic_q == 2'd3) begin
               rx_d        = RxHdr;
               rx_crc_init = 1'b1;
@@ -540,23 +545,20 @@ module tess_link_bridge #(
 
   // The requested tile's cycle counter as 32-bit words.
   localparam int Yw = $clog2(NumTiles * 2);
-  logic [31:0]   cycle_w [NumTiles * 2];
-  logic [Yw-1:0] cycle_idx;
-  for (genvar k = 0; k < NumTiles * 2; k++) begin : g_cycle_w
-    assign cycle_w[k] = tile_cycle_i[32*k +: 32];
-  end
+  logic [Yw-1:0] cycle_idx;               // the word of the requested tile's cycle counter
   assign cycle_idx = Yw'(32'(tile_q) * 32'd2 + 32'(fw[0]));
 
-  logic [31:0] src_word;
+  // The byte comes from one of: the control register read (byte bsel, masked), a bridge register,
+  // the tile's cycle counter, a constant (INFO, the stop reason), or is 0. Each source is cut to
+  // its byte first, so that the selection works on bytes.
   logic [1:0]  bsel;
   logic        fzero;                     // the byte is 0
   logic [7:0]  fmask;
+  logic        use_breg, use_tcyc, use_reason;
   logic [7:0]  reason;                    // stop reason of the run result
+  logic [7:0]  rd_byte, breg_byte, tcyc_byte, info_byte;
+  logic [31:0] breg_word;
   always_comb begin
-    src_word = ctl_rdata_i;
-    bsel     = fb;
-    fzero    = 1'b0;
-    fmask    = 8'hFF;
     if (state_i == StHalted) begin
       reason = 8'd0;
     end else if (state_i == StError) begin
@@ -566,24 +568,26 @@ module tess_link_bridge #(
     end else begin
       reason = 8'd2;
     end
+  end
+
+  always_comb begin
+    bsel       = fb;
+    fzero      = 1'b0;
+    fmask      = 8'hFF;
+    use_breg   = 1'b0;
+    use_tcyc   = 1'b0;
+    use_reason = 1'b0;
     unique case (fill_q)
-      FillCtl: begin
-        if (breg_bad) begin
-          src_word = bad_q;
-        end else if (breg_lost) begin
-          src_word = cons_lost_q;
-        end else if (breg_clock) begin
-          src_word = clock_q;
-        end
-      end
+      FillCtl: use_breg = breg_hit;
       FillStats: begin
-        if (fw[4:1] == 4'd0) src_word = cycle_w[cycle_idx];
-        if (fw == 5'd22) fmask = (fb == 2'd0) ? 8'h01 : 8'h00;
+        use_tcyc = (fw[4:1] == 4'd0);
+        if (fw == 5'd22) fmask = {7'd0, fb == 2'd0};
       end
       FillResult: begin
         unique case (fw[3:0])
           4'd0: begin
-            src_word = {24'd0, reason};
+            use_reason = 1'b1;
+            fzero      = (fb != 2'd0);
           end
           4'd3: fzero = (state_i != StHalted);
           4'd4, 4'd5, 4'd6, 4'd7, 4'd8: fzero = (state_i != StError);
@@ -596,10 +600,27 @@ module tess_link_bridge #(
       end
       default: ;
     endcase
+  end
+
+  assign breg_word = breg_bad ? bad_q : (breg_lost ? cons_lost_q : clock_q);
+  assign rd_byte   = ctl_rdata_i[8*bsel +: 8] & fmask;
+  assign breg_byte = breg_word[8*fb +: 8];
+  assign tcyc_byte = tile_cycle_i[8*{cycle_idx, fb} +: 8];
+  assign info_byte = info_word[8*fb +: 8];
+
+  always_comb begin
     if (fill_q == FillInfo) begin
-      fill_byte = info_word[8*fb +: 8];
+      fill_byte = info_byte;
+    end else if (fzero) begin
+      fill_byte = 8'd0;
+    end else if (use_reason) begin
+      fill_byte = reason;
+    end else if (use_breg) begin
+      fill_byte = breg_byte;
+    end else if (use_tcyc) begin
+      fill_byte = tcyc_byte;
     end else begin
-      fill_byte = fzero ? 8'd0 : (src_word[8*bsel +: 8] & fmask);
+      fill_byte = rd_byte;
     end
   end
 
@@ -657,8 +678,11 @@ module tess_link_bridge #(
                     (idx_q[6:3] >= 4'd2) && (idx_q[6:3] <= 4'd7);
 
   // WAIT's milliseconds (loaded into len_q, big_q for a high byte), at most 60000.
-  logic [15:0] wait_ms;
-  assign wait_ms = (big_q || (len_q > 17'd60000)) ? 16'd60000 : len_q[15:0];
+  // WAIT's milliseconds (loaded into len_q, big_q for a high byte) pass at the tick that makes
+  // min(max(ms, 1), 60000) of them (the first one may be short: the tick is free-running).
+  logic wait_out;
+  assign wait_out = ms_tick && ((!big_q && (len_q == {1'b0, ms_inc})) || (ms_inc == 16'd60000) ||
+                                (len_q == 17'd0));
 
   // Controls of the shared registers, set by the executor.
   logic          ex_idx_clr, ex_idx_step;
@@ -670,9 +694,9 @@ module tess_link_bridge #(
   logic [16:0]   len_val;
   logic          len_cons;                // len_q := cons_len, addr_q := cons_from
   logic          addr_step;
-  logic          wait_load, wait_run;     // WAIT: load the timer / run it
-  logic          ctl_small;               // ctl_wdata_o := small_val
-  logic [Sw-1:0] small_val;
+  logic          wait_load;               // WAIT: restart the millisecond count
+  logic [Sw-1:0] small_val;               // a small control register value to write
+  logic          rem_clr;                 // rem_hi_q := 0, so that pword is 0
   assign ld_rem       = (op_q == OpRun) || (op_q == OpCtlWrite);
   assign ld_serial    = (op_q == OpCtlWrite) || (idx_q[2:1] != 2'd0);
   assign ex_crc_start = ld_step && ld_rem && ld_serial;
@@ -696,7 +720,6 @@ module tess_link_bridge #(
     len_cons    = 1'b0;
     addr_step   = 1'b0;
     wait_load   = 1'b0;
-    wait_run    = 1'b0;
     cons_clear  = 1'b0;
     ex_buf_we   = 1'b0;
     ex_wdata    = fill_byte;
@@ -704,7 +727,6 @@ module tess_link_bridge #(
     host_we_o   = 1'b0;
     ctl_we_o    = 1'b0;
     ctl_addr_o  = fill_ctl;
-    ctl_small   = 1'b1;
     small_val   = '0;
 
     // A run ends when the chip leaves RUNNING or reaches the limit (after draining).
@@ -765,11 +787,16 @@ module tess_link_bridge #(
               rpay_d    = 1'b1;
               ex_d      = ExFill;
             end
+            // RUN: start (RESET) or release (host sync) the chip; the run starts after the load
+            // (the chip does not advance before run_o rises).
             OpRun: begin
               if (len_q[16:3] == 14'd0) begin
                 status_d = tess_bridge_pkg::ST_DEVICE_ERROR[3:0];
               end else begin
-                ex_d = ExLoad;
+                ctl_addr_o = CrCtrl;
+                ctl_we_o   = (state_i == StReset) || (state_i == StSync);
+                small_val  = (state_i == StReset) ? Sw'(2) : Sw'(4);
+                ex_d       = ExLoad;
               end
             end
             OpReset: begin
@@ -831,18 +858,14 @@ module tess_link_bridge #(
             if (!breg_hit) begin
               ctl_we_o   = 1'b1;
               ctl_addr_o = addr_q[11:0];
-              ctl_small  = 1'b0;
               cons_clear = (addr_q[11:0] == CrCtrl) && pword[0];
               // A write the chip refuses (docs/chip.md) changes nothing and is answered as an error.
               if (ctl_err_i) status_d = tess_bridge_pkg::ST_DEVICE_ERROR[3:0];
             end
           end
-          // RUN: start (RESET) or release (host sync) the chip, then run to start + max cycles.
+          // RUN: run to start + max cycles.
           OpRun: begin
-            ctl_addr_o = CrCtrl;
-            ctl_we_o   = (state_i == StReset) || (state_i == StSync);
-            small_val  = (state_i == StReset) ? Sw'(2) : Sw'(4);
-            ex_d       = ExRunGo;
+            ex_d = ExRunGo;
           end
           default: begin                    // OpWait
             wait_load = 1'b1;
@@ -944,10 +967,9 @@ module tess_link_bridge #(
         end
       end
       ExWait: begin
-        wait_run = 1'b1;
         if (!run_q) begin
           ex_d = ExWaitDone;
-        end else if ((tick_q == '0) && (ms_q <= 16'd1)) begin
+        end else if (wait_out) begin
           status_d = tess_bridge_pkg::ST_RUNNING[3:0];
           ex_d     = ExSend;
         end
@@ -984,7 +1006,9 @@ module tess_link_bridge #(
     endcase
   end
 
-  assign ctl_wdata_o = ctl_small ? 32'(small_val) : pword;
+  // pword is 0 whenever small_val is not (rem_clr before every small write), so no multiplexer.
+  assign ctl_wdata_o = pword | 32'(small_val);
+  assign rem_clr     = ((ex_q == ExIdle) && frame_done && !run_q) || (ex_q == ExWaitDone);
 
   // ---------------------------------------------------------------------------------------------
   // Fields and counters shared by receiver, executor and transmitter
@@ -1085,6 +1109,7 @@ module tess_link_bridge #(
     end else if (ld_shift) begin
       rem_hi_d = {csh_q[0], rem_hi_q[47:1]};
     end
+    if (rem_clr) rem_hi_d = '0;
   end
 
   // The byte counter.
@@ -1095,23 +1120,8 @@ module tess_link_bridge #(
   assign idx_d    = idx_four ? 17'd4 : (idx_clr ? 17'd0 : (idx_step ? idx_inc : idx_q));
 
   // Millisecond timer: the stall of a partial frame (restarted by each byte) or WAIT.
-  logic timer_run;
-  assign timer_run = (stall_run && !rx_take) || wait_run;
-  always_comb begin
-    tick_d = tick_q;
-    ms_d   = ms_q;
-    if (rx_take || wait_load) begin
-      tick_d = TickLast;
-      ms_d   = rx_take ? 16'(StallMs) : wait_ms;
-    end else if (timer_run) begin
-      if (tick_q != '0) begin
-        tick_d = tick_q - Kw'(1);
-      end else begin
-        tick_d = TickLast;
-        ms_d   = ms_q - 16'd1;
-      end
-    end
-  end
+  assign tick_d = ms_tick ? TickLast : (tick_q - Kw'(1));
+  assign ms_d   = (rx_take || wait_load) ? 16'd0 : (ms_tick ? ms_inc : ms_q);
 
   assign chip_rst_no = rst_ni && !(ex_q == ExReset);
 
@@ -1128,9 +1138,6 @@ module tess_link_bridge #(
     unique case (tx_q)
       TxHdr: begin
         unique case (idx_q[4:0])
-          5'd0, 5'd1, 5'd2, 5'd3: tbyte = tess_bridge_pkg::MAGIC[8*idx_q[1:0] +: 8];
-          5'd4:  tbyte = tess_bridge_pkg::PROTOCOL_VERSION;
-          5'd5:  tbyte = buf_rdata_q | 8'h80;
           5'd6:  tbyte = {4'd0, status_q};
           5'd20: tbyte = rlen[7:0];
           5'd21: tbyte = rlen[15:8];
@@ -1184,10 +1191,15 @@ module tess_link_bridge #(
   // ---------------------------------------------------------------------------------------------
   always_comb begin
     buf_we    = rx_buf_we || ex_buf_we;
-    buf_whdr  = rx_buf_we && (rx_q == RxHdr);
+    buf_whdr  = rx_buf_we && (rx_q != RxPay);
     buf_wdata = rx_buf_we ? rx_data_i : ex_wdata;
+    // The header copy is the reply's header: version 1, the opcode with the reply bit.
+    if (rx_buf_we && (rx_q == RxHdr) && (idx_q[4:1] == 4'd2)) begin
+      buf_wdata = idx_q[0] ? (rx_data_i | 8'h80) : tess_bridge_pkg::PROTOCOL_VERSION;
+    end
     buf_rhdr  = tx_start && (tx_q == TxHdr);
-    buf_waddr = {buf_whdr, buf_whdr ? (Pw-5)'(0) : idx_q[Pw-1:5], idx_q[4:0]};
+    buf_waddr = {buf_whdr, buf_whdr ? (Pw-5)'(0) : idx_q[Pw-1:5],
+                 (rx_buf_we && (rx_q == RxHunt)) ? {3'd0, magic_q} : idx_q[4:0]};
     buf_raddr = {buf_rhdr, buf_rhdr ? (Pw-5)'(0) : idx_q[Pw-1:5], idx_q[4:0]};
   end
 
