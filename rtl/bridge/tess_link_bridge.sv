@@ -369,11 +369,11 @@ module tess_link_bridge #(
   // it goes down by one whenever the chip's cycle counter moves (its bit 0 toggles; it moves by at
   // most one a cycle), one clock late, so the cycles left now are rem - toggle. A limit beyond
   // 2^64 - 1 (start + max overflowing) is not cut to 2^64 - 1, a difference no run can reach.
-  // Only the low 16 bits count in parallel; when they wrap, the high 48 bits are decremented
-  // bit-serially (a 48-clock pass through the shift register, borrow in borrow_q), long before
-  // the low bits could wrap again or the limit be near (rem_lo_q < 3 is 65533 clocks later).
+  // Only the low 8 bits count in parallel; when they wrap, the high 56 bits are decremented
+  // bit-serially (a 56-clock pass through the shift register, borrow in borrow_q), before the
+  // low bits could wrap again or the limit be near (rem_lo_q < 3 is 253 clocks later).
   // Payload bytes go into rem_hi_q a bit at a time (from the idle CRC engine's byte register):
-  // RUN's bytes 2..7, CTRL_WRITE's value (then rem_hi_q[47:16]).
+  // RUN's bytes 1..7, CTRL_WRITE's value (then rem_hi_q[55:24]).
   //
   // run_o: the chip advances while a run is in progress, it is RUNNING and below the limit (or
   // draining its pipelines after a halt or error, which the chip does not count). The chip
@@ -381,8 +381,8 @@ module tess_link_bridge #(
   // advance: the count then is one more than now if the chip advances now (chip_run_q, a copy of
   // the chip's register). A halt or error found in the cycle that reaches limit - 1 makes one
   // draining cycle hold, which the chip does not count.
-  logic [15:0] rem_lo_q, rem_lo_d;
-  logic [47:0] rem_hi_q, rem_hi_d;
+  logic [7:0]  rem_lo_q, rem_lo_d;
+  logic [55:0] rem_hi_q, rem_hi_d;
   logic        hi_nz;                     // rem_hi_q != 0
   logic        pass_q, pass_d;            // the serial decrement of rem_hi_q runs
   logic [5:0]  pcnt_q, pcnt_d;
@@ -397,8 +397,8 @@ module tess_link_bridge #(
   logic        run_more;
   logic        rem_mid;
   assign toggle     = cycle_i[0] ^ cyc0_q;
-  assign hi_nz      = (rem_hi_q != 48'd0);
-  assign rem_mid    = hi_nz || (rem_lo_q[15:2] != 14'd0);
+  assign hi_nz      = (rem_hi_q != 56'd0);
+  assign rem_mid    = hi_nz || (rem_lo_q[7:2] != 6'd0);
   assign rem_ge1    = rem_mid || (rem_lo_q[1:0] != 2'd0);
   assign rem_ge2    = rem_mid || rem_lo_q[1];
   assign rem_ge3    = rem_mid || (rem_lo_q[1:0] == 2'd3);
@@ -650,11 +650,15 @@ module tess_link_bridge #(
   logic [16:0]   cons_len;
   assign cons_from  = (!addr_hi_q && (Ew'(addr_q) < Ew'(cons_n))) ? Nw'(addr_q) : cons_n;
   assign cons_avail = cons_n - cons_from;
-  assign cons_len   = (17'(cons_avail) > MaxPayloadL) ? MaxPayloadL : 17'(cons_avail);
+  if (ConsoleBytes <= MaxPayload) begin : g_cons_fits
+    assign cons_len = 17'(cons_avail);    // n - from <= ConsoleBytes
+  end else begin : g_cons_cut
+    assign cons_len = (17'(cons_avail) > MaxPayloadL) ? MaxPayloadL : 17'(cons_avail);
+  end
 
   // CTRL_WRITE's value
   logic [31:0] pword;
-  assign pword = rem_hi_q[47:16];
+  assign pword = rem_hi_q[55:24];
 
   logic [7:0] host_byte;
   assign host_byte = host_rdata_i[8*addr_q[1:0] +: 8];
@@ -698,7 +702,7 @@ module tess_link_bridge #(
   logic [Sw-1:0] small_val;               // a small control register value to write
   logic          rem_clr;                 // rem_hi_q := 0, so that pword is 0
   assign ld_rem       = (op_q == OpRun) || (op_q == OpCtlWrite);
-  assign ld_serial    = (op_q == OpCtlWrite) || (idx_q[2:1] != 2'd0);
+  assign ld_serial    = (op_q == OpCtlWrite) || (idx_q[2:0] != 3'd0);
   assign ex_crc_start = ld_step && ld_rem && ld_serial;
 
   always_comb begin
@@ -1077,37 +1081,33 @@ module tess_link_bridge #(
     end
   end
 
-  // Cycles left of a run, payload bytes (RUN's bytes 0 and 1 into rem_lo_q, the rest serially).
+  // Cycles left of a run, payload bytes (RUN's byte 0 into rem_lo_q, the rest serially).
   logic dec;
   logic ld_shift;                         // a serial payload bit enters rem_hi_q
   assign dec      = run_q && toggle;
   assign ld_shift = (ex_q == ExLoad || ex_q == ExOp) && crc_busy;
   always_comb begin
-    rem_lo_d = rem_lo_q - {15'd0, dec};
+    rem_lo_d = rem_lo_q - {7'd0, dec};
     rem_hi_d = rem_hi_q;
     pass_d   = pass_q;
     pcnt_d   = pcnt_q;
     borrow_d = borrow_q;
     if (ld_step && ld_rem && !ld_serial) begin
-      if (idx_q[0]) begin
-        rem_lo_d[15:8] = buf_rdata_q;
-      end else begin
-        rem_lo_d[7:0] = buf_rdata_q;
-      end
+      rem_lo_d = buf_rdata_q;
     end
-    if (dec && (rem_lo_q == 16'd0)) begin
+    if (dec && (rem_lo_q == 8'd0)) begin
       pass_d   = 1'b1;
       pcnt_d   = '0;
       borrow_d = 1'b1;
     end
     if (!run_q) pass_d = 1'b0;
     if (pass_q && run_q) begin
-      rem_hi_d = {rem_hi_q[0] ^ borrow_q, rem_hi_q[47:1]};
+      rem_hi_d = {rem_hi_q[0] ^ borrow_q, rem_hi_q[55:1]};
       borrow_d = borrow_q && !rem_hi_q[0];
       pcnt_d   = pcnt_q + 6'd1;
-      if (pcnt_q == 6'd47) pass_d = 1'b0;
+      if (pcnt_q == 6'd55) pass_d = 1'b0;
     end else if (ld_shift) begin
-      rem_hi_d = {csh_q[0], rem_hi_q[47:1]};
+      rem_hi_d = {csh_q[0], rem_hi_q[55:1]};
     end
     if (rem_clr) rem_hi_d = '0;
   end
