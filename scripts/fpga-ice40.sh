@@ -14,7 +14,7 @@
 # --synth-only: stop after Yosys (no place and route).
 # --bridge-only: the short form for the regular test run: synth_ice40 of the UART link bridge and
 # UARTs alone (no chip, no place and route); fails unless the bridge's buffers map to block RAM
-# and its logic fits the UP5K (5280 logic cells; it needs about 3000 LUT4 today).
+# and its logic fits the UP5K (5280 logic cells; it needs about 1200 LUT4 today).
 # Usage: scripts/fpga-ice40.sh [--tiles N] [--mem-bytes N] [--fpu] [--modules] [--synth-only]
 #                              [--bridge-only]
 set -euo pipefail
