@@ -474,9 +474,9 @@ uint64_t checkpointParamHash() {
 }
 
 bool hasCheckpointSupport(Device& dev) {
-  // CTX_SEL reads 0..5 on a chip with checkpoints; one without refuses it (docs/chip.md).
+  // REG_SEL reads 0..63 on a chip with checkpoints; one without refuses it (docs/chip.md).
   try {
-    dev.readControl(TESS_CR_CTX_SEL);
+    dev.readControl(TESS_CR_REG_SEL);
   } catch (const Error&) {
     return false;
   }
@@ -488,9 +488,9 @@ namespace {
 void requireCheckpointSupport(Device& dev) {
   if (!hasCheckpointSupport(dev)) {
     throw Error(fmt::format("checkpoint: device \"{}\" has no checkpoint support (it refuses the "
-                            "checkpoint register CTX_SEL, 0x{:03x}: a chip built with "
+                            "checkpoint register REG_SEL, 0x{:03x}: a chip built with "
                             "HAS_CHECKPOINT = 0, like the iCE40 board's)",
-                            dev.info().backend, TESS_CR_CTX_SEL));
+                            dev.info().backend, TESS_CR_REG_SEL));
   }
 }
 

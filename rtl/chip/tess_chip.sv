@@ -41,9 +41,10 @@
 // Reduced configurations (rtl/params.json; the model implements the same, docs/chip.md):
 //   HasExchange = 0    no exchange engines and no fabric (tess_exchange_absent per tile): a
 //                      release with XCHG_PROG != 0 is an exchange error (CAUSE_XCHG_ABSENT).
-//   HasCheckpoint = 0  the checkpoint registers CTX_SEL .. T_XCHG_PROG are refused (read and
+//   HasCheckpoint = 0  the checkpoint registers REG_SEL .. T_XCHG_PROG are refused (read and
 //                      write), and so are the state writes of CYCLE, T_IDLE, T_SYNCWAIT, T_EXCH;
-//                      no checkpoint path reaches the tiles.
+//                      no checkpoint path reaches the tiles. CTX_SEL and reading C_INSTRET
+//                      stay (from instret_o): the UART bridge's STATS reads counts with them.
 module tess_chip #(
   parameter int NumTiles = tess_params_pkg::NUM_TILES,
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
@@ -384,7 +385,6 @@ module tess_chip #(
       endcase
     end
     if (!HasCheckpoint) begin
-      ctx_sel_d = '0;
       reg_sel_d = '0;
     end
   end
@@ -413,9 +413,11 @@ module tess_chip #(
   // Without checkpoints (HasCheckpoint = 0) the checkpoint registers and state writes are
   // refused too.
   logic ctl_err;
-  logic ckpt_reg;     // CTX_SEL .. T_XCHG_PROG
-  assign ckpt_reg = (ctl_addr_i >= 12'(tess_params_pkg::CR_CTX_SEL)) &&
-                    (ctl_addr_i <= 12'(tess_params_pkg::CR_T_XCHG_PROG));
+  logic ckpt_reg;     // REG_SEL .. T_XCHG_PROG, but CTX_SEL and reading C_INSTRET stay (STATS)
+  assign ckpt_reg = (ctl_addr_i > 12'(tess_params_pkg::CR_CTX_SEL)) &&
+                    (ctl_addr_i <= 12'(tess_params_pkg::CR_T_XCHG_PROG)) &&
+                    (ctl_we_i || ctl_addr_i < 12'(tess_params_pkg::CR_C_INSTRET_LO) ||
+                     ctl_addr_i > 12'(tess_params_pkg::CR_C_INSTRET_HI));
   assign ctl_err_o = ctl_err ||
                      (!HasCheckpoint && (ckpt_reg || (ctl_we_i && (hs_tile_reg || hs_cycle_reg))));
 
@@ -505,7 +507,14 @@ module tess_chip #(
       12'(tess_params_pkg::CR_C_FCSR), 12'(tess_params_pkg::CR_C_INSTRET_LO),
       12'(tess_params_pkg::CR_C_INSTRET_HI), 12'(tess_params_pkg::CR_C_STATE),
       12'(tess_params_pkg::CR_T_RUN_ARG), 12'(tess_params_pkg::CR_T_XCHG_PROG):
-        ctl_rdata_o = (HasCheckpoint && sel_ok && enable_q[sel]) ? hs_rdata[32*sel +: 32] : 32'd0;
+        // Without checkpoints the tile's state path is absent; C_INSTRET comes from instret_o.
+        if (!(sel_ok && enable_q[sel])) ctl_rdata_o = 32'd0;
+        else if (HasCheckpoint) ctl_rdata_o = hs_rdata[32*sel +: 32];
+        else if (ctl_addr_i == 12'(tess_params_pkg::CR_C_INSTRET_LO) ||
+                 ctl_addr_i == 12'(tess_params_pkg::CR_C_INSTRET_HI))
+          ctl_rdata_o = instret_o[64 * (Contexts * 32'(sel) + 32'(ctx_sel_q)) +
+                                  (ctl_addr_i == 12'(tess_params_pkg::CR_C_INSTRET_HI) ? 32 : 0) +: 32];
+        else ctl_rdata_o = 32'd0;
       default: ctl_rdata_o = '0;
     endcase
   end

@@ -5,7 +5,8 @@
 # from block RAM on the falling edge), against the model's preset ice40 (tessera-run --device
 # model --preset ice40). For every program: the same end state, the same chip cycle count, the
 # same exit code or the same trap (pc, cause, value), and the same tile counters (instructions,
-# idle slots, sync-wait and exchange cycles).
+# idle slots, sync-wait and exchange cycles, and each context's C_INSTRET read through CTX_SEL as the
+# board's bridge reads it for STATS).
 # The programs are linked for 4 KiB (sw/tests/isa, *_ice40.elf). A program must halt with exit
 # code 0 on both, or, given as trap:PROGRAM.elf, trap on both at the same pc, cause and value.
 # Usage: run-ice40.sh TESSERA_RUN WORKDIR [trap:]PROGRAM.elf...
@@ -56,6 +57,8 @@ for arg in "$@"; do
   model_counters+=" idle=$(sed -n 's/^idle slots: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
   model_counters+=" syncwait=$(sed -n 's/^sync wait: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
   model_counters+=" exch=$(sed -n 's/^exchange: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
+  model_counters+=" ctx=$(sed -n 's/^instructions: .*(per context: \([0-9 ]*\)).*/\1/p' \
+    "$work/$name.model.txt")"
   model_trap=$(sed -n 's/.*trapped at pc \(0x[0-9a-f]*\): .* (cause \([0-9]*\)), value \(0x[0-9a-f]*\).*/pc \1 cause \2 value \3/p' \
     "$work/$name.model.txt")
   line="$name: icarus state $state, $cycles cycles, exit $exit_code${icarus_trap:+, trap $icarus_trap};"

@@ -6,7 +6,8 @@
 // +max_cycles=<n> (default 10000000) clock cycles pass. Prints tile 0's console, then one line
 //   RESULT state=<STATUS state> cycles=<chip cycles> exit=<tile 0 exit code> clocks=<clocks run>
 //   ERROR pc=<ERR_PC> cause=<ERR_CAUSE> value=<ERR_VALUE>   (hex; only in the error state)
-//   COUNTERS instr=<T_INSTR> idle=<T_IDLE> syncwait=<T_SYNCWAIT> exch=<T_EXCH>   (tile 0)
+//   COUNTERS instr=<T_INSTR> idle=<T_IDLE> syncwait=<T_SYNCWAIT> exch=<T_EXCH> ctx=<C_INSTRET of
+//            contexts 0..5, through CTX_SEL, space-separated>   (tile 0)
 // and PASS when the chip halted with exit code 0.
 // Latency: none (testbench).
 module tess_chip_run_tb;
@@ -57,7 +58,7 @@ module tess_chip_run_tb;
     value = {count_hi, count_lo};
   endtask
 
-  longint c_instr, c_idle, c_swait, c_exch;
+  longint c_instr, c_idle, c_swait, c_exch, c_ctx;
 
   initial begin
     if (!$value$plusargs("image=%s", image)) begin
@@ -110,8 +111,15 @@ module tess_chip_run_tb;
     ctl_read64(12'(tess_params_pkg::CR_T_IDLE_LO), c_idle);
     ctl_read64(12'(tess_params_pkg::CR_T_SYNCWAIT_LO), c_swait);
     ctl_read64(12'(tess_params_pkg::CR_T_EXCH_LO), c_exch);
-    $display("COUNTERS instr=%0d idle=%0d syncwait=%0d exch=%0d", c_instr, c_idle, c_swait,
-             c_exch);
+    $write("COUNTERS instr=%0d idle=%0d syncwait=%0d exch=%0d ctx=", c_instr, c_idle, c_swait,
+           c_exch);
+    for (int c = 0; c < tess_params_pkg::NUM_CONTEXTS; c++) begin
+      ctl_write(12'(tess_params_pkg::CR_CTX_SEL), 32'(c));
+      ctl_read64(12'(tess_params_pkg::CR_C_INSTRET_LO), c_ctx);
+      if (c != 0) $write(" ");
+      $write("%0d", c_ctx);
+    end
+    $display("");
     if (state == 4'(tess_params_pkg::ST_HALTED) && exit_code == 32'd0) begin
       $display("PASS");
     end else begin
