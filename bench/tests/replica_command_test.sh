@@ -93,7 +93,8 @@ if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || ! grep -q "rank 1's options (.*lr 0.1
 fi
 echo "different options on rank 1: exit $rc"
 
-# Rank 1 trains on a tessera-server that is stopped 3 s into a run of thousands of steps.
+# Rank 1 trains on a tessera-server that is stopped 2 s after rank 1 connected, in a run of
+# thousands of steps.
 dir=$out/killed
 mkdir -p "$dir"
 "$server" --device model --listen 127.0.0.1:0 > "$dir.server" 2>&1 &
@@ -107,7 +108,19 @@ for _ in $(seq 50); do
 done
 [ -n "$port" ] || { echo "FAIL: tessera-server did not start"; cat "$dir.server"; exit 1; }
 long=(train --tiles 4 --hidden 8 --batch 8 --epochs 1 --eval-images 16 --trace-steps 0 --quiet --replicas 2)
-( sleep 3; kill "$server_pid" ) &
+# Stop the server once rank 1 is connected (an established TCP connection on its port in
+# /proc/net/tcp) and 2 s into its training, so that it dies mid-run however loaded the machine is;
+# a hang detector gives up after 100 s and stops it anyway (the check below then fails).
+port_hex=$(printf '%04X' "$port")
+(
+  for _ in $(seq 1000); do
+    awk -v p=":$port_hex" '$2 ~ p"$" && $4 == "01" { found = 1 } END { exit !found }' /proc/net/tcp \
+      && break
+    sleep 0.1
+  done
+  sleep 2
+  kill "$server_pid"
+) &
 set +e
 start=$(date +%s)
 timeout 120 "$mpirun" --oversubscribe -np 1 "$bench" "${long[@]}" --out "$dir" : \
@@ -122,7 +135,7 @@ if ! grep -q "rank 1: tcp://127.0.0.1:$port" "$dir.stderr"; then
   echo "FAIL: no message naming rank 1 and its device"; cat "$dir.stderr"; exit 1
 fi
 grep "rank 1:" "$dir.stderr"
-# A rank killed outright (SIGKILL, no chance to say anything) 3 s into training: mpirun ends the
+# A rank killed outright (SIGKILL, no chance to say anything) 2 s into training: mpirun ends the
 # job and names the rank.
 dir=$out/killed-rank
 mkdir -p "$dir"
@@ -130,9 +143,17 @@ set +e
 start=$(date +%s)
 timeout 120 "$mpirun" --oversubscribe -np 2 "$bench" "${long[@]}" --out "$dir" > "$dir.stdout" 2> "$dir.stderr" &
 launcher=$!
-sleep 3
-mpirun_pid=$(ps -o pid= --ppid "$launcher" | head -1 | tr -d ' ')
-victim=$(ps -o pid= --ppid "$mpirun_pid" | tail -1 | tr -d ' ')
+# Wait (up to 100 s) until mpirun has started both ranks, then give them 2 s of training.
+victim=""
+for _ in $(seq 1000); do
+  mpirun_pid=$(ps -o pid= --ppid "$launcher" | head -1 | tr -d ' ')
+  if [ -n "$mpirun_pid" ] && [ "$(ps -o pid= --ppid "$mpirun_pid" | wc -l)" -ge 2 ]; then
+    victim=$(ps -o pid= --ppid "$mpirun_pid" | tail -1 | tr -d ' ')
+    break
+  fi
+  sleep 0.1
+done
+sleep 2
 [ -n "$victim" ] && kill -9 "$victim"
 wait "$launcher"
 rc=$?
