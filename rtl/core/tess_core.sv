@@ -140,7 +140,7 @@ module tess_core #(
   logic [Contexts*32-1:0]    pc_q, pc_d;
   logic [Contexts-1:0]       running_q, running_d;
   logic [Contexts*3-1:0]     lop_q, lop_d;        // next pass of a long op in progress, 0 = none
-  logic [31:0]               lop_insn_q [Contexts];  // the long op's word (memory)
+  logic [31:0]               lop_insn_q [2**$clog2(Contexts)];  // the long op's word (memory)
   logic                      wait_q, wait_d;      // supervisor blocked by WAIT
   logic                      sync_q, sync_d;      // supervisor blocked at a sync
   logic [2:0]                slot_q, slot_d;      // context owning this cycle
@@ -148,7 +148,7 @@ module tess_core #(
   logic [63:0]               idle_q, idle_d;
   logic                      halt_q, halt_d;
   logic                      exited_q, exited_d;
-  logic [1:0]                drain_q, drain_d;    // cycles advanced since the halt, up to 3
+  logic [63:0]               halt_cycles_q, halt_cycles_d;
   logic [31:0]               exit_code_q, exit_code_d;
   logic                      trap_q, trap_d;
   logic [2:0]                trap_ctx_q, trap_ctx_d;
@@ -219,19 +219,8 @@ module tess_core #(
   assign issue       = advance && !halt_q && running_q[slot_q] && !sup_blocked;
   // Slots lost after the halting instruction's EX are not part of the run (see idle_d).
   assign slot_idle   = advance && !halt_q && !ex_halt && !issue;
-  // Context selections are AND-OR over one-hot compares, not computed part-selects
-  // (x[W*ctx +: W]), which Yosys maps to a shifter over the whole vector (docs/decisions.md,
-  // "Core shrink").
-  always_comb begin
-    if_pc   = '0;
-    if_pass = '0;
-    for (int k = 0; k < Contexts; k++) begin
-      if (slot_q == 3'(k)) begin
-        if_pc   = pc_q[32*k +: 32];
-        if_pass = lop_q[3*k +: 3];
-      end
-    end
-  end
+  assign if_pc       = pc_q[32*slot_q +: 32];
+  assign if_pass     = lop_q[3*slot_q +: 3];
 
   assign if_fetch_fault      = (if_pass == 3'd0) && (if_pc >= MemLimit);
   assign if_fetch_misaligned = (if_pass == 3'd0) && (if_pc[1:0] != 2'b00);
@@ -774,12 +763,7 @@ module tess_core #(
   assign run_we      = commit && mmio_run;
 
   assign retire_valid_o = advance && wb_q.valid;
-  // cycle_q freezes at the halt (h + 1 for a halt issued at h); the instructions draining
-  // after it (issued h - 2, h - 1, h) retire drain_q = 0, 1, 2 cycles after the freeze.
-  logic [1:0] drain_back;
-  assign drain_back     = 2'd3 - drain_q;
-  assign retire_cycle_o = cycle_q - (halt_q ? {62'd0, drain_back} :
-                                              64'(tess_params_pkg::PIPE_WB_STAGE));
+  assign retire_cycle_o = cycle_q - 64'(tess_params_pkg::PIPE_WB_STAGE);
   assign retire_ctx_o   = wb_q.ctx;
   assign retire_pc_o    = wb_q.pc;
   assign retire_insn_o  = wb_q.insn;
@@ -801,7 +785,7 @@ module tess_core #(
     idle_d        = idle_q;
     halt_d        = halt_q;
     exited_d      = exited_q;
-    drain_d       = drain_q;
+    halt_cycles_d = halt_cycles_q;
     exit_code_d   = exit_code_q;
     trap_d        = trap_q;
     trap_ctx_d    = trap_ctx_q;
@@ -809,20 +793,12 @@ module tess_core #(
     trap_cause_d  = trap_cause_q;
     trap_value_d  = trap_value_q;
 
-    // One adder per counter: the cycle count moves +1 per cycle and -1 at the halt (h + 2 ->
-    // h + 1), then freezes; the idle count moves +1 per idle slot and -1 at the halt for the
-    // slot in ID, which lies after it (slot_idle and ex_halt are exclusive).
     if (advance) begin
-      slot_d = (slot_q == 3'(Contexts - 1)) ? 3'd0 : slot_q + 3'd1;
-    end
-    if (advance && !halt_q) begin
-      cycle_d = cycle_q + {{63{ex_halt}}, 1'b1};
-    end
-    if (slot_idle || (ex_halt && id_idle_q)) begin
-      idle_d = idle_q + {{63{ex_halt}}, 1'b1};
-    end
-    if (advance && halt_q && (drain_q != 2'd3)) begin
-      drain_d = drain_q + 2'd1;
+      slot_d  = (slot_q == 3'(Contexts - 1)) ? 3'd0 : slot_q + 3'd1;
+      cycle_d = cycle_q + 64'd1;
+      if (slot_idle) begin
+        idle_d = idle_q + 64'd1;
+      end
     end
 
     // The supervisor's WAIT ends in the first of its slots with every worker idle.
@@ -833,25 +809,13 @@ module tess_core #(
       sync_d = 1'b0;
     end
 
-    for (int k = 0; k < Contexts; k++) begin
-      if (commit && (ex_ctx_q == 3'(k))) begin
-        if (dec.long_op) begin
-          lop_d[3*k +: 3] = last_pass ? 3'd0 : ex_pass_q + 3'd1;
-        end
-        if (last_pass) begin
-          pc_d[32*k +: 32] = jump ? target : link;
-        end
-      end
-      if (commit && mmio_run && (run_ctx == 3'(k))) begin
-        pc_d[32*k +: 32] = store_data;
-      end
-      // Checkpoint state written by the host while held (docs/checkpoint.md).
-      if (hs_we && (hs_sel_i == tess_core_pkg::HS_PC) && (hs_ctx_i == 3'(k))) begin
-        pc_d[32*k +: 32] = hs_wdata_i;
-      end
-    end
-
     if (commit) begin
+      if (dec.long_op) begin
+        lop_d[3*ex_ctx_q +: 3] = last_pass ? 3'd0 : ex_pass_q + 3'd1;
+      end
+      if (last_pass) begin
+        pc_d[32*ex_ctx_q +: 32] = jump ? target : link;
+      end
       if (mmio_wait) begin
         wait_d = 1'b1;
       end
@@ -863,12 +827,14 @@ module tess_core #(
       end
       if (mmio_run) begin
         running_d[run_ctx] = 1'b1;
+        pc_d[32*run_ctx +: 32] = store_data;
       end
     end
 
     // Checkpoint state written by the host while held (docs/checkpoint.md).
     if (hs_we) begin
       unique case (hs_sel_i)
+        tess_core_pkg::HS_PC:       pc_d[32*hs_ctx_i +: 32] = hs_wdata_i;
         tess_core_pkg::HS_CYCLE_LO: cycle_d[31:0]  = hs_wdata_i;
         tess_core_pkg::HS_CYCLE_HI: cycle_d[63:32] = hs_wdata_i;
         tess_core_pkg::HS_IDLE_LO:  idle_d[31:0]   = hs_wdata_i;
@@ -878,9 +844,13 @@ module tess_core #(
     end
 
     if (ex_halt) begin
-      // The cycle count becomes h + 1 for a halt issued at h (this is its EX cycle h + 2), and
-      // slot h + 1 (in ID), counted idle in its IF cycle, is taken back (above).
       halt_d = 1'b1;
+      // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
+      halt_cycles_d = cycle_q - 64'd1;
+      // Slot h + 1 (in ID) was counted idle in its IF cycle but lies after the halt.
+      if (id_idle_q) begin
+        idle_d = idle_q - 64'd1;
+      end
       if (ex_valid_q && mmio_exit && !ex_trap) begin
         exit_code_d = store_data;
         exited_d    = 1'b1;
@@ -920,7 +890,7 @@ module tess_core #(
       idle_q        <= '0;
       halt_q        <= 1'b0;
       exited_q      <= 1'b0;
-      drain_q       <= '0;
+      halt_cycles_q <= '0;
       exit_code_q   <= '0;
       trap_q        <= 1'b0;
       trap_ctx_q    <= '0;
@@ -938,7 +908,7 @@ module tess_core #(
       idle_q        <= idle_d;
       halt_q        <= halt_d;
       exited_q      <= exited_d;
-      drain_q       <= drain_d;
+      halt_cycles_q <= halt_cycles_d;
       exit_code_q   <= exit_code_d;
       trap_q        <= trap_d;
       trap_ctx_q    <= trap_ctx_d;
@@ -1023,34 +993,18 @@ module tess_core #(
   assign trap_pc_o    = trap_pc_q;
   assign trap_cause_o = trap_cause_q;
   assign trap_value_o = trap_value_q;
-  assign cycle_o      = cycle_q;
+  assign cycle_o      = halt_q ? halt_cycles_q : cycle_q;
   assign idle_o       = idle_q;
 
   // Checkpoint state reads (the host's context and register through read port a while held).
-  logic [31:0] hs_pc;
-  logic [63:0] hs_instret;
-  logic        hs_lop;
-  always_comb begin
-    hs_pc      = '0;
-    hs_instret = '0;
-    hs_lop     = 1'b0;
-    for (int k = 0; k < Contexts; k++) begin
-      if (hs_ctx_i == 3'(k)) begin
-        hs_pc      = pc_q[32*k +: 32];
-        hs_instret = instret_o[64*k +: 64];
-        hs_lop     = lop_q[3*k +: 3] != 3'd0;
-      end
-    end
-  end
-
   always_comb begin
     unique case (hs_sel_i)
       tess_core_pkg::HS_REG:        hs_rdata_o = hs_reg_i[5] ? id_fs1 : id_rs1;
-      tess_core_pkg::HS_PC:         hs_rdata_o = hs_pc;
+      tess_core_pkg::HS_PC:         hs_rdata_o = pc_q[32*hs_ctx_i +: 32];
       tess_core_pkg::HS_FCSR:       hs_rdata_o = {24'd0, hs_fcsr};
-      tess_core_pkg::HS_INSTRET_LO: hs_rdata_o = hs_instret[31:0];
-      tess_core_pkg::HS_INSTRET_HI: hs_rdata_o = hs_instret[63:32];
-      tess_core_pkg::HS_CSTATE:     hs_rdata_o = {28'd0, hs_lop,
+      tess_core_pkg::HS_INSTRET_LO: hs_rdata_o = instret_o[64*hs_ctx_i +: 32];
+      tess_core_pkg::HS_INSTRET_HI: hs_rdata_o = instret_o[64*hs_ctx_i+32 +: 32];
+      tess_core_pkg::HS_CSTATE:     hs_rdata_o = {28'd0, lop_q[3*hs_ctx_i +: 3] != 3'd0,
                                                   (hs_ctx_i == 3'd0) && sync_q,
                                                   (hs_ctx_i == 3'd0) && wait_q,
                                                   running_q[hs_ctx_i]};

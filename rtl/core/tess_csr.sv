@@ -56,41 +56,12 @@ module tess_csr #(
   logic [23:0]               unused_new_value;
 
   logic [63:0]               instret_ex;
-  logic [63:0]               instret_wb, instret_inc;
-  logic [4:0]                fflags_wb;
-  logic [7:0]                fcsr_ex;
 
-  // Context selections as AND-OR over one-hot compares rather than computed part-selects
-  // (x[W*ctx +: W]): Yosys maps a computed part-select to a shifter over the whole vector,
-  // several times the logic of a 6-way mux (docs/decisions.md, "Core shrink").
-  always_comb begin
-    id_frm_o    = '0;
-    instret_ex  = '0;
-    instret_wb  = '0;
-    fflags_wb   = '0;
-    fcsr_ex     = '0;
-    hs_fcsr_o   = '0;
-    for (int k = 0; k < Contexts; k++) begin
-      if (id_ctx_i == 3'(k)) begin
-        id_frm_o = frm_q[3*k +: 3];
-      end
-      if (ex_ctx_i == 3'(k)) begin
-        instret_ex = instret_q[64*k +: 64];
-        fcsr_ex    = {frm_q[3*k +: 3], fflags_q[5*k +: 5]};
-      end
-      if (wb_ctx_i == 3'(k)) begin
-        instret_wb = instret_q[64*k +: 64];
-        fflags_wb  = fflags_q[5*k +: 5];
-      end
-      if (hs_ctx_i == 3'(k)) begin
-        hs_fcsr_o = {frm_q[3*k +: 3], fflags_q[5*k +: 5]};
-      end
-    end
-  end
-  // One incrementer for all contexts: only the context in WB retires in a cycle.
-  assign instret_inc = instret_wb + 64'd1;
-  assign fcsr_old    = fcsr_ex;
-  assign instret_o   = instret_q;
+  assign id_frm_o   = frm_q[3*id_ctx_i +: 3];
+  assign instret_ex = instret_q[64*ex_ctx_i +: 64];
+  assign fcsr_old   = {frm_q[3*ex_ctx_i +: 3], fflags_q[5*ex_ctx_i +: 5]};
+  assign instret_o = instret_q;
+  assign hs_fcsr_o = {frm_q[3*hs_ctx_i +: 3], fflags_q[5*hs_ctx_i +: 5]};
 
   always_comb begin
     old_value = '0;
@@ -137,37 +108,27 @@ module tess_csr #(
   always_comb begin
     fflags_d  = fflags_q;
     frm_d     = frm_q;
-    for (int k = 0; k < Contexts; k++) begin
-      if (commit_i && (csr_op_i != tess_core_pkg::CSR_NONE) && csr_write_i &&
-          (ex_ctx_i == 3'(k))) begin
-        fflags_d[5*k +: 5] = fcsr_new[4:0];
-        frm_d[3*k +: 3]    = fcsr_new[7:5];
-      end
-      if (flags_we_i && (wb_ctx_i == 3'(k))) begin
-        fflags_d[5*k +: 5] = fflags_wb | flags_i;
-      end
-      // Host writes come only while the core is held (nothing commits or retires then).
-      if (hs_fcsr_we_i && (hs_ctx_i == 3'(k))) begin
-        fflags_d[5*k +: 5] = hs_wdata_i[4:0];
-        frm_d[3*k +: 3]    = hs_wdata_i[7:5];
-      end
-    end
-  end
-
-  // instret: written whole by a retirement, by halves by the host.
-  logic [Contexts-1:0] ret_k, lo_we_k, hi_we_k;
-  always_comb begin
     instret_d = instret_q;
-    for (int k = 0; k < Contexts; k++) begin
-      ret_k[k]   = retire_i && (wb_ctx_i == 3'(k));
-      lo_we_k[k] = hs_instret_lo_we_i && (hs_ctx_i == 3'(k));
-      hi_we_k[k] = hs_instret_hi_we_i && (hs_ctx_i == 3'(k));
-      if (ret_k[k] || lo_we_k[k]) begin
-        instret_d[64*k +: 32] = lo_we_k[k] ? hs_wdata_i : instret_inc[31:0];
-      end
-      if (ret_k[k] || hi_we_k[k]) begin
-        instret_d[64*k+32 +: 32] = hi_we_k[k] ? hs_wdata_i : instret_inc[63:32];
-      end
+    if (commit_i && (csr_op_i != tess_core_pkg::CSR_NONE) && csr_write_i) begin
+      fflags_d[5*ex_ctx_i +: 5] = fcsr_new[4:0];
+      frm_d[3*ex_ctx_i +: 3]    = fcsr_new[7:5];
+    end
+    if (flags_we_i) begin
+      fflags_d[5*wb_ctx_i +: 5] = fflags_q[5*wb_ctx_i +: 5] | flags_i;
+    end
+    if (retire_i) begin
+      instret_d[64*wb_ctx_i +: 64] = instret_q[64*wb_ctx_i +: 64] + 64'd1;
+    end
+    // Host writes come only while the core is held (nothing commits or retires then).
+    if (hs_fcsr_we_i) begin
+      fflags_d[5*hs_ctx_i +: 5] = hs_wdata_i[4:0];
+      frm_d[3*hs_ctx_i +: 3]    = hs_wdata_i[7:5];
+    end
+    if (hs_instret_lo_we_i) begin
+      instret_d[64*hs_ctx_i +: 32] = hs_wdata_i;
+    end
+    if (hs_instret_hi_we_i) begin
+      instret_d[64*hs_ctx_i+32 +: 32] = hs_wdata_i;
     end
   end
 

@@ -2,16 +2,13 @@
 // twice: the integer file (ZeroReg = 1, x0 reads 0 and ignores writes) and the FP file. Three
 // combinational read ports for one context (ID stage); write port a (WB), and with PortB = 1 a
 // second port that writes only register PortBReg of a context (RUN loads a worker's a0), both
-// effective at the next clock edge.
+// effective at the next clock edge. The two ports never target the same register (docs/tile.md:
+// RUN only starts an idle worker, which has nothing left in WB); port b wins if they did.
 // Every register reads 0 after reset (docs/tile.md). The storage is an unreset memory with one
-// write port, so synthesis maps it to RAM (LUT RAM, block RAM); a reset flop per register says
-// whether it has been written since reset, and an unwritten register reads 0.
-// Port b shares the memory's one write port: its write goes in at once when port a does not
-// write in that cycle, else it waits in one pending entry (read through on every read port)
-// and goes in at the first cycle port a is free. That cycle comes before the worker's first
-// register read, and before the next RUN: RUN starts only an idle worker, whose own WB slot
-// (one of the next six cycles, or the RUN's cycle) writes nothing, and the supervisor RUNs at
-// most once per round. A port-a write of the pending register supersedes the pending value.
+// write port (port a), so synthesis maps it to RAM (LUT RAM, block RAM); a reset flop per
+// register says whether it has been written since reset, and an unwritten register reads 0.
+// Port b writes a side register per context instead of the memory; it overrides PortBReg of
+// that context until port a writes the register again.
 // Latency: reads combinational, writes visible after the clock edge. With TESS_ICE40 (the iCE40
 // flow, scripts/fpga-ice40.sh) the reads come from block RAM on the falling edge: same timing.
 module tess_regfile #(
@@ -43,17 +40,13 @@ module tess_regfile #(
   localparam int Depth  = 32 * Cdepth;
   localparam logic [4:0] BReg = 5'(PortBReg);
 
-  logic [31:0]            mem [Depth];
-  // One "written" bit per register of the Contexts real contexts (the index never reaches the
-  // padding contexts).
-  logic [32*Contexts-1:0] written_q, written_d;
-  logic [7:0]             ridx_a, ridx_b, ridx_c;
-  logic                   wen_a;
-  // The memory's one write port: port a, else port b (now or pending).
-  logic                   mem_we;
-  logic [7:0]             mem_widx;
-  logic [31:0]            mem_wdata;
+  logic [31:0]      mem [Depth];
+  logic [Depth-1:0] written_q, written_d;
+  logic [7:0]       widx_a;
+  logic [7:0]       ridx_a, ridx_b, ridx_c;
+  logic             wen_a;
 
+  assign widx_a = {wctx_a_i, waddr_a_i};
   assign ridx_a = {rctx_i, raddr_a_i};
   assign ridx_b = {rctx_i, raddr_b_i};
   assign ridx_c = {rctx_i, raddr_c_i};
@@ -63,15 +56,15 @@ module tess_regfile #(
 
   // Memories are the one exception to "always_ff holds only q <= d": no reset, one write port.
   always_ff @(posedge clk_i) begin
-    if (mem_we) begin
-      mem[mem_widx] <= mem_wdata;
+    if (wen_a) begin
+      mem[widx_a] <= wdata_a_i;
     end
   end
 
   always_comb begin
     written_d = written_q;
-    if (mem_we) begin
-      written_d[mem_widx] = 1'b1;
+    if (wen_a) begin
+      written_d[widx_a] = 1'b1;
     end
   end
 
@@ -106,56 +99,41 @@ module tess_regfile #(
 `endif
 
   if (PortB) begin : g_port_b
-    logic        pend_q, pend_d;
-    logic [2:0]  pend_ctx_q, pend_ctx_d;
-    logic [31:0] pend_data_q, pend_data_d;
-    logic        wen_b;
+    // Side register of PortBReg per context, valid until port a writes that register.
+    logic [Cdepth*32-1:0] side_q, side_d;
+    logic [Cdepth-1:0]    side_valid_q, side_valid_d;
+    logic                 wen_b;
     assign wen_b = we_b_i && !(ZeroReg && (BReg == 5'd0));
 
     always_comb begin
-      mem_we      = wen_a;
-      mem_widx    = {wctx_a_i, waddr_a_i};
-      mem_wdata   = wdata_a_i;
-      pend_d      = pend_q;
-      pend_ctx_d  = pend_ctx_q;
-      pend_data_d = pend_data_q;
-      if (wen_a) begin
-        if (wen_b) begin
-          pend_d      = 1'b1;
-          pend_ctx_d  = wctx_b_i;
-          pend_data_d = wdata_b_i;
-        end else if ((wctx_a_i == pend_ctx_q) && (waddr_a_i == BReg)) begin
-          pend_d = 1'b0;
-        end
-      end else if (wen_b) begin
-        mem_we    = 1'b1;
-        mem_widx  = {wctx_b_i, BReg};
-        mem_wdata = wdata_b_i;
-      end else if (pend_q) begin
-        mem_we    = 1'b1;
-        mem_widx  = {pend_ctx_q, BReg};
-        mem_wdata = pend_data_q;
-        pend_d    = 1'b0;
+      side_d       = side_q;
+      side_valid_d = side_valid_q;
+      if (wen_a && (waddr_a_i == BReg)) begin
+        side_valid_d[wctx_a_i] = 1'b0;
+      end
+      if (wen_b) begin
+        side_valid_d[wctx_b_i]        = 1'b1;
+        side_d[32*wctx_b_i +: 32]     = wdata_b_i;
       end
     end
 
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
-        pend_q      <= 1'b0;
-        pend_ctx_q  <= '0;
-        pend_data_q <= '0;
+        side_q       <= '0;
+        side_valid_q <= '0;
       end else begin
-        pend_q      <= pend_d;
-        pend_ctx_q  <= pend_ctx_d;
-        pend_data_q <= pend_data_d;
+        side_q       <= side_d;
+        side_valid_q <= side_valid_d;
       end
     end
 
-    logic pend_r;
-    assign pend_r    = pend_q && (rctx_i == pend_ctx_q);
-    assign rdata_a_o = (pend_r && (raddr_a_i == BReg)) ? pend_data_q : mem_a;
-    assign rdata_b_o = (pend_r && (raddr_b_i == BReg)) ? pend_data_q : mem_b;
-    assign rdata_c_o = (pend_r && (raddr_c_i == BReg)) ? pend_data_q : mem_c;
+    logic side_r;
+    logic [31:0] side_v;
+    assign side_r = side_valid_q[rctx_i];
+    assign side_v = side_q[32*rctx_i +: 32];
+    assign rdata_a_o = (side_r && (raddr_a_i == BReg)) ? side_v : mem_a;
+    assign rdata_b_o = (side_r && (raddr_b_i == BReg)) ? side_v : mem_b;
+    assign rdata_c_o = (side_r && (raddr_c_i == BReg)) ? side_v : mem_c;
   end else begin : g_no_port_b
     logic        unused_we_b;
     logic [2:0]  unused_wctx_b;
@@ -163,9 +141,6 @@ module tess_regfile #(
     assign unused_we_b    = we_b_i;
     assign unused_wctx_b  = wctx_b_i;
     assign unused_wdata_b = wdata_b_i;
-    assign mem_we    = wen_a;
-    assign mem_widx  = {wctx_a_i, waddr_a_i};
-    assign mem_wdata = wdata_a_i;
     assign rdata_a_o = mem_a;
     assign rdata_b_o = mem_b;
     assign rdata_c_o = mem_c;
