@@ -73,7 +73,7 @@ module tess_board #(
   logic [NumTiles-1:0]             console_valid;
   logic [NumTiles*8-1:0]           console_byte;
   logic [NumTiles*64-1:0]          tile_cycle;
-  logic [NumTiles*Contexts*64-1:0] instret;
+  logic [NumTiles*Contexts*64-1:0] unused_instret;  // STATS reads counts through CTX_SEL/C_INSTRET
   logic [31:0]                     bad_frames;
 
   tess_link_bridge #(
@@ -111,7 +111,6 @@ module tess_board #(
     .console_valid_i (console_valid),
     .console_byte_i  (console_byte),
     .tile_cycle_i    (tile_cycle),
-    .instret_i       (instret),
     .busy_o          (busy_o),
     .running_o       (running_o),
     .bad_frames_o    (bad_frames)
@@ -164,7 +163,7 @@ module tess_board #(
     .retire_rd_o     (unused_retire_rd),
     .retire_value_o  (unused_retire_value),
     .tile_cycle_o    (tile_cycle),
-    .instret_o       (instret)
+    .instret_o       (unused_instret)
   );
 
   assign error_o = (bad_frames != 32'd0);

@@ -74,7 +74,6 @@ module tess_link_bridge #(
   input  logic [NumTiles-1:0]             console_valid_i,
   input  logic [NumTiles*8-1:0]           console_byte_i,
   input  logic [NumTiles*64-1:0]          tile_cycle_i,
-  input  logic [NumTiles*Contexts*64-1:0] instret_i,     // unused: read as CR_C_INSTRET
   // status for LEDs and the simulation harness
   output logic                            busy_o,
   output logic                            running_o,
@@ -415,8 +414,6 @@ module tess_link_bridge #(
 
   logic [62:0] unused_cycle;
   assign unused_cycle = cycle_i[63:1];
-  logic [NumTiles*Contexts*64-1:0] unused_instret;
-  assign unused_instret = instret_i;
 
   // ---------------------------------------------------------------------------------------------
   // Console buffers, one per tile (one write and one read port each)

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "chip_programs.hpp"
 #include "exchange_encoding.hpp"
 #include "rv_encode.hpp"
 #include "tessera/chip_params.h"
@@ -59,6 +60,17 @@ std::string trapText(const TrapInfo& t) {
   return "tile " + std::to_string(t.tile) + " context " + std::to_string(t.context) + " pc " +
          std::to_string(t.pc) + " cause " + std::to_string(t.cause) + " value " +
          std::to_string(t.value);
+}
+
+// A chip error: the stop, its chip cycle count and every field of the trap.
+void expectTrap(const RunResult& r, uint64_t cycles, const TrapInfo& want) {
+  ASSERT_EQ(r.reason, StopReason::Trap) << trapText(r.trap);
+  EXPECT_EQ(r.cycles, cycles);
+  EXPECT_EQ(r.trap.tile, want.tile);
+  EXPECT_EQ(r.trap.context, want.context);
+  EXPECT_EQ(r.trap.pc, want.pc);
+  EXPECT_EQ(r.trap.cause, want.cause);
+  EXPECT_EQ(r.trap.value, want.value);
 }
 
 // A device of the backend under test and the host-side helpers every scenario uses.
@@ -379,13 +391,12 @@ TEST_P(ChipSuite, TrapOnOneTileStopsEveryTile) {
   loadAll(0, {rv::addi(5, 5, 1), rv::jal(0, -4)});
   load(2, 4, {0});
   const RunResult r = device_->run(kMaxCycles);
-  ASSERT_EQ(r.reason, StopReason::Trap);
-  EXPECT_EQ(r.cycles, 7u);
-  EXPECT_EQ(r.trap.tile, 2u);
-  EXPECT_EQ(r.trap.context, 0u);
-  EXPECT_EQ(r.trap.pc, 4u);
-  EXPECT_EQ(r.trap.cause, static_cast<unsigned>(TESS_CAUSE_ILLEGAL_INSN));
-  EXPECT_EQ(r.trap.value, 0u);
+  expectTrap(r, 7u,
+             {.tile = 2u,
+              .context = 0u,
+              .pc = 4u,
+              .cause = static_cast<unsigned>(TESS_CAUSE_ILLEGAL_INSN),
+              .value = 0u});
   EXPECT_EQ(device_->readControl(TESS_CR_STATUS), TESS_ST_ERROR);
   for (unsigned t = 0; t < 4; ++t) {
     EXPECT_EQ(device_->stats(t).instructions, t == 2 ? 1u : 2u) << "tile " << t;
@@ -402,13 +413,12 @@ TEST_P(ChipSuite, SyncDescriptorMismatch) {
                 rv::sw(0, 1, 0)});
   }
   const RunResult r = device_->run(kMaxCycles);
-  ASSERT_EQ(r.reason, StopReason::Trap);
-  EXPECT_EQ(r.cycles, 16u);
-  EXPECT_EQ(r.trap.tile, 2u);
-  EXPECT_EQ(r.trap.context, 0u);
-  EXPECT_EQ(r.trap.pc, 8u);
-  EXPECT_EQ(r.trap.cause, static_cast<unsigned>(TESS_CAUSE_SYNC_MISMATCH));
-  EXPECT_EQ(r.trap.value, 4u);
+  expectTrap(r, 16u,
+             {.tile = 2u,
+              .context = 0u,
+              .pc = 8u,
+              .cause = static_cast<unsigned>(TESS_CAUSE_SYNC_MISMATCH),
+              .value = 4u});
   expectRecovers();
 }
 
@@ -418,13 +428,12 @@ TEST_P(ChipSuite, HaltedTileAtSync) {
   loadAll(0, {rv::lui(1, kMmio), rv::addi(2, 0, 3), rv::sw(2, 1, kSync), rv::sw(0, 1, 0)});
   load(3, 4, {rv::sw(0, 1, 0)});
   const RunResult r = device_->run(kMaxCycles);
-  ASSERT_EQ(r.reason, StopReason::Trap);
-  EXPECT_EQ(r.cycles, 16u);
-  EXPECT_EQ(r.trap.tile, 0u);
-  EXPECT_EQ(r.trap.context, 0u);
-  EXPECT_EQ(r.trap.pc, 8u);
-  EXPECT_EQ(r.trap.cause, static_cast<unsigned>(TESS_CAUSE_SYNC_HALTED));
-  EXPECT_EQ(r.trap.value, 3u);
+  expectTrap(r, 16u,
+             {.tile = 0u,
+              .context = 0u,
+              .pc = 8u,
+              .cause = static_cast<unsigned>(TESS_CAUSE_SYNC_HALTED),
+              .value = 3u});
   expectRecovers();
 }
 
@@ -450,13 +459,12 @@ TEST_P(ChipSuite, SyncWhileAWorkerRunsIsContextMisuse) {
   load(0, 0, {rv::lui(1, kMmio), rv::addi(2, 0, 0x100), rv::sw(2, 1, 0x20), rv::sw(0, 1, kSync)});
   load(0, 0x100, {rv::jal(0, 0)});
   const RunResult r = device_->run(kMaxCycles);
-  ASSERT_EQ(r.reason, StopReason::Trap);
-  EXPECT_EQ(r.cycles, 19u);
-  EXPECT_EQ(r.trap.tile, 0u);
-  EXPECT_EQ(r.trap.context, 0u);
-  EXPECT_EQ(r.trap.pc, 12u);
-  EXPECT_EQ(r.trap.cause, static_cast<unsigned>(TESS_CAUSE_CONTEXT_MISUSE));
-  EXPECT_EQ(r.trap.value, 0x80000044u);
+  expectTrap(r, 19u,
+             {.tile = 0u,
+              .context = 0u,
+              .pc = 12u,
+              .cause = static_cast<unsigned>(TESS_CAUSE_CONTEXT_MISUSE),
+              .value = 0x80000044u});
   expectRecovers();
 }
 
@@ -486,13 +494,12 @@ TEST_P(ExchangeErrorSuite, StopsTheChipAndWritesNothing) {
   load(1, 0xfffc, {0x5a5a5a5au});
   load(1, 0x0ffc, {0x5a5a5a5au});
   const RunResult r = device_->run(kMaxCycles);
-  ASSERT_EQ(r.reason, StopReason::Trap);
-  EXPECT_EQ(r.cycles, c.cycles);
-  EXPECT_EQ(r.trap.tile, 1u);
-  EXPECT_EQ(r.trap.context, static_cast<unsigned>(TESS_EXCHANGE_CONTEXT));
-  EXPECT_EQ(r.trap.pc, c.pc);
-  EXPECT_EQ(r.trap.cause, c.cause);
-  EXPECT_EQ(r.trap.value, c.value);
+  expectTrap(r, c.cycles,
+             {.tile = 1u,
+              .context = static_cast<unsigned>(TESS_EXCHANGE_CONTEXT),
+              .pc = c.pc,
+              .cause = c.cause,
+              .value = c.value});
   EXPECT_EQ(device_->readControl(TESS_CR_STATUS), TESS_ST_ERROR);
   EXPECT_EQ(device_->readControl(TESS_CR_ERR_TILE), 1u);
   EXPECT_EQ(device_->readControl(TESS_CR_ERR_CONTEXT), 6u);
@@ -549,13 +556,13 @@ TEST_P(ChipSuite, ExchangeProgramRunningOffTheEndOfMemory) {
   for (unsigned t : {0u, 2u, 3u}) load(t, 12, {rv::addi(0, 0, 0)});
   load(1, 0xfff8, {xDelay(1), xSend(1)});
   const RunResult r = device_->run(kMaxCycles);
-  ASSERT_EQ(r.reason, StopReason::Trap);
-  EXPECT_EQ(r.cycles, 35u);  // R = 31: DELAY 31, idle 32, SEND words 33, 34 -> e = 34
-  EXPECT_EQ(r.trap.tile, 1u);
-  EXPECT_EQ(r.trap.context, 6u);
-  EXPECT_EQ(r.trap.pc, 0xfffcu);
-  EXPECT_EQ(r.trap.cause, static_cast<unsigned>(TESS_CAUSE_XCHG_ACCESS));
-  EXPECT_EQ(r.trap.value, 0x10000u);
+  // R = 31: DELAY 31, idle 32, SEND words 33, 34 -> e = 34
+  expectTrap(r, 35u,
+             {.tile = 1u,
+              .context = 6u,
+              .pc = 0xfffcu,
+              .cause = static_cast<unsigned>(TESS_CAUSE_XCHG_ACCESS),
+              .value = 0x10000u});
   expectRecovers();
 }
 
@@ -888,23 +895,15 @@ TEST_P(TileSuite, FloatingPointAddConvertAndFlags) {
 // tiles disabled times exactly like a smaller one (docs/chip.md, T_ENABLE).
 namespace m {
 using namespace rv;
-constexpr uint32_t kMmioT0 = lui(t0, 0x80000);
+using chipprog::exitWith;
+using chipprog::syncWith;
+using chipprog::xchgProgFrom;
+using chipprog::xc::prog;
+using chipprog::xc::recv;
+using chipprog::xc::send;
+using chipprog::xc::sendrecv;
+constexpr uint32_t kMmioT0 = chipprog::kMmio;
 constexpr int32_t kXchgOff = static_cast<int32_t>(TESS_MMIO_XCHG_PROG - TESS_MMIO_BASE);
-constexpr uint32_t syncWith(uint32_t r) {
-  return sw(r, t0, static_cast<int32_t>(TESS_MMIO_SYNC - TESS_MMIO_BASE));
-}
-constexpr uint32_t xchgProgFrom(uint32_t r) { return sw(r, t0, kXchgOff); }
-constexpr uint32_t exitWith(uint32_t r) { return sw(r, t0, 0); }
-std::vector<uint32_t> send(uint32_t n, uint32_t addr) { return {xSend(n), addr}; }
-std::vector<uint32_t> recv(uint32_t n, uint32_t bus, uint32_t addr) { return {xRecv(n), xBus(bus, addr)}; }
-std::vector<uint32_t> sendrecv(uint32_t n, uint32_t saddr, uint32_t bus, uint32_t raddr) {
-  return {xSendRecv(n), saddr, xBus(bus, raddr)};
-}
-std::vector<uint32_t> prog(std::initializer_list<std::vector<uint32_t>> parts) {
-  std::vector<uint32_t> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
 // Supervisor: name the exchange program at 0x300 (or none), SYNC 0, read cycle and XCHG_PROG,
 // EXIT with XCHG_PROG. Issue cycles: 0, 6, 12, 18 (SYNC, arrival 21), then from the resume slot
 // r: csrr at r, lw at r + 6, EXIT at r + 12, so the tile's cycle count is r + 13.
@@ -1066,13 +1065,13 @@ TEST_P(ChipSuite, DescriptorMismatchOnTwoTiles) {
   load(1, 0, {kMmioT0, addi(a0, zero, 2), addi(a1, zero, 0), syncWith(a0), exitWith(zero)});
   useTiles(*device_, 2);
   const RunResult r = device_->run(1000);
-  ASSERT_EQ(r.reason, StopReason::Trap);
-  EXPECT_EQ(r.cycles, 22u);  // A = 18 + 3
-  EXPECT_EQ(r.trap.tile, 1u);
-  EXPECT_EQ(r.trap.context, 0u);
-  EXPECT_EQ(r.trap.pc, 12u);
-  EXPECT_EQ(r.trap.cause, uint32_t{TESS_CAUSE_SYNC_MISMATCH});
-  EXPECT_EQ(r.trap.value, 2u);
+  // A = 18 + 3
+  expectTrap(r, 22u,
+             {.tile = 1u,
+              .context = 0u,
+              .pc = 12u,
+              .cause = uint32_t{TESS_CAUSE_SYNC_MISMATCH},
+              .value = 2u});
 }
 
 TEST_P(ChipSuite, DescriptorKeepsHostBitAndId) {
@@ -1123,49 +1122,9 @@ TEST_P(ChipSuite, WorkerWritingSyncOrXchgProgIsContextMisuse) {
   }
 }
 
-// Every tile: 5 supersteps of unequal compute (4(t+1) iterations), then a ring shift by
-// SENDRECV, then EXIT with its accumulator. The exchange program names the left neighbour.
-void placeRing(Device& d) {
-  using namespace m;
-  const std::vector<uint32_t> code{
-      kMmioT0,                        // 0
-      csrr(s0, TESS_CSR_TILE_ID),   // 4
-      addi(s1, zero, 5),            // 8
-      addi(a3, s0, 1),              // 12 outer
-      slli(a3, a3, 2),              // 16
-      lw(a4, zero, 0x400),          // 20 inner
-      add(a4, a4, a3),              // 24
-      sw(a4, zero, 0x400),          // 28
-      addi(a3, a3, -1),             // 32
-      bne(a3, zero, -16),           // 36 -> 20
-      addi(a0, zero, 0x300),        // 40
-      xchgProgFrom(a0),             // 44
-      syncWith(zero),               // 48
-      lw(a5, zero, 0x50c),          // 52
-      lw(a4, zero, 0x400),          // 56
-      add(a4, a4, a5),              // 60
-      sw(a4, zero, 0x400),          // 64
-      addi(s1, s1, -1),             // 68
-      bne(s1, zero, -60),           // 72 -> 12
-      lw(a4, zero, 0x400),          // 76
-      exitWith(a4)};                // 80
-  const unsigned tiles = d.info().tiles;
-  auto put = [&d](unsigned t, uint32_t addr, const std::vector<uint32_t>& words) {
-    std::vector<uint8_t> bytes;
-    for (uint32_t w : words) {
-      for (unsigned k = 0; k < 4; ++k) bytes.push_back(static_cast<uint8_t>(w >> (8 * k)));
-    }
-    d.writeMemory(t, addr, bytes);
-  };
-  for (unsigned t = 0; t < tiles; ++t) {
-    put(t, 0, code);
-    put(t, 0x300, prog({sendrecv(4, 0x400, (t + tiles - 1) % tiles, 0x500), {xEnd()}}));
-  }
-}
-
 TEST_P(ChipSuite, RingOfSuperstepsGivesTheComputedSums) {
   constexpr unsigned kTiles = 4;
-  placeRing(*device_);
+  chipprog::placeRing(*device_);
   device_->reset();
   ASSERT_EQ(device_->run(10'000'000).reason, StopReason::Halted);
   // Reference: acc_t += sum_{k=1..4(t+1)} k, then acc_t += acc_{t-1} as sent at the release.
@@ -1190,8 +1149,8 @@ TEST_P(ChipSuite, RingOfSuperstepsGivesTheComputedSums) {
 TEST_P(ChipSuite, PausesAtACycleLimitContinueExactly) {
   constexpr unsigned kTiles = 4;
   auto whole = openDevice(GetParam(), chipOptions(kTiles, 0));
-  placeRing(*whole);
-  placeRing(*device_);
+  chipprog::placeRing(*whole);
+  chipprog::placeRing(*device_);
   whole->reset();
   device_->reset();
   const RunResult w = whole->run(10'000'000);

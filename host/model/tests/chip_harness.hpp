@@ -2,34 +2,22 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
+#include "chip_programs.hpp"
 #include "model_device.hpp"
 #include "rv_encode.hpp"
-#include "exchange_encoding.hpp"
 #include "tessera/chip_params.h"
 
 namespace tessera::model::test {
 
-/// Exchange instruction encodings (docs/chip.md, "Exchange programs").
-namespace xc {
-constexpr uint32_t end() { return xchg::word0(TESS_XOP_END, 0); }
-constexpr uint32_t delay(uint32_t n) { return xchg::word0(TESS_XOP_DELAY, n); }
-inline std::vector<uint32_t> send(uint32_t n, uint32_t addr) { return {xchg::word0(TESS_XOP_SEND, n), addr}; }
-inline std::vector<uint32_t> recv(uint32_t n, uint32_t bus, uint32_t addr) {
-  return {xchg::word0(TESS_XOP_RECV, n), xchg::busAddr(bus, addr)};
-}
-inline std::vector<uint32_t> sendrecv(uint32_t n, uint32_t saddr, uint32_t bus, uint32_t raddr) {
-  return {xchg::word0(TESS_XOP_SENDRECV, n), saddr, xchg::busAddr(bus, raddr)};
-}
-/// Concatenate instruction word lists.
-inline std::vector<uint32_t> prog(std::initializer_list<std::vector<uint32_t>> parts) {
-  std::vector<uint32_t> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-}  // namespace xc
+/// Exchange and tile program encodings shared with the chip suite of every backend.
+namespace xc = ::chipprog::xc;
+using ::chipprog::exitWith;
+using ::chipprog::kMmio;
+using ::chipprog::placeRing;
+using ::chipprog::syncWith;
+using ::chipprog::xchgProgFrom;
 
 /// A chip of `tiles` tiles of memBytes each.
 struct ChipHarness {
@@ -47,9 +35,7 @@ struct ChipHarness {
   }
   /// Write words at addr of a tile.
   void place(unsigned tile, uint32_t addr, const std::vector<uint32_t>& words) {
-    std::vector<uint8_t> bytes(words.size() * 4);
-    std::memcpy(bytes.data(), words.data(), bytes.size());
-    dev.writeMemory(tile, addr, bytes);
+    chipprog::place(dev, tile, addr, words);
   }
   /// Read a word of a tile's SRAM.
   uint32_t word(unsigned tile, uint32_t addr) {
@@ -59,17 +45,5 @@ struct ChipHarness {
   }
 };
 
-/// t0 = MMIO base.
-inline constexpr uint32_t kMmio = rv::lui(rv::t0, 0x80000);
-/// SYNC with the descriptor in register r (through t0).
-constexpr uint32_t syncWith(uint32_t r) {
-  return rv::sw(r, rv::t0, static_cast<int32_t>(TESS_MMIO_SYNC - TESS_MMIO_BASE));
-}
-/// XCHG_PROG = register r.
-constexpr uint32_t xchgProgFrom(uint32_t r) {
-  return rv::sw(r, rv::t0, static_cast<int32_t>(TESS_MMIO_XCHG_PROG - TESS_MMIO_BASE));
-}
-/// EXIT with the value of register r.
-constexpr uint32_t exitWith(uint32_t r) { return rv::sw(r, rv::t0, 0); }
 
 }  // namespace tessera::model::test

@@ -55,38 +55,6 @@ TEST(Chip, TrapOnOneTileStopsEveryTileAtItsCycle) {
   }
 }
 
-// Every tile: 5 supersteps of unequal compute (4(t+1) iterations), then a ring shift by
-// SENDRECV, then EXIT with its accumulator. The exchange program names the left neighbour.
-void placeRing(ChipHarness& h, unsigned tiles) {
-  const std::vector<uint32_t> code{
-      kMmio,                        // 0
-      csrr(s0, TESS_CSR_TILE_ID),   // 4
-      addi(s1, zero, 5),            // 8
-      addi(a3, s0, 1),              // 12 outer
-      slli(a3, a3, 2),              // 16
-      lw(a4, zero, 0x400),          // 20 inner
-      add(a4, a4, a3),              // 24
-      sw(a4, zero, 0x400),          // 28
-      addi(a3, a3, -1),             // 32
-      bne(a3, zero, -16),           // 36 -> 20
-      addi(a0, zero, 0x300),        // 40
-      xchgProgFrom(a0),             // 44
-      syncWith(zero),               // 48
-      lw(a5, zero, 0x50c),          // 52
-      lw(a4, zero, 0x400),          // 56
-      add(a4, a4, a5),              // 60
-      sw(a4, zero, 0x400),          // 64
-      addi(s1, s1, -1),             // 68
-      bne(s1, zero, -60),           // 72 -> 12
-      lw(a4, zero, 0x400),          // 76
-      exitWith(a4)};                // 80
-  for (unsigned t = 0; t < tiles; ++t) {
-    h.place(t, 0, code);
-    h.place(t, 0x300, xc::prog({xc::sendrecv(4, 0x400, (t + tiles - 1) % tiles, 0x500),
-                                {xc::end()}}));
-  }
-}
-
 TEST(Chip, ThreadsGiveTheSameRunAsOneThread) {
   constexpr unsigned kTiles = 48;
   struct Outcome {
@@ -98,7 +66,7 @@ TEST(Chip, ThreadsGiveTheSameRunAsOneThread) {
   auto runWith = [&](unsigned threads) {
     ChipHarness h(kTiles, 4096, threads);
     EXPECT_EQ(h.dev.threads(), threads);
-    placeRing(h, kTiles);
+    placeRing(h.dev);
     h.dev.reset();
     h.dev.setSyncBreak(true);
     Outcome o;
