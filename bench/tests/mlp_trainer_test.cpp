@@ -8,25 +8,12 @@
 #include <random>
 #include <sstream>
 
+#include "synthetic_problem.hpp"
+
 namespace tessera::bench {
 namespace {
 
-constexpr size_t kInputs = 20, kClasses = 4;
-
-// A learnable problem: the class is the group of five inputs with the largest sum.
-void synthetic(uint64_t step, std::span<float> images, std::span<int32_t> labels) {
-  std::mt19937 rng(static_cast<uint32_t>(1000 + step));
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  for (size_t r = 0; r < labels.size(); ++r) {
-    float best = -1e9f;
-    for (size_t i = 0; i < kInputs; ++i) images[r * kInputs + i] = u(rng);
-    for (size_t c = 0; c < kClasses; ++c) {
-      float s = 0;
-      for (size_t i = 5 * c; i < 5 * c + 5; ++i) s += images[r * kInputs + i];
-      if (s > best) best = s, labels[r] = static_cast<int32_t>(c);
-    }
-  }
-}
+constexpr size_t kInputs = kSyntheticInputs, kClasses = kSyntheticClasses;
 
 MlpConfig smallConfig(uint32_t trainSteps, uint32_t evalSteps) {
   MlpConfig c;
@@ -67,12 +54,12 @@ TEST(MlpTrainer, LearnsASyntheticProblemAndEvaluates) {
   std::vector<std::vector<float>> w, b;
   initialParameters(t.config(), w, b);
   t.setParameters(w, b);
-  const MlpRunResult first = t.run(synthetic, synthetic);
+  const MlpRunResult first = t.run(syntheticBatch, syntheticBatch);
   ASSERT_EQ(first.stepLoss.size(), 60u);
   float early = 0, late = 0;
   for (size_t i = 0; i < 10; ++i) early += first.stepLoss[i], late += first.stepLoss[50 + i];
   EXPECT_LT(late, 0.8f * early) << "loss did not fall: " << early / 10 << " -> " << late / 10;
-  const MlpRunResult second = t.run(synthetic, synthetic);
+  const MlpRunResult second = t.run(syntheticBatch, syntheticBatch);
   EXPECT_GT(second.evalCorrect, first.evalCorrect / 2);  // evaluated 4 x 8 images each run
   EXPECT_LE(second.evalCorrect, 32u);
   ASSERT_EQ(first.tiles.size(), 4u);
@@ -93,9 +80,9 @@ TEST(MlpTrainer, TwoRunsEqualOneRunOfTheirSteps) {
   initialParameters(four.config(), w, bias);
   four.setParameters(w, bias);
   two.setParameters(w, bias);
-  four.run(synthetic, synthetic);
-  two.run(synthetic, synthetic);
-  two.run(synthetic, synthetic);
+  four.run(syntheticBatch, syntheticBatch);
+  two.run(syntheticBatch, syntheticBatch);
+  two.run(syntheticBatch, syntheticBatch);
   std::vector<std::vector<float>> w4, b4, w2, b2;
   four.parameters(w4, b4);
   two.parameters(w2, b2);
@@ -112,14 +99,14 @@ TEST(MlpTrainer, EveryBackendGivesTheModelsWeightsAndCycles) {
   auto ref = open("model");
   MlpTrainer tr(*ref, smallConfig(3, 1));
   tr.setParameters(w0, b0);
-  const MlpRunResult r = tr.run(synthetic, synthetic);
+  const MlpRunResult r = tr.run(syntheticBatch, syntheticBatch);
   tr.parameters(wRef, bRef);
   for (const std::string& spec : specs) {
     if (spec == "model") continue;
     auto dev = open(spec);
     MlpTrainer t(*dev, smallConfig(3, 1));
     t.setParameters(w0, b0);
-    const MlpRunResult x = t.run(synthetic, synthetic);
+    const MlpRunResult x = t.run(syntheticBatch, syntheticBatch);
     std::vector<std::vector<float>> w, b;
     t.parameters(w, b);
     EXPECT_EQ(w, wRef) << spec;
@@ -158,8 +145,8 @@ TEST(MlpLockstep, ModelAndRtlAgreeOnACompiledTrainingStep) {
     std::vector<float> img(3 * c.batch * c.inputs);
     std::vector<int32_t> lab(3 * c.batch);
     for (uint64_t s = 0; s < 3; ++s) {
-      synthetic(s, std::span(img).subspan(s * c.batch * c.inputs, c.batch * c.inputs),
-                std::span(lab).subspan(s * c.batch, c.batch));
+      syntheticBatch(s, std::span(img).subspan(s * c.batch * c.inputs, c.batch * c.inputs),
+                     std::span(lab).subspan(s * c.batch, c.batch));
     }
     auto& bi = in[std::string(prefix) + "images"];
     bi.resize(img.size() * 4);
@@ -228,12 +215,12 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
         ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
       }
       cpu.setKSplits(ks);
-      const MlpRunResult r = t.run(synthetic, synthetic);
+      const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
       ASSERT_EQ(r.stepLoss.size(), 3u);
       for (uint64_t s = 0; s < 3; ++s) {
         std::vector<float> img(c.batch * c.inputs);
         std::vector<int32_t> lab(c.batch);
-        synthetic(s, img, lab);
+        syntheticBatch(s, img, lab);
         const CpuMlp::StepResult want = cpu.trainStep(img, lab);
         EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
         EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
@@ -365,7 +352,7 @@ TEST(MlpTrainer, OverTheLinkGivesTheModelsWeightsAndCycles) {
   auto ref = open("model");
   MlpTrainer tr(*ref, smallConfig(2, 1));
   tr.setParameters(w0, b0);
-  const MlpRunResult r = tr.run(synthetic, synthetic);
+  const MlpRunResult r = tr.run(syntheticBatch, syntheticBatch);
   tr.parameters(wRef, bRef);
   struct Case {
     const char* backend;
@@ -383,7 +370,7 @@ TEST(MlpTrainer, OverTheLinkGivesTheModelsWeightsAndCycles) {
     auto dev = openDevice(server.deviceString());
     MlpTrainer t(*dev, smallConfig(2, 1));
     t.setParameters(w0, b0);
-    const MlpRunResult x = t.run(synthetic, synthetic);
+    const MlpRunResult x = t.run(syntheticBatch, syntheticBatch);
     std::vector<std::vector<float>> w, b;
     t.parameters(w, b);
     EXPECT_EQ(w, wRef);

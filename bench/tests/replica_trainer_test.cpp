@@ -13,6 +13,7 @@
 #include "mlp_parameters.hpp"
 #include "mlp_trainer.hpp"
 #include "replica_comm.hpp"
+#include "synthetic_problem.hpp"
 #include "tessera/ops.hpp"
 
 namespace tessera::bench {
@@ -20,25 +21,14 @@ namespace {
 
 ReplicaComm* gComm = nullptr;  // set by main for the tests of this binary
 
-constexpr size_t kInputs = 20, kClasses = 4, kReplicaBatch = 4;
+constexpr size_t kInputs = kSyntheticInputs, kClasses = kSyntheticClasses, kReplicaBatch = 4;
 
-// The global minibatch of step `step` (rows of every replica): the class is the group of five
-// inputs with the largest sum (as in mlp_trainer_test.cpp).
+// The global minibatch of step `step` (rows of every replica) of the synthetic problem.
 void globalBatch(uint64_t step, size_t rows, std::vector<float>& images,
                  std::vector<int32_t>& labels) {
-  std::mt19937 rng(static_cast<uint32_t>(1000 + step));
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
   images.resize(rows * kInputs);
   labels.resize(rows);
-  for (size_t r = 0; r < rows; ++r) {
-    float best = -1e9f;
-    for (size_t i = 0; i < kInputs; ++i) images[r * kInputs + i] = u(rng);
-    for (size_t c = 0; c < kClasses; ++c) {
-      float s = 0;
-      for (size_t i = 5 * c; i < 5 * c + 5; ++i) s += images[r * kInputs + i];
-      if (s > best) best = s, labels[r] = static_cast<int32_t>(c);
-    }
-  }
+  syntheticBatch(step, images, labels);
 }
 
 // Replica `replica`'s share of the global batch of `replicas` shares (of labels.size() rows each).

@@ -56,8 +56,6 @@ unsigned threadsFor(unsigned requested, unsigned tiles) {
   return std::min(n, tiles);
 }
 
-uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
-uint32_t hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
 uint64_t withLo(uint64_t v, uint32_t w) { return (v & ~uint64_t{0xffffffffu}) | w; }
 uint64_t withHi(uint64_t v, uint32_t w) { return (v & 0xffffffffu) | uint64_t{w} << 32; }
 constexpr unsigned kRegs = 64;  // REG_SEL: x0..x31, f0..f31
@@ -452,73 +450,16 @@ void ModelDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
 
 uint32_t ModelDevice::readControl(uint32_t offset) {
   if (isCheckpointRegister(offset)) checkCheckpointRegister(offset, "read");
+  if (auto v = readChipRegister(offset, {static_cast<unsigned>(tiles_.size()), memBytes_, state_,
+                                          pendingDesc_, now_, error_, syncBreak_, tileSel_})) {
+    return *v;
+  }
   const TileStats sel = stats(tileSel_);
   const TileSlot& slot = slots_[tileSel_];
+  if (isTileRegister(offset)) {
+    return readTileRegister(offset, sel, slot.enabled, slot.phase == Phase::Arrived);
+  }
   switch (offset) {
-    case TESS_CR_ID:
-      return TESS_CHIP_ID;
-    case TESS_CR_TILES:
-      return static_cast<uint32_t>(tiles_.size());
-    case TESS_CR_MEM_BYTES:
-      return memBytes_;
-    case TESS_CR_CONTEXTS:
-      return TileModel::kContexts;
-    case TESS_CR_STATUS: {
-      switch (state_) {
-        case ChipState::Reset:
-          return TESS_ST_RESET;
-        case ChipState::Running:
-          return TESS_ST_RUNNING;
-        case ChipState::SyncPending:
-          return TESS_ST_HOST_SYNC | ((pendingDesc_ & TESS_SYNC_HOST_BIT) ? 1u << 4 : 0u) |
-                 (pendingDesc_ & 0xffffu) << 16;
-        case ChipState::Halted:
-          return TESS_ST_HALTED;
-        case ChipState::Error:
-          return TESS_ST_ERROR;
-      }
-      return 0;
-    }
-    case TESS_CR_CYCLE_LO:
-      return lo(now_);
-    case TESS_CR_CYCLE_HI:
-      return hi(now_);
-    case TESS_CR_ERR_TILE:
-      return error_.tile;
-    case TESS_CR_ERR_CONTEXT:
-      return error_.context;
-    case TESS_CR_ERR_PC:
-      return error_.pc;
-    case TESS_CR_ERR_CAUSE:
-      return error_.cause;
-    case TESS_CR_ERR_VALUE:
-      return error_.value;
-    case TESS_CR_SYNC_BREAK:
-      return syncBreak_ ? 1u : 0u;
-    case TESS_CR_TILE_SEL:
-      return tileSel_;
-    case TESS_CR_T_ENABLE:
-      return slot.enabled ? 1u : 0u;
-    case TESS_CR_T_STATE:
-      return (sel.halted ? 1u : 0u) | (slot.phase == Phase::Arrived ? 2u : 0u);
-    case TESS_CR_T_EXIT:
-      return sel.exitCode;
-    case TESS_CR_T_INSTR_LO:
-      return lo(sel.instructions);
-    case TESS_CR_T_INSTR_HI:
-      return hi(sel.instructions);
-    case TESS_CR_T_IDLE_LO:
-      return lo(sel.idleSlots);
-    case TESS_CR_T_IDLE_HI:
-      return hi(sel.idleSlots);
-    case TESS_CR_T_SYNCWAIT_LO:
-      return lo(sel.syncWaitCycles);
-    case TESS_CR_T_SYNCWAIT_HI:
-      return hi(sel.syncWaitCycles);
-    case TESS_CR_T_EXCH_LO:
-      return lo(sel.exchangeCycles);
-    case TESS_CR_T_EXCH_HI:
-      return hi(sel.exchangeCycles);
     case TESS_CR_CTX_SEL:
       return ctxSel_;
     case TESS_CR_REG_SEL:

@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "chip_registers.hpp"
 #include "exchange_engine.hpp"
 #include "tessera/device.hpp"
 #include "tile_model.hpp"
@@ -70,7 +71,6 @@ class ModelDevice : public Device {
  private:
   // Where a tile stands at the chip level.
   enum class Phase { Compute, Arrived, Exchange, Halted, Trapped, Disabled };
-  enum class ChipState { Reset, Running, SyncPending, Halted, Error };
 
   struct TileSlot {
     bool enabled = true;

@@ -10,6 +10,7 @@
 
 namespace tessera::shard {
 
+using model::ChipState;
 using model::ExchangeEngine;
 using model::TileModel;
 using model::TileState;
@@ -19,12 +20,6 @@ namespace {
 constexpr uint64_t kNoLimit = ~uint64_t{0};
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-uint32_t lo(uint64_t v) {
-  return static_cast<uint32_t>(v);
-}
-uint32_t hi(uint64_t v) {
-  return static_cast<uint32_t>(v >> 32);
-}
 
 // A failure as it travels between ranks.
 struct FailureMsg {
@@ -563,95 +558,17 @@ void ShardedModelDevice::setRetireSink(std::function<void(const RetireRecord&)> 
 }
 
 uint32_t ShardedModelDevice::readControl(uint32_t offset) {
-  switch (offset) {
-    case TESS_CR_ID:
-      return TESS_CHIP_ID;
-    case TESS_CR_TILES:
-      return numTiles_;
-    case TESS_CR_MEM_BYTES:
-      return memBytes_;
-    case TESS_CR_CONTEXTS:
-      return TileModel::kContexts;
-    case TESS_CR_STATUS:
-      switch (state_) {
-        case ChipState::Reset:
-          return TESS_ST_RESET;
-        case ChipState::Running:
-          return TESS_ST_RUNNING;
-        case ChipState::SyncPending:
-          return TESS_ST_HOST_SYNC | ((pendingDesc_ & TESS_SYNC_HOST_BIT) ? 1u << 4 : 0u) |
-                 (pendingDesc_ & 0xffffu) << 16;
-        case ChipState::Halted:
-          return TESS_ST_HALTED;
-        case ChipState::Error:
-          return TESS_ST_ERROR;
-      }
-      return 0;
-    case TESS_CR_CYCLE_LO:
-      return lo(now_);
-    case TESS_CR_CYCLE_HI:
-      return hi(now_);
-    case TESS_CR_ERR_TILE:
-      return error_.tile;
-    case TESS_CR_ERR_CONTEXT:
-      return error_.context;
-    case TESS_CR_ERR_PC:
-      return error_.pc;
-    case TESS_CR_ERR_CAUSE:
-      return error_.cause;
-    case TESS_CR_ERR_VALUE:
-      return error_.value;
-    case TESS_CR_SYNC_BREAK:
-      return syncBreak_ ? 1u : 0u;
-    case TESS_CR_TILE_SEL:
-      return tileSel_;
-    default:
-      break;
+  if (auto v = model::readChipRegister(offset, {numTiles_, memBytes_, state_, pendingDesc_, now_,
+                                                error_, syncBreak_, tileSel_})) {
+    return *v;
+  }
+  if (!model::isTileRegister(offset)) {
+    throw Error(
+        fmt::format("model device: no readable control register at offset 0x{:03x}", offset));
   }
   // The selected tile's registers: its owner answers every rank.
-  switch (offset) {
-    case TESS_CR_T_ENABLE:
-    case TESS_CR_T_STATE:
-    case TESS_CR_T_EXIT:
-    case TESS_CR_T_INSTR_LO:
-    case TESS_CR_T_INSTR_HI:
-    case TESS_CR_T_IDLE_LO:
-    case TESS_CR_T_IDLE_HI:
-    case TESS_CR_T_SYNCWAIT_LO:
-    case TESS_CR_T_SYNCWAIT_HI:
-    case TESS_CR_T_EXCH_LO:
-    case TESS_CR_T_EXCH_HI:
-      break;
-    default:
-      throw Error(
-          fmt::format("model device: no readable control register at offset 0x{:03x}", offset));
-  }
   const TileView v = view(tileSel_);
-  const TileStats& sel = v.stats;
-  switch (offset) {
-    case TESS_CR_T_ENABLE:
-      return v.enabled;
-    case TESS_CR_T_STATE:
-      return (sel.halted ? 1u : 0u) | (v.arrived ? 2u : 0u);
-    case TESS_CR_T_EXIT:
-      return sel.exitCode;
-    case TESS_CR_T_INSTR_LO:
-      return lo(sel.instructions);
-    case TESS_CR_T_INSTR_HI:
-      return hi(sel.instructions);
-    case TESS_CR_T_IDLE_LO:
-      return lo(sel.idleSlots);
-    case TESS_CR_T_IDLE_HI:
-      return hi(sel.idleSlots);
-    case TESS_CR_T_SYNCWAIT_LO:
-      return lo(sel.syncWaitCycles);
-    case TESS_CR_T_SYNCWAIT_HI:
-      return hi(sel.syncWaitCycles);
-    case TESS_CR_T_EXCH_LO:
-      return lo(sel.exchangeCycles);
-    default:  // TESS_CR_T_EXCH_HI
-      return hi(sel.exchangeCycles);
-  }
+  return model::readTileRegister(offset, v.stats, v.enabled != 0, v.arrived != 0);
 }
 
 void ShardedModelDevice::writeControl(uint32_t offset, uint32_t value) {

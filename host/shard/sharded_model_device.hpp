@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "chip_registers.hpp"
 #include "exchange_engine.hpp"
 #include "shard_comm.hpp"
 #include "tessera/device.hpp"
@@ -64,7 +65,7 @@ class ShardedModelDevice : public Device {
 
  private:
   enum class Phase { Compute, Arrived, Exchange, Halted, Trapped, Disabled };
-  enum class ChipState { Reset, Running, SyncPending, Halted, Error };
+  using ChipState = model::ChipState;
 
   struct TileSlot {
     bool enabled = true;

@@ -4,11 +4,7 @@
 // failure; exits 0 when every step passed, 1 when one failed, 2 on a usage error.
 // The device programs are the project's self-checking tile programs (sw/tests, built with the
 // host tools): each exits 0 and prints "<name> ok" when every check it makes passed.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
-#include <termios.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -24,6 +20,7 @@
 #include "frame_codec.hpp"
 #include "link_device.hpp"
 #include "program_loader.hpp"
+#include "raw_serial.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
 #include "tessera/error.hpp"
@@ -56,55 +53,6 @@ struct Outcome {
 Outcome fail(std::string detail, std::string hint) {
   return {false, std::move(detail), std::move(hint)};
 }
-
-// ---------------------------------------------------------------------------------------------
-// Raw serial line, for the CRC-error injection (the Device interface never sends a bad frame)
-// ---------------------------------------------------------------------------------------------
-class RawSerial {
- public:
-  explicit RawSerial(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_NOCTTY);
-    if (fd_ < 0) throw Error("cannot open " + path);
-    termios tio{};
-    if (::tcgetattr(fd_, &tio) == 0) {
-      ::cfmakeraw(&tio);
-      ::tcsetattr(fd_, TCSANOW, &tio);
-    }
-    ::tcflush(fd_, TCIOFLUSH);
-  }
-  ~RawSerial() { ::close(fd_); }
-  RawSerial(const RawSerial&) = delete;
-  RawSerial& operator=(const RawSerial&) = delete;
-
-  void write(const std::vector<uint8_t>& bytes) {
-    size_t off = 0;
-    while (off < bytes.size()) {
-      const ssize_t n = ::write(fd_, bytes.data() + off, bytes.size() - off);
-      if (n <= 0) throw Error("write to " + path_ + " failed");
-      off += static_cast<size_t>(n);
-    }
-  }
-
-  std::optional<tessera::link::DecodeEvent> read(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      if (auto ev = codec_.poll()) return ev;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return std::nullopt;
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      uint8_t buf[2048];
-      const ssize_t n = ::read(fd_, buf, sizeof buf);
-      if (n > 0) codec_.feed(std::span<const uint8_t>(buf, static_cast<size_t>(n)));
-    }
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  tessera::link::FrameCodec codec_;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Steps
@@ -177,7 +125,7 @@ class Bringup {
     std::string path = opt_.device.substr(7);
     path = path.substr(0, path.find('?'));
     {
-      RawSerial line(path);
+      tessera::link::RawSerialLine line(path);
       tessera::link::Frame req;
       req.opcode = 0x03;  // MEM_WRITE tile 0 address 0 of 4 bytes, with one payload bit flipped
       req.seq = 0xB0B0;

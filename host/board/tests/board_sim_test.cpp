@@ -3,11 +3,7 @@
 // reasons, cycle counts and counters as the in-process rtl device; the bridge checks each frame's
 // CRC before acting, rejects and counts bad frames, and reports a maximum payload that the host
 // library splits its transfers to fit.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <termios.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <random>
@@ -15,6 +11,7 @@
 #include "frame_codec.hpp"
 #include "link_device.hpp"
 #include "program_outcome.hpp"
+#include "raw_serial.hpp"
 #include "server_process.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
@@ -34,45 +31,6 @@ constexpr uint64_t kMaxCycles = 20'000'000;
 ProgramOutcome runProgram(Device& dev, const std::string& elf, bool allTiles) {
   return runProgramToEnd(dev, kBin + "/" + elf, allTiles, kMaxCycles);
 }
-
-// A raw client of the pty: writes bytes, decodes what comes back.
-class RawLine {
- public:
-  explicit RawLine(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_NOCTTY);
-    if (fd_ < 0) throw Error("cannot open " + path);
-    termios tio{};
-    ::tcgetattr(fd_, &tio);
-    ::cfmakeraw(&tio);
-    ::tcsetattr(fd_, TCSANOW, &tio);
-    ::tcflush(fd_, TCIOFLUSH);
-  }
-  ~RawLine() { ::close(fd_); }
-  RawLine(const RawLine&) = delete;
-  RawLine& operator=(const RawLine&) = delete;
-  void write(const std::vector<uint8_t>& bytes) {
-    ASSERT_EQ(::write(fd_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  }
-  // The next decoded event within the timeout, or nothing.
-  std::optional<DecodeEvent> read(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      if (auto ev = codec_.poll()) return ev;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return std::nullopt;
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      uint8_t buf[2048];
-      const ssize_t n = ::read(fd_, buf, sizeof buf);
-      if (n > 0) codec_.feed(std::span<const uint8_t>(buf, static_cast<size_t>(n)));
-    }
-  }
-
- private:
-  int fd_ = -1;
-  FrameCodec codec_;
-};
 
 class BoardSimTest : public testing::Test {
  protected:
@@ -136,7 +94,7 @@ TEST_F(BoardSimTest, ACorruptedFrameIsRejectedCountedAndNeverExecuted) {
     badBefore = dev->readControl(TESS_CR_LINK_BAD_FRAMES);
     dev->writeMemory(1, 0x100, std::vector<uint8_t>(8, 0x11));
   }
-  RawLine line(path());
+  RawSerialLine line(path());
   Frame req;
   req.opcode = 0x03;  // MEM_WRITE
   req.seq = 77;
@@ -189,7 +147,7 @@ TEST_F(BoardSimTest, ABoardLeftRunningIsBusyUntilReset) {
     dev->writeMemory(0, 0, std::span(reinterpret_cast<const uint8_t*>(&loop), 4));
     for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
   }
-  RawLine line(path());
+  RawSerialLine line(path());
   auto request = [&](uint8_t op, uint32_t seq, std::vector<uint8_t> payload) {
     Frame req;
     req.opcode = op;
