@@ -645,9 +645,9 @@ module tess_chip #(
   //   t_rel_q   the sync release && enable_q[t]
   //   t_drop_q  stopping_q && enable_q[t] (tess_exchange drop_i, the tile's counters)
   //   t_sync_q  state_q == StSync (the checkpoint state may be written)
-  // A disabled tile's clock stops only in cycles that advance and neither advance nor change
-  // state into StSync, so its copies hold their values then (0 but t_sync_q, which is 0 as well
-  // while the chip runs). A disabled tile ignores release and drop anyway.
+  // The copies stay exact while a disabled tile's clock is stopped: that happens only in cycles
+  // that advance, in which state_d is never StSync (entering StSync holds the chip for that
+  // cycle), so every copy of a disabled tile is 0 then and would be loaded with 0 again.
   logic sync_next;
   assign sync_next = state_d == StSync;
   // What the copies replace: compared with them in Icarus runs (below), else unused.
