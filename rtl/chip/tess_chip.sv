@@ -3,8 +3,10 @@
 //
 // Fabric: every tile drives its bus (tess_exchange tx_o: the value sent in the previous cycle, 0
 // when nothing was sent); a pipeline of EXCHANGE_LATENCY+1 registers per bus delivers to every
-// tile's receive mux the value that tile's engine writes in this cycle (a receive at r is written
-// at r+2 and takes the bus of r - EXCHANGE_LATENCY). Any number of tiles may select one bus.
+// tile the value that tile's engine writes in a cycle (a receive at r is written at r+2 and takes
+// the bus of r - EXCHANGE_LATENCY). Any number of tiles may select one bus. Each tile's receive
+// mux reads the pipeline one stage early, for the bus the tile selects for the next cycle, and the
+// tile registers the word (tess_exchange rx_*): no tile logic reads the chip's registers.
 //
 // Errors: a trap in some tile's EX (issue cycle e, seen at e+2), an exchange error (raised at
 // e+2) or a sync error (raised at e+2) stop every tile in that same cycle (tess_core stop_i):
@@ -15,7 +17,16 @@
 //
 // Clocks: each tile's clock is gated off while the chip advances and the tile is disabled (its
 // state holds then, apart from FPU stage registers that only carry invalid data; simulators skip
-// the tile). Gating adds no latency.
+// the tile). The control registers (T_ENABLE, SYNC_BREAK, TILE_SEL, CTX_SEL, REG_SEL) are clocked
+// only in cycles with a control write or reset. Gating adds no latency.
+//
+// Simulation speed (docs/benchmarks.md, "RTL, fourth step"): Verilator schedules combinational
+// logic by the clocks of the registers it reads, so a disabled tile costs nothing only while its
+// logic reads no register of the chip's clock. Each tile therefore takes the chip's per-cycle
+// signals as registered copies in its own clock domain, loaded with the next cycle's value: run
+// (advance), release, the draining flag and "at a sync"; the control registers it reads change
+// only on their own gated clock. The one chip signal a tile still reads combinationally is the
+// error stop (stop_i), which no register can carry without a cycle's delay.
 //
 // Ports for the simulation host:
 //   run_i         1 = the chip may advance (RUNNING state) in the next cycle; 0 pauses it (e.g.
@@ -242,7 +253,9 @@ module tess_chip #(
     .sync_break_i   (sync_break_q),
     .sync_break_next_i (sync_break_d),
     .host_release_i (host_release),
+    .advance_next_i (live_next),
     .release_o      (sync_release),
+    .release_next_o (release_next),
     .stop_req_o     (sync_stop_req),
     .stop_req_next_o (sync_stop_next),
     .pending_host_o (sync_host),
@@ -327,7 +340,10 @@ module tess_chip #(
   // advance of the next cycle, from the values the registers take at the next edge (each tile
   // keeps a registered copy, below).
   logic adv_next;
-  assign adv_next = run_i && (state_d == StRunning) && !(sync_stop_next && !stopping_d);
+  logic live_next;
+  logic release_next;
+  assign adv_next  = run_i && (state_d == StRunning) && !(sync_stop_next && !stopping_d);
+  assign live_next = adv_next && !stopping_d;
 
   always_ff @(posedge clk_i) begin
     if (!rst_n) begin
@@ -389,7 +405,16 @@ module tess_chip #(
     end
   end
 
-  always_ff @(posedge clk_i) begin
+  // The control registers change only on control writes and reset: their own gated clock keeps
+  // the logic that reads them (each tile's checkpoint-state path) off the chip's clock.
+  logic ctl_clk;
+  tess_clock_gate u_ctl_clock_gate (
+    .clk_i (clk_i),
+    .en_i  (ctl_we_i || !rst_n),
+    .clk_o (ctl_clk)
+  );
+
+  always_ff @(posedge ctl_clk) begin
     if (!rst_n) begin
       enable_q     <= '1;
       sync_break_q <= 1'b0;
@@ -573,12 +598,23 @@ module tess_chip #(
       end
     end
 
+    // Every tile's receive mux: the word the selected bus reaches the last stage with at the
+    // next edge (the tile registers it as that stage's value, tess_exchange rx_data_i).
+    logic [NumTiles*32-1:0] last_next;
+    for (genvar b = 0; b < NumTiles; b++) begin : g_last_next
+      if (Stages > 1) begin : g_stage
+        assign last_next[32*b +: 32] = pipe_q[32*(Stages*b + Stages - 2) +: 32];
+      end else begin : g_bus
+        assign last_next[32*b +: 32] = tx[32*b +: 32];
+      end
+    end
+
     always_comb begin
       for (int t = 0; t < NumTiles; t++) begin
         rx_data[32*t +: 32] = '0;
         for (int b = 0; b < NumTiles; b++) begin
           if (rx_sel[Tw*t +: Tw] == Tw'(b)) begin
-            rx_data[32*t +: 32] = pipe_q[32*(Stages*b + Stages - 1) +: 32];
+            rx_data[32*t +: 32] = last_next[32*b +: 32];
           end
         end
       end
@@ -601,21 +637,49 @@ module tess_chip #(
   logic [NumTiles-1:0] tile_clk_en;
   assign tile_clk_en = enable_q | {NumTiles{!advance}};
 
-  // Each tile runs on advance && enable_q[t] taken from a register of its own clock domain
-  // (t_run_q, loaded with the next cycle's value), not from the chip's: a simulator evaluates the
-  // logic behind it only when that tile's clock ticks, so a disabled tile costs little. While a
-  // disabled tile's clock is stopped its copy holds 0, which is its value then.
+  // Each tile runs on copies of the chip's per-cycle signals taken from registers of its own clock
+  // domain, loaded with the next cycle's value, not from the chip's registers: a simulator
+  // evaluates the logic behind them only when that tile's clock ticks, so a disabled tile costs
+  // little. The copies:
+  //   t_run_q   advance && enable_q[t]
+  //   t_rel_q   the sync release && enable_q[t]
+  //   t_drop_q  stopping_q && enable_q[t] (tess_exchange drop_i, the tile's counters)
+  //   t_sync_q  state_q == StSync (the checkpoint state may be written)
+  // The copies stay exact while a disabled tile's clock is stopped: that happens only in cycles
+  // that advance, in which state_d is never StSync (entering StSync holds the chip for that
+  // cycle), so every copy of a disabled tile is 0 then and would be loaded with 0 again.
+  logic sync_next;
+  assign sync_next = state_d == StSync;
+  // What the copies replace: compared with them in Icarus runs (below), else unused.
+  logic unused_copied;
+  assign unused_copied = ^{sync_release, hs_tile_we};
+
   for (genvar t = 0; t < NumTiles; t++) begin : g_tile
     logic          t_host_req;
     logic          t_clk;
     logic          t_run_q;
+    logic          t_rel_q;
+    logic          t_drop_q;
+    logic          t_sync_q;
+    logic          t_hs_we;    // per tile, not a vector: a simulator schedules a vector as one
     assign t_host_req = host_req_i && host_ok && (host_tile == Tw'(t));
+    // A refused write (ctl_err_o) changes nothing: for a state register that is a write outside
+    // a sync or to a disabled or unselected tile (the same rule as ctl_err, with the tile's copy
+    // of "at a sync").
+    assign t_hs_we  = HasCheckpoint && ctl_we_i && t_sync_q && enable_q[t] &&
+                      (hs_cycle_reg || (hs_tile_reg && (sel == Tw'(t))));
 
     always_ff @(posedge t_clk) begin
       if (!rst_n) begin
-        t_run_q <= 1'b0;
+        t_run_q  <= 1'b0;
+        t_rel_q  <= 1'b0;
+        t_drop_q <= 1'b0;
+        t_sync_q <= 1'b0;
       end else begin
-        t_run_q <= adv_next && enable_d[t];
+        t_run_q  <= adv_next && enable_d[t];
+        t_rel_q  <= release_next && enable_d[t];
+        t_drop_q <= stopping_d && enable_d[t];
+        t_sync_q <= sync_next;
       end
     end
 
@@ -624,9 +688,14 @@ module tess_chip #(
     // The copy must equal what it replaces (checked in Icarus runs; Verilator runs are checked
     // against the model's cycle counts).
     always @(posedge t_clk) begin
-      if (rst_n && (t_run_q != (advance && enable_q[t]))) begin
-        $display("ERROR tess_chip: tile %0d run copy %0d, advance %0d, enable %0d", t, t_run_q,
-                 advance, enable_q[t]);
+      if (rst_n && ((t_run_q != (advance && enable_q[t])) ||
+                    (t_rel_q != (sync_release && enable_q[t])) ||
+                    (t_drop_q != (stopping_q && enable_q[t])) ||
+                    (t_sync_q != (state_q == StSync)) ||
+                    (t_hs_we != (hs_cycle_we ? enable_q[t] : (hs_tile_we && (sel == Tw'(t))))))) begin
+        $display("ERROR tess_chip: tile %0d copies run %0d rel %0d drop %0d sync %0d hs_we %0d, chip advance %0d release %0d stopping %0d state %0d enable %0d",
+                 t, t_run_q, t_rel_q, t_drop_q, t_sync_q, t_hs_we, advance, sync_release,
+                 stopping_q, state_q, enable_q[t]);
         $finish;
       end
     end
@@ -652,8 +721,8 @@ module tess_chip #(
       .tile_id_i       (16'(t)),
       .enable_i        (enable_q[t]),
       .stop_i          (stop),
-      .drop_i          (stopping_q),
-      .release_i       (sync_release),
+      .drop_i          (t_drop_q),
+      .release_i       (t_rel_q),
       .arrive_o        (arrive[t]),
       .arrived_o       (arrived[t]),
       .sync_desc_o     (desc[32*t +: 32]),
@@ -699,7 +768,7 @@ module tess_chip #(
       .retire_dest_o   (retire_dest_o[2*t +: 2]),
       .retire_rd_o     (retire_rd_o[5*t +: 5]),
       .retire_value_o  (retire_value_o[32*t +: 32]),
-      .hs_we_i         (hs_cycle_we ? enable_q[t] : (hs_tile_we && (sel == Tw'(t)))),
+      .hs_we_i         (t_hs_we),
       .hs_sel_i        (hs_sel),
       .hs_ctx_i        (ctx_sel_q),
       .hs_reg_i        (reg_sel_q),

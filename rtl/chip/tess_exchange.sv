@@ -6,8 +6,9 @@
 //   t .. t+k-1     program words read on SRAM port A (data one cycle later)
 //   t+k .. +n-1    transfers: a send reads mem[addr+4i] on port A at its cycle s, the word leaves
 //                  on tx_o at s+1 (tx_o is the bus value of the previous cycle); a receive at r is
-//                  written on port B at r+2, taking rx_data_i (the fabric delivers there the
-//                  selected bus' value of r - EXCHANGE_LATENCY). Delaying the write by two cycles
+//                  written on port B at r+2, taking the selected bus' value of r - EXCHANGE_LATENCY,
+//                  which the fabric delivers one cycle ahead (rx_sel_o at r+1 selects the bus,
+//                  rx_data_i carries its word then, registered here). Delaying the write by two cycles
 //                  lets a chip error at e, found at e+2, drop the receives of e+1 and later.
 //                  A read at x sees every receive of r <= x-1: r <= x-3 are in the SRAM, r = x-2
 //                  is forwarded by the tile's port-A bypass, r = x-1 (written now) here.
@@ -15,7 +16,9 @@
 //   errors         found when the data of the instruction's last word arrives (t+k) and raised
 //                  on err_o (registered) at t+k+1, i.e. two cycles after the error cycle e = t+k-1,
 //                  the cycle the chip stops every tile.
-// Every register advances only with advance_i (the chip's cycle).
+// Every register advances only with advance_i (the chip's cycle). stop_i comes from every tile of
+// the chip in the same cycle: only small blocks read it, since a simulator evaluates those on
+// every chip clock (docs/benchmarks.md, "RTL, fourth step").
 module tess_exchange #(
   parameter int MemBytes = 65536,
   parameter int NumTiles = 1,
@@ -40,8 +43,8 @@ module tess_exchange #(
   output logic [31:0]   wr_data_o,
   // fabric
   output logic [31:0]   tx_o,
-  output logic [Bw-1:0] rx_sel_o,
-  input  logic [31:0]   rx_data_i,
+  output logic [Bw-1:0] rx_sel_o,      // the bus whose word the next cycle's receive write takes
+  input  logic [31:0]   rx_data_i,     // ... that word, one cycle early (registered here)
   // status
   output logic          busy_o,        // an exchange cycle of this tile (R <= cycle < X)
   output logic          finish_o,      // X is this cycle
@@ -93,7 +96,8 @@ module tess_exchange #(
   logic [Ew-1:0] elapsed_q, elapsed_d;     // cycles since R, saturating at Latency
   logic          tx_valid_q, tx_valid_d;
   logic [Aw-1:0] rd_addr_q, rd_addr_d;
-  wr_t           wp1_q, wp1_d, wp2_q;
+  wr_t           wp1_q, wp1_d, wp1_c, wp2_q;
+  logic [31:0]   rx_q;
   logic          err_q, err_d;
   logic [4:0]    err_cause_q, err_cause_d;
   logic [31:0]   err_pc_q, err_pc_d;
@@ -102,11 +106,13 @@ module tess_exchange #(
   // The word read in the previous cycle, with the receive written in this cycle forwarded.
   logic [31:0] wr_data;
   logic [31:0] word;
-  assign wr_data = wp2_q.zero ? 32'd0 : rx_data_i;
+  assign wr_data = wp2_q.zero ? 32'd0 : rx_q;
   assign word    = (wp2_q.valid && (wp2_q.addr == rd_addr_q)) ? wr_data : rd_data_i;
 
   assign tx_o      = tx_valid_q ? word : 32'd0;
-  assign rx_sel_o  = wp2_q.bus;
+  assign rx_sel_o  = wp1_q.bus;   // its word is registered in rx_q while wp1_q moves to wp2_q
+  logic unused_wp2_bus;
+  assign unused_wp2_bus = ^wp2_q.bus;
   assign wr_req_o  = advance_i && !drop_i && wp2_q.valid;
   assign wr_addr_o = wp2_q.addr;
   assign wr_data_o = wr_data;
@@ -314,7 +320,9 @@ module tess_exchange #(
   // SRAM port A: a program word or a send.
   logic [31:0] rd_byte_addr;
   assign rd_byte_addr = xfer ? x_saddr : fetch_addr;
-  assign rd_req_o  = advance_i && !stop_i && ((fetch && !wfault_d) || (xfer && x_send));
+  logic rd_go;
+  assign rd_go     = advance_i && ((fetch && !wfault_d) || (xfer && x_send));
+  assign rd_req_o  = rd_go && !stop_i;
   assign rd_addr_o = rd_byte_addr[Aw+1:2];
   assign rd_addr_d = rd_req_o ? rd_addr_o : rd_addr_q;
 
@@ -325,20 +333,28 @@ module tess_exchange #(
 
   assign busy_o = advance_i && ((st_q != StIdle) || begin_insn) && !finish_o;
 
+  logic err_new;
   always_comb begin
-    tx_valid_d = xfer && x_send && !stop_i;
-    wp1_d       = '0;
-    wp1_d.valid = xfer && x_recv && !stop_i;
-    wp1_d.addr  = x_raddr[Aw+1:2];
-    wp1_d.zero  = elapsed_now < Ew'(Latency);
-    wp1_d.bus   = x_bus;
+    wp1_c       = '0;
+    wp1_c.valid = xfer && x_recv;
+    wp1_c.addr  = x_raddr[Aw+1:2];
+    wp1_c.zero  = elapsed_now < Ew'(Latency);
+    wp1_c.bus   = x_bus;
     elapsed_d   = (st_d == StIdle) ? '0 :
                   (elapsed_now < Ew'(Latency)) ? elapsed_now + Ew'(1) : elapsed_now;
+    err_new     = err_now && !err_q;
+  end
+
+  // A stop discards this cycle's send, receive and error.
+  always_comb begin
+    tx_valid_d  = xfer && x_send && !stop_i;
+    wp1_d       = wp1_c;
+    wp1_d.valid = wp1_c.valid && !stop_i;
     err_d       = err_q || (err_now && !stop_i);
     err_cause_d = err_cause_q;
     err_pc_d    = err_pc_q;
     err_value_d = err_value_q;
-    if (err_now && !err_q && !stop_i) begin
+    if (err_new && !stop_i) begin
       err_cause_d = err_now_cause;
       err_pc_d    = pc_q;
       err_value_d = err_now_value;
@@ -370,6 +386,7 @@ module tess_exchange #(
       rd_addr_q     <= '0;
       wp1_q         <= '0;
       wp2_q         <= '0;
+      rx_q          <= '0;
       err_q         <= 1'b0;
       err_cause_q   <= '0;
       err_pc_q      <= '0;
@@ -393,6 +410,7 @@ module tess_exchange #(
       rd_addr_q     <= rd_addr_d;
       wp1_q         <= wp1_d;
       wp2_q         <= stop_i ? '0 : wp1_q;
+      rx_q          <= rx_data_i;
       err_q         <= err_d;
       err_cause_q   <= err_cause_d;
       err_pc_q      <= err_pc_d;

@@ -27,11 +27,13 @@ module tess_exchange_absent (
 
   assign begin_now = start_i && (prog_i != 32'd0);
 
+  // stop_i comes from every tile of the chip: only this small block reads it (tess_exchange).
   always_comb begin
     pend_d = begin_now && !stop_i;
-    prog_d = begin_now ? prog_i : prog_q;
     err_d  = err_q || (pend_q && !stop_i);
   end
+
+  assign prog_d = begin_now ? prog_i : prog_q;
 
   assign busy_o      = advance_i && (pend_q || begin_now);
   assign err_o       = err_q;

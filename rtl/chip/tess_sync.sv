@@ -24,7 +24,9 @@ module tess_sync #(
   input  logic                  sync_break_i,
   input  logic                  sync_break_next_i, // sync_break_i of the next cycle
   input  logic                  host_release_i,  // the host released the pending sync
+  input  logic                  advance_next_i,  // advance_i of the next cycle
   output logic                  release_o,
+  output logic                  release_next_o,  // release_o of the next cycle (without reset)
   output logic                  stop_req_o,
   output logic                  stop_req_next_o, // stop_req_o of the next cycle (without reset)
   output logic                  pending_host_o,  // the sync due at R is a host sync
@@ -109,6 +111,8 @@ module tess_sync #(
   assign host_n  = advance_i ? desc_d[31] : desc_q[31];
   assign stop_req_next_o = count_n && (cnt_n == 4'd1) && !released_d &&
                            (host_n || sync_break_next_i);
+  // The same for the release: each tile keeps a registered copy.
+  assign release_next_o  = advance_next_i && count_n && (cnt_n == 4'd1);
   assign pending_host_o = (desc_q & HostBit) != 32'd0;
   assign pending_id_o   = desc_q[15:0];
 

@@ -532,7 +532,11 @@ module tess_core #(
   end
 
   assign commit  = advance && ex_valid_q && !ex_trap;
-  assign ex_halt = advance && !halt_q && ((ex_valid_q && (ex_trap || mmio_exit)) || stop_i);
+  // stop_i comes from every tile of the chip: the logic that reads it is kept in small blocks
+  // (ex_halt and below), which a simulator evaluates on every chip clock (docs/benchmarks.md).
+  logic ex_halt_self;   // the instruction in EX halts the tile (trap or EXIT)
+  assign ex_halt_self = advance && !halt_q && ex_valid_q && (ex_trap || mmio_exit);
+  assign ex_halt      = ex_halt_self || (advance && !halt_q && stop_i);
 
   assign trap_now_o  = advance && ex_valid_q && ex_trap;
   assign halt_now_o  = halt_q || ex_halt;
@@ -782,10 +786,7 @@ module tess_core #(
     sync_d        = sync_q;
     slot_d        = slot_q;
     cycle_d       = cycle_q;
-    idle_d        = idle_q;
-    halt_d        = halt_q;
     exited_d      = exited_q;
-    halt_cycles_d = halt_cycles_q;
     exit_code_d   = exit_code_q;
     trap_d        = trap_q;
     trap_ctx_d    = trap_ctx_q;
@@ -796,9 +797,6 @@ module tess_core #(
     if (advance) begin
       slot_d  = (slot_q == 3'(Contexts - 1)) ? 3'd0 : slot_q + 3'd1;
       cycle_d = cycle_q + 64'd1;
-      if (slot_idle) begin
-        idle_d = idle_q + 64'd1;
-      end
     end
 
     // The supervisor's WAIT ends in the first of its slots with every worker idle.
@@ -837,20 +835,12 @@ module tess_core #(
         tess_core_pkg::HS_PC:       pc_d[32*hs_ctx_i +: 32] = hs_wdata_i;
         tess_core_pkg::HS_CYCLE_LO: cycle_d[31:0]  = hs_wdata_i;
         tess_core_pkg::HS_CYCLE_HI: cycle_d[63:32] = hs_wdata_i;
-        tess_core_pkg::HS_IDLE_LO:  idle_d[31:0]   = hs_wdata_i;
-        tess_core_pkg::HS_IDLE_HI:  idle_d[63:32]  = hs_wdata_i;
         default: ;
       endcase
     end
 
-    if (ex_halt) begin
-      halt_d = 1'b1;
-      // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
-      halt_cycles_d = cycle_q - 64'd1;
-      // Slot h + 1 (in ID) was counted idle in its IF cycle but lies after the halt.
-      if (id_idle_q) begin
-        idle_d = idle_q - 64'd1;
-      end
+    // What a halt records (a stop records nothing).
+    if (ex_halt_self) begin
       if (ex_valid_q && mmio_exit && !ex_trap) begin
         exit_code_d = store_data;
         exited_d    = 1'b1;
@@ -860,6 +850,31 @@ module tess_core #(
         trap_pc_d    = ex_pc_q;
         trap_cause_d = ex_trap_cause;
         trap_value_d = ex_trap_value;
+      end
+    end
+  end
+
+  // The halt and the idle count read stop_i (ex_halt): a block of their own.
+  always_comb begin
+    halt_d        = halt_q;
+    halt_cycles_d = halt_cycles_q;
+    idle_d        = idle_q;
+    if (slot_idle) begin
+      idle_d = idle_q + 64'd1;
+    end
+    if (hs_we && (hs_sel_i == tess_core_pkg::HS_IDLE_LO)) begin
+      idle_d[31:0] = hs_wdata_i;
+    end
+    if (hs_we && (hs_sel_i == tess_core_pkg::HS_IDLE_HI)) begin
+      idle_d[63:32] = hs_wdata_i;
+    end
+    if (ex_halt) begin
+      halt_d = 1'b1;
+      // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
+      halt_cycles_d = cycle_q - 64'd1;
+      // Slot h + 1 (in ID) was counted idle in its IF cycle but lies after the halt.
+      if (id_idle_q) begin
+        idle_d = idle_q - 64'd1;
       end
     end
   end

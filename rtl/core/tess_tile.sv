@@ -11,13 +11,15 @@
 // Ports:
 //   run_i        0 = held (the host may use the memory port), 1 = run (the chip's cycle). The
 //                first cycle with run_i = 1 after reset is cycle 0; run_i = 0 pauses everything.
-//                Must be 0 while enable_i is 0. The chip drives it from a register of the tile's
-//                own clock, so that nothing behind it depends on chip-wide signals.
+//                Must be 0 while enable_i is 0. The chip drives it, release_i and drop_i from
+//                registers of the tile's own clock, so that nothing behind them depends on
+//                chip-wide signals; stop_i, which it cannot register, is read by small blocks
+//                only (a simulator evaluates those on every chip clock, docs/benchmarks.md).
 //   enable_i     0 = the tile is disabled (T_ENABLE): its core never runs.
 //   stop_i       chip error stop in this cycle (see tess_core), drop_i in the cycles after it
 //                (tess_exchange); release_i: the sync releases.
 //   sync_*       arrive_o pulses when a SYNC commits (the tile arrives next cycle); desc/pc held.
-//   tx_o/rx_*    the tile's bus and receive mux (tess_exchange).
+//   tx_o/rx_*    the tile's bus and receive mux, one cycle ahead (tess_exchange).
 //   err_*        the tile's error (core trap, else exchange error), valid after it is raised.
 //   host_*       memory access while run_i = 0: one word per cycle, byte enables on writes,
 //                read data on host_rdata_o one cycle after the request. Ignored while running.
@@ -312,8 +314,6 @@ module tess_tile #(
     desc_d    = desc_q;
     spc_d     = spc_q;
     instr_d   = instr_q;
-    swait_d   = swait_q;
-    exch_d    = exch_q;
     if (sync_arrive) begin
       arrived_d = 1'b1;
       // Only bit 31 (host sync) and the id (15..0) are kept (docs/chip.md; the model too).
@@ -326,6 +326,16 @@ module tess_tile #(
     if (retire_valid_o) begin
       instr_d = instr_q + 64'd1;
     end
+    if (hs_we && ((hs_sel_i == tess_core_pkg::HS_INSTRET_LO) ||
+                  (hs_sel_i == tess_core_pkg::HS_INSTRET_HI))) begin
+      instr_d = instr_q - hs_instret_old + hs_instret_new;
+    end
+  end
+
+  // The sync-wait and exchange counters read stop: a block of their own (module header).
+  always_comb begin
+    swait_d = swait_q;
+    exch_d  = exch_q;
     // Cycles a_t .. R-1 and R .. X-1, up to and including the cycle e of a chip error: the
     // error is found at e+2 (stop), so that cycle is not counted and e+1's count is taken back.
     if (stop && !drop_i) begin
@@ -346,15 +356,16 @@ module tess_tile #(
         tess_core_pkg::HS_SWAIT_HI: swait_d[63:32] = hs_wdata_i;
         tess_core_pkg::HS_EXCH_LO:  exch_d = ExchW'({exch64[63:32], hs_wdata_i});
         tess_core_pkg::HS_EXCH_HI:  exch_d = ExchW'({hs_wdata_i, exch64[31:0]});
-        tess_core_pkg::HS_INSTRET_LO,
-        tess_core_pkg::HS_INSTRET_HI: instr_d = instr_q - hs_instret_old + hs_instret_new;
         default: ;
       endcase
     end
   end
 
-  assign swait_inc = core_run && arrived_q && !release_i && !stop;
-  assign exch_inc  = core_run && x_busy && !stop;
+  logic swait_go, exch_go;
+  assign swait_go  = core_run && arrived_q && !release_i;
+  assign exch_go   = core_run && x_busy;
+  assign swait_inc = swait_go && !stop;
+  assign exch_inc  = exch_go && !stop;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -419,22 +430,22 @@ module tess_tile #(
   end
 
   // Port B belongs to the core (or a receive of the engine) while running and to the host while
-  // held.
+  // held. The request is decided on its own: the host's is refused by the chip while it advances
+  // (host_ok), which a simulator evaluates on every chip clock.
+  assign b_req = x_wr_req || (core_run ? dmem_req : host_req_i);
+
   always_comb begin
     if (x_wr_req) begin
-      b_req   = 1'b1;
       b_we    = 1'b1;
       b_be    = 4'b1111;
       b_addr  = x_wr_addr;
       b_wdata = x_wr_data;
     end else if (core_run) begin
-      b_req   = dmem_req;
       b_we    = dmem_we;
       b_be    = dmem_be;
       b_addr  = dmem_addr;
       b_wdata = dmem_wdata;
     end else begin
-      b_req   = host_req_i;
       b_we    = host_we_i;
       b_be    = host_be_i;
       b_addr  = host_addr_i;
