@@ -29,6 +29,9 @@ module tess_core #(
   input  logic                      rst_ni,
   input  logic                      run_i,
   input  logic [15:0]               tile_id_i,
+  // register-file clear after reset (TESS_ICE40 only, tess_regfile; run_i is 0 meanwhile)
+  input  logic                      rf_clear_i,
+  input  logic [7:0]                rf_clear_idx_i,
   // chip control
   input  logic                      stop_i,
   input  logic                      resume_i,
@@ -300,7 +303,9 @@ module tess_core #(
     .wdata_a_i (xrf_wdata),
     .we_b_i    (run_we),
     .wctx_b_i  (run_ctx),
-    .wdata_b_i (run_arg)
+    .wdata_b_i (run_arg),
+    .clear_i     (rf_clear_i),
+    .clear_idx_i (rf_clear_idx_i)
   );
 
   // The FP register file and units exist only with HasFpu; without them F instructions are
@@ -325,7 +330,9 @@ module tess_core #(
       .wdata_a_i (frf_wdata),
       .we_b_i    (1'b0),
       .wctx_b_i  (3'd0),
-      .wdata_b_i (32'd0)
+      .wdata_b_i (32'd0),
+      .clear_i     (rf_clear_i),
+      .clear_idx_i (rf_clear_idx_i)
     );
   end else begin : g_no_fregs
     // Host writes of f registers (checkpoint restore) are dropped: the tile has none, and a host
@@ -450,6 +457,7 @@ module tess_core #(
     .pass_i     (commit && (dec.res_sel == tess_core_pkg::RES_DIV)),
     .pass_idx_i (ex_pass_q),
     .ctx_i      (ex_ctx_q),
+    .ctx_next_i (advance ? id_ctx_q : ex_ctx_q),
     .op_i       (dec.div_op),
     .a_i        (ex_rs1_q),
     .b_i        (ex_rs2_q),
