@@ -17,6 +17,7 @@
 // would, without recording one: the instruction in EX (issued at e) completes, younger ones are
 // discarded, older ones drain, the cycle count freezes at e + 1 (docs/chip.md, "Errors").
 `include "tess_core_types.svh"
+`include "tess_ctx_select.svh"
 
 module tess_core #(
   parameter int MemBytes = 65536,
@@ -819,10 +820,10 @@ module tess_core #(
 
     if (commit) begin
       if (dec.long_op) begin
-        lop_d[3*ex_ctx_q +: 3] = last_pass ? 3'd0 : ex_pass_q + 3'd1;
+        `TESS_CTX_SET(lop_d, 3, Contexts, ex_ctx_q, last_pass ? 3'd0 : ex_pass_q + 3'd1)
       end
       if (last_pass) begin
-        pc_d[32*ex_ctx_q +: 32] = jump ? target : link;
+        `TESS_CTX_SET(pc_d, 32, Contexts, ex_ctx_q, jump ? target : link)
       end
       if (mmio_wait) begin
         wait_d = 1'b1;
@@ -831,18 +832,18 @@ module tess_core #(
         sync_d = 1'b1;
       end
       if (mmio_done) begin
-        running_d[ex_ctx_q] = 1'b0;
+        `TESS_CTX_SET(running_d, 1, Contexts, ex_ctx_q, 1'b0)
       end
       if (mmio_run) begin
-        running_d[run_ctx] = 1'b1;
-        pc_d[32*run_ctx +: 32] = store_data;
+        `TESS_CTX_SET(running_d, 1, Contexts, run_ctx, 1'b1)
+        `TESS_CTX_SET(pc_d, 32, Contexts, run_ctx, store_data)
       end
     end
 
     // Checkpoint state written by the host while held (docs/checkpoint.md).
     if (hs_we) begin
       unique case (hs_sel_i)
-        tess_core_pkg::HS_PC:       pc_d[32*hs_ctx_i +: 32] = hs_wdata_i;
+        tess_core_pkg::HS_PC:       `TESS_CTX_SET(pc_d, 32, Contexts, hs_ctx_i, hs_wdata_i)
         tess_core_pkg::HS_CYCLE_LO: cycle_d[31:0]  = hs_wdata_i;
         tess_core_pkg::HS_CYCLE_HI: cycle_d[63:32] = hs_wdata_i;
         tess_core_pkg::HS_IDLE_LO:  idle_d[31:0]   = hs_wdata_i;

@@ -15,6 +15,8 @@
 // that context until port a writes the register again.
 // Latency: reads combinational, writes visible after the clock edge. With TESS_ICE40 (the iCE40
 // flow, scripts/fpga-ice40.sh) the reads come from block RAM on the falling edge: same timing.
+`include "tess_ctx_select.svh"
+
 module tess_regfile #(
   parameter int Contexts = 6,
   parameter bit ZeroReg  = 1'b1,
@@ -63,6 +65,8 @@ module tess_regfile #(
 `ifdef TESS_ICE40
   // iCE40: no written flags; the clear takes port a while the pipeline is held (nothing else
   // writes then). Memories are the one exception to "always_ff holds only q <= d".
+  logic unused_rst_n;  // only port b's side registers are reset
+  assign unused_rst_n = rst_ni;
   always_ff @(posedge clk_i) begin
     if (clear_i) begin
       mem[clear_idx_i] <= 32'd0;
@@ -124,11 +128,11 @@ module tess_regfile #(
       side_d       = side_q;
       side_valid_d = side_valid_q;
       if (wen_a && (waddr_a_i == BReg)) begin
-        side_valid_d[wctx_a_i] = 1'b0;
+        `TESS_CTX_SET(side_valid_d, 1, Cdepth, wctx_a_i, 1'b0)
       end
       if (wen_b) begin
-        side_valid_d[wctx_b_i]        = 1'b1;
-        side_d[32*wctx_b_i +: 32]     = wdata_b_i;
+        `TESS_CTX_SET(side_valid_d, 1, Cdepth, wctx_b_i, 1'b1)
+        `TESS_CTX_SET(side_d, 32, Cdepth, wctx_b_i, wdata_b_i)
       end
     end
 
