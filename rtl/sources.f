@@ -2,7 +2,7 @@
 # rtl/CMakeLists.txt (verilate), scripts/lint-rtl.sh (Verilator, Yosys, Icarus) and
 # rtl/tests/icarus/build.sh read (the latter two through scripts/rtl-sources.sh). The generated
 # chip-parameter package (rtl/params.json -> tess_params_pkg.sv) comes first and is not listed.
-# core/tess_core_types.svh is included from core/ and is not listed either.
+# The include files core/*.svh are included from core/ and are not listed either.
 tess_pkg.sv
 prim/tess_clock_gate.sv
 fpu/tess_fpu_round.sv

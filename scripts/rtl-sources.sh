@@ -2,7 +2,7 @@
 # Print the chip's RTL sources, one absolute path per line, in compile order (rtl/sources.f),
 # after generating the chip-parameter package into OUTDIR (it comes first).
 # With --icarus, print instead copies in OUTDIR with always_comb spelled always @* (see below),
-# plus the include files (tess_core_types.svh and the testbench ones of rtl/tests/common) beside
+# plus the include files (rtl/core/*.svh and the testbench ones of rtl/tests/common) beside
 # them, so `iverilog -I OUTDIR` finds every include.
 # Extra files (testbenches) given after the options get the same treatment and come last.
 #
@@ -40,4 +40,4 @@ for f in "${srcs[@]}"; do
   fi
   echo "$dst"
 done
-cp "$root/rtl/core/tess_core_types.svh" "$root"/rtl/tests/common/*.svh "$out/"
+cp "$root"/rtl/core/*.svh "$root"/rtl/tests/common/*.svh "$out/"

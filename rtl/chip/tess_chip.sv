@@ -233,7 +233,38 @@ module tess_chip #(
     end
   end
 
-  assign advance  = run_q && (state_q == StRunning) && !(sync_stop_req && !stopping_q);
+  // Register-file clear (TESS_ICE40, tess_regfile): after every reset the tiles' register files
+  // are cleared one entry per cycle (256 cycles) and nothing advances before that; the cycle
+  // counts start with the first cycle that does, so they are what the model gives. The host
+  // sees a run start up to 256 clocks later (21 us on the iCEBreaker's 12 MHz; a UART frame
+  // takes longer). Without TESS_ICE40 the register files need no clear.
+  logic       rf_ready, rf_ready_next;
+  logic       rf_clear;
+  logic [7:0] rf_clear_idx;
+`ifdef TESS_ICE40
+  logic [8:0] rf_clr_q, rf_clr_d;  // bit 8: done
+  assign rf_clr_d      = rf_clr_q[8] ? rf_clr_q : rf_clr_q + 9'd1;
+  assign rf_ready      = rf_clr_q[8];
+  assign rf_ready_next = rf_clr_d[8];
+  assign rf_clear      = !rf_clr_q[8];
+  assign rf_clear_idx  = rf_clr_q[7:0];
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_n) begin
+      rf_clr_q <= '0;
+    end else begin
+      rf_clr_q <= rf_clr_d;
+    end
+  end
+`else
+  assign rf_ready      = 1'b1;
+  assign rf_ready_next = 1'b1;
+  assign rf_clear      = 1'b0;
+  assign rf_clear_idx  = '0;
+`endif
+
+  assign advance  = run_q && rf_ready && (state_q == StRunning) &&
+                    !(sync_stop_req && !stopping_q);
   assign live     = advance && !stopping_q;
   assign stop_now = live && ((|trap_now) || (|xerr) || sync_err);
   assign stop     = stop_now || stopping_q;
@@ -342,7 +373,8 @@ module tess_chip #(
   logic adv_next;
   logic live_next;
   logic release_next;
-  assign adv_next  = run_i && (state_d == StRunning) && !(sync_stop_next && !stopping_d);
+  assign adv_next  = run_i && rf_ready_next && (state_d == StRunning) &&
+                     !(sync_stop_next && !stopping_d);
   assign live_next = adv_next && !stopping_d;
 
   always_ff @(posedge clk_i) begin
@@ -719,6 +751,8 @@ module tess_chip #(
       .rst_ni          (rst_n),
       .run_i           (t_run_q),
       .tile_id_i       (16'(t)),
+      .rf_clear_i      (rf_clear),
+      .rf_clear_idx_i  (rf_clear_idx),
       .enable_i        (enable_q[t]),
       .stop_i          (stop),
       .drop_i          (t_drop_q),

@@ -17,6 +17,65 @@ module tess_alu (
   logic       br_ltu;
 
   assign shamt  = b_i[4:0];
+
+`ifdef TESS_ICE40
+  // iCE40: one adder for ADD, SUB, SLT, SLTU and the branch compares (the decoder gives a
+  // branch a_i = rs1, b_i = rs2), and one right shifter for the three shifts (SLL shifts the
+  // bit-reversed operand right): three carry chains and two shifters fewer than the default.
+  logic        sub;
+  logic [32:0] sum;       // a + b, or a - b with bit 32 = no borrow
+  logic        lt, ltu;
+  logic        shift_left;
+  logic [31:0] shift_in, shift_out, a_rev, out_rev;
+  logic [32:0] shift_wide;
+
+  assign sub = op_i != tess_core_pkg::ALU_ADD;
+  assign sum = {1'b0, a_i} + {1'b0, sub ? ~b_i : b_i} + {32'd0, sub};
+  assign ltu = !sum[32];
+  assign lt  = (a_i[31] != b_i[31]) ? a_i[31] : sum[31];
+
+  assign br_eq  = a_i == b_i;
+  assign br_lt  = lt;
+  assign br_ltu = ltu;
+
+  always_comb begin
+    for (int i = 0; i < 32; i++) begin
+      a_rev[i] = a_i[31 - i];
+    end
+  end
+  assign shift_left = op_i == tess_core_pkg::ALU_SLL;
+  assign shift_in   = shift_left ? a_rev : a_i;
+  assign shift_wide = $unsigned($signed({(op_i == tess_core_pkg::ALU_SRA) && a_i[31], shift_in})
+                                >>> shamt);
+  assign shift_out  = shift_wide[31:0];
+  always_comb begin
+    for (int i = 0; i < 32; i++) begin
+      out_rev[i] = shift_out[31 - i];
+    end
+  end
+
+  logic [31:0] unused_rs;
+  logic        unused_shift_top;  // the sign bit shifted in
+  assign unused_rs        = rs1_i ^ rs2_i;
+  assign unused_shift_top = shift_wide[32];
+
+  always_comb begin
+    result_o = '0;
+    unique case (op_i)
+      tess_core_pkg::ALU_ADD,
+      tess_core_pkg::ALU_SUB:  result_o = sum[31:0];
+      tess_core_pkg::ALU_SLL:  result_o = out_rev;
+      tess_core_pkg::ALU_SLT:  result_o = {31'b0, lt};
+      tess_core_pkg::ALU_SLTU: result_o = {31'b0, ltu};
+      tess_core_pkg::ALU_XOR:  result_o = a_i ^ b_i;
+      tess_core_pkg::ALU_SRL,
+      tess_core_pkg::ALU_SRA:  result_o = shift_out;
+      tess_core_pkg::ALU_OR:   result_o = a_i | b_i;
+      tess_core_pkg::ALU_AND:  result_o = a_i & b_i;
+      default:  result_o = '0;
+    endcase
+  end
+`else
   assign br_eq  = rs1_i == rs2_i;
   assign br_lt  = $signed(rs1_i) < $signed(rs2_i);
   assign br_ltu = rs1_i < rs2_i;
@@ -37,6 +96,7 @@ module tess_alu (
       default:  result_o = '0;
     endcase
   end
+`endif
 
   always_comb begin
     br_taken_o = 1'b0;

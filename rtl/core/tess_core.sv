@@ -17,6 +17,7 @@
 // would, without recording one: the instruction in EX (issued at e) completes, younger ones are
 // discarded, older ones drain, the cycle count freezes at e + 1 (docs/chip.md, "Errors").
 `include "tess_core_types.svh"
+`include "tess_ctx_select.svh"
 
 module tess_core #(
   parameter int MemBytes = 65536,
@@ -29,6 +30,9 @@ module tess_core #(
   input  logic                      rst_ni,
   input  logic                      run_i,
   input  logic [15:0]               tile_id_i,
+  // register-file clear after reset (TESS_ICE40 only, tess_regfile; run_i is 0 meanwhile)
+  input  logic                      rf_clear_i,
+  input  logic [7:0]                rf_clear_idx_i,
   // chip control
   input  logic                      stop_i,
   input  logic                      resume_i,
@@ -300,7 +304,9 @@ module tess_core #(
     .wdata_a_i (xrf_wdata),
     .we_b_i    (run_we),
     .wctx_b_i  (run_ctx),
-    .wdata_b_i (run_arg)
+    .wdata_b_i (run_arg),
+    .clear_i     (rf_clear_i),
+    .clear_idx_i (rf_clear_idx_i)
   );
 
   // The FP register file and units exist only with HasFpu; without them F instructions are
@@ -325,7 +331,9 @@ module tess_core #(
       .wdata_a_i (frf_wdata),
       .we_b_i    (1'b0),
       .wctx_b_i  (3'd0),
-      .wdata_b_i (32'd0)
+      .wdata_b_i (32'd0),
+      .clear_i     (rf_clear_i),
+      .clear_idx_i (rf_clear_idx_i)
     );
   end else begin : g_no_fregs
     // Host writes of f registers (checkpoint restore) are dropped: the tile has none, and a host
@@ -450,6 +458,7 @@ module tess_core #(
     .pass_i     (commit && (dec.res_sel == tess_core_pkg::RES_DIV)),
     .pass_idx_i (ex_pass_q),
     .ctx_i      (ex_ctx_q),
+    .ctx_next_i (advance ? id_ctx_q : ex_ctx_q),
     .op_i       (dec.div_op),
     .a_i        (ex_rs1_q),
     .b_i        (ex_rs2_q),
@@ -809,10 +818,10 @@ module tess_core #(
 
     if (commit) begin
       if (dec.long_op) begin
-        lop_d[3*ex_ctx_q +: 3] = last_pass ? 3'd0 : ex_pass_q + 3'd1;
+        `TESS_CTX_SET(lop_d, 3, Contexts, ex_ctx_q, last_pass ? 3'd0 : ex_pass_q + 3'd1)
       end
       if (last_pass) begin
-        pc_d[32*ex_ctx_q +: 32] = jump ? target : link;
+        `TESS_CTX_SET(pc_d, 32, Contexts, ex_ctx_q, jump ? target : link)
       end
       if (mmio_wait) begin
         wait_d = 1'b1;
@@ -821,18 +830,18 @@ module tess_core #(
         sync_d = 1'b1;
       end
       if (mmio_done) begin
-        running_d[ex_ctx_q] = 1'b0;
+        `TESS_CTX_SET(running_d, 1, Contexts, ex_ctx_q, 1'b0)
       end
       if (mmio_run) begin
-        running_d[run_ctx] = 1'b1;
-        pc_d[32*run_ctx +: 32] = store_data;
+        `TESS_CTX_SET(running_d, 1, Contexts, run_ctx, 1'b1)
+        `TESS_CTX_SET(pc_d, 32, Contexts, run_ctx, store_data)
       end
     end
 
     // Checkpoint state written by the host while held (docs/checkpoint.md).
     if (hs_we) begin
       unique case (hs_sel_i)
-        tess_core_pkg::HS_PC:       pc_d[32*hs_ctx_i +: 32] = hs_wdata_i;
+        tess_core_pkg::HS_PC:       `TESS_CTX_SET(pc_d, 32, Contexts, hs_ctx_i, hs_wdata_i)
         tess_core_pkg::HS_CYCLE_LO: cycle_d[31:0]  = hs_wdata_i;
         tess_core_pkg::HS_CYCLE_HI: cycle_d[63:32] = hs_wdata_i;
         default: ;

@@ -2,6 +2,8 @@
 // the read-only cycle and id CSRs. A CSR instruction reads and writes in EX (write effective for
 // the context's next instruction); FP flags accrue at WB; instret counts retirements at WB.
 // The decoder has already rejected unknown CSRs and writes to read-only ones.
+`include "tess_ctx_select.svh"
+
 module tess_csr #(
   parameter int Contexts = 6,
   parameter int NumTiles = 1,
@@ -110,19 +112,19 @@ module tess_csr #(
     frm_d     = frm_q;
     instret_d = instret_q;
     if (commit_i && (csr_op_i != tess_core_pkg::CSR_NONE) && csr_write_i) begin
-      fflags_d[5*ex_ctx_i +: 5] = fcsr_new[4:0];
-      frm_d[3*ex_ctx_i +: 3]    = fcsr_new[7:5];
+      `TESS_CTX_SET(fflags_d, 5, Contexts, ex_ctx_i, fcsr_new[4:0])
+      `TESS_CTX_SET(frm_d, 3, Contexts, ex_ctx_i, fcsr_new[7:5])
     end
     if (flags_we_i) begin
-      fflags_d[5*wb_ctx_i +: 5] = fflags_q[5*wb_ctx_i +: 5] | flags_i;
+      `TESS_CTX_SET(fflags_d, 5, Contexts, wb_ctx_i, fflags_q[5*wb_ctx_i +: 5] | flags_i)
     end
     if (retire_i) begin
-      instret_d[64*wb_ctx_i +: 64] = instret_q[64*wb_ctx_i +: 64] + 64'd1;
+      `TESS_CTX_SET(instret_d, 64, Contexts, wb_ctx_i, instret_q[64*wb_ctx_i +: 64] + 64'd1)
     end
     // Host writes come only while the core is held (nothing commits or retires then).
     if (hs_fcsr_we_i) begin
-      fflags_d[5*hs_ctx_i +: 5] = hs_wdata_i[4:0];
-      frm_d[3*hs_ctx_i +: 3]    = hs_wdata_i[7:5];
+      `TESS_CTX_SET(fflags_d, 5, Contexts, hs_ctx_i, hs_wdata_i[4:0])
+      `TESS_CTX_SET(frm_d, 3, Contexts, hs_ctx_i, hs_wdata_i[7:5])
     end
     if (hs_instret_lo_we_i) begin
       instret_d[64*hs_ctx_i +: 32] = hs_wdata_i;

@@ -103,6 +103,10 @@ module tess_decoder #(
       end
       tess_core_pkg::OPC_BRANCH: begin
         dec_o.branch  = 1'b1;
+        // The ALU result of a branch is unused; rs1 - rs2 there lets the iCE40 ALU decide the
+        // branch with its one subtractor (tess_alu).
+        dec_o.alu_op  = tess_core_pkg::ALU_SUB;
+        dec_o.op_b    = tess_core_pkg::OPB_RS2;
         dec_o.imm     = {{19{insn_i[31]}}, insn_i[31], insn_i[7], insn_i[30:25], insn_i[11:8],
                          1'b0};
         dec_o.illegal = (funct3 == 3'b010) || (funct3 == 3'b011);

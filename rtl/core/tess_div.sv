@@ -12,6 +12,7 @@ module tess_div #(
   input  logic        pass_i,      // a pass of a divide is in EX this cycle
   input  logic [2:0]  pass_idx_i,  // 0..7
   input  logic [2:0]  ctx_i,
+  input  logic [2:0]  ctx_next_i,  // the context in EX in the next cycle (TESS_ICE40 only)
   input  logic [1:0]  op_i,        // tess_core_pkg::div_op_e, used on pass 0
   input  logic [31:0] a_i,         // dividend, used on pass 0
   input  logic [31:0] b_i,         // divisor, used on pass 0
@@ -42,8 +43,16 @@ module tess_div #(
   // One entry per context (a power-of-two count, so every ctx_i indexes inside the array).
   localparam int Depth = 2 ** $clog2(Contexts);
 
-  div_state_t                state_q [Depth];
+  div_state_t                stored;       // ctx_i's partial state
   div_state_t                start, cur, next;
+
+  // $bits(div_state_t), spelled out: Yosys 0.23 and Icarus 11 cannot size a declaration by it.
+  localparam int StateBits = 3 * 32 + 3;
+`ifdef VERILATOR
+  if ($bits(div_state_t) != StateBits) begin : g_state_bits_error
+    $error("tess_div: StateBits must be $bits(div_state_t)");
+  end
+`endif
   logic                      a_signed;
   logic                      a_neg;
   logic                      b_neg;
@@ -66,7 +75,7 @@ module tess_div #(
   end
 
   always_comb begin
-    cur   = (pass_idx_i == 3'd0) ? start : state_q[ctx_i];
+    cur   = (pass_idx_i == 3'd0) ? start : stored;
     next  = cur;
     trial = '0;
     for (int i = 0; i < StepsPerPass; i++) begin
@@ -95,10 +104,45 @@ module tess_div #(
   // The partial states are a memory without reset: pass 0 never reads its context's entry, so an
   // entry is always written before it is read. Like tess_sram, the one exception to "always_ff
   // holds only q <= d".
+`ifdef TESS_ICE40
+  // iCE40 (scripts/fpga-ice40.sh): as registers the states cost 8 x 99 flip-flops and their read
+  // mux, so the wide part goes to block RAM, whose reads are synchronous: it is read at the edge
+  // that starts the EX cycle, with the context EX holds then (ctx_next_i), which gives the same
+  // data as the combinational read (an entry is written only by its own context's passes, never
+  // in the cycle before that context's next pass). The three flags stay in registers: 99 bits
+  // would take 7 block RAMs of 16 bits, 96 take 6.
+  localparam int WideBits = StateBits - 3;
+  (* no_rw_check *)
+  logic [WideBits-1:0] wide_mem [Depth];
+  logic [WideBits-1:0] wide_q;
+  logic [2:0]          flags_mem [Depth];
+
+  always_ff @(posedge clk_i) begin
+    wide_q <= wide_mem[ctx_next_i];
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (pass_i) begin
+      wide_mem[ctx_i]  <= next[StateBits-1:3];
+      flags_mem[ctx_i] <= next[2:0];
+    end
+  end
+
+  assign stored = {wide_q, flags_mem[ctx_i]};
+`else
+  // An array of vectors, not of the struct: Yosys 0.23 reads an unpacked array of a packed struct
+  // as one vector and its synthesised divider kept no per-context state.
+  logic [StateBits-1:0] state_q [Depth];
+  logic [2:0] unused_ctx_next;
+  assign unused_ctx_next = ctx_next_i;
+
   always_ff @(posedge clk_i) begin
     if (pass_i) begin
       state_q[ctx_i] <= next;
     end
   end
+
+  assign stored = state_q[ctx_i];
+`endif
 
 endmodule

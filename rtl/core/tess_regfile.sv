@@ -7,10 +7,16 @@
 // Every register reads 0 after reset (docs/tile.md). The storage is an unreset memory with one
 // write port (port a), so synthesis maps it to RAM (LUT RAM, block RAM); a reset flop per
 // register says whether it has been written since reset, and an unwritten register reads 0.
+// With TESS_ICE40 there are no such flops (256 of them and their read muxes cost the iCE40
+// about 700 logic cells): the chip clears the memory after every reset instead, one entry per
+// cycle through port a (clear_i, clear_idx_i), and holds the pipeline until it is done
+// (tess_chip, "register-file clear"). Without TESS_ICE40 clear_i is ignored.
 // Port b writes a side register per context instead of the memory; it overrides PortBReg of
 // that context until port a writes the register again.
 // Latency: reads combinational, writes visible after the clock edge. With TESS_ICE40 (the iCE40
 // flow, scripts/fpga-ice40.sh) the reads come from block RAM on the falling edge: same timing.
+`include "tess_ctx_select.svh"
+
 module tess_regfile #(
   parameter int Contexts = 6,
   parameter bit ZeroReg  = 1'b1,
@@ -32,7 +38,9 @@ module tess_regfile #(
   input  logic [31:0] wdata_a_i,
   input  logic        we_b_i,      // PortB only
   input  logic [2:0]  wctx_b_i,
-  input  logic [31:0] wdata_b_i
+  input  logic [31:0] wdata_b_i,
+  input  logic        clear_i,     // TESS_ICE40: write 0 to entry clear_idx_i
+  input  logic [7:0]  clear_idx_i  // {context, register}
 );
 
   // Power-of-two number of contexts so that every {ctx, addr} index is in range.
@@ -41,7 +49,6 @@ module tess_regfile #(
   localparam logic [4:0] BReg = 5'(PortBReg);
 
   logic [31:0]      mem [Depth];
-  logic [Depth-1:0] written_q, written_d;
   logic [7:0]       widx_a;
   logic [7:0]       ridx_a, ridx_b, ridx_c;
   logic             wen_a;
@@ -51,8 +58,37 @@ module tess_regfile #(
   assign ridx_b = {rctx_i, raddr_b_i};
   assign ridx_c = {rctx_i, raddr_c_i};
 
-  // x0 of the integer file is never written, so it stays "unwritten" and reads 0.
+  // x0 of the integer file is never written, so it stays "unwritten" (cleared) and reads 0.
   assign wen_a = we_a_i && !(ZeroReg && (waddr_a_i == 5'd0));
+
+  logic [31:0] mem_a, mem_b, mem_c;
+`ifdef TESS_ICE40
+  // iCE40: no written flags; the clear takes port a while the pipeline is held (nothing else
+  // writes then). Memories are the one exception to "always_ff holds only q <= d".
+  logic unused_rst_n;  // only port b's side registers are reset
+  assign unused_rst_n = rst_ni;
+  always_ff @(posedge clk_i) begin
+    if (clear_i) begin
+      mem[clear_idx_i] <= 32'd0;
+    end else if (wen_a) begin
+      mem[widx_a] <= wdata_a_i;
+    end
+  end
+
+  // iCE40: no LUT RAM, and block RAM reads are synchronous. The read ports are registered on
+  // the falling clock edge (one block-RAM copy per port, SB_RAM40_4KNR), so their data is there
+  // in the second half of the same cycle: the same cycle behaviour as the combinational read,
+  // because the read addresses come from registers and writes happen on the rising edge. Costs
+  // half a clock period for the read; the ID-stage logic after it has the other half.
+  always_ff @(negedge clk_i) begin
+    mem_a <= mem[ridx_a];
+    mem_b <= mem[ridx_b];
+    mem_c <= mem[ridx_c];
+  end
+`else
+  logic [Depth-1:0] written_q, written_d;
+  logic             unused_clear;
+  assign unused_clear = ^{clear_i, clear_idx_i};
 
   // Memories are the one exception to "always_ff holds only q <= d": no reset, one write port.
   always_ff @(posedge clk_i) begin
@@ -76,23 +112,6 @@ module tess_regfile #(
     end
   end
 
-  logic [31:0] mem_a, mem_b, mem_c;
-`ifdef TESS_ICE40
-  // iCE40: no LUT RAM, and block RAM reads are synchronous. The read ports are registered on
-  // the falling clock edge (one block-RAM copy per port, SB_RAM40_4KNR), so their data is there
-  // in the second half of the same cycle: the same cycle behaviour as the combinational read,
-  // because the read addresses come from registers and writes happen on the rising edge. Costs
-  // half a clock period for the read; the ID-stage logic after it has the other half.
-  logic [31:0] rd_a_q, rd_b_q, rd_c_q;
-  always_ff @(negedge clk_i) begin
-    rd_a_q <= mem[ridx_a];
-    rd_b_q <= mem[ridx_b];
-    rd_c_q <= mem[ridx_c];
-  end
-  assign mem_a = written_q[ridx_a] ? rd_a_q : 32'd0;
-  assign mem_b = written_q[ridx_b] ? rd_b_q : 32'd0;
-  assign mem_c = written_q[ridx_c] ? rd_c_q : 32'd0;
-`else
   assign mem_a = written_q[ridx_a] ? mem[ridx_a] : 32'd0;
   assign mem_b = written_q[ridx_b] ? mem[ridx_b] : 32'd0;
   assign mem_c = written_q[ridx_c] ? mem[ridx_c] : 32'd0;
@@ -109,11 +128,11 @@ module tess_regfile #(
       side_d       = side_q;
       side_valid_d = side_valid_q;
       if (wen_a && (waddr_a_i == BReg)) begin
-        side_valid_d[wctx_a_i] = 1'b0;
+        `TESS_CTX_SET(side_valid_d, 1, Cdepth, wctx_a_i, 1'b0)
       end
       if (wen_b) begin
-        side_valid_d[wctx_b_i]        = 1'b1;
-        side_d[32*wctx_b_i +: 32]     = wdata_b_i;
+        `TESS_CTX_SET(side_valid_d, 1, Cdepth, wctx_b_i, 1'b1)
+        `TESS_CTX_SET(side_d, 32, Cdepth, wctx_b_i, wdata_b_i)
       end
     end
 

@@ -52,6 +52,8 @@ module tess_tile #(
   input  logic                      rst_ni,
   input  logic                      run_i,
   input  logic [15:0]               tile_id_i,    // the tile's index (CSR 0xCC0)
+  input  logic                      rf_clear_i,   // register-file clear (tess_core, TESS_ICE40)
+  input  logic [7:0]                rf_clear_idx_i,
   input  logic                      enable_i,
   input  logic                      stop_i,
   input  logic                      drop_i,
@@ -172,6 +174,8 @@ module tess_tile #(
     .rst_ni          (rst_ni),
     .run_i           (core_run),
     .tile_id_i       (tile_id_i),
+    .rf_clear_i      (rf_clear_i),
+    .rf_clear_idx_i  (rf_clear_idx_i),
     .stop_i          (stop),
     .resume_i        (resume),
     .xchg_clear_i    (release_i),

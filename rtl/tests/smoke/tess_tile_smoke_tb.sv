@@ -70,6 +70,8 @@ module tess_tile_smoke_tb;
     .rst_ni          (rst_n),
     .run_i           (run),
     .tile_id_i       (16'd0),
+    .rf_clear_i      (1'b0),
+    .rf_clear_idx_i  (8'd0),
     .enable_i        (1'b1),
     .stop_i          (1'b0),
     .drop_i          (1'b0),

@@ -1,31 +1,43 @@
 /* Lockstep workload: long ops (DIV/DIVU/REM/REMU, FDIV.S, FSQRT.S) interleaved across the
  * supervisor and three workers, so several contexts sit in 8-round long ops at once. Perfect
- * squares and exact quotients keep the expected results exact. */
+ * squares and exact quotients keep the expected results exact. With WL_INTEGER_ONLY (the iCE40
+ * board's integer-only tile, wl_divsqrt_ice40) only the integer long ops run and the FP sum is an
+ * integer count, so the program has no F instruction. */
 #include <stdint.h>
 
 #include "tessera/tile.h"
 
 #define N 24
 
+#ifdef WL_INTEGER_ONLY
+typedef uint32_t fp_sum_t;
+#else
+typedef float fp_sum_t;
+#endif
+
 struct part {
   uint32_t seed;
   uint32_t isum;
-  float fsum;
+  fp_sum_t fsum;
 };
 
 static struct part parts[4];
 
 static void divsqrt(struct part* p) {
   uint32_t isum = 0;
-  float fsum = 0.0f;
+  fp_sum_t fsum = 0;
   for (uint32_t i = 1; i <= N; ++i) {
     uint32_t n = i * (p->seed + i);
     volatile uint32_t d = i;  /* keep the division a real DIVU */
     isum += n / d + n % d;    /* = seed + i, remainder 0 */
     volatile int32_t sn = -(int32_t)n;
     isum += (uint32_t)(sn / (int32_t)d) + (uint32_t)(sn % (int32_t)d);  /* -(seed + i) */
+#ifdef WL_INTEGER_ONLY
+    fsum += 1;
+#else
     float sq = (float)(i * i);
     fsum += __builtin_sqrtf(sq) / (float)i;  /* exactly 1 */
+#endif
   }
   p->isum = isum;
   p->fsum = fsum;
@@ -40,7 +52,7 @@ int main(void) {
   tessera_wait_workers();
   int ok = 1;
   for (uint32_t k = 0; k < 4; ++k) {
-    if (parts[k].isum != 0u || parts[k].fsum != (float)N) ok = 0;
+    if (parts[k].isum != 0u || parts[k].fsum != (fp_sum_t)N) ok = 0;
   }
   tessera_puts(ok ? "wl_divsqrt ok\n" : "wl_divsqrt FAIL\n");
   return ok ? 0 : 1;
