@@ -284,10 +284,12 @@ class Bringup {
 
   Outcome integer() {
     return programs({"isa_rv32i_alu" + suffix_ + ".elf", "isa_rv32i_branch" + suffix_ + ".elf",
-                     "isa_rv32i_mem" + suffix_ + ".elf", "isa_rv32m" + suffix_ + ".elf"},
+                     "isa_rv32i_mem" + suffix_ + ".elf", "isa_rv32m" + suffix_ + ".elf",
+                     "isa_reset_regs" + suffix_ + ".elf"},
                     false,
-                    "the exit code is the number of the failed check in sw/tests/isa/<program>.S; "
-                    "a trap at pc 0: the program did not load");
+                    "the exit code is the number of the failed check in sw/tests/isa/<program>.S "
+                    "(isa_reset_regs: registers not 0 after the reset before it); a trap at pc 0: "
+                    "the program did not load");
   }
 
   Outcome fpu() {

@@ -6,7 +6,9 @@
 # model --preset ice40). For every program: the same end state, the same chip cycle count, the
 # same exit code or the same trap (pc, cause, value), and the same tile counters (instructions,
 # idle slots, sync-wait and exchange cycles, and each context's C_INSTRET read through CTX_SEL as the
-# board's bridge reads it for STATS).
+# board's bridge reads it for STATS). Icarus runs each program twice, with CTRL.RESET and the
+# image loaded again between the runs (the iCE40 register files are cleared after every reset by
+# a sequencer, isa_reset_regs checks they read 0): both runs must end alike, the second is compared.
 # The programs are linked for 4 KiB (sw/tests/isa, *_ice40.elf). A program must halt with exit
 # code 0 on both, or, given as trap:PROGRAM.elf, trap on both at the same pc, cause and value.
 # Usage: run-ice40.sh TESSERA_RUN WORKDIR [trap:]PROGRAM.elf...
@@ -38,7 +40,7 @@ for arg in "$@"; do
   [ "$elf" = "$arg" ] || expect_trap=1
   name=$(basename "$elf" .elf)
   python3 "$here/elf2memh.py" "$elf" "$work/$name.memh" "$mem"
-  vvp -n "$work/run.vvp" "+image=$work/$name.memh" > "$work/$name.icarus.txt"
+  vvp -n "$work/run.vvp" "+image=$work/$name.memh" +runs=2 > "$work/$name.icarus.txt"
   # Icarus: RESULT state=S cycles=C exit=E ...; ERROR pc=P cause=K value=V in the error state.
   read -r state cycles exit_code < <(sed -n \
     's/^RESULT state=\([0-9]*\) cycles=\([0-9]*\) exit=\([0-9]*\) .*/\1 \2 \3/p' \
@@ -64,7 +66,11 @@ for arg in "$@"; do
   line="$name: icarus state $state, $cycles cycles, exit $exit_code${icarus_trap:+, trap $icarus_trap};"
   line+=" model $model_cycles cycles, status $model_status${model_trap:+, trap $model_trap}"
   line+="; counters icarus ${icarus_counters:-none}, model $model_counters"
+  # The first of the two runs (RUN 1, before CTRL.RESET) must end as the second.
+  first_run=$(sed -n 's/^RUN 1 \(state=.*\)/\1/p' "$work/$name.icarus.txt")
+  line+="; first run ${first_run:-missing}"
   ok=1
+  [ "$first_run" = "state=$state cycles=$cycles exit=$exit_code" ] || ok=0
   [ -n "$cycles" ] && [ "$cycles" = "$model_cycles" ] || ok=0
   [ -n "$icarus_counters" ] && [ "$icarus_counters" = "$model_counters" ] || ok=0
   if [ "$expect_trap" = 1 ]; then

@@ -1,9 +1,12 @@
 // Icarus run of one device program on the 4-tile chip (scripts/bench-rtl.sh times it against
 // Verilator), or on another configuration through the parameters (iverilog -P; the iCE40 board's
-// with rtl/tests/icarus/run-ice40.sh): the image (+image=<file>, written by elf2memh.py: one word per line for the whole
-// tile memory) is read into tile 0's SRAM array, tiles 1..3 are disabled through T_ENABLE as
-// RtlDevice does for a single-tile run, and the chip runs until it leaves RUNNING or
-// +max_cycles=<n> (default 10000000) clock cycles pass. Prints tile 0's console, then one line
+// with rtl/tests/icarus/run-ice40.sh): the image (+image=<file>, written by elf2memh.py: one word
+// per line for the whole tile memory) is read into tile 0's SRAM array, tiles 1..3 are disabled
+// through T_ENABLE as RtlDevice does for a single-tile run, and the chip runs until it leaves
+// RUNNING or +max_cycles=<n> (default 10000000) clock cycles pass. With +runs=<n> (default 1) the
+// program runs n times, each after CTRL.RESET and the image loaded again, with a line
+//   RUN <i> state=<STATUS state> cycles=<chip cycles> exit=<tile 0 exit code>
+// for each run but the last. Prints tile 0's console, then one line for the last run
 //   RESULT state=<STATUS state> cycles=<chip cycles> exit=<tile 0 exit code> clocks=<clocks run>
 //   ERROR pc=<ERR_PC> cause=<ERR_CAUSE> value=<ERR_VALUE>   (hex; only in the error state)
 //   COUNTERS instr=<T_INSTR> idle=<T_IDLE> syncwait=<T_SYNCWAIT> exch=<T_EXCH> ctx=<C_INSTRET of
@@ -46,6 +49,7 @@ module tess_chip_run_tb;
 
   string       image;
   longint      max_cycles;
+  int          runs;
   longint      clocks;
   logic [31:0] exit_code;
   logic [31:0] err_pc, err_cause, err_value;
@@ -68,6 +72,9 @@ module tess_chip_run_tb;
     if (!$value$plusargs("max_cycles=%d", max_cycles)) begin
       max_cycles = 10000000;
     end
+    if (!$value$plusargs("runs=%d", runs)) begin
+      runs = 1;
+    end
     clk        = 1'b0;
     rst_n      = 1'b0;
     run        = 1'b0;
@@ -85,20 +92,31 @@ module tess_chip_run_tb;
     rst_n = 1'b1;
     @(negedge clk);
 
-    for (int t = 1; t < NumTiles; t++) begin
-      ctl_write(12'(tess_params_pkg::CR_TILE_SEL), 32'(t));
-      ctl_write(12'(tess_params_pkg::CR_T_ENABLE), 32'd0);
+    for (int r = 1; r <= runs; r++) begin
+      if (r > 1) begin
+        // CTRL.RESET, then the image again (a reset keeps the memory; the program changed it).
+        ctl_write(12'(tess_params_pkg::CR_CTRL), 32'd1);
+        $readmemh(image, u_dut.g_tile[0].u_tile.u_sram.mem, 0, MemBytes / 4 - 1);
+      end
+      for (int t = 1; t < NumTiles; t++) begin
+        ctl_write(12'(tess_params_pkg::CR_TILE_SEL), 32'(t));
+        ctl_write(12'(tess_params_pkg::CR_T_ENABLE), 32'd0);
+      end
+      ctl_write(12'(tess_params_pkg::CR_TILE_SEL), 32'd0);
+      ctl_write(12'(tess_params_pkg::CR_CTRL), 32'd2);  // RUN
+      run    = 1'b1;
+      clocks = 0;
+      while (state == 4'(tess_params_pkg::ST_RUNNING) && clocks < max_cycles) begin
+        @(negedge clk);
+        clocks++;
+      end
+      run = 1'b0;
+      ctl_read(12'(tess_params_pkg::CR_T_EXIT), exit_code);
+      if (r < runs) begin
+        $display("");
+        $display("RUN %0d state=%0d cycles=%0d exit=%0d", r, state, cycle, exit_code);
+      end
     end
-    ctl_write(12'(tess_params_pkg::CR_TILE_SEL), 32'd0);
-    ctl_write(12'(tess_params_pkg::CR_CTRL), 32'd2);  // RUN
-    run    = 1'b1;
-    clocks = 0;
-    while (state == 4'(tess_params_pkg::ST_RUNNING) && clocks < max_cycles) begin
-      @(negedge clk);
-      clocks++;
-    end
-    run = 1'b0;
-    ctl_read(12'(tess_params_pkg::CR_T_EXIT), exit_code);
     $display("");
     $display("RESULT state=%0d cycles=%0d exit=%0d clocks=%0d", state, cycle, exit_code, clocks);
     if (state == 4'(tess_params_pkg::ST_ERROR)) begin
