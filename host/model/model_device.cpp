@@ -89,9 +89,9 @@ const char* checkpointRegisterName(uint32_t offset) {
 // and reading C_INSTRET stay on a chip without checkpoints: they are how a host (the UART bridge's
 // STATS) reads a context's instruction count.
 bool isCheckpointRegister(uint32_t offset) {
-  return offset >= TESS_CR_CTX_SEL && offset <= TESS_CR_T_XCHG_PROG &&
-         offset != TESS_CR_CTX_SEL && offset != TESS_CR_C_INSTRET_LO &&
-         offset != TESS_CR_C_INSTRET_HI && checkpointRegisterName(offset) != nullptr;
+  return offset > TESS_CR_CTX_SEL && offset <= TESS_CR_T_XCHG_PROG &&
+         offset != TESS_CR_C_INSTRET_LO && offset != TESS_CR_C_INSTRET_HI &&
+         checkpointRegisterName(offset) != nullptr;
 }
 
 }  // namespace

@@ -20,7 +20,6 @@ namespace {
 constexpr uint64_t kNoLimit = ~uint64_t{0};
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-
 // A failure as it travels between ranks.
 struct FailureMsg {
   uint64_t cycle = 0;

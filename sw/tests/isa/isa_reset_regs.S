@@ -1,9 +1,10 @@
 /* Every register reads 0 after a reset (docs/tile.md), after power-on and after CTRL.RESET alike.
  * Check 1: the supervisor's registers that crt0 and the call to main leave untouched. Check 2:
- * every register of worker 1 but a0 (RUN_ARG) when it starts. Then the program leaves those
- * registers non-zero, so that a second run after a reset finds them cleared only if the reset
- * cleared them: rtl/tests/icarus/run-ice40.sh runs every program twice with CTRL.RESET between
- * (the iCE40 register files are cleared by a sequencer after each reset, not by reset flops). */
+ * every register of worker 1 but a0 (RUN_ARG) when it starts. Then the program leaves the
+ * supervisor's checked registers and most of the worker's non-zero, so that a second run after a
+ * reset passes only if the reset cleared them: rtl/tests/icarus/run-ice40.sh runs every program
+ * twice with CTRL.RESET between (the iCE40 register files are cleared by a sequencer after each
+ * reset, not by reset flops). */
 #include "isa_test.h"
 
 TEST_BEGIN
