@@ -17,8 +17,11 @@
 //                  on err_o (registered) at t+k+1, i.e. two cycles after the error cycle e = t+k-1,
 //                  the cycle the chip stops every tile.
 // Every register advances only with advance_i (the chip's cycle). stop_i comes from every tile of
-// the chip in the same cycle: only small blocks read it, since a simulator evaluates those on
-// every chip clock (docs/benchmarks.md, "RTL, fourth step").
+// the chip in the same cycle: only the always_ff block reads it (the registers it clears take
+// their stop value there), since a simulator evaluates combinational logic that reads it on every
+// clock of every tile (docs/benchmarks.md, "RTL, fifth step"). The SRAM read of a stop's cycle
+// still happens: its word is never used (the engine is idle from the next cycle on, and the chip
+// has stopped).
 module tess_exchange #(
   parameter int MemBytes = 65536,
   parameter int NumTiles = 1,
@@ -96,7 +99,7 @@ module tess_exchange #(
   logic [Ew-1:0] elapsed_q, elapsed_d;     // cycles since R, saturating at Latency
   logic          tx_valid_q, tx_valid_d;
   logic [Aw-1:0] rd_addr_q, rd_addr_d;
-  wr_t           wp1_q, wp1_d, wp1_c, wp2_q;
+  wr_t           wp1_q, wp1_d, wp1_c, wp1_stop, wp2_q;
   logic [31:0]   rx_q;
   logic          err_q, err_d;
   logic [4:0]    err_cause_q, err_cause_d;
@@ -322,7 +325,7 @@ module tess_exchange #(
   assign rd_byte_addr = xfer ? x_saddr : fetch_addr;
   logic rd_go;
   assign rd_go     = advance_i && ((fetch && !wfault_d) || (xfer && x_send));
-  assign rd_req_o  = rd_go && !stop_i;
+  assign rd_req_o  = rd_go;
   assign rd_addr_o = rd_byte_addr[Aw+1:2];
   assign rd_addr_d = rd_req_o ? rd_addr_o : rd_addr_q;
 
@@ -345,16 +348,18 @@ module tess_exchange #(
     err_new     = err_now && !err_q;
   end
 
-  // A stop discards this cycle's send, receive and error.
+  // A stop discards this cycle's send, receive and error: the always_ff block takes wp1_stop
+  // and leaves the error registers alone then.
   always_comb begin
-    tx_valid_d  = xfer && x_send && !stop_i;
-    wp1_d       = wp1_c;
-    wp1_d.valid = wp1_c.valid && !stop_i;
-    err_d       = err_q || (err_now && !stop_i);
-    err_cause_d = err_cause_q;
-    err_pc_d    = err_pc_q;
-    err_value_d = err_value_q;
-    if (err_new && !stop_i) begin
+    tx_valid_d     = xfer && x_send;
+    wp1_d          = wp1_c;
+    wp1_stop       = wp1_c;
+    wp1_stop.valid = 1'b0;
+    err_d          = err_q || err_now;
+    err_cause_d    = err_cause_q;
+    err_pc_d       = err_pc_q;
+    err_value_d    = err_value_q;
+    if (err_new) begin
       err_cause_d = err_now_cause;
       err_pc_d    = pc_q;
       err_value_d = err_now_value;
@@ -406,15 +411,15 @@ module tess_exchange #(
       recv_q        <= recv_d;
       bus_q         <= bus_d;
       elapsed_q     <= elapsed_d;
-      tx_valid_q    <= tx_valid_d;
+      tx_valid_q    <= tx_valid_d && !stop_i;
       rd_addr_q     <= rd_addr_d;
-      wp1_q         <= wp1_d;
+      wp1_q         <= stop_i ? wp1_stop : wp1_d;
       wp2_q         <= stop_i ? '0 : wp1_q;
       rx_q          <= rx_data_i;
-      err_q         <= err_d;
-      err_cause_q   <= err_cause_d;
-      err_pc_q      <= err_pc_d;
-      err_value_q   <= err_value_d;
+      err_q         <= stop_i ? err_q : err_d;
+      err_cause_q   <= stop_i ? err_cause_q : err_cause_d;
+      err_pc_q      <= stop_i ? err_pc_q : err_pc_d;
+      err_value_q   <= stop_i ? err_value_q : err_value_d;
     end
   end
 

@@ -27,11 +27,9 @@ module tess_exchange_absent (
 
   assign begin_now = start_i && (prog_i != 32'd0);
 
-  // stop_i comes from every tile of the chip: only this small block reads it (tess_exchange).
-  always_comb begin
-    pend_d = begin_now && !stop_i;
-    err_d  = err_q || (pend_q && !stop_i);
-  end
+  // stop_i comes from every tile of the chip: only the always_ff block reads it (tess_exchange).
+  assign pend_d = begin_now;
+  assign err_d  = err_q || pend_q;
 
   assign prog_d = begin_now ? prog_i : prog_q;
 
@@ -47,9 +45,9 @@ module tess_exchange_absent (
       prog_q <= '0;
       err_q  <= 1'b0;
     end else if (advance_i) begin
-      pend_q <= pend_d;
+      pend_q <= pend_d && !stop_i;
       prog_q <= prog_d;
-      err_q  <= err_d;
+      err_q  <= stop_i ? err_q : err_d;
     end
   end
 

@@ -16,6 +16,10 @@
 // stop_i (a chip error at cycle e = now - 2, found on some tile) halts the core as an EXIT
 // would, without recording one: the instruction in EX (issued at e) completes, younger ones are
 // discarded, older ones drain, the cycle count freezes at e + 1 (docs/chip.md, "Errors").
+// stop_i is read only inside the always_ff blocks (the registers it changes take their stop value
+// there), never by combinational logic: it comes from every tile of the chip, and a simulator
+// evaluates combinational logic that reads it on every clock of every tile, a disabled tile's
+// too (docs/benchmarks.md, "RTL, fifth step"). halt_now_o leaves it out for the same reason.
 `include "tess_core_types.svh"
 `include "tess_ctx_select.svh"
 
@@ -41,7 +45,7 @@ module tess_core #(
   output logic [31:0]               sync_desc_o,
   output logic [31:0]               sync_pc_o,
   output logic [31:0]               xchg_prog_o,
-  output logic                      halt_now_o,   // halted, or halting in this cycle's EX
+  output logic                      halt_now_o,   // halted, or halting by EXIT or trap in this EX
   output logic                      trap_now_o,   // an instruction traps in this cycle's EX
   // instruction fetch (SRAM port A, data one cycle later)
   output logic                      imem_req_o,
@@ -221,7 +225,8 @@ module tess_core #(
   assign sup_blocked = (slot_q == 3'd0) &&
                        ((wait_q && (running_q[Contexts-1:1] != '0)) || (sync_q && !resume_i));
   assign issue       = advance && !halt_q && running_q[slot_q] && !sup_blocked;
-  // Slots lost after the halting instruction's EX are not part of the run (see idle_d).
+  // Slots lost after the halting instruction's EX are not part of the run (see idle_d); a stop
+  // takes this cycle's count back in the always_ff block.
   assign slot_idle   = advance && !halt_q && !ex_halt && !issue;
   assign if_pc       = pc_q[32*slot_q +: 32];
   assign if_pass     = lop_q[3*slot_q +: 3];
@@ -541,11 +546,9 @@ module tess_core #(
   end
 
   assign commit  = advance && ex_valid_q && !ex_trap;
-  // stop_i comes from every tile of the chip: the logic that reads it is kept in small blocks
-  // (ex_halt and below), which a simulator evaluates on every chip clock (docs/benchmarks.md).
-  logic ex_halt_self;   // the instruction in EX halts the tile (trap or EXIT)
-  assign ex_halt_self = advance && !halt_q && ex_valid_q && (ex_trap || mmio_exit);
-  assign ex_halt      = ex_halt_self || (advance && !halt_q && stop_i);
+  // The instruction in EX halts the tile (trap or EXIT). The chip's error stop halts it in the
+  // same way; the always_ff blocks add that (module header).
+  assign ex_halt = advance && !halt_q && ex_valid_q && (ex_trap || mmio_exit);
 
   assign trap_now_o  = advance && ex_valid_q && ex_trap;
   assign halt_now_o  = halt_q || ex_halt;
@@ -849,7 +852,7 @@ module tess_core #(
     end
 
     // What a halt records (a stop records nothing).
-    if (ex_halt_self) begin
+    if (ex_halt) begin
       if (ex_valid_q && mmio_exit && !ex_trap) begin
         exit_code_d = store_data;
         exited_d    = 1'b1;
@@ -863,7 +866,13 @@ module tess_core #(
     end
   end
 
-  // The halt and the idle count read stop_i (ex_halt): a block of their own.
+  // The halt and the idle count; a stop's values (idle_halt, halt_cycles_at) are taken in the
+  // always_ff block.
+  logic [63:0] idle_halt, halt_cycles_at;
+  // Slot h + 1 (in ID) was counted idle in its IF cycle but lies after the halt.
+  assign idle_halt      = idle_q - {63'd0, id_idle_q};
+  // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
+  assign halt_cycles_at = cycle_q - 64'd1;
   always_comb begin
     halt_d        = halt_q;
     halt_cycles_d = halt_cycles_q;
@@ -878,13 +887,9 @@ module tess_core #(
       idle_d[63:32] = hs_wdata_i;
     end
     if (ex_halt) begin
-      halt_d = 1'b1;
-      // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
-      halt_cycles_d = cycle_q - 64'd1;
-      // Slot h + 1 (in ID) was counted idle in its IF cycle but lies after the halt.
-      if (id_idle_q) begin
-        idle_d = idle_q - 64'd1;
-      end
+      halt_d        = 1'b1;
+      halt_cycles_d = halt_cycles_at;
+      idle_d        = idle_halt;
     end
   end
 
@@ -897,11 +902,14 @@ module tess_core #(
     end
   end
 
-  // A halt squashes IF and ID.
+  // A halt squashes IF and ID (a stop too: in the always_ff block below).
   logic id_valid_in, ex_valid_in;
   assign id_valid_in = id_valid_d && !ex_halt;
   assign ex_valid_in = ex_valid_d && !ex_halt;
 
+  // The chip's error stop (stop_i, see the module header) halts the core here: exceptions to
+  // "always_ff holds only q <= d", so that no combinational logic reads stop_i. hs_we never
+  // coincides with a stop (the host writes only while the core is held).
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       pc_q          <= '0;
@@ -929,10 +937,10 @@ module tess_core #(
       sync_q        <= sync_d;
       slot_q        <= slot_d;
       cycle_q       <= cycle_d;
-      idle_q        <= idle_d;
-      halt_q        <= halt_d;
+      idle_q        <= (advance && !halt_q && stop_i) ? idle_halt : idle_d;
+      halt_q        <= halt_d || (advance && stop_i);
       exited_q      <= exited_d;
-      halt_cycles_q <= halt_cycles_d;
+      halt_cycles_q <= (advance && !halt_q && stop_i) ? halt_cycles_at : halt_cycles_d;
       exit_code_q   <= exit_code_d;
       trap_q        <= trap_d;
       trap_ctx_q    <= trap_ctx_d;
@@ -970,14 +978,14 @@ module tess_core #(
       m2_q       <= '0;
       wb_q       <= '0;
     end else if (advance) begin
-      id_valid_q <= id_valid_in;
+      id_valid_q <= id_valid_in && !(!halt_q && stop_i);
       id_ctx_q   <= id_ctx_d;
       id_pc_q    <= id_pc_d;
       id_pass_q  <= id_pass_d;
       id_exc_q   <= id_exc_d;
       id_cause_q <= id_cause_d;
-      id_idle_q  <= id_idle_d;
-      ex_valid_q <= ex_valid_in;
+      id_idle_q  <= id_idle_d && !(!halt_q && stop_i);
+      ex_valid_q <= ex_valid_in && !(!halt_q && stop_i);
       ex_ctx_q   <= ex_ctx_d;
       ex_pc_q    <= ex_pc_d;
       ex_insn_q  <= ex_insn_d;

@@ -13,8 +13,10 @@
 //                first cycle with run_i = 1 after reset is cycle 0; run_i = 0 pauses everything.
 //                Must be 0 while enable_i is 0. The chip drives it, release_i and drop_i from
 //                registers of the tile's own clock, so that nothing behind them depends on
-//                chip-wide signals; stop_i, which it cannot register, is read by small blocks
-//                only (a simulator evaluates those on every chip clock, docs/benchmarks.md).
+//                chip-wide signals; stop_i, which it cannot register, is read only inside
+//                always_ff blocks (here, tess_core, tess_exchange): a simulator evaluates
+//                combinational logic that reads it on every clock of every tile
+//                (docs/benchmarks.md, "RTL, fifth step").
 //   enable_i     0 = the tile is disabled (T_ENABLE): its core never runs.
 //   stop_i       chip error stop in this cycle (see tess_core), drop_i in the cycles after it
 //                (tess_exchange); release_i: the sync releases.
@@ -133,7 +135,6 @@ module tess_tile #(
   logic [31:0]   b_wdata;
 
   logic        core_run;
-  logic        stop;
   logic        resume;
   logic        sync_arrive;
   logic [31:0] sync_desc;
@@ -162,7 +163,6 @@ module tess_tile #(
   // A disabled tile never advances (run_i is 0): it is halted from cycle 0 (the chip counts it as
   // halted).
   assign core_run = run_i;
-  assign stop     = stop_i && enable_i;
   assign resume   = (release_i && (xchg_prog == 32'd0)) || (core_run && x_finish);
 
   tess_core #(
@@ -176,7 +176,7 @@ module tess_tile #(
     .tile_id_i       (tile_id_i),
     .rf_clear_i      (rf_clear_i),
     .rf_clear_idx_i  (rf_clear_idx_i),
-    .stop_i          (stop),
+    .stop_i          (stop_i),   // acts only with run_i, 0 while disabled
     .resume_i        (resume),
     .xchg_clear_i    (release_i),
     .sync_o          (sync_arrive),
@@ -240,7 +240,7 @@ module tess_tile #(
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),
       .advance_i   (core_run),
-      .stop_i      (stop),
+      .stop_i      (stop_i),
       .drop_i      (drop_i),
       .start_i     (release_i),
       .prog_i      (xchg_prog),
@@ -276,7 +276,7 @@ module tess_tile #(
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),
       .advance_i   (core_run),
-      .stop_i      (stop),
+      .stop_i      (stop_i),
       .start_i     (release_i),
       .prog_i      (xchg_prog),
       .busy_o      (x_busy),
@@ -302,7 +302,7 @@ module tess_tile #(
   logic [63:0] swait_q, swait_d;
   logic [ExchW-1:0] exch_q, exch_d;
   logic [63:0] exch64;
-  logic        swait_inc, exch_inc;      // the counters count this cycle
+  logic        swait_go, exch_go;        // the counters count this cycle unless it stops
   logic        swait_inc_q, exch_inc_q;  // ... counted in the last cycle the chip advanced
   logic        hs_we;
   logic [63:0] hs_instret_old, hs_instret_new;
@@ -336,22 +336,22 @@ module tess_tile #(
     end
   end
 
-  // The sync-wait and exchange counters read stop: a block of their own (module header).
+  // The sync-wait and exchange counters count cycles a_t .. R-1 and R .. X-1, up to and
+  // including the cycle e of a chip error: the error is found at e+2 (stop_i), so that cycle is
+  // not counted and e+1's count is taken back (swait_back, exch_back), in the always_ff block.
+  // Nothing counts in the cycles after it (drop_i; the chip stops in every one of them).
+  logic [63:0]      swait_back;
+  logic [ExchW-1:0] exch_back;
+  assign swait_back = swait_q - {63'd0, swait_inc_q};
+  assign exch_back  = exch_q - ExchW'(exch_inc_q);
   always_comb begin
     swait_d = swait_q;
     exch_d  = exch_q;
-    // Cycles a_t .. R-1 and R .. X-1, up to and including the cycle e of a chip error: the
-    // error is found at e+2 (stop), so that cycle is not counted and e+1's count is taken back.
-    if (stop && !drop_i) begin
-      swait_d = swait_q - {63'd0, swait_inc_q};
-      exch_d  = exch_q - ExchW'(exch_inc_q);
-    end else begin
-      if (swait_inc) begin
-        swait_d = swait_q + 64'd1;
-      end
-      if (exch_inc) begin
-        exch_d = exch_q + ExchW'(1);
-      end
+    if (swait_go && !drop_i) begin
+      swait_d = swait_q + 64'd1;
+    end
+    if (exch_go && !drop_i) begin
+      exch_d = exch_q + ExchW'(1);
     end
     // Checkpoint state written by the host while held (nothing counts then).
     if (hs_we) begin
@@ -365,11 +365,8 @@ module tess_tile #(
     end
   end
 
-  logic swait_go, exch_go;
   assign swait_go  = core_run && arrived_q && !release_i;
   assign exch_go   = core_run && x_busy;
-  assign swait_inc = swait_go && !stop;
-  assign exch_inc  = exch_go && !stop;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -386,11 +383,12 @@ module tess_tile #(
       desc_q    <= desc_d;
       spc_q     <= spc_d;
       instr_q   <= instr_d;
-      swait_q   <= swait_d;
-      exch_q    <= exch_d;
+      // The chip's error stop, read only here (module header; hs_we never coincides with it).
+      swait_q   <= (stop_i && enable_i && !drop_i) ? swait_back : swait_d;
+      exch_q    <= (stop_i && enable_i && !drop_i) ? exch_back : exch_d;
       if (core_run) begin
-        swait_inc_q <= swait_inc;
-        exch_inc_q  <= exch_inc;
+        swait_inc_q <= swait_go && !stop_i;
+        exch_inc_q  <= exch_go && !stop_i;
       end
     end
   end
