@@ -11,8 +11,9 @@
 // about 700 logic cells): the chip clears the memory after every reset instead, one entry per
 // cycle through port a (clear_i, clear_idx_i), and holds the pipeline until it is done
 // (tess_chip, "register-file clear"). Without TESS_ICE40 clear_i is ignored.
-// Port b writes a side register per context instead of the memory; it overrides PortBReg of
-// that context until port a writes the register again.
+// Port b writes a side register per worker context (1 .. Contexts-1: RUN never targets the
+// supervisor) instead of the memory; it overrides PortBReg of that context until port a writes
+// the register again.
 // Latency: reads combinational, writes visible after the clock edge. With TESS_ICE40 (the iCE40
 // flow, scripts/fpga-ice40.sh) the reads come from block RAM on the falling edge: same timing.
 `include "tess_ctx_select.svh"
@@ -37,7 +38,7 @@ module tess_regfile #(
   input  logic [4:0]  waddr_a_i,
   input  logic [31:0] wdata_a_i,
   input  logic        we_b_i,      // PortB only
-  input  logic [2:0]  wctx_b_i,
+  input  logic [2:0]  wctx_b_i,    // a worker: 1 .. Contexts-1
   input  logic [31:0] wdata_b_i,
   input  logic        clear_i,     // TESS_ICE40: write 0 to entry clear_idx_i
   input  logic [7:0]  clear_idx_i  // {context, register}
@@ -118,21 +119,31 @@ module tess_regfile #(
 `endif
 
   if (PortB) begin : g_port_b
-    // Side register of PortBReg per context, valid until port a writes that register.
-    logic [Cdepth*32-1:0] side_q, side_d;
-    logic [Cdepth-1:0]    side_valid_q, side_valid_d;
-    logic                 wen_b;
-    assign wen_b = we_b_i && !(ZeroReg && (BReg == 5'd0));
+    // Side register of PortBReg per worker (worker k at k - 1), valid until port a writes that
+    // register. Workers only: a side register for the supervisor, or for the unused indices up
+    // to the power of two, would never be written (the iCE40 build saves about 140 cells).
+    localparam int Workers = Contexts - 1;
+    logic [Workers*32-1:0] side_q, side_d;
+    logic [Workers-1:0]    side_valid_q, side_valid_d;
+    logic                  wen_b;
+    logic [2:0]            wk_a, wk_b, wk_r;
+    logic                  worker_a, worker_r;
+    assign wen_b    = we_b_i && !(ZeroReg && (BReg == 5'd0));
+    assign wk_a     = wctx_a_i - 3'd1;
+    assign wk_b     = wctx_b_i - 3'd1;
+    assign wk_r     = rctx_i - 3'd1;
+    assign worker_a = (wctx_a_i != 3'd0) && (32'(wctx_a_i) < 32'(Contexts));
+    assign worker_r = (rctx_i != 3'd0) && (32'(rctx_i) < 32'(Contexts));
 
     always_comb begin
       side_d       = side_q;
       side_valid_d = side_valid_q;
-      if (wen_a && (waddr_a_i == BReg)) begin
-        `TESS_CTX_SET(side_valid_d, 1, Cdepth, wctx_a_i, 1'b0)
+      if (wen_a && worker_a && (waddr_a_i == BReg)) begin
+        `TESS_CTX_SET(side_valid_d, 1, Workers, wk_a, 1'b0)
       end
       if (wen_b) begin
-        `TESS_CTX_SET(side_valid_d, 1, Cdepth, wctx_b_i, 1'b1)
-        `TESS_CTX_SET(side_d, 32, Cdepth, wctx_b_i, wdata_b_i)
+        `TESS_CTX_SET(side_valid_d, 1, Workers, wk_b, 1'b1)
+        `TESS_CTX_SET(side_d, 32, Workers, wk_b, wdata_b_i)
       end
     end
 
@@ -148,8 +159,8 @@ module tess_regfile #(
 
     logic side_r;
     logic [31:0] side_v;
-    assign side_r = side_valid_q[rctx_i];
-    assign side_v = side_q[32*rctx_i +: 32];
+    assign side_r = worker_r && side_valid_q[wk_r];
+    assign side_v = side_q[32*wk_r +: 32];
     assign rdata_a_o = (side_r && (raddr_a_i == BReg)) ? side_v : mem_a;
     assign rdata_b_o = (side_r && (raddr_b_i == BReg)) ? side_v : mem_b;
     assign rdata_c_o = (side_r && (raddr_c_i == BReg)) ? side_v : mem_c;
