@@ -26,8 +26,8 @@
 namespace tessera::model {
 
 /// The chip a model device builds for these options: the presets ("mk2", "ice40"), the default
-/// 4 tiles, tile memory, the FPU, the M extension, exchange engines and checkpoint registers. Shared by
-/// ModelDevice and the sharded model (host/shard).
+/// 4 tiles, tile memory, the FPU, the M extension, exchange engines and checkpoint registers.
+/// Shared by ModelDevice and the sharded model (host/shard).
 /// Throws tessera::Error on an unknown preset or a preset contradicted by tiles/memory.
 struct ChipGeometry {
   unsigned tiles;

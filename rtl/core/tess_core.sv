@@ -8,9 +8,10 @@
 // A context has at most one instruction in flight, so there is no forwarding or hazard logic.
 // Long ops (DIV*/REM*, FDIV.S, FSQRT.S) make 8 passes in the context's slots; the last one
 // retires (without M and F, HasMulDiv = HasFpu = 0, nothing is a long op and the pass counters
-// and the long-op word memory are left out). Context-state changes (RUN, DONE, WAIT) and pc updates happen in EX (c+2), so issue
-// decisions from c+3 see them. A trap or an EXIT store in EX halts the tile: IF and ID are
-// squashed, M1/M2/WB drain (the EXIT store retires), the cycle count freezes at h+1.
+// and the long-op word memory are left out). Context-state changes (RUN, DONE, WAIT) and pc
+// updates happen in EX (c+2), so issue decisions from c+3 see them. A trap or an EXIT store in
+// EX halts the tile: IF and ID are squashed, M1/M2/WB drain (the EXIT store retires), the cycle
+// count freezes at h+1.
 // run_i low pauses the whole pipeline (the host may use the SRAM meanwhile).
 // Chip (docs/chip.md): a SYNC committing in EX (c+2) blocks the supervisor (sync_o pulses; the
 // tile arrives at c+3) until resume_i, which may let the supervisor issue in that same cycle.
@@ -425,7 +426,8 @@ module tess_core #(
   // Traps of the decoder were resolved in ID; rs2/rs3 only address the register files.
   logic [12:0] unused_dec;
   assign unused_dec = {dec.illegal, dec.ecall, dec.ebreak, dec.rs2, dec.rs3};
-  assign last_pass  = !HasLongOps || !dec.long_op || (ex_pass_q == 3'(tess_params_pkg::LONG_OP_ROUNDS - 1));
+  assign last_pass  = !HasLongOps || !dec.long_op ||
+                      (ex_pass_q == 3'(tess_params_pkg::LONG_OP_ROUNDS - 1));
   assign link       = ex_pc_q + 32'd4;
   assign store_data = dec.mem_fp ? ex_fs2_q : ex_rs2_q;
 
@@ -1048,7 +1050,8 @@ module tess_core #(
       tess_core_pkg::HS_FCSR:       hs_rdata_o = {24'd0, hs_fcsr};
       tess_core_pkg::HS_INSTRET_LO: hs_rdata_o = instret_o[64*hs_ctx_i +: 32];
       tess_core_pkg::HS_INSTRET_HI: hs_rdata_o = instret_o[64*hs_ctx_i+32 +: 32];
-      tess_core_pkg::HS_CSTATE:     hs_rdata_o = {28'd0, HasLongOps && (lop_q[3*hs_ctx_i +: 3] != 3'd0),
+      tess_core_pkg::HS_CSTATE:     hs_rdata_o = {28'd0,
+                                                  HasLongOps && (lop_q[3*hs_ctx_i +: 3] != 3'd0),
                                                   (hs_ctx_i == 3'd0) && sync_q,
                                                   (hs_ctx_i == 3'd0) && wait_q,
                                                   running_q[hs_ctx_i]};

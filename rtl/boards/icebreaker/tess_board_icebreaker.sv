@@ -2,8 +2,8 @@
 // (12 MHz / 104), the user button as reset, the red LED for rejected frames and the green LED
 // while the chip runs. Pins: tess_board_icebreaker.pcf. Built by scripts/fpga-ice40.sh.
 // The defaults are the board's reduced configuration, ICE40 in rtl/params.json ("configs"):
-// one integer-only RV32I tile (no M, no F) with 4 KiB, no exchange engine, no checkpoint registers (docs/bringup.md,
-// "iCE40").
+// one RV32I tile (no M, no F) with 4 KiB, no exchange engine, no checkpoint registers
+// (docs/bringup.md, "iCE40").
 module tess_board_icebreaker #(
   parameter int NumTiles = tess_params_pkg::ICE40_NUM_TILES,
   parameter int MemBytes = tess_params_pkg::ICE40_TILE_MEM_BYTES,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest icarus_ice40_model: the iCE40 board's reduced chip (rtl/params.json, configs: ICE40: one
-# RV32I tile of 4 KiB without M and F, no exchange engine, no checkpoint registers), simulated by Icarus
-# exactly as scripts/fpga-ice40.sh synthesises it (TESS_FPGA, TESS_ICE40: register-file reads
+# RV32I tile of 4 KiB without M and F, no exchange engine, no checkpoint registers), simulated by
+# Icarus exactly as scripts/fpga-ice40.sh synthesises it (TESS_FPGA, TESS_ICE40: register-file reads
 # from block RAM on the falling edge), against the model's preset ice40 (tessera-run --device
 # model --preset ice40). For every program: the same end state, the same chip cycle count, the
 # same exit code or the same trap (pc, cause, value), and the same tile counters (instructions,
