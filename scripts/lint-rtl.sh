@@ -2,9 +2,9 @@
 # Lint the RTL with the three tools the project supports (docs: STYLE.md, "RTL"):
 #   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles, and the FPGA variant), of the
 #      verilated chips' simulation top (rtl/sim/tess_chip_sim.sv), of a lone
-#      tile and of the board top, also in the iCE40 board's reduced configuration (integer-only,
-#      no exchange engine, no checkpoint registers, TESS_ICE40) (must be clean; waivers only in
-#      rtl/lint/verilator.vlt),
+#      tile (also without M) and of the board top, also in the iCE40 board's reduced configuration
+#      (RV32I without M and F, no exchange engine, no checkpoint registers, TESS_ICE40) (must be
+#      clean; waivers only in rtl/lint/verilator.vlt),
 #   2. Yosys: read and synthesise a 2-tile chip (MemBytes=1024) and one tile alone with the same
 #      memory, printing each `stat` cell count; the FPGA variant of the board top has no latch and
 #      no asynchronous reset,
@@ -37,10 +37,10 @@ status=0
 # link bridge + chip) are linted too.
 # rtl/sim/tess_chip_sim.sv (the verilated chips' simulation top, not in sources.f) is linted too.
 for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_chip_sim -GNumTiles=16" \
-           "tess_tile" \
+           "tess_tile" "tess_tile -GHasMulDiv=0" \
            "tess_chip -GNumTiles=4 -DTESS_FPGA" "tess_board -GNumTiles=4 -DTESS_FPGA" \
            "tess_board -GNumTiles=1" \
-           "tess_board -GNumTiles=1 -GMemBytes=4096 -GHasFpu=0 -GHasExchange=0 -GHasCheckpoint=0 -DTESS_FPGA -DTESS_ICE40"; do
+           "tess_board -GNumTiles=1 -GMemBytes=4096 -GHasFpu=0 -GHasMulDiv=0 -GHasExchange=0 -GHasCheckpoint=0 -DTESS_FPGA -DTESS_ICE40"; do
   read -r top options <<<"$cfg"
   echo "== verilator --lint-only -Wall ($top $options)"
   # shellcheck disable=SC2086  # options are words without spaces

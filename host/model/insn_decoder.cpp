@@ -121,8 +121,9 @@ DecodedInsn decodeSystem(DecodedInsn d, uint32_t insn) {
 
 }  // namespace
 
-DecodedInsn decodeInsn(uint32_t insn, bool hasFpu) {
+DecodedInsn decodeInsn(uint32_t insn, bool hasFpu, bool hasMulDiv) {
   const DecodedInsn d = decodeInsn(insn);
+  if (!hasMulDiv && bits(insn, 6, 0) == 0x33 && bits(insn, 31, 25) == 0x01) return {};  // M
   if (hasFpu) return d;
   switch (bits(insn, 6, 0)) {
     case 0x07:  // LOAD-FP

@@ -115,10 +115,11 @@ struct DecodedInsn {
 /// Decode one instruction word; never fails (unknown encodings give Op::Illegal).
 DecodedInsn decodeInsn(uint32_t insn);
 
-/// Decode for a tile with or without the F extension: with hasFpu false (integer-only tile,
-/// rtl/params.json HAS_FPU = 0) every F instruction and every fflags/frm/fcsr access is
-/// Op::Illegal, as in the RTL decoder.
-DecodedInsn decodeInsn(uint32_t insn, bool hasFpu);
+/// Decode for a tile with or without the F and M extensions, as the RTL decoder does: with hasFpu
+/// false (integer-only tile, rtl/params.json HAS_FPU = 0) every F instruction and every
+/// fflags/frm/fcsr access is Op::Illegal; with hasMulDiv false (HAS_MULDIV = 0) every M
+/// instruction (OP, funct7 0000001) is.
+DecodedInsn decodeInsn(uint32_t insn, bool hasFpu, bool hasMulDiv);
 
 /// True if the CSR number exists (docs/tile.md, "CSRs").
 bool csrExists(uint32_t csr);

@@ -17,6 +17,7 @@ constexpr uint32_t kMk2MemBytes = 624 * 1024;
 constexpr bool kHasFpu = TESS_HAS_FPU != 0;  // rtl/params.json HAS_FPU, the RTL build's default
 constexpr bool kHasExchange = TESS_HAS_EXCHANGE != 0;
 constexpr bool kHasCheckpoint = TESS_HAS_CHECKPOINT != 0;
+constexpr bool kHasMulDiv = TESS_HAS_MULDIV != 0;
 
 }  // namespace
 
@@ -26,7 +27,8 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
       throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
                               kMk2MemBytes, options.tileMemBytes));
     }
-    return {kMk2Tiles, kMk2MemBytes, kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint};
+    return {kMk2Tiles, kMk2MemBytes, kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint,
+            kHasMulDiv && !options.noMulDiv};
   }
   if (options.preset == "ice40") {
     // The board's exact configuration, from the same source as its RTL top.
@@ -38,7 +40,7 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
     }
     return {TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES,
             TESS_ICE40_HAS_FPU != 0 && !options.noFpu, TESS_ICE40_HAS_EXCHANGE != 0,
-            TESS_ICE40_HAS_CHECKPOINT != 0};
+            TESS_ICE40_HAS_CHECKPOINT != 0, TESS_ICE40_HAS_MULDIV != 0 && !options.noMulDiv};
   }
   if (!options.preset.empty()) {
     throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\", \"ice40\")",
@@ -46,7 +48,8 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
   }
   return {options.tiles ? options.tiles : kDefaultTiles,
           options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES},
-          kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint};
+          kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint,
+          kHasMulDiv && !options.noMulDiv};
 }
 
 namespace {
@@ -104,11 +107,12 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
   const ChipGeometry g = chipGeometry(options);
   memBytes_ = g.memBytes;
   hasFpu_ = g.hasFpu;
+  hasMulDiv_ = g.hasMulDiv;
   hasExchange_ = g.hasExchange;
   hasCheckpoint_ = g.hasCheckpoint;
   tiles_.reserve(g.tiles);
   for (unsigned t = 0; t < g.tiles; ++t) {
-    tiles_.emplace_back(TileConfig{t, g.tiles, memBytes_, hasFpu_});
+    tiles_.emplace_back(TileConfig{t, g.tiles, memBytes_, hasFpu_, hasMulDiv_});
   }
   slots_.resize(g.tiles);
   records_.resize(g.tiles);
@@ -119,7 +123,7 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
 
 ChipInfo ModelDevice::info() const {
   return ChipInfo{static_cast<unsigned>(tiles_.size()), memBytes_, TileModel::kContexts, "model",
-                  hasFpu_};
+                  hasFpu_, hasMulDiv_};
 }
 
 void ModelDevice::reset() {

@@ -26,8 +26,8 @@
 namespace tessera::model {
 
 /// The chip a model device builds for these options: the presets ("mk2", "ice40"), the default
-/// 4 tiles, tile memory, the FPU, exchange engines and checkpoint registers. Shared by
-/// ModelDevice and the sharded model (host/shard).
+/// 4 tiles, tile memory, the FPU, the M extension, exchange engines and checkpoint registers.
+/// Shared by ModelDevice and the sharded model (host/shard).
 /// Throws tessera::Error on an unknown preset or a preset contradicted by tiles/memory.
 struct ChipGeometry {
   unsigned tiles;
@@ -35,6 +35,7 @@ struct ChipGeometry {
   bool hasFpu;
   bool hasExchange = true;    ///< rtl/params.json HAS_EXCHANGE (false: preset ice40)
   bool hasCheckpoint = true;  ///< rtl/params.json HAS_CHECKPOINT (false: preset ice40)
+  bool hasMulDiv = true;      ///< rtl/params.json HAS_MULDIV (false: preset ice40, noMulDiv)
 };
 ChipGeometry chipGeometry(const DeviceOptions& options);
 
@@ -42,7 +43,7 @@ ChipGeometry chipGeometry(const DeviceOptions& options);
 class ModelDevice : public Device {
  public:
   /// Tiles and memory per tile: options.preset "mk2" = 1472 x 638,976 bytes, "ice40" = the iCE40
-  /// board (rtl/params.json config ICE40: 1 integer-only tile of 4 KiB); else options.tiles
+  /// board (rtl/params.json config ICE40: 1 RV32I tile of 4 KiB, no M, no F); else options.tiles
   /// (0 = 4, docs/decisions.md) of options.tileMemBytes (0 = TESS_TILE_MEM_BYTES).
   explicit ModelDevice(const DeviceOptions& options);
 
@@ -114,6 +115,7 @@ class ModelDevice : public Device {
 
   uint32_t memBytes_;
   bool hasFpu_ = true;  // false: integer-only tiles (DeviceOptions::noFpu, preset ice40)
+  bool hasMulDiv_ = true;  // false: tiles without M (DeviceOptions::noMulDiv, preset ice40)
   bool hasExchange_ = true;    // false: no exchange engines (preset ice40, docs/chip.md)
   bool hasCheckpoint_ = true;  // false: no checkpoint registers (preset ice40)
   std::vector<TileModel> tiles_;

@@ -452,13 +452,14 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
   DecodedInsn staleInsn;
   uint32_t word;
   if (lastStoreCycle() + 2 >= cycle && staleFetch(pc, cycle, word)) [[unlikely]] {
-    staleInsn = decodeInsn(word, config_.hasFpu);  // not cached: the line must reflect the new memory from t+3 on
+    // Not cached: the line must reflect the new memory from t+3 on.
+    staleInsn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv);
     insn = &staleInsn;
   } else {
     CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
     std::memcpy(&word, mem_.data() + pc, 4);
     if (line.tag != pc) [[unlikely]] {
-      line.insn = decodeInsn(word, config_.hasFpu);
+      line.insn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv);
       line.tag = pc;
     }
     insn = &line.insn;

@@ -26,6 +26,7 @@ struct TileConfig {
   unsigned numTiles = 1;      ///< CSR 0xCC2
   uint32_t memBytes = 65536;  ///< SRAM bytes (CSR 0xCC3); a multiple of 4
   bool hasFpu = true;         ///< false: integer-only, F traps (rtl/params.json HAS_FPU)
+  bool hasMulDiv = true;      ///< false: no M extension, M traps (rtl/params.json HAS_MULDIV)
 };
 
 /// Where a tile stands after TileModel::run. Arrived: the supervisor wrote SYNC and the tile is

@@ -455,6 +455,11 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
         "rtl: the chip was verilated with the FPU; the integer-only configuration (no FPU) runs "
         "on the model, on Icarus (rtl/tests/icarus) and on the iCE40 board (docs/bringup.md)");
   }
+  if (options.noMulDiv && TESS_HAS_MULDIV != 0) {
+    throw Error(
+        "rtl: the chip was verilated with the M extension; the configuration without it runs on "
+        "the model, on Icarus (rtl/tests/icarus) and on the iCE40 board (docs/bringup.md)");
+  }
   if (options.tileMemBytes != 0 && options.tileMemBytes != kMemBytes) {
     throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
                             kMemBytes, options.tileMemBytes));
@@ -481,7 +486,8 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
 RtlDevice::~RtlDevice() = default;
 
 ChipInfo RtlDevice::info() const {
-  return ChipInfo{impl_->tiles(), kMemBytes, kContexts, "rtl", TESS_HAS_FPU != 0};
+  return ChipInfo{impl_->tiles(), kMemBytes, kContexts, "rtl", TESS_HAS_FPU != 0,
+                  TESS_HAS_MULDIV != 0};
 }
 
 void RtlDevice::reset() { impl_->reset(); }

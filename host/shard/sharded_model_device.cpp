@@ -69,6 +69,7 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
   numTiles_ = g.tiles;
   memBytes_ = g.memBytes;
   hasFpu_ = g.hasFpu;
+  hasMulDiv_ = g.hasMulDiv;
   if (!g.hasExchange) {
     // The reduced board chip (preset ice40) has one tile: nothing to shard.
     throw Error("model device: a chip without exchange engines (preset ice40) cannot be sharded "
@@ -87,7 +88,7 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
   end_ = static_cast<unsigned>((r + 1) * numTiles_ / n);
   tiles_.reserve(end_ - first_);
   for (unsigned t = first_; t < end_; ++t) {
-    tiles_.emplace_back(model::TileConfig{t, numTiles_, memBytes_, hasFpu_});
+    tiles_.emplace_back(model::TileConfig{t, numTiles_, memBytes_, hasFpu_, hasMulDiv_});
   }
   slots_.resize(end_ - first_);
   bus_.resize(numTiles_);
@@ -108,7 +109,7 @@ int ShardedModelDevice::ownerOf(unsigned tile) const {
 }
 
 ChipInfo ShardedModelDevice::info() const {
-  return ChipInfo{numTiles_, memBytes_, TileModel::kContexts, "model", hasFpu_};
+  return ChipInfo{numTiles_, memBytes_, TileModel::kContexts, "model", hasFpu_, hasMulDiv_};
 }
 
 void ShardedModelDevice::reset() {

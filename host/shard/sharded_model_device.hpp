@@ -112,6 +112,7 @@ class ShardedModelDevice : public Device {
   unsigned numTiles_ = 0;
   uint32_t memBytes_ = 0;
   bool hasFpu_ = true;  // false: integer-only tiles (DeviceOptions::noFpu, preset ice40)
+  bool hasMulDiv_ = true;  // false: tiles without M (DeviceOptions::noMulDiv, preset ice40)
   unsigned first_ = 0;
   unsigned end_ = 0;
   std::vector<model::TileModel> tiles_;  // tiles first_ .. end_-1

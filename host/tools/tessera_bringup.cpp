@@ -1,5 +1,5 @@
 // tessera-bringup: the self-test to run first on a new board (docs/bringup.md), and on any other
-// backend: link check, memory march of every tile, exchange all-pairs, sync, integer and FPU
+// backend: link check, memory march of every tile, exchange all-pairs, sync, integer, M and FPU
 // smoke tests, cycle-counter sanity. Prints PASS or FAIL per step, with a diagnosis hint on a
 // failure; exits 0 when every step passed, 1 when one failed, 2 on a usage error.
 // The device programs are the project's self-checking tile programs (sw/tests, built with the
@@ -40,6 +40,7 @@ struct Options {
   std::string programs = TESSERA_SW_BIN_DIR;
   uint32_t marchBytes = 0;  // 0 = the whole tile memory
   bool noFpu = false;
+  bool noMulDiv = false;
   std::string preset;  // model: "ice40" = the iCE40 board's configuration
 };
 
@@ -284,12 +285,20 @@ class Bringup {
 
   Outcome integer() {
     return programs({"isa_rv32i_alu" + suffix_ + ".elf", "isa_rv32i_branch" + suffix_ + ".elf",
-                     "isa_rv32i_mem" + suffix_ + ".elf", "isa_rv32m" + suffix_ + ".elf",
-                     "isa_reset_regs" + suffix_ + ".elf"},
+                     "isa_rv32i_mem" + suffix_ + ".elf", "isa_reset_regs" + suffix_ + ".elf"},
                     false,
                     "the exit code is the number of the failed check in sw/tests/isa/<program>.S "
                     "(isa_reset_regs: registers not 0 after the reset before it); a trap at pc 0: "
                     "the program did not load");
+  }
+
+  Outcome muldiv() {
+    if (opt_.noMulDiv) return {true, "skipped (--no-muldiv)", ""};
+    if (!dev_->info().hasMulDiv) return {true, "skipped: tiles without M", ""};
+    if (small_) return {false, "no M program built for 4 KiB", "use --no-muldiv on this board"};
+    return programs({"isa_rv32m.elf"}, false,
+                    "illegal instruction: the build has no M extension (use --no-muldiv); another "
+                    "exit code: the failed check in sw/tests/isa/isa_rv32m.S");
   }
 
   Outcome fpu() {
@@ -359,8 +368,9 @@ int main(int argc, char** argv) {
   app.add_option("--march-bytes", opt.marchBytes,
                  "bytes of each tile the memory march covers (0 = all of it)");
   app.add_flag("--no-fpu", opt.noFpu, "the build has no FPU: skip the FPU step");
+  app.add_flag("--no-muldiv", opt.noMulDiv, "the build has no M extension: skip the M step");
   app.add_option("--preset", opt.preset,
-                 "model: chip preset (ice40 = the iCE40 board's integer-only 4 KiB tile)");
+                 "model: chip preset (ice40 = the iCE40 board's RV32I 4 KiB tile, no M, no F)");
   app.footer("Exit status: 0 every step passed, 1 a step failed, 2 usage error.");
   try {
     app.parse(argc, argv);
@@ -376,8 +386,8 @@ int main(int argc, char** argv) {
   const std::vector<Step> steps = {
       {"link", [&] { return b.link(); }},         {"memory", [&] { return b.memory(); }},
       {"exchange", [&] { return b.exchange(); }}, {"sync", [&] { return b.sync(); }},
-      {"integer", [&] { return b.integer(); }},   {"fpu", [&] { return b.fpu(); }},
-      {"cycles", [&] { return b.cycles(); }},
+      {"integer", [&] { return b.integer(); }},   {"muldiv", [&] { return b.muldiv(); }},
+      {"fpu", [&] { return b.fpu(); }},           {"cycles", [&] { return b.cycles(); }},
   };
   std::printf("tessera-bringup: %s\n", opt.device.c_str());
   unsigned passed = 0;

@@ -60,6 +60,7 @@ struct Options {
   unsigned tiles = 0;
   std::string preset;
   bool noFpu = false;
+  bool noMulDiv = false;
   unsigned threads = 0;
   unsigned maxTiles = 0;
   bool allTiles = false;
@@ -447,6 +448,7 @@ int run(const Options& o) {
   options.tiles = o.tiles;  // 0 = the backend's default chip (docs/decisions.md: 4 tiles)
   options.preset = o.preset;
   options.noFpu = o.noFpu;
+  options.noMulDiv = o.noMulDiv;
   options.threads = o.threads;
   options.maxTiles = o.maxTiles;
   options.shard = o.shard;
@@ -572,9 +574,13 @@ int main(int argc, char** argv) {
   app.add_option("--tiles", o.tiles, "Tiles in the chip (default: the device's default, 4)");
   app.add_option("--preset", o.preset,
                  "Chip preset: mk2 = 1472 tiles x 624 KiB, ice40 = the iCE40 board's reduced "
-                 "configuration (1 integer-only tile, 4 KiB; rtl/params.json); model only");
+                 "configuration (1 RV32I tile without M and F, 4 KiB; rtl/params.json); model "
+                 "only");
   app.add_flag("--no-fpu", o.noFpu,
                "Model: integer-only tiles, F instructions trap as illegal (as on the iCE40 board)");
+  app.add_flag("--no-muldiv", o.noMulDiv,
+               "Model: tiles without the M extension, M instructions trap as illegal (as on the "
+               "iCE40 board)");
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
   app.add_option("--max-tiles", o.maxTiles,
                  "Refuse chips with more tiles than this (default 1472, docs/limits.md)");

@@ -8,6 +8,7 @@ module tess_board #(
   parameter int NumTiles     = 1,
   parameter int MemBytes     = 65536,
   parameter bit HasFpu       = tess_params_pkg::HAS_FPU != 0,
+  parameter bit HasMulDiv    = tess_params_pkg::HAS_MULDIV != 0,
   parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int ClkPerBit    = 104,
@@ -130,6 +131,7 @@ module tess_board #(
     .NumTiles (NumTiles),
     .MemBytes (MemBytes),
     .HasFpu   (HasFpu),
+    .HasMulDiv (HasMulDiv),
     .HasExchange   (HasExchange),
     .HasCheckpoint (HasCheckpoint)
   ) u_chip (

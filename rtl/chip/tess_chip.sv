@@ -60,6 +60,7 @@ module tess_chip #(
   parameter int NumTiles = tess_params_pkg::NUM_TILES,
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only tiles (tess_core)
+  parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: tiles without M (tess_core)
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
@@ -744,6 +745,7 @@ module tess_chip #(
       .MemBytes (MemBytes),
       .NumTiles (NumTiles),
       .HasFpu   (HasFpu),
+      .HasMulDiv (HasMulDiv),
       .HasExchange   (HasExchange),
       .HasCheckpoint (HasCheckpoint)
     ) u_tile (

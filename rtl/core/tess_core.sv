@@ -7,9 +7,11 @@
 //   WB  c+5  register write, FP flags, retirement
 // A context has at most one instruction in flight, so there is no forwarding or hazard logic.
 // Long ops (DIV*/REM*, FDIV.S, FSQRT.S) make 8 passes in the context's slots; the last one
-// retires. Context-state changes (RUN, DONE, WAIT) and pc updates happen in EX (c+2), so issue
-// decisions from c+3 see them. A trap or an EXIT store in EX halts the tile: IF and ID are
-// squashed, M1/M2/WB drain (the EXIT store retires), the cycle count freezes at h+1.
+// retires (without M and F, HasMulDiv = HasFpu = 0, nothing is a long op and the pass counters
+// and the long-op word memory are left out). Context-state changes (RUN, DONE, WAIT) and pc
+// updates happen in EX (c+2), so issue decisions from c+3 see them. A trap or an EXIT store in
+// EX halts the tile: IF and ID are squashed, M1/M2/WB drain (the EXIT store retires), the cycle
+// count freezes at h+1.
 // run_i low pauses the whole pipeline (the host may use the SRAM meanwhile).
 // Chip (docs/chip.md): a SYNC committing in EX (c+2) blocks the supervisor (sync_o pulses; the
 // tile arrives at c+3) until resume_i, which may let the supervisor issue in that same cycle.
@@ -27,6 +29,7 @@ module tess_core #(
   parameter int MemBytes = 65536,
   parameter int NumTiles = 1,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only (tess_decoder)
+  parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: no M extension (tess_decoder)
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
   localparam int Aw       = $clog2(MemBytes / 4)
 ) (
@@ -97,6 +100,8 @@ module tess_core #(
 
 
   localparam int MmioBits = $clog2(tess_params_pkg::MMIO_SIZE);
+  // Long ops are DIV*/REM* and FDIV.S/FSQRT.S: without M and F there are none.
+  localparam bit HasLongOps = HasMulDiv || HasFpu;
 
   // Parameters of rtl/params.json that this core hard-wires are refused at elaboration
   // (Verilator, Yosys; Icarus 11 does not parse elaboration-time $error): the 3-bit long-op pass
@@ -148,7 +153,7 @@ module tess_core #(
   logic [Contexts*32-1:0]    pc_q, pc_d;
   logic [Contexts-1:0]       running_q, running_d;
   logic [Contexts*3-1:0]     lop_q, lop_d;        // next pass of a long op in progress, 0 = none
-  logic [31:0]               lop_insn_q [2**$clog2(Contexts)];  // the long op's word (memory)
+  logic [31:0]               lop_word;            // the long op's word (lop_insn_q, below)
   logic                      wait_q, wait_d;      // supervisor blocked by WAIT
   logic                      sync_q, sync_d;      // supervisor blocked at a sync
   logic [2:0]                slot_q, slot_d;      // context owning this cycle
@@ -229,7 +234,7 @@ module tess_core #(
   // takes this cycle's count back in the always_ff block.
   assign slot_idle   = advance && !halt_q && !ex_halt && !issue;
   assign if_pc       = pc_q[32*slot_q +: 32];
-  assign if_pass     = lop_q[3*slot_q +: 3];
+  assign if_pass     = HasLongOps ? lop_q[3*slot_q +: 3] : 3'd0;
 
   assign if_fetch_fault      = (if_pass == 3'd0) && (if_pc >= MemLimit);
   assign if_fetch_misaligned = (if_pass == 3'd0) && (if_pc[1:0] != 2'b00);
@@ -258,10 +263,11 @@ module tess_core #(
   logic [31:0] id_rs1, id_rs2, id_fs1, id_fs2, id_fs3;
   logic [31:0] unused_x_c;
 
-  assign id_insn = (id_pass_q != 3'd0) ? lop_insn_q[id_ctx_q] : imem_rdata_i;
+  assign id_insn = (HasLongOps && (id_pass_q != 3'd0)) ? lop_word : imem_rdata_i;
 
   tess_decoder #(
-    .HasFpu (HasFpu)
+    .HasFpu    (HasFpu),
+    .HasMulDiv (HasMulDiv)
   ) u_decoder (
     .insn_i (id_insn),
     .frm_i  (id_frm),
@@ -425,7 +431,8 @@ module tess_core #(
   // Traps of the decoder were resolved in ID; rs2/rs3 only address the register files.
   logic [12:0] unused_dec;
   assign unused_dec = {dec.illegal, dec.ecall, dec.ebreak, dec.rs2, dec.rs3};
-  assign last_pass  = !dec.long_op || (ex_pass_q == 3'(tess_params_pkg::LONG_OP_ROUNDS - 1));
+  assign last_pass  = !HasLongOps || !dec.long_op ||
+                      (ex_pass_q == 3'(tess_params_pkg::LONG_OP_ROUNDS - 1));
   assign link       = ex_pc_q + 32'd4;
   assign store_data = dec.mem_fp ? ex_fs2_q : ex_rs2_q;
 
@@ -449,26 +456,35 @@ module tess_core #(
     .br_taken_o  (br_taken)
   );
 
-  tess_mul u_mul (
-    .op_i     (dec.mul_op),
-    .a_i      (ex_rs1_q),
-    .b_i      (ex_rs2_q),
-    .result_o (mul_result)
-  );
+  // The multiplier and divider exist only with HasMulDiv; without them M instructions are
+  // illegal (tess_decoder), so RES_MUL and RES_DIV are never selected.
+  if (HasMulDiv) begin : g_muldiv
+    tess_mul u_mul (
+      .op_i     (dec.mul_op),
+      .a_i      (ex_rs1_q),
+      .b_i      (ex_rs2_q),
+      .result_o (mul_result)
+    );
 
-  tess_div #(
-    .Contexts (Contexts)
-  ) u_div (
-    .clk_i      (clk_i),
-    .pass_i     (commit && (dec.res_sel == tess_core_pkg::RES_DIV)),
-    .pass_idx_i (ex_pass_q),
-    .ctx_i      (ex_ctx_q),
-    .ctx_next_i (advance ? id_ctx_q : ex_ctx_q),
-    .op_i       (dec.div_op),
-    .a_i        (ex_rs1_q),
-    .b_i        (ex_rs2_q),
-    .result_o   (div_result)
-  );
+    tess_div #(
+      .Contexts (Contexts)
+    ) u_div (
+      .clk_i      (clk_i),
+      .pass_i     (commit && (dec.res_sel == tess_core_pkg::RES_DIV)),
+      .pass_idx_i (ex_pass_q),
+      .ctx_i      (ex_ctx_q),
+      .ctx_next_i (advance ? id_ctx_q : ex_ctx_q),
+      .op_i       (dec.div_op),
+      .a_i        (ex_rs1_q),
+      .b_i        (ex_rs2_q),
+      .result_o   (div_result)
+    );
+  end else begin : g_no_muldiv
+    logic [3:0] unused_muldiv_ops;
+    assign unused_muldiv_ops = {dec.mul_op, dec.div_op};
+    assign mul_result = '0;
+    assign div_result = '0;
+  end
 
   // Branches and jumps.
   assign jump   = dec.jal || dec.jalr || (dec.branch && br_taken);
@@ -820,7 +836,7 @@ module tess_core #(
     end
 
     if (commit) begin
-      if (dec.long_op) begin
+      if (HasLongOps && dec.long_op) begin
         `TESS_CTX_SET(lop_d, 3, Contexts, ex_ctx_q, last_pass ? 3'd0 : ex_pass_q + 3'd1)
       end
       if (last_pass) begin
@@ -896,10 +912,16 @@ module tess_core #(
   // The word of a long op, kept for its later passes (they fetch nothing). A memory without reset:
   // a context's entry is written by the first pass before any later pass reads it. Like the SRAM,
   // an exception to "always_ff holds only q <= d".
-  always_ff @(posedge clk_i) begin
-    if (commit && dec.long_op && (ex_pass_q == 3'd0)) begin
-      lop_insn_q[ex_ctx_q] <= ex_insn_q;
+  if (HasLongOps) begin : g_lop_insn
+    logic [31:0] lop_insn_q [2**$clog2(Contexts)];
+    always_ff @(posedge clk_i) begin
+      if (commit && dec.long_op && (ex_pass_q == 3'd0)) begin
+        lop_insn_q[ex_ctx_q] <= ex_insn_q;
+      end
     end
+    assign lop_word = lop_insn_q[id_ctx_q];
+  end else begin : g_no_lop_insn
+    assign lop_word = '0;
   end
 
   // A halt squashes IF and ID (a stop too: in the always_ff block below).
@@ -1036,7 +1058,8 @@ module tess_core #(
       tess_core_pkg::HS_FCSR:       hs_rdata_o = {24'd0, hs_fcsr};
       tess_core_pkg::HS_INSTRET_LO: hs_rdata_o = instret_o[64*hs_ctx_i +: 32];
       tess_core_pkg::HS_INSTRET_HI: hs_rdata_o = instret_o[64*hs_ctx_i+32 +: 32];
-      tess_core_pkg::HS_CSTATE:     hs_rdata_o = {28'd0, lop_q[3*hs_ctx_i +: 3] != 3'd0,
+      tess_core_pkg::HS_CSTATE:     hs_rdata_o = {28'd0,
+                                                  HasLongOps && (lop_q[3*hs_ctx_i +: 3] != 3'd0),
                                                   (hs_ctx_i == 3'd0) && sync_q,
                                                   (hs_ctx_i == 3'd0) && wait_q,
                                                   running_q[hs_ctx_i]};

@@ -4,10 +4,13 @@
 // CSRs and writes to read-only CSRs). Purely combinational; used in the ID stage.
 // HasFpu = 0 (integer-only tile, rtl/params.json HAS_FPU): every F instruction (FLW, FSW, the
 // fused multiply-adds, OP-FP) and the fflags/frm/fcsr CSRs are illegal instructions.
+// HasMulDiv = 0 (RV32I without M, rtl/params.json HAS_MULDIV): every M instruction (OP with
+// funct7 0000001: MUL, MULH, MULHSU, MULHU, DIV, DIVU, REM, REMU) is an illegal instruction.
 `include "tess_core_types.svh"
 
 module tess_decoder #(
-  parameter bit HasFpu = 1'b1
+  parameter bit HasFpu    = 1'b1,
+  parameter bit HasMulDiv = 1'b1
 ) (
   input  logic [31:0] insn_i,
   input  logic [2:0]  frm_i,   // the issuing context's frm, for DYN rounding
@@ -315,6 +318,9 @@ module tess_decoder #(
         tess_core_pkg::OPC_OP_FP: dec_o.illegal = 1'b1;
         default: ;
       endcase
+    end
+    if (!HasMulDiv && (opcode == tess_core_pkg::OPC_OP) && (funct7 == 7'b0000001)) begin
+      dec_o.illegal = 1'b1;
     end
 
     // An illegal instruction has no other effect.

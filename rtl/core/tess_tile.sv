@@ -44,6 +44,7 @@ module tess_tile #(
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter int NumTiles = 1,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only core (tess_core)
+  parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: no M extension (tess_core)
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
@@ -168,7 +169,8 @@ module tess_tile #(
   tess_core #(
     .MemBytes (MemBytes),
     .NumTiles (NumTiles),
-    .HasFpu   (HasFpu)
+    .HasFpu   (HasFpu),
+    .HasMulDiv (HasMulDiv)
   ) u_core (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

@@ -33,6 +33,18 @@ set(TESSERA_MEM_BYTES ${TESSERA_MEM_BYTES} CACHE STRING "Tile memory size the pr
 # The iCE40 board's tile memory (rtl/params.json, configs: ICE40), for programs built for it.
 string(REGEX MATCH "#define TESS_ICE40_TILE_MEM_BYTES TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
 math(EXPR TESSERA_ICE40_MEM_BYTES "${CMAKE_MATCH_1}" OUTPUT_FORMAT DECIMAL)
+# ... and its ISA (rv32i without M and F today), for tessera_add_program(... ISA ...).
+string(REGEX MATCH "#define TESS_ICE40_HAS_MULDIV TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
+math(EXPR _tess_ice40_m "${CMAKE_MATCH_1}")
+string(REGEX MATCH "#define TESS_ICE40_HAS_FPU TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
+math(EXPR _tess_ice40_f "${CMAKE_MATCH_1}")
+set(TESSERA_ICE40_ISA rv32i)
+if(_tess_ice40_m)
+  string(APPEND TESSERA_ICE40_ISA m)
+endif()
+if(_tess_ice40_f)
+  string(APPEND TESSERA_ICE40_ISA f)
+endif()
 
 set(TESSERA_LINKER_SCRIPT ${TESSERA_SW_DIR}/runtime/link.ld)
 
@@ -45,17 +57,58 @@ set_source_files_properties(${TESSERA_SW_DIR}/runtime/runtime.c PROPERTIES COMPI
 add_library(tessera_crt0 OBJECT ${TESSERA_SW_DIR}/runtime/crt0.S)
 target_include_directories(tessera_crt0 PRIVATE ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
 
+# -march/-mabi for an ISA other than the toolchain's rv32imf: "rv32i", "rv32im", "rv32if", ...
+# (ilp32f with F, else ilp32; lld refuses to link objects of different float ABIs).
+function(_tessera_isa_flags isa out)
+  if(NOT isa MATCHES "^rv32im?f?$")
+    message(FATAL_ERROR "tessera_add_program: ISA ${isa} is not rv32i[m][f]")
+  endif()
+  if(isa MATCHES "f$")
+    set(${out} -march=${isa} -mabi=ilp32f PARENT_SCOPE)
+  else()
+    set(${out} -march=${isa} -mabi=ilp32 PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The runtime and crt0 again for another ISA (tessera_rt_<isa>, tessera_crt0_<isa>), once: a
+# program for a tile without M must not link a runtime that multiplies or divides.
+function(_tessera_runtime_for isa)
+  if(TARGET tessera_rt_${isa})
+    return()
+  endif()
+  _tessera_isa_flags(${isa} _flags)
+  add_library(tessera_rt_${isa} STATIC ${TESSERA_SW_DIR}/runtime/runtime.c
+                                       ${TESSERA_SW_DIR}/runtime/exchange.c)
+  target_include_directories(tessera_rt_${isa} PUBLIC ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
+  target_compile_options(tessera_rt_${isa} PRIVATE -Wall -Wextra -Werror ${_flags})
+  add_library(tessera_crt0_${isa} OBJECT ${TESSERA_SW_DIR}/runtime/crt0.S)
+  target_include_directories(tessera_crt0_${isa} PRIVATE ${TESSERA_SW_DIR}/include
+                                                         ${TESSERA_GEN_DIR})
+  target_compile_options(tessera_crt0_${isa} PRIVATE ${_flags})
+endfunction()
+
 # Build NAME.elf from SOURCES (C, C++ or assembly with .S) with crt0, the runtime and link.ld.
 # MEM_BYTES, SUP_STACK and WORKER_STACK (optional) link it for another tile memory size and
-# stack sizes (default TESSERA_MEM_BYTES, 4096 and 2048; link.ld).
+# stack sizes (default TESSERA_MEM_BYTES, 4096 and 2048; link.ld). ISA (optional, default
+# rv32imf) compiles it, its crt0 and its runtime for a smaller ISA: the iCE40 board's programs
+# give ISA TESSERA_ICE40_ISA (rv32i: no M, no F).
 function(tessera_add_program)
-  cmake_parse_arguments(ARG "" "NAME;MEM_BYTES;SUP_STACK;WORKER_STACK" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;MEM_BYTES;SUP_STACK;WORKER_STACK;ISA" "SOURCES" ${ARGN})
   if(NOT ARG_NAME OR NOT ARG_SOURCES)
     message(FATAL_ERROR "tessera_add_program needs NAME and SOURCES")
   endif()
-  add_executable(${ARG_NAME} $<TARGET_OBJECTS:tessera_crt0> ${ARG_SOURCES})
+  if(ARG_ISA AND NOT ARG_ISA STREQUAL "rv32imf")
+    _tessera_runtime_for(${ARG_ISA})
+    _tessera_isa_flags(${ARG_ISA} _isa_flags)
+    add_executable(${ARG_NAME} $<TARGET_OBJECTS:tessera_crt0_${ARG_ISA}> ${ARG_SOURCES})
+    target_compile_options(${ARG_NAME} PRIVATE ${_isa_flags})
+    target_link_options(${ARG_NAME} PRIVATE ${_isa_flags})
+    target_link_libraries(${ARG_NAME} PRIVATE tessera_rt_${ARG_ISA})
+  else()
+    add_executable(${ARG_NAME} $<TARGET_OBJECTS:tessera_crt0> ${ARG_SOURCES})
+    target_link_libraries(${ARG_NAME} PRIVATE tessera_rt)
+  endif()
   set_target_properties(${ARG_NAME} PROPERTIES SUFFIX .elf LINK_DEPENDS ${TESSERA_LINKER_SCRIPT})
-  target_link_libraries(${ARG_NAME} PRIVATE tessera_rt)
   # Programs print their own name (e.g. "isa_rv32i ok"), so the name is given once, here.
   target_compile_definitions(${ARG_NAME} PRIVATE TESS_PROGRAM_NAME="${ARG_NAME}")
   if(NOT ARG_MEM_BYTES)

@@ -48,7 +48,20 @@ _tess_worker_entry:
   addi  t1, t0, -1
   lui   t2, %hi(__tess_worker_stack_size)
   addi  t2, t2, %lo(__tess_worker_stack_size)
+#ifdef __riscv_mul
   mul   t1, t1, t2
+#else
+  /* Built without M (-march=rv32i, the iCE40 board's tile): (w - 1) * size by repeated
+   * addition, at most 4 rounds. */
+  mv    t3, zero
+7:
+  beqz  t1, 8f
+  add   t3, t3, t2
+  addi  t1, t1, -1
+  j     7b
+8:
+  mv    t1, t3
+#endif
   la    sp, __tess_worker_stack_top
   sub   sp, sp, t1
   la    t1, tess_worker_fn

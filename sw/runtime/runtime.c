@@ -17,6 +17,7 @@ void tessera_puts(const char* s) {
 }
 
 void tessera_print_uint(uint32_t v) {
+#if defined(__riscv_mul) && defined(__riscv_div)
   char buf[10];
   int n = 0;
   do {
@@ -24,6 +25,27 @@ void tessera_print_uint(uint32_t v) {
     v /= 10u;
   } while (v != 0);
   while (n > 0) tessera_putc(buf[--n]);
+#else
+  /* Built without M (-march=rv32i, the iCE40 board's tile): there is no divide instruction and
+   * no library to call, so each digit counts subtractions of its power of ten (at most 9). The
+   * empty asm keeps the compiler from turning the loop back into a division. */
+  static const uint32_t kPow10[10] = {1000000000u, 100000000u, 10000000u, 1000000u, 100000u,
+                                      10000u,      1000u,      100u,      10u,      1u};
+  int started = 0;
+#pragma clang loop unroll(disable)  // small: a 4 KiB tile has about 2 KiB for code
+  for (int i = 0; i < 10; ++i) {
+    char d = '0';
+    while (v >= kPow10[i]) {
+      v -= kPow10[i];
+      ++d;
+      __asm__ volatile("" : "+r"(v));
+    }
+    if (d != '0' || started || i == 9) {
+      tessera_putc(d);
+      started = 1;
+    }
+  }
+#endif
 }
 
 void tessera_print_int(int32_t v) {

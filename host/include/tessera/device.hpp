@@ -21,6 +21,7 @@ struct ChipInfo {
   unsigned contexts = 6;            ///< contexts per tile
   std::string backend;              ///< "model", "rtl", ...
   bool hasFpu = true;               ///< false: integer-only tiles, F instructions trap
+  bool hasMulDiv = true;            ///< false: tiles without M, M instructions trap
 };
 
 /// Why a run stopped.
@@ -128,6 +129,7 @@ struct DeviceOptions {
   std::string preset;               ///< "", "mk2" (1472 tiles x 624 KiB) or "ice40" (the iCE40
                                     ///< board: rtl/params.json config ICE40); model only
   bool noFpu = false;               ///< model: integer-only tiles (F instructions trap as illegal)
+  bool noMulDiv = false;            ///< model: tiles without M (M instructions trap as illegal)
   unsigned threads = 0;             ///< model: host threads, 0 = one per core
   std::string traceVcd;             ///< rtl only: write a VCD waveform here
   unsigned maxTiles = 0;            ///< refuse more tiles than this; 0 = kDefaultMaxTiles

@@ -147,6 +147,7 @@ TEST(Chip, Ice40Preset) {
   EXPECT_EQ(dev.info().tiles, TESS_ICE40_NUM_TILES);
   EXPECT_EQ(dev.info().tileMemBytes, TESS_ICE40_TILE_MEM_BYTES);
   EXPECT_EQ(dev.info().hasFpu, TESS_ICE40_HAS_FPU != 0);
+  EXPECT_EQ(dev.info().hasMulDiv, TESS_ICE40_HAS_MULDIV != 0);
   EXPECT_EQ(dev.readControl(TESS_CR_MEM_BYTES), TESS_ICE40_TILE_MEM_BYTES);
   const std::vector<uint32_t> code{kMmio, fmv_w_x(1, zero), exitWith(zero)};
   std::vector<uint8_t> bytes(code.size() * 4);
@@ -169,6 +170,24 @@ TEST(Chip, Ice40Preset) {
   n.tiles = 2;
   n.noFpu = true;
   EXPECT_FALSE(ModelDevice{n}.info().hasFpu);
+  EXPECT_TRUE(ModelDevice{n}.info().hasMulDiv);
+  // noMulDiv alone takes the M extension away from any chip, and an M instruction traps.
+  DeviceOptions m;
+  m.tiles = 1;
+  m.noMulDiv = true;
+  ModelDevice noM{m};
+  EXPECT_FALSE(noM.info().hasMulDiv);
+  EXPECT_TRUE(noM.info().hasFpu);
+  const std::vector<uint32_t> mulCode{kMmio, mul(1, 2, 3), exitWith(zero)};
+  std::vector<uint8_t> mulBytes(mulCode.size() * 4);
+  std::memcpy(mulBytes.data(), mulCode.data(), mulBytes.size());
+  noM.writeMemory(0, 0, mulBytes);
+  noM.reset();
+  const RunResult mr = noM.run(1000);
+  ASSERT_EQ(mr.reason, StopReason::Trap);
+  EXPECT_EQ(mr.trap.cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
+  EXPECT_EQ(mr.trap.pc, 4u);
+  EXPECT_EQ(mr.trap.value, mul(1, 2, 3));
 }
 
 TEST(Chip, Ice40PresetHasNoExchangeEngine) {

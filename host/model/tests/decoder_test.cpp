@@ -62,8 +62,8 @@ TEST(Decoder, IntegerOnlyTileRejectsEveryFInstruction) {
                              fclass(1, 2),        csrr(1, kFflags),     csrrw(1, kFrm, 2),
                              csrrsi(1, kFcsr, 1), csrrci(0, kFflags, 0)};
   for (const uint32_t w : fInsns) {
-    EXPECT_NE(decodeInsn(w, true).op, Op::Illegal) << std::hex << w;
-    EXPECT_EQ(decodeInsn(w, false).op, Op::Illegal) << std::hex << w;
+    EXPECT_NE(decodeInsn(w, true, true).op, Op::Illegal) << std::hex << w;
+    EXPECT_EQ(decodeInsn(w, false, true).op, Op::Illegal) << std::hex << w;
   }
   // The integer ISA and the other CSRs are unchanged.
   const uint32_t intInsns[] = {
@@ -71,13 +71,42 @@ TEST(Decoder, IntegerOnlyTileRejectsEveryFInstruction) {
       div(1, 2, 3),  csrr(1, kCycle), csrr(1, kInstret), csrr(1, TESS_CSR_TILE_ID),
       ebreak()};
   for (const uint32_t w : intInsns) {
-    const DecodedInsn with = decodeInsn(w, true);
-    const DecodedInsn without = decodeInsn(w, false);
+    const DecodedInsn with = decodeInsn(w, true, true);
+    const DecodedInsn without = decodeInsn(w, false, true);
     EXPECT_NE(without.op, Op::Illegal) << std::hex << w;
     EXPECT_EQ(without.op, with.op) << std::hex << w;
     EXPECT_EQ(without.imm, with.imm) << std::hex << w;
     EXPECT_EQ(without.longOp, with.longOp) << std::hex << w;
   }
+}
+
+TEST(Decoder, TileWithoutMRejectsEveryMInstruction) {
+  // rtl/params.json HAS_MULDIV = 0 (the ICE40 configuration): tess_decoder's HasMulDiv = 0.
+  // Every OP word with funct7 0000001 is illegal, whatever its registers; with or without F.
+  using namespace rv;
+  const uint32_t mInsns[] = {mul(1, 2, 3),  mulh(4, 5, 6), mulhsu(7, 8, 9), mulhu(31, 30, 29),
+                             div(1, 2, 3),  divu(0, 2, 3), rem(10, 11, 12), remu(1, 0, 0)};
+  for (const uint32_t w : mInsns) {
+    for (const bool fpu : {true, false}) {
+      EXPECT_NE(decodeInsn(w, fpu, true).op, Op::Illegal) << std::hex << w;
+      const DecodedInsn d = decodeInsn(w, fpu, false);
+      EXPECT_EQ(d.op, Op::Illegal) << std::hex << w;
+      EXPECT_FALSE(d.longOp) << std::hex << w;
+    }
+  }
+  // The rest of OP (funct7 0000000 and 0100000), the F instructions and the CSRs are unchanged.
+  const uint32_t others[] = {add(1, 2, 3),  sub(1, 2, 3),  sra(1, 2, 3),     sltu(1, 2, 3),
+                             fdiv(1, 2, 3), fsqrt(1, 2),   csrr(1, kFflags), csrr(1, kCycle)};
+  for (const uint32_t w : others) {
+    const DecodedInsn with = decodeInsn(w, true, true);
+    const DecodedInsn without = decodeInsn(w, true, false);
+    EXPECT_NE(without.op, Op::Illegal) << std::hex << w;
+    EXPECT_EQ(without.op, with.op) << std::hex << w;
+    EXPECT_EQ(without.longOp, with.longOp) << std::hex << w;
+  }
+  // Undefined funct7 values of OP stay illegal either way.
+  EXPECT_EQ(decodeInsn(add(1, 2, 3) | 0x04000000u, true, true).op, Op::Illegal);
+  EXPECT_EQ(decodeInsn(add(1, 2, 3) | 0x04000000u, true, false).op, Op::Illegal);
 }
 
 }  // namespace

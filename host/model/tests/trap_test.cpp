@@ -130,6 +130,31 @@ TEST(Trap, IntegerOnlyTileTrapsOnFInstructions) {
   }
 }
 
+TEST(Trap, TileWithoutMTrapsOnMInstructions) {
+  // HAS_MULDIV = 0: an M instruction traps as an illegal instruction (cause 2, value = the word)
+  // in its EX, on its first pass: a divide is no long op there.
+  for (const uint32_t bad : {mul(a2, a0, a1), mulh(a2, a0, a1), mulhsu(a2, a0, a1),
+                             mulhu(a2, a0, a1), div(a2, a0, a1), divu(a2, a0, a1),
+                             rem(a2, a0, a1), remu(a2, a0, a1)}) {
+    for (const bool fpu : {true, false}) {
+      TileConfig config{0, 1, 4096, fpu};
+      config.hasMulDiv = false;
+      TileModel tile{config};
+      const std::vector<uint32_t> prog{addi(a0, zero, 100), addi(a1, zero, 7), bad};
+      std::vector<uint8_t> bytes(prog.size() * 4);
+      std::memcpy(bytes.data(), prog.data(), bytes.size());
+      tile.writeMemory(0, bytes);
+      ASSERT_EQ(tile.run(100000), TileState::Trapped) << std::hex << bad;
+      EXPECT_EQ(tile.trap().cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
+      EXPECT_EQ(tile.trap().pc, 8u);
+      EXPECT_EQ(tile.trap().value, bad);
+      EXPECT_EQ(tile.cycles(), 6u * 2 + 1);
+      EXPECT_EQ(tile.stats().instructions, 2u);
+      EXPECT_EQ(tile.xreg(0, a2), 0u);
+    }
+  }
+}
+
 TEST(Trap, IntegerOnlyTileRunsIntegerCodeWithTheSameCycles) {
   // Same program, same cycles and registers with and without the F extension (a divide makes
   // a long op, a CSR read the cycle counter).

@@ -1,7 +1,7 @@
 // The chip under test of the Icarus testbenches (rtl/tests/smoke/tess_chip_smoke_tb.sv,
 // rtl/tests/icarus/tess_chip_run_tb.sv): every port of tess_chip as a testbench signal, and the
 // instance u_dut. Include it inside the testbench module after the parameters NumTiles,
-// MemBytes, HasFpu, HasExchange, HasCheckpoint and Contexts.
+// MemBytes, HasFpu, HasMulDiv, HasExchange, HasCheckpoint and Contexts.
   logic                            clk;
   logic                            rst_n;
   logic                            run;
@@ -38,6 +38,7 @@
     .NumTiles (NumTiles),
     .MemBytes (MemBytes),
     .HasFpu   (HasFpu),
+    .HasMulDiv (HasMulDiv),
     .HasExchange   (HasExchange),
     .HasCheckpoint (HasCheckpoint)
   ) u_dut (

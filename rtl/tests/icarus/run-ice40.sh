@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest icarus_ice40_model: the iCE40 board's reduced chip (rtl/params.json, configs: ICE40: one
-# integer-only tile of 4 KiB, no exchange engine, no checkpoint registers), simulated by Icarus
-# exactly as scripts/fpga-ice40.sh synthesises it (TESS_FPGA, TESS_ICE40: register-file reads
+# RV32I tile of 4 KiB without M and F, no exchange engine, no checkpoint registers), simulated by
+# Icarus exactly as scripts/fpga-ice40.sh synthesises it (TESS_FPGA, TESS_ICE40: register-file reads
 # from block RAM on the falling edge), against the model's preset ice40 (tessera-run --device
 # model --preset ice40). For every program: the same end state, the same chip cycle count, the
 # same exit code or the same trap (pc, cause, value), and the same tile counters (instructions,
@@ -28,10 +28,12 @@ pkg_value() {  # NAME -> decimal value of tess_params_pkg::NAME
 tiles=$(pkg_value ICE40_NUM_TILES)
 mem=$(pkg_value ICE40_TILE_MEM_BYTES)
 fpu=$(pkg_value ICE40_HAS_FPU)
+muldiv=$(pkg_value ICE40_HAS_MULDIV)
 exchange=$(pkg_value ICE40_HAS_EXCHANGE)
 checkpoint=$(pkg_value ICE40_HAS_CHECKPOINT)
 "$here/build.sh" "$work" -Ptess_chip_run_tb.NumTiles="$tiles" -Ptess_chip_run_tb.MemBytes="$mem" \
-  -Ptess_chip_run_tb.HasFpu="$fpu" -Ptess_chip_run_tb.HasExchange="$exchange" \
+  -Ptess_chip_run_tb.HasFpu="$fpu" -Ptess_chip_run_tb.HasMulDiv="$muldiv" \
+  -Ptess_chip_run_tb.HasExchange="$exchange" \
   -Ptess_chip_run_tb.HasCheckpoint="$checkpoint" -DTESS_FPGA -DTESS_ICE40
 status=0
 for arg in "$@"; do

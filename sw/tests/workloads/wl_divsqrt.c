@@ -1,19 +1,13 @@
 /* Lockstep workload: long ops (DIV/DIVU/REM/REMU, FDIV.S, FSQRT.S) interleaved across the
  * supervisor and three workers, so several contexts sit in 8-round long ops at once. Perfect
- * squares and exact quotients keep the expected results exact. With WL_INTEGER_ONLY (the iCE40
- * board's integer-only tile, wl_divsqrt_ice40) only the integer long ops run and the FP sum is an
- * integer count, so the program has no F instruction. */
+ * squares and exact quotients keep the expected results exact. */
 #include <stdint.h>
 
 #include "tessera/tile.h"
 
 #define N 24
 
-#ifdef WL_INTEGER_ONLY
-typedef uint32_t fp_sum_t;
-#else
 typedef float fp_sum_t;
-#endif
 
 struct part {
   uint32_t seed;
@@ -32,12 +26,8 @@ static void divsqrt(struct part* p) {
     isum += n / d + n % d;    /* = seed + i, remainder 0 */
     volatile int32_t sn = -(int32_t)n;
     isum += (uint32_t)(sn / (int32_t)d) + (uint32_t)(sn % (int32_t)d);  /* -(seed + i) */
-#ifdef WL_INTEGER_ONLY
-    fsum += 1;
-#else
     float sq = (float)(i * i);
     fsum += __builtin_sqrtf(sq) / (float)i;  /* exactly 1 */
-#endif
   }
   p->isum = isum;
   p->fsum = fsum;
