@@ -111,22 +111,28 @@ TEST(Trap, RunWithUnalignedPcTrapsAtTheWorkersFirstFetch) {
   EXPECT_EQ(h.tile.stats().instructions, 4u);
 }
 
+// Runs {first, second, bad} on a tile of the given configuration and checks that the third word
+// traps as an illegal instruction (cause 2, value = the word) in its EX, after the two before it.
+void expectIllegalThirdWord(TileModel& tile, uint32_t first, uint32_t second, uint32_t bad) {
+  const std::vector<uint32_t> prog{first, second, bad};
+  std::vector<uint8_t> bytes(prog.size() * 4);
+  std::memcpy(bytes.data(), prog.data(), bytes.size());
+  tile.writeMemory(0, bytes);
+  ASSERT_EQ(tile.run(100000), TileState::Trapped) << std::hex << bad;
+  EXPECT_EQ(tile.trap().cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
+  EXPECT_EQ(tile.trap().pc, 8u);
+  EXPECT_EQ(tile.trap().value, bad);
+  EXPECT_EQ(tile.cycles(), 6u * 2 + 1);
+  EXPECT_EQ(tile.stats().instructions, 2u);
+}
+
 TEST(Trap, IntegerOnlyTileTrapsOnFInstructions) {
   // HAS_FPU = 0: an F instruction or an fcsr access traps as an illegal instruction (cause 2,
   // value = the word) in its EX, exactly where any other illegal word would.
   for (const uint32_t bad : {flw(1, a0, 0), fadd(1, 2, 3), fmadd(1, 2, 3, 4), fsqrt(1, 2),
                              csrr(a1, kFcsr), csrrwi(zero, kFrm, 1)}) {
     TileModel tile{TileConfig{0, 1, 4096, false}};
-    const std::vector<uint32_t> prog{addi(a0, zero, 0x100), addi(a1, zero, 1), bad};
-    std::vector<uint8_t> bytes(prog.size() * 4);
-    std::memcpy(bytes.data(), prog.data(), bytes.size());
-    tile.writeMemory(0, bytes);
-    ASSERT_EQ(tile.run(100000), TileState::Trapped) << std::hex << bad;
-    EXPECT_EQ(tile.trap().cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
-    EXPECT_EQ(tile.trap().pc, 8u);
-    EXPECT_EQ(tile.trap().value, bad);
-    EXPECT_EQ(tile.cycles(), 6u * 2 + 1);
-    EXPECT_EQ(tile.stats().instructions, 2u);
+    expectIllegalThirdWord(tile, addi(a0, zero, 0x100), addi(a1, zero, 1), bad);
   }
 }
 
@@ -140,16 +146,7 @@ TEST(Trap, TileWithoutMTrapsOnMInstructions) {
       TileConfig config{0, 1, 4096, fpu};
       config.hasMulDiv = false;
       TileModel tile{config};
-      const std::vector<uint32_t> prog{addi(a0, zero, 100), addi(a1, zero, 7), bad};
-      std::vector<uint8_t> bytes(prog.size() * 4);
-      std::memcpy(bytes.data(), prog.data(), bytes.size());
-      tile.writeMemory(0, bytes);
-      ASSERT_EQ(tile.run(100000), TileState::Trapped) << std::hex << bad;
-      EXPECT_EQ(tile.trap().cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
-      EXPECT_EQ(tile.trap().pc, 8u);
-      EXPECT_EQ(tile.trap().value, bad);
-      EXPECT_EQ(tile.cycles(), 6u * 2 + 1);
-      EXPECT_EQ(tile.stats().instructions, 2u);
+      expectIllegalThirdWord(tile, addi(a0, zero, 100), addi(a1, zero, 7), bad);
       EXPECT_EQ(tile.xreg(0, a2), 0u);
     }
   }
