@@ -105,14 +105,13 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
         "model device: --trace-vcd / traceVcd needs the rtl device (the model has no waveforms)");
   }
   const ChipGeometry g = chipGeometry(options);
+  geometry_ = g;
   memBytes_ = g.memBytes;
-  hasFpu_ = g.hasFpu;
-  hasMulDiv_ = g.hasMulDiv;
   hasExchange_ = g.hasExchange;
   hasCheckpoint_ = g.hasCheckpoint;
   tiles_.reserve(g.tiles);
   for (unsigned t = 0; t < g.tiles; ++t) {
-    tiles_.emplace_back(TileConfig{t, g.tiles, memBytes_, hasFpu_, hasMulDiv_});
+    tiles_.emplace_back(g.tileConfig(t));
   }
   slots_.resize(g.tiles);
   records_.resize(g.tiles);
@@ -121,10 +120,7 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
   reset();
 }
 
-ChipInfo ModelDevice::info() const {
-  return ChipInfo{static_cast<unsigned>(tiles_.size()), memBytes_, TileModel::kContexts, "model",
-                  hasFpu_, hasMulDiv_};
-}
+ChipInfo ModelDevice::info() const { return geometry_.chipInfo(); }
 
 void ModelDevice::reset() {
   for (TileModel& t : tiles_) t.reset();

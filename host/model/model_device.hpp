@@ -36,6 +36,15 @@ struct ChipGeometry {
   bool hasExchange = true;    ///< rtl/params.json HAS_EXCHANGE (false: preset ice40)
   bool hasCheckpoint = true;  ///< rtl/params.json HAS_CHECKPOINT (false: preset ice40)
   bool hasMulDiv = true;      ///< rtl/params.json HAS_MULDIV (false: preset ice40, noMulDiv)
+
+  /// The configuration of tile t of this chip.
+  TileConfig tileConfig(unsigned t) const {
+    return TileConfig{t, tiles, memBytes, hasFpu, hasMulDiv};
+  }
+  /// What a model device of this chip reports as its info().
+  ChipInfo chipInfo() const {
+    return ChipInfo{tiles, memBytes, TileModel::kContexts, "model", hasFpu, hasMulDiv};
+  }
 };
 ChipGeometry chipGeometry(const DeviceOptions& options);
 
@@ -113,9 +122,8 @@ class ModelDevice : public Device {
   void flushRecords();
   void routeRecords();
 
+  ChipGeometry geometry_{};  // what the options asked for (tile configuration, info())
   uint32_t memBytes_;
-  bool hasFpu_ = true;  // false: integer-only tiles (DeviceOptions::noFpu, preset ice40)
-  bool hasMulDiv_ = true;  // false: tiles without M (DeviceOptions::noMulDiv, preset ice40)
   bool hasExchange_ = true;    // false: no exchange engines (preset ice40, docs/chip.md)
   bool hasCheckpoint_ = true;  // false: no checkpoint registers (preset ice40)
   std::vector<TileModel> tiles_;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <limits>
 
-#include "model_device.hpp"  // chipGeometry: the same options give the same chip, sharded or not
 #include "tessera/chip_params.h"
 
 namespace tessera::shard {
@@ -66,10 +65,9 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
         "model device: --trace-vcd / traceVcd needs the rtl device (the model has no waveforms)");
   }
   const model::ChipGeometry g = model::chipGeometry(options);
+  geometry_ = g;
   numTiles_ = g.tiles;
   memBytes_ = g.memBytes;
-  hasFpu_ = g.hasFpu;
-  hasMulDiv_ = g.hasMulDiv;
   if (!g.hasExchange) {
     // The reduced board chip (preset ice40) has one tile: nothing to shard.
     throw Error("model device: a chip without exchange engines (preset ice40) cannot be sharded "
@@ -88,7 +86,7 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
   end_ = static_cast<unsigned>((r + 1) * numTiles_ / n);
   tiles_.reserve(end_ - first_);
   for (unsigned t = first_; t < end_; ++t) {
-    tiles_.emplace_back(model::TileConfig{t, numTiles_, memBytes_, hasFpu_, hasMulDiv_});
+    tiles_.emplace_back(g.tileConfig(t));
   }
   slots_.resize(end_ - first_);
   bus_.resize(numTiles_);
@@ -108,9 +106,7 @@ int ShardedModelDevice::ownerOf(unsigned tile) const {
   return static_cast<int>(r);
 }
 
-ChipInfo ShardedModelDevice::info() const {
-  return ChipInfo{numTiles_, memBytes_, TileModel::kContexts, "model", hasFpu_, hasMulDiv_};
-}
+ChipInfo ShardedModelDevice::info() const { return geometry_.chipInfo(); }
 
 void ShardedModelDevice::reset() {
   for (TileModel& t : tiles_) t.reset();

@@ -22,6 +22,7 @@
 
 #include "chip_registers.hpp"
 #include "exchange_engine.hpp"
+#include "model_device.hpp"
 #include "shard_comm.hpp"
 #include "tessera/device.hpp"
 #include "tile_model.hpp"
@@ -111,8 +112,7 @@ class ShardedModelDevice : public Device {
   std::unique_ptr<ShardComm> comm_;
   unsigned numTiles_ = 0;
   uint32_t memBytes_ = 0;
-  bool hasFpu_ = true;  // false: integer-only tiles (DeviceOptions::noFpu, preset ice40)
-  bool hasMulDiv_ = true;  // false: tiles without M (DeviceOptions::noMulDiv, preset ice40)
+  model::ChipGeometry geometry_{};  // what the options asked for (tile configuration, info())
   unsigned first_ = 0;
   unsigned end_ = 0;
   std::vector<model::TileModel> tiles_;  // tiles first_ .. end_-1

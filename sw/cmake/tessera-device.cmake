@@ -48,14 +48,27 @@ endif()
 
 set(TESSERA_LINKER_SCRIPT ${TESSERA_SW_DIR}/runtime/link.ld)
 
-add_library(tessera_rt STATIC ${TESSERA_SW_DIR}/runtime/runtime.c ${TESSERA_SW_DIR}/runtime/exchange.c)
-target_include_directories(tessera_rt PUBLIC ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
-target_compile_options(tessera_rt PRIVATE -Wall -Wextra -Werror)
-# memcpy/memset must not be turned back into calls to themselves.
-set_source_files_properties(${TESSERA_SW_DIR}/runtime/runtime.c PROPERTIES COMPILE_OPTIONS -fno-builtin)
-# crt0 is an object library so that _start is always linked, first, into every program.
-add_library(tessera_crt0 OBJECT ${TESSERA_SW_DIR}/runtime/crt0.S)
-target_include_directories(tessera_crt0 PRIVATE ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
+# The runtime (tessera_rt<suffix>) and crt0 (tessera_crt0<suffix>) compiled with the flags that
+# follow suffix: once for the toolchain's rv32imf (no suffix, no flags), and once more for each
+# smaller ISA a program asks for (tessera_add_program ISA), since a program for a tile without M
+# must not link a runtime that multiplies or divides.
+function(_tessera_runtime suffix)
+  add_library(tessera_rt${suffix} STATIC ${TESSERA_SW_DIR}/runtime/runtime.c
+                                         ${TESSERA_SW_DIR}/runtime/exchange.c)
+  target_include_directories(tessera_rt${suffix} PUBLIC ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
+  target_compile_options(tessera_rt${suffix} PRIVATE -Wall -Wextra -Werror ${ARGN})
+  # memcpy/memset must not be turned back into calls to themselves (a source property: set in
+  # the directory of the target, which for an ISA variant is the first program's).
+  set_source_files_properties(${TESSERA_SW_DIR}/runtime/runtime.c
+                              TARGET_DIRECTORY tessera_rt${suffix}
+                              PROPERTIES COMPILE_OPTIONS -fno-builtin)
+  # crt0 is an object library so that _start is always linked, first, into every program.
+  add_library(tessera_crt0${suffix} OBJECT ${TESSERA_SW_DIR}/runtime/crt0.S)
+  target_include_directories(tessera_crt0${suffix} PRIVATE ${TESSERA_SW_DIR}/include
+                                                           ${TESSERA_GEN_DIR})
+  target_compile_options(tessera_crt0${suffix} PRIVATE ${ARGN})
+endfunction()
+_tessera_runtime("")
 
 # -march/-mabi for an ISA other than the toolchain's rv32imf: "rv32i", "rv32im", "rv32if", ...
 # (ilp32f with F, else ilp32; lld refuses to link objects of different float ABIs).
@@ -70,23 +83,6 @@ function(_tessera_isa_flags isa out)
   endif()
 endfunction()
 
-# The runtime and crt0 again for another ISA (tessera_rt_<isa>, tessera_crt0_<isa>), once: a
-# program for a tile without M must not link a runtime that multiplies or divides.
-function(_tessera_runtime_for isa)
-  if(TARGET tessera_rt_${isa})
-    return()
-  endif()
-  _tessera_isa_flags(${isa} _flags)
-  add_library(tessera_rt_${isa} STATIC ${TESSERA_SW_DIR}/runtime/runtime.c
-                                       ${TESSERA_SW_DIR}/runtime/exchange.c)
-  target_include_directories(tessera_rt_${isa} PUBLIC ${TESSERA_SW_DIR}/include ${TESSERA_GEN_DIR})
-  target_compile_options(tessera_rt_${isa} PRIVATE -Wall -Wextra -Werror ${_flags})
-  add_library(tessera_crt0_${isa} OBJECT ${TESSERA_SW_DIR}/runtime/crt0.S)
-  target_include_directories(tessera_crt0_${isa} PRIVATE ${TESSERA_SW_DIR}/include
-                                                         ${TESSERA_GEN_DIR})
-  target_compile_options(tessera_crt0_${isa} PRIVATE ${_flags})
-endfunction()
-
 # Build NAME.elf from SOURCES (C, C++ or assembly with .S) with crt0, the runtime and link.ld.
 # MEM_BYTES, SUP_STACK and WORKER_STACK (optional) link it for another tile memory size and
 # stack sizes (default TESSERA_MEM_BYTES, 4096 and 2048; link.ld). ISA (optional, default
@@ -97,17 +93,19 @@ function(tessera_add_program)
   if(NOT ARG_NAME OR NOT ARG_SOURCES)
     message(FATAL_ERROR "tessera_add_program needs NAME and SOURCES")
   endif()
+  set(_rt "")
+  set(_isa_flags "")
   if(ARG_ISA AND NOT ARG_ISA STREQUAL "rv32imf")
-    _tessera_runtime_for(${ARG_ISA})
     _tessera_isa_flags(${ARG_ISA} _isa_flags)
-    add_executable(${ARG_NAME} $<TARGET_OBJECTS:tessera_crt0_${ARG_ISA}> ${ARG_SOURCES})
-    target_compile_options(${ARG_NAME} PRIVATE ${_isa_flags})
-    target_link_options(${ARG_NAME} PRIVATE ${_isa_flags})
-    target_link_libraries(${ARG_NAME} PRIVATE tessera_rt_${ARG_ISA})
-  else()
-    add_executable(${ARG_NAME} $<TARGET_OBJECTS:tessera_crt0> ${ARG_SOURCES})
-    target_link_libraries(${ARG_NAME} PRIVATE tessera_rt)
+    set(_rt _${ARG_ISA})
+    if(NOT TARGET tessera_rt${_rt})
+      _tessera_runtime(${_rt} ${_isa_flags})
+    endif()
   endif()
+  add_executable(${ARG_NAME} $<TARGET_OBJECTS:tessera_crt0${_rt}> ${ARG_SOURCES})
+  target_compile_options(${ARG_NAME} PRIVATE ${_isa_flags})
+  target_link_options(${ARG_NAME} PRIVATE ${_isa_flags})
+  target_link_libraries(${ARG_NAME} PRIVATE tessera_rt${_rt})
   set_target_properties(${ARG_NAME} PROPERTIES SUFFIX .elf LINK_DEPENDS ${TESSERA_LINKER_SCRIPT})
   # Programs print their own name (e.g. "isa_rv32i ok"), so the name is given once, here.
   target_compile_definitions(${ARG_NAME} PRIVATE TESS_PROGRAM_NAME="${ARG_NAME}")

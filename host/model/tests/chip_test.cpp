@@ -139,6 +139,17 @@ TEST(Chip, Mk2Preset) {
   EXPECT_THROW(ModelDevice{o}, Error);
 }
 
+// Runs {kMmio, bad, EXIT} on tile 0 of dev: bad must trap as an illegal instruction at pc 4.
+void expectIllegalSecondWord(ModelDevice& dev, uint32_t bad) {
+  chipprog::place(dev, 0, 0, {kMmio, bad, exitWith(zero)});
+  dev.reset();
+  const RunResult r = dev.run(1000);
+  ASSERT_EQ(r.reason, StopReason::Trap) << std::hex << bad;
+  EXPECT_EQ(r.trap.cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
+  EXPECT_EQ(r.trap.pc, 4u);
+  EXPECT_EQ(r.trap.value, bad);
+}
+
 TEST(Chip, Ice40Preset) {
   // The iCE40 board's configuration (rtl/params.json, configs: ICE40).
   DeviceOptions o;
@@ -149,16 +160,8 @@ TEST(Chip, Ice40Preset) {
   EXPECT_EQ(dev.info().hasFpu, TESS_ICE40_HAS_FPU != 0);
   EXPECT_EQ(dev.info().hasMulDiv, TESS_ICE40_HAS_MULDIV != 0);
   EXPECT_EQ(dev.readControl(TESS_CR_MEM_BYTES), TESS_ICE40_TILE_MEM_BYTES);
-  const std::vector<uint32_t> code{kMmio, fmv_w_x(1, zero), exitWith(zero)};
-  std::vector<uint8_t> bytes(code.size() * 4);
-  std::memcpy(bytes.data(), code.data(), bytes.size());
-  dev.writeMemory(0, 0, bytes);
-  dev.reset();
-  const RunResult r = dev.run(1000);
-  ASSERT_EQ(r.reason, StopReason::Trap);
-  EXPECT_EQ(r.trap.cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
-  EXPECT_EQ(r.trap.pc, 4u);
-  EXPECT_EQ(r.trap.value, fmv_w_x(1, zero));
+  expectIllegalSecondWord(dev, fmv_w_x(1, zero));
+  expectIllegalSecondWord(dev, mul(1, 2, 3));
   // A size other than the board's is refused rather than silently changed.
   o.tileMemBytes = 65536;
   EXPECT_THROW(ModelDevice{o}, Error);
@@ -178,16 +181,7 @@ TEST(Chip, Ice40Preset) {
   ModelDevice noM{m};
   EXPECT_FALSE(noM.info().hasMulDiv);
   EXPECT_TRUE(noM.info().hasFpu);
-  const std::vector<uint32_t> mulCode{kMmio, mul(1, 2, 3), exitWith(zero)};
-  std::vector<uint8_t> mulBytes(mulCode.size() * 4);
-  std::memcpy(mulBytes.data(), mulCode.data(), mulBytes.size());
-  noM.writeMemory(0, 0, mulBytes);
-  noM.reset();
-  const RunResult mr = noM.run(1000);
-  ASSERT_EQ(mr.reason, StopReason::Trap);
-  EXPECT_EQ(mr.trap.cause, uint32_t{TESS_CAUSE_ILLEGAL_INSN});
-  EXPECT_EQ(mr.trap.pc, 4u);
-  EXPECT_EQ(mr.trap.value, mul(1, 2, 3));
+  expectIllegalSecondWord(noM, mul(1, 2, 3));
 }
 
 TEST(Chip, Ice40PresetHasNoExchangeEngine) {

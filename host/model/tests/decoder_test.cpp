@@ -52,6 +52,16 @@ TEST(Decoder, IllegalEncodings) {
   EXPECT_EQ(decodeInsn(0x0000200fu).op, Op::Illegal);
 }
 
+// w decodes alike on the full tile and on one without F (hasFpu) or M (hasMulDiv), and legally.
+void expectUnchangedWithout(uint32_t w, bool hasFpu, bool hasMulDiv) {
+  const DecodedInsn with = decodeInsn(w, true, true);
+  const DecodedInsn without = decodeInsn(w, hasFpu, hasMulDiv);
+  EXPECT_NE(without.op, Op::Illegal) << std::hex << w;
+  EXPECT_EQ(without.op, with.op) << std::hex << w;
+  EXPECT_EQ(without.imm, with.imm) << std::hex << w;
+  EXPECT_EQ(without.longOp, with.longOp) << std::hex << w;
+}
+
 TEST(Decoder, IntegerOnlyTileRejectsEveryFInstruction) {
   // rtl/params.json HAS_FPU = 0 (the ICE40 configuration): tess_decoder's HasFpu = 0.
   using namespace rv;
@@ -70,14 +80,7 @@ TEST(Decoder, IntegerOnlyTileRejectsEveryFInstruction) {
       addi(1, 2, 3), lw(1, 2, 4),     sw(1, 2, 4),       mulhu(1, 2, 3),
       div(1, 2, 3),  csrr(1, kCycle), csrr(1, kInstret), csrr(1, TESS_CSR_TILE_ID),
       ebreak()};
-  for (const uint32_t w : intInsns) {
-    const DecodedInsn with = decodeInsn(w, true, true);
-    const DecodedInsn without = decodeInsn(w, false, true);
-    EXPECT_NE(without.op, Op::Illegal) << std::hex << w;
-    EXPECT_EQ(without.op, with.op) << std::hex << w;
-    EXPECT_EQ(without.imm, with.imm) << std::hex << w;
-    EXPECT_EQ(without.longOp, with.longOp) << std::hex << w;
-  }
+  for (const uint32_t w : intInsns) expectUnchangedWithout(w, false, true);
 }
 
 TEST(Decoder, TileWithoutMRejectsEveryMInstruction) {
@@ -97,13 +100,7 @@ TEST(Decoder, TileWithoutMRejectsEveryMInstruction) {
   // The rest of OP (funct7 0000000 and 0100000), the F instructions and the CSRs are unchanged.
   const uint32_t others[] = {add(1, 2, 3),  sub(1, 2, 3),  sra(1, 2, 3),     sltu(1, 2, 3),
                              fdiv(1, 2, 3), fsqrt(1, 2),   csrr(1, kFflags), csrr(1, kCycle)};
-  for (const uint32_t w : others) {
-    const DecodedInsn with = decodeInsn(w, true, true);
-    const DecodedInsn without = decodeInsn(w, true, false);
-    EXPECT_NE(without.op, Op::Illegal) << std::hex << w;
-    EXPECT_EQ(without.op, with.op) << std::hex << w;
-    EXPECT_EQ(without.longOp, with.longOp) << std::hex << w;
-  }
+  for (const uint32_t w : others) expectUnchangedWithout(w, true, false);
   // Undefined funct7 values of OP stay illegal either way.
   EXPECT_EQ(decodeInsn(add(1, 2, 3) | 0x04000000u, true, true).op, Op::Illegal);
   EXPECT_EQ(decodeInsn(add(1, 2, 3) | 0x04000000u, true, false).op, Op::Illegal);
