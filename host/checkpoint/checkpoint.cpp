@@ -334,7 +334,8 @@ Image decode(std::span<const uint8_t> bytes) {
                                   id, TESS_CHIP_ID));
         }
         if (img.info.tiles == 0 || img.info.tiles > 65536 ||
-            img.info.contexts != TESS_NUM_CONTEXTS || img.info.tileMemBytes == 0 ||
+            img.info.contexts < 2 || img.info.contexts > TESS_ROUND_CYCLES ||
+            img.info.tileMemBytes == 0 ||
             img.info.tileMemBytes % 4 != 0 || img.info.tileMemBytes >= TESS_MMIO_BASE) {
           throw Error(
               fmt::format("checkpoint: impossible configuration ({} tiles, {} bytes, {} "
@@ -577,7 +578,7 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
                     "(stopped at cycle {}, reason {})",
                     parked.cycles, static_cast<int>(parked.reason)));
   }
-  if ((info.cycle - parked.cycles) % TESS_NUM_CONTEXTS != 0) {
+  if ((info.cycle - parked.cycles) % TESS_ROUND_CYCLES != 0) {
     // Every sync stop is at R = c + 3 + SYNC_LATENCY with c a supervisor slot (docs/checkpoint.md).
     throw Error(fmt::format("checkpoint: saved cycle {} is not in the slot phase of a sync stop",
                             info.cycle));

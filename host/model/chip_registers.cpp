@@ -35,7 +35,7 @@ std::optional<uint32_t> readChipRegister(uint32_t offset, const ChipRegisterView
     case TESS_CR_MEM_BYTES:
       return chip.memBytes;
     case TESS_CR_CONTEXTS:
-      return TileModel::kContexts;
+      return chip.contexts;
     case TESS_CR_STATUS:
       return status(chip.state, chip.pendingDesc);
     case TESS_CR_CYCLE_LO:

@@ -22,25 +22,38 @@ constexpr bool kHasMulDiv = TESS_HAS_MULDIV != 0;
 }  // namespace
 
 ChipGeometry chipGeometry(const DeviceOptions& options) {
+  if (options.contexts != 0 &&
+      (options.contexts < 2 || options.contexts > TileModel::kMaxContexts)) {
+    throw Error(fmt::format("model device: {} contexts per tile: must be 2..{}", options.contexts,
+                            TileModel::kMaxContexts));
+  }
+  const unsigned contexts = options.contexts ? options.contexts : unsigned{TESS_NUM_CONTEXTS};
   if (options.preset == "mk2") {
     if (options.tileMemBytes != 0 && options.tileMemBytes != kMk2MemBytes) {
       throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
                               kMk2MemBytes, options.tileMemBytes));
     }
-    return {kMk2Tiles, kMk2MemBytes, kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint,
-            kHasMulDiv && !options.noMulDiv};
+    return {kMk2Tiles,       kMk2MemBytes, kHasFpu && !options.noFpu,        kHasExchange,
+            kHasCheckpoint, kHasMulDiv && !options.noMulDiv, contexts};
   }
   if (options.preset == "ice40") {
     // The board's exact configuration, from the same source as its RTL top.
     if ((options.tiles != 0 && options.tiles != TESS_ICE40_NUM_TILES) ||
-        (options.tileMemBytes != 0 && options.tileMemBytes != TESS_ICE40_TILE_MEM_BYTES)) {
+        (options.tileMemBytes != 0 && options.tileMemBytes != TESS_ICE40_TILE_MEM_BYTES) ||
+        (options.contexts != 0 && options.contexts != TESS_ICE40_NUM_CONTEXTS)) {
       throw Error(fmt::format(
-          "model device: preset ice40 has {} tile(s) of {} bytes, not {} tile(s) of {} bytes",
-          TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES, options.tiles, options.tileMemBytes));
+          "model device: preset ice40 has {} tile(s) of {} bytes and {} contexts, not {} tile(s) "
+          "of {} bytes and {} contexts",
+          TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES, TESS_ICE40_NUM_CONTEXTS, options.tiles,
+          options.tileMemBytes, options.contexts));
     }
-    return {TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES,
-            TESS_ICE40_HAS_FPU != 0 && !options.noFpu, TESS_ICE40_HAS_EXCHANGE != 0,
-            TESS_ICE40_HAS_CHECKPOINT != 0, TESS_ICE40_HAS_MULDIV != 0 && !options.noMulDiv};
+    return {TESS_ICE40_NUM_TILES,
+            TESS_ICE40_TILE_MEM_BYTES,
+            TESS_ICE40_HAS_FPU != 0 && !options.noFpu,
+            TESS_ICE40_HAS_EXCHANGE != 0,
+            TESS_ICE40_HAS_CHECKPOINT != 0,
+            TESS_ICE40_HAS_MULDIV != 0 && !options.noMulDiv,
+            TESS_ICE40_NUM_CONTEXTS};
   }
   if (!options.preset.empty()) {
     throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\", \"ice40\")",
@@ -49,7 +62,7 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
   return {options.tiles ? options.tiles : kDefaultTiles,
           options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES},
           kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint,
-          kHasMulDiv && !options.noMulDiv};
+          kHasMulDiv && !options.noMulDiv, contexts};
 }
 
 namespace {
@@ -450,8 +463,9 @@ void ModelDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
 
 uint32_t ModelDevice::readControl(uint32_t offset) {
   if (isCheckpointRegister(offset)) checkCheckpointRegister(offset, "read");
-  if (auto v = readChipRegister(offset, {static_cast<unsigned>(tiles_.size()), memBytes_, state_,
-                                          pendingDesc_, now_, error_, syncBreak_, tileSel_})) {
+  if (auto v = readChipRegister(offset, {static_cast<unsigned>(tiles_.size()), memBytes_,
+                                          geometry_.contexts, state_, pendingDesc_, now_, error_,
+                                          syncBreak_, tileSel_})) {
     return *v;
   }
   const TileStats sel = stats(tileSel_);
@@ -514,9 +528,9 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
       slots_[tileSel_].enabled = (value & 1u) != 0;
       return;
     case TESS_CR_CTX_SEL:
-      if (value >= TileModel::kContexts) {
+      if (value >= geometry_.contexts) {
         throw Error(fmt::format("model device: CTX_SEL {} is not a context (a tile has {})",
-                                value, TileModel::kContexts));
+                                value, geometry_.contexts));
       }
       ctxSel_ = value;
       return;

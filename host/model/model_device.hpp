@@ -36,14 +36,15 @@ struct ChipGeometry {
   bool hasExchange = true;    ///< rtl/params.json HAS_EXCHANGE (false: preset ice40)
   bool hasCheckpoint = true;  ///< rtl/params.json HAS_CHECKPOINT (false: preset ice40)
   bool hasMulDiv = true;      ///< rtl/params.json HAS_MULDIV (false: preset ice40, noMulDiv)
+  unsigned contexts = TESS_NUM_CONTEXTS;  ///< per tile (preset ice40: ICE40_NUM_CONTEXTS)
 
   /// The configuration of tile t of this chip.
   TileConfig tileConfig(unsigned t) const {
-    return TileConfig{t, tiles, memBytes, hasFpu, hasMulDiv};
+    return TileConfig{t, tiles, memBytes, hasFpu, hasMulDiv, contexts};
   }
   /// What a model device of this chip reports as its info().
   ChipInfo chipInfo() const {
-    return ChipInfo{tiles, memBytes, TileModel::kContexts, "model", hasFpu, hasMulDiv};
+    return ChipInfo{tiles, memBytes, contexts, "model", hasFpu, hasMulDiv};
   }
 };
 ChipGeometry chipGeometry(const DeviceOptions& options);

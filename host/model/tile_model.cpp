@@ -15,18 +15,22 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "tile memory is little-endian and is accessed with memcpy");
 
-constexpr unsigned kRound = TESS_NUM_CONTEXTS;  // cycles per round
+constexpr unsigned kRound = TESS_ROUND_CYCLES;  // cycles per round
 constexpr uint64_t kLongOpRetire = uint64_t{kRound} * (TESS_LONG_OP_ROUNDS - 1);  // issue → retire
 constexpr unsigned kVisibility = 3;  // context-state changes are seen by issue decisions at c + 3
 constexpr uint32_t kMmioPageMask = ~(TESS_MMIO_SIZE - 1u);
-constexpr uint32_t kRunLast = TESS_MMIO_RUN_BASE + 4u * (TESS_NUM_CONTEXTS - 2u);
 
-static_assert(TESS_NUM_CONTEXTS == TileModel::kContexts);
+static_assert(TESS_NUM_CONTEXTS >= 2 && TESS_NUM_CONTEXTS <= TileModel::kMaxContexts);
 
 }  // namespace
 
 TileModel::TileModel(const TileConfig& config)
     : config_(config), mem_(config.memBytes, 0), decodeCache_(kDecodeCacheLines) {
+  if (config.contexts < 2 || config.contexts > kMaxContexts) {
+    throw Error(fmt::format("tile of {} contexts: must be 2..{} (the supervisor and a worker at "
+                            "least, one context per slot of the round at most)",
+                            config.contexts, kMaxContexts));
+  }
   if (config.memBytes < 4 || config.memBytes % 4 != 0 || config.memBytes > TESS_MMIO_BASE) {
     throw Error(
         fmt::format("tile memory of {} bytes: must be a nonzero multiple of 4 below 0x{:08x}",
@@ -139,7 +143,7 @@ TileStats TileModel::stats() const {
   TileStats s;
   s.cycles = cycles_;
   uint64_t busy = 0;
-  for (unsigned c = 0; c < kContexts; ++c) {
+  for (unsigned c = 0; c < kMaxContexts; ++c) {
     const Context& ctx = ctx_[c];
     s.contextInstructions[c] = ctx.instret;
     s.instructions += ctx.instret;
@@ -186,7 +190,7 @@ TileState TileModel::runLoop(uint64_t untilCycle) {
     unsigned c = 0;
     uint64_t best = ctx_[0].next;
     uint64_t second = kNever;
-    for (unsigned i = 1; i < kContexts; ++i) {
+    for (unsigned i = 1; i < kMaxContexts; ++i) {
       const uint64_t n = ctx_[i].next;
       const bool less = n < best;
       second = std::min(second, less ? best : n);
@@ -216,7 +220,7 @@ TileState TileModel::runLoop(uint64_t untilCycle) {
         t = ctx_[c].next;
         continue;
       }
-      const unsigned n = c + 1 == kContexts ? 0 : c + 1;
+      const unsigned n = c + 1 == kMaxContexts ? 0 : c + 1;
       if (ctx_[n].next != t + 1 || t + 1 >= untilCycle) break;
       c = n;
       t = t + 1;
@@ -348,7 +352,7 @@ void TileModel::writeCsr(Context& ctx, uint32_t csr, uint32_t value) {
 void TileModel::releaseSupervisorIfDone(uint64_t doneCycle) {
   Context& sup = ctx_[0];
   if (!sup.waiting) return;
-  for (unsigned w = 1; w < kContexts; ++w) {
+  for (unsigned w = 1; w < kMaxContexts; ++w) {
     if (ctx_[w].running) return;
   }
   // The supervisor sees this DONE at doneCycle + 3, and WAIT blocks it for at least one round.
@@ -370,7 +374,7 @@ bool TileModel::mmioLoad(unsigned c, uint64_t cycle, uint32_t addr, uint32_t& va
     case TESS_MMIO_WORKERS:
       // "As seen at issue + 2" covers every older instruction, i.e. the model's current state.
       value = 0;
-      for (unsigned w = 1; w < kContexts; ++w) value |= uint32_t{ctx_[w].running} << w;
+      for (unsigned w = 1; w < kMaxContexts; ++w) value |= uint32_t{ctx_[w].running} << w;
       return true;
     default:
       step = raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
@@ -408,7 +412,7 @@ bool TileModel::mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t va
     case TESS_MMIO_SYNC:
       // A SYNC sees every older instruction: a worker whose DONE issued before it is idle.
       if (c != 0) break;
-      for (unsigned w = 1; w < kContexts; ++w) {
+      for (unsigned w = 1; w < kMaxContexts; ++w) {
         if (ctx_[w].running) {
           step = raise(c, cycle, TESS_CAUSE_CONTEXT_MISUSE, addr);
           return false;
@@ -420,7 +424,9 @@ bool TileModel::mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t va
       syncIssue_ = cycle;
       return true;
     default:
-      if (addr >= TESS_MMIO_RUN_BASE && addr <= kRunLast && (addr & 3) == 0) {
+      // RUN slots exist for the tile's workers only; another is an unmapped address.
+      if (addr >= TESS_MMIO_RUN_BASE && addr <= TESS_MMIO_RUN_BASE + 4u * (config_.contexts - 2u) &&
+          (addr & 3) == 0) {
         const unsigned w = (addr - TESS_MMIO_RUN_BASE) / 4 + 1;
         if (c != 0 || ctx_[w].running) break;
         Context& worker = ctx_[w];
@@ -611,7 +617,7 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
         // WAIT: released now if every worker is already idle (their DONEs are all older than
         // this store, hence seen by cycle + 6), otherwise by the last worker's DONE.
         bool idle = true;
-        for (unsigned w2 = 1; w2 < kContexts; ++w2) idle = idle && !ctx_[w2].running;
+        for (unsigned w2 = 1; w2 < kMaxContexts; ++w2) idle = idle && !ctx_[w2].running;
         if (idle) {
           ctx.waiting = false;
         } else {

@@ -1,7 +1,7 @@
-// Cycle-exact model of one tessera tile (docs/tile.md): six barrel-threaded contexts, SRAM, MMIO,
-// CSRs, traps and halting. The interpreter jumps from one slot in which something happens to the
-// next (an issue or a long op's retirement), so idle slots and the intermediate passes of a long
-// op cost nothing; every instruction is executed completely at its issue cycle, except that a
+// Cycle-exact model of one tessera tile (docs/tile.md): up to six barrel-threaded contexts, SRAM,
+// MMIO, CSRs, traps and halting. The interpreter jumps from one slot in which something happens to
+// the next (an issue or a long op's retirement), so idle slots and the intermediate passes of a
+// long op cost nothing; every instruction is executed completely at its issue cycle, except that a
 // long op's result is committed at its retire cycle (issue + 42) so that a halt in between
 // discards it, as the contract requires.
 #pragma once
@@ -27,21 +27,25 @@ struct TileConfig {
   uint32_t memBytes = 65536;  ///< SRAM bytes (CSR 0xCC3); a multiple of 4
   bool hasFpu = true;         ///< false: integer-only, F traps (rtl/params.json HAS_FPU)
   bool hasMulDiv = true;      ///< false: no M extension, M traps (rtl/params.json HAS_MULDIV)
+  /// Contexts, 2..TileModel::kMaxContexts (rtl/params.json NUM_CONTEXTS): the supervisor and
+  /// contexts - 1 workers; the round stays ROUND_CYCLES long, the other slots are empty.
+  unsigned contexts = TESS_NUM_CONTEXTS;
 };
 
 /// Where a tile stands after TileModel::run. Arrived: the supervisor wrote SYNC and the tile is
 /// quiet (no worker runs) until the chip resumes it (docs/chip.md, "Tile MMIO").
 enum class TileState { Running, Halted, Trapped, Arrived };
 
-/// One tile: its memory, its six contexts and its counters.
+/// One tile: its memory, its contexts and its counters.
 // Aligned to a host cache line: neighbouring tiles run on different host threads, and a tile's
 // hot fields (undoLog_ written on every store, mem_ and decodeCache_ read on every instruction)
 // must not share a line with the next tile's (false sharing cost the second thread a quarter of
 // its speed on mk2).
 class alignas(64) TileModel {
  public:
-  /// Contexts per tile (docs/tile.md, "Contexts and barrel threading").
-  static constexpr unsigned kContexts = 6;
+  /// Contexts a tile can have, one per slot of the barrel round (docs/tile.md, "Contexts and
+  /// barrel threading"); TileConfig::contexts says how many this one has.
+  static constexpr unsigned kMaxContexts = TESS_ROUND_CYCLES;
 
   /// A tile with zeroed memory, in the reset state.
   explicit TileModel(const TileConfig& config);
@@ -204,7 +208,7 @@ class alignas(64) TileModel {
 
   // State saved by checkpoint(); memory is restored from undoLog_.
   struct Saved {
-    std::array<Context, kContexts> ctx;
+    std::array<Context, kMaxContexts> ctx;
     std::array<StoreNote, 2> recentStores;
     uint32_t runArg = 0;
     uint64_t cycles = 0;
@@ -253,7 +257,7 @@ class alignas(64) TileModel {
   TileConfig config_;
   std::vector<uint8_t> mem_;
   std::vector<CacheLine> decodeCache_;
-  std::array<Context, kContexts> ctx_;
+  std::array<Context, kMaxContexts> ctx_;
   std::array<StoreNote, 2> recentStores_{};
   uint32_t runArg_ = 0;
   uint64_t cycles_ = 0;

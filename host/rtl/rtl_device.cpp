@@ -460,6 +460,12 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
         "rtl: the chip was verilated with the M extension; the configuration without it runs on "
         "the model, on Icarus (rtl/tests/icarus) and on the iCE40 board (docs/bringup.md)");
   }
+  if (options.contexts != 0 && options.contexts != kContexts) {
+    throw Error(fmt::format(
+        "rtl: the chip was verilated with {} contexts per tile; {} requested (other counts run on "
+        "the model, and the iCE40 board's on Icarus, rtl/tests/icarus)",
+        kContexts, options.contexts));
+  }
   if (options.tileMemBytes != 0 && options.tileMemBytes != kMemBytes) {
     throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
                             kMemBytes, options.tileMemBytes));

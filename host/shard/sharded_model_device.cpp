@@ -554,8 +554,9 @@ void ShardedModelDevice::setRetireSink(std::function<void(const RetireRecord&)> 
 }
 
 uint32_t ShardedModelDevice::readControl(uint32_t offset) {
-  if (auto v = model::readChipRegister(offset, {numTiles_, memBytes_, state_, pendingDesc_, now_,
-                                                error_, syncBreak_, tileSel_})) {
+  if (auto v = model::readChipRegister(offset, {numTiles_, memBytes_, geometry_.contexts, state_,
+                                                pendingDesc_, now_, error_, syncBreak_,
+                                                tileSel_})) {
     return *v;
   }
   if (!model::isTileRegister(offset)) {

@@ -86,8 +86,11 @@ class Bringup {
                               info.tileMemBytes),
                   "the device answers but its parameters are wrong: check the board top's "
                   "NumTiles/MemBytes and the bitstream that was loaded");
-    if (info.contexts != TESS_NUM_CONTEXTS)
-      return fail(fmt::format("{} contexts, expected {}", info.contexts, TESS_NUM_CONTEXTS),
+    // The programs are built for the contexts of their configuration (the iCE40 board's have
+    // its NUM_CONTEXTS, the others the default's).
+    const unsigned contexts = small_ ? TESS_ICE40_NUM_CONTEXTS : TESS_NUM_CONTEXTS;
+    if (info.contexts != contexts)
+      return fail(fmt::format("{} contexts, expected {}", info.contexts, contexts),
                   "host and device were built from different rtl/params.json");
     const uint32_t id = dev.readControl(TESS_CR_ID);
     if (id != TESS_CHIP_ID)
@@ -95,8 +98,9 @@ class Bringup {
                   "the control-register path of the bridge or chip is broken, or another design "
                   "is loaded");
     if (dev.readControl(TESS_CR_TILES) != info.tiles ||
-        dev.readControl(TESS_CR_MEM_BYTES) != info.tileMemBytes)
-      return fail("TILES / MEM_BYTES registers disagree with INFO",
+        dev.readControl(TESS_CR_MEM_BYTES) != info.tileMemBytes ||
+        dev.readControl(TESS_CR_CONTEXTS) != info.contexts)
+      return fail("TILES / MEM_BYTES / CONTEXTS registers disagree with INFO",
                   "the bridge reports parameters of another build than the chip's");
     // Echo: a pattern through MEM_WRITE / MEM_READ longer than one frame of the device.
     size_t echoBytes = 3 * 1024 + 3;

@@ -8,6 +8,7 @@
 // program start and saves the device (and, for a *.tess, the stream positions); --restore FILE
 // continues such a checkpoint on any device, printing the whole console as an uninterrupted run.
 // Exit codes: kExitCodes.
+#include <algorithm>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -61,6 +62,7 @@ struct Options {
   std::string preset;
   bool noFpu = false;
   bool noMulDiv = false;
+  unsigned contexts = 0;
   unsigned threads = 0;
   unsigned maxTiles = 0;
   bool allTiles = false;
@@ -157,16 +159,17 @@ void printConsoles(const tessera::Device& device, unsigned tiles, bool prefixed,
 
 void printStats(const tessera::Device& device, unsigned tiles, uint64_t cycles, double seconds) {
   tessera::TileStats sum;
+  const unsigned contexts = std::min(device.info().contexts, 6u);
   for (unsigned t = 0; t < tiles; ++t) {
     const tessera::TileStats s = device.stats(t);
     sum.instructions += s.instructions;
-    for (unsigned c = 0; c < 6; ++c) sum.contextInstructions[c] += s.contextInstructions[c];
+    for (unsigned c = 0; c < contexts; ++c) sum.contextInstructions[c] += s.contextInstructions[c];
     sum.idleSlots += s.idleSlots;
     sum.syncWaitCycles += s.syncWaitCycles;
     sum.exchangeCycles += s.exchangeCycles;
   }
   std::string perContext;
-  for (unsigned c = 0; c < 6; ++c) {
+  for (unsigned c = 0; c < contexts; ++c) {
     perContext += fmt::format("{}{}", c ? " " : "", sum.contextInstructions[c]);
   }
   fmt::print(reportStream(stderr), "cycles:        {}\n", cycles);
@@ -449,6 +452,7 @@ int run(const Options& o) {
   options.preset = o.preset;
   options.noFpu = o.noFpu;
   options.noMulDiv = o.noMulDiv;
+  options.contexts = o.contexts;
   options.threads = o.threads;
   options.maxTiles = o.maxTiles;
   options.shard = o.shard;
@@ -574,13 +578,18 @@ int main(int argc, char** argv) {
   app.add_option("--tiles", o.tiles, "Tiles in the chip (default: the device's default, 4)");
   app.add_option("--preset", o.preset,
                  "Chip preset: mk2 = 1472 tiles x 624 KiB, ice40 = the iCE40 board's reduced "
-                 "configuration (1 RV32I tile without M and F, 4 KiB; rtl/params.json); model "
+                 "configuration (1 RV32I tile without M and F, 2 contexts, 4 KiB; "
+                 "rtl/params.json); model "
                  "only");
   app.add_flag("--no-fpu", o.noFpu,
                "Model: integer-only tiles, F instructions trap as illegal (as on the iCE40 board)");
   app.add_flag("--no-muldiv", o.noMulDiv,
                "Model: tiles without the M extension, M instructions trap as illegal (as on the "
                "iCE40 board)");
+  app.add_option("--contexts", o.contexts,
+                 "Model: contexts per tile, 2..6 (the supervisor and 1..5 workers; default 6, "
+                 "preset ice40: its own)")
+      ->check(CLI::Range(2u, 6u));
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
   app.add_option("--max-tiles", o.maxTiles,
                  "Refuse chips with more tiles than this (default 1472, docs/limits.md)");

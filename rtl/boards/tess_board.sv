@@ -11,11 +11,11 @@ module tess_board #(
   parameter bit HasMulDiv    = tess_params_pkg::HAS_MULDIV != 0,
   parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
+  parameter int Contexts     = tess_params_pkg::NUM_CONTEXTS,
   parameter int ClkPerBit    = 104,
   parameter int CyclesPerMs  = 12000,
   parameter int MaxPayload   = 1024,
-  parameter int ConsoleBytes = 1024,
-  localparam int Contexts = tess_params_pkg::NUM_CONTEXTS
+  parameter int ConsoleBytes = 1024
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -80,6 +80,7 @@ module tess_board #(
   tess_link_bridge #(
     .NumTiles     (NumTiles),
     .MemBytes     (MemBytes),
+    .Contexts     (Contexts),
     .MaxPayload   (MaxPayload),
     .ConsoleBytes (ConsoleBytes),
     .CyclesPerMs  (CyclesPerMs)
@@ -132,6 +133,7 @@ module tess_board #(
     .MemBytes (MemBytes),
     .HasFpu   (HasFpu),
     .HasMulDiv (HasMulDiv),
+    .Contexts  (Contexts),
     .HasExchange   (HasExchange),
     .HasCheckpoint (HasCheckpoint)
   ) u_chip (

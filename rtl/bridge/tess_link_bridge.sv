@@ -38,11 +38,11 @@
 module tess_link_bridge #(
   parameter int NumTiles     = 4,
   parameter int MemBytes     = 65536,
+  parameter int Contexts     = tess_params_pkg::NUM_CONTEXTS,
   parameter int MaxPayload   = 1024,
   parameter int ConsoleBytes = 1024,
   parameter int CyclesPerMs  = 12000,
-  parameter int StallMs      = 200,
-  localparam int Contexts = tess_params_pkg::NUM_CONTEXTS
+  parameter int StallMs      = 200
 ) (
   input  logic                            clk_i,
   input  logic                            rst_ni,
@@ -479,6 +479,10 @@ module tess_link_bridge #(
   logic [7:0]  fill_byte;
   assign fw = idx_q[6:2];
   assign fb = idx_q[1:0];
+  logic [2:0] stats_ctx;                  // context of STATS words 4..15
+  logic       ctx_absent;                 // ... one the tiles do not have (its words read 0)
+  assign stats_ctx  = 3'(idx_q[6:3] - 4'd2);
+  assign ctx_absent = (32'(stats_ctx) >= 32'(Contexts));
 
   // INFO: version, tiles, SRAM bytes, contexts, max payload, backend name "board".
   logic [31:0] info_word;
@@ -579,6 +583,8 @@ module tess_link_bridge #(
       FillStats: begin
         use_tcyc = (fw[4:1] == 4'd0);
         if (fw == 5'd22) fmask = {7'd0, fb == 2'd0};
+        // The reply has six contexts' counts; those of contexts beyond Contexts are 0.
+        fzero = (fw[4:1] >= 4'd2) && (fw[4:1] <= 4'd7) && ctx_absent;
       end
       FillResult: begin
         unique case (fw[3:0])
@@ -672,11 +678,9 @@ module tess_link_bridge #(
   logic ex_buf_we;
   logic [7:0] ex_wdata;
 
-  logic [2:0] stats_ctx;                  // context of STATS words 4..15
-  assign stats_ctx = 3'(idx_q[6:3] - 4'd2);
   logic ctx_word;                         // this STATS byte starts a context's words
   assign ctx_word = (fill_q == FillStats) && (idx_q[2:0] == 3'd0) &&
-                    (idx_q[6:3] >= 4'd2) && (idx_q[6:3] <= 4'd7);
+                    (idx_q[6:3] >= 4'd2) && (idx_q[6:3] <= 4'd7) && !ctx_absent;
 
   // WAIT's milliseconds (loaded into len_q, big_q for a high byte), at most 60000.
   // WAIT's milliseconds (loaded into len_q, big_q for a high byte) pass at the tick that makes

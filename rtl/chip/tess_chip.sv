@@ -63,7 +63,7 @@ module tess_chip #(
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: tiles without M (tess_core)
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
-  localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS,  // 2..6 per tile (tess_core)
   localparam int Tw = (NumTiles > 1) ? $clog2(NumTiles) : 1,
   localparam int Aw = $clog2(MemBytes / 4)
 ) (
@@ -746,6 +746,7 @@ module tess_chip #(
       .NumTiles (NumTiles),
       .HasFpu   (HasFpu),
       .HasMulDiv (HasMulDiv),
+      .Contexts (Contexts),
       .HasExchange   (HasExchange),
       .HasCheckpoint (HasCheckpoint)
     ) u_tile (

@@ -1,6 +1,6 @@
-// Barrel-threaded RV32IMF core of a tile (docs/tile.md). Six contexts share one six-stage
+// Barrel-threaded RV32IMF core of a tile (docs/tile.md). Up to six contexts share one six-stage
 // pipeline; cycle c belongs to context c mod 6, which issues in that slot if it is running and
-// not blocked:
+// not blocked (with Contexts < 6 the slots Contexts..5 issue nothing):
 //   IF  c    issue decision, fetch (SRAM port A)      ID  c+1  decode, register read
 //   EX  c+2  ALU, branch, AGU, SRAM port B, MMIO,     M1  c+3  load data
 //            CSR, mul, divider pass, FPU inputs       M2  c+4  (FPU)
@@ -30,7 +30,7 @@ module tess_core #(
   parameter int NumTiles = 1,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only (tess_decoder)
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: no M extension (tess_decoder)
-  localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
+  parameter int Contexts  = tess_params_pkg::NUM_CONTEXTS,  // 2..6: supervisor and workers
   localparam int Aw       = $clog2(MemBytes / 4)
 ) (
   input  logic                      clk_i,
@@ -100,22 +100,27 @@ module tess_core #(
 
 
   localparam int MmioBits = $clog2(tess_params_pkg::MMIO_SIZE);
+  // Slots per barrel round: one per pipeline stage, whatever the number of contexts.
+  localparam int Round = 6;
   // Long ops are DIV*/REM* and FDIV.S/FSQRT.S: without M and F there are none.
   localparam bit HasLongOps = HasMulDiv || HasFpu;
 
   // Parameters of rtl/params.json that this core hard-wires are refused at elaboration
   // (Verilator, Yosys; Icarus 11 does not parse elaboration-time $error): the 3-bit long-op pass
-  // counter and tess_fpu_divsqrt make 8 passes, the MMIO map has RUN slots for workers 1..5, and
-  // the pipeline is IF ID EX M1 M2 WB.
+  // counter and tess_fpu_divsqrt make 8 passes, the round has one slot per pipeline stage (IF ID
+  // EX M1 M2 WB), and the MMIO map has RUN slots for workers 1..5 at most.
 `ifndef __ICARUS__
   if (tess_params_pkg::LONG_OP_ROUNDS != 8) begin : g_rounds_error
     $error("tess_core: LONG_OP_ROUNDS (rtl/params.json) must be 8 (tess_div, tess_fpu_divsqrt)");
   end
-  if (Contexts != 6) begin : g_contexts_error
-    $error("tess_core: NUM_CONTEXTS (rtl/params.json) must be 6 (MMIO RUN slots, slot counter)");
+  if ((Contexts < 2) || (Contexts > Round)) begin : g_contexts_error
+    $error("tess_core: NUM_CONTEXTS (rtl/params.json) must be 2..6 (supervisor, workers, slots)");
   end
   if (tess_params_pkg::PIPE_WB_STAGE != 5) begin : g_wb_error
     $error("tess_core: PIPE_WB_STAGE (rtl/params.json) must be 5 (six-stage pipeline)");
+  end
+  if (tess_params_pkg::ROUND_CYCLES != 6) begin : g_round_error
+    $error("tess_core: ROUND_CYCLES (rtl/params.json) must be 6 (one slot per pipeline stage)");
   end
 `endif
   localparam logic [31:0]  MmioBase = tess_params_pkg::MMIO_BASE;
@@ -156,7 +161,10 @@ module tess_core #(
   logic [31:0]               lop_word;            // the long op's word (lop_insn_q, below)
   logic                      wait_q, wait_d;      // supervisor blocked by WAIT
   logic                      sync_q, sync_d;      // supervisor blocked at a sync
-  logic [2:0]                slot_q, slot_d;      // context owning this cycle
+  logic [2:0]                slot_q, slot_d;      // slot of the round in this cycle, 0..5
+  logic                      slot_ctx;            // slot_q is a context's (slot_q < Contexts)
+  logic [2:0]                if_ctx;              // that context, else 0 (an empty slot)
+  logic [7:0]                running_pad;         // running_q for every 3-bit context index
   logic [63:0]               cycle_q, cycle_d;    // cycles the pipeline advanced since reset
   logic [63:0]               idle_q, idle_d;
   logic                      halt_q, halt_d;
@@ -227,14 +235,19 @@ module tess_core #(
   logic        if_fetch_misaligned;
   logic        ex_halt;
 
+  // An empty slot (Contexts < Round) issues nothing and carries context 0 down the pipeline, so
+  // that every per-context index stays below Contexts; with six contexts both are constants.
+  assign slot_ctx    = (Contexts == Round) || (32'(slot_q) < 32'(Contexts));
+  assign if_ctx      = slot_ctx ? slot_q : 3'd0;
+  assign running_pad = 8'(running_q);
   assign sup_blocked = (slot_q == 3'd0) &&
                        ((wait_q && (running_q[Contexts-1:1] != '0)) || (sync_q && !resume_i));
-  assign issue       = advance && !halt_q && running_q[slot_q] && !sup_blocked;
+  assign issue       = advance && !halt_q && slot_ctx && running_pad[if_ctx] && !sup_blocked;
   // Slots lost after the halting instruction's EX are not part of the run (see idle_d); a stop
   // takes this cycle's count back in the always_ff block.
   assign slot_idle   = advance && !halt_q && !ex_halt && !issue;
-  assign if_pc       = pc_q[32*slot_q +: 32];
-  assign if_pass     = HasLongOps ? lop_q[3*slot_q +: 3] : 3'd0;
+  assign if_pc       = pc_q[32*if_ctx +: 32];
+  assign if_pass     = HasLongOps ? lop_q[3*if_ctx +: 3] : 3'd0;
 
   assign if_fetch_fault      = (if_pass == 3'd0) && (if_pc >= MemLimit);
   assign if_fetch_misaligned = (if_pass == 3'd0) && (if_pc[1:0] != 2'b00);
@@ -244,7 +257,7 @@ module tess_core #(
 
   always_comb begin
     id_valid_d = issue;
-    id_ctx_d   = slot_q;
+    id_ctx_d   = if_ctx;
     id_pc_d    = if_pc;
     id_pass_d  = if_pass;
     id_exc_d   = if_fetch_fault || if_fetch_misaligned;
@@ -823,7 +836,7 @@ module tess_core #(
     trap_value_d  = trap_value_q;
 
     if (advance) begin
-      slot_d  = (slot_q == 3'(Contexts - 1)) ? 3'd0 : slot_q + 3'd1;
+      slot_d  = (slot_q == 3'(Round - 1)) ? 3'd0 : slot_q + 3'd1;
       cycle_d = cycle_q + 64'd1;
     end
 
@@ -913,13 +926,19 @@ module tess_core #(
   // a context's entry is written by the first pass before any later pass reads it. Like the SRAM,
   // an exception to "always_ff holds only q <= d".
   if (HasLongOps) begin : g_lop_insn
-    logic [31:0] lop_insn_q [2**$clog2(Contexts)];
+    localparam int Cw = $clog2(Contexts);  // index bits (contexts are always below Contexts)
+    logic [31:0]   lop_insn_q [2**Cw];
+    logic [Cw-1:0] lop_wi, lop_ri;
+    logic          unused_lop_ctx;
+    assign lop_wi = Cw'(ex_ctx_q);
+    assign lop_ri = Cw'(id_ctx_q);
+    assign unused_lop_ctx = ^{ex_ctx_q, id_ctx_q};
     always_ff @(posedge clk_i) begin
       if (commit && dec.long_op && (ex_pass_q == 3'd0)) begin
-        lop_insn_q[ex_ctx_q] <= ex_insn_q;
+        lop_insn_q[lop_wi] <= ex_insn_q;
       end
     end
-    assign lop_word = lop_insn_q[id_ctx_q];
+    assign lop_word = lop_insn_q[lop_ri];
   end else begin : g_no_lop_insn
     assign lop_word = '0;
   end
@@ -1062,7 +1081,7 @@ module tess_core #(
                                                   HasLongOps && (lop_q[3*hs_ctx_i +: 3] != 3'd0),
                                                   (hs_ctx_i == 3'd0) && sync_q,
                                                   (hs_ctx_i == 3'd0) && wait_q,
-                                                  running_q[hs_ctx_i]};
+                                                  running_pad[hs_ctx_i]};
       tess_core_pkg::HS_RUN_ARG:    hs_rdata_o = run_arg;
       tess_core_pkg::HS_XCHG:       hs_rdata_o = xchg_prog_o;
       default:                      hs_rdata_o = '0;

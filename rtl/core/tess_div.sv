@@ -40,8 +40,15 @@ module tess_div #(
     logic        want_rem;
   } div_state_t;
 
-  // One entry per context (a power-of-two count, so every ctx_i indexes inside the array).
-  localparam int Depth = 2 ** $clog2(Contexts);
+  // One entry per context (a power-of-two count, indexed by the low Cw bits of a context: every
+  // context is below Contexts).
+  localparam int Cw    = $clog2(Contexts);
+  localparam int Depth = 2 ** Cw;
+  logic [Cw-1:0] ci, ci_next;
+  logic          unused_ctx;
+  assign ci         = Cw'(ctx_i);
+  assign ci_next    = Cw'(ctx_next_i);
+  assign unused_ctx = ^{ctx_i, ctx_next_i};
 
   div_state_t                stored;       // ctx_i's partial state
   div_state_t                start, cur, next;
@@ -118,31 +125,31 @@ module tess_div #(
   logic [2:0]          flags_mem [Depth];
 
   always_ff @(posedge clk_i) begin
-    wide_q <= wide_mem[ctx_next_i];
+    wide_q <= wide_mem[ci_next];
   end
 
   always_ff @(posedge clk_i) begin
     if (pass_i) begin
-      wide_mem[ctx_i]  <= next[StateBits-1:3];
-      flags_mem[ctx_i] <= next[2:0];
+      wide_mem[ci]  <= next[StateBits-1:3];
+      flags_mem[ci] <= next[2:0];
     end
   end
 
-  assign stored = {wide_q, flags_mem[ctx_i]};
+  assign stored = {wide_q, flags_mem[ci]};
 `else
   // An array of vectors, not of the struct: Yosys 0.23 reads an unpacked array of a packed struct
   // as one vector and its synthesised divider kept no per-context state.
   logic [StateBits-1:0] state_q [Depth];
-  logic [2:0] unused_ctx_next;
-  assign unused_ctx_next = ctx_next_i;
+  logic [Cw-1:0] unused_ci_next;
+  assign unused_ci_next = ci_next;
 
   always_ff @(posedge clk_i) begin
     if (pass_i) begin
-      state_q[ctx_i] <= next;
+      state_q[ci] <= next;
     end
   end
 
-  assign stored = state_q[ctx_i];
+  assign stored = state_q[ci];
 `endif
 
 endmodule

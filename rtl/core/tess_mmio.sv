@@ -55,6 +55,7 @@ module tess_mmio #(
   logic        is_run;
   logic [11:0] run_rel;
   logic [2:0]  run_ctx;
+  logic [7:0]  running;       // running_i padded to the eight values of a context index
   logic        mapped_r;
   logic        mapped_w;
   logic        supervisor;
@@ -64,6 +65,7 @@ module tess_mmio #(
   assign run_rel    = offset_i - OffRunBase;
   assign is_run     = (offset_i >= OffRunBase) && (run_rel < 12'(4 * (Contexts - 1)));
   assign run_ctx    = 3'(run_rel[11:2] + 10'd1);
+  assign running    = 8'(running_i);
 
   always_comb begin
     mapped_r = 1'b0;
@@ -86,7 +88,7 @@ module tess_mmio #(
     misuse_o = 1'b0;
     if (ok && we_i) begin
       if (is_run) begin
-        misuse_o = !supervisor || running_i[run_ctx];
+        misuse_o = !supervisor || running[run_ctx];
       end else if (offset_i == OffWait) begin
         misuse_o = !supervisor;
       end else if (offset_i == OffDone) begin

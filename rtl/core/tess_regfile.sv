@@ -45,19 +45,23 @@ module tess_regfile #(
 );
 
   // Power-of-two number of contexts so that every {ctx, addr} index is in range.
+  // Indexes are {context, register}, Iw bits (the context ports are 3 bits wide for six).
   localparam int Cdepth = 2 ** $clog2(Contexts);
   localparam int Depth  = 32 * Cdepth;
+  localparam int Iw     = $clog2(Depth);
   localparam logic [4:0] BReg = 5'(PortBReg);
 
   logic [31:0]      mem [Depth];
-  logic [7:0]       widx_a;
-  logic [7:0]       ridx_a, ridx_b, ridx_c;
+  logic [Iw-1:0]    widx_a, clear_idx;
+  logic [Iw-1:0]    ridx_a, ridx_b, ridx_c;
   logic             wen_a;
 
-  assign widx_a = {wctx_a_i, waddr_a_i};
-  assign ridx_a = {rctx_i, raddr_a_i};
-  assign ridx_b = {rctx_i, raddr_b_i};
-  assign ridx_c = {rctx_i, raddr_c_i};
+  assign widx_a    = Iw'({wctx_a_i, waddr_a_i});
+  assign ridx_a    = Iw'({rctx_i, raddr_a_i});
+  assign ridx_b    = Iw'({rctx_i, raddr_b_i});
+  assign ridx_c    = Iw'({rctx_i, raddr_c_i});
+  // The chip's clear counts through 256 entries; a smaller file sees each entry several times.
+  assign clear_idx = Iw'(clear_idx_i);
 
   // x0 of the integer file is never written, so it stays "unwritten" (cleared) and reads 0.
   assign wen_a = we_a_i && !(ZeroReg && (waddr_a_i == 5'd0));
@@ -68,9 +72,11 @@ module tess_regfile #(
   // writes then). Memories are the one exception to "always_ff holds only q <= d".
   logic unused_rst_n;  // only port b's side registers are reset
   assign unused_rst_n = rst_ni;
+  logic unused_clear_hi;  // clear_idx_i above Iw bits (a file of fewer than eight contexts)
+  assign unused_clear_hi = ^clear_idx_i;
   always_ff @(posedge clk_i) begin
     if (clear_i) begin
-      mem[clear_idx_i] <= 32'd0;
+      mem[clear_idx] <= 32'd0;
     end else if (wen_a) begin
       mem[widx_a] <= wdata_a_i;
     end
@@ -89,7 +95,7 @@ module tess_regfile #(
 `else
   logic [Depth-1:0] written_q, written_d;
   logic             unused_clear;
-  assign unused_clear = ^{clear_i, clear_idx_i};
+  assign unused_clear = ^{clear_i, clear_idx_i, clear_idx};
 
   // Memories are the one exception to "always_ff holds only q <= d": no reset, one write port.
   always_ff @(posedge clk_i) begin
@@ -159,7 +165,9 @@ module tess_regfile #(
 
     logic side_r;
     logic [31:0] side_v;
-    assign side_r = worker_r && side_valid_q[wk_r];
+    logic [7:0] side_valid_pad;  // side_valid_q for every 3-bit worker index
+    assign side_valid_pad = 8'(side_valid_q);
+    assign side_r = worker_r && side_valid_pad[wk_r];
     assign side_v = side_q[32*wk_r +: 32];
     assign rdata_a_o = (side_r && (raddr_a_i == BReg)) ? side_v : mem_a;
     assign rdata_b_o = (side_r && (raddr_b_i == BReg)) ? side_v : mem_b;

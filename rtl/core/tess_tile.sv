@@ -47,7 +47,7 @@ module tess_tile #(
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: no M extension (tess_core)
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
-  localparam int Contexts = tess_params_pkg::NUM_CONTEXTS,
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS,  // 2..6 (tess_core)
   localparam int Aw       = $clog2(MemBytes / 4),
   localparam int Bw       = (NumTiles > 1) ? $clog2(NumTiles) : 1
 ) (
@@ -170,7 +170,8 @@ module tess_tile #(
     .MemBytes (MemBytes),
     .NumTiles (NumTiles),
     .HasFpu   (HasFpu),
-    .HasMulDiv (HasMulDiv)
+    .HasMulDiv (HasMulDiv),
+    .Contexts (Contexts)
   ) u_core (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

@@ -41,10 +41,11 @@ module tess_fpu_divsqrt #(
   logic [Contexts*3-1:0]  rm_q;
   logic [Contexts*32-1:0] spec_res_q;    // result of special operands
   logic [Contexts*5-1:0]  spec_flags_q;
-  logic [2:0]             sel;           // context of this cycle's pass, as an index
+  localparam int Sw = $clog2(Contexts);  // index bits
+  logic [Sw-1:0]          sel;           // context of this cycle's pass, as an index
 
   // A context number the unit does not have never has passes; keep the index in range anyway.
-  assign sel = ({1'b0, ctx_i} < 4'(Contexts)) ? ctx_i : 3'd0;
+  assign sel = ({1'b0, ctx_i} < 4'(Contexts)) ? Sw'(ctx_i) : '0;
 
   logic [31:0]        rem_d;
   logic [27:0]        quo_d;

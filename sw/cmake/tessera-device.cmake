@@ -33,6 +33,9 @@ set(TESSERA_MEM_BYTES ${TESSERA_MEM_BYTES} CACHE STRING "Tile memory size the pr
 # The iCE40 board's tile memory (rtl/params.json, configs: ICE40), for programs built for it.
 string(REGEX MATCH "#define TESS_ICE40_TILE_MEM_BYTES TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
 math(EXPR TESSERA_ICE40_MEM_BYTES "${CMAKE_MATCH_1}" OUTPUT_FORMAT DECIMAL)
+# ... its contexts, for tessera_add_program(... CONTEXTS ...) ...
+string(REGEX MATCH "#define TESS_ICE40_NUM_CONTEXTS TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
+math(EXPR TESSERA_ICE40_CONTEXTS "${CMAKE_MATCH_1}" OUTPUT_FORMAT DECIMAL)
 # ... and its ISA (rv32i without M and F today), for tessera_add_program(... ISA ...).
 string(REGEX MATCH "#define TESS_ICE40_HAS_MULDIV TESS_U\\((0x[0-9a-fA-F]+)\\)" _m "${_tess_params}")
 math(EXPR _tess_ice40_m "${CMAKE_MATCH_1}")
@@ -87,9 +90,12 @@ endfunction()
 # MEM_BYTES, SUP_STACK and WORKER_STACK (optional) link it for another tile memory size and
 # stack sizes (default TESSERA_MEM_BYTES, 4096 and 2048; link.ld). ISA (optional, default
 # rv32imf) compiles it, its crt0 and its runtime for a smaller ISA: the iCE40 board's programs
-# give ISA TESSERA_ICE40_ISA (rv32i: no M, no F).
+# give ISA TESSERA_ICE40_ISA (rv32i: no M, no F). CONTEXTS (optional, default NUM_CONTEXTS)
+# builds it for a tile with fewer contexts (TESSERA_NUM_WORKERS, one worker stack per worker):
+# the iCE40 board's programs give TESSERA_ICE40_CONTEXTS.
 function(tessera_add_program)
-  cmake_parse_arguments(ARG "" "NAME;MEM_BYTES;SUP_STACK;WORKER_STACK;ISA" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;MEM_BYTES;SUP_STACK;WORKER_STACK;ISA;CONTEXTS" "SOURCES"
+                        ${ARGN})
   if(NOT ARG_NAME OR NOT ARG_SOURCES)
     message(FATAL_ERROR "tessera_add_program needs NAME and SOURCES")
   endif()
@@ -118,6 +124,14 @@ function(tessera_add_program)
   endif()
   if(ARG_WORKER_STACK)
     list(APPEND _stacks -Wl,--defsym=__tess_worker_stack_size=${ARG_WORKER_STACK})
+  endif()
+  if(ARG_CONTEXTS)
+    if(ARG_CONTEXTS LESS 2 OR ARG_CONTEXTS GREATER 6)
+      message(FATAL_ERROR "tessera_add_program ${ARG_NAME}: CONTEXTS ${ARG_CONTEXTS} is not 2..6")
+    endif()
+    target_compile_definitions(${ARG_NAME} PRIVATE TESSERA_CONTEXTS=${ARG_CONTEXTS})
+    math(EXPR _workers "${ARG_CONTEXTS} - 1")
+    list(APPEND _stacks -Wl,--defsym=__tess_workers=${_workers})
   endif()
   target_link_options(${ARG_NAME} PRIVATE -T ${TESSERA_LINKER_SCRIPT}
                       -Wl,--defsym=__tess_mem_size=${ARG_MEM_BYTES} ${_stacks}

@@ -52,7 +52,8 @@ std::string describeTrap(const TrapInfo& trap);
 struct TileStats {
   uint64_t cycles = 0;              ///< cycle count of the tile (halt cycle + 1 when halted)
   uint64_t instructions = 0;        ///< instructions retired, all contexts
-  uint64_t contextInstructions[6] = {};  ///< instructions retired per context
+  uint64_t contextInstructions[6] = {};  ///< instructions retired per context (0 beyond
+                                         ///< ChipInfo::contexts)
   uint64_t idleSlots = 0;           ///< slots in which nothing issued (no instruction, no long-op pass)
   uint64_t syncWaitCycles = 0;      ///< cycles between arriving at a sync and its release, summed
   uint64_t exchangeCycles = 0;      ///< cycles the exchange engine ran, summed
@@ -130,6 +131,8 @@ struct DeviceOptions {
                                     ///< board: rtl/params.json config ICE40); model only
   bool noFpu = false;               ///< model: integer-only tiles (F instructions trap as illegal)
   bool noMulDiv = false;            ///< model: tiles without M (M instructions trap as illegal)
+  unsigned contexts = 0;            ///< model: contexts per tile, 2..6; 0 = the default (6, or
+                                    ///< the preset's: ice40 has TESS_ICE40_NUM_CONTEXTS)
   unsigned threads = 0;             ///< model: host threads, 0 = one per core
   std::string traceVcd;             ///< rtl only: write a VCD waveform here
   unsigned maxTiles = 0;            ///< refuse more tiles than this; 0 = kDefaultMaxTiles

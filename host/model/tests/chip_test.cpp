@@ -159,7 +159,9 @@ TEST(Chip, Ice40Preset) {
   EXPECT_EQ(dev.info().tileMemBytes, TESS_ICE40_TILE_MEM_BYTES);
   EXPECT_EQ(dev.info().hasFpu, TESS_ICE40_HAS_FPU != 0);
   EXPECT_EQ(dev.info().hasMulDiv, TESS_ICE40_HAS_MULDIV != 0);
+  EXPECT_EQ(dev.info().contexts, TESS_ICE40_NUM_CONTEXTS);
   EXPECT_EQ(dev.readControl(TESS_CR_MEM_BYTES), TESS_ICE40_TILE_MEM_BYTES);
+  EXPECT_EQ(dev.readControl(TESS_CR_CONTEXTS), TESS_ICE40_NUM_CONTEXTS);
   expectIllegalSecondWord(dev, fmv_w_x(1, zero));
   expectIllegalSecondWord(dev, mul(1, 2, 3));
   // A size other than the board's is refused rather than silently changed.
@@ -168,6 +170,20 @@ TEST(Chip, Ice40Preset) {
   o.tileMemBytes = 0;
   o.tiles = 4;
   EXPECT_THROW(ModelDevice{o}, Error);
+  o.tiles = 0;
+  o.contexts = TESS_ICE40_NUM_CONTEXTS + 1;
+  EXPECT_THROW(ModelDevice{o}, Error);
+  // contexts alone sets any chip's count, 2..6.
+  DeviceOptions c;
+  c.tiles = 1;
+  c.contexts = 3;
+  ModelDevice three{c};
+  EXPECT_EQ(three.info().contexts, 3u);
+  EXPECT_EQ(three.readControl(TESS_CR_CONTEXTS), 3u);
+  for (unsigned bad : {1u, 7u}) {
+    c.contexts = bad;
+    EXPECT_THROW(ModelDevice{c}, Error) << bad;
+  }
   // noFpu alone makes any chip integer-only.
   DeviceOptions n;
   n.tiles = 2;
@@ -237,9 +253,9 @@ TEST(Chip, Ice40PresetRefusesCheckpointRegisters) {
     }
     EXPECT_THROW(dev.writeControl(off, 0), Error) << fmt::format("0x{:03x}", off);
   }
-  dev.writeControl(TESS_CR_CTX_SEL, 3);
-  EXPECT_EQ(dev.readControl(TESS_CR_CTX_SEL), 3u);
-  EXPECT_THROW(dev.writeControl(TESS_CR_CTX_SEL, TileModel::kContexts), Error);
+  dev.writeControl(TESS_CR_CTX_SEL, TESS_ICE40_NUM_CONTEXTS - 1);
+  EXPECT_EQ(dev.readControl(TESS_CR_CTX_SEL), TESS_ICE40_NUM_CONTEXTS - 1);
+  EXPECT_THROW(dev.writeControl(TESS_CR_CTX_SEL, TESS_ICE40_NUM_CONTEXTS), Error);
   dev.writeControl(TESS_CR_CTX_SEL, 0);
   try {
     dev.readControl(TESS_CR_C_PC);

@@ -11,12 +11,13 @@
 
 namespace tessera::model::test {
 
-/// One tile of 64 KiB with records collected into `records`.
+/// One tile of 64 KiB (and `contexts` contexts) with records collected into `records`.
 struct TileHarness {
-  TileModel tile{TileConfig{0, 1, 65536}};
+  TileModel tile;
   std::vector<RetireRecord> records;
 
-  TileHarness() {
+  explicit TileHarness(unsigned contexts = TESS_NUM_CONTEXTS)
+      : tile{TileConfig{0, 1, 65536, true, true, contexts}} {
     tile.setRetireSink([this](const RetireRecord& rec) { records.push_back(rec); });
   }
 

@@ -59,11 +59,7 @@ TEST(Timing, LongOpResultVisibleToNextInstruction) {
 
 // Supervisor: RUN worker w at cycle 12, WAIT at 18, read cycle when released, EXIT.
 // Worker at 0x100: read cycle (its first issue), store it, DONE.
-class RunWaitTiming : public ::testing::TestWithParam<unsigned> {};
-
-TEST_P(RunWaitTiming, FollowsThePlusThreeRule) {
-  const unsigned w = GetParam();
-  TileHarness h;
+void expectRunWaitTiming(TileHarness& h, unsigned w) {
   h.place(0, {kLoadMmioBase,                                       // 0
               addi(t1, zero, 0x100),                               // 6
               sw(t1, t0, mmio(TESS_MMIO_RUN_BASE + 4 * (w - 1))),  // 12: RUN w
@@ -83,7 +79,47 @@ TEST_P(RunWaitTiming, FollowsThePlusThreeRule) {
   EXPECT_EQ(h.tile.stats().contextInstructions[0], 6u);
 }
 
+class RunWaitTiming : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(RunWaitTiming, FollowsThePlusThreeRule) {
+  TileHarness h;
+  expectRunWaitTiming(h, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(EachWorker, RunWaitTiming, ::testing::Values(1u, 2u, 3u, 4u, 5u));
+
+// docs/tile.md "Fewer contexts": a tile of n < 6 contexts keeps the six-cycle round, so each
+// worker it has starts, runs and ends as on the full tile; the slots of the others are idle, their
+// counts 0, and the RUN word of worker n (one past the last) is an unmapped MMIO word.
+class FewerContexts : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(FewerContexts, KeepTheRoundAndUnmapTheMissingWorkers) {
+  const unsigned n = GetParam();
+  for (unsigned w = 1; w < n; ++w) {
+    SCOPED_TRACE(::testing::Message() << "worker " << w << " of " << n << " contexts");
+    TileHarness h(n);
+    expectRunWaitTiming(h, w);
+    const TileStats s = h.tile.stats();
+    EXPECT_EQ(s.idleSlots, s.cycles - 10);
+    for (unsigned c = n; c < TileModel::kMaxContexts; ++c) EXPECT_EQ(s.contextInstructions[c], 0u);
+  }
+  TileHarness h(n);
+  const uint32_t run = TESS_MMIO_RUN_BASE + 4 * (n - 1);
+  h.place(0, {kLoadMmioBase, addi(t1, zero, 0x100), sw(t1, t0, mmio(run)), kExit});
+  ASSERT_EQ(h.run(), TileState::Trapped);
+  EXPECT_EQ(h.tile.trap().cause, TESS_CAUSE_STORE_ACCESS);
+  EXPECT_EQ(h.tile.trap().pc, 8u);
+  EXPECT_EQ(h.tile.trap().value, run);
+  EXPECT_EQ(h.tile.trap().context, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(TwoToSix, FewerContexts, ::testing::Values(2u, 3u, 4u, 5u, 6u));
+
+TEST(Timing, ATileHasTwoToSixContexts) {
+  for (unsigned n : {0u, 1u, 7u}) {
+    EXPECT_THROW(TileModel(TileConfig{0, 1, 4096, true, true, n}), Error) << n;
+  }
+}
 
 TEST(Timing, WaitWithAllWorkersIdleBlocksOneRound) {
   TileHarness h;

@@ -2,7 +2,8 @@
 // (12 MHz / 104), the user button as reset, the red LED for rejected frames and the green LED
 // while the chip runs. Pins: tess_board_icebreaker.pcf. Built by scripts/fpga-ice40.sh.
 // The defaults are the board's reduced configuration, ICE40 in rtl/params.json ("configs"):
-// one RV32I tile (no M, no F) with 4 KiB, no exchange engine, no checkpoint registers
+// one RV32I tile (no M, no F) with two contexts and 4 KiB, no exchange engine, no checkpoint
+// registers
 // (docs/bringup.md, "iCE40").
 module tess_board_icebreaker #(
   parameter int NumTiles = tess_params_pkg::ICE40_NUM_TILES,
@@ -10,7 +11,8 @@ module tess_board_icebreaker #(
   parameter bit HasFpu   = tess_params_pkg::ICE40_HAS_FPU != 0,
   parameter bit HasMulDiv = tess_params_pkg::ICE40_HAS_MULDIV != 0,
   parameter bit HasExchange   = tess_params_pkg::ICE40_HAS_EXCHANGE != 0,
-  parameter bit HasCheckpoint = tess_params_pkg::ICE40_HAS_CHECKPOINT != 0
+  parameter bit HasCheckpoint = tess_params_pkg::ICE40_HAS_CHECKPOINT != 0,
+  parameter int Contexts = tess_params_pkg::ICE40_NUM_CONTEXTS
 ) (
   input  logic CLK,
   input  logic BTN_N,
@@ -31,6 +33,7 @@ module tess_board_icebreaker #(
     .HasMulDiv    (HasMulDiv),
     .HasExchange  (HasExchange),
     .HasCheckpoint (HasCheckpoint),
+    .Contexts     (Contexts),
     .ClkPerBit    (104),
     .CyclesPerMs  (12000),
     .MaxPayload   (256),

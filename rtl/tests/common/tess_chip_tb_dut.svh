@@ -39,6 +39,7 @@
     .MemBytes (MemBytes),
     .HasFpu   (HasFpu),
     .HasMulDiv (HasMulDiv),
+    .Contexts  (Contexts),
     .HasExchange   (HasExchange),
     .HasCheckpoint (HasCheckpoint)
   ) u_dut (

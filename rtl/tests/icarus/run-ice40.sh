@@ -31,9 +31,10 @@ fpu=$(pkg_value ICE40_HAS_FPU)
 muldiv=$(pkg_value ICE40_HAS_MULDIV)
 exchange=$(pkg_value ICE40_HAS_EXCHANGE)
 checkpoint=$(pkg_value ICE40_HAS_CHECKPOINT)
+contexts=$(pkg_value ICE40_NUM_CONTEXTS)
 "$here/build.sh" "$work" -Ptess_chip_run_tb.NumTiles="$tiles" -Ptess_chip_run_tb.MemBytes="$mem" \
   -Ptess_chip_run_tb.HasFpu="$fpu" -Ptess_chip_run_tb.HasMulDiv="$muldiv" \
-  -Ptess_chip_run_tb.HasExchange="$exchange" \
+  -Ptess_chip_run_tb.HasExchange="$exchange" -Ptess_chip_run_tb.Contexts="$contexts" \
   -Ptess_chip_run_tb.HasCheckpoint="$checkpoint" -DTESS_FPGA -DTESS_ICE40
 status=0
 for arg in "$@"; do

@@ -21,7 +21,7 @@ module tess_chip_run_tb;
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0;
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0;
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0;
-  localparam int Contexts = tess_params_pkg::NUM_CONTEXTS;
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS;
 
   `include "tess_chip_tb_dut.svh"
 
@@ -132,7 +132,7 @@ module tess_chip_run_tb;
     ctl_read64(12'(tess_params_pkg::CR_T_EXCH_LO), c_exch);
     $write("COUNTERS instr=%0d idle=%0d syncwait=%0d exch=%0d ctx=", c_instr, c_idle, c_swait,
            c_exch);
-    for (int c = 0; c < tess_params_pkg::NUM_CONTEXTS; c++) begin
+    for (int c = 0; c < Contexts; c++) begin
       ctl_write(12'(tess_params_pkg::CR_CTX_SEL), 32'(c));
       ctl_read64(12'(tess_params_pkg::CR_C_INSTRET_LO), c_ctx);
       if (c != 0) $write(" ");

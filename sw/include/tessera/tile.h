@@ -73,13 +73,20 @@ uint64_t tessera_cycle64(void);
 /** Full 64-bit count of instructions this context retired. */
 uint64_t tessera_instret64(void);
 
+/** Contexts of the tile the program is built for: TESS_NUM_CONTEXTS, or a reduced configuration's
+ *  (tessera_add_program CONTEXTS defines it: the iCE40 board's programs have
+ *  TESS_ICE40_NUM_CONTEXTS). */
+#ifndef TESSERA_CONTEXTS
+#define TESSERA_CONTEXTS TESS_NUM_CONTEXTS
+#endif
 /** Number of worker contexts (1..5); the supervisor is context 0. */
-#define TESSERA_NUM_WORKERS (TESS_NUM_CONTEXTS - 1u)
+#define TESSERA_NUM_WORKERS (TESSERA_CONTEXTS - 1u)
 
 /** Worker entry function: runs on its own stack; returning makes the worker idle (DONE). */
 typedef void (*tessera_worker_fn)(void* arg);
 
-/** Start worker w (1..5) on fn(arg) (supervisor only; the worker must be idle, else it traps). */
+/** Start worker w (1..TESSERA_NUM_WORKERS) on fn(arg) (supervisor only; the worker must be idle,
+ *  else it traps). */
 void tessera_run_worker(uint32_t w, tessera_worker_fn fn, void* arg);
 
 /** Compiler barrier: memory accesses are not moved across it (another agent — a worker, the

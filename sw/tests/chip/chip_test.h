@@ -75,13 +75,13 @@ static inline void chip_timed_sync(uint32_t id, uint32_t* issue, uint32_t* resum
       : "=&r"(c0), "=r"(c1)
       : "r"(id & 0xffffu), "r"(TESS_MMIO_SYNC)
       : "memory");
-  *issue = c0 + TESS_NUM_CONTEXTS;
+  *issue = c0 + TESS_ROUND_CYCLES;
   *resume = c1;
 }
 
 /** First supervisor slot (cycle = 0 mod 6) at or after cycle c. */
 static inline uint32_t chip_sup_slot(uint32_t c) {
-  return (c + TESS_NUM_CONTEXTS - 1u) / TESS_NUM_CONTEXTS * TESS_NUM_CONTEXTS;
+  return (c + TESS_ROUND_CYCLES - 1u) / TESS_ROUND_CYCLES * TESS_ROUND_CYCLES;
 }
 
 #endif
