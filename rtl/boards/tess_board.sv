@@ -9,6 +9,7 @@ module tess_board #(
   parameter int MemBytes     = 65536,
   parameter bit HasFpu       = tess_params_pkg::HAS_FPU != 0,
   parameter bit HasMulDiv    = tess_params_pkg::HAS_MULDIV != 0,
+  parameter int CounterBits  = tess_params_pkg::COUNTER_BITS,
   parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int ClkPerBit    = 104,
@@ -132,6 +133,7 @@ module tess_board #(
     .MemBytes (MemBytes),
     .HasFpu   (HasFpu),
     .HasMulDiv (HasMulDiv),
+    .CounterBits (CounterBits),
     .HasExchange   (HasExchange),
     .HasCheckpoint (HasCheckpoint)
   ) u_chip (
