@@ -83,7 +83,10 @@ module tess_board #(
     .MemBytes     (MemBytes),
     .MaxPayload   (MaxPayload),
     .ConsoleBytes (ConsoleBytes),
-    .CyclesPerMs  (CyclesPerMs)
+    .CyclesPerMs  (CyclesPerMs),
+    .HasFpu       (HasFpu),
+    .HasMulDiv    (HasMulDiv),
+    .CounterBits  (CounterBits)
   ) u_bridge (
     .clk_i           (clk_i),
     .rst_ni          (rst_n),
