@@ -65,6 +65,14 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
     std::copy(local.begin(), local.end(), out.begin());
   };
   m.hooks = {copy, copy};
+  // The BSP breakdown is the chip's cycles less each tile's sync-wait and exchange counters, which
+  // wrap after 2^counterBits cycles on a chip with narrower counters (the iCE40 board's).
+  if (dev.info().counterBits < 64) {
+    throw Error(
+        fmt::format("mlp: the device's tile counters are {} bits wide and wrap during a "
+                    "training run: the BSP breakdown needs 64-bit counters",
+                    dev.info().counterBits));
+  }
   Graph g(Target::of(dev.info()));
   MlpGraph mlp = buildMlp(g, config);
   m.compiled = compile(g, mlp.program);

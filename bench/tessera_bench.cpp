@@ -51,6 +51,11 @@ int runMatmul(const std::string& device) {
       o.tiles = c.tiles;
       o.tileMemBytes = c.memBytes;
       auto dev = tessera::openDevice(device, o);
+      if (dev->info().counterBits < 64) {
+        // The compute share below is from the tiles' counters, which would wrap (the iCE40 board).
+        throw tessera::Error(
+            fmt::format("the device's tile counters are {} bits wide", dev->info().counterBits));
+      }
       tessera::Engine e(*dev, comp.executable);
       const tessera::RunResult r = e.run(20'000'000'000ull);
       if (r.reason != tessera::StopReason::Halted) throw tessera::Error("the matmul did not halt");

@@ -4,7 +4,7 @@
 # The chip is the board's reduced configuration, ICE40 in rtl/params.json ("configs": one
 # RV32I tile of 4 KiB with two contexts, without M and F), with the iCE40 variant of the RTL
 # (TESS_FPGA, TESS_ICE40: register files read from block RAM on the falling edge);
-# --tiles/--mem-bytes/--contexts/--fpu/--muldiv override it.
+# --tiles/--mem-bytes/--contexts/--fpu/--muldiv/--counter-bits override it.
 # Output in build/fpga/ice40/: tessera.bin (program it with `openFPGALoader -b ice40_generic
 # tessera.bin`, docs/bringup.md), yosys.log, nextpnr.log, report.txt (utilisation and Fmax, or
 # how far the design is from fitting) and modules.md (logic per module, --modules).
@@ -17,7 +17,7 @@
 # UARTs alone (no chip, no place and route); fails unless the bridge's buffers map to block RAM
 # and its logic fits the UP5K (5280 logic cells; it needs about 1200 LUT4 today).
 # Usage: scripts/fpga-ice40.sh [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv]
-#                              [--modules] [--synth-only] [--bridge-only]
+#                              [--counter-bits N] [--modules] [--synth-only] [--bridge-only]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FPGA_OUT:-${BUILD_DIR:-$root/build}/fpga/ice40}
@@ -26,10 +26,11 @@ mem=""
 fpu=""
 muldiv=""
 contexts=""
+counter_bits=""
 modules=0
 synth_only=0
 bridge_only=0
-usage="usage: $0 [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv] [--modules] [--synth-only] [--bridge-only]"
+usage="usage: $0 [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv] [--counter-bits N] [--modules] [--synth-only] [--bridge-only]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles=$2; shift 2 ;;
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
     --contexts) contexts=$2; shift 2 ;;
     --fpu) fpu=1; shift ;;
     --muldiv) muldiv=1; shift ;;
+    --counter-bits) counter_bits=$2; shift 2 ;;
     --modules) modules=1; shift ;;
     --synth-only) synth_only=1; shift ;;
     --bridge-only) bridge_only=1; shift ;;
@@ -61,6 +63,7 @@ mem=${mem:-$(pkg_value ICE40_TILE_MEM_BYTES)}
 fpu=${fpu:-$(pkg_value ICE40_HAS_FPU)}
 muldiv=${muldiv:-$(pkg_value ICE40_HAS_MULDIV)}
 contexts=${contexts:-$(pkg_value ICE40_NUM_CONTEXTS)}
+counter_bits=${counter_bits:-$(pkg_value ICE40_COUNTER_BITS)}
 if [ "$bridge_only" = 1 ]; then
   echo "== yosys synth_ice40 of tess_link_bridge (iCEBreaker sizes)"
   yosys -q -l "$out/bridge.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]}; \
@@ -79,12 +82,13 @@ if [ "$bridge_only" = 1 ]; then
 fi
 fpu_label=$([ "$fpu" = 1 ] && echo "with FPU" || echo "integer-only")
 fpu_label+=$([ "$muldiv" = 1 ] && echo ", with M" || echo ", without M")
-fpu_label+=", $contexts contexts"
+fpu_label+=", $contexts contexts, $counter_bits-bit counters"
 echo "== yosys synth_ice40 ($tiles tile(s), $mem bytes per tile, $fpu_label)"
 read_cmd="read_verilog -sv -DTESS_FPGA -DTESS_ICE40 -I$root/rtl/core ${srcs[*]} \
     $board/tess_board_icebreaker.sv; \
     chparam -set NumTiles $tiles -set MemBytes $mem -set HasFpu $fpu \
-    -set HasMulDiv $muldiv -set Contexts $contexts tess_board_icebreaker"
+    -set HasMulDiv $muldiv -set Contexts $contexts -set CounterBits $counter_bits \
+    tess_board_icebreaker"
 start=$(date +%s)
 yosys -q -l "$out/yosys.log" -p "$read_cmd; \
     synth_ice40 -dsp -top tess_board_icebreaker -json $out/tessera.json; \

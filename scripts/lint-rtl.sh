@@ -2,14 +2,16 @@
 # Lint the RTL with the three tools the project supports (docs: STYLE.md, "RTL"):
 #   1. Verilator --lint-only -Wall of the chip (4 and 16 tiles, and the FPGA variant), of the
 #      verilated chips' simulation top (rtl/sim/tess_chip_sim.sv), of a lone
-#      tile (also without M) and of the board top, also in the iCE40 board's reduced configuration
-#      (RV32I without M and F, no exchange engine, no checkpoint registers, TESS_ICE40) (must be
-#      clean; waivers only in rtl/lint/verilator.vlt),
+#      tile (also without M, and with 32-bit counters) and of the board top, also in the iCE40
+#      board's reduced configuration (RV32I without M and F, 32-bit counters, no exchange engine,
+#      no checkpoint registers, TESS_ICE40) (must be clean; waivers only in
+#      rtl/lint/verilator.vlt),
 #   2. Yosys: read and synthesise a 2-tile chip (MemBytes=1024) and one tile alone with the same
 #      memory, printing each `stat` cell count; the FPGA variant of the board top has no latch and
 #      no asynchronous reset,
 #   3. Icarus Verilog -g2012: elaborate the chip, then run the smoke tests
-#      rtl/tests/smoke/tess_tile_smoke_tb.sv (a hand-encoded program to EXIT) and
+#      rtl/tests/smoke/tess_tile_smoke_tb.sv (a hand-encoded program to EXIT, with 64-bit and with
+#      32-bit counters) and
 #      rtl/tests/smoke/tess_chip_smoke_tb.sv (2 tiles: a sync and an exchange); each prints PASS.
 # Usage: scripts/lint-rtl.sh [--no-yosys] [--no-icarus]
 # Exit status is non-zero if any step that ran failed.
@@ -37,10 +39,10 @@ status=0
 # link bridge + chip) are linted too.
 # rtl/sim/tess_chip_sim.sv (the verilated chips' simulation top, not in sources.f) is linted too.
 for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_chip_sim -GNumTiles=16" \
-           "tess_tile" "tess_tile -GHasMulDiv=0" "tess_tile -GContexts=2" \
+           "tess_tile" "tess_tile -GHasMulDiv=0" "tess_tile -GContexts=2" "tess_tile -GCounterBits=32" \
            "tess_chip -GNumTiles=4 -DTESS_FPGA" "tess_board -GNumTiles=4 -DTESS_FPGA" \
            "tess_board -GNumTiles=1" \
-           "tess_board -GNumTiles=1 -GMemBytes=4096 -GHasFpu=0 -GHasMulDiv=0 -GHasExchange=0 -GHasCheckpoint=0 -GContexts=2 -DTESS_FPGA -DTESS_ICE40"; do
+           "tess_board -GNumTiles=1 -GMemBytes=4096 -GHasFpu=0 -GHasMulDiv=0 -GCounterBits=32 -GHasExchange=0 -GHasCheckpoint=0 -GContexts=2 -DTESS_FPGA -DTESS_ICE40"; do
   read -r top options <<<"$cfg"
   echo "== verilator --lint-only -Wall ($top $options)"
   # shellcheck disable=SC2086  # options are words without spaces
@@ -99,17 +101,20 @@ if [ "$run_icarus" = 1 ]; then
   echo "== icarus smoke test (rtl/tests/smoke)"
   # The simulation runs on copies with always_comb spelled always @* (the Icarus 11 workaround
   # explained in scripts/rtl-sources.sh).
-  for tb in tess_tile_smoke_tb tess_chip_smoke_tb; do
-    sim="$work/icarus_$tb"
+  # The tile's smoke test runs with 64-bit (the default) and with 32-bit counters.
+  for cfg in "tess_tile_smoke_tb" "tess_tile_smoke_tb CounterBits=32" "tess_chip_smoke_tb"; do
+    read -r tb param <<<"$cfg"
+    name="$tb${param:+_${param#*=}}"
+    sim="$work/icarus_$name"
     mapfile -t sim_srcs < <("$root/scripts/rtl-sources.sh" "$sim" --icarus \
                               "$root/rtl/tests/smoke/$tb.sv")
-    if iverilog -g2012 "-I$sim" -o "$work/$tb.vvp" -s "$tb" "${sim_srcs[@]}" \
-         2> >(quiet >&2) &&
-       timeout 300 vvp -n "$work/$tb.vvp" | tee "$work/$tb.log" &&
-       grep -q "^PASS" "$work/$tb.log"; then
-      echo "icarus smoke ($tb): passed"
+    if iverilog -g2012 "-I$sim" ${param:+"-P$tb.$param"} -o "$work/$name.vvp" -s "$tb" \
+         "${sim_srcs[@]}" 2> >(quiet >&2) &&
+       timeout 300 vvp -n "$work/$name.vvp" | tee "$work/$name.log" &&
+       grep -q "^PASS" "$work/$name.log"; then
+      echo "icarus smoke ($tb${param:+ $param}): passed"
     else
-      echo "icarus smoke ($tb): FAILED"; status=1
+      echo "icarus smoke ($tb${param:+ $param}): FAILED"; status=1
     fi
   done
 fi

@@ -8,7 +8,8 @@
 namespace tessera::link {
 
 /// Protocol version carried in every frame; a peer with another version is refused.
-inline constexpr uint8_t kProtocolVersion = 1;
+/// 2: the INFO reply carries the tiles' counter width and ISA extensions (docs/link-protocol.md).
+inline constexpr uint8_t kProtocolVersion = 2;
 /// The 4 magic bytes that start every frame ("TsLk"); the decoder resynchronises on them.
 inline constexpr uint8_t kMagic[4] = {0x54, 0x73, 0x4C, 0x6B};
 /// Header bytes: magic 4, version 1, opcode 1, status 2, seq 4, tile 4, addr 4, length 4.

@@ -1,9 +1,19 @@
 // Fixed layouts, so a reply of the wrong size is a protocol error, never a silent misread.
 #include "messages.hpp"
 
+#include <fmt/format.h>
+
 #include "tessera/error.hpp"
 
 namespace tessera::link {
+
+namespace {
+
+// INFO's extensions word (docs/link-protocol.md).
+constexpr uint32_t kInfoExtF = 1u << 0;
+constexpr uint32_t kInfoExtM = 1u << 1;
+
+}  // namespace
 
 PayloadWriter& PayloadWriter::u32(uint32_t v) {
   for (int i = 0; i < 4; ++i) out_.push_back(static_cast<uint8_t>(v >> (8 * i)));
@@ -36,7 +46,8 @@ uint64_t PayloadReader::u64() {
 std::vector<uint8_t> encodeInfo(const ChipInfo& info) {
   PayloadWriter w;
   w.u32(uint32_t{kProtocolVersion}).u32(info.tiles).u32(info.tileMemBytes).u32(info.contexts);
-  w.u32(static_cast<uint32_t>(kMaxPayload));
+  w.u32(static_cast<uint32_t>(kMaxPayload)).u32(info.counterBits);
+  w.u32((info.hasFpu ? kInfoExtF : 0u) | (info.hasMulDiv ? kInfoExtM : 0u));
   w.bytes(std::span(reinterpret_cast<const uint8_t*>(info.backend.data()), info.backend.size()));
   return std::move(w.data());
 }
@@ -49,6 +60,13 @@ ChipInfo decodeInfo(std::span<const uint8_t> payload) {
   info.tileMemBytes = r.u32();
   info.contexts = r.u32();
   r.u32();  // max payload, fixed by the protocol version
+  info.counterBits = r.u32();
+  if (info.counterBits != 32 && info.counterBits != 64)
+    throw Error(
+        fmt::format("link: INFO reports tile counters of {} bits (32 or 64)", info.counterBits));
+  const uint32_t extensions = r.u32();
+  info.hasFpu = (extensions & kInfoExtF) != 0;
+  info.hasMulDiv = (extensions & kInfoExtM) != 0;
   const auto rest = r.rest();
   info.backend.assign(rest.begin(), rest.end());
   return info;

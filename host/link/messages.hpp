@@ -44,7 +44,8 @@ class PayloadReader {
   size_t pos_ = 0;
 };
 
-/// INFO reply: protocol version, tiles, SRAM bytes, contexts, max payload, backend name.
+/// INFO reply: protocol version, tiles, SRAM bytes, contexts, max payload, counter bits,
+/// extensions (bit 0 F, bit 1 M), backend name.
 std::vector<uint8_t> encodeInfo(const ChipInfo& info);
 /// Decode an INFO reply (the protocol version is checked by the caller via the frame header).
 ChipInfo decodeInfo(std::span<const uint8_t> payload);

@@ -19,9 +19,8 @@ constexpr bool kHasExchange = TESS_HAS_EXCHANGE != 0;
 constexpr bool kHasCheckpoint = TESS_HAS_CHECKPOINT != 0;
 constexpr bool kHasMulDiv = TESS_HAS_MULDIV != 0;
 
-}  // namespace
-
-ChipGeometry chipGeometry(const DeviceOptions& options) {
+// The chip of the options but for its counter width (chipGeometry).
+ChipGeometry presetGeometry(const DeviceOptions& options) {
   if (options.contexts != 0 &&
       (options.contexts < 2 || options.contexts > TileModel::kMaxContexts)) {
     throw Error(fmt::format("model device: {} contexts per tile: must be 2..{}", options.contexts,
@@ -63,6 +62,24 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
           options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES},
           kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint,
           kHasMulDiv && !options.noMulDiv, contexts};
+}
+
+}  // namespace
+
+ChipGeometry chipGeometry(const DeviceOptions& options) {
+  ChipGeometry g = presetGeometry(options);
+  // rtl/params.json COUNTER_BITS, the iCE40 board's for its preset; DeviceOptions::counterBits
+  // sets another on any other chip.
+  const unsigned chip = options.preset == "ice40" ? TESS_ICE40_COUNTER_BITS : TESS_COUNTER_BITS;
+  const unsigned bits = options.counterBits ? options.counterBits : chip;
+  if (bits != 32 && bits != 64) {
+    throw Error(fmt::format("model device: counters of {} bits: must be 32 or 64", bits));
+  }
+  if (options.preset == "ice40" && bits != chip) {
+    throw Error(fmt::format("model device: preset ice40 has {}-bit counters, not {}", chip, bits));
+  }
+  g.counterBits = bits;
+  return g;
 }
 
 namespace {
@@ -453,6 +470,7 @@ TileStats ModelDevice::stats(unsigned tile) const {
   if (slot.phase == Phase::Exchange) s.exchangeCycles += now_ - slot.release;
   s.halted = t.state() == TileState::Halted;
   s.exitCode = s.halted ? t.exitCode() : 0;
+  wrapCounters(s, geometry_.counterBits);
   return s;
 }
 

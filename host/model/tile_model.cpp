@@ -24,6 +24,15 @@ static_assert(TESS_NUM_CONTEXTS >= 2 && TESS_NUM_CONTEXTS <= TileModel::kMaxCont
 
 }  // namespace
 
+void wrapCounters(TileStats& s, unsigned bits) {
+  s.cycles = wrapCounter(s.cycles, bits);
+  s.instructions = wrapCounter(s.instructions, bits);
+  for (uint64_t& n : s.contextInstructions) n = wrapCounter(n, bits);
+  s.idleSlots = wrapCounter(s.idleSlots, bits);
+  s.syncWaitCycles = wrapCounter(s.syncWaitCycles, bits);
+  s.exchangeCycles = wrapCounter(s.exchangeCycles, bits);
+}
+
 TileModel::TileModel(const TileConfig& config)
     : config_(config), mem_(config.memBytes, 0), decodeCache_(kDecodeCacheLines) {
   if (config.contexts < 2 || config.contexts > kMaxContexts) {
@@ -35,6 +44,9 @@ TileModel::TileModel(const TileConfig& config)
     throw Error(
         fmt::format("tile memory of {} bytes: must be a nonzero multiple of 4 below 0x{:08x}",
                     config.memBytes, TESS_MMIO_BASE));
+  }
+  if (config.counterBits != 32 && config.counterBits != 64) {
+    throw Error(fmt::format("tile counters of {} bits: must be 32 or 64", config.counterBits));
   }
   reset();
 }
@@ -155,11 +167,14 @@ TileStats TileModel::stats() const {
     }
   }
   s.idleSlots = cycles_ - busy;
+  // The counters count in full here and wrap only as read (modulo 2^64 before, so the same).
+  wrapCounters(s, config_.counterBits);
   return s;
 }
 
 void TileModel::setIdleSlots(uint64_t v) {
-  // idle = cycles - busy (modulo 2^64): put the difference on the supervisor's busy slots.
+  // idle = cycles - busy (modulo 2^64, read modulo 2^counterBits): put the difference on the
+  // supervisor's busy slots.
   const uint64_t idle = stats().idleSlots;
   ctx_[0].busySlots += idle - v;
 }
@@ -246,7 +261,7 @@ void TileModel::retireLongOp(unsigned c, uint64_t cycle) {
 void TileModel::emit(uint64_t cycle, unsigned c, uint32_t pc, uint32_t insn, Dest dest, unsigned rd,
                      uint32_t value) {
   RetireRecord r;
-  r.cycle = cycle;
+  r.cycle = wrapCounter(cycle, config_.counterBits);
   r.tile = config_.tileId;
   r.context = c;
   r.pc = pc;
@@ -314,11 +329,11 @@ uint32_t TileModel::readCsr(unsigned c, uint64_t cycle, uint32_t csr) const {
     case 0xc00:
       return static_cast<uint32_t>(cycle);
     case 0xc80:
-      return static_cast<uint32_t>(cycle >> 32);
+      return static_cast<uint32_t>(wrapCounter(cycle, config_.counterBits) >> 32);
     case 0xc02:
       return static_cast<uint32_t>(ctx.instret);
     case 0xc82:
-      return static_cast<uint32_t>(ctx.instret >> 32);
+      return static_cast<uint32_t>(wrapCounter(ctx.instret, config_.counterBits) >> 32);
     case TESS_CSR_TILE_ID:
       return config_.tileId;
     case TESS_CSR_CONTEXT_ID:

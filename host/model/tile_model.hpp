@@ -30,7 +30,12 @@ struct TileConfig {
   /// Contexts, 2..TileModel::kMaxContexts (rtl/params.json NUM_CONTEXTS): the supervisor and
   /// contexts - 1 workers; the round stays ROUND_CYCLES long, the other slots are empty.
   unsigned contexts = TESS_NUM_CONTEXTS;
+  unsigned counterBits = 64;  ///< 64 or 32: width of the counters (rtl/params.json COUNTER_BITS)
 };
+
+/// Every counter of s (cycles, instructions, per context, idle slots, sync-wait and exchange
+/// cycles) as counters of `bits` bits hold it (wrapCounter).
+void wrapCounters(TileStats& s, unsigned bits);
 
 /// Where a tile stands after TileModel::run. Arrived: the supervisor wrote SYNC and the tile is
 /// quiet (no worker runs) until the chip resumes it (docs/chip.md, "Tile MMIO").
@@ -60,7 +65,8 @@ class alignas(64) TileModel {
   /// Simulate until the tile halts or traps, or until every cycle below untilCycle is done.
   TileState run(uint64_t untilCycle);
 
-  /// Cycles simulated since reset (the cycle count h + 1 once halted or trapped).
+  /// Cycles simulated since reset (the cycle count h + 1 once halted or trapped), in full: the
+  /// tile's timing. What its cycle counter reads is this modulo 2^counterBits (stats()).
   uint64_t cycles() const { return cycles_; }
   /// Current state.
   TileState state() const { return state_; }
@@ -70,7 +76,7 @@ class alignas(64) TileModel {
   const TrapInfo& trap() const { return trap_; }
   /// Console bytes since reset.
   const std::string& console() const { return console_; }
-  /// Counters since reset.
+  /// Counters since reset, modulo 2^counterBits (as the RTL's counters of that width read).
   TileStats stats() const;
   /// Receive every retirement in retire-cycle order; an empty function turns records off.
   void setRetireSink(std::function<void(const RetireRecord&)> sink) { sink_ = std::move(sink); }
@@ -135,9 +141,11 @@ class alignas(64) TileModel {
     ctx_[ctx].fflags = v & 0x1f;
     ctx_[ctx].frm = (v >> 5) & 7;
   }
-  /// instret of a context.
-  uint64_t instret(unsigned ctx) const { return ctx_[ctx].instret; }
-  /// Set instret of a context.
+  /// instret of a context, modulo 2^counterBits.
+  uint64_t instret(unsigned ctx) const {
+    return wrapCounter(ctx_[ctx].instret, config_.counterBits);
+  }
+  /// Set instret of a context (bits above counterBits are dropped when it is read).
   void setInstret(unsigned ctx, uint64_t v) { ctx_[ctx].instret = v; }
   /// C_STATE of a context: bit 0 running, 1 blocked in WAIT, 2 blocked at a sync, 3 long op.
   uint32_t contextState(unsigned ctx) const {
@@ -151,9 +159,10 @@ class alignas(64) TileModel {
   void setRunArg(uint32_t v) { runArg_ = v; }
   /// Set XCHG_PROG.
   void setExchangeProgram(uint32_t v) { xchgProg_ = v; }
-  /// Make the idle-slot counter read v (the other counters are unchanged).
+  /// Make the idle-slot counter read v modulo 2^counterBits (the other counters are unchanged).
   void setIdleSlots(uint64_t v);
-  /// Move the tile's cycle counter to `cycle`, keeping every other counter's value.
+  /// Move the tile's cycle counter to `cycle` (it reads cycle modulo 2^counterBits), keeping
+  /// every other counter's value.
   void rebaseCycles(uint64_t cycle);
 
  private:

@@ -466,6 +466,12 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
         "the model, and the iCE40 board's on Icarus, rtl/tests/icarus)",
         kContexts, options.contexts));
   }
+  if (options.counterBits != 0 && options.counterBits != TESS_COUNTER_BITS) {
+    throw Error(fmt::format(
+        "rtl: the chip was verilated with {}-bit counters; {}-bit counters run on the model, on "
+        "Icarus (rtl/tests/icarus) and on the iCE40 board (docs/bringup.md)",
+        TESS_COUNTER_BITS, options.counterBits));
+  }
   if (options.tileMemBytes != 0 && options.tileMemBytes != kMemBytes) {
     throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
                             kMemBytes, options.tileMemBytes));
@@ -492,8 +498,11 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
 RtlDevice::~RtlDevice() = default;
 
 ChipInfo RtlDevice::info() const {
-  return ChipInfo{impl_->tiles(), kMemBytes, kContexts, "rtl", TESS_HAS_FPU != 0,
-                  TESS_HAS_MULDIV != 0};
+  ChipInfo info{impl_->tiles(), kMemBytes, kContexts, "rtl"};
+  info.hasFpu = TESS_HAS_FPU != 0;
+  info.hasMulDiv = TESS_HAS_MULDIV != 0;
+  info.counterBits = TESS_COUNTER_BITS;
+  return info;
 }
 
 void RtlDevice::reset() { impl_->reset(); }

@@ -528,6 +528,7 @@ TileStats ShardedModelDevice::localStats(unsigned tile) const {
   if (s.phase == Phase::Exchange) out.exchangeCycles += now_ - s.release;
   out.halted = t.state() == TileState::Halted;
   out.exitCode = out.halted ? t.exitCode() : 0;
+  model::wrapCounters(out, geometry_.counterBits);
   return out;
 }
 

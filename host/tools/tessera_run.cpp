@@ -63,6 +63,7 @@ struct Options {
   bool noFpu = false;
   bool noMulDiv = false;
   unsigned contexts = 0;
+  unsigned counterBits = 0;
   unsigned threads = 0;
   unsigned maxTiles = 0;
   bool allTiles = false;
@@ -179,6 +180,14 @@ void printStats(const tessera::Device& device, unsigned tiles, uint64_t cycles, 
   fmt::print(reportStream(stderr), "idle slots:    {}\n", sum.idleSlots);
   fmt::print(reportStream(stderr), "sync wait:     {} cycles\n", sum.syncWaitCycles);
   fmt::print(reportStream(stderr), "exchange:      {} cycles\n", sum.exchangeCycles);
+  const unsigned bits = device.info().counterBits;
+  if (bits < 64 && cycles >> bits != 0) {
+    // The chip's cycle count is 64 bits; the tiles' counters wrapped (docs/tile.md, "Counters").
+    fmt::print(reportStream(stderr),
+               "note:          the tiles' counters are {} bits wide: the counts above are modulo "
+               "2^{} (the IPC is not meaningful)\n",
+               bits, bits);
+  }
   if (tiles > 1) {
     for (unsigned t = 0; t < tiles; ++t) {
       const tessera::TileStats s = device.stats(t);
@@ -453,6 +462,7 @@ int run(const Options& o) {
   options.noFpu = o.noFpu;
   options.noMulDiv = o.noMulDiv;
   options.contexts = o.contexts;
+  options.counterBits = o.counterBits;
   options.threads = o.threads;
   options.maxTiles = o.maxTiles;
   options.shard = o.shard;
@@ -590,6 +600,10 @@ int main(int argc, char** argv) {
                  "Model: contexts per tile, 2..6 (the supervisor and 1..5 workers; default 6, "
                  "preset ice40: its own)")
       ->check(CLI::Range(2u, 6u));
+  app.add_option("--counter-bits", o.counterBits,
+                 "Model: width of the tiles' counters, 32 (as on the iCE40 board: they wrap "
+                 "modulo 2^32) or 64 (default: the chip's)")
+      ->check(CLI::IsMember({32u, 64u}));
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
   app.add_option("--max-tiles", o.maxTiles,
                  "Refuse chips with more tiles than this (default 1472, docs/limits.md)");

@@ -9,6 +9,7 @@ module tess_board #(
   parameter int MemBytes     = 65536,
   parameter bit HasFpu       = tess_params_pkg::HAS_FPU != 0,
   parameter bit HasMulDiv    = tess_params_pkg::HAS_MULDIV != 0,
+  parameter int CounterBits  = tess_params_pkg::COUNTER_BITS,
   parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int Contexts     = tess_params_pkg::NUM_CONTEXTS,
@@ -83,7 +84,10 @@ module tess_board #(
     .Contexts     (Contexts),
     .MaxPayload   (MaxPayload),
     .ConsoleBytes (ConsoleBytes),
-    .CyclesPerMs  (CyclesPerMs)
+    .CyclesPerMs  (CyclesPerMs),
+    .HasFpu       (HasFpu),
+    .HasMulDiv    (HasMulDiv),
+    .CounterBits  (CounterBits)
   ) u_bridge (
     .clk_i           (clk_i),
     .rst_ni          (rst_n),
@@ -134,6 +138,7 @@ module tess_board #(
     .HasFpu   (HasFpu),
     .HasMulDiv (HasMulDiv),
     .Contexts  (Contexts),
+    .CounterBits (CounterBits),
     .HasExchange   (HasExchange),
     .HasCheckpoint (HasCheckpoint)
   ) u_chip (

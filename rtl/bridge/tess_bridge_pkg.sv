@@ -24,7 +24,7 @@ package tess_bridge_pkg;
   localparam logic [15:0] ST_NOT_RUNNING  = 16'd9;
   localparam logic [15:0] ST_BAD_VERSION  = 16'd10;
 
-  localparam logic [7:0] PROTOCOL_VERSION = 8'd1;
+  localparam logic [7:0] PROTOCOL_VERSION = 8'd2;  // host/link/frame.hpp kProtocolVersion
   localparam logic [31:0] MAGIC = 32'h6B4C7354;  // "TsLk" as a little-endian word
 
   // CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320) of one more byte; start from

@@ -42,7 +42,11 @@ module tess_link_bridge #(
   parameter int MaxPayload   = 1024,
   parameter int ConsoleBytes = 1024,
   parameter int CyclesPerMs  = 12000,
-  parameter int StallMs      = 200
+  parameter int StallMs      = 200,
+  // The chip's parameters that INFO reports (tess_chip).
+  parameter bit HasFpu       = tess_params_pkg::HAS_FPU != 0,
+  parameter bit HasMulDiv    = tess_params_pkg::HAS_MULDIV != 0,
+  parameter int CounterBits  = tess_params_pkg::COUNTER_BITS
 ) (
   input  logic                            clk_i,
   input  logic                            rst_ni,
@@ -484,17 +488,20 @@ module tess_link_bridge #(
   assign stats_ctx  = 3'(idx_q[6:3] - 4'd2);
   assign ctx_absent = (32'(stats_ctx) >= 32'(Contexts));
 
-  // INFO: version, tiles, SRAM bytes, contexts, max payload, backend name "board".
+  // INFO: version, tiles, SRAM bytes, contexts, max payload, counter bits, extensions (bit 0 F,
+  // bit 1 M), backend name "board".
   logic [31:0] info_word;
   always_comb begin
-    unique case (fw[2:0])
-      3'd0:    info_word = 32'(tess_bridge_pkg::PROTOCOL_VERSION);
-      3'd1:    info_word = 32'(NumTiles);
-      3'd2:    info_word = 32'(MemBytes);
-      3'd3:    info_word = 32'(Contexts);
-      3'd4:    info_word = 32'(MaxPayload);
-      3'd5:    info_word = 32'h72616F62;  // "boar"
-      3'd6:    info_word = 32'h00000064;  // "d"
+    unique case (fw[3:0])
+      4'd0:    info_word = 32'(tess_bridge_pkg::PROTOCOL_VERSION);
+      4'd1:    info_word = 32'(NumTiles);
+      4'd2:    info_word = 32'(MemBytes);
+      4'd3:    info_word = 32'(Contexts);
+      4'd4:    info_word = 32'(MaxPayload);
+      4'd5:    info_word = 32'(CounterBits);
+      4'd6:    info_word = {30'd0, HasMulDiv, HasFpu};
+      4'd7:    info_word = 32'h72616F62;  // "boar"
+      4'd8:    info_word = 32'h00000064;  // "d"
       default: info_word = '0;
     endcase
   end
@@ -769,7 +776,7 @@ module tess_link_bridge #(
             OpInfo: begin
               fill_d    = FillInfo;
               len_const = 1'b1;
-              len_val   = 17'd25;
+              len_val   = 17'd33;
               rpay_d    = 1'b1;
               ex_d      = ExFill;
             end
@@ -1194,7 +1201,7 @@ module tess_link_bridge #(
     buf_we    = rx_buf_we || ex_buf_we;
     buf_whdr  = rx_buf_we && (rx_q != RxPay);
     buf_wdata = rx_buf_we ? rx_data_i : ex_wdata;
-    // The header copy is the reply's header: version 1, the opcode with the reply bit.
+    // The header copy is the reply's header: the protocol version, the opcode with the reply bit.
     if (rx_buf_we && (rx_q == RxHdr) && (idx_q[4:1] == 4'd2)) begin
       buf_wdata = idx_q[0] ? (rx_data_i | 8'h80) : tess_bridge_pkg::PROTOCOL_VERSION;
     end

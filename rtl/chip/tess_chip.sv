@@ -56,11 +56,17 @@
 //                      write), and so are the state writes of CYCLE, T_IDLE, T_SYNCWAIT, T_EXCH;
 //                      no checkpoint path reaches the tiles. CTX_SEL and reading C_INSTRET
 //                      stay (from instret_o): the UART bridge's STATS reads counts with them.
+//   CounterBits = 32   the tiles' counters (T_INSTR, T_IDLE, T_SYNCWAIT, T_EXCH, C_INSTRET, the
+//                      cycle and instret CSRs, tile_cycle_o, retire_cycle_o) wrap modulo 2^32;
+//                      their _HI words read 0 and writes to them are ignored. The chip's own
+//                      cycle counter (CYCLE, cycle_o) stays 64 bits: the host's run limits and
+//                      RunResult count it.
 module tess_chip #(
   parameter int NumTiles = tess_params_pkg::NUM_TILES,
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only tiles (tess_core)
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: tiles without M (tess_core)
+  parameter int CounterBits = tess_params_pkg::COUNTER_BITS,  // tile counters: 64 or 32 (tess_tile)
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int Contexts = tess_params_pkg::NUM_CONTEXTS,  // 2..6 per tile (tess_core)
@@ -747,6 +753,7 @@ module tess_chip #(
       .HasFpu   (HasFpu),
       .HasMulDiv (HasMulDiv),
       .Contexts (Contexts),
+      .CounterBits (CounterBits),
       .HasExchange   (HasExchange),
       .HasCheckpoint (HasCheckpoint)
     ) u_tile (

@@ -31,6 +31,7 @@ module tess_core #(
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only (tess_decoder)
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: no M extension (tess_decoder)
   parameter int Contexts  = tess_params_pkg::NUM_CONTEXTS,  // 2..6: supervisor and workers
+  parameter int CounterBits = tess_params_pkg::COUNTER_BITS,  // 64 or 32: cycle, idle, instret
   localparam int Aw       = $clog2(MemBytes / 4)
 ) (
   input  logic                      clk_i,
@@ -122,6 +123,9 @@ module tess_core #(
   if (tess_params_pkg::ROUND_CYCLES != 6) begin : g_round_error
     $error("tess_core: ROUND_CYCLES (rtl/params.json) must be 6 (one slot per pipeline stage)");
   end
+  if ((CounterBits != 32) && (CounterBits != 64)) begin : g_counter_bits_error
+    $error("tess_core: CounterBits (rtl/params.json COUNTER_BITS) must be 32 or 64");
+  end
 `endif
   localparam logic [31:0]  MmioBase = tess_params_pkg::MMIO_BASE;
   localparam logic [31:0] MemLimit  = 32'(MemBytes);
@@ -165,11 +169,15 @@ module tess_core #(
   logic                      slot_ctx;            // slot_q is a context's (slot_q < Contexts)
   logic [2:0]                if_ctx;              // that context, else 0 (an empty slot)
   logic [7:0]                running_pad;         // running_q for every 3-bit context index
-  logic [63:0]               cycle_q, cycle_d;    // cycles the pipeline advanced since reset
-  logic [63:0]               idle_q, idle_d;
+  // The counters hold CounterBits bits and wrap modulo 2^CounterBits; the ports carry them
+  // zero-extended to 64 bits (docs/tile.md, "Counters").
+  logic [CounterBits-1:0]    cycle_q, cycle_d;    // cycles the pipeline advanced since reset
+  logic [CounterBits-1:0]    idle_q, idle_d;
   logic                      halt_q, halt_d;
   logic                      exited_q, exited_d;
-  logic [63:0]               halt_cycles_q, halt_cycles_d;
+  logic [CounterBits-1:0]    halt_cycles_q, halt_cycles_d;
+  logic [63:0]               cycle64;             // cycle_q zero-extended (host writes)
+  logic [CounterBits-1:0]    retire_cycle;        // WB cycle - 5 modulo 2^CounterBits
   logic [31:0]               exit_code_q, exit_code_d;
   logic                      trap_q, trap_d;
   logic [2:0]                trap_ctx_q, trap_ctx_d;
@@ -609,7 +617,8 @@ module tess_core #(
   tess_csr #(
     .Contexts (Contexts),
     .NumTiles (NumTiles),
-    .MemBytes (MemBytes)
+    .MemBytes (MemBytes),
+    .CounterBits (CounterBits)
   ) u_csr (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -622,7 +631,7 @@ module tess_core #(
     .csr_write_i   (dec.csr_write),
     .csr_addr_i    (dec.csr_addr),
     .csr_wdata_i   (dec.csr_imm ? {27'b0, dec.rs1} : ex_rs1_q),
-    .issue_cycle_i (cycle_q - 64'd2),
+    .issue_cycle_i (cycle_q - CounterBits'(2)),
     .csr_rdata_o   (csr_rdata),
     .flags_we_i    (wb_flags_we),
     .wb_ctx_i      (wb_q.ctx),
@@ -808,7 +817,8 @@ module tess_core #(
   assign run_we      = commit && mmio_run;
 
   assign retire_valid_o = advance && wb_q.valid;
-  assign retire_cycle_o = cycle_q - 64'(tess_params_pkg::PIPE_WB_STAGE);
+  assign retire_cycle   = cycle_q - CounterBits'(tess_params_pkg::PIPE_WB_STAGE);
+  assign retire_cycle_o = 64'(retire_cycle);
   assign retire_ctx_o   = wb_q.ctx;
   assign retire_pc_o    = wb_q.pc;
   assign retire_insn_o  = wb_q.insn;
@@ -819,6 +829,8 @@ module tess_core #(
   // ---------------------------------------------------------------------------------------------
   // Context state and control updates
   // ---------------------------------------------------------------------------------------------
+  assign cycle64 = 64'(cycle_q);
+
   always_comb begin
     pc_d          = pc_q;
     running_d     = running_q;
@@ -837,7 +849,7 @@ module tess_core #(
 
     if (advance) begin
       slot_d  = (slot_q == 3'(Round - 1)) ? 3'd0 : slot_q + 3'd1;
-      cycle_d = cycle_q + 64'd1;
+      cycle_d = cycle_q + CounterBits'(1);
     end
 
     // The supervisor's WAIT ends in the first of its slots with every worker idle.
@@ -874,8 +886,8 @@ module tess_core #(
     if (hs_we) begin
       unique case (hs_sel_i)
         tess_core_pkg::HS_PC:       `TESS_CTX_SET(pc_d, 32, Contexts, hs_ctx_i, hs_wdata_i)
-        tess_core_pkg::HS_CYCLE_LO: cycle_d[31:0]  = hs_wdata_i;
-        tess_core_pkg::HS_CYCLE_HI: cycle_d[63:32] = hs_wdata_i;
+        tess_core_pkg::HS_CYCLE_LO: cycle_d = CounterBits'({cycle64[63:32], hs_wdata_i});
+        tess_core_pkg::HS_CYCLE_HI: cycle_d = CounterBits'({hs_wdata_i, cycle64[31:0]});
         default: ;
       endcase
     end
@@ -897,23 +909,23 @@ module tess_core #(
 
   // The halt and the idle count; a stop's values (idle_halt, halt_cycles_at) are taken in the
   // always_ff block.
-  logic [63:0] idle_halt, halt_cycles_at;
+  logic [CounterBits-1:0] idle_halt, halt_cycles_at;
   // Slot h + 1 (in ID) was counted idle in its IF cycle but lies after the halt.
-  assign idle_halt      = idle_q - {63'd0, id_idle_q};
+  assign idle_halt      = idle_q - CounterBits'(id_idle_q);
   // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
-  assign halt_cycles_at = cycle_q - 64'd1;
+  assign halt_cycles_at = cycle_q - CounterBits'(1);
   always_comb begin
     halt_d        = halt_q;
     halt_cycles_d = halt_cycles_q;
     idle_d        = idle_q;
     if (slot_idle) begin
-      idle_d = idle_q + 64'd1;
+      idle_d = idle_q + CounterBits'(1);
     end
     if (hs_we && (hs_sel_i == tess_core_pkg::HS_IDLE_LO)) begin
-      idle_d[31:0] = hs_wdata_i;
+      idle_d = CounterBits'({idle_o[63:32], hs_wdata_i});
     end
     if (hs_we && (hs_sel_i == tess_core_pkg::HS_IDLE_HI)) begin
-      idle_d[63:32] = hs_wdata_i;
+      idle_d = CounterBits'({hs_wdata_i, idle_o[31:0]});
     end
     if (ex_halt) begin
       halt_d        = 1'b1;
@@ -1066,8 +1078,8 @@ module tess_core #(
   assign trap_pc_o    = trap_pc_q;
   assign trap_cause_o = trap_cause_q;
   assign trap_value_o = trap_value_q;
-  assign cycle_o      = halt_q ? halt_cycles_q : cycle_q;
-  assign idle_o       = idle_q;
+  assign cycle_o      = halt_q ? 64'(halt_cycles_q) : cycle64;
+  assign idle_o       = 64'(idle_q);
 
   // Checkpoint state reads (the host's context and register through read port a while held).
   always_comb begin

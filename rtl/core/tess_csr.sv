@@ -2,12 +2,16 @@
 // the read-only cycle and id CSRs. A CSR instruction reads and writes in EX (write effective for
 // the context's next instruction); FP flags accrue at WB; instret counts retirements at WB.
 // The decoder has already rejected unknown CSRs and writes to read-only ones.
+// Counters (the cycle input, instret) are CounterBits wide, 64 or 32 (rtl/params.json
+// COUNTER_BITS): at 32 they wrap modulo 2^32 and cycleh/instreth read 0; instret_o carries each
+// context's count zero-extended to 64 bits.
 `include "tess_ctx_select.svh"
 
 module tess_csr #(
   parameter int Contexts = 6,
   parameter int NumTiles = 1,
-  parameter int MemBytes = 65536
+  parameter int MemBytes = 65536,
+  parameter int CounterBits = tess_params_pkg::COUNTER_BITS
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -22,7 +26,7 @@ module tess_csr #(
   input  logic                       csr_write_i,
   input  logic [11:0]                csr_addr_i,
   input  logic [31:0]                csr_wdata_i,
-  input  logic [63:0]                issue_cycle_i,
+  input  logic [CounterBits-1:0]     issue_cycle_i,
   output logic [31:0]                csr_rdata_o,
   // WB: accrued FP flags and retirement
   input  logic                       flags_we_i,
@@ -50,19 +54,23 @@ module tess_csr #(
   // arrays).
   logic [Contexts*5-1:0]     fflags_q, fflags_d;
   logic [Contexts*3-1:0]     frm_q, frm_d;
-  logic [Contexts*64-1:0]    instret_q, instret_d;
+  logic [Contexts*CounterBits-1:0] instret_q, instret_d;
   logic [7:0]                fcsr_old;
   logic [7:0]                fcsr_new;
   logic [31:0]               old_value;
   logic [31:0]               new_value;
   logic [23:0]               unused_new_value;
 
-  logic [63:0]               instret_ex;
+  logic [63:0]               instret_ex, issue_cycle, instret_hs;
 
-  assign id_frm_o   = frm_q[3*id_ctx_i +: 3];
-  assign instret_ex = instret_q[64*ex_ctx_i +: 64];
-  assign fcsr_old   = {frm_q[3*ex_ctx_i +: 3], fflags_q[5*ex_ctx_i +: 5]};
-  assign instret_o = instret_q;
+  assign id_frm_o    = frm_q[3*id_ctx_i +: 3];
+  assign instret_ex  = instret_o[64*ex_ctx_i +: 64];
+  assign instret_hs  = instret_o[64*hs_ctx_i +: 64];
+  assign issue_cycle = 64'(issue_cycle_i);
+  assign fcsr_old    = {frm_q[3*ex_ctx_i +: 3], fflags_q[5*ex_ctx_i +: 5]};
+  for (genvar k = 0; k < Contexts; k++) begin : g_instret
+    assign instret_o[64*k +: 64] = 64'(instret_q[CounterBits*k +: CounterBits]);
+  end
   assign hs_fcsr_o = {frm_q[3*hs_ctx_i +: 3], fflags_q[5*hs_ctx_i +: 5]};
 
   always_comb begin
@@ -71,8 +79,8 @@ module tess_csr #(
       12'h001: old_value = {27'b0, fcsr_old[4:0]};
       12'h002: old_value = {29'b0, fcsr_old[7:5]};
       12'h003: old_value = {24'b0, fcsr_old};
-      12'hc00: old_value = issue_cycle_i[31:0];
-      12'hc80: old_value = issue_cycle_i[63:32];
+      12'hc00: old_value = issue_cycle[31:0];
+      12'hc80: old_value = issue_cycle[63:32];
       12'hc02: old_value = instret_ex[31:0];
       12'hc82: old_value = instret_ex[63:32];
       CsrTileId:    old_value = {16'd0, tile_id_i};
@@ -119,7 +127,8 @@ module tess_csr #(
       `TESS_CTX_SET(fflags_d, 5, Contexts, wb_ctx_i, fflags_q[5*wb_ctx_i +: 5] | flags_i)
     end
     if (retire_i) begin
-      `TESS_CTX_SET(instret_d, 64, Contexts, wb_ctx_i, instret_q[64*wb_ctx_i +: 64] + 64'd1)
+      `TESS_CTX_SET(instret_d, CounterBits, Contexts, wb_ctx_i,
+                    instret_q[CounterBits*wb_ctx_i +: CounterBits] + CounterBits'(1))
     end
     // Host writes come only while the core is held (nothing commits or retires then).
     if (hs_fcsr_we_i) begin
@@ -127,10 +136,12 @@ module tess_csr #(
       `TESS_CTX_SET(frm_d, 3, Contexts, hs_ctx_i, hs_wdata_i[7:5])
     end
     if (hs_instret_lo_we_i) begin
-      instret_d[64*hs_ctx_i +: 32] = hs_wdata_i;
+      instret_d[CounterBits*hs_ctx_i +: CounterBits] =
+          CounterBits'({instret_hs[63:32], hs_wdata_i});
     end
     if (hs_instret_hi_we_i) begin
-      instret_d[64*hs_ctx_i+32 +: 32] = hs_wdata_i;
+      instret_d[CounterBits*hs_ctx_i +: CounterBits] =
+          CounterBits'({hs_wdata_i, instret_hs[31:0]});
     end
   end
 

@@ -38,13 +38,16 @@
 // Parameters HasExchange = 0 (no exchange engine: tess_exchange_absent, no port-A bypass; tx_o
 // is 0) and HasCheckpoint = 0 (no hs_* writes: the chip refuses them) leave logic out; the
 // exchange counter then needs 2 bits (it counts at most R and R+1 of the one release that ends
-// in an error, docs/chip.md), zero-extended on exch_o.
+// in an error, docs/chip.md), zero-extended on exch_o. CounterBits (64 or 32, rtl/params.json
+// COUNTER_BITS) is the width of the tile's counters here and in tess_core: at 32 they wrap modulo
+// 2^32, and the 64-bit ports carry them zero-extended (host writes of a high word are ignored).
 // Latency: host read data 1 cycle; tile pipeline timing per tess_core.
 module tess_tile #(
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter int NumTiles = 1,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only core (tess_core)
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: no M extension (tess_core)
+  parameter int CounterBits = tess_params_pkg::COUNTER_BITS,  // 64 or 32 (tess_core)
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int Contexts = tess_params_pkg::NUM_CONTEXTS,  // 2..6 (tess_core)
@@ -171,7 +174,8 @@ module tess_tile #(
     .NumTiles (NumTiles),
     .HasFpu   (HasFpu),
     .HasMulDiv (HasMulDiv),
-    .Contexts (Contexts)
+    .Contexts (Contexts),
+    .CounterBits (CounterBits)
   ) u_core (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -297,24 +301,26 @@ module tess_tile #(
   assign err_value_o = trap_q ? trap_value : x_err_value;
 
   // Sync state and counters (docs/chip.md, "Sync timing"; T_ registers).
-  localparam int ExchW = (HasExchange || HasCheckpoint) ? 64 : 2;
+  localparam int ExchW = (HasExchange || HasCheckpoint) ? CounterBits : 2;
   logic        arrived_q, arrived_d;
   logic [31:0] desc_q, desc_d;
   logic [31:0] spc_q, spc_d;
-  logic [63:0] instr_q, instr_d;
-  logic [63:0] swait_q, swait_d;
+  logic [CounterBits-1:0] instr_q, instr_d;
+  logic [CounterBits-1:0] swait_q, swait_d;
   logic [ExchW-1:0] exch_q, exch_d;
-  logic [63:0] exch64;
+  logic [63:0] exch64, swait64;
   logic        swait_go, exch_go;        // the counters count this cycle unless it stops
   logic        swait_inc_q, exch_inc_q;  // ... counted in the last cycle the chip advanced
   logic        hs_we;
-  logic [63:0] hs_instret_old, hs_instret_new;
+  logic [63:0] hs_instret_old;
+  logic [CounterBits-1:0] hs_instret_new;
 
   assign hs_we          = HasCheckpoint && hs_we_i && !core_run;
   assign exch64         = 64'(exch_q);
+  assign swait64        = 64'(swait_q);
   assign hs_instret_old = instret_o[64*hs_ctx_i +: 64];
-  assign hs_instret_new = (hs_sel_i == tess_core_pkg::HS_INSTRET_HI) ?
-                          {hs_wdata_i, hs_instret_old[31:0]} : {hs_instret_old[63:32], hs_wdata_i};
+  assign hs_instret_new = CounterBits'((hs_sel_i == tess_core_pkg::HS_INSTRET_HI) ?
+                          {hs_wdata_i, hs_instret_old[31:0]} : {hs_instret_old[63:32], hs_wdata_i});
 
   always_comb begin
     arrived_d = arrived_q;
@@ -331,11 +337,11 @@ module tess_tile #(
       arrived_d = 1'b0;
     end
     if (retire_valid_o) begin
-      instr_d = instr_q + 64'd1;
+      instr_d = instr_q + CounterBits'(1);
     end
     if (hs_we && ((hs_sel_i == tess_core_pkg::HS_INSTRET_LO) ||
                   (hs_sel_i == tess_core_pkg::HS_INSTRET_HI))) begin
-      instr_d = instr_q - hs_instret_old + hs_instret_new;
+      instr_d = instr_q - CounterBits'(hs_instret_old) + hs_instret_new;
     end
   end
 
@@ -343,15 +349,15 @@ module tess_tile #(
   // including the cycle e of a chip error: the error is found at e+2 (stop_i), so that cycle is
   // not counted and e+1's count is taken back (swait_back, exch_back), in the always_ff block.
   // Nothing counts in the cycles after it (drop_i; the chip stops in every one of them).
-  logic [63:0]      swait_back;
+  logic [CounterBits-1:0] swait_back;
   logic [ExchW-1:0] exch_back;
-  assign swait_back = swait_q - {63'd0, swait_inc_q};
+  assign swait_back = swait_q - CounterBits'(swait_inc_q);
   assign exch_back  = exch_q - ExchW'(exch_inc_q);
   always_comb begin
     swait_d = swait_q;
     exch_d  = exch_q;
     if (swait_go && !drop_i) begin
-      swait_d = swait_q + 64'd1;
+      swait_d = swait_q + CounterBits'(1);
     end
     if (exch_go && !drop_i) begin
       exch_d = exch_q + ExchW'(1);
@@ -359,8 +365,8 @@ module tess_tile #(
     // Checkpoint state written by the host while held (nothing counts then).
     if (hs_we) begin
       unique case (hs_sel_i)
-        tess_core_pkg::HS_SWAIT_LO: swait_d[31:0]  = hs_wdata_i;
-        tess_core_pkg::HS_SWAIT_HI: swait_d[63:32] = hs_wdata_i;
+        tess_core_pkg::HS_SWAIT_LO: swait_d = CounterBits'({swait64[63:32], hs_wdata_i});
+        tess_core_pkg::HS_SWAIT_HI: swait_d = CounterBits'({hs_wdata_i, swait64[31:0]});
         tess_core_pkg::HS_EXCH_LO:  exch_d = ExchW'({exch64[63:32], hs_wdata_i});
         tess_core_pkg::HS_EXCH_HI:  exch_d = ExchW'({hs_wdata_i, exch64[31:0]});
         default: ;
@@ -400,8 +406,8 @@ module tess_tile #(
   assign arrived_o   = arrived_q;
   assign sync_desc_o = desc_q;
   assign sync_pc_o   = spc_q;
-  assign instr_o     = instr_q;
-  assign sync_wait_o = swait_q;
+  assign instr_o     = 64'(instr_q);
+  assign sync_wait_o = swait64;
   assign exch_o      = exch64;
 
   // Port A: the exchange engine's reads, else instruction fetch. A read of the word the engine

@@ -49,6 +49,10 @@ TEST_F(BoardSimTest, InfoReportsTheBoardAndItsMaximumPayload) {
   EXPECT_EQ(info.tileMemBytes, 65536u);
   EXPECT_EQ(info.contexts, 6u);
   EXPECT_EQ(info.backend, "link:board");
+  // The verilated board's chip has the default parameters (rtl/params.json).
+  EXPECT_EQ(info.counterBits, TESS_COUNTER_BITS);
+  EXPECT_EQ(info.hasFpu, TESS_HAS_FPU != 0);
+  EXPECT_EQ(info.hasMulDiv, TESS_HAS_MULDIV != 0);
   auto* link = dynamic_cast<LinkDevice*>(dev.get());
   ASSERT_NE(link, nullptr);
   EXPECT_EQ(link->maxPayload(), 1024u);

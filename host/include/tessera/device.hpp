@@ -22,7 +22,22 @@ struct ChipInfo {
   std::string backend;              ///< "model", "rtl", ...
   bool hasFpu = true;               ///< false: integer-only tiles, F instructions trap
   bool hasMulDiv = true;            ///< false: tiles without M, M instructions trap
+  unsigned counterBits = 64;        ///< width of the tiles' counters, 64 or 32 (docs/tile.md,
+                                    ///< "Counters"): TileStats, T_*, C_INSTRET, the cycle and
+                                    ///< instret CSRs and RetireRecord::cycle wrap modulo 2^bits;
+                                    ///< the chip's cycle counter (RunResult::cycles) is 64 bits
 };
+
+/// A tile counter's value as a counter of `bits` bits (ChipInfo::counterBits) holds it: v modulo
+/// 2^bits.
+constexpr uint64_t wrapCounter(uint64_t v, unsigned bits) {
+  return bits >= 64 ? v : v & ((uint64_t{1} << bits) - 1);
+}
+/// The count between two readings of a tile counter of `bits` bits (later - earlier modulo 2^bits):
+/// exact while fewer than 2^bits counts lie between the readings.
+constexpr uint64_t counterDelta(uint64_t later, uint64_t earlier, unsigned bits) {
+  return wrapCounter(later - earlier, bits);
+}
 
 /// Why a run stopped.
 enum class StopReason {
@@ -48,7 +63,7 @@ const char* trapCauseName(uint32_t cause);
 /// "tile 0 context 2 trapped at pc 0x00000104: illegal instruction (cause 2), value 0xffffffff".
 std::string describeTrap(const TrapInfo& trap);
 
-/// Counters of one tile.
+/// Counters of one tile (each modulo 2^ChipInfo::counterBits).
 struct TileStats {
   uint64_t cycles = 0;              ///< cycle count of the tile (halt cycle + 1 when halted)
   uint64_t instructions = 0;        ///< instructions retired, all contexts
@@ -75,7 +90,7 @@ enum class DestKind : uint8_t { None, X, F };
 
 /// One retired instruction, as both implementations report it.
 struct RetireRecord {
-  uint64_t cycle = 0;               ///< retire cycle
+  uint64_t cycle = 0;               ///< retire cycle (modulo 2^ChipInfo::counterBits)
   unsigned tile = 0;
   unsigned context = 0;
   uint32_t pc = 0;
@@ -133,6 +148,8 @@ struct DeviceOptions {
   bool noMulDiv = false;            ///< model: tiles without M (M instructions trap as illegal)
   unsigned contexts = 0;            ///< model: contexts per tile, 2..6; 0 = the default (6, or
                                     ///< the preset's: ice40 has TESS_ICE40_NUM_CONTEXTS)
+  unsigned counterBits = 0;         ///< model: tile counter width, 32 or 64; 0 = the chip's
+                                    ///< (rtl/params.json COUNTER_BITS; preset ice40: 32)
   unsigned threads = 0;             ///< model: host threads, 0 = one per core
   std::string traceVcd;             ///< rtl only: write a VCD waveform here
   unsigned maxTiles = 0;            ///< refuse more tiles than this; 0 = kDefaultMaxTiles

@@ -61,7 +61,8 @@ TEST(FrameCodec, HeaderLayoutIsLittleEndian) {
   const auto b = FrameCodec::encode(f);
   ASSERT_EQ(b.size(), kHeaderBytes + 2 + kCrcBytes);
   const std::vector<uint8_t> header(b.begin(), b.begin() + kHeaderBytes);
-  const std::vector<uint8_t> expected = {'T',  's',  'L',  'k',  1, 0x02, 0x02, 0x01,
+  constexpr uint8_t v = kProtocolVersion;
+  const std::vector<uint8_t> expected = {'T',  's',  'L',  'k',  v, 0x02, 0x02, 0x01,
                                          0x44, 0x33, 0x22, 0x11, 5, 0,    0,    0,
                                          0x00, 0x01, 0,    0,    2, 0,    0,    0};
   EXPECT_EQ(header, expected);

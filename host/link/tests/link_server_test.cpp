@@ -76,6 +76,31 @@ TEST(LinkServer, RepliesEchoSeqAndSetTheReplyBit) {
   EXPECT_EQ(decodeInfo(rep->payload).backend, "recording");
 }
 
+TEST(LinkMessages, InfoCarriesTheCounterWidthAndTheExtensions) {
+  // Protocol version 2: counter bits and extensions after the max payload, the name last.
+  ChipInfo in{1, 4096, 6, "board", false, true, 32};
+  const std::vector<uint8_t> p = encodeInfo(in);
+  ASSERT_EQ(p.size(), 7 * 4 + 5u);
+  EXPECT_EQ(p[0], kProtocolVersion);
+  EXPECT_EQ(p[20], 32u);  // counter bits
+  EXPECT_EQ(p[24], 2u);   // extensions: M only
+  const ChipInfo out = decodeInfo(p);
+  EXPECT_EQ(out.tiles, 1u);
+  EXPECT_EQ(out.counterBits, 32u);
+  EXPECT_FALSE(out.hasFpu);
+  EXPECT_TRUE(out.hasMulDiv);
+  EXPECT_EQ(out.backend, "board");
+  in.hasFpu = true;
+  in.hasMulDiv = false;
+  in.counterBits = 64;
+  EXPECT_TRUE(decodeInfo(encodeInfo(in)).hasFpu);
+  EXPECT_FALSE(decodeInfo(encodeInfo(in)).hasMulDiv);
+  EXPECT_EQ(decodeInfo(encodeInfo(in)).counterBits, 64u);
+  // A width the chips cannot have is a protocol error, not a silent misread.
+  in.counterBits = 48;
+  EXPECT_THROW(decodeInfo(encodeInfo(in)), Error);
+}
+
 TEST(LinkServer, OutOfRangeIsRefusedBeforeTheDeviceIsTouched) {
   RecordingDevice dev;
   LinkServer server(dev);

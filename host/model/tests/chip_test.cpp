@@ -200,6 +200,50 @@ TEST(Chip, Ice40Preset) {
   expectIllegalSecondWord(noM, mul(1, 2, 3));
 }
 
+TEST(Chip, CounterWidthOfThePresetsAndTheOption) {
+  // COUNTER_BITS (rtl/params.json): 64 by default, 32 on the iCE40 board; DeviceOptions::
+  // counterBits sets it on any other chip. The wrap itself: device tests, CounterSuite.
+  DeviceOptions o;
+  EXPECT_EQ(ModelDevice{o}.info().counterBits, TESS_COUNTER_BITS);
+  o.preset = "ice40";
+  EXPECT_EQ(ModelDevice{o}.info().counterBits, TESS_ICE40_COUNTER_BITS);
+  o.counterBits = TESS_ICE40_COUNTER_BITS;
+  EXPECT_EQ(ModelDevice{o}.info().counterBits, TESS_ICE40_COUNTER_BITS);
+  o.counterBits = 64;  // not the board's: refused like another size
+  EXPECT_THROW(ModelDevice{o}, Error);
+  o.preset = "mk2";
+  o.counterBits = 32;
+  EXPECT_EQ(chipGeometry(o).counterBits, 32u);
+  o.preset = "";
+  o.tiles = 1;
+  EXPECT_EQ(ModelDevice{o}.info().counterBits, 32u);
+  o.counterBits = 48;
+  EXPECT_THROW(ModelDevice{o}, Error);
+}
+
+TEST(Chip, CounterHelpersWrapModuloTheWidth) {
+  EXPECT_EQ(wrapCounter(0x1'2345'6789ull, 32), 0x2345'6789u);
+  EXPECT_EQ(wrapCounter(0x1'2345'6789ull, 64), 0x1'2345'6789ull);
+  EXPECT_EQ(wrapCounter(~uint64_t{0}, 64), ~uint64_t{0});
+  // Across a wrap of a 32-bit counter: 0xffff'fff0 -> 0x10 is 0x20 counts.
+  EXPECT_EQ(counterDelta(0x10, 0xffff'fff0u, 32), 0x20u);
+  EXPECT_EQ(counterDelta(0x1'0000'0010ull, 0xffff'fff0u, 64), 0x20u);
+  TileStats s;
+  s.cycles = 0x1'0000'0005ull;
+  s.instructions = 0x2'0000'0001ull;
+  s.contextInstructions[5] = 0x3'0000'0002ull;
+  s.idleSlots = 0x4'0000'0003ull;
+  s.syncWaitCycles = 0x5'0000'0004ull;
+  s.exchangeCycles = 0x6'0000'0006ull;
+  wrapCounters(s, 32);
+  EXPECT_EQ(s.cycles, 5u);
+  EXPECT_EQ(s.instructions, 1u);
+  EXPECT_EQ(s.contextInstructions[5], 2u);
+  EXPECT_EQ(s.idleSlots, 3u);
+  EXPECT_EQ(s.syncWaitCycles, 4u);
+  EXPECT_EQ(s.exchangeCycles, 6u);
+}
+
 TEST(Chip, Ice40PresetHasNoExchangeEngine) {
   // HAS_EXCHANGE = 0 (docs/chip.md, "A chip without exchange engines"): a sync without an
   // exchange program resumes as on any chip; one with a program is an error at the release R.

@@ -59,6 +59,9 @@ TEST_P(LinkDeviceTest, ProgramsMatchInProcess) {
   auto local = openDevice(GetParam().backend);
   EXPECT_EQ(remote->info().tiles, local->info().tiles);
   EXPECT_EQ(remote->info().tileMemBytes, local->info().tileMemBytes);
+  EXPECT_EQ(remote->info().counterBits, local->info().counterBits);
+  EXPECT_EQ(remote->info().hasFpu, local->info().hasFpu);
+  EXPECT_EQ(remote->info().hasMulDiv, local->info().hasMulDiv);
   for (const char* elf : {"hello.elf", "wl_int_fp_loop.elf"}) {
     SCOPED_TRACE(elf);
     const ProgramOutcome l = runProgram(*local, elf, false);

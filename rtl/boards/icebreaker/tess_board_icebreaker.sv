@@ -2,14 +2,14 @@
 // (12 MHz / 104), the user button as reset, the red LED for rejected frames and the green LED
 // while the chip runs. Pins: tess_board_icebreaker.pcf. Built by scripts/fpga-ice40.sh.
 // The defaults are the board's reduced configuration, ICE40 in rtl/params.json ("configs"):
-// one RV32I tile (no M, no F) with two contexts and 4 KiB, no exchange engine, no checkpoint
-// registers
-// (docs/bringup.md, "iCE40").
+// one RV32I tile (no M, no F) with two contexts, 4 KiB and 32-bit tile counters, no exchange
+// engine, no checkpoint registers (docs/bringup.md, "iCE40").
 module tess_board_icebreaker #(
   parameter int NumTiles = tess_params_pkg::ICE40_NUM_TILES,
   parameter int MemBytes = tess_params_pkg::ICE40_TILE_MEM_BYTES,
   parameter bit HasFpu   = tess_params_pkg::ICE40_HAS_FPU != 0,
   parameter bit HasMulDiv = tess_params_pkg::ICE40_HAS_MULDIV != 0,
+  parameter int CounterBits = tess_params_pkg::ICE40_COUNTER_BITS,
   parameter bit HasExchange   = tess_params_pkg::ICE40_HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::ICE40_HAS_CHECKPOINT != 0,
   parameter int Contexts = tess_params_pkg::ICE40_NUM_CONTEXTS
@@ -31,6 +31,7 @@ module tess_board_icebreaker #(
     .MemBytes     (MemBytes),
     .HasFpu       (HasFpu),
     .HasMulDiv    (HasMulDiv),
+    .CounterBits  (CounterBits),
     .HasExchange  (HasExchange),
     .HasCheckpoint (HasCheckpoint),
     .Contexts     (Contexts),

@@ -1,7 +1,7 @@
 // The chip under test of the Icarus testbenches (rtl/tests/smoke/tess_chip_smoke_tb.sv,
 // rtl/tests/icarus/tess_chip_run_tb.sv): every port of tess_chip as a testbench signal, and the
 // instance u_dut. Include it inside the testbench module after the parameters NumTiles,
-// MemBytes, HasFpu, HasMulDiv, HasExchange, HasCheckpoint and Contexts.
+// MemBytes, HasFpu, HasMulDiv, CounterBits, HasExchange, HasCheckpoint and Contexts.
   logic                            clk;
   logic                            rst_n;
   logic                            run;
@@ -40,6 +40,7 @@
     .HasFpu   (HasFpu),
     .HasMulDiv (HasMulDiv),
     .Contexts  (Contexts),
+    .CounterBits (CounterBits),
     .HasExchange   (HasExchange),
     .HasCheckpoint (HasCheckpoint)
   ) u_dut (

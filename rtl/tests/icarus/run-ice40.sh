@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # ctest icarus_ice40_model: the iCE40 board's reduced chip (rtl/params.json, configs: ICE40: one
-# RV32I tile of 4 KiB without M and F, no exchange engine, no checkpoint registers), simulated by
-# Icarus exactly as scripts/fpga-ice40.sh synthesises it (TESS_FPGA, TESS_ICE40: register-file reads
-# from block RAM on the falling edge), against the model's preset ice40 (tessera-run --device
-# model --preset ice40). For every program: the same end state, the same chip cycle count, the
+# RV32I tile of 4 KiB without M and F, 32-bit tile counters, no exchange engine, no checkpoint
+# registers), simulated by Icarus exactly as scripts/fpga-ice40.sh synthesises it (TESS_FPGA,
+# TESS_ICE40: register-file reads from block RAM on the falling edge), against the model's preset
+# ice40 (tessera-run --device model --preset ice40). For every program: the same end state, the same chip cycle count, the
 # same exit code or the same trap (pc, cause, value), and the same tile counters (instructions,
 # idle slots, sync-wait and exchange cycles, and each context's C_INSTRET read through CTX_SEL as the
 # board's bridge reads it for STATS). Icarus runs each program twice, with CTRL.RESET and the
@@ -29,12 +29,14 @@ tiles=$(pkg_value ICE40_NUM_TILES)
 mem=$(pkg_value ICE40_TILE_MEM_BYTES)
 fpu=$(pkg_value ICE40_HAS_FPU)
 muldiv=$(pkg_value ICE40_HAS_MULDIV)
+counter_bits=$(pkg_value ICE40_COUNTER_BITS)
 exchange=$(pkg_value ICE40_HAS_EXCHANGE)
 checkpoint=$(pkg_value ICE40_HAS_CHECKPOINT)
 contexts=$(pkg_value ICE40_NUM_CONTEXTS)
 "$here/build.sh" "$work" -Ptess_chip_run_tb.NumTiles="$tiles" -Ptess_chip_run_tb.MemBytes="$mem" \
   -Ptess_chip_run_tb.HasFpu="$fpu" -Ptess_chip_run_tb.HasMulDiv="$muldiv" \
-  -Ptess_chip_run_tb.HasExchange="$exchange" -Ptess_chip_run_tb.Contexts="$contexts" \
+  -Ptess_chip_run_tb.CounterBits="$counter_bits" -Ptess_chip_run_tb.Contexts="$contexts" \
+  -Ptess_chip_run_tb.HasExchange="$exchange" \
   -Ptess_chip_run_tb.HasCheckpoint="$checkpoint" -DTESS_FPGA -DTESS_ICE40
 status=0
 for arg in "$@"; do

@@ -19,6 +19,7 @@ module tess_chip_run_tb;
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES;
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0;
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0;
+  parameter int CounterBits = tess_params_pkg::COUNTER_BITS;
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0;
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0;
   parameter int Contexts = tess_params_pkg::NUM_CONTEXTS;

@@ -21,6 +21,7 @@ module tess_chip_smoke_tb;
   localparam int MemBytes = 1024;
   localparam bit HasFpu   = 1'b1;
   localparam bit HasMulDiv = 1'b1;
+  localparam int CounterBits = 64;
   localparam bit HasExchange   = 1'b1;
   localparam bit HasCheckpoint = 1'b1;
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS;

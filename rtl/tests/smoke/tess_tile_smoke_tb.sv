@@ -9,8 +9,15 @@
 // context 0 in its slots 0, 6, 12, ..., so the EXIT store issues at h = 6*18 = 108 and the cycle
 // count is h + 1 = 109; the EXIT store retires, so instret of context 0 is 19 and 19 retirement
 // records come out. The memory keeps the program: a host read of word 6 returns the EXIT store.
+// Counters (docs/tile.md, "Counters"): before the run the host presets the cycle, idle and
+// context 0's instret counters through the checkpoint port to values just below 2^32 with a high
+// word of 1 (Counter*Preset). With CounterBits = 64 the run adds 109 cycles, 90 idle slots and 19
+// instructions to them; with CounterBits = 32 (scripts/lint-rtl.sh runs both) the high-word writes
+// are ignored and all three wrap modulo 2^32, the retirement records' cycles too.
 // Latency: none (testbench).
 module tess_tile_smoke_tb;
+
+  parameter int CounterBits = tess_params_pkg::COUNTER_BITS;
 
   localparam int MemBytes = 4096;
   localparam int Aw       = $clog2(MemBytes / 4);
@@ -21,6 +28,11 @@ module tess_tile_smoke_tb;
   localparam logic [31:0] ExpExit    = 32'd15;
   localparam logic [63:0] ExpCycles  = 64'd109;
   localparam logic [63:0] ExpInstret = 64'd19;
+  localparam logic [63:0] ExpIdle    = 64'd90;   // 109 slots, 19 issued
+  localparam logic [63:0] CyclePreset   = 64'h1_ffff_ffc0;
+  localparam logic [63:0] IdlePreset    = 64'h1_ffff_ffff;
+  localparam logic [63:0] InstretPreset = 64'h1_ffff_fff8;
+  localparam logic [63:0] CounterMask   = (CounterBits == 64) ? '1 : 64'hffff_ffff;
 
   logic [31:0] prog [ProgLen];
 
@@ -54,6 +66,10 @@ module tess_tile_smoke_tb;
   logic [1:0]                retire_dest;
   logic [4:0]                retire_rd;
   logic [31:0]               retire_value;
+  logic                      hs_we;
+  logic [3:0]                hs_sel;
+  logic [31:0]               hs_wdata;
+  logic [31:0]               unused_hs_rdata;
 
   // The chip-facing ports idle: enabled, never stopped or released, nothing on the fabric.
   logic        unused_arrive, unused_arrived, unused_halt_now, unused_trap_now, unused_xerr;
@@ -64,7 +80,8 @@ module tess_tile_smoke_tb;
   logic [63:0] unused_instr, unused_sync_wait, unused_exch;
 
   tess_tile #(
-    .MemBytes (MemBytes)
+    .MemBytes    (MemBytes),
+    .CounterBits (CounterBits)
   ) u_dut (
     .clk_i           (clk),
     .rst_ni          (rst_n),
@@ -119,17 +136,34 @@ module tess_tile_smoke_tb;
     .retire_insn_o   (retire_insn),
     .retire_dest_o   (retire_dest),
     .retire_rd_o     (retire_rd),
-    .retire_value_o  (retire_value)
+    .retire_value_o  (retire_value),
+    .hs_we_i         (hs_we),
+    .hs_sel_i        (hs_sel),
+    .hs_ctx_i        (3'd0),
+    .hs_reg_i        (6'd0),
+    .hs_wdata_i      (hs_wdata),
+    .hs_rdata_o      (unused_hs_rdata)
   );
 
   always #5 clk = ~clk;
 
   int retired;
+  logic [63:0] last_retire_cycle;
   always @(posedge clk) begin
     if (retire_valid) begin
       retired <= retired + 1;
+      last_retire_cycle <= retire_cycle;
     end
   end
+
+  // A checkpoint-state write while held (tess_tile hs_*): takes effect at the next edge.
+  task automatic hs_write(input logic [3:0] sel, input logic [31:0] data);
+    hs_we    = 1'b1;
+    hs_sel   = sel;
+    hs_wdata = data;
+    @(negedge clk);
+    hs_we = 1'b0;
+  endtask
 
   int errors;
   task automatic check(input string what, input logic [63:0] got, input logic [63:0] want);
@@ -157,6 +191,9 @@ module tess_tile_smoke_tb;
     host_be    = 4'h0;
     host_addr  = '0;
     host_wdata = '0;
+    hs_we      = 1'b0;
+    hs_sel     = '0;
+    hs_wdata   = '0;
     repeat (2) @(negedge clk);
     rst_n = 1'b1;
 
@@ -172,6 +209,14 @@ module tess_tile_smoke_tb;
     host_req = 1'b0;
     host_we  = 1'b0;
 
+    // Counters just below 2^32, high words 1 (ignored with CounterBits = 32).
+    hs_write(tess_core_pkg::HS_CYCLE_LO, CyclePreset[31:0]);
+    hs_write(tess_core_pkg::HS_CYCLE_HI, CyclePreset[63:32]);
+    hs_write(tess_core_pkg::HS_IDLE_LO, IdlePreset[31:0]);
+    hs_write(tess_core_pkg::HS_IDLE_HI, IdlePreset[63:32]);
+    hs_write(tess_core_pkg::HS_INSTRET_LO, InstretPreset[31:0]);
+    hs_write(tess_core_pkg::HS_INSTRET_HI, InstretPreset[63:32]);
+
     // Run until halted.
     run = 1'b1;
     for (int c = 0; c < Timeout && !halted; c++) begin
@@ -182,9 +227,12 @@ module tess_tile_smoke_tb;
     check("halted", 64'(halted), 64'd1);
     check("trap", 64'(trap), 64'd0);
     check("exit code", 64'(exit_code), 64'(ExpExit));
-    check("cycle count", cycle, ExpCycles);
-    check("instret[0]", instret[63:0], ExpInstret);
+    check("cycle count", cycle, (CyclePreset + ExpCycles) & CounterMask);
+    check("idle slots", idle, (IdlePreset + ExpIdle) & CounterMask);
+    check("instret[0]", instret[63:0], (InstretPreset + ExpInstret) & CounterMask);
     check("retirement records", 64'(retired), ExpInstret);
+    // The EXIT store retires last; its record carries its retire (issue) cycle h = 108.
+    check("last retire cycle", last_retire_cycle, (CyclePreset + ExpCycles - 64'd1) & CounterMask);
 
     // Read back the EXIT store's word: data one cycle after the request.
     host_req  = 1'b1;
@@ -194,8 +242,8 @@ module tess_tile_smoke_tb;
     check("host read of word 6", 64'(host_rdata), 64'(prog[6]));
 
     if (errors == 0) begin
-      $display("PASS tess_tile smoke: exit %0d after %0d cycles, %0d instructions", exit_code,
-               cycle, instret[63:0]);
+      $display("PASS tess_tile smoke (%0d-bit counters): exit %0d, cycle counter %0d, instret %0d",
+               CounterBits, exit_code, cycle, instret[63:0]);
     end
     $finish;
   end
