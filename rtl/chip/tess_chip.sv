@@ -321,6 +321,12 @@ module tess_chip #(
     end
   end
 
+  // One adder for the three steps of CYCLE while live: -1 at an error stop, -1 at a halt
+  // (0 stays 0), +1 otherwise.
+  logic        cycle_dec;
+  logic [63:0] cycle_step;
+  assign cycle_dec  = stop_now || (all_halt && (cycle_q != 64'd0));
+  assign cycle_step = cycle_q + {{63{cycle_dec}}, cycle_dec || !all_halt};
   always_comb begin
     state_d      = state_q;
     stopping_d   = stopping_q;
@@ -335,7 +341,7 @@ module tess_chip #(
         // Found in EX of issue cycle e = now - 2: the count is e + 1.
         stopping_d   = 1'b1;
         final_d      = StError;
-        cycle_d      = cycle_q - 64'd1;
+        cycle_d      = cycle_step;
         err_tile_d   = fail_tile;
         err_sync_d   = fail_sync;
         serr_cause_d = sync_err_cause;
@@ -343,9 +349,9 @@ module tess_chip #(
       end else if (all_halt) begin
         stopping_d = 1'b1;
         final_d    = StHalted;
-        cycle_d    = (cycle_q == 64'd0) ? 64'd0 : cycle_q - 64'd1;
+        cycle_d    = cycle_step;
       end else begin
-        cycle_d = cycle_q + 64'd1;
+        cycle_d = cycle_step;
       end
     end
     if (hs_cycle_we) begin
