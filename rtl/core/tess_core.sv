@@ -909,18 +909,36 @@ module tess_core #(
 
   // The halt and the idle count; a stop's values (idle_halt, halt_cycles_at) are taken in the
   // always_ff block.
-  logic [CounterBits-1:0] idle_halt, halt_cycles_at;
+  logic [CounterBits-1:0] halt_cycles_at;
+`ifndef TESS_ICE40
+  logic [CounterBits-1:0] idle_halt;
   // Slot h + 1 (in ID) was counted idle in its IF cycle but lies after the halt.
   assign idle_halt      = idle_q - CounterBits'(id_idle_q);
+`endif
   // Cycle count h + 1 for a halt issued at h; this is its EX cycle h + 2.
   assign halt_cycles_at = cycle_q - CounterBits'(1);
+`ifdef TESS_ICE40
+  // iCE40: one adder for the idle count's +1 and its take-back at a halt or a stop (idle_halt),
+  // with the stop read here; FPGA only, see the module header (the default keeps stop_i in the
+  // always_ff block and two adders).
+  logic                   idle_stop, idle_dec;
+  logic [CounterBits-1:0] idle_step;
+  assign idle_stop = advance && !halt_q && stop_i;
+  assign idle_dec  = (idle_stop || ex_halt) && id_idle_q;
+  assign idle_step = idle_q + {{(CounterBits - 1){idle_dec}},
+                               idle_dec || (slot_idle && !idle_stop)};
+`endif
   always_comb begin
     halt_d        = halt_q;
     halt_cycles_d = halt_cycles_q;
+`ifdef TESS_ICE40
+    idle_d        = idle_step;
+`else
     idle_d        = idle_q;
     if (slot_idle) begin
       idle_d = idle_q + CounterBits'(1);
     end
+`endif
     if (hs_we && (hs_sel_i == tess_core_pkg::HS_IDLE_LO)) begin
       idle_d = CounterBits'({idle_o[63:32], hs_wdata_i});
     end
@@ -930,7 +948,9 @@ module tess_core #(
     if (ex_halt) begin
       halt_d        = 1'b1;
       halt_cycles_d = halt_cycles_at;
+`ifndef TESS_ICE40
       idle_d        = idle_halt;
+`endif
     end
   end
 
@@ -990,7 +1010,11 @@ module tess_core #(
       sync_q        <= sync_d;
       slot_q        <= slot_d;
       cycle_q       <= cycle_d;
+`ifdef TESS_ICE40
+      idle_q        <= idle_d;
+`else
       idle_q        <= (advance && !halt_q && stop_i) ? idle_halt : idle_d;
+`endif
       halt_q        <= halt_d || (advance && stop_i);
       exited_q      <= exited_d;
       halt_cycles_q <= (advance && !halt_q && stop_i) ? halt_cycles_at : halt_cycles_d;

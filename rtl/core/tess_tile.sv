@@ -349,16 +349,31 @@ module tess_tile #(
   // including the cycle e of a chip error: the error is found at e+2 (stop_i), so that cycle is
   // not counted and e+1's count is taken back (swait_back, exch_back), in the always_ff block.
   // Nothing counts in the cycles after it (drop_i; the chip stops in every one of them).
-  logic [CounterBits-1:0] swait_back;
   logic [ExchW-1:0] exch_back;
+`ifndef TESS_ICE40
+  logic [CounterBits-1:0] swait_back;
   assign swait_back = swait_q - CounterBits'(swait_inc_q);
+`endif
   assign exch_back  = exch_q - ExchW'(exch_inc_q);
+`ifdef TESS_ICE40
+  // iCE40: one adder for the sync-wait count's +1 and its take-back at a stop, with the stop read
+  // here; FPGA only, see the module header.
+  logic                   swait_stop;
+  logic [CounterBits-1:0] swait_step;
+  assign swait_stop = stop_i && enable_i && !drop_i;
+  assign swait_step = swait_q + {{(CounterBits - 1){swait_stop && swait_inc_q}},
+                                 swait_stop ? swait_inc_q : (swait_go && !drop_i)};
+`endif
   always_comb begin
-    swait_d = swait_q;
     exch_d  = exch_q;
+`ifdef TESS_ICE40
+    swait_d = swait_step;
+`else
+    swait_d = swait_q;
     if (swait_go && !drop_i) begin
       swait_d = swait_q + CounterBits'(1);
     end
+`endif
     if (exch_go && !drop_i) begin
       exch_d = exch_q + ExchW'(1);
     end
@@ -393,7 +408,11 @@ module tess_tile #(
       spc_q     <= spc_d;
       instr_q   <= instr_d;
       // The chip's error stop, read only here (module header; hs_we never coincides with it).
+`ifdef TESS_ICE40
+      swait_q   <= swait_d;
+`else
       swait_q   <= (stop_i && enable_i && !drop_i) ? swait_back : swait_d;
+`endif
       exch_q    <= (stop_i && enable_i && !drop_i) ? exch_back : exch_d;
       if (core_run) begin
         swait_inc_q <= swait_go && !stop_i;

@@ -1,0 +1,338 @@
+// Instruction decoder of the tile core: one RV32IMF + Zicsr word to the control signals of
+// decoded_t (tess_core_types.svh), with every illegal-instruction check of docs/tile.md (unknown
+// opcodes and funct fields, custom-0/1, privileged SYSTEM words, reserved rounding modes, unknown
+// CSRs and writes to read-only CSRs). Purely combinational; used in the ID stage.
+// HasFpu = 0 (integer-only tile, rtl/params.json HAS_FPU): every F instruction (FLW, FSW, the
+// fused multiply-adds, OP-FP) and the fflags/frm/fcsr CSRs are illegal instructions.
+// HasMulDiv = 0 (RV32I without M, rtl/params.json HAS_MULDIV): every M instruction (OP with
+// funct7 0000001: MUL, MULH, MULHSU, MULHU, DIV, DIVU, REM, REMU) is an illegal instruction.
+`include "tess_core_types.svh"
+
+module tess_decoder #(
+  parameter bit HasFpu    = 1'b1,
+  parameter bit HasMulDiv = 1'b1
+) (
+  input  logic [31:0] insn_i,
+  input  logic [2:0]  frm_i,   // the issuing context's frm, for DYN rounding
+  output decoded_t    dec_o
+);
+
+
+  // Custom read-only id CSRs, numbered by rtl/params.json.
+  localparam logic [11:0] CsrTileId    = 12'(tess_params_pkg::CSR_TILE_ID);
+  localparam logic [11:0] CsrContextId = 12'(tess_params_pkg::CSR_CONTEXT_ID);
+  localparam logic [11:0] CsrNumTiles  = 12'(tess_params_pkg::CSR_NUM_TILES);
+  localparam logic [11:0] CsrMemBytes  = 12'(tess_params_pkg::CSR_MEM_BYTES);
+
+  logic [6:0] opcode;
+  logic [2:0] funct3;
+  logic [6:0] funct7;
+  logic [4:0] rs2_field;
+  logic [2:0] rm_field;
+  logic [2:0] rm_resolved;
+  logic       rm_bad;
+  logic       csr_known;
+  logic       csr_read_only;
+
+  assign opcode    = insn_i[6:0];
+  assign funct3    = insn_i[14:12];
+  assign funct7    = insn_i[31:25];
+  assign rs2_field = insn_i[24:20];
+  assign rm_field  = insn_i[14:12];
+
+  // DYN resolves to frm; static 5/6 and a stored frm of 5..7 are reserved.
+  assign rm_resolved = (rm_field == 3'(tess_pkg::RM_DYN)) ? frm_i : rm_field;
+  assign rm_bad      = rm_resolved > 3'(tess_pkg::RM_RMM);
+
+  always @* begin
+    csr_known     = 1'b1;
+    csr_read_only = 1'b1;
+    unique case (insn_i[31:20])
+      12'h001, 12'h002, 12'h003: begin
+        csr_known     = HasFpu;
+        csr_read_only = 1'b0;
+      end
+      12'hc00, 12'hc80, 12'hc02, 12'hc82,
+      CsrTileId, CsrContextId, CsrNumTiles, CsrMemBytes: csr_read_only = 1'b1;
+      default: csr_known = 1'b0;
+    endcase
+  end
+
+  always @* begin
+    dec_o              = '0;
+    dec_o.dest         = tess_core_pkg::DEST_NONE;
+    dec_o.rd           = insn_i[11:7];
+    dec_o.rs1          = insn_i[19:15];
+    dec_o.rs2          = insn_i[24:20];
+    dec_o.rs3          = insn_i[31:27];
+    dec_o.alu_op       = tess_core_pkg::ALU_ADD;
+    dec_o.op_a         = tess_core_pkg::OPA_RS1;
+    dec_o.op_b         = tess_core_pkg::OPB_IMM;
+    dec_o.imm          = {{20{insn_i[31]}}, insn_i[31:20]};
+    dec_o.res_sel      = tess_core_pkg::RES_ALU;
+    dec_o.br_funct3    = funct3;
+    dec_o.mem_size     = funct3[1:0];
+    dec_o.mem_unsigned = funct3[2];
+    dec_o.mul_op       = funct3[1:0];
+    dec_o.div_op       = funct3[1:0];
+    dec_o.csr_op       = tess_core_pkg::CSR_NONE;
+    dec_o.csr_addr     = insn_i[31:20];
+    dec_o.fpu_op       = tess_pkg::FPU_ADD;
+    dec_o.rm           = rm_resolved;
+
+    unique case (opcode)
+      tess_core_pkg::OPC_LUI: begin
+        dec_o.dest = tess_core_pkg::DEST_X;
+        dec_o.op_a = tess_core_pkg::OPA_ZERO;
+        dec_o.imm  = {insn_i[31:12], 12'b0};
+      end
+      tess_core_pkg::OPC_AUIPC: begin
+        dec_o.dest = tess_core_pkg::DEST_X;
+        dec_o.op_a = tess_core_pkg::OPA_PC;
+        dec_o.imm  = {insn_i[31:12], 12'b0};
+      end
+      tess_core_pkg::OPC_JAL: begin
+        dec_o.dest    = tess_core_pkg::DEST_X;
+        dec_o.jal     = 1'b1;
+        dec_o.res_sel = tess_core_pkg::RES_LINK;
+        dec_o.imm     = {{11{insn_i[31]}}, insn_i[31], insn_i[19:12], insn_i[20], insn_i[30:21],
+                         1'b0};
+      end
+      tess_core_pkg::OPC_JALR: begin
+        dec_o.dest    = tess_core_pkg::DEST_X;
+        dec_o.jalr    = 1'b1;
+        dec_o.res_sel = tess_core_pkg::RES_LINK;
+        dec_o.illegal = funct3 != 3'b000;
+      end
+      tess_core_pkg::OPC_BRANCH: begin
+        dec_o.branch  = 1'b1;
+        // The ALU result of a branch is unused; rs1 - rs2 there lets the iCE40 ALU decide the
+        // branch with its one subtractor (tess_alu).
+        dec_o.alu_op  = tess_core_pkg::ALU_SUB;
+        dec_o.op_b    = tess_core_pkg::OPB_RS2;
+        dec_o.imm     = {{19{insn_i[31]}}, insn_i[31], insn_i[7], insn_i[30:25], insn_i[11:8],
+                         1'b0};
+        dec_o.illegal = (funct3 == 3'b010) || (funct3 == 3'b011);
+      end
+      tess_core_pkg::OPC_LOAD: begin
+        dec_o.dest    = tess_core_pkg::DEST_X;
+        dec_o.load    = 1'b1;
+        dec_o.res_sel = tess_core_pkg::RES_LOAD;
+        dec_o.illegal = (funct3 == 3'b011) || (funct3 == 3'b110) || (funct3 == 3'b111);
+      end
+      tess_core_pkg::OPC_LOAD_FP: begin
+        dec_o.dest    = tess_core_pkg::DEST_F;
+        dec_o.load    = 1'b1;
+        dec_o.res_sel = tess_core_pkg::RES_LOAD;
+        dec_o.illegal = funct3 != 3'b010;
+      end
+      tess_core_pkg::OPC_STORE: begin
+        dec_o.store   = 1'b1;
+        dec_o.imm     = {{20{insn_i[31]}}, insn_i[31:25], insn_i[11:7]};
+        dec_o.illegal = funct3[2] || (funct3[1:0] == 2'b11);
+      end
+      tess_core_pkg::OPC_STORE_FP: begin
+        dec_o.store   = 1'b1;
+        dec_o.mem_fp  = 1'b1;
+        dec_o.imm     = {{20{insn_i[31]}}, insn_i[31:25], insn_i[11:7]};
+        dec_o.illegal = funct3 != 3'b010;
+      end
+      tess_core_pkg::OPC_OP_IMM: begin
+        dec_o.dest = tess_core_pkg::DEST_X;
+        unique case (funct3)
+          3'b000: dec_o.alu_op = tess_core_pkg::ALU_ADD;
+          3'b010: dec_o.alu_op = tess_core_pkg::ALU_SLT;
+          3'b011: dec_o.alu_op = tess_core_pkg::ALU_SLTU;
+          3'b100: dec_o.alu_op = tess_core_pkg::ALU_XOR;
+          3'b110: dec_o.alu_op = tess_core_pkg::ALU_OR;
+          3'b111: dec_o.alu_op = tess_core_pkg::ALU_AND;
+          3'b001: begin
+            dec_o.alu_op  = tess_core_pkg::ALU_SLL;
+            dec_o.illegal = funct7 != 7'b0000000;
+          end
+          3'b101: begin
+            dec_o.alu_op  = funct7[5] ? tess_core_pkg::ALU_SRA : tess_core_pkg::ALU_SRL;
+            dec_o.illegal = (funct7 & 7'b1011111) != 7'b0000000;
+          end
+          default: dec_o.illegal = 1'b1;
+        endcase
+      end
+      tess_core_pkg::OPC_OP: begin
+        dec_o.dest = tess_core_pkg::DEST_X;
+        dec_o.op_b = tess_core_pkg::OPB_RS2;
+        unique case (funct7)
+          7'b0000000: begin
+            unique case (funct3)
+              3'b000:  dec_o.alu_op = tess_core_pkg::ALU_ADD;
+              3'b001:  dec_o.alu_op = tess_core_pkg::ALU_SLL;
+              3'b010:  dec_o.alu_op = tess_core_pkg::ALU_SLT;
+              3'b011:  dec_o.alu_op = tess_core_pkg::ALU_SLTU;
+              3'b100:  dec_o.alu_op = tess_core_pkg::ALU_XOR;
+              3'b101:  dec_o.alu_op = tess_core_pkg::ALU_SRL;
+              3'b110:  dec_o.alu_op = tess_core_pkg::ALU_OR;
+              3'b111:  dec_o.alu_op = tess_core_pkg::ALU_AND;
+              default: dec_o.illegal = 1'b1;
+            endcase
+          end
+          7'b0100000: begin
+            unique case (funct3)
+              3'b000:  dec_o.alu_op = tess_core_pkg::ALU_SUB;
+              3'b101:  dec_o.alu_op = tess_core_pkg::ALU_SRA;
+              default: dec_o.illegal = 1'b1;
+            endcase
+          end
+          7'b0000001: begin
+            if (funct3[2]) begin
+              dec_o.res_sel = tess_core_pkg::RES_DIV;
+              dec_o.long_op = 1'b1;
+            end else begin
+              dec_o.res_sel = tess_core_pkg::RES_MUL;
+            end
+          end
+          default: dec_o.illegal = 1'b1;
+        endcase
+      end
+      tess_core_pkg::OPC_MISC_MEM: begin
+        // FENCE and FENCE.I: one in-order memory port, nothing to order.
+        dec_o.illegal = funct3[2:1] != 2'b00;
+      end
+      tess_core_pkg::OPC_SYSTEM: begin
+        if (funct3 == 3'b000) begin
+          dec_o.ecall   = insn_i == 32'h0000_0073;
+          dec_o.ebreak  = insn_i == 32'h0010_0073;
+          dec_o.illegal = !(dec_o.ecall || dec_o.ebreak);
+        end else if (funct3 == 3'b100) begin
+          dec_o.illegal = 1'b1;
+        end else begin
+          dec_o.dest    = tess_core_pkg::DEST_X;
+          dec_o.res_sel = tess_core_pkg::RES_CSR;
+          dec_o.csr_imm = funct3[2];
+          unique case (funct3[1:0])
+            2'b01:   dec_o.csr_op = tess_core_pkg::CSR_RW;
+            2'b10:   dec_o.csr_op = tess_core_pkg::CSR_RS;
+            default: dec_o.csr_op = tess_core_pkg::CSR_RC;
+          endcase
+          // CSRRW/CSRRWI always write; set/clear write unless rs1/uimm is 0.
+          dec_o.csr_write = (funct3[1:0] == 2'b01) || (insn_i[19:15] != 5'd0);
+          dec_o.illegal   = !csr_known || (csr_read_only && dec_o.csr_write);
+        end
+      end
+      tess_core_pkg::OPC_MADD, tess_core_pkg::OPC_MSUB,
+      tess_core_pkg::OPC_NMSUB, tess_core_pkg::OPC_NMADD: begin
+        dec_o.dest    = tess_core_pkg::DEST_F;
+        dec_o.res_sel = tess_core_pkg::RES_FPU;
+        unique case (opcode)
+          tess_core_pkg::OPC_MADD:  dec_o.fpu_op = tess_pkg::FPU_MADD;
+          tess_core_pkg::OPC_MSUB:  dec_o.fpu_op = tess_pkg::FPU_MSUB;
+          tess_core_pkg::OPC_NMSUB: dec_o.fpu_op = tess_pkg::FPU_NMSUB;
+          default:   dec_o.fpu_op = tess_pkg::FPU_NMADD;
+        endcase
+        dec_o.illegal = (insn_i[26:25] != 2'b00) || rm_bad;
+      end
+      tess_core_pkg::OPC_OP_FP: begin
+        dec_o.dest    = tess_core_pkg::DEST_F;
+        dec_o.res_sel = tess_core_pkg::RES_FPU;
+        unique case (funct7)
+          7'b0000000: begin
+            dec_o.fpu_op  = tess_pkg::FPU_ADD;
+            dec_o.illegal = rm_bad;
+          end
+          7'b0000100: begin
+            dec_o.fpu_op  = tess_pkg::FPU_SUB;
+            dec_o.illegal = rm_bad;
+          end
+          7'b0001000: begin
+            dec_o.fpu_op  = tess_pkg::FPU_MUL;
+            dec_o.illegal = rm_bad;
+          end
+          7'b0001100: begin
+            dec_o.fpu_op  = tess_pkg::FPU_DIV;
+            dec_o.res_sel = tess_core_pkg::RES_FDIV;
+            dec_o.long_op = 1'b1;
+            dec_o.illegal = rm_bad;
+          end
+          7'b0101100: begin
+            dec_o.fpu_op  = tess_pkg::FPU_SQRT;
+            dec_o.res_sel = tess_core_pkg::RES_FDIV;
+            dec_o.long_op = 1'b1;
+            dec_o.illegal = rm_bad || (rs2_field != 5'd0);
+          end
+          7'b0010000: begin
+            unique case (funct3)
+              3'b000:  dec_o.fpu_op = tess_pkg::FPU_SGNJ;
+              3'b001:  dec_o.fpu_op = tess_pkg::FPU_SGNJN;
+              3'b010:  dec_o.fpu_op = tess_pkg::FPU_SGNJX;
+              default: dec_o.illegal = 1'b1;
+            endcase
+          end
+          7'b0010100: begin
+            unique case (funct3)
+              3'b000:  dec_o.fpu_op = tess_pkg::FPU_MIN;
+              3'b001:  dec_o.fpu_op = tess_pkg::FPU_MAX;
+              default: dec_o.illegal = 1'b1;
+            endcase
+          end
+          7'b1100000: begin
+            dec_o.dest    = tess_core_pkg::DEST_X;
+            dec_o.fpu_op  = rs2_field[0] ? tess_pkg::FPU_CVT_WU_S : tess_pkg::FPU_CVT_W_S;
+            dec_o.illegal = rm_bad || (rs2_field[4:1] != 4'd0);
+          end
+          7'b1101000: begin
+            dec_o.fpu_op    = rs2_field[0] ? tess_pkg::FPU_CVT_S_WU : tess_pkg::FPU_CVT_S_W;
+            dec_o.fpu_a_int = 1'b1;
+            dec_o.illegal   = rm_bad || (rs2_field[4:1] != 4'd0);
+          end
+          7'b1110000: begin
+            dec_o.dest = tess_core_pkg::DEST_X;
+            unique case (funct3)
+              3'b000:  dec_o.fpu_op = tess_pkg::FPU_MV_X_W;
+              3'b001:  dec_o.fpu_op = tess_pkg::FPU_CLASS;
+              default: dec_o.illegal = 1'b1;
+            endcase
+            if (rs2_field != 5'd0) dec_o.illegal = 1'b1;
+          end
+          7'b1010000: begin
+            dec_o.dest = tess_core_pkg::DEST_X;
+            unique case (funct3)
+              3'b010:  dec_o.fpu_op = tess_pkg::FPU_EQ;
+              3'b001:  dec_o.fpu_op = tess_pkg::FPU_LT;
+              3'b000:  dec_o.fpu_op = tess_pkg::FPU_LE;
+              default: dec_o.illegal = 1'b1;
+            endcase
+          end
+          7'b1111000: begin
+            dec_o.fpu_op    = tess_pkg::FPU_MV_W_X;
+            dec_o.fpu_a_int = 1'b1;
+            dec_o.illegal   = (funct3 != 3'b000) || (rs2_field != 5'd0);
+          end
+          default: dec_o.illegal = 1'b1;
+        endcase
+      end
+      default: dec_o.illegal = 1'b1;
+    endcase
+
+    if (!HasFpu) begin
+      unique case (opcode)
+        tess_core_pkg::OPC_LOAD_FP, tess_core_pkg::OPC_STORE_FP, tess_core_pkg::OPC_MADD,
+        tess_core_pkg::OPC_MSUB, tess_core_pkg::OPC_NMSUB, tess_core_pkg::OPC_NMADD,
+        tess_core_pkg::OPC_OP_FP: dec_o.illegal = 1'b1;
+        default: ;
+      endcase
+    end
+    if (!HasMulDiv && (opcode == tess_core_pkg::OPC_OP) && (funct7 == 7'b0000001)) begin
+      dec_o.illegal = 1'b1;
+    end
+
+    // An illegal instruction has no other effect.
+    if (dec_o.illegal) begin
+      dec_o.dest    = tess_core_pkg::DEST_NONE;
+      dec_o.long_op = 1'b0;
+      dec_o.load    = 1'b0;
+      dec_o.store   = 1'b0;
+      dec_o.csr_op  = tess_core_pkg::CSR_NONE;
+      dec_o.ecall   = 1'b0;
+      dec_o.ebreak  = 1'b0;
+    end
+  end
+
+endmodule
