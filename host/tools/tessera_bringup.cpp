@@ -238,7 +238,8 @@ class Bringup {
       tessera::loadProgramOnAllTiles(dev, path);
     } else {
       tessera::loadProgram(dev, path, 0);
-      for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
+      const unsigned tiles = dev.info().tiles;
+    for (unsigned t = 1; t < tiles; ++t) dev.setTileEnabled(t, false);
     }
     RunResult r;
     for (int i = 0; i < 1000; ++i) {
@@ -339,7 +340,8 @@ class Bringup {
     // The same program in two parts stops exactly at the limit and ends on the same cycle.
     dev.reset();
     tessera::loadProgram(dev, opt_.programs + "/" + alu, 0);
-    for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
+    const unsigned tiles = dev.info().tiles;
+    for (unsigned t = 1; t < tiles; ++t) dev.setTileEnabled(t, false);
     const uint64_t half = total / 2;
     const RunResult first = dev.run(half);
     const uint64_t reg =
@@ -370,7 +372,8 @@ class Bringup {
     dev.reset();
     const std::array<uint8_t, 4> spin = {0x6f, 0x00, 0x00, 0x00};
     dev.writeMemory(0, 0, spin);
-    for (unsigned t = 1; t < dev.info().tiles; ++t) dev.setTileEnabled(t, false);
+    const unsigned tiles = dev.info().tiles;
+    for (unsigned t = 1; t < tiles; ++t) dev.setTileEnabled(t, false);
     const uint64_t total = (uint64_t{1} << 32) + 1000;
     const RunResult r = dev.run(total);
     const uint64_t reg =

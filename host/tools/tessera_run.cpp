@@ -160,7 +160,8 @@ void printConsoles(const tessera::Device& device, unsigned tiles, bool prefixed,
 
 void printStats(const tessera::Device& device, unsigned tiles, uint64_t cycles, double seconds) {
   tessera::TileStats sum;
-  const unsigned contexts = std::min(device.info().contexts, 6u);
+  const tessera::ChipInfo info = device.info();
+  const unsigned contexts = std::min(info.contexts, 6u);
   for (unsigned t = 0; t < tiles; ++t) {
     const tessera::TileStats s = device.stats(t);
     sum.instructions += s.instructions;
@@ -180,7 +181,7 @@ void printStats(const tessera::Device& device, unsigned tiles, uint64_t cycles, 
   fmt::print(reportStream(stderr), "idle slots:    {}\n", sum.idleSlots);
   fmt::print(reportStream(stderr), "sync wait:     {} cycles\n", sum.syncWaitCycles);
   fmt::print(reportStream(stderr), "exchange:      {} cycles\n", sum.exchangeCycles);
-  const unsigned bits = device.info().counterBits;
+  const unsigned bits = info.counterBits;
   if (bits < 64 && cycles >> bits != 0) {
     // The chip's cycle count is 64 bits; the tiles' counters wrapped (docs/tile.md, "Counters").
     fmt::print(reportStream(stderr),
