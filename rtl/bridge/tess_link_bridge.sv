@@ -369,8 +369,11 @@ module tess_link_bridge #(
   // Run control
   // ---------------------------------------------------------------------------------------------
   // rem = {rem_hi_q, rem_lo_q} counts the cycles left to the limit: loaded with RUN's max cycles,
-  // it goes down by one whenever the chip's cycle counter moves (its bit 0 toggles; it moves by at
-  // most one a cycle), one clock late, so the cycles left now are rem - toggle. A limit beyond
+  // it goes down by one whenever the chip's cycle counter moves (its bit 0 toggles; while the chip
+  // is live it moves by one a cycle), one clock late, so the cycles left now are rem - toggle.
+  // The counter's fix in the first draining cycle after a halt or error (tess_chip) moves it by
+  // 1 or 2 and may toggle: rem is wrong from then on, but the run ends there (run_o and run_more
+  // follow stopping_i, and the next RUN loads rem afresh). A limit beyond
   // 2^64 - 1 (start + max overflowing) is not cut to 2^64 - 1, a difference no run can reach.
   // Only the low 8 bits count in parallel; when they wrap, the high 56 bits are decremented
   // bit-serially (a 56-clock pass through the shift register, borrow in borrow_q), before the

@@ -321,27 +321,40 @@ module tess_chip #(
     end
   end
 
-  // One adder for the three steps of CYCLE while live: -1 at an error stop, -1 at a halt
-  // (0 stays 0), +1 otherwise.
-  logic        cycle_dec;
+  // CYCLE while live: -1 at an error stop, -1 at a halt (0 stays 0), +1 otherwise. One adder,
+  // whose operand reads no signal of the cycle's EX stage (an error stop and a halt are found
+  // late in the cycle): every live cycle adds 1, and the cycle that finds a stop or a halt is
+  // set right in the next, the first draining cycle, which never counts (cycle_fix_q: -1 to take
+  // the +1 back, cycle_back_q: -1 more). Once the chip has left RUNNING the count is what the
+  // steps above give; in that one draining cycle it reads 1 or 2 higher.
+  logic        cycle_fix_q, cycle_fix_d, cycle_back_q, cycle_back_d;
   logic [63:0] cycle_step;
-  assign cycle_dec  = stop_now || (all_halt && (cycle_q != 64'd0));
-  assign cycle_step = cycle_q + {{63{cycle_dec}}, cycle_dec || !all_halt};
+  assign cycle_fix_d  = live && (stop_now || all_halt);
+  assign cycle_back_d = live && (stop_now || (all_halt && (cycle_q != 64'd0)));
+  assign cycle_step   = cycle_q + {{63{cycle_fix_q}}, live || (cycle_fix_q && !cycle_back_q)};
+  always_ff @(posedge clk_i) begin
+    if (!rst_n) begin
+      cycle_fix_q  <= 1'b0;
+      cycle_back_q <= 1'b0;
+    end else begin
+      cycle_fix_q  <= cycle_fix_d;
+      cycle_back_q <= cycle_back_d;
+    end
+  end
   always_comb begin
     state_d      = state_q;
     stopping_d   = stopping_q;
     final_d      = final_q;
-    cycle_d      = cycle_q;
     err_tile_d   = err_tile_q;
     err_sync_d   = err_sync_q;
     serr_cause_d = serr_cause_q;
     serr_value_d = serr_value_q;
+    cycle_d      = cycle_step;
     if (live) begin
       if (stop_now) begin
         // Found in EX of issue cycle e = now - 2: the count is e + 1.
         stopping_d   = 1'b1;
         final_d      = StError;
-        cycle_d      = cycle_step;
         err_tile_d   = fail_tile;
         err_sync_d   = fail_sync;
         serr_cause_d = sync_err_cause;
@@ -349,9 +362,6 @@ module tess_chip #(
       end else if (all_halt) begin
         stopping_d = 1'b1;
         final_d    = StHalted;
-        cycle_d    = cycle_step;
-      end else begin
-        cycle_d = cycle_step;
       end
     end
     if (hs_cycle_we) begin

@@ -919,14 +919,18 @@ module tess_core #(
   assign halt_cycles_at = cycle_q - CounterBits'(1);
 `ifdef TESS_ICE40
   // iCE40: one adder for the idle count's +1 and its take-back at a halt or a stop (idle_halt),
-  // with the stop read here; FPGA only, see the module header (the default keeps stop_i in the
-  // always_ff block and two adders).
-  logic                   idle_stop, idle_dec;
+  // whose operand reads no signal of EX (a halt and a stop are found late in the cycle): that
+  // cycle counts its slot as if nothing halted (slot_free), and the next one, halted, takes back
+  // what it and slot h + 1 counted (idle_back_q, 0..2). The stop is read here; FPGA only, see
+  // the module header (the default keeps stop_i in the always_ff block and two adders).
+  logic                   slot_free;
+  logic [1:0]             idle_back_q, idle_back_d;
   logic [CounterBits-1:0] idle_step;
-  assign idle_stop = advance && !halt_q && stop_i;
-  assign idle_dec  = (idle_stop || ex_halt) && id_idle_q;
-  assign idle_step = idle_q + {{(CounterBits - 1){idle_dec}},
-                               idle_dec || (slot_idle && !idle_stop)};
+  assign slot_free   = advance && !halt_q && !issue;
+  assign idle_back_d = ((advance && !halt_q && stop_i) || ex_halt) ?
+                       2'(slot_free) + 2'(id_idle_q) : 2'd0;
+  assign idle_step   = idle_q + {{(CounterBits - 1){|idle_back_q}},
+                                 idle_back_q[0] || slot_free};
 `endif
   always_comb begin
     halt_d        = halt_q;
@@ -993,6 +997,9 @@ module tess_core #(
       slot_q        <= '0;
       cycle_q       <= '0;
       idle_q        <= '0;
+`ifdef TESS_ICE40
+      idle_back_q   <= '0;
+`endif
       halt_q        <= 1'b0;
       exited_q      <= 1'b0;
       halt_cycles_q <= '0;
@@ -1012,6 +1019,7 @@ module tess_core #(
       cycle_q       <= cycle_d;
 `ifdef TESS_ICE40
       idle_q        <= idle_d;
+      idle_back_q   <= idle_back_d;
 `else
       idle_q        <= (advance && !halt_q && stop_i) ? idle_halt : idle_d;
 `endif

@@ -356,13 +356,15 @@ module tess_tile #(
 `endif
   assign exch_back  = exch_q - ExchW'(exch_inc_q);
 `ifdef TESS_ICE40
-  // iCE40: one adder for the sync-wait count's +1 and its take-back at a stop, with the stop read
-  // here; FPGA only, see the module header.
-  logic                   swait_stop;
+  // iCE40: one adder for the sync-wait count's +1 and its take-back at a stop, whose operand
+  // reads no signal of the stop's cycle (the stop is found late in it): that cycle counts as any
+  // other, and the next one (drop_i: nothing counts) takes back what it and e+1 counted
+  // (swait_back_q, 0..2). The stop is read here; FPGA only, see the module header.
+  logic [1:0]             swait_back_q, swait_back_d;
   logic [CounterBits-1:0] swait_step;
-  assign swait_stop = stop_i && enable_i && !drop_i;
-  assign swait_step = swait_q + {{(CounterBits - 1){swait_stop && swait_inc_q}},
-                                 swait_stop ? swait_inc_q : (swait_go && !drop_i)};
+  assign swait_back_d = (stop_i && enable_i && !drop_i) ? 2'(swait_inc_q) + 2'(swait_go) : 2'd0;
+  assign swait_step   = swait_q + {{(CounterBits - 1){|swait_back_q}},
+                                   swait_back_q[0] || (swait_go && !drop_i)};
 `endif
   always_comb begin
     exch_d  = exch_q;
@@ -399,6 +401,9 @@ module tess_tile #(
       spc_q     <= '0;
       instr_q   <= '0;
       swait_q   <= '0;
+`ifdef TESS_ICE40
+      swait_back_q <= '0;
+`endif
       exch_q    <= '0;
       swait_inc_q <= 1'b0;
       exch_inc_q  <= 1'b0;
@@ -409,7 +414,8 @@ module tess_tile #(
       instr_q   <= instr_d;
       // The chip's error stop, read only here (module header; hs_we never coincides with it).
 `ifdef TESS_ICE40
-      swait_q   <= swait_d;
+      swait_q      <= swait_d;
+      swait_back_q <= swait_back_d;
 `else
       swait_q   <= (stop_i && enable_i && !drop_i) ? swait_back : swait_d;
 `endif
