@@ -8,16 +8,21 @@
 # Output in build/fpga/ice40/: tessera.bin (program it with `openFPGALoader -b ice40_generic
 # tessera.bin`, docs/bringup.md), yosys.log, nextpnr.log, report.txt (utilisation and Fmax, or
 # how far the design is from fitting) and modules.md (logic per module, --modules).
-# Fails (non-zero) when the design does not fit or does not route.
+# Fails (non-zero) when the design does not fit, does not route or misses 12 MHz.
 # --modules: also synthesise without flattening (a second Yosys run, a few minutes) and write
 # the per-module table modules.md (LUT4, carries, flip-flops, EBR, DSP of each module's own
 # logic, submodules excluded).
 # --synth-only: stop after Yosys (no place and route).
+# --chip-netlist: synthesise tess_chip alone (same sources, defines, parameters and synth_ice40
+# options as the bitstream; its simulation ports stay) and write it as a netlist of iCE40 cells,
+# tess_chip_netlist.v (module tess_chip_netlist), for post-synthesis simulation
+# (rtl/tests/netlist/build.sh); no place and route.
 # --bridge-only: the short form for the regular test run: synth_ice40 of the UART link bridge and
 # UARTs alone (no chip, no place and route); fails unless the bridge's buffers map to block RAM
 # and its logic fits the UP5K (5280 logic cells; it needs about 1200 LUT4 today).
 # Usage: scripts/fpga-ice40.sh [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv]
 #                              [--counter-bits N] [--modules] [--synth-only] [--bridge-only]
+#                              [--chip-netlist]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FPGA_OUT:-${BUILD_DIR:-$root/build}/fpga/ice40}
@@ -30,7 +35,8 @@ counter_bits=""
 modules=0
 synth_only=0
 bridge_only=0
-usage="usage: $0 [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv] [--counter-bits N] [--modules] [--synth-only] [--bridge-only]"
+chip_netlist=0
+usage="usage: $0 [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv] [--counter-bits N] [--modules] [--synth-only] [--bridge-only] [--chip-netlist]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles=$2; shift 2 ;;
@@ -42,6 +48,7 @@ while [ $# -gt 0 ]; do
     --modules) modules=1; shift ;;
     --synth-only) synth_only=1; shift ;;
     --bridge-only) bridge_only=1; shift ;;
+    --chip-netlist) chip_netlist=1; shift ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
@@ -64,6 +71,11 @@ fpu=${fpu:-$(pkg_value ICE40_HAS_FPU)}
 muldiv=${muldiv:-$(pkg_value ICE40_HAS_MULDIV)}
 contexts=${contexts:-$(pkg_value ICE40_NUM_CONTEXTS)}
 counter_bits=${counter_bits:-$(pkg_value ICE40_COUNTER_BITS)}
+# synth_ice40's options, for the bitstream and the chip netlist alike. -abc9 (ABC with the
+# carry chains and flip-flops as boxes) packs into 5,169 logic cells where the default ABC
+# pass gives 5,294 (more than the UP5K has) and reaches 15.1 MHz instead of 14.3 (docs/bringup.md,
+# "Timing").
+synth_opts="-dsp -abc9"
 if [ "$bridge_only" = 1 ]; then
   echo "== yosys synth_ice40 of tess_link_bridge (iCEBreaker sizes)"
   yosys -q -l "$out/bridge.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]}; \
@@ -80,6 +92,21 @@ if [ "$bridge_only" = 1 ]; then
   fi
   exit 0
 fi
+if [ "$chip_netlist" = 1 ]; then
+  echo "== yosys synth_ice40 $synth_opts of tess_chip ($tiles tile(s), $mem bytes, $contexts contexts)"
+  yosys -q -l "$out/chip_netlist.log" -p "read_verilog -sv -DTESS_FPGA -DTESS_ICE40 \
+      -I$root/rtl/core ${srcs[*]}; \
+      chparam -set NumTiles $tiles -set MemBytes $mem -set HasFpu $fpu -set HasMulDiv $muldiv \
+        -set Contexts $contexts -set CounterBits $counter_bits \
+        -set HasExchange $(pkg_value ICE40_HAS_EXCHANGE) \
+        -set HasCheckpoint $(pkg_value ICE40_HAS_CHECKPOINT) tess_chip; \
+      synth_ice40 $synth_opts -top tess_chip; rename -top tess_chip_netlist; \
+      tee -o $out/chip_netlist_stat.txt stat; write_verilog -noattr $out/tess_chip_netlist.v" \
+      >/dev/null 2>"$out/chip_netlist.warnings" ||
+    { echo "fpga-ice40: Yosys FAILED (see $out/chip_netlist.log)" >&2; exit 1; }
+  echo "fpga-ice40: $out/tess_chip_netlist.v"
+  exit 0
+fi
 fpu_label=$([ "$fpu" = 1 ] && echo "with FPU" || echo "integer-only")
 fpu_label+=$([ "$muldiv" = 1 ] && echo ", with M" || echo ", without M")
 fpu_label+=", $contexts contexts, $counter_bits-bit counters"
@@ -91,7 +118,7 @@ read_cmd="read_verilog -sv -DTESS_FPGA -DTESS_ICE40 -I$root/rtl/core ${srcs[*]} 
     tess_board_icebreaker"
 start=$(date +%s)
 yosys -q -l "$out/yosys.log" -p "$read_cmd; \
-    synth_ice40 -dsp -top tess_board_icebreaker -json $out/tessera.json; \
+    synth_ice40 $synth_opts -top tess_board_icebreaker -json $out/tessera.json; \
     tee -o $out/yosys_stat.txt stat" >/dev/null 2>"$out/yosys.warnings" ||
   { echo "fpga-ice40: Yosys FAILED (see $out/yosys.log)" >&2; exit 1; }
 {
@@ -103,7 +130,7 @@ yosys -q -l "$out/yosys.log" -p "$read_cmd; \
 if [ "$modules" = 1 ]; then
   echo "== yosys synth_ice40 -noflatten (per-module table)"
   yosys -q -l "$out/yosys_modules.log" -p "$read_cmd; \
-      synth_ice40 -dsp -noflatten -top tess_board_icebreaker; \
+      synth_ice40 $synth_opts -noflatten -top tess_board_icebreaker; \
       tee -o $out/yosys_modules_stat.txt stat" >/dev/null 2>>"$out/yosys.warnings" ||
     { echo "fpga-ice40: Yosys -noflatten FAILED (see $out/yosys_modules.log)" >&2; exit 1; }
   python3 "$root/scripts/fpga-ice40-modules.py" "$out/yosys_modules_stat.txt" | tee "$out/modules.md"
@@ -115,7 +142,7 @@ if ! nextpnr-ice40 --up5k --package sg48 --pcf "$board/tess_board_icebreaker.pcf
      >/dev/null 2>&1; then
   grep -E "ERROR|Device utilisation|ICESTORM_LC|ICESTORM_RAM|ICESTORM_DSP|ICESTORM_SPRAM" \
     "$out/nextpnr.log" | head -20 | tee -a "$out/report.txt"
-  echo "fpga-ice40: FAILED: the design does not fit or route (see $out/nextpnr.log)" >&2
+  echo "fpga-ice40: FAILED: the design does not fit, route or meet 12 MHz (see $out/nextpnr.log)" >&2
   exit 1
 fi
 sed -n '/Device utilisation/,/^$/p' "$out/nextpnr.log" | tee -a "$out/report.txt"

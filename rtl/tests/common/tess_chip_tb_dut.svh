@@ -1,7 +1,8 @@
 // The chip under test of the Icarus testbenches (rtl/tests/smoke/tess_chip_smoke_tb.sv,
 // rtl/tests/icarus/tess_chip_run_tb.sv): every port of tess_chip as a testbench signal, and the
 // instance u_dut. Include it inside the testbench module after the parameters NumTiles,
-// MemBytes, HasFpu, HasMulDiv, CounterBits, HasExchange, HasCheckpoint and Contexts.
+// MemBytes, HasFpu, HasMulDiv, CounterBits, HasExchange, HasCheckpoint and Contexts. With
+// TESS_NETLIST defined the instance is Yosys' netlist of the chip, tess_chip_netlist.
   logic                            clk;
   logic                            rst_n;
   logic                            run;
@@ -34,6 +35,11 @@
   logic [NumTiles*64-1:0]          tile_cycle;
   logic [NumTiles*Contexts*64-1:0] instret;
 
+`ifdef TESS_NETLIST
+  // The post-synthesis netlist of tess_chip (rtl/tests/icarus/run-ice40.sh --netlist): its
+  // parameters are fixed by the synthesis, which must use the testbench's values.
+  tess_chip_netlist u_dut (
+`else
   tess_chip #(
     .NumTiles (NumTiles),
     .MemBytes (MemBytes),
@@ -44,6 +50,7 @@
     .HasExchange   (HasExchange),
     .HasCheckpoint (HasCheckpoint)
   ) u_dut (
+`endif
     .clk_i           (clk),
     .rst_ni          (rst_n),
     .run_i           (run),

@@ -11,12 +11,19 @@
 # a sequencer, isa_reset_regs checks they read 0): both runs must end alike, the second is compared.
 # The programs are linked for 4 KiB (sw/tests/isa, *_ice40.elf). A program must halt with exit
 # code 0 on both, or, given as trap:PROGRAM.elf, trap on both at the same pc, cause and value.
-# Usage: run-ice40.sh TESSERA_RUN WORKDIR [trap:]PROGRAM.elf...
+# With --netlist the same comparison runs on Yosys' netlist of the chip instead of the RTL
+# (rtl/tests/netlist/build.sh: synth_ice40 as for the bitstream, verilated with the cell models).
+# Usage: run-ice40.sh [--netlist] TESSERA_RUN WORKDIR [trap:]PROGRAM.elf...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+netlist=0
+if [ "${1:-}" = --netlist ]; then
+  netlist=1
+  shift
+fi
+[ $# -gt 2 ] || { echo "usage: $0 [--netlist] TESSERA_RUN WORKDIR PROGRAM.elf..." >&2; exit 2; }
 run=$1 work=$2
 shift 2
-[ $# -gt 0 ] || { echo "usage: $0 TESSERA_RUN WORKDIR PROGRAM.elf..." >&2; exit 2; }
 mkdir -p "$work"
 pkg_value() {  # NAME -> decimal value of tess_params_pkg::NAME
   local hex
@@ -33,11 +40,20 @@ counter_bits=$(pkg_value ICE40_COUNTER_BITS)
 exchange=$(pkg_value ICE40_HAS_EXCHANGE)
 checkpoint=$(pkg_value ICE40_HAS_CHECKPOINT)
 contexts=$(pkg_value ICE40_NUM_CONTEXTS)
-"$here/build.sh" "$work" -Ptess_chip_run_tb.NumTiles="$tiles" -Ptess_chip_run_tb.MemBytes="$mem" \
-  -Ptess_chip_run_tb.HasFpu="$fpu" -Ptess_chip_run_tb.HasMulDiv="$muldiv" \
-  -Ptess_chip_run_tb.CounterBits="$counter_bits" -Ptess_chip_run_tb.Contexts="$contexts" \
-  -Ptess_chip_run_tb.HasExchange="$exchange" \
-  -Ptess_chip_run_tb.HasCheckpoint="$checkpoint" -DTESS_FPGA -DTESS_ICE40
+if [ "$netlist" = 1 ]; then
+  "$here/../netlist/build.sh" "$work" "$tiles" "$mem" "$fpu" "$muldiv" "$contexts" \
+    "$counter_bits" "$exchange" "$checkpoint"
+  sim=("$work/vobj/Vtess_chip_run_tb")
+  simname=netlist
+else
+  "$here/build.sh" "$work" -Ptess_chip_run_tb.NumTiles="$tiles" -Ptess_chip_run_tb.MemBytes="$mem" \
+    -Ptess_chip_run_tb.HasFpu="$fpu" -Ptess_chip_run_tb.HasMulDiv="$muldiv" \
+    -Ptess_chip_run_tb.CounterBits="$counter_bits" -Ptess_chip_run_tb.Contexts="$contexts" \
+    -Ptess_chip_run_tb.HasExchange="$exchange" \
+    -Ptess_chip_run_tb.HasCheckpoint="$checkpoint" -DTESS_FPGA -DTESS_ICE40
+  sim=(vvp -n "$work/run.vvp")
+  simname=icarus
+fi
 status=0
 for arg in "$@"; do
   elf=${arg#trap:}
@@ -45,13 +61,13 @@ for arg in "$@"; do
   [ "$elf" = "$arg" ] || expect_trap=1
   name=$(basename "$elf" .elf)
   python3 "$here/elf2memh.py" "$elf" "$work/$name.memh" "$mem"
-  vvp -n "$work/run.vvp" "+image=$work/$name.memh" +runs=2 > "$work/$name.icarus.txt"
-  # Icarus: RESULT state=S cycles=C exit=E ...; ERROR pc=P cause=K value=V in the error state.
+  "${sim[@]}" "+image=$work/$name.memh" +runs=2 > "$work/$name.$simname.txt"
+  # The testbench: RESULT state=S cycles=C exit=E ...; ERROR pc=P cause=K value=V in the error state.
   read -r state cycles exit_code < <(sed -n \
     's/^RESULT state=\([0-9]*\) cycles=\([0-9]*\) exit=\([0-9]*\) .*/\1 \2 \3/p' \
-    "$work/$name.icarus.txt")
-  icarus_trap=$(sed -n 's/^ERROR pc=\([0-9a-f]*\) cause=\([0-9]*\) value=\([0-9a-f]*\)/pc 0x\1 cause \2 value 0x\3/p' \
-    "$work/$name.icarus.txt")
+    "$work/$name.$simname.txt")
+  sim_trap=$(sed -n 's/^ERROR pc=\([0-9a-f]*\) cause=\([0-9]*\) value=\([0-9a-f]*\)/pc 0x\1 cause \2 value 0x\3/p' \
+    "$work/$name.$simname.txt")
   # Model: --stats prints "cycles: C"; a trap "... trapped at pc 0xP: ... (cause K), value 0xV".
   set +e
   "$run" --device model --preset ice40 --stats "$elf" > "$work/$name.model.out" \
@@ -59,7 +75,7 @@ for arg in "$@"; do
   model_status=$?
   set -e
   model_cycles=$(sed -n 's/^cycles: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")
-  icarus_counters=$(sed -n 's/^COUNTERS \(.*\)/\1/p' "$work/$name.icarus.txt")
+  sim_counters=$(sed -n 's/^COUNTERS \(.*\)/\1/p' "$work/$name.$simname.txt")
   model_counters="instr=$(sed -n 's/^instructions: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
   model_counters+=" idle=$(sed -n 's/^idle slots: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
   model_counters+=" syncwait=$(sed -n 's/^sync wait: *\([0-9]*\).*/\1/p' "$work/$name.model.txt")"
@@ -68,18 +84,18 @@ for arg in "$@"; do
     "$work/$name.model.txt")"
   model_trap=$(sed -n 's/.*trapped at pc \(0x[0-9a-f]*\): .* (cause \([0-9]*\)), value \(0x[0-9a-f]*\).*/pc \1 cause \2 value \3/p' \
     "$work/$name.model.txt")
-  line="$name: icarus state $state, $cycles cycles, exit $exit_code${icarus_trap:+, trap $icarus_trap};"
+  line="$name: $simname state $state, $cycles cycles, exit $exit_code${sim_trap:+, trap $sim_trap};"
   line+=" model $model_cycles cycles, status $model_status${model_trap:+, trap $model_trap}"
-  line+="; counters icarus ${icarus_counters:-none}, model $model_counters"
+  line+="; counters $simname ${sim_counters:-none}, model $model_counters"
   # The first of the two runs (RUN 1, before CTRL.RESET) must end as the second.
-  first_run=$(sed -n 's/^RUN 1 \(state=.*\)/\1/p' "$work/$name.icarus.txt")
+  first_run=$(sed -n 's/^RUN 1 \(state=.*\)/\1/p' "$work/$name.$simname.txt")
   line+="; first run ${first_run:-missing}"
   ok=1
   [ "$first_run" = "state=$state cycles=$cycles exit=$exit_code" ] || ok=0
   [ -n "$cycles" ] && [ "$cycles" = "$model_cycles" ] || ok=0
-  [ -n "$icarus_counters" ] && [ "$icarus_counters" = "$model_counters" ] || ok=0
+  [ -n "$sim_counters" ] && [ "$sim_counters" = "$model_counters" ] || ok=0
   if [ "$expect_trap" = 1 ]; then
-    [ -n "$icarus_trap" ] && [ "$model_trap" = "$icarus_trap" ] || ok=0
+    [ -n "$sim_trap" ] && [ "$model_trap" = "$sim_trap" ] || ok=0
   else
     # A program that halts must pass its own checks on both (exit code 0).
     [ "$state" = "$(pkg_value ST_HALTED)" ] && [ "$exit_code" = 0 ] && [ "$model_status" = 0 ] ||

@@ -1,7 +1,8 @@
-// Icarus run of one device program on the 4-tile chip (scripts/bench-rtl.sh times it against
-// Verilator), or on another configuration through the parameters (iverilog -P; the iCE40 board's
-// with rtl/tests/icarus/run-ice40.sh): the image (+image=<file>, written by elf2memh.py: one word
-// per line for the whole tile memory) is read into tile 0's SRAM array, tiles 1..3 are disabled
+// Icarus run of one device program on the 4-tile chip (timed against the verilated chip by
+// scripts/bench-rtl.sh), or on another configuration through the parameters (iverilog -P; the
+// iCE40 board's with rtl/tests/icarus/run-ice40.sh, also on Yosys' netlist of it with TESS_NETLIST): the image
+// (+image=<file>, written by elf2memh.py: one word per line for the whole tile memory) is read
+// into tile 0's SRAM array (TESS_NETLIST: written through the host port), tiles 1..3 are disabled
 // through T_ENABLE as RtlDevice does for a single-tile run, and the chip runs until it leaves
 // RUNNING or +max_cycles=<n> (default 10000000) clock cycles pass. With +runs=<n> (default 1) the
 // program runs n times, each after CTRL.RESET and the image loaded again, with a line
@@ -66,6 +67,30 @@ module tess_chip_run_tb;
 
   longint c_instr, c_idle, c_swait, c_exch, c_ctx;
 
+  // The image into tile 0's memory: straight into the SRAM array, or (TESS_NETLIST: the netlist
+  // has no such array) a word per cycle through the host port, as RtlDevice loads it.
+`ifdef TESS_NETLIST
+  logic [31:0] image_words [MemBytes / 4];
+`endif
+  task automatic load_image;
+`ifdef TESS_NETLIST
+    $readmemh(image, image_words, 0, MemBytes / 4 - 1);
+    for (int w = 0; w < MemBytes / 4; w++) begin
+      host_req   = 1'b1;
+      host_we    = 1'b1;
+      host_tile  = '0;
+      host_addr  = 32'(4 * w);
+      host_be    = 4'hf;
+      host_wdata = image_words[w];
+      @(negedge clk);
+    end
+    host_req = 1'b0;
+    host_we  = 1'b0;
+`else
+    $readmemh(image, u_dut.g_tile[0].u_tile.u_sram.mem, 0, MemBytes / 4 - 1);
+`endif
+  endtask
+
   initial begin
     if (!$value$plusargs("image=%s", image)) begin
       $display("FAIL: no +image=<file.memh>");
@@ -89,16 +114,17 @@ module tess_chip_run_tb;
     ctl_we     = 1'b0;
     ctl_addr   = '0;
     ctl_wdata  = '0;
-    $readmemh(image, u_dut.g_tile[0].u_tile.u_sram.mem, 0, MemBytes / 4 - 1);
     repeat (2) @(negedge clk);
     rst_n = 1'b1;
     @(negedge clk);
+    load_image();
 
     for (int r = 1; r <= runs; r++) begin
       if (r > 1) begin
         // CTRL.RESET, then the image again (a reset keeps the memory; the program changed it).
         ctl_write(12'(tess_params_pkg::CR_CTRL), 32'd1);
-        $readmemh(image, u_dut.g_tile[0].u_tile.u_sram.mem, 0, MemBytes / 4 - 1);
+        repeat (2) @(negedge clk);  // the reset takes effect a cycle after the write
+        load_image();
       end
       for (int t = 1; t < NumTiles; t++) begin
         ctl_write(12'(tess_params_pkg::CR_TILE_SEL), 32'(t));
