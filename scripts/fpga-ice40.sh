@@ -72,9 +72,8 @@ muldiv=${muldiv:-$(pkg_value ICE40_HAS_MULDIV)}
 contexts=${contexts:-$(pkg_value ICE40_NUM_CONTEXTS)}
 counter_bits=${counter_bits:-$(pkg_value ICE40_COUNTER_BITS)}
 # synth_ice40's options, for the bitstream and the chip netlist alike. -abc9 (ABC with the
-# carry chains and flip-flops as boxes) packs into 5,169 logic cells where the default ABC
-# pass gives 5,294 (more than the UP5K has) and reaches 15.1 MHz instead of 14.3 (docs/bringup.md,
-# "Timing").
+# carry chains and flip-flops as boxes) packs into 5,169 logic cells and reaches 15.1 MHz where
+# the default ABC pass gives 5,294 cells, more than the UP5K has (docs/bringup.md, "Timing").
 synth_opts="-dsp -abc9"
 if [ "$bridge_only" = 1 ]; then
   echo "== yosys synth_ice40 of tess_link_bridge (iCEBreaker sizes)"
@@ -92,13 +91,16 @@ if [ "$bridge_only" = 1 ]; then
   fi
   exit 0
 fi
+# The sources and the configuration, for the board top and the chip alone alike.
+read_src="read_verilog -sv -DTESS_FPGA -DTESS_ICE40 -I$root/rtl/core ${srcs[*]} \
+    $board/tess_board_icebreaker.sv"
+cfg_params="-set NumTiles $tiles -set MemBytes $mem -set HasFpu $fpu -set HasMulDiv $muldiv \
+    -set Contexts $contexts -set CounterBits $counter_bits"
 if [ "$chip_netlist" = 1 ]; then
   echo "== yosys synth_ice40 $synth_opts of tess_chip ($tiles tile(s), $mem bytes, $contexts contexts)"
-  yosys -q -l "$out/chip_netlist.log" -p "read_verilog -sv -DTESS_FPGA -DTESS_ICE40 \
-      -I$root/rtl/core ${srcs[*]}; \
-      chparam -set NumTiles $tiles -set MemBytes $mem -set HasFpu $fpu -set HasMulDiv $muldiv \
-        -set Contexts $contexts -set CounterBits $counter_bits \
-        -set HasExchange $(pkg_value ICE40_HAS_EXCHANGE) \
+  # The board top passes the ICE40 exchange and checkpoint settings down; alone, the chip gets them here.
+  yosys -q -l "$out/chip_netlist.log" -p "$read_src; \
+      chparam $cfg_params -set HasExchange $(pkg_value ICE40_HAS_EXCHANGE) \
         -set HasCheckpoint $(pkg_value ICE40_HAS_CHECKPOINT) tess_chip; \
       synth_ice40 $synth_opts -top tess_chip; rename -top tess_chip_netlist; \
       tee -o $out/chip_netlist_stat.txt stat; write_verilog -noattr $out/tess_chip_netlist.v" \
@@ -111,11 +113,7 @@ fpu_label=$([ "$fpu" = 1 ] && echo "with FPU" || echo "integer-only")
 fpu_label+=$([ "$muldiv" = 1 ] && echo ", with M" || echo ", without M")
 fpu_label+=", $contexts contexts, $counter_bits-bit counters"
 echo "== yosys synth_ice40 ($tiles tile(s), $mem bytes per tile, $fpu_label)"
-read_cmd="read_verilog -sv -DTESS_FPGA -DTESS_ICE40 -I$root/rtl/core ${srcs[*]} \
-    $board/tess_board_icebreaker.sv; \
-    chparam -set NumTiles $tiles -set MemBytes $mem -set HasFpu $fpu \
-    -set HasMulDiv $muldiv -set Contexts $contexts -set CounterBits $counter_bits \
-    tess_board_icebreaker"
+read_cmd="$read_src; chparam $cfg_params tess_board_icebreaker"
 start=$(date +%s)
 yosys -q -l "$out/yosys.log" -p "$read_cmd; \
     synth_ice40 $synth_opts -top tess_board_icebreaker -json $out/tessera.json; \

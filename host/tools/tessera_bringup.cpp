@@ -61,6 +61,13 @@ Outcome fail(std::string detail, std::string hint) {
 // ---------------------------------------------------------------------------------------------
 // Steps
 // ---------------------------------------------------------------------------------------------
+// Every tile but 0 disabled: the single-tile runs of the steps below (as tessera-run does
+// without --all-tiles).
+void onlyTileZero(Device& dev) {
+  const unsigned tiles = dev.info().tiles;
+  for (unsigned t = 1; t < tiles; ++t) dev.setTileEnabled(t, false);
+}
+
 class Bringup {
  public:
   explicit Bringup(Options o) : opt_(std::move(o)) {}
@@ -238,8 +245,7 @@ class Bringup {
       tessera::loadProgramOnAllTiles(dev, path);
     } else {
       tessera::loadProgram(dev, path, 0);
-      const unsigned tiles = dev.info().tiles;
-    for (unsigned t = 1; t < tiles; ++t) dev.setTileEnabled(t, false);
+      onlyTileZero(dev);
     }
     RunResult r;
     for (int i = 0; i < 1000; ++i) {
@@ -340,8 +346,7 @@ class Bringup {
     // The same program in two parts stops exactly at the limit and ends on the same cycle.
     dev.reset();
     tessera::loadProgram(dev, opt_.programs + "/" + alu, 0);
-    const unsigned tiles = dev.info().tiles;
-    for (unsigned t = 1; t < tiles; ++t) dev.setTileEnabled(t, false);
+    onlyTileZero(dev);
     const uint64_t half = total / 2;
     const RunResult first = dev.run(half);
     const uint64_t reg =
@@ -372,8 +377,7 @@ class Bringup {
     dev.reset();
     const std::array<uint8_t, 4> spin = {0x6f, 0x00, 0x00, 0x00};
     dev.writeMemory(0, 0, spin);
-    const unsigned tiles = dev.info().tiles;
-    for (unsigned t = 1; t < tiles; ++t) dev.setTileEnabled(t, false);
+    onlyTileZero(dev);
     const uint64_t total = (uint64_t{1} << 32) + 1000;
     const RunResult r = dev.run(total);
     const uint64_t reg =

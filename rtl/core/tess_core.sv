@@ -22,6 +22,8 @@
 // there), never by combinational logic: it comes from every tile of the chip, and a simulator
 // evaluates combinational logic that reads it on every clock of every tile, a disabled tile's
 // too (docs/benchmarks.md, "RTL, fifth step"). halt_now_o leaves it out for the same reason.
+// The one exception is FPGA-only: with TESS_ICE40 the idle count's take-back reads it (below),
+// which no simulated chip has.
 `include "tess_core_types.svh"
 `include "tess_ctx_select.svh"
 
@@ -101,8 +103,9 @@ module tess_core #(
 
 
   localparam int MmioBits = $clog2(tess_params_pkg::MMIO_SIZE);
-  // Slots per barrel round: one per pipeline stage, whatever the number of contexts.
-  localparam int Round = 6;
+  // Slots per barrel round (rtl/params.json ROUND_CYCLES, checked below to be one per pipeline
+  // stage), whatever the number of contexts.
+  localparam int Round = tess_params_pkg::ROUND_CYCLES;
   // Long ops are DIV*/REM* and FDIV.S/FSQRT.S: without M and F there are none.
   localparam bit HasLongOps = HasMulDiv || HasFpu;
 
@@ -985,8 +988,9 @@ module tess_core #(
   assign ex_valid_in = ex_valid_d && !ex_halt;
 
   // The chip's error stop (stop_i, see the module header) halts the core here: exceptions to
-  // "always_ff holds only q <= d", so that no combinational logic reads stop_i. hs_we never
-  // coincides with a stop (the host writes only while the core is held).
+  // "always_ff holds only q <= d", so that no combinational logic reads stop_i (but TESS_ICE40's
+  // idle take-back, above). hs_we never coincides with a stop (the host writes only while the
+  // core is held).
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       pc_q          <= '0;

@@ -16,7 +16,8 @@
 //                chip-wide signals; stop_i, which it cannot register, is read only inside
 //                always_ff blocks (here, tess_core, tess_exchange): a simulator evaluates
 //                combinational logic that reads it on every clock of every tile
-//                (docs/benchmarks.md, "RTL, fifth step").
+//                (docs/benchmarks.md, "RTL, fifth step"). FPGA-only exception: with TESS_ICE40
+//                the idle and sync-wait take-backs read it in their steps.
 //   enable_i     0 = the tile is disabled (T_ENABLE): its core never runs.
 //   stop_i       chip error stop in this cycle (see tess_core), drop_i in the cycles after it
 //                (tess_exchange); release_i: the sync releases.
