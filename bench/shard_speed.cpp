@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Speed of one chip sharded across MPI ranks (run under mpirun)."};
   Options o;
   app.add_option("--tiles", o.tiles, "Tiles in the chip (default 4)");
-  app.add_option("--preset", o.preset, "Chip preset: mk2 = 1472 tiles");
+  app.add_option("--preset", o.preset,
+                 fmt::format("Chip preset: mk2 = {} tiles", TESS_MK2_NUM_TILES));
   app.add_option("--seconds", o.seconds, "Measure at least this much wall time (default 2)");
   app.add_option("--threads", o.threads, "Host threads per rank (default 1)");
   app.add_flag("--plain", o.plain, "Baseline: the unsharded model, on rank 0 only");

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 
+#include "tessera/chip_params.h"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
@@ -25,15 +26,16 @@ int runMatmul(const std::string& device) {
     uint32_t memBytes;
     size_t m, k, n;
   };
-  // 64 KiB tiles are the RTL's; 624 KiB the IPU's (the model runs either).
-  const Case cases[] = {{1, 65536, 48, 48, 48},   {1, 65536, 32, 64, 32},      {4, 65536, 64, 96, 48},
-                        {16, 65536, 32, 128, 10}, {16, 638976, 32, 784, 128}, {16, 638976, 128, 256, 192}};
+  // 64 KiB tiles are the RTL's; 624 KiB the IPU's (the mk2 preset; the model runs either).
+  constexpr uint32_t kRtl = TESS_TILE_MEM_BYTES, kMk2 = TESS_MK2_TILE_MEM_BYTES;
+  const Case cases[] = {{1, kRtl, 48, 48, 48},   {1, kRtl, 32, 64, 32},      {4, kRtl, 64, 96, 48},
+                        {16, kRtl, 32, 128, 10}, {16, kMk2, 32, 784, 128}, {16, kMk2, 128, 256, 192}};
   fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8} {:>12} {:>14}\n", "tiles", "KiB", "m", "k", "n", "cycles",
              "exchange", "plan", "all of peak", "compute of peak");
   int failures = 0;
   for (const Case& c : cases) {
     try {
-      tessera::Graph g(tessera::Target{c.tiles, c.memBytes, 6});
+      tessera::Graph g(tessera::Target{c.tiles, c.memBytes});
       tessera::Sequence prog;
       const tessera::ops::MatMulPlan plan = tessera::ops::planMatMul(g, c.m, c.k, c.n);
       // Operands mapped where the plan reads them (createMatMulLhs/Rhs), as a model would create
@@ -80,7 +82,7 @@ int runMatmul(const std::string& device) {
 
 // Compile the benchmark MLP and write its executable and compile report.
 int compileMlp(const tessera::bench::MlpConfig& cfg, unsigned tiles, uint32_t memKiB, const std::string& outDir) {
-  tessera::Graph g(tessera::Target{tiles, memKiB * 1024, 6});
+  tessera::Graph g(tessera::Target{tiles, memKiB * 1024});
   tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
   tessera::Compiled c = tessera::compile(g, mlp.program);
   fmt::print("{}", c.report.summary());
@@ -105,8 +107,8 @@ int main(int argc, char** argv) {
   CLI::App* mm = app.add_subcommand("matmul", "matmul: FLOPs per cycle per tile against the FMA peak");
   mm->add_option("--device", device, "device string (model, rtl, tcp://HOST:PORT, serial:PATH)");
   tessera::bench::MlpConfig mlp;
-  unsigned tiles = 16;
-  uint32_t memKiB = 64;
+  unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
+  uint32_t memKiB = TESS_TILE_MEM_BYTES / 1024;
   std::string outDir;
   CLI::App* cm = app.add_subcommand("compile-mlp", "compile the training MLP and print its compile report");
   cm->add_option("--tiles", tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));

@@ -474,15 +474,7 @@ uint64_t checkpointParamHash() {
   return h;
 }
 
-bool hasCheckpointSupport(Device& dev) {
-  // REG_SEL reads 0..63 on a chip with checkpoints; one without refuses it (docs/chip.md).
-  try {
-    dev.readControl(TESS_CR_REG_SEL);
-  } catch (const Error&) {
-    return false;
-  }
-  return true;
-}
+bool hasCheckpointSupport(Device& dev) { return dev.info().hasCheckpoint; }
 
 namespace {
 
@@ -516,7 +508,7 @@ std::vector<uint8_t> saveCheckpoint(Device& dev, std::span<const uint8_t> appDat
   img.info.syncDescriptor = ((status & 0x10u) ? TESS_SYNC_HOST_BIT : 0u) | status >> 16;
   img.info.syncBreak = dev.readControl(TESS_CR_SYNC_BREAK) != 0;
   img.info.appData.assign(appData.begin(), appData.end());
-  const ChipInfo regs{img.info.tiles, img.info.tileMemBytes, img.info.contexts, chip.backend};
+  const ChipInfo regs{{img.info.tiles, img.info.tileMemBytes, img.info.contexts}, chip.backend};
   const uint32_t tileSel = dev.readControl(TESS_CR_TILE_SEL);
   for (unsigned t = 0; t < img.info.tiles; ++t) {
     img.tiles.push_back(saveTile(dev, t, regs));

@@ -117,7 +117,7 @@ void checkName(const std::string& name, const char* what) {
   }
 }
 
-void checkRegion(const ExeRegion& r, const ExeTarget& t, const std::string& what) {
+void checkRegion(const ExeRegion& r, const ChipShape& t, const std::string& what) {
   if (r.tile >= t.tiles) {
     throw Error(
         fmt::format("{}: tile {} does not exist (target has {} tiles)", what, r.tile, t.tiles));
@@ -161,7 +161,7 @@ const ExeHostSync* Executable::findHostSync(uint32_t id) const {
 }
 
 void Executable::validate() const {
-  const ExeTarget& t = target;
+  const ChipShape& t = target;
   if (t.tiles == 0 || t.tileMemBytes == 0 || t.tileMemBytes % 4 != 0 || t.contexts == 0) {
     throw Error(
         fmt::format("bad target: {} tiles of {} bytes with {} contexts (need tiles >= 1, "
@@ -237,13 +237,14 @@ void Executable::validate() const {
 
 void Executable::validateFor(const ChipInfo& info) const {
   validate();
-  const ExeTarget dev{info.tiles, info.tileMemBytes, info.contexts};
-  if (dev != target) {
+  // The file records these three (docs/executable-format.md); nothing else must match.
+  if (info.tiles != target.tiles || info.tileMemBytes != target.tileMemBytes ||
+      info.contexts != target.contexts) {
     throw Error(fmt::format(
         "the executable is built for {} tiles of {} bytes with {} contexts, but the {} device has "
         "{} tiles of {} bytes with {} contexts",
-        target.tiles, target.tileMemBytes, target.contexts, info.backend, dev.tiles,
-        dev.tileMemBytes, dev.contexts));
+        target.tiles, target.tileMemBytes, target.contexts, info.backend, info.tiles,
+        info.tileMemBytes, info.contexts));
   }
 }
 

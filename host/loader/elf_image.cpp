@@ -1,4 +1,4 @@
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 
 #include <fmt/format.h>
 #include <gelf.h>

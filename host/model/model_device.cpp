@@ -11,13 +11,6 @@ namespace tessera::model {
 namespace {
 
 constexpr uint64_t kNoLimit = ~uint64_t{0};
-constexpr unsigned kDefaultTiles = 4;  // docs/decisions.md, "Default chip: 4 tiles"
-constexpr unsigned kMk2Tiles = 1472;
-constexpr uint32_t kMk2MemBytes = 624 * 1024;
-constexpr bool kHasFpu = TESS_HAS_FPU != 0;  // rtl/params.json HAS_FPU, the RTL build's default
-constexpr bool kHasExchange = TESS_HAS_EXCHANGE != 0;
-constexpr bool kHasCheckpoint = TESS_HAS_CHECKPOINT != 0;
-constexpr bool kHasMulDiv = TESS_HAS_MULDIV != 0;
 
 // The chip of the options but for its counter width (chipGeometry).
 ChipGeometry presetGeometry(const DeviceOptions& options) {
@@ -26,42 +19,38 @@ ChipGeometry presetGeometry(const DeviceOptions& options) {
     throw Error(fmt::format("model device: {} contexts per tile: must be 2..{}", options.contexts,
                             TileModel::kMaxContexts));
   }
-  const unsigned contexts = options.contexts ? options.contexts : unsigned{TESS_NUM_CONTEXTS};
-  if (options.preset == "mk2") {
-    if (options.tileMemBytes != 0 && options.tileMemBytes != kMk2MemBytes) {
-      throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
-                              kMk2MemBytes, options.tileMemBytes));
-    }
-    return {kMk2Tiles,       kMk2MemBytes, kHasFpu && !options.noFpu,        kHasExchange,
-            kHasCheckpoint, kHasMulDiv && !options.noMulDiv, contexts};
+  const std::string preset = options.preset.empty() ? "default" : options.preset;
+  if (preset != "default" && preset != "mk2" && preset != "ice40") {
+    throw Error(fmt::format(
+        "model device: unknown preset \"{}\" (valid: \"default\", \"mk2\", \"ice40\")",
+        options.preset));
   }
-  if (options.preset == "ice40") {
+  ChipGeometry g;
+  static_cast<ChipShape&>(g) = ChipShape::preset(preset);
+  if (preset == "mk2") {
+    if (options.tileMemBytes != 0 && options.tileMemBytes != g.tileMemBytes) {
+      throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
+                              g.tileMemBytes, options.tileMemBytes));
+    }
+  } else if (preset == "ice40") {
     // The board's exact configuration, from the same source as its RTL top.
-    if ((options.tiles != 0 && options.tiles != TESS_ICE40_NUM_TILES) ||
-        (options.tileMemBytes != 0 && options.tileMemBytes != TESS_ICE40_TILE_MEM_BYTES) ||
-        (options.contexts != 0 && options.contexts != TESS_ICE40_NUM_CONTEXTS)) {
+    if ((options.tiles != 0 && options.tiles != g.tiles) ||
+        (options.tileMemBytes != 0 && options.tileMemBytes != g.tileMemBytes) ||
+        (options.contexts != 0 && options.contexts != g.contexts)) {
       throw Error(fmt::format(
           "model device: preset ice40 has {} tile(s) of {} bytes and {} contexts, not {} tile(s) "
           "of {} bytes and {} contexts",
-          TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES, TESS_ICE40_NUM_CONTEXTS, options.tiles,
-          options.tileMemBytes, options.contexts));
+          g.tiles, g.tileMemBytes, g.contexts, options.tiles, options.tileMemBytes,
+          options.contexts));
     }
-    return {TESS_ICE40_NUM_TILES,
-            TESS_ICE40_TILE_MEM_BYTES,
-            TESS_ICE40_HAS_FPU != 0 && !options.noFpu,
-            TESS_ICE40_HAS_EXCHANGE != 0,
-            TESS_ICE40_HAS_CHECKPOINT != 0,
-            TESS_ICE40_HAS_MULDIV != 0 && !options.noMulDiv,
-            TESS_ICE40_NUM_CONTEXTS};
+  } else {
+    if (options.tiles != 0) g.tiles = options.tiles;
+    if (options.tileMemBytes != 0) g.tileMemBytes = options.tileMemBytes;
   }
-  if (!options.preset.empty()) {
-    throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\", \"ice40\")",
-                            options.preset));
-  }
-  return {options.tiles ? options.tiles : kDefaultTiles,
-          options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES},
-          kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint,
-          kHasMulDiv && !options.noMulDiv, contexts};
+  if (options.contexts != 0) g.contexts = options.contexts;
+  g.hasFpu = g.hasFpu && !options.noFpu;
+  g.hasMulDiv = g.hasMulDiv && !options.noMulDiv;
+  return g;
 }
 
 }  // namespace
@@ -70,7 +59,7 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
   ChipGeometry g = presetGeometry(options);
   // rtl/params.json COUNTER_BITS, the iCE40 board's for its preset; DeviceOptions::counterBits
   // sets another on any other chip.
-  const unsigned chip = options.preset == "ice40" ? TESS_ICE40_COUNTER_BITS : TESS_COUNTER_BITS;
+  const unsigned chip = g.counterBits;
   const unsigned bits = options.counterBits ? options.counterBits : chip;
   if (bits != 32 && bits != 64) {
     throw Error(fmt::format("model device: counters of {} bits: must be 32 or 64", bits));
@@ -136,7 +125,7 @@ ModelDevice::ModelDevice(const DeviceOptions& options) {
   }
   const ChipGeometry g = chipGeometry(options);
   geometry_ = g;
-  memBytes_ = g.memBytes;
+  memBytes_ = g.tileMemBytes;
   hasExchange_ = g.hasExchange;
   hasCheckpoint_ = g.hasCheckpoint;
   tiles_.reserve(g.tiles);

@@ -25,38 +25,27 @@
 
 namespace tessera::model {
 
-/// The chip a model device builds for these options: the presets ("mk2", "ice40"), the default
-/// 4 tiles, tile memory, the FPU, the M extension, the counter width, exchange engines and
-/// checkpoint registers. Shared by ModelDevice and the sharded model (host/shard).
-/// Throws tessera::Error on an unknown preset or a preset contradicted by tiles/memory.
-struct ChipGeometry {
-  unsigned tiles;
-  uint32_t memBytes;
-  bool hasFpu;
-  bool hasExchange = true;    ///< rtl/params.json HAS_EXCHANGE (false: preset ice40)
-  bool hasCheckpoint = true;  ///< rtl/params.json HAS_CHECKPOINT (false: preset ice40)
-  bool hasMulDiv = true;      ///< rtl/params.json HAS_MULDIV (false: preset ice40, noMulDiv)
-  unsigned contexts = TESS_NUM_CONTEXTS;  ///< per tile (preset ice40: ICE40_NUM_CONTEXTS)
-  unsigned counterBits = 64;  ///< rtl/params.json COUNTER_BITS (32: preset ice40, counterBits)
-
+/// The chip a model device builds: its shape (tessera::ChipShape) and how the model uses it.
+struct ChipGeometry : ChipShape {
   /// The configuration of tile t of this chip.
   TileConfig tileConfig(unsigned t) const {
-    return TileConfig{t, tiles, memBytes, hasFpu, hasMulDiv, contexts, counterBits};
+    return TileConfig{t, tiles, tileMemBytes, hasFpu, hasMulDiv, contexts, counterBits};
   }
   /// What a model device of this chip reports as its info().
-  ChipInfo chipInfo() const {
-    return ChipInfo{tiles, memBytes, contexts, "model", hasFpu, hasMulDiv, counterBits};
-  }
+  ChipInfo chipInfo() const { return ChipInfo{*this, "model"}; }
 };
+/// The chip a model device builds for these options: a preset (ChipShape::preset) or the default
+/// chip, with the options' tiles, tile memory, contexts, counter width, noFpu and noMulDiv.
+/// Shared by ModelDevice and the sharded model (host/shard).
+/// Throws tessera::Error on an unknown preset or a preset contradicted by the options.
 ChipGeometry chipGeometry(const DeviceOptions& options);
 
 /// A chip of TileModels with sync and exchange (docs/chip.md).
 class ModelDevice : public Device {
  public:
-  /// Tiles and memory per tile: options.preset "mk2" = 1472 x 638,976 bytes, "ice40" = the iCE40
-  /// board (rtl/params.json config ICE40: 1 RV32I tile of 4 KiB, no M, no F, 32-bit counters);
-  /// else options.tiles (0 = 4, docs/decisions.md) of options.tileMemBytes (0 =
-  /// TESS_TILE_MEM_BYTES).
+  /// The chip of chipGeometry(options): options.preset "mk2" or "ice40" (ChipShape::preset,
+  /// rtl/params.json configs MK2 and ICE40), else options.tiles (0 = TESS_DEFAULT_TILES,
+  /// docs/decisions.md) of options.tileMemBytes (0 = TESS_TILE_MEM_BYTES).
   explicit ModelDevice(const DeviceOptions& options);
 
   ChipInfo info() const override;

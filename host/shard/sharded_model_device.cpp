@@ -67,7 +67,7 @@ ShardedModelDevice::ShardedModelDevice(const DeviceOptions& options) {
   const model::ChipGeometry g = model::chipGeometry(options);
   geometry_ = g;
   numTiles_ = g.tiles;
-  memBytes_ = g.memBytes;
+  memBytes_ = g.tileMemBytes;
   if (!g.hasExchange) {
     // The reduced board chip (preset ice40) has one tile: nothing to shard.
     throw Error("model device: a chip without exchange engines (preset ice40) cannot be sharded "
@@ -106,7 +106,11 @@ int ShardedModelDevice::ownerOf(unsigned tile) const {
   return static_cast<int>(r);
 }
 
-ChipInfo ShardedModelDevice::info() const { return geometry_.chipInfo(); }
+ChipInfo ShardedModelDevice::info() const {
+  ChipInfo info = geometry_.chipInfo();
+  info.hasCheckpoint = false;  // the sharded chip has no checkpoint registers yet (readControl)
+  return info;
+}
 
 void ShardedModelDevice::reset() {
   for (TileModel& t : tiles_) t.reset();

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 #include "tessera/device.hpp"
 
 namespace tessera::test {

@@ -586,28 +586,34 @@ int main(int argc, char** argv) {
                "Print cycles, instructions, IPC, idle slots, sync-wait and exchange cycles per "
                "tile, host syncs and host speed on stderr");
   app.add_option("--trace-vcd", o.vcd, "Write a VCD waveform (rtl device only)");
-  app.add_option("--tiles", o.tiles, "Tiles in the chip (default: the device's default, 4)");
+  app.add_option("--tiles", o.tiles,
+                 fmt::format("Tiles in the chip (default: the device's default, {})",
+                             TESS_DEFAULT_TILES));
   app.add_option("--preset", o.preset,
-                 "Chip preset: mk2 = 1472 tiles x 624 KiB, ice40 = the iCE40 board's reduced "
-                 "configuration (1 RV32I tile without M and F, 2 contexts, 4 KiB; "
-                 "rtl/params.json); model "
-                 "only");
+                 fmt::format("Chip preset: mk2 = {} tiles x {} KiB, ice40 = the iCE40 board's "
+                             "reduced configuration ({} RV32I tile without M and F, {} contexts, "
+                             "{} KiB; rtl/params.json); model only",
+                             TESS_MK2_NUM_TILES, TESS_MK2_TILE_MEM_BYTES / 1024,
+                             TESS_ICE40_NUM_TILES, TESS_ICE40_NUM_CONTEXTS,
+                             TESS_ICE40_TILE_MEM_BYTES / 1024));
   app.add_flag("--no-fpu", o.noFpu,
                "Model: integer-only tiles, F instructions trap as illegal (as on the iCE40 board)");
   app.add_flag("--no-muldiv", o.noMulDiv,
                "Model: tiles without the M extension, M instructions trap as illegal (as on the "
                "iCE40 board)");
   app.add_option("--contexts", o.contexts,
-                 "Model: contexts per tile, 2..6 (the supervisor and 1..5 workers; default 6, "
-                 "preset ice40: its own)")
-      ->check(CLI::Range(2u, 6u));
+                 fmt::format("Model: contexts per tile, 2..{} (the supervisor and 1..{} workers; "
+                             "default {}, preset ice40: its own)",
+                             TESS_ROUND_CYCLES, TESS_ROUND_CYCLES - 1, TESS_NUM_CONTEXTS))
+      ->check(CLI::Range(2u, unsigned{TESS_ROUND_CYCLES}));
   app.add_option("--counter-bits", o.counterBits,
                  "Model: width of the tiles' counters, 32 (as on the iCE40 board: they wrap "
                  "modulo 2^32) or 64 (default: the chip's)")
       ->check(CLI::IsMember({32u, 64u}));
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
   app.add_option("--max-tiles", o.maxTiles,
-                 "Refuse chips with more tiles than this (default 1472, docs/limits.md)");
+                 fmt::format("Refuse chips with more tiles than this (default {}, docs/limits.md)",
+                             tessera::kDefaultMaxTiles));
   app.add_flag("--all-tiles", o.allTiles,
                "Load the program on every tile (default: tile 0 only, the others disabled)");
   app.add_option("--input", o.inputs,

@@ -437,7 +437,7 @@ class Lowering {
   }
 
   Compiled finish() {
-    exe_.target = ExeTarget{T_, mem_, g_.target().contexts};
+    exe_.target = ChipShape{T_, mem_, g_.target().contexts};
     for (unsigned t = 0; t < T_; ++t) {
       ControlProgram& c = cp_[t];
       const uint32_t base = alloc(t, 4 * static_cast<uint32_t>(c.words.size()), &TileMemoryReport::control, "control");

@@ -5,8 +5,8 @@
 //    host sync: each RunResult (reason, cycles, exit code, trap), STATUS, the cycle counter, every
 //    tile's counters and per-tile registers, every tile's whole memory, and at the end consoles;
 //  - the same programs on more tiles than ranks and on a chip with fewer tiles than ranks;
-//  - a library matmul and the engine_stream executable through the Engine (exchanges across
-//    ranks, host streams): outputs, cycles, counters and consoles;
+//  - the engine_stream executable through the Engine (exchanges across ranks, host streams):
+//    outputs, cycles, counters and consoles (a compiled library matmul: sw/library/tests);
 //  - host-port errors: the same error on every rank, after which the device still works.
 // No ASSERT_* around device calls: a rank that left a test early would leave the others waiting
 // in a collective. Each rank's failures fail the job.
@@ -15,16 +15,13 @@
 #include <mpi.h>
 
 #include <cstring>
-#include <random>
 
 #include "program_loader.hpp"
 #include "program_manifest.hpp"
 #include "tessera/chip_params.h"
-#include "tessera/compiler.hpp"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/executable.hpp"
-#include "tessera/ops.hpp"
 
 namespace tessera::test {
 namespace {
@@ -201,44 +198,6 @@ TEST(Shard, HostPortErrorsAreTheSameOnEveryRankAndHarmless) {
     sharded->readMemory(t, 0x100, back);
     EXPECT_EQ(back, data) << "tile " << t;
   }
-}
-
-// A compiled graph with exchanges between every tile: a library matmul through the Engine.
-TEST(Shard, LibraryMatMulThroughTheEngine) {
-  constexpr unsigned kTiles = 8;
-  Graph graph{Target{kTiles, 65536, 6}};
-  Sequence prog;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  const auto input = [&](std::vector<size_t> shape, const std::string& name) {
-    Tensor t = ops::createLinear(graph, ElemType::Float32, shape, name, 1);
-    std::vector<float> v(t.numElements());
-    for (float& x : v) x = dist(rng);
-    graph.setInitialValue(t, v);
-    return t;
-  };
-  Tensor a = input({24, 40}, "a");
-  Tensor b = input({40, 16}, "b");
-  Tensor c = ops::matmul(graph, a, b, prog, "mm");
-  Tensor d = ops::matmul(graph, c, input({16, 12}, "e"), prog, "mm2");
-  graph.exposeTensor("d", d);
-  const Compiled compiled = compile(graph, prog);
-  DeviceOptions o;
-  o.tiles = kTiles;
-  auto plainDev = openDevice("model", o);
-  o.shard = true;
-  auto shardDev = openDevice("model", o);
-  Engine plain(*plainDev, compiled.executable);
-  Engine sharded(*shardDev, compiled.executable);
-  const RunResult want = plain.run(200'000'000);
-  const RunResult got = sharded.run(200'000'000);
-  EXPECT_EQ(want.reason, StopReason::Halted) << describeTrap(want.trap);
-  expectSameResult(got, want, "matmul");
-  EXPECT_EQ(sharded.readTensor("d"), plain.readTensor("d"));
-  expectSameChip(*shardDev, *plainDev, "matmul");
-  uint64_t exchange = 0;
-  for (unsigned t = 0; t < kTiles; ++t) exchange += plainDev->stats(t).exchangeCycles;
-  EXPECT_GT(exchange, 0u) << "the matmul should exchange";
 }
 
 // The packed engine_stream executable: host streams at 12 host syncs, on 4 tiles.
