@@ -478,6 +478,12 @@ struct TileModel::Issue {
   bool arrived = false;  // a SYNC store
 };
 
+// A load's or store's trap at its address; false, for the handler to return.
+bool TileModel::accessFault(const Issue& s, uint32_t cause) {
+  raise(s.c, s.cycle, cause, s.addr);
+  return false;
+}
+
 // LUI, AUIPC, OP-IMM and OP: never trap. Each handler is instantiated per opcode (kOp), so its
 // switch folds away and issue()'s dispatch stays one jump table.
 template <Op kOp>
@@ -619,13 +625,8 @@ inline bool TileModel::execLoad(Issue& s) {
   const uint32_t addr = s.addr;
   const uint8_t* const mem = mem_.data();
   uint32_t* const x = s.ctx.x.data();
-  // An access lies wholly inside SRAM (size ≤ 4, memBytes ≥ 4).
-  const uint32_t memBytes = config_.memBytes;
-  auto inSram = [&](unsigned size) { return addr <= memBytes - size; };
-  auto fault = [&](uint32_t cause) {
-    raise(s.c, s.cycle, cause, addr);
-    return false;
-  };
+  auto inSram = [&](unsigned size) { return inSramAccess(addr, size); };
+  auto fault = [&](uint32_t cause) { return accessFault(s, cause); };
   switch (kOp) {
     case Op::Lb:
       if (!inSram(1)) return fault(TESS_CAUSE_LOAD_ACCESS);
@@ -668,12 +669,8 @@ inline bool TileModel::execStore(Issue& s) {
   const DecodedInsn& d = s.d;
   const uint32_t addr = s.addr;
   uint8_t* const mem = mem_.data();
-  const uint32_t memBytes = config_.memBytes;
-  auto inSram = [&](unsigned size) { return addr <= memBytes - size; };
-  auto fault = [&](uint32_t cause) {
-    raise(s.c, s.cycle, cause, addr);
-    return false;
-  };
+  auto inSram = [&](unsigned size) { return inSramAccess(addr, size); };
+  auto fault = [&](uint32_t cause) { return accessFault(s, cause); };
   switch (kOp) {
     case Op::Sb:
       if (!inSram(1)) return fault(TESS_CAUSE_STORE_ACCESS);

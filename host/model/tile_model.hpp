@@ -260,6 +260,9 @@ class alignas(64) TileModel {
   [[gnu::always_inline]] bool execMulDiv(Issue& s);
   template <Op kOp>
   [[gnu::always_inline]] bool execFp(Issue& s);
+  [[gnu::cold]] bool accessFault(const Issue& s, uint32_t cause);
+  // An access of size bytes (at most 4) at addr lies wholly inside SRAM (memBytes >= 4).
+  bool inSramAccess(uint32_t addr, unsigned size) const { return addr <= config_.memBytes - size; }
   [[gnu::always_inline]] void startLongOp(Issue& s, uint32_t value, uint32_t flags);
 
   [[gnu::cold]] Step raise(unsigned c, uint64_t cycle, uint32_t cause, uint32_t value);

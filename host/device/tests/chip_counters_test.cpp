@@ -18,11 +18,9 @@ class CounterSuite : public DeviceHelpers,
                      public ::testing::TestWithParam<std::tuple<std::string, unsigned>> {
  protected:
   void SetUp() override {
-    backends::skipIfExcluded(std::get<0>(GetParam()));
-    if (IsSkipped()) return;
     DeviceOptions o = chipOptions(0, 0);
     o.counterBits = std::get<1>(GetParam());
-    open(std::get<0>(GetParam()), o);
+    if (!openUnlessExcluded(std::get<0>(GetParam()), o)) return;
     for (unsigned t = 1; t < tiles(); ++t) device_->setTileEnabled(t, false);
   }
   std::vector<RetireRecord> retired_;

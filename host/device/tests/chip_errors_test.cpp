@@ -115,11 +115,7 @@ void PrintTo(const XchgErrorCase& c, std::ostream* os) { *os << c.name; }
 class ExchangeErrorSuite : public DeviceHelpers,
                            public ::testing::TestWithParam<std::tuple<std::string, XchgErrorCase>> {
  protected:
-  void SetUp() override {
-    backends::skipIfExcluded(std::get<0>(GetParam()));
-    if (IsSkipped()) return;
-    open(std::get<0>(GetParam()));
-  }
+  void SetUp() override { openUnlessExcluded(std::get<0>(GetParam())); }
 };
 
 TEST_P(ExchangeErrorSuite, StopsTheChipAndWritesNothing) {

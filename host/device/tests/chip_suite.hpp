@@ -72,6 +72,13 @@ class DeviceHelpers {
     opened_ = backends::open(backend, options);
     device_ = opened_.device.get();
   }
+  // In SetUp: open a device of backend, or skip the test if backend excludes it (false).
+  bool openUnlessExcluded(const std::string& backend, const DeviceOptions& options = {}) {
+    backends::skipIfExcluded(backend);
+    if (::testing::Test::IsSkipped()) return false;
+    open(backend, options);
+    return true;
+  }
   void load(unsigned tile, uint32_t addr, const std::vector<uint32_t>& words) {
     std::vector<uint8_t> bytes;
     for (uint32_t w : words) {
@@ -113,11 +120,7 @@ class DeviceHelpers {
 // Chip scenarios on the default 4-tile chip.
 class ChipSuite : public DeviceHelpers, public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override {
-    backends::skipIfExcluded(GetParam());
-    if (IsSkipped()) return;
-    open(GetParam());
-  }
+  void SetUp() override { openUnlessExcluded(GetParam()); }
 };
 
 // Single-tile scenarios: tile 0 of the default chip with tiles 1..3 disabled, which changes none
@@ -125,8 +128,7 @@ class ChipSuite : public DeviceHelpers, public ::testing::TestWithParam<std::str
 class TileSuite : public ChipSuite {
  protected:
   void SetUp() override {
-    ChipSuite::SetUp();
-    if (IsSkipped()) return;
+    if (!openUnlessExcluded(GetParam())) return;
     for (unsigned t = 1; t < tiles(); ++t) device_->setTileEnabled(t, false);
   }
   using DeviceHelpers::load;

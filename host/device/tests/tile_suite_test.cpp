@@ -156,9 +156,7 @@ class TrapSuite : public DeviceHelpers,
                   public ::testing::TestWithParam<std::tuple<std::string, TrapCase>> {
  protected:
   void SetUp() override {
-    backends::skipIfExcluded(std::get<0>(GetParam()));
-    if (IsSkipped()) return;
-    open(std::get<0>(GetParam()));
+    if (!openUnlessExcluded(std::get<0>(GetParam()))) return;
     for (unsigned t = 1; t < tiles(); ++t) device_->setTileEnabled(t, false);
   }
 };
