@@ -12,6 +12,7 @@
 
 #include "backends.hpp"
 #include "exchange_encoding.hpp"
+#include "little_endian.hpp"
 #include "rv_encode.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
@@ -81,9 +82,7 @@ class DeviceHelpers {
   }
   void load(unsigned tile, uint32_t addr, const std::vector<uint32_t>& words) {
     std::vector<uint8_t> bytes;
-    for (uint32_t w : words) {
-      for (unsigned k = 0; k < 4; ++k) bytes.push_back(static_cast<uint8_t>(w >> (8 * k)));
-    }
+    for (uint32_t w : words) appendLe32(bytes, w);
     device_->writeMemory(tile, addr, bytes);
   }
   void loadAll(uint32_t addr, const std::vector<uint32_t>& words) {
@@ -93,9 +92,7 @@ class DeviceHelpers {
     std::vector<uint8_t> bytes(4 * words);
     device_->readMemory(tile, addr, bytes);
     std::vector<uint32_t> out(words);
-    for (size_t i = 0; i < words; ++i) {
-      for (unsigned k = 0; k < 4; ++k) out[i] |= static_cast<uint32_t>(bytes[4 * i + k]) << (8 * k);
-    }
+    for (size_t i = 0; i < words; ++i) out[i] = loadLe32(bytes.data() + 4 * i);
     return out;
   }
   unsigned tiles() const { return device_->info().tiles; }
