@@ -14,6 +14,7 @@
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
+#include "file_io.hpp"
 #include "mlp_model.hpp"
 #include "train/replica_comm.hpp"
 #include "train_command.hpp"
@@ -88,11 +89,7 @@ int compileMlp(const tessera::bench::MlpConfig& cfg, unsigned tiles, uint32_t me
   fmt::print("{}", c.report.summary());
   if (!outDir.empty()) {
     c.executable.writeFile(outDir + "/mlp.tess");
-    std::FILE* f = std::fopen((outDir + "/mlp-report.json").c_str(), "w");
-    const std::string json = c.report.toJson();
-    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0) {
-      throw tessera::Error(fmt::format("cannot write {}/mlp-report.json", outDir));
-    }
+    tessera::writeFileChecked(outDir + "/mlp-report.json", c.report.toJson());
     fmt::print("wrote {0}/mlp.tess and {0}/mlp-report.json\n", outDir);
   }
   return 0;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "little_endian.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::link {
@@ -19,12 +20,12 @@ constexpr uint32_t kInfoExtCheckpoint = 1u << 3;
 }  // namespace
 
 PayloadWriter& PayloadWriter::u32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) out_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  appendLe32(out_, v);
   return *this;
 }
 
 PayloadWriter& PayloadWriter::u64(uint64_t v) {
-  for (int i = 0; i < 8; ++i) out_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  appendLe64(out_, v);
   return *this;
 }
 
@@ -35,8 +36,7 @@ PayloadWriter& PayloadWriter::bytes(std::span<const uint8_t> b) {
 
 uint32_t PayloadReader::u32() {
   if (pos_ + 4 > p_.size()) throw Error("link: reply payload too short");
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p_[pos_ + i]) << (8 * i);
+  const uint32_t v = loadLe32(p_.data() + pos_);
   pos_ += 4;
   return v;
 }

@@ -242,6 +242,28 @@ class alignas(64) TileModel {
   [[gnu::always_inline]] Step issue(unsigned c, uint64_t cycle);
   template <bool kTrace>
   void retireLongOp(unsigned c, uint64_t cycle);
+  // The instruction classes issue() dispatches to, one instantiation per opcode, inlined into it
+  // (a call per instruction would cost what issue()'s own inlining saved). Each returns false
+  // after a trap.
+  struct Issue;
+  template <Op kOp>
+  [[gnu::always_inline]] bool execIntAlu(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execJump(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execLoad(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execStore(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execSystem(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execMulDiv(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execFp(Issue& s);
+  [[gnu::cold]] bool accessFault(const Issue& s, uint32_t cause);
+  // An access of size bytes (at most 4) at addr lies wholly inside SRAM (memBytes >= 4).
+  bool inSramAccess(uint32_t addr, unsigned size) const { return addr <= config_.memBytes - size; }
+  [[gnu::always_inline]] void startLongOp(Issue& s, uint32_t value, uint32_t flags);
 
   [[gnu::cold]] Step raise(unsigned c, uint64_t cycle, uint32_t cause, uint32_t value);
   [[gnu::cold]] Step halt(uint64_t cycle);
