@@ -1,7 +1,7 @@
 // The one list of backends that every backend-parameterised test suite runs on, how a test opens a
 // device of one, and the one list of the tests a backend skips, each with its reason
-// (docs/testing.md). A suite takes its parameter values from names(), opens its devices with
-// open(), and calls skipIfExcluded() in SetUp().
+// (docs/building.md, "Backends"). A suite takes its parameter values from names(), opens its
+// devices with open(), and calls skipIfExcluded() in SetUp().
 #pragma once
 
 #include <memory>

@@ -38,7 +38,7 @@ TEST_P(TileSuite, ExitCodeAndThreeInstructionTiming) {
 TEST_P(TileSuite, ConsoleBytes) {
   load(0, {rv::lui(1, kMmio), rv::addi(2, 0, 'H'), rv::sw(2, 1, 4), rv::addi(2, 0, 'i'),
            rv::sw(2, 1, 4), rv::addi(2, 0, '\n'), rv::sw(2, 1, 4), rv::sw(0, 1, 0)});
-  const RunResult r = run();
+  const RunResult r = run(false);
   EXPECT_EQ(r.reason, StopReason::Halted);
   EXPECT_EQ(r.exitCode, 0u);
   EXPECT_EQ(r.cycles, 6u * 7 + 1);
@@ -49,7 +49,7 @@ TEST_P(TileSuite, LoopCycleCount) {
   // x6 += 3 ten times: 2 + 10 * 3 + 1 = 33 instructions on context 0 -> 6 * 32 + 1 cycles.
   load(0, {rv::lui(1, kMmio), rv::addi(5, 0, 10), rv::addi(6, 6, 3), rv::addi(5, 5, -1),
            rv::bne(5, 0, -8), rv::sw(6, 1, 0)});
-  const RunResult r = run();
+  const RunResult r = run(false);
   EXPECT_EQ(r.reason, StopReason::Halted);
   EXPECT_EQ(r.exitCode, 30u);
   EXPECT_EQ(r.cycles, 193u);
