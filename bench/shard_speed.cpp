@@ -76,8 +76,8 @@ int bench(const Options& o) {
   uint64_t mine[2] = {0, 0}, sum[2] = {0, 0};
   uint64_t collectives = 0;
   const tessera::shard::ShardInfo after = tessera::shard::shardInfo(*dev);
-  mine[0] = after.bytesSent - before.bytesSent;
-  collectives = after.collectives - before.collectives;
+  mine[0] = after.comm.bytesSent - before.comm.bytesSent;
+  collectives = after.comm.collectives - before.comm.collectives;
   double cpuMax = cpu, cpuSum = cpu;
   if (!o.plain) {
     MPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);

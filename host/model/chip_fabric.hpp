@@ -16,6 +16,7 @@
 
 #include "exchange_engine.hpp"
 #include "sync_controller.hpp"
+#include "tessera/shard.hpp"
 
 namespace tessera::model {
 
@@ -36,13 +37,6 @@ unsigned ownerRank(unsigned tile, unsigned ranks, unsigned tiles);
 struct WindowOutcome {
   bool running = false;                ///< some engine of the chip still runs
   std::optional<ChipFailure> failure;  ///< the chip's earliest exchange fault in the window
-};
-
-/// What one rank sent and took part in (docs/scale-out.md, "Messages per superstep").
-struct FabricStats {
-  uint64_t collectives = 0;    ///< collective calls this rank made (allgather, bcast, ...)
-  uint64_t bytesSent = 0;      ///< payload bytes this rank contributed
-  uint64_t bytesReceived = 0;  ///< payload bytes this rank received from the other ranks
 };
 
 /// The communication policy of a chip split into blocks, one per rank.
@@ -73,7 +67,7 @@ class ChipFabric {
   /// would wait forever in a collective ends the job here instead.
   virtual void runFailed(const std::exception& e) = 0;
   /// Messages and bytes since the fabric was made (zero for one process).
-  virtual FabricStats stats() const = 0;
+  virtual shard::CommStats stats() const = 0;
 };
 
 /// The whole chip in this process: one block, nothing to send, no cost.
@@ -94,7 +88,7 @@ class LocalFabric final : public ChipFabric {
   void fromOwner(void*, size_t, unsigned) override {}
   std::string stringFromOwner(const std::string& s, unsigned) override { return s; }
   void runFailed(const std::exception&) override {}
-  FabricStats stats() const override { return {}; }
+  shard::CommStats stats() const override { return {}; }
 };
 
 }  // namespace tessera::model

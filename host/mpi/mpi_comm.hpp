@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/shard.hpp"
+
 namespace tessera::mpi {
 
 /// MPI for the lifetime of this object (MPI_Init_thread, funneled: only the constructing thread
@@ -33,12 +35,8 @@ class MpiSession {
   [[noreturn]] static void abortJob(const std::string& who, const std::string& message);
 };
 
-/// What one rank sent and took part in (docs/scale-out.md, "Messages per superstep").
-struct CommStats {
-  uint64_t collectives = 0;    ///< collective calls this rank made (allgather, bcast, ...)
-  uint64_t bytesSent = 0;      ///< payload bytes this rank contributed
-  uint64_t bytesReceived = 0;  ///< payload bytes this rank received from the other ranks
-};
+/// What one rank sent and took part in.
+using CommStats = shard::CommStats;
 
 /// A communicator over every rank of the job (a duplicate of MPI_COMM_WORLD, so that other code
 /// using MPI never sees these messages).

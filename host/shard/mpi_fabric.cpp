@@ -118,9 +118,6 @@ void MpiFabric::runFailed(const std::exception& e) {
   comm_.abortJob("tessera shard", fmt::format("model device run failed: {}", e.what()));
 }
 
-model::FabricStats MpiFabric::stats() const {
-  const mpi::CommStats& s = comm_.stats();
-  return {s.collectives, s.bytesSent, s.bytesReceived};
-}
+shard::CommStats MpiFabric::stats() const { return comm_.stats(); }
 
 }  // namespace tessera::shard

@@ -36,7 +36,7 @@ class MpiFabric final : public model::ChipFabric {
   std::string stringFromOwner(const std::string& s, unsigned owner) override;
   /// Ends the job: "tessera shard: rank r of n: model device run failed: ...".
   void runFailed(const std::exception& e) override;
-  model::FabricStats stats() const override;
+  shard::CommStats stats() const override;
 
  private:
   mpi::MpiComm comm_;

@@ -53,10 +53,7 @@ ShardInfo shardInfo(const Device& device) {
   info.firstTile = model->block().first;
   info.endTile = model->block().end;
   info.supersteps = model->supersteps();
-  const model::FabricStats s = fabric.stats();
-  info.collectives = s.collectives;
-  info.bytesSent = s.bytesSent;
-  info.bytesReceived = s.bytesReceived;
+  info.comm = fabric.stats();
   return info;
 }
 

@@ -19,6 +19,13 @@ int ranks();
 /// with exit status `code` (a failure on one rank must not leave the others waiting).
 [[noreturn]] void abortJob(const std::string& who, const std::string& message, int code);
 
+/// What one rank sent and took part in (docs/scale-out.md, "Messages per superstep").
+struct CommStats {
+  uint64_t collectives = 0;    ///< collective calls this rank made (allgather, bcast, ...)
+  uint64_t bytesSent = 0;      ///< payload bytes this rank contributed
+  uint64_t bytesReceived = 0;  ///< payload bytes this rank received from the other ranks
+};
+
 /// How a device's chip is split over the ranks and what the split costs.
 struct ShardInfo {
   unsigned rank = 0;        ///< this process's block
@@ -26,9 +33,7 @@ struct ShardInfo {
   unsigned firstTile = 0;   ///< the tiles this process simulates: firstTile .. endTile-1
   unsigned endTile = 0;
   uint64_t supersteps = 0;  ///< syncs released since reset (model devices; 0 for others)
-  uint64_t collectives = 0;    ///< collective MPI calls this rank made for the chip
-  uint64_t bytesSent = 0;      ///< payload bytes this rank contributed to them
-  uint64_t bytesReceived = 0;  ///< payload bytes this rank received from the other ranks
+  CommStats comm;           ///< the messages of this rank for the chip (none in one process)
 };
 
 /// The split of any device openDevice returned: a model device (sharded or not) reports its
