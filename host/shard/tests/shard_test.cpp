@@ -267,7 +267,9 @@ TEST(Shard, RetireTraceOfEachRanksTiles) {
   expectSameResult(g, w, "chip_stencil traced");
   EXPECT_EQ(got.size(), want.size());
   EXPECT_TRUE(got == want) << "the records of tiles " << mine.firstTile << ".." << mine.endTile;
-  if (mine.endTile > mine.firstTile) EXPECT_FALSE(got.empty());
+  if (mine.endTile > mine.firstTile) {
+    EXPECT_FALSE(got.empty());
+  }
 }
 
 // A compiled graph with exchanges between every tile: a library matmul through the Engine.
