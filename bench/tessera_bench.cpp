@@ -16,7 +16,7 @@
 #include "tessera/ops.hpp"
 #include "file_io.hpp"
 #include "mlp_model.hpp"
-#include "train/replica_comm.hpp"
+#include "mpi_comm.hpp"
 #include "train_command.hpp"
 
 namespace {
@@ -151,12 +151,12 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   // MPI only for replicas: --replicas > 1, or started by mpirun. Any failure on one rank then ends
   // the whole job with a message naming the rank, instead of leaving the others waiting.
-  std::optional<tessera::bench::MpiSession> mpi;
+  std::optional<tessera::mpi::MpiSession> mpi;
   std::optional<tessera::bench::ReplicaComm> comm;
-  if (tr->parsed() && (train.replicas > 1 || tessera::bench::MpiSession::launchedByMpirun())) {
+  if (tr->parsed() && (train.replicas > 1 || tessera::mpi::MpiSession::launchedByMpirun())) {
     try {
       mpi.emplace(argc, argv);
-      comm.emplace();
+      comm.emplace(tessera::mpi::MpiComm::Init::Session, "replicas");
     } catch (const std::exception& ex) {
       fmt::print(stderr, "tessera-bench: {}\n", ex.what());
       return 1;
@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
     try {
       code = tessera::bench::runTrain(train, &*comm);
     } catch (const std::exception& ex) {
-      tessera::bench::MpiSession::abortJob(ex.what());
+      tessera::mpi::MpiSession::abortJob("tessera-bench", ex.what());
     }
     comm.reset();
     return code;

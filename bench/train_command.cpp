@@ -27,7 +27,7 @@
 #include "train/mlperf_logger.hpp"
 #include "train/npz_file.hpp"
 #include "train/progress_bar.hpp"
-#include "train/replica_comm.hpp"
+#include "mpi_comm.hpp"
 #include "train/svg_chart.hpp"
 
 namespace tessera::bench {

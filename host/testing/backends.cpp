@@ -18,42 +18,23 @@ struct Exclusion {
   const char* reason;
 };
 
-// The retirement trace is an in-process sink: tessera-server does not forward it, and the sharded
-// model does not record it yet.
+// The retirement trace is an in-process sink: tessera-server does not forward it. (The sharded
+// model records it: on its one rank in these tests, every tile's records.)
 constexpr const char* kLinkNoTrace = "reads the retirement trace, which the link does not carry";
-constexpr const char* kShardNoTrace =
-    "reads the retirement trace, which the sharded model does not record yet";
-constexpr const char* kShardNoCheckpoints = "the sharded model has no checkpoint registers yet";
 
 // Every test a backend skips, and why (docs/building.md, "Backends"). Keep it here, in one list.
 const Exclusion kExclusions[] = {
     {"tcp", "TileSuite", "ExitCodeAndThreeInstructionTiming", kLinkNoTrace},
-    {"shard", "TileSuite", "ExitCodeAndThreeInstructionTiming", kShardNoTrace},
     {"tcp", "TileSuite", "LongOpsTakeEightRounds", kLinkNoTrace},
-    {"shard", "TileSuite", "LongOpsTakeEightRounds", kShardNoTrace},
     {"tcp", "TileSuite", "DivisionEdgeCases", kLinkNoTrace},
-    {"shard", "TileSuite", "DivisionEdgeCases", kShardNoTrace},
     {"tcp", "TileSuite", "MultiplyAndSubwordMemory", kLinkNoTrace},
-    {"shard", "TileSuite", "MultiplyAndSubwordMemory", kShardNoTrace},
     {"tcp", "TileSuite", "WorkerStartedByRunAndAwaitedByWait", kLinkNoTrace},
-    {"shard", "TileSuite", "WorkerStartedByRunAndAwaitedByWait", kShardNoTrace},
     {"tcp", "TileSuite", "FloatingPointAddConvertAndFlags", kLinkNoTrace},
-    {"shard", "TileSuite", "FloatingPointAddConvertAndFlags", kShardNoTrace},
     {"tcp", "ChipSuite", "LimitsAroundTheEndGiveTheEndItself", kLinkNoTrace},
-    {"shard", "ChipSuite", "LimitsAroundTheEndGiveTheEndItself", kShardNoTrace},
     // Counter widths other than the chip's are a model option (DeviceOptions::counterBits) that
-    // tessera-server does not take; the sharded model has no checkpoint registers (CYCLE, C_*,
-    // T_* writes) and no retirement trace yet.
+    // tessera-server does not take.
     {"tcp", "CounterSuite", "WrapModuloTheirWidthWhileTheChipCycleCounts",
      "tessera-server takes no counter width, and the link carries no retirement trace"},
-    {"shard", "CounterSuite", "WrapModuloTheirWidthWhileTheChipCycleCounts",
-     "the sharded model has no checkpoint registers and no retirement trace yet"},
-    // A refusal on a chip without checkpoint registers would pass for that reason alone.
-    {"shard", "CheckpointRefusal", "FlippedBytesAreRefused", kShardNoCheckpoints},
-    {"shard", "CheckpointRefusal", "TruncatedFilesAreRefused", kShardNoCheckpoints},
-    {"shard", "CheckpointRefusal", "OtherConfigurationsAreRefused", kShardNoCheckpoints},
-    {"shard", "CheckpointRefusal", "SaveAwayFromASyncIsRefused", kShardNoCheckpoints},
-    {"shard", "CheckpointRefusal", "StateWritesOnlyAtASync", kShardNoCheckpoints},
 };
 
 std::vector<std::string> split(const std::string& list) {

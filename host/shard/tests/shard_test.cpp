@@ -7,7 +7,9 @@
 //  - the same programs on more tiles than ranks and on a chip with fewer tiles than ranks;
 //  - the engine_stream executable through the Engine (exchanges across ranks, host streams):
 //    outputs, cycles, counters and consoles (a compiled library matmul: sw/library/tests);
-//  - host-port errors: the same error on every rank, after which the device still works.
+//  - host-port errors: the same error on every rank, after which the device still works;
+//  - checkpoints: the same bytes saved at a sync, and a restore continued as in one process;
+//  - the retirement trace: each rank's sink gets its own tiles' records, as the model gives them.
 // No ASSERT_* around device calls: a rank that left a test early would leave the others waiting
 // in a collective. Each rank's failures fail the job.
 #include <fmt/format.h>
@@ -18,10 +20,12 @@
 
 #include "program_loader.hpp"
 #include "program_manifest.hpp"
+#include "tessera/checkpoint.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/executable.hpp"
+#include "tessera/shard.hpp"
 
 namespace tessera::test {
 namespace {
@@ -82,6 +86,15 @@ void expectSameChip(Device& sharded, Device& plain, const std::string& where) {
     for (uint32_t r : {TESS_CR_T_ENABLE, TESS_CR_T_STATE, TESS_CR_T_EXIT, TESS_CR_T_INSTR_LO,
                        TESS_CR_T_IDLE_LO, TESS_CR_T_SYNCWAIT_LO, TESS_CR_T_EXCH_LO}) {
       EXPECT_EQ(sharded.readControl(r), plain.readControl(r)) << tw << " register " << r;
+    }
+    // The checkpoint registers of every context (docs/checkpoint.md).
+    for (unsigned c = 0; c < info.contexts; ++c) {
+      sharded.writeControl(TESS_CR_CTX_SEL, c);
+      plain.writeControl(TESS_CR_CTX_SEL, c);
+      for (uint32_t r : {TESS_CR_C_PC, TESS_CR_C_FCSR, TESS_CR_C_INSTRET_LO, TESS_CR_C_STATE}) {
+        EXPECT_EQ(sharded.readControl(r), plain.readControl(r))
+            << tw << " context " << c << " register " << r;
+      }
     }
     sharded.readMemory(t, 0, a);
     plain.readMemory(t, 0, b);
@@ -189,7 +202,6 @@ TEST(Shard, HostPortErrorsAreTheSameOnEveryRankAndHarmless) {
             message([&] { plain->writeControl(TESS_CR_TILE_SEL, 4); }));
   EXPECT_EQ(message([&] { sharded->readControl(0xffc); }),
             message([&] { plain->readControl(0xffc); }));
-  EXPECT_NE(message([&] { sharded->setRetireSink([](const RetireRecord&) {}); }), "no error");
   // Every tile written through the sharded device reads back on every rank.
   for (unsigned t = 0; t < 4; ++t) {
     const std::vector<uint8_t> data = {uint8_t(t), 1, 2, 3, 4, 5, 6, uint8_t(0xa0 + t)};
@@ -197,6 +209,63 @@ TEST(Shard, HostPortErrorsAreTheSameOnEveryRankAndHarmless) {
     std::vector<uint8_t> back(8);
     sharded->readMemory(t, 0x100, back);
     EXPECT_EQ(back, data) << "tile " << t;
+  }
+}
+
+// A checkpoint saved at a sync of the sharded chip has the bytes of the model's; restored into a
+// sharded chip it continues as the model does.
+TEST(Shard, CheckpointsAsInOneProcess) {
+  constexpr unsigned kTiles = 5;
+  auto sharded = open(kTiles, true);
+  auto plain = open(kTiles, false);
+  for (Device* d : {sharded.get(), plain.get()}) {
+    loadProgramOnAllTiles(*d, elfPath("chip_ring_shift"));
+    d->setSyncBreak(true);
+  }
+  RunResult got, want;
+  for (int stop = 0; stop < 3; ++stop) {
+    want = plain->run(kMaxCycles);
+    got = sharded->run(kMaxCycles);
+  }
+  ASSERT_EQ(want.reason, StopReason::SyncBreak);  // the same on every rank: no collective left
+  expectSameResult(got, want, "at the third sync");
+  const std::vector<uint8_t> app = {1, 2, 3};
+  const std::vector<uint8_t> bytes = saveCheckpoint(*plain, app);
+  EXPECT_EQ(saveCheckpoint(*sharded, app), bytes);
+  // Restore the model's checkpoint into a fresh sharded chip and run both to the end.
+  auto restored = open(kTiles, true);
+  const CheckpointInfo info = restoreCheckpoint(*restored, bytes);
+  EXPECT_EQ(info.appData, app);
+  expectSameChip(*restored, *plain, "restored");
+  plain->setSyncBreak(false);
+  restored->setSyncBreak(false);
+  want = plain->run(kMaxCycles);
+  got = restored->run(kMaxCycles);
+  EXPECT_EQ(want.reason, StopReason::Halted) << describeTrap(want.trap);
+  expectSameResult(got, want, "after the restore");
+  expectSameChip(*restored, *plain, "after the restore");
+}
+
+// Each rank's retirement sink gets the records of that rank's tiles, in the model's order.
+TEST(Shard, RetireTraceOfEachRanksTiles) {
+  constexpr unsigned kTiles = 4;
+  auto sharded = open(kTiles, true);
+  auto plain = open(kTiles, false);
+  const shard::ShardInfo mine = shard::shardInfo(*sharded);
+  EXPECT_EQ(mine.ranks, unsigned(shard::ranks()));
+  std::vector<RetireRecord> got, want;
+  sharded->setRetireSink([&](const RetireRecord& r) { got.push_back(r); });
+  plain->setRetireSink([&](const RetireRecord& r) {
+    if (r.tile >= mine.firstTile && r.tile < mine.endTile) want.push_back(r);
+  });
+  for (Device* d : {sharded.get(), plain.get()}) loadProgramOnAllTiles(*d, elfPath("chip_stencil"));
+  const RunResult w = plain->run(kMaxCycles);
+  const RunResult g = sharded->run(kMaxCycles);
+  expectSameResult(g, w, "chip_stencil traced");
+  EXPECT_EQ(got.size(), want.size());
+  EXPECT_TRUE(got == want) << "the records of tiles " << mine.firstTile << ".." << mine.endTile;
+  if (mine.endTile > mine.firstTile) {
+    EXPECT_FALSE(got.empty());
   }
 }
 
