@@ -647,6 +647,61 @@ TEST_P(NnOpsTest, BatchMatMulWithTransposesAndGradients) {
   }
 }
 
+// ---- awkward shapes ----
+
+// Sizes of one, primes, more rows or channels than tiles times workers, p = 0 and p = 1.
+TEST_P(NnOpsTest, AwkwardShapes) {
+  const float eps = 1e-3f;
+  Tensor a = input({37, 1}, "a", 60);      // softmax over length 1, 37 rows
+  Tensor v = input({29}, "v", 61);         // rank 1: one row
+  Tensor lw = input({29}, "lw", 62), lb = input({29}, "lb", 63);
+  Tensor bx = input({1, 31, 2}, "bx", 64, 7);  // N = 1, C = 31 > 4 tiles x 6 workers
+  Tensor bw = input({31}, "bw", 65), bb = input({31}, "bb", 66);
+  Tensor bdy = input({1, 31, 2}, "bdy", 67);
+  Tensor seed = ops::createDropoutSeed(graph, 99, "seed");
+  Tensor table = ops::createEmbeddingTable(graph, 3, 1, "table");  // D = 1: one tile
+  values["table"] = randomFloats(3, 68);
+  graph.setInitialValue(table, values["table"]);
+  const std::vector<int32_t> idx = {2, 2, 0, 7, -1};  // out of range: NaN rows, skipped by the gradient
+  Tensor ind = indices({5}, idx, "idx");
+  Tensor edy = input({5, 1}, "edy", 69);
+  Tensor ma = input({1, 1, 9}, "ma", 70), mb = input({1, 9, 1}, "mb", 71);
+  std::vector<std::pair<std::string, Tensor>> outs = {
+      {"sm", ops::softmax(graph, a, 1, prog, "sm")},
+      {"ls", ops::logSoftmax(graph, v, 0, prog, "ls")},
+      {"ln", ops::layerNorm(graph, v, lw, lb, eps, prog, "ln").out},
+      {"d0", ops::dropout(graph, v, seed, 0.0f, 1, prog, "d0")},
+      {"d1", ops::dropout(graph, v, seed, 1.0f, 1, prog, "d1")},
+      {"emb", ops::embedding(graph, table, ind, prog, "emb")},
+      {"embGrad", ops::embeddingBackward(graph, edy, ind, 3, prog, "embGrad")},
+      {"mm", ops::batchMatMul(graph, ma, mb, prog, "mm")}};
+  ops::NormResult bn = ops::batchNormTraining(graph, bx, bw, bb, Tensor(), Tensor(), eps, 0.1f, prog, "bn");
+  ops::NormGradients bg = ops::batchNormBackward(graph, bdy, bx, bw, bn.mean, bn.invStd, true, prog, "bnGrad");
+  outs.emplace_back("bn", bn.out);
+  outs.emplace_back("bnGrad", bg.input);
+  auto out = run(outs);
+  expectBitEqual(out["sm"], refSoftmax(values["a"], {37, 1}, 1, false), "softmax over length 1");
+  expectBitEqual(out["ls"], refSoftmax(values["v"], {29}, 0, true), "log-softmax of a vector");
+  const Floats zeros(29, 0.0f);
+  expectBitEqual(out["ln"], refLayerNorm(values["v"], values["lw"], values["lb"], zeros, 29, eps).out,
+                 "layerNorm of a vector");
+  Floats d0, d1;
+  for (float x : values["v"]) d0.push_back(x * 1.0f), d1.push_back(0.0f);
+  expectBitEqual(out["d0"], d0, "dropout p = 0");
+  expectBitEqual(out["d1"], d1, "dropout p = 1");
+  ASSERT_EQ(out["emb"].size(), 5u);
+  EXPECT_EQ(out["emb"][0], values["table"][2]);
+  EXPECT_EQ(out["emb"][2], values["table"][0]);
+  EXPECT_TRUE(std::isnan(out["emb"][3]) && std::isnan(out["emb"][4])) << "indices outside the table";
+  expectBitEqual(out["embGrad"], {values["edy"][2], 0.0f, values["edy"][0] + values["edy"][1]}, "embedding gradient");
+  expectBitEqual(out["mm"], refBatchMatMul(graph, values["ma"], values["mb"], 1, 1, 9, 1, false, false), "1x9x1");
+  const Floats noStats(31, 0.0f);  // running statistics: not updated here
+  const BatchNormRef r = refBatchNorm(values["bx"], values["bw"], values["bb"], values["bdy"], noStats, noStats, 1, 31,
+                                      2, eps, 0.1f, true);
+  expectBitEqual(out["bn"], r.out, "batchNorm, 31 channels");
+  expectBitEqual(out["bnGrad"], r.dx, "batchNorm gradient, 31 channels");
+}
+
 // ---- errors ----
 
 TEST(NnOpsErrors, NameTheOpTheTensorAndTheShapes) {
