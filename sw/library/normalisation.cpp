@@ -1,7 +1,10 @@
-// Layer and batch normalisation with their gradients (docs/library.md, "Layers"). Both run on
-// rows: layer norm on rows of the normalised trailing dimensions, batch norm on one row per
-// channel (NCHW viewed as [C, N*H*W]); each row is normalised by one vertex, whole.
+// Layer and batch normalisation with their gradients (docs/library.md, "Layers"). Layer norm
+// runs on rows of the normalised trailing dimensions, each row by one vertex, whole. Batch norm
+// views NCHW as one row per channel ([C, N*H*W]) and splits each row into parts over the tiles'
+// workers (batchNormParts), with the partial sums added in part order.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "rows.hpp"
 #include "tessera/error.hpp"
@@ -10,6 +13,9 @@
 namespace tessera::ops {
 
 namespace {
+
+// Shortest part of a channel that batch normalisation gives a vertex of its own.
+constexpr size_t kMinPart = 32;
 
 // A new [n] variable whose elements [begin, end) of each chunk live on the chunk's tile.
 Tensor perRow(Graph& graph, size_t n, const std::vector<RowChunk>& chunks, const std::string& name) {
@@ -111,6 +117,60 @@ NormGradients layerNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
   return out;
 }
 
+size_t batchNormParts(const Graph& graph, size_t channels, size_t valuesPerChannel) {
+  if (channels == 0 || valuesPerChannel == 0) return 1;
+  // Enough parts for every worker of every tile, none shorter than kMinPart values.
+  const size_t byWorkers = std::max<size_t>(1, graph.target().tiles * kContexts / channels);
+  const size_t byLength = std::max<size_t>(1, valuesPerChannel / kMinPart);
+  return std::min(byWorkers, byLength);
+}
+
+namespace {
+
+// Part k of a channel: its values [begin, end) and its tile (parts spread over the tiles in
+// channel-major order, so a channel's parts sit on neighbouring tiles).
+struct ChannelPart {
+  size_t begin, end;
+  unsigned tile;
+};
+
+ChannelPart channelPart(const Graph& graph, size_t chans, size_t len, size_t parts, size_t c, size_t k) {
+  const size_t g = c * parts + k, total = chans * parts;
+  return {len * k / parts, len * (k + 1) / parts, static_cast<unsigned>(g * graph.target().tiles / total)};
+}
+
+// A new [chans, len] variable, each part on its tile.
+Tensor createParts(Graph& graph, size_t chans, size_t len, size_t parts, const std::string& name) {
+  Tensor t = graph.addVariable(ElemType::Float32, {chans, len}, name);
+  for (size_t c = 0; c < chans; ++c) {
+    for (size_t k = 0; k < parts; ++k) {
+      const ChannelPart p = channelPart(graph, chans, len, parts, c, k);
+      graph.setTileMapping(t[c].slice(p.begin, p.end), p.tile);
+    }
+  }
+  return t;
+}
+
+// A new [chans, parts * width] variable: (c, k) on the tile of part k of channel c.
+Tensor createPartials(Graph& graph, size_t chans, size_t len, size_t parts, size_t width, const std::string& name) {
+  Tensor t = graph.addVariable(ElemType::Float32, {chans, parts * width}, name);
+  for (size_t c = 0; c < chans; ++c) {
+    for (size_t k = 0; k < parts; ++k) {
+      graph.setTileMapping(t[c].slice(k * width, (k + 1) * width), channelPart(graph, chans, len, parts, c, k).tile);
+    }
+  }
+  return t;
+}
+
+// A new [chans] variable, channel c on the tile of its first part.
+Tensor createPerChannel(Graph& graph, size_t chans, size_t len, size_t parts, const std::string& name) {
+  Tensor t = graph.addVariable(ElemType::Float32, {chans}, name);
+  for (size_t c = 0; c < chans; ++c) graph.setTileMapping(t.slice(c, c + 1), channelPart(graph, chans, len, parts, c, 0).tile);
+  return t;
+}
+
+}  // namespace
+
 NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight, const Tensor& bias,
                              const Tensor& runningMean, const Tensor& runningVar, float eps, float momentum,
                              Sequence& prog, const std::string& name) {
@@ -128,24 +188,47 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
                               x.debugName(), x.shapeString()));
     }
   }
-  const Tensor out = createRows(graph, chans, len, name);
-  const std::vector<RowChunk> chunks = rowChunks(graph, out);
-  NormResult r{fromChannelRows(out, x.shape()), perRow(graph, chans, chunks, name + "/mean"),
-               perRow(graph, chans, chunks, name + "/invStd")};
-  const Tensor var = perRow(graph, chans, chunks, name + "/var");
-  ComputeSet cs = graph.addComputeSet(name);
-  for (const RowChunk& c : chunks) {
-    VertexRef v = graph.addVertex(
-        cs, "BatchNormTrain",
-        {{"in", in.slice(c.begin, c.end).flatten()}, {"weight", weight.slice(c.begin, c.end)},
-         {"bias", bias.slice(c.begin, c.end)}, {"out", out.slice(c.begin, c.end).flatten()},
-         {"mean", r.mean.slice(c.begin, c.end)}, {"var", var.slice(c.begin, c.end)},
-         {"invStd", r.invStd.slice(c.begin, c.end)}});
-    graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
-    graph.setFieldValue(v, "eps", eps);
-    graph.setTileMapping(v, c.tile);
+  // Three compute sets over the parts of each channel: partial sums; the mean, then partial sums
+  // of squared deviations; the variance, then the normalised values (and the channels' statistics).
+  const size_t parts = batchNormParts(graph, chans, len);
+  const Tensor out = createParts(graph, chans, len, parts, name);
+  const Tensor sums = createPartials(graph, chans, len, parts, 1, name + "/sums");
+  const Tensor squares = createPartials(graph, chans, len, parts, 1, name + "/squares");
+  NormResult r{fromChannelRows(out, x.shape()), createPerChannel(graph, chans, len, parts, name + "/mean"),
+               createPerChannel(graph, chans, len, parts, name + "/invStd")};
+  const Tensor var = createPerChannel(graph, chans, len, parts, name + "/var");
+  ComputeSet cs1 = graph.addComputeSet(name + "/sum");
+  ComputeSet cs2 = graph.addComputeSet(name + "/squares");
+  ComputeSet cs3 = graph.addComputeSet(name);
+  for (size_t c = 0; c < chans; ++c) {
+    for (size_t k = 0; k < parts; ++k) {
+      const ChannelPart p = channelPart(graph, chans, len, parts, c, k);
+      const Tensor part = in[c].slice(p.begin, p.end);
+      VertexRef v1 = graph.addVertex(cs1, "BatchNormSum", {{"in", part}, {"sum", sums[c].slice(k, k + 1)}});
+      graph.setTileMapping(v1, p.tile);
+      VertexRef v2 = graph.addVertex(cs2, "BatchNormSquares",
+                                     {{"in", part}, {"sums", sums[c]}, {"squares", squares[c].slice(k, k + 1)}});
+      graph.setFieldValue(v2, "length", static_cast<uint32_t>(len));
+      graph.setTileMapping(v2, p.tile);
+      VertexRef v3 = graph.addVertex(cs3, "BatchNormNormalise",
+                                     {{"in", part}, {"sums", sums[c]}, {"squares", squares[c]},
+                                      {"weight", weight.slice(c, c + 1)}, {"bias", bias.slice(c, c + 1)},
+                                      {"out", out[c].slice(p.begin, p.end)}});
+      graph.setFieldValue(v3, "length", static_cast<uint32_t>(len));
+      graph.setFieldValue(v3, "eps", eps);
+      graph.setTileMapping(v3, p.tile);
+    }
+    VertexRef vs = graph.addVertex(cs3, "BatchNormStats",
+                                   {{"sums", sums[c]}, {"squares", squares[c]}, {"mean", r.mean.slice(c, c + 1)},
+                                    {"var", var.slice(c, c + 1)}, {"invStd", r.invStd.slice(c, c + 1)}});
+    graph.setFieldValue(vs, "length", static_cast<uint32_t>(len));
+    graph.setFieldValue(vs, "parts", static_cast<uint32_t>(parts));
+    graph.setFieldValue(vs, "eps", eps);
+    graph.setTileMapping(vs, channelPart(graph, chans, len, parts, c, 0).tile);
   }
-  prog.add(Execute(cs, name));
+  prog.add(Execute(cs1, name + "/sum"));
+  prog.add(Execute(cs2, name + "/squares"));
+  prog.add(Execute(cs3, name));
   if (running) {
     ComputeSet us = graph.addComputeSet(name + "/running");
     for (const Chunk& c : tileChunks(graph, runningMean)) {
@@ -202,23 +285,37 @@ NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
   requireChannels(weight, chans, "weight", name);
   requireChannels(mean, chans, "mean", name);
   requireChannels(invStd, chans, "invStd", name);
-  const Tensor dx = createRows(graph, chans, len, name);
-  const std::vector<RowChunk> chunks = rowChunks(graph, dx);
-  NormGradients out{fromChannelRows(dx, x.shape()), perRow(graph, chans, chunks, name + "/weight"),
-                    perRow(graph, chans, chunks, name + "/bias")};
-  ComputeSet cs = graph.addComputeSet(name);
-  for (const RowChunk& c : chunks) {
-    VertexRef v = graph.addVertex(
-        cs, "BatchNormGrad",
-        {{"grad", g.slice(c.begin, c.end).flatten()}, {"in", in.slice(c.begin, c.end).flatten()},
-         {"weight", weight.slice(c.begin, c.end)}, {"mean", mean.slice(c.begin, c.end)},
-         {"invStd", invStd.slice(c.begin, c.end)}, {"dx", dx.slice(c.begin, c.end).flatten()},
-         {"dweight", out.weight.slice(c.begin, c.end)}, {"dbias", out.bias.slice(c.begin, c.end)}});
-    graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
-    graph.setFieldValue(v, "training", training ? 1u : 0u);
-    graph.setTileMapping(v, c.tile);
+  // Two compute sets over the parts of each channel: partial sums of dy and dy * xhat; then dx.
+  // The weight and bias gradients are those partial sums added over the parts (reduceSum).
+  const size_t parts = batchNormParts(graph, chans, len);
+  const Tensor dx = createParts(graph, chans, len, parts, name);
+  const Tensor sums = createPartials(graph, chans, len, parts, 2, name + "/sums");
+  ComputeSet cs1 = graph.addComputeSet(name + "/sums");
+  ComputeSet cs2 = graph.addComputeSet(name);
+  for (size_t c = 0; c < chans; ++c) {
+    for (size_t k = 0; k < parts; ++k) {
+      const ChannelPart p = channelPart(graph, chans, len, parts, c, k);
+      const Tensor xp = in[c].slice(p.begin, p.end), gp = g[c].slice(p.begin, p.end);
+      VertexRef v1 = graph.addVertex(cs1, "BatchNormGradSums",
+                                     {{"grad", gp}, {"in", xp}, {"mean", mean.slice(c, c + 1)},
+                                      {"invStd", invStd.slice(c, c + 1)}, {"sums", sums[c].slice(2 * k, 2 * k + 2)}});
+      graph.setTileMapping(v1, p.tile);
+      VertexRef v2 = graph.addVertex(cs2, "BatchNormGradApply",
+                                     {{"grad", gp}, {"in", xp}, {"weight", weight.slice(c, c + 1)},
+                                      {"mean", mean.slice(c, c + 1)}, {"invStd", invStd.slice(c, c + 1)},
+                                      {"sums", sums[c]}, {"dx", dx[c].slice(p.begin, p.end)}});
+      graph.setFieldValue(v2, "length", static_cast<uint32_t>(len));
+      graph.setFieldValue(v2, "training", training ? 1u : 0u);
+      graph.setTileMapping(v2, p.tile);
+    }
   }
-  prog.add(Execute(cs, name));
+  prog.add(Execute(cs1, name + "/sums"));
+  prog.add(Execute(cs2, name));
+  const Tensor pairs = sums.reshape({chans, parts, 2});
+  NormGradients out;
+  out.input = fromChannelRows(dx, x.shape());
+  out.bias = reduceSum(graph, pairs.slice(0, 1, 2).reshape({chans, parts}).transpose(), 0, prog, name + "/bias");
+  out.weight = reduceSum(graph, pairs.slice(1, 2, 2).reshape({chans, parts}).transpose(), 0, prog, name + "/weight");
   return out;
 }
 

@@ -348,26 +348,34 @@ struct BatchNormRef {
   Floats out, mean, var, invStd, dx, dw, db, runMean, runVar;
 };
 
+// Each channel's values (n-major, then spatial) in `parts` parts as the library splits them:
+// partial sums from 0 left to right, added in part order.
 BatchNormRef refBatchNorm(const Floats& x, const Floats& w, const Floats& b, const Floats& dy, const Floats& rm,
-                          const Floats& rv, size_t n, size_t c, size_t s, float eps, float momentum, bool training) {
+                          const Floats& rv, size_t n, size_t c, size_t s, float eps, float momentum, bool training,
+                          size_t parts) {
   BatchNormRef r;
   r.out.resize(x.size());
   r.dx.resize(x.size());
   const size_t len = n * s;
   const float fn = static_cast<float>(len);
+  auto total = [&](const std::function<float(size_t)>& term) {
+    float t = 0.0f;
+    for (size_t k = 0; k < parts; ++k) {
+      float p = 0.0f;
+      for (size_t j = len * k / parts; j < len * (k + 1) / parts; ++j) p += term(j);
+      t = k == 0 ? p : t + p;
+    }
+    return t;
+  };
   for (size_t ch = 0; ch < c; ++ch) {
-    Floats row, g;  // the channel's row: n-major, then spatial
+    Floats row, g;
     for (size_t i = 0; i < n; ++i) {
       for (size_t k = 0; k < s; ++k) row.push_back(x[(i * c + ch) * s + k]), g.push_back(dy[(i * c + ch) * s + k]);
     }
     float m, is;
     if (training) {
-      float sum = 0.0f;
-      for (float v : row) sum += v;
-      m = sum / fn;
-      float v2 = 0.0f;
-      for (float v : row) v2 += (v - m) * (v - m);
-      const float vb = v2 / fn;
+      m = total([&](size_t j) { return row[j]; }) / fn;
+      const float vb = total([&](size_t j) { return (row[j] - m) * (row[j] - m); }) / fn;
       is = 1.0f / std::sqrt(vb + eps);
       r.var.push_back(vb);
       const float ub = fn / static_cast<float>(len - 1);
@@ -379,8 +387,8 @@ BatchNormRef refBatchNorm(const Floats& x, const Floats& w, const Floats& b, con
     }
     r.mean.push_back(m);
     r.invStd.push_back(is);
-    float s1 = 0.0f, s2 = 0.0f;
-    for (size_t j = 0; j < len; ++j) s1 += g[j], s2 += g[j] * ((row[j] - m) * is);
+    const float s1 = total([&](size_t j) { return g[j]; });
+    const float s2 = total([&](size_t j) { return g[j] * ((row[j] - m) * is); });
     r.db.push_back(s1);
     r.dw.push_back(s2);
     const float a = (s1 / fn) * w[ch], bb = (s2 / fn) * w[ch];
@@ -435,17 +443,44 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   Tensor dy2 = input({5, 3}, "dy2", 16);
   ops::NormResult f2 = ops::batchNormTraining(graph, x2, w, b, Tensor(), Tensor(), eps, momentum, prog, "bn2");
   ops::NormGradients g2 = ops::batchNormBackward(graph, dy2, x2, w, f2.mean, f2.invStd, true, prog, "bn2Grad");
+  // Channels of 135 values: split into parts (33, 34, 34, 34 values) over the tiles.
+  Tensor x3 = input({5, 2, 3, 9}, "x3", 17, 9);
+  Tensor dy3 = input({5, 2, 3, 9}, "dy3", 18);
+  Tensor w3 = input({2}, "w3", 19), b3 = input({2}, "b3", 20), rm3 = input({2}, "rm3", 21);
+  Tensor rv3 = ops::createLinear(graph, ElemType::Float32, {2}, "rv3");
+  values["rv3"] = randomFloats(2, 22, 0.5f, 2.0f);
+  graph.setInitialValue(rv3, values["rv3"]);
+  const size_t parts3 = ops::batchNormParts(graph, 2, 135);
+  EXPECT_GT(parts3, 1u);
+  ops::NormResult f3 = ops::batchNormTraining(graph, x3, w3, b3, rm3, rv3, eps, momentum, prog, "bn3");
+  ops::NormGradients g3 = ops::batchNormBackward(graph, dy3, x3, w3, f3.mean, f3.invStd, true, prog, "bn3Grad");
   auto out = run({{"yEval", fi.out}, {"dxEval", gi.input}, {"dwEval", gi.weight}, {"dbEval", gi.bias},
                   {"y", ft.out}, {"mean", ft.mean}, {"invStd", ft.invStd}, {"dx", gt.input}, {"dw", gt.weight},
-                  {"db", gt.bias}, {"rm", rm}, {"rv", rv}, {"y2", f2.out}, {"dx2", g2.input}});
+                  {"db", gt.bias}, {"rm", rm}, {"rv", rv}, {"y2", f2.out}, {"dx2", g2.input}, {"y3", f3.out},
+                  {"dx3", g3.input}, {"dw3", g3.weight}, {"db3", g3.bias}, {"rm3", rm3}, {"rv3", rv3}});
+  const BatchNormRef t3 = refBatchNorm(values["x3"], values["w3"], values["b3"], values["dy3"], values["rm3"],
+                                       values["rv3"], 5, 2, 27, eps, momentum, true, parts3);
+  expectBitEqual(out["y3"], t3.out, "batchNormTraining in parts");
+  expectBitEqual(out["dx3"], t3.dx, "batchNorm input gradient in parts");
+  expectBitEqual(out["dw3"], t3.dw, "batchNorm weight gradient in parts");
+  expectBitEqual(out["db3"], t3.db, "batchNorm bias gradient in parts");
+  expectBitEqual(out["rm3"], t3.runMean, "running mean in parts");
+  expectBitEqual(out["rv3"], t3.runVar, "running variance in parts");
+  {
+    const Doubles x3d = toDouble(values["x3"]), w3d = toDouble(values["w3"]), b3d = toDouble(values["b3"]);
+    expectGradient([&](const Doubles& v) { return batchNormDouble(v, w3d, b3d, 5, 2, 27, eps); }, values["x3"],
+                   values["dy3"], out["dx3"], "batchNorm in parts input gradient check");
+    expectGradient([&](const Doubles& v) { return batchNormDouble(x3d, v, b3d, 5, 2, 27, eps); }, values["w3"],
+                   values["dy3"], out["dw3"], "batchNorm in parts weight gradient check");
+  }
   const BatchNormRef e = refBatchNorm(values["x"], values["w"], values["b"], values["dy"], values["rm"], values["rv"],
-                                      n, c, s, eps, momentum, false);
+                                      n, c, s, eps, momentum, false, ops::batchNormParts(graph, c, n * s));
   expectBitEqual(out["yEval"], e.out, "batchNormInference");
   expectBitEqual(out["dxEval"], e.dx, "batchNorm (evaluation) input gradient");
   expectBitEqual(out["dwEval"], e.dw, "batchNorm (evaluation) weight gradient");
   expectBitEqual(out["dbEval"], e.db, "batchNorm (evaluation) bias gradient");
   const BatchNormRef t = refBatchNorm(values["x"], values["w"], values["b"], values["dy"], values["rm"], values["rv"],
-                                      n, c, s, eps, momentum, true);
+                                      n, c, s, eps, momentum, true, ops::batchNormParts(graph, c, n * s));
   expectBitEqual(out["y"], t.out, "batchNormTraining");
   expectBitEqual(out["mean"], t.mean, "batchNorm mean");
   expectBitEqual(out["invStd"], t.invStd, "batchNorm invStd");
@@ -455,7 +490,7 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   expectBitEqual(out["rm"], t.runMean, "running mean");
   expectBitEqual(out["rv"], t.runVar, "running variance");
   const BatchNormRef t2 = refBatchNorm(values["x2"], values["w"], values["b"], values["dy2"], values["rm"],
-                                       values["rv"], 5, 3, 1, eps, momentum, true);
+                                       values["rv"], 5, 3, 1, eps, momentum, true, ops::batchNormParts(graph, 3, 5));
   expectBitEqual(out["y2"], t2.out, "batchNormTraining [N, F]");
   expectBitEqual(out["dx2"], t2.dx, "batchNorm [N, F] input gradient");
   const Doubles xd = toDouble(values["x"]), wdd = toDouble(values["w"]), bd = toDouble(values["b"]);
@@ -697,7 +732,7 @@ TEST_P(NnOpsTest, AwkwardShapes) {
   expectBitEqual(out["mm"], refBatchMatMul(graph, values["ma"], values["mb"], 1, 1, 9, 1, false, false), "1x9x1");
   const Floats noStats(31, 0.0f);  // running statistics: not updated here
   const BatchNormRef r = refBatchNorm(values["bx"], values["bw"], values["bb"], values["bdy"], noStats, noStats, 1, 31,
-                                      2, eps, 0.1f, true);
+                                      2, eps, 0.1f, true, ops::batchNormParts(graph, 31, 2));
   expectBitEqual(out["bn"], r.out, "batchNorm, 31 channels");
   expectBitEqual(out["bnGrad"], r.dx, "batchNorm gradient, 31 channels");
 }

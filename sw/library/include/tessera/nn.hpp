@@ -72,6 +72,9 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
 NormResult batchNormInference(Graph& graph, const Tensor& x, const Tensor& weight, const Tensor& bias,
                               const Tensor& runningMean, const Tensor& runningVar, float eps, Sequence& prog,
                               const std::string& name);
+/// Parts each channel's values are split into by batchNormTraining and batchNormBackward (in
+/// training): one vertex a part, the parts' partial sums added in part order (docs/library.md).
+size_t batchNormParts(const Graph& graph, size_t channels, size_t valuesPerChannel);
 /// Gradients of batchNormTraining (training = true) or batchNormInference (false), from the
 /// forward's mean and invStd.
 NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& x, const Tensor& weight,
