@@ -9,7 +9,8 @@ namespace tessera::ops {
 namespace {
 
 // out = codelet(inputs...) elementwise, mapped like the first input, up to six vertices a tile.
-Tensor pointwise(Graph& graph, const char* codelet, const std::vector<std::pair<std::string, Tensor>>& inputs,
+Tensor pointwise(Graph& graph, const char* codelet,
+                 const std::vector<std::pair<std::string, Tensor>>& inputs,
                  const std::string& outField, Sequence& prog, const std::string& name) {
   for (const auto& [field, t] : inputs) {
     requireFloat(t, field, name);
@@ -20,7 +21,8 @@ Tensor pointwise(Graph& graph, const char* codelet, const std::vector<std::pair<
   const Tensor flat = out.flatten();
   for (const Chunk& c : tileChunks(graph, out)) {
     std::vector<std::pair<std::string, Tensor>> conn;
-    for (const auto& [field, t] : inputs) conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
+    for (const auto& [field, t] : inputs)
+      conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
     conn.emplace_back(outField, flat.slice(c.begin, c.end));
     graph.setTileMapping(graph.addVertex(cs, codelet, conn), c.tile);
   }
@@ -34,7 +36,8 @@ Tensor tanh(Graph& graph, const Tensor& x, Sequence& prog, const std::string& na
   return pointwise(graph, "Tanh", {{"in", x}}, "out", prog, name);
 }
 
-Tensor tanhBackward(Graph& graph, const Tensor& grad, const Tensor& y, Sequence& prog, const std::string& name) {
+Tensor tanhBackward(Graph& graph, const Tensor& grad, const Tensor& y, Sequence& prog,
+                    const std::string& name) {
   return pointwise(graph, "TanhGrad", {{"grad", grad}, {"out", y}}, "dx", prog, name);
 }
 
@@ -42,7 +45,8 @@ Tensor sigmoid(Graph& graph, const Tensor& x, Sequence& prog, const std::string&
   return pointwise(graph, "Sigmoid", {{"in", x}}, "out", prog, name);
 }
 
-Tensor sigmoidBackward(Graph& graph, const Tensor& grad, const Tensor& y, Sequence& prog, const std::string& name) {
+Tensor sigmoidBackward(Graph& graph, const Tensor& grad, const Tensor& y, Sequence& prog,
+                       const std::string& name) {
   return pointwise(graph, "SigmoidGrad", {{"grad", grad}, {"out", y}}, "dx", prog, name);
 }
 
@@ -50,7 +54,8 @@ Tensor gelu(Graph& graph, const Tensor& x, Sequence& prog, const std::string& na
   return pointwise(graph, "Gelu", {{"in", x}}, "out", prog, name);
 }
 
-Tensor geluBackward(Graph& graph, const Tensor& grad, const Tensor& x, Sequence& prog, const std::string& name) {
+Tensor geluBackward(Graph& graph, const Tensor& grad, const Tensor& x, Sequence& prog,
+                    const std::string& name) {
   return pointwise(graph, "GeluGrad", {{"grad", grad}, {"in", x}}, "dx", prog, name);
 }
 

@@ -13,31 +13,32 @@ namespace {
 void check3(const Tensor& t, const char* what, const std::string& name) {
   requireFloat(t, what, name);
   if (t.rank() != 3) {
-    throw Error(fmt::format("{}: {} \"{}\" must be [batch, rows, cols], is {}", name, what, t.debugName(),
-                            t.shapeString()));
+    throw Error(fmt::format("{}: {} \"{}\" must be [batch, rows, cols], is {}", name, what,
+                            t.debugName(), t.shapeString()));
   }
 }
 
 // Batch by batch: matmul(a[i], b[i], options), stacked along a new first dimension.
-Tensor perBatch(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
-                const MatMulOptions& options) {
+Tensor perBatch(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
+                const std::string& name, const MatMulOptions& options) {
   check3(a, "a", name);
   check3(b, "b", name);
   if (a.dim(0) != b.dim(0) || a.dim(0) == 0) {
-    throw Error(fmt::format("{}: batch sizes of \"{}\" {} and \"{}\" {} differ or are zero", name, a.debugName(),
-                            a.shapeString(), b.debugName(), b.shapeString()));
+    throw Error(fmt::format("{}: batch sizes of \"{}\" {} and \"{}\" {} differ or are zero", name,
+                            a.debugName(), a.shapeString(), b.debugName(), b.shapeString()));
   }
   std::vector<Tensor> parts;
   for (size_t i = 0; i < a.dim(0); ++i) {
-    parts.push_back(matmul(graph, a[i], b[i], prog, fmt::format("{}/{}", name, i), options).expand(0));
+    parts.push_back(
+        matmul(graph, a[i], b[i], prog, fmt::format("{}/{}", name, i), options).expand(0));
   }
   return concat(parts, 0);
 }
 
 }  // namespace
 
-Tensor batchMatMul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
-                   const MatMulOptions& options) {
+Tensor batchMatMul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
+                   const std::string& name, const MatMulOptions& options) {
   return perBatch(graph, a, b, prog, name, options);
 }
 

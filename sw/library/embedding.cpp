@@ -18,7 +18,9 @@ std::pair<size_t, size_t> columnPart(size_t dim, size_t parts, size_t p) {
   return {dim * p / parts, dim * (p + 1) / parts};
 }
 
-size_t columnParts(const Graph& graph, size_t dim) { return std::max<size_t>(1, std::min<size_t>(graph.target().tiles, dim)); }
+size_t columnParts(const Graph& graph, size_t dim) {
+  return std::max<size_t>(1, std::min<size_t>(graph.target().tiles, dim));
+}
 
 void mapByColumns(Graph& graph, const Tensor& t) {
   const size_t dim = t.dim(1), parts = columnParts(graph, dim);
@@ -39,8 +41,9 @@ void checkIndices(const Tensor& indices, const std::string& name) {
 
 // One compute set of `codelet` vertices over column blocks: per tile, up to kContexts vertices
 // sharing the tile's blocks of `in` and `out`, each on its own columns.
-void columnVertices(Graph& graph, const char* codelet, const Tensor& in, const char* inField, const Tensor& indices,
-                    const Tensor& out, size_t vocab, Sequence& prog, const std::string& name) {
+void columnVertices(Graph& graph, const char* codelet, const Tensor& in, const char* inField,
+                    const Tensor& indices, const Tensor& out, size_t vocab, Sequence& prog,
+                    const std::string& name) {
   const size_t dim = out.dim(1), parts = columnParts(graph, dim);
   ComputeSet cs = graph.addComputeSet(name);
   for (size_t p = 0; p < parts; ++p) {
@@ -51,7 +54,8 @@ void columnVertices(Graph& graph, const char* codelet, const Tensor& in, const c
     const size_t workers = std::min(width, kContexts);
     for (size_t w = 0; w < workers; ++w) {
       const auto [c0, c1] = columnPart(width, workers, w);
-      VertexRef v = graph.addVertex(cs, codelet, {{inField, inBlock}, {"indices", indices.flatten()}, {"out", outBlock}});
+      VertexRef v = graph.addVertex(
+          cs, codelet, {{inField, inBlock}, {"indices", indices.flatten()}, {"out", outBlock}});
       graph.setFieldValue(v, "width", static_cast<uint32_t>(width));
       graph.setFieldValue(v, "col", static_cast<uint32_t>(c0));
       graph.setFieldValue(v, "cols", static_cast<uint32_t>(c1 - c0));
@@ -70,11 +74,12 @@ Tensor createEmbeddingTable(Graph& graph, size_t vocab, size_t dim, const std::s
   return t;
 }
 
-Tensor embedding(Graph& graph, const Tensor& table, const Tensor& indices, Sequence& prog, const std::string& name) {
+Tensor embedding(Graph& graph, const Tensor& table, const Tensor& indices, Sequence& prog,
+                 const std::string& name) {
   requireFloat(table, "table", name);
   if (table.rank() != 2) {
-    throw Error(fmt::format("{}: the table \"{}\" must be [vocab, dim], is {}", name, table.debugName(),
-                            table.shapeString()));
+    throw Error(fmt::format("{}: the table \"{}\" must be [vocab, dim], is {}", name,
+                            table.debugName(), table.shapeString()));
   }
   checkIndices(indices, name);
   const size_t rows = indices.numElements(), dim = table.dim(1);
@@ -86,20 +91,21 @@ Tensor embedding(Graph& graph, const Tensor& table, const Tensor& indices, Seque
   return out.reshape(shape);
 }
 
-Tensor embeddingBackward(Graph& graph, const Tensor& grad, const Tensor& indices, size_t vocab, Sequence& prog,
-                         const std::string& name) {
+Tensor embeddingBackward(Graph& graph, const Tensor& grad, const Tensor& indices, size_t vocab,
+                         Sequence& prog, const std::string& name) {
   requireFloat(grad, "gradient", name);
   checkIndices(indices, name);
   const size_t rows = indices.numElements();
   bool ok = grad.rank() == indices.rank() + 1;
   for (size_t d = 0; ok && d < indices.rank(); ++d) ok = grad.dim(d) == indices.dim(d);
   if (!ok) {
-    throw Error(fmt::format("{}: the gradient \"{}\" {} must be the indices' shape {} plus [dim]", name,
-                            grad.debugName(), grad.shapeString(), indices.shapeString()));
+    throw Error(fmt::format("{}: the gradient \"{}\" {} must be the indices' shape {} plus [dim]",
+                            name, grad.debugName(), grad.shapeString(), indices.shapeString()));
   }
   const size_t dim = grad.dim(grad.rank() - 1);
   Tensor table = createEmbeddingTable(graph, vocab, dim, name);
-  columnVertices(graph, "EmbeddingGrad", grad.reshape({rows, dim}), "grad", indices, table, vocab, prog, name);
+  columnVertices(graph, "EmbeddingGrad", grad.reshape({rows, dim}), "grad", indices, table, vocab,
+                 prog, name);
   return table;
 }
 

@@ -18,7 +18,8 @@ namespace {
 constexpr size_t kMinPart = 32;
 
 // A new [n] variable whose elements [begin, end) of each chunk live on the chunk's tile.
-Tensor perRow(Graph& graph, size_t n, const std::vector<RowChunk>& chunks, const std::string& name) {
+Tensor perRow(Graph& graph, size_t n, const std::vector<RowChunk>& chunks,
+              const std::string& name) {
   Tensor t = graph.addVariable(ElemType::Float32, {n}, name);
   for (const RowChunk& c : chunks) graph.setTileMapping(t.slice(c.begin, c.end), c.tile);
   return t;
@@ -30,8 +31,9 @@ Tensor layerRows(const Tensor& x, const Tensor& weight, const std::string& name)
   bool ok = wr >= 1 && wr <= xr && weight.numElements() > 0;
   for (size_t d = 0; ok && d < wr; ++d) ok = weight.dim(d) == x.dim(xr - wr + d);
   if (!ok) {
-    throw Error(fmt::format("{}: the normalised shape {} (\"{}\") is not the trailing dimensions of \"{}\" {}", name,
-                            weight.shapeString(), weight.debugName(), x.debugName(), x.shapeString()));
+    throw Error(fmt::format(
+        "{}: the normalised shape {} (\"{}\") is not the trailing dimensions of \"{}\" {}", name,
+        weight.shapeString(), weight.debugName(), x.debugName(), x.shapeString()));
   }
   const size_t len = weight.numElements();
   return x.reshape({x.numElements() / len, len});
@@ -40,8 +42,8 @@ Tensor layerRows(const Tensor& x, const Tensor& weight, const std::string& name)
 // Rows of batch normalisation: x [N, C, ...] as [C, N * rest].
 Tensor channelRows(const Tensor& x, const std::string& name) {
   if (x.rank() < 2 || x.numElements() == 0) {
-    throw Error(fmt::format("{}: batch normalisation needs x [N, C, ...], got \"{}\" {}", name, x.debugName(),
-                            x.shapeString()));
+    throw Error(fmt::format("{}: batch normalisation needs x [N, C, ...], got \"{}\" {}", name,
+                            x.debugName(), x.shapeString()));
   }
   const size_t n = x.dim(0), c = x.dim(1), rest = x.numElements() / (n * c);
   return x.reshape({n, c, rest}).dimShuffle({1, 0, 2}).reshape({c, n * rest});
@@ -55,14 +57,15 @@ Tensor fromChannelRows(const Tensor& rows, const std::vector<size_t>& shape) {
 void requireChannels(const Tensor& t, size_t c, const std::string& what, const std::string& name) {
   requireFloat(t, what, name);
   if (t.rank() != 1 || t.dim(0) != c) {
-    throw Error(fmt::format("{}: {} \"{}\" must be [{}], is {}", name, what, t.debugName(), c, t.shapeString()));
+    throw Error(fmt::format("{}: {} \"{}\" must be [{}], is {}", name, what, t.debugName(), c,
+                            t.shapeString()));
   }
 }
 
 }  // namespace
 
-NormResult layerNorm(Graph& graph, const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
-                     Sequence& prog, const std::string& name) {
+NormResult layerNorm(Graph& graph, const Tensor& x, const Tensor& weight, const Tensor& bias,
+                     float eps, Sequence& prog, const std::string& name) {
   requireFloat(x, "input", name);
   requireFloat(weight, "weight", name);
   requireFloat(bias, "bias", name);
@@ -76,9 +79,12 @@ NormResult layerNorm(Graph& graph, const Tensor& x, const Tensor& weight, const 
   ComputeSet cs = graph.addComputeSet(name);
   for (const RowChunk& c : chunks) {
     VertexRef v = graph.addVertex(cs, "LayerNorm",
-                                  {{"in", in.slice(c.begin, c.end).flatten()}, {"weight", weight.flatten()},
-                                   {"bias", bias.flatten()}, {"out", out.slice(c.begin, c.end).flatten()},
-                                   {"mean", r.mean.slice(c.begin, c.end)}, {"rstd", r.invStd.slice(c.begin, c.end)}});
+                                  {{"in", in.slice(c.begin, c.end).flatten()},
+                                   {"weight", weight.flatten()},
+                                   {"bias", bias.flatten()},
+                                   {"out", out.slice(c.begin, c.end).flatten()},
+                                   {"mean", r.mean.slice(c.begin, c.end)},
+                                   {"rstd", r.invStd.slice(c.begin, c.end)}});
     graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
     graph.setFieldValue(v, "eps", eps);
     graph.setTileMapping(v, c.tile);
@@ -87,8 +93,9 @@ NormResult layerNorm(Graph& graph, const Tensor& x, const Tensor& weight, const 
   return r;
 }
 
-NormGradients layerNormBackward(Graph& graph, const Tensor& grad, const Tensor& x, const Tensor& weight,
-                                const Tensor& mean, const Tensor& invStd, Sequence& prog, const std::string& name) {
+NormGradients layerNormBackward(Graph& graph, const Tensor& grad, const Tensor& x,
+                                const Tensor& weight, const Tensor& mean, const Tensor& invStd,
+                                Sequence& prog, const std::string& name) {
   requireFloat(grad, "gradient", name);
   requireFloat(x, "input", name);
   requireFloat(weight, "weight", name);
@@ -101,11 +108,14 @@ NormGradients layerNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
   const Tensor gx = createRows(graph, rows, len, name + "/gxhat");
   ComputeSet cs = graph.addComputeSet(name);
   for (const RowChunk& c : rowChunks(graph, dx)) {
-    VertexRef v = graph.addVertex(
-        cs, "LayerNormGrad",
-        {{"grad", g.slice(c.begin, c.end).flatten()}, {"in", in.slice(c.begin, c.end).flatten()},
-         {"weight", weight.flatten()}, {"mean", mean.slice(c.begin, c.end)}, {"rstd", invStd.slice(c.begin, c.end)},
-         {"dx", dx.slice(c.begin, c.end).flatten()}, {"gxhat", gx.slice(c.begin, c.end).flatten()}});
+    VertexRef v = graph.addVertex(cs, "LayerNormGrad",
+                                  {{"grad", g.slice(c.begin, c.end).flatten()},
+                                   {"in", in.slice(c.begin, c.end).flatten()},
+                                   {"weight", weight.flatten()},
+                                   {"mean", mean.slice(c.begin, c.end)},
+                                   {"rstd", invStd.slice(c.begin, c.end)},
+                                   {"dx", dx.slice(c.begin, c.end).flatten()},
+                                   {"gxhat", gx.slice(c.begin, c.end).flatten()}});
     graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
     graph.setTileMapping(v, c.tile);
   }
@@ -134,9 +144,11 @@ struct ChannelPart {
   unsigned tile;
 };
 
-ChannelPart channelPart(const Graph& graph, size_t chans, size_t len, size_t parts, size_t c, size_t k) {
+ChannelPart channelPart(const Graph& graph, size_t chans, size_t len, size_t parts, size_t c,
+                        size_t k) {
   const size_t g = c * parts + k, total = chans * parts;
-  return {len * k / parts, len * (k + 1) / parts, static_cast<unsigned>(g * graph.target().tiles / total)};
+  return {len * k / parts, len * (k + 1) / parts,
+          static_cast<unsigned>(g * graph.target().tiles / total)};
 }
 
 // A new [chans, len] variable, each part on its tile.
@@ -152,28 +164,33 @@ Tensor createParts(Graph& graph, size_t chans, size_t len, size_t parts, const s
 }
 
 // A new [chans, parts * width] variable: (c, k) on the tile of part k of channel c.
-Tensor createPartials(Graph& graph, size_t chans, size_t len, size_t parts, size_t width, const std::string& name) {
+Tensor createPartials(Graph& graph, size_t chans, size_t len, size_t parts, size_t width,
+                      const std::string& name) {
   Tensor t = graph.addVariable(ElemType::Float32, {chans, parts * width}, name);
   for (size_t c = 0; c < chans; ++c) {
     for (size_t k = 0; k < parts; ++k) {
-      graph.setTileMapping(t[c].slice(k * width, (k + 1) * width), channelPart(graph, chans, len, parts, c, k).tile);
+      graph.setTileMapping(t[c].slice(k * width, (k + 1) * width),
+                           channelPart(graph, chans, len, parts, c, k).tile);
     }
   }
   return t;
 }
 
 // A new [chans] variable, channel c on the tile of its first part.
-Tensor createPerChannel(Graph& graph, size_t chans, size_t len, size_t parts, const std::string& name) {
+Tensor createPerChannel(Graph& graph, size_t chans, size_t len, size_t parts,
+                        const std::string& name) {
   Tensor t = graph.addVariable(ElemType::Float32, {chans}, name);
-  for (size_t c = 0; c < chans; ++c) graph.setTileMapping(t.slice(c, c + 1), channelPart(graph, chans, len, parts, c, 0).tile);
+  for (size_t c = 0; c < chans; ++c)
+    graph.setTileMapping(t.slice(c, c + 1), channelPart(graph, chans, len, parts, c, 0).tile);
   return t;
 }
 
 }  // namespace
 
-NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight, const Tensor& bias,
-                             const Tensor& runningMean, const Tensor& runningVar, float eps, float momentum,
-                             Sequence& prog, const std::string& name) {
+NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight,
+                             const Tensor& bias, const Tensor& runningMean,
+                             const Tensor& runningVar, float eps, float momentum, Sequence& prog,
+                             const std::string& name) {
   requireFloat(x, "input", name);
   const Tensor in = channelRows(x, name);
   const size_t chans = in.dim(0), len = in.dim(1);
@@ -184,8 +201,9 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
     requireChannels(runningMean, chans, "running mean", name);
     requireChannels(runningVar, chans, "running variance", name);
     if (len < 2) {
-      throw Error(fmt::format("{}: \"{}\" {} has one value per channel: the unbiased variance is undefined", name,
-                              x.debugName(), x.shapeString()));
+      throw Error(
+          fmt::format("{}: \"{}\" {} has one value per channel: the unbiased variance is undefined",
+                      name, x.debugName(), x.shapeString()));
     }
   }
   // Three compute sets over the parts of each channel: partial sums; the mean, then partial sums
@@ -194,7 +212,8 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
   const Tensor out = createParts(graph, chans, len, parts, name);
   const Tensor sums = createPartials(graph, chans, len, parts, 1, name + "/sums");
   const Tensor squares = createPartials(graph, chans, len, parts, 1, name + "/squares");
-  NormResult r{fromChannelRows(out, x.shape()), createPerChannel(graph, chans, len, parts, name + "/mean"),
+  NormResult r{fromChannelRows(out, x.shape()),
+               createPerChannel(graph, chans, len, parts, name + "/mean"),
                createPerChannel(graph, chans, len, parts, name + "/invStd")};
   const Tensor var = createPerChannel(graph, chans, len, parts, name + "/var");
   ComputeSet cs1 = graph.addComputeSet(name + "/sum");
@@ -204,23 +223,31 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
     for (size_t k = 0; k < parts; ++k) {
       const ChannelPart p = channelPart(graph, chans, len, parts, c, k);
       const Tensor part = in[c].slice(p.begin, p.end);
-      VertexRef v1 = graph.addVertex(cs1, "BatchNormSum", {{"in", part}, {"sum", sums[c].slice(k, k + 1)}});
+      VertexRef v1 =
+          graph.addVertex(cs1, "BatchNormSum", {{"in", part}, {"sum", sums[c].slice(k, k + 1)}});
       graph.setTileMapping(v1, p.tile);
-      VertexRef v2 = graph.addVertex(cs2, "BatchNormSquares",
-                                     {{"in", part}, {"sums", sums[c]}, {"squares", squares[c].slice(k, k + 1)}});
+      VertexRef v2 = graph.addVertex(
+          cs2, "BatchNormSquares",
+          {{"in", part}, {"sums", sums[c]}, {"squares", squares[c].slice(k, k + 1)}});
       graph.setFieldValue(v2, "length", static_cast<uint32_t>(len));
       graph.setTileMapping(v2, p.tile);
       VertexRef v3 = graph.addVertex(cs3, "BatchNormNormalise",
-                                     {{"in", part}, {"sums", sums[c]}, {"squares", squares[c]},
-                                      {"weight", weight.slice(c, c + 1)}, {"bias", bias.slice(c, c + 1)},
+                                     {{"in", part},
+                                      {"sums", sums[c]},
+                                      {"squares", squares[c]},
+                                      {"weight", weight.slice(c, c + 1)},
+                                      {"bias", bias.slice(c, c + 1)},
                                       {"out", out[c].slice(p.begin, p.end)}});
       graph.setFieldValue(v3, "length", static_cast<uint32_t>(len));
       graph.setFieldValue(v3, "eps", eps);
       graph.setTileMapping(v3, p.tile);
     }
     VertexRef vs = graph.addVertex(cs3, "BatchNormStats",
-                                   {{"sums", sums[c]}, {"squares", squares[c]}, {"mean", r.mean.slice(c, c + 1)},
-                                    {"var", var.slice(c, c + 1)}, {"invStd", r.invStd.slice(c, c + 1)}});
+                                   {{"sums", sums[c]},
+                                    {"squares", squares[c]},
+                                    {"mean", r.mean.slice(c, c + 1)},
+                                    {"var", var.slice(c, c + 1)},
+                                    {"invStd", r.invStd.slice(c, c + 1)}});
     graph.setFieldValue(vs, "length", static_cast<uint32_t>(len));
     graph.setFieldValue(vs, "parts", static_cast<uint32_t>(parts));
     graph.setFieldValue(vs, "eps", eps);
@@ -235,7 +262,8 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
       VertexRef v = graph.addVertex(us, "BatchNormRunning",
                                     {{"runningMean", runningMean.slice(c.begin, c.end)},
                                      {"runningVar", runningVar.slice(c.begin, c.end)},
-                                     {"mean", r.mean.slice(c.begin, c.end)}, {"var", var.slice(c.begin, c.end)}});
+                                     {"mean", r.mean.slice(c.begin, c.end)},
+                                     {"var", var.slice(c.begin, c.end)}});
       graph.setFieldValue(v, "momentum", momentum);
       graph.setFieldValue(v, "unbias", static_cast<float>(len) / static_cast<float>(len - 1));
       graph.setTileMapping(v, c.tile);
@@ -245,8 +273,9 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
   return r;
 }
 
-NormResult batchNormInference(Graph& graph, const Tensor& x, const Tensor& weight, const Tensor& bias,
-                              const Tensor& runningMean, const Tensor& runningVar, float eps, Sequence& prog,
+NormResult batchNormInference(Graph& graph, const Tensor& x, const Tensor& weight,
+                              const Tensor& bias, const Tensor& runningMean,
+                              const Tensor& runningVar, float eps, Sequence& prog,
                               const std::string& name) {
   requireFloat(x, "input", name);
   const Tensor in = channelRows(x, name);
@@ -257,15 +286,18 @@ NormResult batchNormInference(Graph& graph, const Tensor& x, const Tensor& weigh
   requireChannels(runningVar, chans, "running variance", name);
   const Tensor out = createRows(graph, chans, len, name);
   const std::vector<RowChunk> chunks = rowChunks(graph, out);
-  NormResult r{fromChannelRows(out, x.shape()), runningMean, perRow(graph, chans, chunks, name + "/invStd")};
+  NormResult r{fromChannelRows(out, x.shape()), runningMean,
+               perRow(graph, chans, chunks, name + "/invStd")};
   ComputeSet cs = graph.addComputeSet(name);
   for (const RowChunk& c : chunks) {
-    VertexRef v = graph.addVertex(
-        cs, "BatchNormApply",
-        {{"in", in.slice(c.begin, c.end).flatten()}, {"weight", weight.slice(c.begin, c.end)},
-         {"bias", bias.slice(c.begin, c.end)}, {"mean", runningMean.slice(c.begin, c.end)},
-         {"var", runningVar.slice(c.begin, c.end)}, {"out", out.slice(c.begin, c.end).flatten()},
-         {"invStd", r.invStd.slice(c.begin, c.end)}});
+    VertexRef v = graph.addVertex(cs, "BatchNormApply",
+                                  {{"in", in.slice(c.begin, c.end).flatten()},
+                                   {"weight", weight.slice(c.begin, c.end)},
+                                   {"bias", bias.slice(c.begin, c.end)},
+                                   {"mean", runningMean.slice(c.begin, c.end)},
+                                   {"var", runningVar.slice(c.begin, c.end)},
+                                   {"out", out.slice(c.begin, c.end).flatten()},
+                                   {"invStd", r.invStd.slice(c.begin, c.end)}});
     graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
     graph.setFieldValue(v, "eps", eps);
     graph.setTileMapping(v, c.tile);
@@ -274,9 +306,9 @@ NormResult batchNormInference(Graph& graph, const Tensor& x, const Tensor& weigh
   return r;
 }
 
-NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& x, const Tensor& weight,
-                                const Tensor& mean, const Tensor& invStd, bool training, Sequence& prog,
-                                const std::string& name) {
+NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& x,
+                                const Tensor& weight, const Tensor& mean, const Tensor& invStd,
+                                bool training, Sequence& prog, const std::string& name) {
   requireFloat(grad, "gradient", name);
   requireFloat(x, "input", name);
   requireSameShape(grad, x, name);
@@ -297,13 +329,20 @@ NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
       const ChannelPart p = channelPart(graph, chans, len, parts, c, k);
       const Tensor xp = in[c].slice(p.begin, p.end), gp = g[c].slice(p.begin, p.end);
       VertexRef v1 = graph.addVertex(cs1, "BatchNormGradSums",
-                                     {{"grad", gp}, {"in", xp}, {"mean", mean.slice(c, c + 1)},
-                                      {"invStd", invStd.slice(c, c + 1)}, {"sums", sums[c].slice(2 * k, 2 * k + 2)}});
+                                     {{"grad", gp},
+                                      {"in", xp},
+                                      {"mean", mean.slice(c, c + 1)},
+                                      {"invStd", invStd.slice(c, c + 1)},
+                                      {"sums", sums[c].slice(2 * k, 2 * k + 2)}});
       graph.setTileMapping(v1, p.tile);
       VertexRef v2 = graph.addVertex(cs2, "BatchNormGradApply",
-                                     {{"grad", gp}, {"in", xp}, {"weight", weight.slice(c, c + 1)},
-                                      {"mean", mean.slice(c, c + 1)}, {"invStd", invStd.slice(c, c + 1)},
-                                      {"sums", sums[c]}, {"dx", dx[c].slice(p.begin, p.end)}});
+                                     {{"grad", gp},
+                                      {"in", xp},
+                                      {"weight", weight.slice(c, c + 1)},
+                                      {"mean", mean.slice(c, c + 1)},
+                                      {"invStd", invStd.slice(c, c + 1)},
+                                      {"sums", sums[c]},
+                                      {"dx", dx[c].slice(p.begin, p.end)}});
       graph.setFieldValue(v2, "length", static_cast<uint32_t>(len));
       graph.setFieldValue(v2, "training", training ? 1u : 0u);
       graph.setTileMapping(v2, p.tile);
@@ -314,8 +353,10 @@ NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
   const Tensor pairs = sums.reshape({chans, parts, 2});
   NormGradients out;
   out.input = fromChannelRows(dx, x.shape());
-  out.bias = reduceSum(graph, pairs.slice(0, 1, 2).reshape({chans, parts}).transpose(), 0, prog, name + "/bias");
-  out.weight = reduceSum(graph, pairs.slice(1, 2, 2).reshape({chans, parts}).transpose(), 0, prog, name + "/weight");
+  out.bias = reduceSum(graph, pairs.slice(0, 1, 2).reshape({chans, parts}).transpose(), 0, prog,
+                       name + "/bias");
+  out.weight = reduceSum(graph, pairs.slice(1, 2, 2).reshape({chans, parts}).transpose(), 0, prog,
+                         name + "/weight");
   return out;
 }
 

@@ -41,22 +41,23 @@ Tensor createRows(Graph& graph, size_t rows, size_t length, const std::string& n
 std::vector<RowChunk> rowChunks(const Graph& graph, const Tensor& rows) {
   const size_t len = rows.dim(1);
   std::vector<RowChunk> out;
-  for (const Chunk& c : tileChunks(graph, rows, kContexts, len)) out.push_back({c.tile, c.begin / len, c.end / len});
+  for (const Chunk& c : tileChunks(graph, rows, kContexts, len))
+    out.push_back({c.tile, c.begin / len, c.end / len});
   return out;
 }
 
 void requireFloat(const Tensor& t, const std::string& what, const std::string& name) {
   if (!t.valid()) throw Error(fmt::format("{}: {} is not a tensor", name, what));
   if (t.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{}: {} \"{}\" {} must be float32, is {}", name, what, t.debugName(), t.shapeString(),
-                            elemTypeName(t.elementType())));
+    throw Error(fmt::format("{}: {} \"{}\" {} must be float32, is {}", name, what, t.debugName(),
+                            t.shapeString(), elemTypeName(t.elementType())));
   }
 }
 
 void requireSameShape(const Tensor& a, const Tensor& b, const std::string& name) {
   if (a.shape() != b.shape()) {
-    throw Error(fmt::format("{}: shapes {} (\"{}\") and {} (\"{}\") differ", name, a.shapeString(), a.debugName(),
-                            b.shapeString(), b.debugName()));
+    throw Error(fmt::format("{}: shapes {} (\"{}\") and {} (\"{}\") differ", name, a.shapeString(),
+                            a.debugName(), b.shapeString(), b.debugName()));
   }
 }
 

@@ -12,12 +12,13 @@ namespace {
 
 void checkAxis(const Tensor& x, size_t axis, const std::string& name) {
   if (axis >= x.rank()) {
-    throw Error(fmt::format("{}: axis {} of \"{}\" {}, which has {} dimensions", name, axis, x.debugName(),
-                            x.shapeString(), x.rank()));
+    throw Error(fmt::format("{}: axis {} of \"{}\" {}, which has {} dimensions", name, axis,
+                            x.debugName(), x.shapeString(), x.rank()));
   }
 }
 
-Tensor forward(Graph& graph, const Tensor& x, size_t axis, bool log, Sequence& prog, const std::string& name) {
+Tensor forward(Graph& graph, const Tensor& x, size_t axis, bool log, Sequence& prog,
+               const std::string& name) {
   requireFloat(x, "input", name);
   checkAxis(x, axis, name);
   const Tensor in = axisRows(x, axis);
@@ -26,8 +27,9 @@ Tensor forward(Graph& graph, const Tensor& x, size_t axis, bool log, Sequence& p
   ComputeSet cs = graph.addComputeSet(name);
   if (len > 0) {
     for (const RowChunk& c : rowChunks(graph, out)) {
-      VertexRef v = graph.addVertex(cs, "SoftmaxRows", {{"in", in.slice(c.begin, c.end).flatten()},
-                                                        {"out", out.slice(c.begin, c.end).flatten()}});
+      VertexRef v = graph.addVertex(cs, "SoftmaxRows",
+                                    {{"in", in.slice(c.begin, c.end).flatten()},
+                                     {"out", out.slice(c.begin, c.end).flatten()}});
       graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
       graph.setFieldValue(v, "log", log ? 1u : 0u);
       graph.setTileMapping(v, c.tile);
@@ -37,8 +39,8 @@ Tensor forward(Graph& graph, const Tensor& x, size_t axis, bool log, Sequence& p
   return fromAxisRows(out, x.shape(), axis);
 }
 
-Tensor backward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis, bool log, Sequence& prog,
-                const std::string& name) {
+Tensor backward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis, bool log,
+                Sequence& prog, const std::string& name) {
   requireFloat(grad, "gradient", name);
   requireFloat(y, "output", name);
   requireSameShape(grad, y, name);
@@ -49,9 +51,10 @@ Tensor backward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis, 
   ComputeSet cs = graph.addComputeSet(name);
   if (len > 0) {
     for (const RowChunk& c : rowChunks(graph, dx)) {
-      VertexRef v = graph.addVertex(cs, "SoftmaxRowsGrad", {{"grad", g.slice(c.begin, c.end).flatten()},
-                                                            {"out", out.slice(c.begin, c.end).flatten()},
-                                                            {"dx", dx.slice(c.begin, c.end).flatten()}});
+      VertexRef v = graph.addVertex(cs, "SoftmaxRowsGrad",
+                                    {{"grad", g.slice(c.begin, c.end).flatten()},
+                                     {"out", out.slice(c.begin, c.end).flatten()},
+                                     {"dx", dx.slice(c.begin, c.end).flatten()}});
       graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
       graph.setFieldValue(v, "log", log ? 1u : 0u);
       graph.setTileMapping(v, c.tile);
@@ -63,21 +66,23 @@ Tensor backward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis, 
 
 }  // namespace
 
-Tensor softmax(Graph& graph, const Tensor& x, size_t axis, Sequence& prog, const std::string& name) {
+Tensor softmax(Graph& graph, const Tensor& x, size_t axis, Sequence& prog,
+               const std::string& name) {
   return forward(graph, x, axis, false, prog, name);
 }
 
-Tensor softmaxBackward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis, Sequence& prog,
-                       const std::string& name) {
+Tensor softmaxBackward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis,
+                       Sequence& prog, const std::string& name) {
   return backward(graph, grad, y, axis, false, prog, name);
 }
 
-Tensor logSoftmax(Graph& graph, const Tensor& x, size_t axis, Sequence& prog, const std::string& name) {
+Tensor logSoftmax(Graph& graph, const Tensor& x, size_t axis, Sequence& prog,
+                  const std::string& name) {
   return forward(graph, x, axis, true, prog, name);
 }
 
-Tensor logSoftmaxBackward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis, Sequence& prog,
-                          const std::string& name) {
+Tensor logSoftmaxBackward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis,
+                          Sequence& prog, const std::string& name) {
   return backward(graph, grad, y, axis, true, prog, name);
 }
 

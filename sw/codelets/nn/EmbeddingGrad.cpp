@@ -5,7 +5,8 @@
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(EmbeddingGrad, (Input, float, grad), (Input, int32_t, indices), (Output, float, out),
-               (Param, uint32_t, width), (Param, uint32_t, col), (Param, uint32_t, cols), (Param, uint32_t, vocab)) {
+               (Param, uint32_t, width), (Param, uint32_t, col), (Param, uint32_t, cols),
+               (Param, uint32_t, vocab)) {
   const uint32_t w = width, c0 = col, c1 = col + cols, v = vocab;
   for (uint32_t i = 0; i < v; ++i) {
     for (uint32_t j = c0; j < c1; ++j) out[i * w + j] = 0.0f;

@@ -4,8 +4,9 @@
 // (the host sees it) instead of reading outside the table.
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(EmbeddingLookup, (Input, float, table), (Input, int32_t, indices), (Output, float, out),
-               (Param, uint32_t, width), (Param, uint32_t, col), (Param, uint32_t, cols), (Param, uint32_t, vocab)) {
+TESSERA_VERTEX(EmbeddingLookup, (Input, float, table), (Input, int32_t, indices),
+               (Output, float, out), (Param, uint32_t, width), (Param, uint32_t, col),
+               (Param, uint32_t, cols), (Param, uint32_t, vocab)) {
   const uint32_t w = width, c0 = col, c1 = col + cols, v = vocab;
   for (uint32_t r = 0; r < indices.size(); ++r) {
     const int32_t idx = indices[r];

@@ -3,9 +3,9 @@
 #include "tessera/mathf.h"
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(BatchNormApply, (Input, float, in), (Input, float, weight), (Input, float, bias), (Input, float, mean),
-               (Input, float, var), (Output, float, out), (Output, float, invStd), (Param, uint32_t, length),
-               (Param, float, eps)) {
+TESSERA_VERTEX(BatchNormApply, (Input, float, in), (Input, float, weight), (Input, float, bias),
+               (Input, float, mean), (Input, float, var), (Output, float, out),
+               (Output, float, invStd), (Param, uint32_t, length), (Param, float, eps)) {
   const uint32_t n = length;
   for (uint32_t r = 0; r < invStd.size(); ++r) {
     const float* x = in.data() + r * n;

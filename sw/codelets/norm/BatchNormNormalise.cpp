@@ -5,9 +5,9 @@
 #include "tessera/mathf.h"
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(BatchNormNormalise, (Input, float, in), (Input, float, sums), (Input, float, squares),
-               (Input, float, weight), (Input, float, bias), (Output, float, out), (Param, uint32_t, length),
-               (Param, float, eps)) {
+TESSERA_VERTEX(BatchNormNormalise, (Input, float, in), (Input, float, sums),
+               (Input, float, squares), (Input, float, weight), (Input, float, bias),
+               (Output, float, out), (Param, uint32_t, length), (Param, float, eps)) {
   const float fn = static_cast<float>(length);
   const float m = tessera_bn_total(sums.data(), sums.size(), 1) / fn;
   const float var = tessera_bn_total(squares.data(), squares.size(), 1) / fn;

@@ -6,8 +6,8 @@
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(BatchNormStats, (Input, float, sums), (Input, float, squares), (Output, float, mean),
-               (Output, float, var), (Output, float, invStd), (Param, uint32_t, length), (Param, uint32_t, parts),
-               (Param, float, eps)) {
+               (Output, float, var), (Output, float, invStd), (Param, uint32_t, length),
+               (Param, uint32_t, parts), (Param, float, eps)) {
   const float fn = static_cast<float>(length);
   const uint32_t p = parts;
   for (uint32_t c = 0; c < mean.size(); ++c) {

@@ -6,8 +6,9 @@
 #include "tessera/mathf.h"
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(LayerNorm, (Input, float, in), (Input, float, weight), (Input, float, bias), (Output, float, out),
-               (Output, float, mean), (Output, float, rstd), (Param, uint32_t, length), (Param, float, eps)) {
+TESSERA_VERTEX(LayerNorm, (Input, float, in), (Input, float, weight), (Input, float, bias),
+               (Output, float, out), (Output, float, mean), (Output, float, rstd),
+               (Param, uint32_t, length), (Param, float, eps)) {
   const uint32_t n = length;
   const float fn = static_cast<float>(n);
   for (uint32_t r = 0; r < mean.size(); ++r) {

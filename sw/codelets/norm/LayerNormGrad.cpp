@@ -4,8 +4,9 @@
 //   gxhat = dy * xhat, whose column sums (the library's reduceSum) are the weight's gradient.
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(LayerNormGrad, (Input, float, grad), (Input, float, in), (Input, float, weight), (Input, float, mean),
-               (Input, float, rstd), (Output, float, dx), (Output, float, gxhat), (Param, uint32_t, length)) {
+TESSERA_VERTEX(LayerNormGrad, (Input, float, grad), (Input, float, in), (Input, float, weight),
+               (Input, float, mean), (Input, float, rstd), (Output, float, dx),
+               (Output, float, gxhat), (Param, uint32_t, length)) {
   const uint32_t n = length;
   const float fn = static_cast<float>(n);
   for (uint32_t r = 0; r < mean.size(); ++r) {

@@ -6,8 +6,9 @@
 #include "tessera/philox.h"
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(Dropout, (Input, float, in), (Input, int32_t, seed), (Output, float, out), (Param, uint32_t, offset),
-               (Param, uint32_t, stream), (Param, uint32_t, threshold), (Param, float, scale)) {
+TESSERA_VERTEX(Dropout, (Input, float, in), (Input, int32_t, seed), (Output, float, out),
+               (Param, uint32_t, offset), (Param, uint32_t, stream), (Param, uint32_t, threshold),
+               (Param, float, scale)) {
   const uint32_t k0 = static_cast<uint32_t>(seed[0]), k1 = static_cast<uint32_t>(seed[1]);
   const uint32_t first = offset, str = stream, th = threshold;
   const float sc = scale;

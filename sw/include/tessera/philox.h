@@ -12,7 +12,8 @@ extern "C" {
 #endif
 
 /** Four random words of counter (c0, c1, c2, c3) under key (k0, k1), ten rounds. */
-static inline void tessera_philox4x32(const uint32_t ctr[4], uint32_t k0, uint32_t k1, uint32_t out[4]) {
+static inline void tessera_philox4x32(const uint32_t ctr[4], uint32_t k0, uint32_t k1,
+                                      uint32_t out[4]) {
   uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
   for (int round = 0; round < 10; ++round) {
     const uint64_t p0 = (uint64_t)0xD2511F53u * c0;
@@ -34,7 +35,8 @@ static inline void tessera_philox4x32(const uint32_t ctr[4], uint32_t k0, uint32
 
 /** The random word of element `index` of stream `stream` under the key (seed, step): word
  * index % 4 of the block with counter (index / 4, stream, 0, 0). */
-static inline uint32_t tessera_random_word(uint32_t seed, uint32_t step, uint32_t stream, uint32_t index) {
+static inline uint32_t tessera_random_word(uint32_t seed, uint32_t step, uint32_t stream,
+                                           uint32_t index) {
   const uint32_t ctr[4] = {index >> 2, stream, 0u, 0u};
   uint32_t w[4];
   tessera_philox4x32(ctr, seed, step, w);

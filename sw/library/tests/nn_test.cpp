@@ -2,6 +2,8 @@
 // TESSERA_TEST_DEVICES: forward and backward bit-exact against a float reference of the same
 // order of operations (and the same tessera/mathf.h and tessera/philox.h code), and every backward
 // against central finite differences of a double-precision forward (docs/library.md, "Tests").
+#include "tessera/nn.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +17,6 @@
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/mathf.h"
-#include "tessera/nn.hpp"
 #include "tessera/philox.h"
 
 namespace tessera {
@@ -39,7 +40,9 @@ std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -2.0f, float
 using Floats = std::vector<float>;
 using Doubles = std::vector<double>;
 
-Doubles toDouble(const Floats& f) { return Doubles(f.begin(), f.end()); }
+Doubles toDouble(const Floats& f) {
+  return Doubles(f.begin(), f.end());
+}
 
 void expectBitEqual(const Floats& got, const Floats& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -55,8 +58,8 @@ void expectBitEqual(const Floats& got, const Floats& want, const std::string& wh
 // inputs in [-2, 2]), and the device computes in float (24-bit significands, sums of at most a
 // few dozen terms: relative error near 1e-6), so a wrong formula (a missing term is O(1)) cannot
 // pass while rounding cannot fail.
-void expectGradient(const std::function<Doubles(const Doubles&)>& f, const Floats& x, const Floats& dy,
-                    const Floats& deviceGrad, const std::string& what) {
+void expectGradient(const std::function<Doubles(const Doubles&)>& f, const Floats& x,
+                    const Floats& dy, const Floats& deviceGrad, const std::string& what) {
   ASSERT_EQ(x.size(), deviceGrad.size()) << what;
   const double h = 1e-3;
   Doubles xd = toDouble(x);
@@ -81,7 +84,8 @@ class NnOpsTest : public ::testing::TestWithParam<std::string> {
   Sequence prog;
   std::map<std::string, Floats> values;
 
-  Tensor input(std::vector<size_t> shape, const std::string& name, uint32_t seed, size_t grain = 1) {
+  Tensor input(std::vector<size_t> shape, const std::string& name, uint32_t seed,
+               size_t grain = 1) {
     Tensor t = ops::createLinear(graph, ElemType::Float32, shape, name, grain);
     Floats v = randomFloats(t.numElements(), seed);
     graph.setInitialValue(t, v);
@@ -89,7 +93,8 @@ class NnOpsTest : public ::testing::TestWithParam<std::string> {
     return t;
   }
 
-  Tensor indices(std::vector<size_t> shape, const std::vector<int32_t>& v, const std::string& name) {
+  Tensor indices(std::vector<size_t> shape, const std::vector<int32_t>& v,
+                 const std::string& name) {
     Tensor t = ops::createLinear(graph, ElemType::Int32, shape, name);
     graph.setInitialValue(t, v);
     return t;
@@ -157,9 +162,10 @@ TEST_P(NnOpsTest, ActivationsAndTheirGradients) {
     };
   };
   expectGradient(map([](double a) { return std::tanh(a); }), vx, vd, out["dt"], "tanh gradient");
-  expectGradient(map([](double a) { return 1.0 / (1.0 + std::exp(-a)); }), vx, vd, out["ds"], "sigmoid gradient");
-  expectGradient(map([](double a) { return 0.5 * a * (1.0 + std::erf(a / std::sqrt(2.0))); }), vx, vd, out["dg"],
-                 "gelu gradient");
+  expectGradient(map([](double a) { return 1.0 / (1.0 + std::exp(-a)); }), vx, vd, out["ds"],
+                 "sigmoid gradient");
+  expectGradient(map([](double a) { return 0.5 * a * (1.0 + std::erf(a / std::sqrt(2.0))); }), vx,
+                 vd, out["dg"], "gelu gradient");
 }
 
 // ---- softmax ----
@@ -168,7 +174,8 @@ TEST_P(NnOpsTest, ActivationsAndTheirGradients) {
 struct AxisView {
   size_t outer = 1, len = 1, inner = 1;
   AxisView(const std::vector<size_t>& shape, size_t axis) {
-    for (size_t d = 0; d < shape.size(); ++d) (d < axis ? outer : d == axis ? len : inner) *= shape[d];
+    for (size_t d = 0; d < shape.size(); ++d)
+      (d < axis ? outer : d == axis ? len : inner) *= shape[d];
   }
   size_t at(size_t o, size_t j, size_t i) const { return (o * len + j) * inner + i; }
 };
@@ -191,13 +198,15 @@ Floats refSoftmax(const Floats& x, const std::vector<size_t>& shape, size_t axis
   return y;
 }
 
-Floats refSoftmaxGrad(const Floats& dy, const Floats& y, const std::vector<size_t>& shape, size_t axis, bool log) {
+Floats refSoftmaxGrad(const Floats& dy, const Floats& y, const std::vector<size_t>& shape,
+                      size_t axis, bool log) {
   const AxisView v(shape, axis);
   Floats dx(y.size());
   for (size_t o = 0; o < v.outer; ++o) {
     for (size_t i = 0; i < v.inner; ++i) {
       float s = 0.0f;
-      for (size_t j = 0; j < v.len; ++j) s += log ? dy[v.at(o, j, i)] : dy[v.at(o, j, i)] * y[v.at(o, j, i)];
+      for (size_t j = 0; j < v.len; ++j)
+        s += log ? dy[v.at(o, j, i)] : dy[v.at(o, j, i)] * y[v.at(o, j, i)];
       for (size_t j = 0; j < v.len; ++j) {
         const size_t k = v.at(o, j, i);
         dx[k] = log ? dy[k] - tessera_expf(y[k]) * s : y[k] * (dy[k] - s);
@@ -231,7 +240,8 @@ TEST_P(NnOpsTest, SoftmaxAndLogSoftmaxAlongEveryAxis) {
   for (size_t axis = 0; axis < 3; ++axis) {
     for (bool log : {false, true}) {
       const std::string id = fmt::format("{}{}", log ? "log" : "sm", axis);
-      Tensor y = log ? ops::logSoftmax(graph, x, axis, prog, id) : ops::softmax(graph, x, axis, prog, id);
+      Tensor y =
+          log ? ops::logSoftmax(graph, x, axis, prog, id) : ops::softmax(graph, x, axis, prog, id);
       Tensor dx = log ? ops::logSoftmaxBackward(graph, dy, y, axis, prog, id + "/grad")
                       : ops::softmaxBackward(graph, dy, y, axis, prog, id + "/grad");
       ASSERT_EQ(y.shape(), shape);
@@ -246,9 +256,10 @@ TEST_P(NnOpsTest, SoftmaxAndLogSoftmaxAlongEveryAxis) {
       const std::string id = fmt::format("{}{}", log ? "log" : "sm", axis);
       const Floats y = refSoftmax(values["x"], shape, axis, log);
       expectBitEqual(out[id], y, id);
-      expectBitEqual(out[id + "/grad"], refSoftmaxGrad(values["dy"], y, shape, axis, log), id + " gradient");
-      expectGradient([&](const Doubles& v) { return softmaxDouble(v, shape, axis, log); }, values["x"], values["dy"],
-                     out[id + "/grad"], id + " gradient check");
+      expectBitEqual(out[id + "/grad"], refSoftmaxGrad(values["dy"], y, shape, axis, log),
+                     id + " gradient");
+      expectGradient([&](const Doubles& v) { return softmaxDouble(v, shape, axis, log); },
+                     values["x"], values["dy"], out[id + "/grad"], id + " gradient check");
     }
   }
 }
@@ -259,7 +270,8 @@ struct LayerNormRef {
   Floats out, mean, rstd, dx, dw, db;
 };
 
-LayerNormRef refLayerNorm(const Floats& x, const Floats& w, const Floats& b, const Floats& dy, size_t len, float eps) {
+LayerNormRef refLayerNorm(const Floats& x, const Floats& w, const Floats& b, const Floats& dy,
+                          size_t len, float eps) {
   const size_t rows = x.size() / len;
   const float fn = static_cast<float>(len);
   LayerNormRef r;
@@ -286,7 +298,8 @@ LayerNormRef refLayerNorm(const Floats& x, const Floats& w, const Floats& b, con
       gx[i * len + j] = dy[i * len + j] * xh;
     }
     const float a = s1 / fn, bb = s2 / fn;
-    for (size_t j = 0; j < len; ++j) r.dx[i * len + j] = ((dy[i * len + j] * w[j] - a) - (xr[j] - m) * rs * bb) * rs;
+    for (size_t j = 0; j < len; ++j)
+      r.dx[i * len + j] = ((dy[i * len + j] * w[j] - a) - (xr[j] - m) * rs * bb) * rs;
   }
   // Column sums of gxhat and dy, rows in order (reduceSum along axis 0).
   for (size_t j = 0; j < len; ++j) {
@@ -298,7 +311,8 @@ LayerNormRef refLayerNorm(const Floats& x, const Floats& w, const Floats& b, con
   return r;
 }
 
-Doubles layerNormDouble(const Doubles& x, const Doubles& w, const Doubles& b, size_t len, double eps) {
+Doubles layerNormDouble(const Doubles& x, const Doubles& w, const Doubles& b, size_t len,
+                        double eps) {
   Doubles y(x.size());
   for (size_t i = 0; i < x.size() / len; ++i) {
     double m = 0.0, v = 0.0;
@@ -306,7 +320,8 @@ Doubles layerNormDouble(const Doubles& x, const Doubles& w, const Doubles& b, si
     m /= static_cast<double>(len);
     for (size_t j = 0; j < len; ++j) v += (x[i * len + j] - m) * (x[i * len + j] - m);
     v /= static_cast<double>(len);
-    for (size_t j = 0; j < len; ++j) y[i * len + j] = (x[i * len + j] - m) / std::sqrt(v + eps) * w[j] + b[j];
+    for (size_t j = 0; j < len; ++j)
+      y[i * len + j] = (x[i * len + j] - m) / std::sqrt(v + eps) * w[j] + b[j];
   }
   return y;
 }
@@ -323,7 +338,11 @@ TEST_P(NnOpsTest, LayerNormOverTrailingDimensions) {
   ops::NormGradients g = ops::layerNormBackward(graph, dy, x, w, f.mean, f.invStd, prog, "lnGrad");
   ASSERT_EQ(f.out.shape(), shape);
   ASSERT_EQ(g.weight.shape(), w.shape());
-  auto out = run({{"y", f.out}, {"mean", f.mean}, {"rstd", f.invStd}, {"dx", g.input}, {"dw", g.weight},
+  auto out = run({{"y", f.out},
+                  {"mean", f.mean},
+                  {"rstd", f.invStd},
+                  {"dx", g.input},
+                  {"dw", g.weight},
                   {"db", g.bias}});
   const LayerNormRef r = refLayerNorm(values["x"], values["w"], values["b"], values["dy"], 10, eps);
   expectBitEqual(out["y"], r.out, "layerNorm");
@@ -333,12 +352,12 @@ TEST_P(NnOpsTest, LayerNormOverTrailingDimensions) {
   expectBitEqual(out["dw"], r.dw, "layerNorm weight gradient");
   expectBitEqual(out["db"], r.db, "layerNorm bias gradient");
   const Doubles wd = toDouble(values["w"]), bd = toDouble(values["b"]), xd = toDouble(values["x"]);
-  expectGradient([&](const Doubles& v) { return layerNormDouble(v, wd, bd, 10, eps); }, values["x"], values["dy"],
-                 out["dx"], "layerNorm input gradient check");
-  expectGradient([&](const Doubles& v) { return layerNormDouble(xd, v, bd, 10, eps); }, values["w"], values["dy"],
-                 out["dw"], "layerNorm weight gradient check");
-  expectGradient([&](const Doubles& v) { return layerNormDouble(xd, wd, v, 10, eps); }, values["b"], values["dy"],
-                 out["db"], "layerNorm bias gradient check");
+  expectGradient([&](const Doubles& v) { return layerNormDouble(v, wd, bd, 10, eps); }, values["x"],
+                 values["dy"], out["dx"], "layerNorm input gradient check");
+  expectGradient([&](const Doubles& v) { return layerNormDouble(xd, v, bd, 10, eps); }, values["w"],
+                 values["dy"], out["dw"], "layerNorm weight gradient check");
+  expectGradient([&](const Doubles& v) { return layerNormDouble(xd, wd, v, 10, eps); }, values["b"],
+                 values["dy"], out["db"], "layerNorm bias gradient check");
 }
 
 // ---- batch normalisation ----
@@ -350,9 +369,9 @@ struct BatchNormRef {
 
 // Each channel's values (n-major, then spatial) in `parts` parts as the library splits them:
 // partial sums from 0 left to right, added in part order.
-BatchNormRef refBatchNorm(const Floats& x, const Floats& w, const Floats& b, const Floats& dy, const Floats& rm,
-                          const Floats& rv, size_t n, size_t c, size_t s, float eps, float momentum, bool training,
-                          size_t parts) {
+BatchNormRef refBatchNorm(const Floats& x, const Floats& w, const Floats& b, const Floats& dy,
+                          const Floats& rm, const Floats& rv, size_t n, size_t c, size_t s,
+                          float eps, float momentum, bool training, size_t parts) {
   BatchNormRef r;
   r.out.resize(x.size());
   r.dx.resize(x.size());
@@ -370,7 +389,8 @@ BatchNormRef refBatchNorm(const Floats& x, const Floats& w, const Floats& b, con
   for (size_t ch = 0; ch < c; ++ch) {
     Floats row, g;
     for (size_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < s; ++k) row.push_back(x[(i * c + ch) * s + k]), g.push_back(dy[(i * c + ch) * s + k]);
+      for (size_t k = 0; k < s; ++k)
+        row.push_back(x[(i * c + ch) * s + k]), g.push_back(dy[(i * c + ch) * s + k]);
     }
     float m, is;
     if (training) {
@@ -401,7 +421,8 @@ BatchNormRef refBatchNorm(const Floats& x, const Floats& w, const Floats& b, con
   return r;
 }
 
-Doubles batchNormDouble(const Doubles& x, const Doubles& w, const Doubles& b, size_t n, size_t c, size_t s, double eps) {
+Doubles batchNormDouble(const Doubles& x, const Doubles& w, const Doubles& b, size_t n, size_t c,
+                        size_t s, double eps) {
   Doubles y(x.size());
   for (size_t ch = 0; ch < c; ++ch) {
     double m = 0.0, v = 0.0;
@@ -410,12 +431,14 @@ Doubles batchNormDouble(const Doubles& x, const Doubles& w, const Doubles& b, si
     }
     m /= static_cast<double>(n * s);
     for (size_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < s; ++k) v += (x[(i * c + ch) * s + k] - m) * (x[(i * c + ch) * s + k] - m);
+      for (size_t k = 0; k < s; ++k)
+        v += (x[(i * c + ch) * s + k] - m) * (x[(i * c + ch) * s + k] - m);
     }
     v /= static_cast<double>(n * s);
     for (size_t i = 0; i < n; ++i) {
       for (size_t k = 0; k < s; ++k) {
-        y[(i * c + ch) * s + k] = (x[(i * c + ch) * s + k] - m) / std::sqrt(v + eps) * w[ch] + b[ch];
+        y[(i * c + ch) * s + k] =
+            (x[(i * c + ch) * s + k] - m) / std::sqrt(v + eps) * w[ch] + b[ch];
       }
     }
   }
@@ -435,14 +458,18 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   graph.setInitialValue(rv, values["rv"]);
   // Inference first (it reads the running statistics before training updates them).
   ops::NormResult fi = ops::batchNormInference(graph, x, w, b, rm, rv, eps, prog, "bnEval");
-  ops::NormGradients gi = ops::batchNormBackward(graph, dy, x, w, fi.mean, fi.invStd, false, prog, "bnEvalGrad");
+  ops::NormGradients gi =
+      ops::batchNormBackward(graph, dy, x, w, fi.mean, fi.invStd, false, prog, "bnEvalGrad");
   ops::NormResult ft = ops::batchNormTraining(graph, x, w, b, rm, rv, eps, momentum, prog, "bn");
-  ops::NormGradients gt = ops::batchNormBackward(graph, dy, x, w, ft.mean, ft.invStd, true, prog, "bnGrad");
+  ops::NormGradients gt =
+      ops::batchNormBackward(graph, dy, x, w, ft.mean, ft.invStd, true, prog, "bnGrad");
   // A 2-D [N, F] input: F channels, no update of running statistics.
   Tensor x2 = input({5, 3}, "x2", 15);
   Tensor dy2 = input({5, 3}, "dy2", 16);
-  ops::NormResult f2 = ops::batchNormTraining(graph, x2, w, b, Tensor(), Tensor(), eps, momentum, prog, "bn2");
-  ops::NormGradients g2 = ops::batchNormBackward(graph, dy2, x2, w, f2.mean, f2.invStd, true, prog, "bn2Grad");
+  ops::NormResult f2 =
+      ops::batchNormTraining(graph, x2, w, b, Tensor(), Tensor(), eps, momentum, prog, "bn2");
+  ops::NormGradients g2 =
+      ops::batchNormBackward(graph, dy2, x2, w, f2.mean, f2.invStd, true, prog, "bn2Grad");
   // Channels of 135 values: split into parts (33, 34, 34, 34 values) over the tiles.
   Tensor x3 = input({5, 2, 3, 9}, "x3", 17, 9);
   Tensor dy3 = input({5, 2, 3, 9}, "dy3", 18);
@@ -452,14 +479,20 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   graph.setInitialValue(rv3, values["rv3"]);
   const size_t parts3 = ops::batchNormParts(graph, 2, 135);
   EXPECT_GT(parts3, 1u);
-  ops::NormResult f3 = ops::batchNormTraining(graph, x3, w3, b3, rm3, rv3, eps, momentum, prog, "bn3");
-  ops::NormGradients g3 = ops::batchNormBackward(graph, dy3, x3, w3, f3.mean, f3.invStd, true, prog, "bn3Grad");
-  auto out = run({{"yEval", fi.out}, {"dxEval", gi.input}, {"dwEval", gi.weight}, {"dbEval", gi.bias},
-                  {"y", ft.out}, {"mean", ft.mean}, {"invStd", ft.invStd}, {"dx", gt.input}, {"dw", gt.weight},
-                  {"db", gt.bias}, {"rm", rm}, {"rv", rv}, {"y2", f2.out}, {"dx2", g2.input}, {"y3", f3.out},
-                  {"dx3", g3.input}, {"dw3", g3.weight}, {"db3", g3.bias}, {"rm3", rm3}, {"rv3", rv3}});
-  const BatchNormRef t3 = refBatchNorm(values["x3"], values["w3"], values["b3"], values["dy3"], values["rm3"],
-                                       values["rv3"], 5, 2, 27, eps, momentum, true, parts3);
+  ops::NormResult f3 =
+      ops::batchNormTraining(graph, x3, w3, b3, rm3, rv3, eps, momentum, prog, "bn3");
+  ops::NormGradients g3 =
+      ops::batchNormBackward(graph, dy3, x3, w3, f3.mean, f3.invStd, true, prog, "bn3Grad");
+  auto out = run({{"yEval", fi.out},     {"dxEval", gi.input}, {"dwEval", gi.weight},
+                  {"dbEval", gi.bias},   {"y", ft.out},        {"mean", ft.mean},
+                  {"invStd", ft.invStd}, {"dx", gt.input},     {"dw", gt.weight},
+                  {"db", gt.bias},       {"rm", rm},           {"rv", rv},
+                  {"y2", f2.out},        {"dx2", g2.input},    {"y3", f3.out},
+                  {"dx3", g3.input},     {"dw3", g3.weight},   {"db3", g3.bias},
+                  {"rm3", rm3},          {"rv3", rv3}});
+  const BatchNormRef t3 =
+      refBatchNorm(values["x3"], values["w3"], values["b3"], values["dy3"], values["rm3"],
+                   values["rv3"], 5, 2, 27, eps, momentum, true, parts3);
   expectBitEqual(out["y3"], t3.out, "batchNormTraining in parts");
   expectBitEqual(out["dx3"], t3.dx, "batchNorm input gradient in parts");
   expectBitEqual(out["dw3"], t3.dw, "batchNorm weight gradient in parts");
@@ -467,20 +500,25 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   expectBitEqual(out["rm3"], t3.runMean, "running mean in parts");
   expectBitEqual(out["rv3"], t3.runVar, "running variance in parts");
   {
-    const Doubles x3d = toDouble(values["x3"]), w3d = toDouble(values["w3"]), b3d = toDouble(values["b3"]);
-    expectGradient([&](const Doubles& v) { return batchNormDouble(v, w3d, b3d, 5, 2, 27, eps); }, values["x3"],
-                   values["dy3"], out["dx3"], "batchNorm in parts input gradient check");
-    expectGradient([&](const Doubles& v) { return batchNormDouble(x3d, v, b3d, 5, 2, 27, eps); }, values["w3"],
-                   values["dy3"], out["dw3"], "batchNorm in parts weight gradient check");
+    const Doubles x3d = toDouble(values["x3"]), w3d = toDouble(values["w3"]),
+                  b3d = toDouble(values["b3"]);
+    expectGradient([&](const Doubles& v) { return batchNormDouble(v, w3d, b3d, 5, 2, 27, eps); },
+                   values["x3"], values["dy3"], out["dx3"],
+                   "batchNorm in parts input gradient check");
+    expectGradient([&](const Doubles& v) { return batchNormDouble(x3d, v, b3d, 5, 2, 27, eps); },
+                   values["w3"], values["dy3"], out["dw3"],
+                   "batchNorm in parts weight gradient check");
   }
-  const BatchNormRef e = refBatchNorm(values["x"], values["w"], values["b"], values["dy"], values["rm"], values["rv"],
-                                      n, c, s, eps, momentum, false, ops::batchNormParts(graph, c, n * s));
+  const BatchNormRef e =
+      refBatchNorm(values["x"], values["w"], values["b"], values["dy"], values["rm"], values["rv"],
+                   n, c, s, eps, momentum, false, ops::batchNormParts(graph, c, n * s));
   expectBitEqual(out["yEval"], e.out, "batchNormInference");
   expectBitEqual(out["dxEval"], e.dx, "batchNorm (evaluation) input gradient");
   expectBitEqual(out["dwEval"], e.dw, "batchNorm (evaluation) weight gradient");
   expectBitEqual(out["dbEval"], e.db, "batchNorm (evaluation) bias gradient");
-  const BatchNormRef t = refBatchNorm(values["x"], values["w"], values["b"], values["dy"], values["rm"], values["rv"],
-                                      n, c, s, eps, momentum, true, ops::batchNormParts(graph, c, n * s));
+  const BatchNormRef t =
+      refBatchNorm(values["x"], values["w"], values["b"], values["dy"], values["rm"], values["rv"],
+                   n, c, s, eps, momentum, true, ops::batchNormParts(graph, c, n * s));
   expectBitEqual(out["y"], t.out, "batchNormTraining");
   expectBitEqual(out["mean"], t.mean, "batchNorm mean");
   expectBitEqual(out["invStd"], t.invStd, "batchNorm invStd");
@@ -489,19 +527,20 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   expectBitEqual(out["db"], t.db, "batchNorm bias gradient");
   expectBitEqual(out["rm"], t.runMean, "running mean");
   expectBitEqual(out["rv"], t.runVar, "running variance");
-  const BatchNormRef t2 = refBatchNorm(values["x2"], values["w"], values["b"], values["dy2"], values["rm"],
-                                       values["rv"], 5, 3, 1, eps, momentum, true, ops::batchNormParts(graph, 3, 5));
+  const BatchNormRef t2 =
+      refBatchNorm(values["x2"], values["w"], values["b"], values["dy2"], values["rm"],
+                   values["rv"], 5, 3, 1, eps, momentum, true, ops::batchNormParts(graph, 3, 5));
   expectBitEqual(out["y2"], t2.out, "batchNormTraining [N, F]");
   expectBitEqual(out["dx2"], t2.dx, "batchNorm [N, F] input gradient");
   const Doubles xd = toDouble(values["x"]), wdd = toDouble(values["w"]), bd = toDouble(values["b"]);
-  expectGradient([&](const Doubles& v) { return batchNormDouble(v, wdd, bd, n, c, s, eps); }, values["x"],
-                 values["dy"], out["dx"], "batchNorm input gradient check");
-  expectGradient([&](const Doubles& v) { return batchNormDouble(xd, v, bd, n, c, s, eps); }, values["w"],
-                 values["dy"], out["dw"], "batchNorm weight gradient check");
-  expectGradient([&](const Doubles& v) { return batchNormDouble(xd, wdd, v, n, c, s, eps); }, values["b"],
-                 values["dy"], out["db"], "batchNorm bias gradient check");
-  expectGradient([&](const Doubles& v) { return batchNormDouble(v, wdd, bd, 5, 3, 1, eps); }, values["x2"],
-                 values["dy2"], out["dx2"], "batchNorm [N, F] input gradient check");
+  expectGradient([&](const Doubles& v) { return batchNormDouble(v, wdd, bd, n, c, s, eps); },
+                 values["x"], values["dy"], out["dx"], "batchNorm input gradient check");
+  expectGradient([&](const Doubles& v) { return batchNormDouble(xd, v, bd, n, c, s, eps); },
+                 values["w"], values["dy"], out["dw"], "batchNorm weight gradient check");
+  expectGradient([&](const Doubles& v) { return batchNormDouble(xd, wdd, v, n, c, s, eps); },
+                 values["b"], values["dy"], out["db"], "batchNorm bias gradient check");
+  expectGradient([&](const Doubles& v) { return batchNormDouble(v, wdd, bd, 5, 3, 1, eps); },
+                 values["x2"], values["dy2"], out["dx2"], "batchNorm [N, F] input gradient check");
 }
 
 // ---- dropout ----
@@ -510,7 +549,8 @@ TEST_P(NnOpsTest, DropoutMaskIsTheSameOnEveryMapping) {
   const size_t rows = 9, cols = 23;
   const float p = 0.3f;
   Tensor x = input({rows, cols}, "x", 17);
-  Tensor x2 = ops::createLinear(graph, ElemType::Float32, {rows, cols}, "x2", cols * 3);  // another mapping
+  Tensor x2 =
+      ops::createLinear(graph, ElemType::Float32, {rows, cols}, "x2", cols * 3);  // another mapping
   graph.setInitialValue(x2, values["x"]);
   Tensor dy = input({rows, cols}, "dy", 18);
   Tensor seed = ops::createDropoutSeed(graph, 1234, "seed");
@@ -520,7 +560,8 @@ TEST_P(NnOpsTest, DropoutMaskIsTheSameOnEveryMapping) {
   Tensor other = ops::dropout(graph, x, seed, p, 8, prog, "otherStream");
   auto out = run({{"y", y}, {"y2", y2}, {"dx", dx}, {"other", other}});
   const float scale = 1.0f / (1.0f - p);
-  const uint32_t threshold = static_cast<uint32_t>(std::floor(static_cast<double>(p) * 4294967296.0));
+  const uint32_t threshold =
+      static_cast<uint32_t>(std::floor(static_cast<double>(p) * 4294967296.0));
   Floats want, wantGrad;
   size_t dropped = 0, differ = 0;
   for (size_t i = 0; i < rows * cols; ++i) {
@@ -546,9 +587,13 @@ TEST(Philox, KnownAnswers) {
   };
   const Kat kats[] = {
       {{0, 0, 0, 0}, 0, 0, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, 0xffffffff, 0xffffffff,
+      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+       0xffffffff,
+       0xffffffff,
        {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, 0xa4093822, 0x299f31d0,
+      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+       0xa4093822,
+       0x299f31d0,
        {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
   };
   for (const Kat& k : kats) {
@@ -565,7 +610,8 @@ TEST_P(NnOpsTest, EmbeddingLookupAndScatterAddGradient) {
   Tensor table = ops::createEmbeddingTable(graph, vocab, dim, "table");
   values["table"] = randomFloats(vocab * dim, 19);
   graph.setInitialValue(table, values["table"]);
-  const std::vector<int32_t> idx = {3, 0, 9, 3, 5, 3, 1, 0, 9, 2, 8, 3};  // repeats: the scatter adds them
+  const std::vector<int32_t> idx = {3, 0, 9, 3, 5, 3,
+                                    1, 0, 9, 2, 8, 3};  // repeats: the scatter adds them
   Tensor ind = indices({3, 4}, idx, "idx");
   Tensor dy = input({3, 4, dim}, "dy", 20);
   Tensor y = ops::embedding(graph, table, ind, prog, "emb");
@@ -595,7 +641,8 @@ TEST_P(NnOpsTest, EmbeddingLookupAndScatterAddGradient) {
 // ---- batched matmul ----
 
 // Host reference of one matmul: the plan's k parts, fused multiply-adds in k order, parts in order.
-Floats refMatMul(const Graph& g, const float* a, const float* b, size_t m, size_t k, size_t n, bool ta, bool tb) {
+Floats refMatMul(const Graph& g, const float* a, const float* b, size_t m, size_t k, size_t n,
+                 bool ta, bool tb) {
   const ops::MatMulPlan plan = ops::planMatMul(g, m, k, n);
   const size_t per = (k + plan.k - 1) / plan.k;
   Floats c(m * n);
@@ -615,8 +662,8 @@ Floats refMatMul(const Graph& g, const float* a, const float* b, size_t m, size_
   return c;
 }
 
-Floats refBatchMatMul(const Graph& g, const Floats& a, const Floats& b, size_t batch, size_t m, size_t k, size_t n,
-                      bool ta, bool tb) {
+Floats refBatchMatMul(const Graph& g, const Floats& a, const Floats& b, size_t batch, size_t m,
+                      size_t k, size_t n, bool ta, bool tb) {
   Floats c;
   for (size_t i = 0; i < batch; ++i) {
     const Floats ci = refMatMul(g, &a[i * m * k], &b[i * k * n], m, k, n, ta, tb);
@@ -625,8 +672,8 @@ Floats refBatchMatMul(const Graph& g, const Floats& a, const Floats& b, size_t b
   return c;
 }
 
-Doubles batchMatMulDouble(const Doubles& a, const Doubles& b, size_t batch, size_t m, size_t k, size_t n, bool ta,
-                          bool tb) {
+Doubles batchMatMulDouble(const Doubles& a, const Doubles& b, size_t batch, size_t m, size_t k,
+                          size_t n, bool ta, bool tb) {
   Doubles c(batch * m * n, 0.0);
   for (size_t z = 0; z < batch; ++z) {
     const double* az = &a[z * m * k];
@@ -634,7 +681,8 @@ Doubles batchMatMulDouble(const Doubles& a, const Doubles& b, size_t batch, size
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < n; ++j) {
         for (size_t q = 0; q < k; ++q) {
-          c[(z * m + i) * n + j] += (ta ? az[q * m + i] : az[i * k + q]) * (tb ? bz[j * k + q] : bz[q * n + j]);
+          c[(z * m + i) * n + j] +=
+              (ta ? az[q * m + i] : az[i * k + q]) * (tb ? bz[j * k + q] : bz[q * n + j]);
         }
       }
     }
@@ -649,12 +697,16 @@ TEST_P(NnOpsTest, BatchMatMulWithTransposesAndGradients) {
     const bool ta = flags & 1, tb = flags & 2;
     const std::string id = fmt::format("f{}", flags);
     const uint32_t sd = static_cast<uint32_t>(flags);
-    Tensor a = input(ta ? std::vector<size_t>{batch, k, m} : std::vector<size_t>{batch, m, k}, "a" + id, 30 + sd);
-    Tensor b = input(tb ? std::vector<size_t>{batch, n, k} : std::vector<size_t>{batch, k, n}, "b" + id, 40 + sd);
+    Tensor a = input(ta ? std::vector<size_t>{batch, k, m} : std::vector<size_t>{batch, m, k},
+                     "a" + id, 30 + sd);
+    Tensor b = input(tb ? std::vector<size_t>{batch, n, k} : std::vector<size_t>{batch, k, n},
+                     "b" + id, 40 + sd);
     Tensor dc = input({batch, m, n}, "dc" + id, 50 + sd);
     outs.emplace_back("c" + id, ops::batchMatMul(graph, a, b, prog, "bmm" + id, {ta, tb}));
-    outs.emplace_back("da" + id, ops::batchMatMulBackwardA(graph, dc, b, prog, "bmmA" + id, {ta, tb}));
-    outs.emplace_back("db" + id, ops::batchMatMulBackwardB(graph, dc, a, prog, "bmmB" + id, {ta, tb}));
+    outs.emplace_back("da" + id,
+                      ops::batchMatMulBackwardA(graph, dc, b, prog, "bmmA" + id, {ta, tb}));
+    outs.emplace_back("db" + id,
+                      ops::batchMatMulBackwardB(graph, dc, a, prog, "bmmB" + id, {ta, tb}));
     ASSERT_EQ(outs[outs.size() - 2].second.shape(), a.shape());
     ASSERT_EQ(outs.back().second.shape(), b.shape());
   }
@@ -666,7 +718,8 @@ TEST_P(NnOpsTest, BatchMatMulWithTransposesAndGradients) {
     const Floats& a = values["a" + id];
     const Floats& b = values["b" + id];
     const Floats& dc = values["dc" + id];
-    expectBitEqual(read("c" + id), refBatchMatMul(graph, a, b, batch, m, k, n, ta, tb), "batchMatMul " + id);
+    expectBitEqual(read("c" + id), refBatchMatMul(graph, a, b, batch, m, k, n, ta, tb),
+                   "batchMatMul " + id);
     // The gradients' own products, as batchMatMulBackwardA/B form them.
     const Floats da = ta ? refBatchMatMul(graph, b, dc, batch, k, n, m, tb, true)
                          : refBatchMatMul(graph, dc, b, batch, m, n, k, false, !tb);
@@ -675,10 +728,12 @@ TEST_P(NnOpsTest, BatchMatMulWithTransposesAndGradients) {
     expectBitEqual(read("da" + id), da, "batchMatMul gradient of a " + id);
     expectBitEqual(read("db" + id), db, "batchMatMul gradient of b " + id);
     const Doubles ad = toDouble(a), bd = toDouble(b);
-    expectGradient([&](const Doubles& v) { return batchMatMulDouble(v, bd, batch, m, k, n, ta, tb); }, a, dc,
-                   read("da" + id), "batchMatMul gradient check of a " + id);
-    expectGradient([&](const Doubles& v) { return batchMatMulDouble(ad, v, batch, m, k, n, ta, tb); }, b, dc,
-                   read("db" + id), "batchMatMul gradient check of b " + id);
+    expectGradient(
+        [&](const Doubles& v) { return batchMatMulDouble(v, bd, batch, m, k, n, ta, tb); }, a, dc,
+        read("da" + id), "batchMatMul gradient check of a " + id);
+    expectGradient(
+        [&](const Doubles& v) { return batchMatMulDouble(ad, v, batch, m, k, n, ta, tb); }, b, dc,
+        read("db" + id), "batchMatMul gradient check of b " + id);
   }
 }
 
@@ -687,8 +742,8 @@ TEST_P(NnOpsTest, BatchMatMulWithTransposesAndGradients) {
 // Sizes of one, primes, more rows or channels than tiles times workers, p = 0 and p = 1.
 TEST_P(NnOpsTest, AwkwardShapes) {
   const float eps = 1e-3f;
-  Tensor a = input({37, 1}, "a", 60);      // softmax over length 1, 37 rows
-  Tensor v = input({29}, "v", 61);         // rank 1: one row
+  Tensor a = input({37, 1}, "a", 60);  // softmax over length 1, 37 rows
+  Tensor v = input({29}, "v", 61);     // rank 1: one row
   Tensor lw = input({29}, "lw", 62), lb = input({29}, "lb", 63);
   Tensor bx = input({1, 31, 2}, "bx", 64, 7);  // N = 1, C = 31 > 4 tiles x 6 workers
   Tensor bw = input({31}, "bw", 65), bb = input({31}, "bb", 66);
@@ -697,7 +752,8 @@ TEST_P(NnOpsTest, AwkwardShapes) {
   Tensor table = ops::createEmbeddingTable(graph, 3, 1, "table");  // D = 1: one tile
   values["table"] = randomFloats(3, 68);
   graph.setInitialValue(table, values["table"]);
-  const std::vector<int32_t> idx = {2, 2, 0, 7, -1};  // out of range: NaN rows, skipped by the gradient
+  const std::vector<int32_t> idx = {2, 2, 0, 7,
+                                    -1};  // out of range: NaN rows, skipped by the gradient
   Tensor ind = indices({5}, idx, "idx");
   Tensor edy = input({5, 1}, "edy", 69);
   Tensor ma = input({1, 1, 9}, "ma", 70), mb = input({1, 9, 1}, "mb", 71);
@@ -710,15 +766,18 @@ TEST_P(NnOpsTest, AwkwardShapes) {
       {"emb", ops::embedding(graph, table, ind, prog, "emb")},
       {"embGrad", ops::embeddingBackward(graph, edy, ind, 3, prog, "embGrad")},
       {"mm", ops::batchMatMul(graph, ma, mb, prog, "mm")}};
-  ops::NormResult bn = ops::batchNormTraining(graph, bx, bw, bb, Tensor(), Tensor(), eps, 0.1f, prog, "bn");
-  ops::NormGradients bg = ops::batchNormBackward(graph, bdy, bx, bw, bn.mean, bn.invStd, true, prog, "bnGrad");
+  ops::NormResult bn =
+      ops::batchNormTraining(graph, bx, bw, bb, Tensor(), Tensor(), eps, 0.1f, prog, "bn");
+  ops::NormGradients bg =
+      ops::batchNormBackward(graph, bdy, bx, bw, bn.mean, bn.invStd, true, prog, "bnGrad");
   outs.emplace_back("bn", bn.out);
   outs.emplace_back("bnGrad", bg.input);
   auto out = run(outs);
   expectBitEqual(out["sm"], refSoftmax(values["a"], {37, 1}, 1, false), "softmax over length 1");
   expectBitEqual(out["ls"], refSoftmax(values["v"], {29}, 0, true), "log-softmax of a vector");
   const Floats zeros(29, 0.0f);
-  expectBitEqual(out["ln"], refLayerNorm(values["v"], values["lw"], values["lb"], zeros, 29, eps).out,
+  expectBitEqual(out["ln"],
+                 refLayerNorm(values["v"], values["lw"], values["lb"], zeros, 29, eps).out,
                  "layerNorm of a vector");
   Floats d0, d1;
   for (float x : values["v"]) d0.push_back(x * 1.0f), d1.push_back(0.0f);
@@ -727,12 +786,17 @@ TEST_P(NnOpsTest, AwkwardShapes) {
   ASSERT_EQ(out["emb"].size(), 5u);
   EXPECT_EQ(out["emb"][0], values["table"][2]);
   EXPECT_EQ(out["emb"][2], values["table"][0]);
-  EXPECT_TRUE(std::isnan(out["emb"][3]) && std::isnan(out["emb"][4])) << "indices outside the table";
-  expectBitEqual(out["embGrad"], {values["edy"][2], 0.0f, values["edy"][0] + values["edy"][1]}, "embedding gradient");
-  expectBitEqual(out["mm"], refBatchMatMul(graph, values["ma"], values["mb"], 1, 1, 9, 1, false, false), "1x9x1");
+  EXPECT_TRUE(std::isnan(out["emb"][3]) && std::isnan(out["emb"][4]))
+      << "indices outside the table";
+  expectBitEqual(out["embGrad"], {values["edy"][2], 0.0f, values["edy"][0] + values["edy"][1]},
+                 "embedding gradient");
+  expectBitEqual(out["mm"],
+                 refBatchMatMul(graph, values["ma"], values["mb"], 1, 1, 9, 1, false, false),
+                 "1x9x1");
   const Floats noStats(31, 0.0f);  // running statistics: not updated here
-  const BatchNormRef r = refBatchNorm(values["bx"], values["bw"], values["bb"], values["bdy"], noStats, noStats, 1, 31,
-                                      2, eps, 0.1f, true, ops::batchNormParts(graph, 31, 2));
+  const BatchNormRef r =
+      refBatchNorm(values["bx"], values["bw"], values["bb"], values["bdy"], noStats, noStats, 1, 31,
+                   2, eps, 0.1f, true, ops::batchNormParts(graph, 31, 2));
   expectBitEqual(out["bn"], r.out, "batchNorm, 31 channels");
   expectBitEqual(out["bnGrad"], r.dx, "batchNorm gradient, 31 channels");
 }
@@ -756,7 +820,8 @@ TEST(NnOpsErrors, NameTheOpTheTensorAndTheShapes) {
   EXPECT_NE(ln.find("encoder/ln1"), std::string::npos) << ln;
   EXPECT_NE(ln.find("gamma"), std::string::npos) << ln;
   EXPECT_NE(ln.find("[4,3,5]"), std::string::npos) << ln;
-  const std::string bn = message([&] { ops::batchNormTraining(g, x, w, w, Tensor(), Tensor(), 1e-5f, 0.1f, prog, "bn0"); });
+  const std::string bn = message(
+      [&] { ops::batchNormTraining(g, x, w, w, Tensor(), Tensor(), 1e-5f, 0.1f, prog, "bn0"); });
   EXPECT_NE(bn.find("bn0"), std::string::npos) << bn;
   EXPECT_NE(bn.find("[3]"), std::string::npos) << bn;
   const std::string sm = message([&] { ops::softmax(g, x, 3, prog, "attn/softmax"); });
@@ -774,15 +839,19 @@ TEST(NnOpsErrors, NameTheOpTheTensorAndTheShapes) {
 // The functions added to tessera/mathf.h for these layers against the host's libm (in double).
 TEST(MathF, Expm1TanhAndErfAreWithinTheirUlpBounds) {
   auto ulps = [](float a, double b) {
-    const int32_t ia = std::bit_cast<int32_t>(a), ib = std::bit_cast<int32_t>(static_cast<float>(b));
+    const int32_t ia = std::bit_cast<int32_t>(a),
+                  ib = std::bit_cast<int32_t>(static_cast<float>(b));
     return std::abs(static_cast<int64_t>(ia) - ib);
   };
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> wide(-12.0f, 12.0f), narrow(-1.0f, 1.0f);
   std::uniform_real_distribution<float> mag(-30.0f, 0.0f);
   for (int i = 0; i < 200000; ++i) {
-    float x = i % 3 == 0 ? wide(rng) : i % 3 == 1 ? narrow(rng) : std::exp2(mag(rng)) * (i % 2 ? 1.0f : -1.0f);
-    ASSERT_LE(ulps(tessera_expm1f(x), std::expm1(static_cast<double>(x))), 4) << "expm1f(" << x << ")";
+    float x = i % 3 == 0   ? wide(rng)
+              : i % 3 == 1 ? narrow(rng)
+                           : std::exp2(mag(rng)) * (i % 2 ? 1.0f : -1.0f);
+    ASSERT_LE(ulps(tessera_expm1f(x), std::expm1(static_cast<double>(x))), 4)
+        << "expm1f(" << x << ")";
     ASSERT_LE(ulps(tessera_tanhf(x), std::tanh(static_cast<double>(x))), 3) << "tanhf(" << x << ")";
     ASSERT_LE(ulps(tessera_erff(x), std::erf(static_cast<double>(x))), 3) << "erff(" << x << ")";
   }
@@ -790,7 +859,8 @@ TEST(MathF, Expm1TanhAndErfAreWithinTheirUlpBounds) {
   EXPECT_EQ(tessera_tanhf(-50.0f), -1.0f);
   EXPECT_EQ(tessera_erff(5.0f), 1.0f);
   EXPECT_EQ(tessera_erff(-5.0f), -1.0f);
-  EXPECT_TRUE(std::isnan(tessera_erff(NAN)) && std::isnan(tessera_tanhf(NAN)) && std::isnan(tessera_expm1f(NAN)));
+  EXPECT_TRUE(std::isnan(tessera_erff(NAN)) && std::isnan(tessera_tanhf(NAN)) &&
+              std::isnan(tessera_expm1f(NAN)));
   EXPECT_EQ(tessera_expm1f(-100.0f), -1.0f);
 }
 
