@@ -39,7 +39,7 @@ void checkIndices(const Tensor& indices, const std::string& name) {
   }
 }
 
-// One compute set of `codelet` vertices over column blocks: per tile, up to kContexts vertices
+// One compute set of `codelet` vertices over column blocks: per tile, up to one vertex per context
 // sharing the tile's blocks of `in` and `out`, each on its own columns.
 void columnVertices(Graph& graph, const char* codelet, const Tensor& in, const char* inField,
                     const Tensor& indices, const Tensor& out, size_t vocab, Sequence& prog,
@@ -51,7 +51,7 @@ void columnVertices(Graph& graph, const char* codelet, const Tensor& in, const c
     const size_t width = d1 - d0;
     if (width == 0) continue;
     const Tensor inBlock = in.slice(d0, d1, 1).flatten(), outBlock = out.slice(d0, d1, 1).flatten();
-    const size_t workers = std::min(width, kContexts);
+    const size_t workers = std::min<size_t>(width, graph.target().contexts);
     for (size_t w = 0; w < workers; ++w) {
       const auto [c0, c1] = columnPart(width, workers, w);
       VertexRef v = graph.addVertex(

@@ -41,7 +41,7 @@ Tensor createRows(Graph& graph, size_t rows, size_t length, const std::string& n
 std::vector<RowChunk> rowChunks(const Graph& graph, const Tensor& rows) {
   const size_t len = rows.dim(1);
   std::vector<RowChunk> out;
-  for (const Chunk& c : tileChunks(graph, rows, kContexts, len))
+  for (const Chunk& c : tileChunks(graph, rows, kPerContext, len))
     out.push_back({c.tile, c.begin / len, c.end / len});
   return out;
 }
