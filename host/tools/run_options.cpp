@@ -1,5 +1,7 @@
 #include "run_options.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <system_error>
 
