@@ -142,10 +142,10 @@ class Lowering {
 
   // Liveness (docs/compiler.md, "Liveness"): each step of the program (an Execute, a copy, a
   // stream copy, a loop's predicate) gets a position in program order; a variable lives from its
-  // first to its last use, from position 0 if its first use reads it (it needs its initial
-  // value), over the whole of any loop it is used in (its value may be carried to the next
-  // iteration), and everywhere if it is a constant, has initial values, is exposed to the host or
-  // is a stream's buffer.
+  // first to its last use, over the whole of any loop it is used in (its value may be carried to
+  // the next iteration), and everywhere if its first use reads it or writes only part of it (it
+  // carries a value into the program), or it is a constant, has initial values, is exposed to the
+  // host or is a stream's buffer.
   struct Life {
     int64_t first = -1, last = -1;
     bool persistent = false;
@@ -239,8 +239,13 @@ class Lowering {
       Life& l = life[v];
       if (vars[v].constant || !vars[v].initial.empty() || l.first < 0) l.persistent = true;
       if (l.persistent) continue;
+      // Read before it is written: it carries a value into the program, from its loading or from
+      // the previous run (Engine::restart runs the program again on the memory as it is).
       const bool whole = std::all_of(l.firstWritten.begin(), l.firstWritten.end(), [](bool b) { return b; });
-      if (l.firstRead || !whole) l.first = 0;
+      if (l.firstRead || !whole) {
+        l.persistent = true;
+        continue;
+      }
       // Loops nest: widen until nothing changes.
       for (bool changed = true; changed;) {
         changed = false;
