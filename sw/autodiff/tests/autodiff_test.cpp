@@ -83,12 +83,6 @@ void expectNearFiniteDifference(const Floats& got, const std::function<double(co
 
 Doubles toDouble(const Floats& v) { return {v.begin(), v.end()}; }
 
-double dot(const Doubles& a, const Floats& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
 class AutodiffTest : public ::testing::TestWithParam<std::string> {
  protected:
   static constexpr unsigned kTiles = 4;
