@@ -98,6 +98,7 @@ class Lowering {
   Executable exe_;
   CompileReport report_;
   uint32_t nextSyncId_ = 1;
+  int whileBodies_ = 0;  // RepeatWhile bodies around the scan (their writes may not happen)
   uint32_t nextHostSync_ = 1;
 
   uint32_t alloc(unsigned tile, uint32_t bytes, uint32_t TileMemoryReport::*category, const std::string& user) {
@@ -142,33 +143,40 @@ class Lowering {
 
   // Liveness (docs/compiler.md, "Liveness"): each step of the program (an Execute, a copy, a
   // stream copy, a loop's predicate) gets a position in program order; a variable lives from its
-  // first to its last use, over the whole of any loop it is used in (its value may be carried to
-  // the next iteration), and everywhere if its first use reads it or writes only part of it (it
-  // carries a value into the program), or it is a constant, has initial values, is exposed to the
-  // host or is a stream's buffer.
+  // first to its last use, over the whole of any loop whose first use of it reads it or writes
+  // only part of it (its value may be carried to the next iteration), and everywhere if its first
+  // use in the program does (it carries a value into the program), or it is a constant, has
+  // initial values, is exposed to the host or is a stream's buffer.
+  struct Use {
+    int64_t pos = 0;
+    bool read = false;  // a read, or a write that may not happen (in a RepeatWhile body)
+    uint32_t begin = 0, end = 0;
+  };
   struct Life {
     int64_t first = -1, last = -1;
     bool persistent = false;
-    bool firstRead = false;               // the first position reads it, or writes only part of it
-    std::vector<bool> firstWritten;       // elements written at the first position
+    std::vector<Use> uses;  // in position order
   };
 
   void use(std::vector<Life>& life, const Tensor& t, int64_t pos, bool read) {
-    const auto& vars = g_.variables();
     for (const ElementRun& r : t.runs()) {
       Life& l = life[r.var];
-      if (l.first < 0) {
-        l.first = pos;
-        l.firstWritten.assign(vars[r.var].tileOf.size(), false);
-      }
+      if (l.first < 0) l.first = pos;
       l.last = std::max(l.last, pos);
-      if (l.first != pos) continue;
-      if (read) {
-        l.firstRead = true;
-      } else {
-        for (uint32_t i = r.begin; i < r.end; ++i) l.firstWritten[i] = true;
-      }
+      l.uses.push_back({pos, read || whileBodies_ > 0, r.begin, r.end});
     }
+  }
+
+  // True when the uses of variable v from position `from` on (the first of them at `from`)
+  // begin by writing all of it: no value from before `from` is read.
+  bool writtenWholeAt(const Life& l, uint32_t v, int64_t from) const {
+    std::vector<bool> written(g_.variables()[v].tileOf.size(), false);
+    for (const Use& u : l.uses) {
+      if (u.pos != from) continue;
+      if (u.read) return false;
+      for (uint32_t i = u.begin; i < u.end; ++i) written[i] = true;
+    }
+    return std::all_of(written.begin(), written.end(), [](bool b) { return b; });
   }
 
   void scan(const ProgramNode& n, std::vector<Life>& life, int64_t& pos, std::vector<std::pair<int64_t, int64_t>>& loops,
@@ -214,7 +222,9 @@ class Lowering {
         const int64_t start = pos;
         scan(*n.children[0], life, pos, loops, byComputeSet);
         use(life, n.predicate, pos++, true);
+        ++whileBodies_;
         scan(*n.children[1], life, pos, loops, byComputeSet);
+        --whileBodies_;
         loops.emplace_back(start, pos - 1);
         return;
       }
@@ -241,21 +251,21 @@ class Lowering {
       if (l.persistent) continue;
       // Read before it is written: it carries a value into the program, from its loading or from
       // the previous run (Engine::restart runs the program again on the memory as it is).
-      const bool whole = std::all_of(l.firstWritten.begin(), l.firstWritten.end(), [](bool b) { return b; });
-      if (l.firstRead || !whole) {
+      if (!writtenWholeAt(l, v, l.first)) {
         l.persistent = true;
         continue;
       }
-      // Loops nest: widen until nothing changes.
-      for (bool changed = true; changed;) {
-        changed = false;
-        for (const auto& [s, e] : loops) {
-          if (l.first <= e && l.last >= s && (l.first > s || l.last < e)) {
-            l.first = std::min(l.first, s), l.last = std::max(l.last, e);
-            changed = true;
-          }
-        }
+      // A loop whose first use of it is not a whole write may carry its value from one iteration
+      // to the next: it lives over the whole loop. Widening by one loop adds no use, so one pass
+      // over the loops decides them all.
+      int64_t first = l.first, last = l.last;
+      for (const auto& [s, e] : loops) {
+        auto in = std::find_if(l.uses.begin(), l.uses.end(), [&](const Use& u) { return u.pos >= s && u.pos <= e; });
+        if (in == l.uses.end() || writtenWholeAt(l, v, in->pos)) continue;
+        first = std::min(first, s), last = std::max(last, e);
       }
+      l.first = first, l.last = last;
+      l.uses.clear();
     }
     return life;
   }
