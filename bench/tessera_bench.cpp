@@ -112,6 +112,8 @@ int main(int argc, char** argv) {
   cm->add_option("--tile-mem", memKiB, "KiB of memory per tile")->capture_default_str()->check(CLI::Range(16, 1024));
   cm->add_option("--batch", mlp.batch, "minibatch size")->capture_default_str()->check(CLI::Range(1, 65536));
   cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")->delimiter(',')->capture_default_str();
+  cm->add_option("--momentum", mlp.momentum, "SGD momentum (0 = plain SGD, whose weight gradients are never stored)")
+      ->capture_default_str()->check(CLI::Range(0.0, 0.999));
   cm->add_option("--out", outDir, "directory for mlp.tess and mlp-report.json");
   tessera::bench::TrainOptions train;
   CLI::App* tr = app.add_subcommand("train", "train the Fashion-MNIST MLP and report like MLPerf (docs/training.md)");
