@@ -26,7 +26,8 @@ using checkpoint::TileState;
 
 constexpr uint64_t kMaxFileBytes = uint64_t{4} << 30;  // mk2 memory is 918 MB uncompressed
 constexpr uint32_t kStateSync = TESS_ST_HOST_SYNC;
-constexpr uint64_t kParkCycles = 1000;  // the parking program stops at cycle 25
+constexpr uint64_t kParkCycles = 1000;              // the parking program stops at cycle 25
+constexpr uint32_t kRestorePieceBytes = 64 * 1024;  // host buffer per memory write
 
 // C_STATE bits (docs/checkpoint.md).
 constexpr uint32_t kCtxRunning = 1, kCtxWait = 2, kCtxSync = 4, kCtxLongOp = 8;
@@ -204,20 +205,31 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
                     "(stopped at cycle {}, reason {})",
                     parked.cycles, static_cast<int>(parked.reason)));
   }
-  if ((info.cycle - parked.cycles) % TESS_ROUND_CYCLES != 0) {
+  if (info.cycle % TESS_ROUND_CYCLES != parked.cycles % TESS_ROUND_CYCLES) {
     // Every sync stop is at R = c + 3 + SYNC_LATENCY with c a supervisor slot (docs/checkpoint.md).
     throw Error(fmt::format("checkpoint: saved cycle {} is not in the slot phase of a sync stop",
                             info.cycle));
   }
 
-  // Memory (the parking program is overwritten), then the state.
-  std::vector<uint8_t> mem(memBytes);
+  // Memory (the parking program is overwritten), then the state. Written in bounded pieces, the
+  // runs over zeros, so that the host holds at most one piece whatever size the file declares
+  // (the model gives back the pages of zeros; docs/limits.md).
+  std::vector<uint8_t> piece(std::min<uint32_t>(memBytes, kRestorePieceBytes));
   for (unsigned t = 0; t < tiles; ++t) {
-    std::fill(mem.begin(), mem.end(), 0);
-    for (const auto& [offset, data] : img.tiles[t].runs) {
-      std::copy(data.begin(), data.end(), mem.begin() + offset);
+    const auto& runs = img.tiles[t].runs;  // sorted by offset, disjoint (decode checks)
+    size_t next = 0;                       // first run that may reach the piece
+    for (uint32_t at = 0; at < memBytes; at += static_cast<uint32_t>(piece.size())) {
+      const uint32_t len = std::min<uint32_t>(static_cast<uint32_t>(piece.size()), memBytes - at);
+      std::fill(piece.begin(), piece.begin() + len, 0);
+      while (next < runs.size() && runs[next].first + runs[next].second.size() <= at) ++next;
+      for (size_t r = next; r < runs.size() && runs[r].first < at + len; ++r) {
+        const uint64_t lo = std::max<uint64_t>(at, runs[r].first);
+        const uint64_t hi = std::min<uint64_t>(at + len, runs[r].first + runs[r].second.size());
+        std::copy(runs[r].second.begin() + (lo - runs[r].first),
+                  runs[r].second.begin() + (hi - runs[r].first), piece.begin() + (lo - at));
+      }
+      dev.writeMemory(t, at, std::span<const uint8_t>(piece.data(), len));
     }
-    dev.writeMemory(t, 0, mem);
   }
   write64(dev, TESS_CR_CYCLE_LO, TESS_CR_CYCLE_HI, info.cycle);
   for (unsigned t = 0; t < tiles; ++t) {

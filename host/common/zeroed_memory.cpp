@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -15,18 +17,20 @@ ZeroedMemory::ZeroedMemory(size_t bytes) : size_(bytes) {
   if (bytes == 0) return;
   // Anonymous private pages read as zero and are backed only once written; MAP_NORESERVE keeps a
   // large declared size from being charged against the commit limit up front.
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     const int e = errno;
     size_ = 0;
-    throw Error(fmt::format("cannot reserve {} bytes of simulated memory: {}", bytes,
-                            std::strerror(e)));
+    throw Error(
+        fmt::format("cannot reserve {} bytes of simulated memory: {}", bytes, std::strerror(e)));
   }
   data_ = static_cast<uint8_t*>(p);
 }
 
-ZeroedMemory::~ZeroedMemory() { release(); }
+ZeroedMemory::~ZeroedMemory() {
+  release();
+}
 
 ZeroedMemory::ZeroedMemory(ZeroedMemory&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
@@ -38,6 +42,26 @@ ZeroedMemory& ZeroedMemory::operator=(ZeroedMemory&& other) noexcept {
     size_ = std::exchange(other.size_, 0);
   }
   return *this;
+}
+
+void ZeroedMemory::write(size_t offset, const uint8_t* src, size_t n) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t done = 0;
+  while (done < n) {
+    const size_t at = offset + done;
+    const size_t pageEnd = (at / page + 1) * page;
+    const size_t chunk = std::min(n - done, pageEnd - at);
+    const uint8_t* s = src + done;
+    // A whole page of zeros: MADV_DONTNEED makes a private anonymous page read as zero again and
+    // frees it; a partly written page is copied.
+    if (chunk == page && s[0] == 0 && std::memcmp(s, s + 1, page - 1) == 0 &&
+        madvise(data_ + at, page, MADV_DONTNEED) == 0) {
+      done += chunk;
+      continue;
+    }
+    std::memcpy(data_ + at, s, chunk);
+    done += chunk;
+  }
 }
 
 void ZeroedMemory::release() {

@@ -20,6 +20,11 @@ class ZeroedMemory {
   ZeroedMemory(const ZeroedMemory&) = delete;
   ZeroedMemory& operator=(const ZeroedMemory&) = delete;
 
+  /// Copy `n` bytes from src to offset (in range: the caller checks). Whole pages of zeros are
+  /// not copied but given back (they read as zero again), so loading a mostly empty image, or
+  /// clearing memory, commits nothing.
+  void write(size_t offset, const uint8_t* src, size_t n);
+
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }

@@ -18,6 +18,22 @@ std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions&
         "or DeviceOptions::maxTiles; docs/limits.md)",
         spec, options.tiles, maxTiles));
   }
+  // The declared chip (options, or the preset's and the build's defaults), before any backend
+  // reserves it: a checkpoint or *.tess target may say 1,472 tiles of 2 GiB.
+  const uint64_t maxBytes = options.maxChipBytes ? options.maxChipBytes : kDefaultMaxChipBytes;
+  const std::string preset = options.preset.empty() || spec == "rtl" ? "default" : options.preset;
+  if ((spec == "model" || spec == "rtl") &&
+      (preset == "default" || preset == "mk2" || preset == "ice40")) {  // else the backend says
+    const ChipShape shape = ChipShape::preset(preset);
+    const uint64_t tiles = options.tiles ? options.tiles : shape.tiles;
+    const uint64_t tileBytes = options.tileMemBytes ? options.tileMemBytes : shape.tileMemBytes;
+    if (tiles * tileBytes > maxBytes) {
+      throw Error(fmt::format(
+          "device \"{}\": {} tiles of {} bytes ({} MiB) requested, more than the limit of {} MiB "
+          "(raise it with --max-chip-mib or DeviceOptions::maxChipBytes; docs/limits.md)",
+          spec, tiles, tileBytes, (tiles * tileBytes) >> 20, maxBytes >> 20));
+    }
+  }
   if (options.shard && spec != "model") {
     throw Error(
         fmt::format("device \"{}\": --shard / DeviceOptions::shard needs the model device", spec));

@@ -34,7 +34,7 @@ void wrapCounters(TileStats& s, unsigned bits) {
 }
 
 TileModel::TileModel(const TileConfig& config)
-    : config_(config), mem_(config.memBytes, 0), decodeCache_(kDecodeCacheLines) {
+    : config_(config), mem_(config.memBytes), decodeCache_(kDecodeCacheLines) {
   if (config.contexts < 2 || config.contexts > kMaxContexts) {
     throw Error(
         fmt::format("tile of {} contexts: must be 2..{} (the supervisor and a worker at "
@@ -138,7 +138,7 @@ void TileModel::writeMemory(uint32_t addr, std::span<const uint8_t> data) {
                     config_.tileId, data.size(), addr, mem_.size()));
   }
   if (data.empty()) return;  // data() may be null: memcpy must not see it
-  std::memcpy(mem_.data() + addr, data.data(), data.size());
+  mem_.write(addr, data.data(), data.size());
   for (CacheLine& line : decodeCache_) line.tag = kNoTag;
 }
 

@@ -17,6 +17,7 @@
 
 #include "insn_decoder.hpp"
 #include "tessera/device.hpp"
+#include "zeroed_memory.hpp"
 
 namespace tessera::model {
 
@@ -286,7 +287,7 @@ class alignas(64) TileModel {
   static uint64_t nextSlot(unsigned c, uint64_t atOrAfter);
 
   TileConfig config_;
-  std::vector<uint8_t> mem_;
+  ZeroedMemory mem_;  // committed as written (docs/limits.md)
   std::vector<CacheLine> decodeCache_;
   std::array<Context, kMaxContexts> ctx_;
   std::array<StoreNote, 2> recentStores_{};

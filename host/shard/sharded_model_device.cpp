@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <limits>
 
 #include "model_device.hpp"
@@ -26,6 +27,12 @@ std::unique_ptr<Device> makeShardedModelDevice(const DeviceOptions& options) {
                     "tile in 32 bits)",
                     g.tiles));
   }
+  // Every rank must build the same chip: a rank with another would send bus words for tiles the
+  // others do not have, or wait for ones that never come.
+  shard::checkSameOnEveryRank(
+      "chip",
+      fmt::format("{} tiles of {} bytes, {} contexts, FPU {}, M {}, {}-bit counters", g.tiles,
+                  g.tileMemBytes, g.contexts, g.hasFpu, g.hasMulDiv, g.counterBits));
   // The ranks are the parallelism: one thread per rank unless told otherwise.
   DeviceOptions o = options;
   if (o.threads == 0) o.threads = 1;
@@ -40,6 +47,28 @@ int rank() {
 
 int ranks() {
   return mpi::worldSize();
+}
+
+namespace {
+
+// The world size an MPI launcher announced in the environment (Open MPI's, or PMI's), 0 if none.
+int launchedWorldSize() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool launchedAsOneOfSeveralRanks() {
+  return mpi::MpiSession::launchedByMpirun() && launchedWorldSize() > 1;
+}
+
+void checkSameOnEveryRank(const std::string& what, const std::string& text) {
+  if (!mpi::MpiSession::launchedByMpirun()) return;
+  mpi::MpiComm comm(mpi::MpiComm::Init::OnDemand, "tessera shard");
+  comm.checkSame(what, text);
 }
 
 void abortJob(const std::string& who, const std::string& message, int code) {

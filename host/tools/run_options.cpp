@@ -67,6 +67,11 @@ void addOptions(CLI::App& app, Options& o) {
   app.add_option("--max-tiles", o.maxTiles,
                  fmt::format("Refuse chips with more tiles than this (default {}, docs/limits.md)",
                              tessera::kDefaultMaxTiles));
+  app.add_option("--max-chip-mib", o.maxChipMiB,
+                 fmt::format("Refuse chips whose tiles x tile memory exceed this many MiB (default "
+                             "{}, docs/limits.md)",
+                             tessera::kDefaultMaxChipBytes >> 20))
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
   app.add_flag("--all-tiles", o.allTiles,
                "Load the program on every tile (default: tile 0 only, the others disabled)");
   app.add_option("--input", o.inputs,
@@ -103,6 +108,7 @@ DeviceOptions deviceOptions(const Options& o) {
   options.counterBits = o.counterBits;
   options.threads = o.threads;
   options.maxTiles = o.maxTiles;
+  options.maxChipBytes = o.maxChipMiB << 20;
   options.shard = o.shard;
   return options;
 }

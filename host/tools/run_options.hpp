@@ -34,6 +34,7 @@ struct Options {
   unsigned counterBits = 0;
   unsigned threads = 0;
   unsigned maxTiles = 0;
+  uint64_t maxChipMiB = 0;
   bool allTiles = false;
   std::vector<std::string> inputs;   // name=file, host→device streams of a .tess
   std::vector<std::string> outputs;  // name=file, device→host streams of a .tess

@@ -35,6 +35,19 @@ int main(int argc, char** argv) {
   }
   if (o.maxCycles == 0) o.maxCycles = ~uint64_t{0};
   try {
+    // Under an MPI launcher every rank is one block of one sharded chip and must run the same
+    // command line; a rank that differs would leave the others waiting (docs/scale-out.md).
+    if (tessera::shard::launchedAsOneOfSeveralRanks() && !o.shard) {
+      throw tessera::Error(
+          "started as one of several MPI ranks without --shard: every rank of a sharded chip "
+          "needs --shard (run separate chips as separate tessera-run processes, not under "
+          "mpirun)");
+    }
+    if (o.shard) {
+      std::string line;
+      for (int i = 1; i < argc; ++i) line += fmt::format("{}{}", i > 1 ? " " : "", argv[i]);
+      tessera::shard::checkSameOnEveryRank("command line", line);
+    }
     return tessera::tools::runProgram(o);
   } catch (const tessera::Error& e) {
     // A sharded run ends every rank: the others may be waiting for this one.

@@ -148,6 +148,8 @@ struct DeviceOptions {
   unsigned threads = 0;       ///< model: host threads, 0 = one per core
   std::string traceVcd;       ///< rtl only: write a VCD waveform here
   unsigned maxTiles = 0;      ///< refuse more tiles than this; 0 = kDefaultMaxTiles
+  uint64_t maxChipBytes = 0;  ///< refuse chips whose tiles x tile memory exceed this;
+                              ///< 0 = kDefaultMaxChipBytes
   bool shard = false;         ///< model only: split the tiles over the ranks of an MPI job
                               ///< (docs/scale-out.md); every rank opens the same device
 };
@@ -155,6 +157,12 @@ struct DeviceOptions {
 /// Most tiles openDevice builds unless DeviceOptions::maxTiles allows more: the mk2 chip
 /// (TESS_MK2_NUM_TILES); each model tile holds its whole SRAM (docs/limits.md).
 inline constexpr unsigned kDefaultMaxTiles = TESS_MK2_NUM_TILES;
+
+/// Most memory (tiles x bytes per tile) openDevice builds a chip with unless
+/// DeviceOptions::maxChipBytes allows more: 4 GiB, four times the mk2 chip's. The model commits a
+/// tile's memory as it is written, so this bounds what a file or an option can declare, not what a
+/// run uses (docs/limits.md).
+inline constexpr uint64_t kDefaultMaxChipBytes = uint64_t{4} << 30;
 
 /// Open a device from a device string ("model", "rtl"). Throws tessera::Error on a bad string.
 std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions& options = {});

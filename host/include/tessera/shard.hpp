@@ -19,6 +19,15 @@ int ranks();
 /// with exit status `code` (a failure on one rank must not leave the others waiting).
 [[noreturn]] void abortJob(const std::string& who, const std::string& message, int code);
 
+/// Whether this process was started by an MPI launcher (mpirun, mpiexec) as one of several ranks;
+/// MPI need not be initialised.
+bool launchedAsOneOfSeveralRanks();
+/// Every rank of the job must pass the same `text` (its command line, its chip): throws
+/// tessera::Error naming `what`, the first rank whose text differs from rank 0's and both texts,
+/// on every rank alike. Initialises MPI if nobody has; a process not started by an MPI launcher is
+/// the only rank and passes at once.
+void checkSameOnEveryRank(const std::string& what, const std::string& text);
+
 /// What one rank sent and took part in (docs/scale-out.md, "Messages per superstep").
 struct CommStats {
   uint64_t collectives = 0;    ///< collective calls this rank made (allgather, bcast, ...)
