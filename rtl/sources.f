@@ -29,9 +29,11 @@ chip/tess_exchange.sv
 chip/tess_exchange_absent.sv
 chip/tess_sync.sv
 chip/tess_chip.sv
+bridge/tess_bridge_pkg.sv
 bridge/tess_link_crc.sv
 bridge/tess_link_rx.sv
 bridge/tess_link_run.sv
+bridge/tess_link_reply.sv
 bridge/tess_link_seq.sv
 bridge/tess_link_tx.sv
 bridge/tess_link_console.sv

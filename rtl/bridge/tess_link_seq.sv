@@ -107,12 +107,9 @@ module tess_link_seq #(
   localparam logic [11:0] CrTileSel   = 12'(tess_params_pkg::CR_TILE_SEL);
   localparam logic [11:0] CrCtxSel    = 12'(tess_params_pkg::CR_CTX_SEL);
   localparam logic [11:0] CrCtrl      = 12'(tess_params_pkg::CR_CTRL);
-  localparam logic [11:0] CrStatus    = 12'(tess_params_pkg::CR_STATUS);
   localparam logic [3:0]  StReset     = 4'(tess_params_pkg::ST_RESET);
   localparam logic [3:0]  StRunning   = 4'(tess_params_pkg::ST_RUNNING);
   localparam logic [3:0]  StSync      = 4'(tess_params_pkg::ST_HOST_SYNC);
-  localparam logic [3:0]  StHalted    = 4'(tess_params_pkg::ST_HALTED);
-  localparam logic [3:0]  StError     = 4'(tess_params_pkg::ST_ERROR);
 
   // Link protocol opcodes as kept (the low nibble; a request with a higher bit is unknown).
   localparam logic [3:0] OpInfo     = tess_params_pkg::LINK_OP_INFO[3:0];
@@ -145,13 +142,6 @@ module tess_link_seq #(
     ExSend
   } ex_state_e;
 
-  typedef enum logic [1:0] {
-    FillInfo,
-    FillCtl,
-    FillStats,
-    FillResult
-  } fill_e;
-
   ex_state_e     ex_q, ex_d;
   logic [16:0]   len_q, len_d;            // request payload length, then the operation's bytes
   logic          big_q, big_d;            // length field above 65535
@@ -167,169 +157,39 @@ module tess_link_seq #(
   // ---------------------------------------------------------------------------------------------
   // Reply fill: the byte idx_i of INFO, CTRL_READ, STATS or the run result, a byte per cycle.
   // ---------------------------------------------------------------------------------------------
-  fill_e      fill_q, fill_d;
-  logic [4:0] fw;                         // word of the reply
-  logic [1:0] fb;                         // byte of the word
+  logic [1:0]  fill_q, fill_d;            // tess_bridge_pkg::fill_e
   logic [11:0] fill_ctl;                  // the control register it reads
   logic [7:0]  fill_byte;
-  assign fw = idx_i[6:2];
-  assign fb = idx_i[1:0];
-  logic [2:0] stats_ctx;                  // context of STATS words 4..15
-  logic       ctx_absent;                 // ... one the tiles do not have (its words read 0)
-  assign stats_ctx  = 3'(idx_i[6:3] - 4'd2);
-  assign ctx_absent = (32'(stats_ctx) >= 32'(Contexts));
+  logic        breg_hit;                  // the address is a bridge register
+  logic [2:0]  stats_ctx;                 // context of STATS words 4..15
+  logic        ctx_word;                  // this STATS byte starts a context's words
 
-  // INFO: version, tiles, SRAM bytes, contexts, max payload, counter bits, extensions, backend
-  // name "board".
-  // The extensions word: one bit per feature of the chip (rtl/params.json, LINK_INFO_EXT_*).
-  localparam logic [31:0] InfoExt = (HasFpu ? tess_params_pkg::LINK_INFO_EXT_F : 32'd0) |
-                                    (HasMulDiv ? tess_params_pkg::LINK_INFO_EXT_M : 32'd0);
-  logic [31:0] info_ext;
-  logic [31:0] info_word;
-  assign info_ext = InfoExt;
-  always_comb begin
-    unique case (fw[3:0])
-      4'd0:    info_word = tess_params_pkg::LINK_VERSION;
-      4'd1:    info_word = 32'(NumTiles);
-      4'd2:    info_word = 32'(MemBytes);
-      4'd3:    info_word = 32'(Contexts);
-      4'd4:    info_word = 32'(MaxPayload);
-      4'd5:    info_word = 32'(CounterBits);
-      4'd6:    info_word = info_ext;
-      4'd7:    info_word = 32'h72616F62;  // "boar"
-      4'd8:    info_word = 32'h00000064;  // "d"
-      default: info_word = '0;
-    endcase
-  end
-
-  always_comb begin
-    fill_ctl = CrStatus;
-    unique case (fill_q)
-      FillCtl: fill_ctl = addr_q[11:0];
-      FillStats: begin
-        unique case (fw)
-          5'd2:  fill_ctl = 12'(tess_params_pkg::CR_T_INSTR_LO);
-          5'd3:  fill_ctl = 12'(tess_params_pkg::CR_T_INSTR_HI);
-          5'd16: fill_ctl = 12'(tess_params_pkg::CR_T_IDLE_LO);
-          5'd17: fill_ctl = 12'(tess_params_pkg::CR_T_IDLE_HI);
-          5'd18: fill_ctl = 12'(tess_params_pkg::CR_T_SYNCWAIT_LO);
-          5'd19: fill_ctl = 12'(tess_params_pkg::CR_T_SYNCWAIT_HI);
-          5'd20: fill_ctl = 12'(tess_params_pkg::CR_T_EXCH_LO);
-          5'd21: fill_ctl = 12'(tess_params_pkg::CR_T_EXCH_HI);
-          5'd22: fill_ctl = 12'(tess_params_pkg::CR_T_STATE);
-          5'd23: fill_ctl = 12'(tess_params_pkg::CR_T_EXIT);
-          // words 4..15: instructions of context (w-4)/2 (CTX_SEL), low word first
-          default: fill_ctl = fw[0] ? 12'(tess_params_pkg::CR_C_INSTRET_HI) :
-                                      12'(tess_params_pkg::CR_C_INSTRET_LO);
-        endcase
-      end
-      FillResult: begin
-        unique case (fw[3:0])
-          4'd1:    fill_ctl = 12'(tess_params_pkg::CR_CYCLE_LO);
-          4'd2:    fill_ctl = 12'(tess_params_pkg::CR_CYCLE_HI);
-          4'd3:    fill_ctl = 12'(tess_params_pkg::CR_T_EXIT);
-          4'd4:    fill_ctl = 12'(tess_params_pkg::CR_ERR_TILE);
-          4'd5:    fill_ctl = 12'(tess_params_pkg::CR_ERR_CONTEXT);
-          4'd6:    fill_ctl = 12'(tess_params_pkg::CR_ERR_PC);
-          4'd7:    fill_ctl = 12'(tess_params_pkg::CR_ERR_CAUSE);
-          4'd8:    fill_ctl = 12'(tess_params_pkg::CR_ERR_VALUE);
-          default: fill_ctl = CrStatus;      // words 0 and 9
-        endcase
-      end
-      default: ;
-    endcase
-  end
-
-  // Bridge registers (full 32-bit offset match).
-  logic breg_bad, breg_lost, breg_clock, breg_hit;
-  assign breg_bad   = !addr_hi_q && (addr_q == Aw'(tess_params_pkg::CR_LINK_BAD_FRAMES));
-  assign breg_lost  = !addr_hi_q && (addr_q == Aw'(tess_params_pkg::CR_LINK_CONSOLE_LOST));
-  assign breg_clock = !addr_hi_q && (addr_q == Aw'(tess_params_pkg::CR_LINK_CLOCK));
-  assign breg_hit   = breg_bad || breg_lost || breg_clock;
-
-  // The requested tile's cycle counter as 32-bit words.
-  localparam int Yw = $clog2(NumTiles * 2);
-  logic [Yw-1:0] cycle_idx;               // the word of the requested tile's cycle counter
-  assign cycle_idx = Yw'(32'(tile_q) * 32'd2 + 32'(fw[0]));
-
-  // The byte comes from one of: the control register read (byte bsel, masked), a bridge register,
-  // the tile's cycle counter, a constant (INFO, the stop reason), or is 0. Each source is cut to
-  // its byte first, so that the selection works on bytes.
-  logic [1:0]  bsel;
-  logic        fzero;                     // the byte is 0
-  logic [7:0]  fmask;
-  logic        use_breg, use_tcyc, use_reason;
-  logic [7:0]  reason;                    // stop reason of the run result
-  logic [7:0]  rd_byte, breg_byte, tcyc_byte, info_byte;
-  logic [31:0] breg_word;
-  always_comb begin
-    if (state_i == StHalted) begin
-      reason = 8'd0;
-    end else if (state_i == StError) begin
-      reason = 8'd1;
-    end else if (state_i == StSync) begin
-      reason = ctl_rdata_i[4] ? 8'd3 : 8'd4;
-    end else begin
-      reason = 8'd2;
-    end
-  end
-
-  always_comb begin
-    bsel       = fb;
-    fzero      = 1'b0;
-    fmask      = 8'hFF;
-    use_breg   = 1'b0;
-    use_tcyc   = 1'b0;
-    use_reason = 1'b0;
-    unique case (fill_q)
-      FillCtl: use_breg = breg_hit;
-      FillStats: begin
-        use_tcyc = (fw[4:1] == 4'd0);
-        if (fw == 5'd22) fmask = {7'd0, fb == 2'd0};
-        // The reply has six contexts' counts; those of contexts beyond Contexts are 0.
-        fzero = (fw[4:1] >= 4'd2) && (fw[4:1] <= 4'd7) && ctx_absent;
-      end
-      FillResult: begin
-        unique case (fw[3:0])
-          4'd0: begin
-            use_reason = 1'b1;
-            fzero      = (fb != 2'd0);
-          end
-          4'd3: fzero = (state_i != StHalted);
-          4'd4, 4'd5, 4'd6, 4'd7, 4'd8: fzero = (state_i != StError);
-          4'd9: begin
-            bsel  = {1'b1, fb[0]};            // the sync id, STATUS[31:16]
-            fzero = (state_i != StSync) || fb[1];
-          end
-          default: ;
-        endcase
-      end
-      default: ;
-    endcase
-  end
-
-  assign breg_word = breg_bad ? bad_frames_i : (breg_lost ? cons_lost_i : clock_i);
-  assign rd_byte   = ctl_rdata_i[8*bsel +: 8] & fmask;
-  assign breg_byte = breg_word[8*fb +: 8];
-  assign tcyc_byte = tile_cycle_i[8*{cycle_idx, fb} +: 8];
-  assign info_byte = info_word[8*fb +: 8];
-
-  always_comb begin
-    if (fill_q == FillInfo) begin
-      fill_byte = info_byte;
-    end else if (fzero) begin
-      fill_byte = 8'd0;
-    end else if (use_reason) begin
-      fill_byte = reason;
-    end else if (use_breg) begin
-      fill_byte = breg_byte;
-    end else if (use_tcyc) begin
-      fill_byte = tcyc_byte;
-    end else begin
-      fill_byte = rd_byte;
-    end
-  end
-
+  tess_link_reply #(
+    .NumTiles    (NumTiles),
+    .MemBytes    (MemBytes),
+    .Contexts    (Contexts),
+    .MaxPayload  (MaxPayload),
+    .HasFpu      (HasFpu),
+    .HasMulDiv   (HasMulDiv),
+    .CounterBits (CounterBits)
+  ) u_reply (
+    .fill_i       (fill_q),
+    .idx_i        (idx_i),
+    .addr_i       (32'(addr_q)),
+    .addr_hi_i    (addr_hi_q),
+    .tile_i       (tile_q),
+    .state_i      (state_i),
+    .ctl_rdata_i  (ctl_rdata_i),
+    .tile_cycle_i (tile_cycle_i),
+    .bad_frames_i (bad_frames_i),
+    .cons_lost_i  (cons_lost_i),
+    .clock_i      (clock_i),
+    .ctl_addr_o   (fill_ctl),
+    .byte_o       (fill_byte),
+    .breg_hit_o   (breg_hit),
+    .stats_ctx_o  (stats_ctx),
+    .ctx_word_o   (ctx_word)
+  );
 
   // ---------------------------------------------------------------------------------------------
   // Executor
@@ -365,10 +225,6 @@ module tess_link_seq #(
 
   logic [7:0] host_byte;
   assign host_byte = host_rdata_i[8*addr_q[1:0] +: 8];
-
-  logic ctx_word;                         // this STATS byte starts a context's words
-  assign ctx_word = (fill_q == FillStats) && (idx_i[2:0] == 3'd0) &&
-                    (idx_i[6:3] >= 4'd2) && (idx_i[6:3] <= 4'd7) && !ctx_absent;
 
   // WAIT's milliseconds (loaded into len_q, big_q for a high byte) pass at the tick that makes
   // min(max(ms, 1), 60000) of them (the first one may be short: the tick is free-running).
@@ -453,7 +309,7 @@ module tess_link_seq #(
         end else begin
           unique case (op_i)
             OpInfo: begin
-              fill_d    = FillInfo;
+              fill_d    = tess_bridge_pkg::FILL_INFO;
               len_const = 1'b1;
               len_val   = 17'd33;
               rpay_d    = 1'b1;
@@ -472,7 +328,7 @@ module tess_link_seq #(
               ex_d = ExRange;
             end
             OpCtlRead: begin
-              fill_d    = FillCtl;
+              fill_d    = tess_bridge_pkg::FILL_CTL;
               len_const = 1'b1;
               len_val   = 17'd4;
               rpay_d    = 1'b1;
@@ -497,7 +353,7 @@ module tess_link_seq #(
               if (!tile_ok) begin
                 status_d = tess_params_pkg::LINK_ST_OUT_OF_RANGE[3:0];
               end else begin
-                fill_d    = FillStats;
+                fill_d    = tess_bridge_pkg::FILL_STATS;
                 len_const = 1'b1;
                 len_val   = 17'd96;
                 rpay_d    = 1'b1;
@@ -577,9 +433,9 @@ module tess_link_seq #(
       ExSelSave: begin
         ctl_addr_o = CrTileSel;
         ctl_we_o   = 1'b1;
-        small_val  = (fill_q == FillStats) ? Sw'(tile_q) : Sw'(0);
+        small_val  = (fill_q == tess_bridge_pkg::FILL_STATS) ? Sw'(tile_q) : Sw'(0);
         sel_save_d = ctl_rdata_i[Tw-1:0];
-        if (fill_q == FillStats) begin
+        if (fill_q == tess_bridge_pkg::FILL_STATS) begin
           ex_d = ExCtxSave;
         end else begin
           ex_d = ExFill;
@@ -601,7 +457,8 @@ module tess_link_seq #(
           buf_we_o   = 1'b1;
           ex_idx_step = 1'b1;
           if (idx_end_i) begin
-            if ((fill_q == FillStats) || (fill_q == FillResult)) begin
+            if ((fill_q == tess_bridge_pkg::FILL_STATS) ||
+                (fill_q == tess_bridge_pkg::FILL_RESULT)) begin
               ex_d = ExSelRestore;
             end else begin
               ex_d = ExSend;
@@ -613,7 +470,7 @@ module tess_link_seq #(
         ctl_addr_o = CrTileSel;
         ctl_we_o   = 1'b1;
         small_val  = Sw'(sel_save_q);
-        if (fill_q == FillStats) begin
+        if (fill_q == tess_bridge_pkg::FILL_STATS) begin
           ex_d = ExCtxRestore;
         end else begin
           ex_d = ExSend;
@@ -667,7 +524,7 @@ module tess_link_seq #(
       end
       ExWaitDone: begin
         result_d  = 1'b0;
-        fill_d    = FillResult;
+        fill_d    = tess_bridge_pkg::FILL_RESULT;
         len_const = 1'b1;
         len_val   = 17'd40;
         rpay_d    = 1'b1;
@@ -801,7 +658,7 @@ module tess_link_seq #(
       addr_hi_q  <= 1'b0;
       run_q      <= 1'b0;
       result_q   <= 1'b0;
-      fill_q     <= FillInfo;
+      fill_q     <= tess_bridge_pkg::FILL_INFO;
       status_q   <= '0;
       rpay_q     <= 1'b0;
       ph_q       <= 1'b0;
