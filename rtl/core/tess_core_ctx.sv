@@ -305,13 +305,12 @@ module tess_core_ctx #(
     end
   end
 
-  // The word of a long op, kept for its later passes (they fetch nothing). A memory without reset:
-  // a context's entry is written by the first pass before any later pass reads it. Like the SRAM,
-
   // A halt squashes IF (a stop too: in the always_ff block below).
   logic id_valid_in;
   assign id_valid_in = id_valid_d && !ex_halt;
 
+  // The chip's error stop (stop_i, see the module header) halts the core here: exceptions to
+  // "always_ff holds only q <= d", so that no combinational logic reads stop_i (but TESS_ICE40's
   // idle take-back, above). hs_we_i never coincides with a stop (the host writes only while the
   // core is held).
   always_ff @(posedge clk_i) begin
