@@ -18,6 +18,11 @@ core/tess_sram.sv
 core/tess_csr.sv
 core/tess_mmio.sv
 core/tess_result_queue.sv
+core/tess_core_fp.sv
+core/tess_core_ctx.sv
+core/tess_core_id.sv
+core/tess_core_ex.sv
+core/tess_core_wb.sv
 core/tess_core.sv
 core/tess_tile.sv
 chip/tess_exchange.sv
@@ -25,6 +30,13 @@ chip/tess_exchange_absent.sv
 chip/tess_sync.sv
 chip/tess_chip.sv
 bridge/tess_bridge_pkg.sv
+bridge/tess_link_crc.sv
+bridge/tess_link_rx.sv
+bridge/tess_link_run.sv
+bridge/tess_link_reply.sv
+bridge/tess_link_seq.sv
+bridge/tess_link_tx.sv
+bridge/tess_link_console.sv
 bridge/tess_uart_rx.sv
 bridge/tess_uart_tx.sv
 bridge/tess_link_bridge.sv

@@ -9,8 +9,14 @@
 #      Verilator cycles/s for the same program and chip; the chip cycle counts must agree.
 # Every measurement runs --repeat times (default 3); figures vary with the machine's load, so
 # each line is printed and the best and spread are for the reader (docs/benchmarks.md).
+# With --against OTHER_BUILD (the build dir of another tree, e.g. before a change; it is not
+# built here) the script instead compares the two trees' verilated chips side by side: each round
+# runs chip_speed (rtl:4, rtl:16, every tile busy) and tile_speed (a lone busy tile on the 16-tile
+# chip, bench_int_loop) from this build and from OTHER_BUILD, in alternating order, on this
+# build's programs; the cycle counts of the two must agree.
 # Usage: scripts/bench-rtl.sh [--repeat N] [--seconds S] [--chip-program ELF]
 #                             [--icarus-program ELF] [--no-threads] [--no-icarus]
+#                             [--against OTHER_BUILD]
 # Environment: BUILD_DIR (default build/), THREADS_BUILD_DIR (default build-vthreads2/), JOBS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +31,7 @@ chip_program=""
 icarus_program=""
 run_threads=1
 run_icarus=1
+against=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeat) repeat=$2; shift 2 ;;
@@ -33,6 +40,7 @@ while [ $# -gt 0 ]; do
     --icarus-program) icarus_program=$2; shift 2 ;;
     --no-threads) run_threads=0; shift ;;
     --no-icarus) run_icarus=0; shift ;;
+    --against) against=$(cd "$2" && pwd); shift 2 ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
@@ -42,6 +50,39 @@ icarus_program=${icarus_program:-$bin/wl_int_fp_loop.elf}
 echo "== machine: $(nproc) cores; $(uptime)"
 
 "$root/scripts/build.sh" chip_speed tile_speed tessera_sw
+
+if [ -n "$against" ]; then
+  for b in "$against"/bench/chip_speed "$against"/bench/tile_speed; do
+    [ -x "$b" ] || { echo "bench-rtl: $b is missing (build chip_speed tile_speed there)" >&2; exit 2; }
+  done
+  lone_program=$bin/bench_int_loop.elf
+  echo "== side by side: A = $build, B = $against; programs $(basename "$chip_program")," \
+       "$(basename "$lone_program")"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  for ((i = 1; i <= repeat; i++)); do
+    order="A B"
+    if ((i % 2 == 0)); then order="B A"; fi
+    for side in $order; do
+      dir=$build
+      if [ "$side" = B ]; then dir=$against; fi
+      echo "-- round $i/$repeat, $side; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+      "$dir/bench/chip_speed" --seconds "$seconds" --configs rtl:4,rtl:16 "$chip_program" \
+        | tee "$work/chip_$side.txt"
+      "$dir/bench/tile_speed" --seconds "$seconds" --devices rtl --tiles 16 \
+        --max-cycles 500000 "$lone_program" | tee "$work/tile_$side.txt"
+    done
+    # The cycle columns must agree (the same chip behaviour); the rates are what is compared.
+    # (chip_speed: config, tiles, chip cycles; tile_speed: program, device, cycles, instrs.)
+    if ! diff <(awk '{print $1, $2, $3}' "$work/chip_A.txt") \
+              <(awk '{print $1, $2, $3}' "$work/chip_B.txt") >/dev/null ||
+       ! diff <(awk '{print $1, $2, $3, $4}' "$work/tile_A.txt") \
+              <(awk '{print $1, $2, $3, $4}' "$work/tile_B.txt") >/dev/null; then
+      echo "bench-rtl: the two builds' cycle counts differ"; exit 1
+    fi
+  done
+  exit 0
+fi
 
 echo "== chip_speed, chips verilated with 1 thread ($build), program $(basename "$chip_program")"
 for ((i = 1; i <= repeat; i++)); do

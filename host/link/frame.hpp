@@ -1,57 +1,71 @@
 // The link protocol's frame: opcodes, status codes and sizes (docs/link-protocol.md is the spec).
+// Every value comes from rtl/params.json ("link") through the generated tessera/link_params.h, the
+// source the board's UART bridge (rtl/bridge) is built from too.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "tessera/link_params.h"
+
 namespace tessera::link {
 
 /// Protocol version carried in every frame; a peer with another version is refused.
 /// 2: the INFO reply carries the tiles' counter width and ISA extensions (docs/link-protocol.md).
-inline constexpr uint8_t kProtocolVersion = 2;
+inline constexpr uint8_t kProtocolVersion = TESS_LINK_VERSION;
 /// The 4 magic bytes that start every frame ("TsLk"); the decoder resynchronises on them.
-inline constexpr uint8_t kMagic[4] = {0x54, 0x73, 0x4C, 0x6B};
+inline constexpr uint8_t kMagic[4] = {
+    static_cast<uint8_t>(TESS_LINK_MAGIC), static_cast<uint8_t>(TESS_LINK_MAGIC >> 8),
+    static_cast<uint8_t>(TESS_LINK_MAGIC >> 16), static_cast<uint8_t>(TESS_LINK_MAGIC >> 24)};
 /// Header bytes: magic 4, version 1, opcode 1, status 2, seq 4, tile 4, addr 4, length 4.
-inline constexpr size_t kHeaderBytes = 24;
+inline constexpr size_t kHeaderBytes = TESS_LINK_HEADER_BYTES;
 /// Trailer bytes: CRC-32 (IEEE) over header and payload.
-inline constexpr size_t kCrcBytes = 4;
+inline constexpr size_t kCrcBytes = TESS_LINK_CRC_BYTES;
 /// Largest payload of any frame (64 KiB); longer frames are refused with Status::TooLong.
-inline constexpr size_t kMaxPayload = 65536;
+inline constexpr size_t kMaxPayload = TESS_LINK_MAX_PAYLOAD;
 /// Largest frame on the wire.
 inline constexpr size_t kMaxFrameBytes = kHeaderBytes + kMaxPayload + kCrcBytes;
 /// Replies carry the request's opcode with this bit set.
-inline constexpr uint8_t kReplyBit = 0x80;
+inline constexpr uint8_t kReplyBit = TESS_LINK_REPLY_BIT;
+/// INFO reply, extensions word: the tiles have the F extension.
+inline constexpr uint32_t kInfoExtFpu = TESS_LINK_INFO_EXT_F;
+/// INFO reply, extensions word: the tiles have the M extension.
+inline constexpr uint32_t kInfoExtMulDiv = TESS_LINK_INFO_EXT_M;
+/// INFO reply, extensions word: the chip has exchange engines.
+inline constexpr uint32_t kInfoExtExchange = TESS_LINK_INFO_EXT_EXCHANGE;
+/// INFO reply, extensions word: the chip has the checkpoint registers.
+inline constexpr uint32_t kInfoExtCheckpoint = TESS_LINK_INFO_EXT_CHECKPOINT;
 
 /// Request opcodes (docs/link-protocol.md, "Operations").
 enum class Opcode : uint8_t {
-  Info = 0x01,
-  MemRead = 0x02,
-  MemWrite = 0x03,
-  CtrlRead = 0x04,
-  CtrlWrite = 0x05,
-  Run = 0x06,
-  Wait = 0x07,
-  Reset = 0x08,
-  Stats = 0x09,
-  Console = 0x0A,
-  Auth = 0x0B,
+  Info = TESS_LINK_OP_INFO,
+  MemRead = TESS_LINK_OP_MEM_READ,
+  MemWrite = TESS_LINK_OP_MEM_WRITE,
+  CtrlRead = TESS_LINK_OP_CTRL_READ,
+  CtrlWrite = TESS_LINK_OP_CTRL_WRITE,
+  Run = TESS_LINK_OP_RUN,
+  Wait = TESS_LINK_OP_WAIT,
+  Reset = TESS_LINK_OP_RESET,
+  Stats = TESS_LINK_OP_STATS,
+  Console = TESS_LINK_OP_CONSOLE,
+  Auth = TESS_LINK_OP_AUTH,
 };
 
 /// Reply status codes (docs/link-protocol.md, "Status codes").
 enum class Status : uint16_t {
-  Ok = 0,
-  BadCrc = 1,
-  UnknownOpcode = 2,
-  TooLong = 3,
-  OutOfRange = 4,
-  Busy = 5,
-  DeviceError = 6,
-  BadRequest = 7,
-  Running = 8,
-  NotRunning = 9,
-  BadVersion = 10,
-  Unauthorized = 11,
+  Ok = TESS_LINK_ST_OK,
+  BadCrc = TESS_LINK_ST_BAD_CRC,
+  UnknownOpcode = TESS_LINK_ST_UNKNOWN_OP,
+  TooLong = TESS_LINK_ST_TOO_LONG,
+  OutOfRange = TESS_LINK_ST_OUT_OF_RANGE,
+  Busy = TESS_LINK_ST_BUSY,
+  DeviceError = TESS_LINK_ST_DEVICE_ERROR,
+  BadRequest = TESS_LINK_ST_BAD_REQUEST,
+  Running = TESS_LINK_ST_RUNNING,
+  NotRunning = TESS_LINK_ST_NOT_RUNNING,
+  BadVersion = TESS_LINK_ST_BAD_VERSION,
+  Unauthorized = TESS_LINK_ST_UNAUTHORIZED,
 };
 
 /// Name of a status code for error messages ("bad CRC", ...).

@@ -8,17 +8,6 @@
 
 namespace tessera::link {
 
-namespace {
-
-// INFO's extensions word (docs/link-protocol.md).
-// INFO's extensions word (docs/link-protocol.md): the chip's optional units.
-constexpr uint32_t kInfoExtF = 1u << 0;
-constexpr uint32_t kInfoExtM = 1u << 1;
-constexpr uint32_t kInfoExtExchange = 1u << 2;
-constexpr uint32_t kInfoExtCheckpoint = 1u << 3;
-
-}  // namespace
-
 PayloadWriter& PayloadWriter::u32(uint32_t v) {
   appendLe32(out_, v);
   return *this;
@@ -50,7 +39,7 @@ std::vector<uint8_t> encodeInfo(const ChipInfo& info) {
   PayloadWriter w;
   w.u32(uint32_t{kProtocolVersion}).u32(info.tiles).u32(info.tileMemBytes).u32(info.contexts);
   w.u32(static_cast<uint32_t>(kMaxPayload)).u32(info.counterBits);
-  w.u32((info.hasFpu ? kInfoExtF : 0u) | (info.hasMulDiv ? kInfoExtM : 0u) |
+  w.u32((info.hasFpu ? kInfoExtFpu : 0u) | (info.hasMulDiv ? kInfoExtMulDiv : 0u) |
         (info.hasExchange ? kInfoExtExchange : 0u) |
         (info.hasCheckpoint ? kInfoExtCheckpoint : 0u));
   w.bytes(std::span(reinterpret_cast<const uint8_t*>(info.backend.data()), info.backend.size()));
@@ -70,8 +59,8 @@ ChipInfo decodeInfo(std::span<const uint8_t> payload) {
     throw Error(
         fmt::format("link: INFO reports tile counters of {} bits (32 or 64)", info.counterBits));
   const uint32_t extensions = r.u32();
-  info.hasFpu = (extensions & kInfoExtF) != 0;
-  info.hasMulDiv = (extensions & kInfoExtM) != 0;
+  info.hasFpu = (extensions & kInfoExtFpu) != 0;
+  info.hasMulDiv = (extensions & kInfoExtMulDiv) != 0;
   info.hasExchange = (extensions & kInfoExtExchange) != 0;
   info.hasCheckpoint = (extensions & kInfoExtCheckpoint) != 0;
   const auto rest = r.rest();

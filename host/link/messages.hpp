@@ -45,7 +45,7 @@ class PayloadReader {
 };
 
 /// INFO reply: protocol version, tiles, SRAM bytes, contexts, max payload, counter bits,
-/// extensions (bit 0 F, bit 1 M), backend name.
+/// extensions (kInfoExt* of frame.hpp: F, M, exchange engines, checkpoint registers), backend name.
 std::vector<uint8_t> encodeInfo(const ChipInfo& info);
 /// Decode an INFO reply (the protocol version is checked by the caller via the frame header).
 ChipInfo decodeInfo(std::span<const uint8_t> payload);

@@ -5,8 +5,8 @@
 // board is reset synchronously. uart_rx_i is synchronised in tess_uart_rx.
 // Baud rate: ClkPerBit = clock / baud (12 MHz / 115200 baud = 104).
 module tess_board #(
-  parameter int NumTiles     = 1,
-  parameter int MemBytes     = 65536,
+  parameter int NumTiles     = tess_params_pkg::NUM_TILES,
+  parameter int MemBytes     = tess_params_pkg::TILE_MEM_BYTES,
   parameter bit HasFpu       = tess_params_pkg::HAS_FPU != 0,
   parameter bit HasMulDiv    = tess_params_pkg::HAS_MULDIV != 0,
   parameter int CounterBits  = tess_params_pkg::COUNTER_BITS,

@@ -23,8 +23,8 @@
 // still happens: its word is never used (the engine is idle from the next cycle on, and the chip
 // has stopped).
 module tess_exchange #(
-  parameter int MemBytes = 65536,
-  parameter int NumTiles = 1,
+  parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
+  parameter int NumTiles = tess_params_pkg::NUM_TILES,
   localparam int Aw = $clog2(MemBytes / 4),
   localparam int Bw = (NumTiles > 1) ? $clog2(NumTiles) : 1,
   localparam int Ew = $clog2(tess_params_pkg::EXCHANGE_LATENCY + 2)

@@ -11,7 +11,7 @@
 //     host releases it (host_release_i); release_o then pulses in the first cycle that advances.
 // Latency: release SYNC_LATENCY cycles after the last arrival; errors 2 cycles after their cycle.
 module tess_sync #(
-  parameter int NumTiles = 4,
+  parameter int NumTiles = tess_params_pkg::NUM_TILES,
   localparam int Tw = (NumTiles > 1) ? $clog2(NumTiles) : 1
 ) (
   input  logic                  clk_i,

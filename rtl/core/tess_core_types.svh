@@ -1,4 +1,5 @@
-// The decoded form of one instruction, shared by tess_decoder (which produces it) and tess_core.
+// The decoded form of one instruction, shared by tess_decoder (which produces it) and the core's
+// stages (tess_core_id, tess_core_ex); the late stages' record (late_t).
 // A compilation-unit typedef rather than a tess_core_pkg type: Icarus 11 asserts on struct types
 // from a package and Yosys 0.23 cannot import one, while all three tools read this. Fields that
 // hold an enum value are plain logic vectors named after their tess_core_pkg/tess_pkg enum.
@@ -40,5 +41,21 @@ typedef struct packed {
   logic                fpu_a_int;   // FPU operand a comes from the integer register file
   logic                long_op;     // DIV*/REM*/FDIV.S/FSQRT.S: 8 passes
 } decoded_t;
+
+// One retiring instruction in M1, M2 or WB (tess_core_ex fills it, tess_core_wb carries it).
+typedef struct packed {
+  logic        valid;
+  logic [2:0]  ctx;
+  logic [31:0] pc;
+  logic [31:0] insn;
+  logic [1:0]  dest;         // tess_core_pkg::dest_e
+  logic [4:0]  rd;
+  logic [2:0]  res_sel;      // tess_core_pkg::res_sel_e
+  logic [31:0] value;
+  logic        load_sram;    // M1 only: value comes from SRAM port B
+  logic [1:0]  mem_size;     // tess_core_pkg::mem_size_e
+  logic        mem_unsigned;
+  logic [1:0]  byte_off;
+} late_t;
 
 `endif  // TESS_CORE_TYPES_SVH

@@ -8,9 +8,9 @@
 `include "tess_ctx_select.svh"
 
 module tess_csr #(
-  parameter int Contexts = 6,
-  parameter int NumTiles = 1,
-  parameter int MemBytes = 65536,
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS,
+  parameter int NumTiles = tess_params_pkg::NUM_TILES,
+  parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter int CounterBits = tess_params_pkg::COUNTER_BITS
 ) (
   input  logic                       clk_i,

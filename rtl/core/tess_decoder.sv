@@ -9,8 +9,8 @@
 `include "tess_core_types.svh"
 
 module tess_decoder #(
-  parameter bit HasFpu    = 1'b1,
-  parameter bit HasMulDiv = 1'b1
+  parameter bit HasFpu    = tess_params_pkg::HAS_FPU != 0,
+  parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0
 ) (
   input  logic [31:0] insn_i,
   input  logic [2:0]  frm_i,   // the issuing context's frm, for DYN rounding

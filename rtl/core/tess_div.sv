@@ -6,7 +6,7 @@
 // Latency is fixed: division by zero and overflow take the same 8 passes and give the RISC-V
 // results (quotient all ones / remainder = dividend; -2^31 / -1 = -2^31 rem 0).
 module tess_div #(
-  parameter int Contexts = 6
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS
 ) (
   input  logic        clk_i,
   input  logic        pass_i,      // a pass of a divide is in EX this cycle

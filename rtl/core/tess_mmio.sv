@@ -6,7 +6,7 @@
 // context misuse, and so are XCHG_PROG/SYNC writes by a worker and a SYNC while a worker runs.
 // Read data and events are combinational in EX; RUN_ARG updates at the clock edge.
 module tess_mmio #(
-  parameter int Contexts = 6
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,

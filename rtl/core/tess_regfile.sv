@@ -19,7 +19,7 @@
 `include "tess_ctx_select.svh"
 
 module tess_regfile #(
-  parameter int Contexts = 6,
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS,
   parameter bit ZeroReg  = 1'b1,
   parameter bit PortB    = 1'b0,
   parameter int PortBReg = 10

@@ -5,7 +5,7 @@
 // timing rule of docs/tile.md).
 // Not reset: memory contents survive reset (Device::reset keeps them).
 module tess_sram #(
-  parameter int Words = 16384,
+  parameter int Words = tess_params_pkg::TILE_MEM_BYTES / 4,
   localparam int Aw   = $clog2(Words)
 ) (
   input  logic          clk_i,

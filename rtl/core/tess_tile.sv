@@ -45,7 +45,7 @@
 // Latency: host read data 1 cycle; tile pipeline timing per tess_core.
 module tess_tile #(
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
-  parameter int NumTiles = 1,
+  parameter int NumTiles = tess_params_pkg::NUM_TILES,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,  // 0: integer-only core (tess_core)
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: no M extension (tess_core)
   parameter int CounterBits = tess_params_pkg::COUNTER_BITS,  // 64 or 32 (tess_core)

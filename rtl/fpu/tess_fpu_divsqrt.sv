@@ -10,7 +10,7 @@
 // denormalises a subnormal quotient), stage 3 rounds through tess_fpu_round.
 // tess_pkg items are named with their package prefix: Yosys 0.23 reads no package imports.
 module tess_fpu_divsqrt #(
-  parameter int Contexts = 6  // "int", not "int unsigned": Icarus 11 rejects the latter
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS  // "int", not "int unsigned": Icarus 11 rejects the latter
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,

@@ -81,6 +81,7 @@ module tess_tile_smoke_tb;
 
   tess_tile #(
     .MemBytes    (MemBytes),
+    .NumTiles    (1),             // a lone tile
     .CounterBits (CounterBits)
   ) u_dut (
     .clk_i           (clk),
