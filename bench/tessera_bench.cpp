@@ -3,6 +3,7 @@
 //   run it cycle-exact and print FLOPs per cycle per tile against the tile's peak of one fused
 //   multiply-add (2 FLOPs) per cycle: over the whole program (exchanges and syncs included) and
 //   over the compute phases only (each tile's cycles less its sync-wait and exchange cycles).
+//   tessera-bench conv: the same for LeNet's conv layers (bench/conv_bench.hpp).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
+#include "conv_bench.hpp"
 #include "mlp_model.hpp"
 #include "train/replica_comm.hpp"
 #include "train_command.hpp"
@@ -104,6 +106,13 @@ int main(int argc, char** argv) {
   std::string device = "model";
   CLI::App* mm = app.add_subcommand("matmul", "matmul: FLOPs per cycle per tile against the FMA peak");
   mm->add_option("--device", device, "device string (model, rtl, tcp://HOST:PORT, serial:PATH)");
+  tessera::bench::ConvBenchOptions conv;
+  CLI::App* cv = app.add_subcommand("conv", "conv2d: LeNet's conv layers, FMAs per cycle per tile against the peak");
+  cv->add_option("--device", conv.device, "device string")->capture_default_str();
+  cv->add_option("--tiles", conv.tiles, "tiles")->capture_default_str()->check(CLI::Range(1u, 1472u));
+  cv->add_option("--tile-mem-kib", conv.memKiB, "memory per tile, KiB")->capture_default_str()->check(CLI::Range(16u, 4096u));
+  cv->add_option("--batch", conv.batch, "batch size")->capture_default_str()->check(CLI::Range(size_t{1}, size_t{4096}));
+  cv->add_flag("!--no-backward", conv.backward, "forward only");
   tessera::bench::MlpConfig mlp;
   unsigned tiles = 16;
   uint32_t memKiB = 64;
@@ -176,6 +185,7 @@ int main(int argc, char** argv) {
   try {
     if (tr->parsed()) return tessera::bench::runTrain(train);
     if (mm->parsed()) return runMatmul(device);
+    if (cv->parsed()) return tessera::bench::runConvBench(conv);
     if (cm->parsed()) return compileMlp(mlp, tiles, memKiB, outDir);
   } catch (const std::exception& ex) {
     fmt::print(stderr, "tessera-bench: {}\n", ex.what());

@@ -1,0 +1,53 @@
+// conv2d's gradient to its input on one tile block (docs/library.md, "conv2d and pooling"):
+// dx [cv, BR, W] is input channels [c0, c0 + cv) of one sample, input rows [r0, r0 + BR); this
+// vertex computes rows [row, row + rows) and block channels [c, c + n) (packed in `rows`, `chans`).
+//   dy [go, DSH, OW]  gradient rows [dyRow0, dyRow0 + DSH) of the output channels of the groups used
+//   w  [go, icg, KH, KW]  those channels' weights
+// Packed params (low | high 16 bits): kernel KH|KW, stride sh|sw, padding ph|pw, dilation dh|dw,
+// dySize DSH|OW, dxSize BR|W, channels icg|ocg; rowBase = r0 + ph; cFirst = c0 mod icg.
+// Each element: fused multiply-adds from +0 over (o, kh, kw) in increasing order of the outputs
+// it reached (tessera/conv_reference.hpp).
+#include "tessera/vertex.hpp"
+
+TESSERA_VERTEX(Conv2dBackwardInput, (Input, float, dy), (Input, float, w), (Output, float, dx),
+               (Param, uint32_t, kernel), (Param, uint32_t, stride), (Param, uint32_t, padding),
+               (Param, uint32_t, dilation), (Param, uint32_t, dySize), (Param, uint32_t, dxSize),
+               (Param, uint32_t, channels), (Param, uint32_t, rowBase), (Param, uint32_t, dyRow0),
+               (Param, uint32_t, cFirst), (Param, uint32_t, rows), (Param, uint32_t, chans)) {
+  const uint32_t KH = kernel & 0xffffu, KW = kernel >> 16, sh = stride & 0xffffu, sw = stride >> 16;
+  const uint32_t pw = padding >> 16, dh = dilation & 0xffffu, dw = dilation >> 16;
+  const uint32_t DSH = dySize & 0xffffu, OW = dySize >> 16, BR = dxSize & 0xffffu, W = dxSize >> 16;
+  const uint32_t icg = channels & 0xffffu, ocg = channels >> 16;
+  const int32_t oy0 = static_cast<int32_t>(static_cast<uint32_t>(dyRow0));
+  const uint32_t g0 = cFirst / icg;
+  for (uint32_t c = chans & 0xffffu; c < (chans & 0xffffu) + (chans >> 16); ++c) {
+    const uint32_t grp = (cFirst + c) / icg - g0, cl = (cFirst + c) % icg;
+    for (uint32_t r = rows & 0xffffu; r < (rows & 0xffffu) + (rows >> 16); ++r) {
+      const int32_t ty = static_cast<int32_t>(rowBase + r);  // iy + ph
+      for (uint32_t ix = 0; ix < W; ++ix) {
+        const int32_t tx = static_cast<int32_t>(ix + pw);
+        float s = 0.0f;
+        for (uint32_t o = grp * ocg; o < (grp + 1) * ocg; ++o) {
+          for (uint32_t kh = 0; kh < KH; ++kh) {
+            const int32_t t = ty - static_cast<int32_t>(kh * dh);
+            if (t < 0) break;
+            if (sh != 1 && static_cast<uint32_t>(t) % sh) continue;
+            const int32_t oy = (sh == 1 ? t : static_cast<int32_t>(static_cast<uint32_t>(t) / sh)) - oy0;
+            if (oy < 0 || oy >= static_cast<int32_t>(DSH)) continue;
+            const float* drow = dy.data() + (o * DSH + static_cast<uint32_t>(oy)) * OW;
+            const float* wrow = w.data() + ((o * icg + cl) * KH + kh) * KW;
+            for (uint32_t kw = 0; kw < KW; ++kw) {
+              const int32_t u = tx - static_cast<int32_t>(kw * dw);
+              if (u < 0) break;
+              if (sw != 1 && static_cast<uint32_t>(u) % sw) continue;
+              const uint32_t ox = sw == 1 ? static_cast<uint32_t>(u) : static_cast<uint32_t>(u) / sw;
+              if (ox >= OW) continue;
+              s = __builtin_fmaf(drow[ox], wrow[kw], s);
+            }
+          }
+        }
+        dx[(c * BR + r) * W + ix] = s;
+      }
+    }
+  }
+}
