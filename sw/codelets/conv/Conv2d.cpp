@@ -63,34 +63,33 @@ inline uint32_t endTap(int32_t x0, uint32_t d, uint32_t k, uint32_t limit) {
   return n < k ? n : k;
 }
 
-// Rows [row, row + rows) of C channels starting at block channel j.
-template <int C>
-void subBlock(const Geom& g, const float* bias, float* out, uint32_t BR, uint32_t OW, uint32_t row, uint32_t rows,
-              int32_t rowBase, uint32_t sh, int32_t pw) {
+using TapBlockFn = void (*)(const Geom&, const float*, float*, uint32_t, int32_t, uint32_t, uint32_t, int32_t, uint32_t,
+                           uint32_t);
+
+// Rows [row, row + rows) of one channel sub-block: four columns at once (four4) where every tap
+// of all four is inside the row, else one (one) with the column's own tap range. One copy for
+// every sub-block width (the widths differ only in the functions passed): code size counts, the
+// codelet image is on every tile.
+__attribute__((noinline)) void subBlock(TapBlockFn four, TapBlockFn one, const Geom& g, const float* bias, float* out,
+                                        uint32_t BR, uint32_t OW, uint32_t row, uint32_t rows, int32_t rowBase,
+                                        uint32_t sh, int32_t pw) {
   const uint32_t ostride = BR * OW;
   for (uint32_t r = row; r < row + rows; ++r) {
     const int32_t y0 = rowBase + static_cast<int32_t>(r * sh);
-    const uint32_t kh0 = firstTap(y0, g.dh), kh1 = endTap(y0, g.dh, g.KH, g.SH);
+    uint32_t kh0 = firstTap(y0, g.dh), kh1 = endTap(y0, g.dh, g.KH, g.SH);
+    if (kh0 >= kh1) kh0 = kh1 = 0;  // a row of padding only: the bias
     float* orow = out + r * OW;
     for (uint32_t ox = 0; ox < OW;) {
       const int32_t x0 = static_cast<int32_t>(ox * g.sw) - pw;
-      // Four columns at once where every tap of all four is inside the row.
       if (ox + 4 <= OW && x0 >= 0 &&
           x0 + static_cast<int32_t>(3 * g.sw + (g.KW - 1) * g.dw) < static_cast<int32_t>(g.W)) {
-        if (kh0 < kh1) {
-          tapBlock<4, C>(g, bias, orow + ox, ostride, y0, kh0, kh1, x0, 0, g.KW);
-        } else {
-          tapBlock<4, C>(g, bias, orow + ox, ostride, 0, 0, 0, 0, 0, 0);
-        }
+        four(g, bias, orow + ox, ostride, y0, kh0, kh1, x0, 0, g.KW);
         ox += 4;
         continue;
       }
-      const uint32_t kw0 = firstTap(x0, g.dw), kw1 = endTap(x0, g.dw, g.KW, g.W);
-      if (kh0 < kh1 && kw0 < kw1) {
-        tapBlock<1, C>(g, bias, orow + ox, ostride, y0, kh0, kh1, x0, kw0, kw1);
-      } else {
-        tapBlock<1, C>(g, bias, orow + ox, ostride, 0, 0, 0, 0, 0, 0);
-      }
+      uint32_t kw0 = firstTap(x0, g.dw), kw1 = endTap(x0, g.dw, g.KW, g.W);
+      if (kw0 >= kw1) kw0 = kw1 = 0;
+      one(g, bias, orow + ox, ostride, y0, kh0, kh1, x0, kw0, kw1);
       ++ox;
     }
   }
@@ -129,10 +128,10 @@ TESSERA_VERTEX(Conv2d, (Input, float, in), (Input, float, w), (Input, float, bia
     const float* b = bias.data() + j;
     float* o = out.data() + j * BR * OW;
     switch (c) {
-      case 6: subBlock<6>(g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
-      case 4: subBlock<4>(g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
-      case 2: subBlock<2>(g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
-      default: subBlock<1>(g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
+      case 6: subBlock(tapBlock<4, 6>, tapBlock<1, 6>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
+      case 4: subBlock(tapBlock<4, 4>, tapBlock<1, 4>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
+      case 2: subBlock(tapBlock<4, 2>, tapBlock<1, 2>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
+      default: subBlock(tapBlock<4, 1>, tapBlock<1, 1>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
     }
     j += c;
   }

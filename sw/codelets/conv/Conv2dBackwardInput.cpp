@@ -27,6 +27,29 @@ TESSERA_VERTEX(Conv2dBackwardInput, (Input, float, dy), (Input, float, w), (Outp
       for (uint32_t ix = 0; ix < W; ++ix) {
         const int32_t tx = static_cast<int32_t>(ix + pw);
         float s = 0.0f;
+        if (sh == 1 && sw == 1) {
+          // Stride 1: the taps that reach stored outputs are one range of kh and one of kw.
+          const uint32_t kh0 = ty - oy0 >= static_cast<int32_t>(DSH) ? (static_cast<uint32_t>(ty - oy0) - DSH + dh) / dh : 0;
+          const uint32_t kw0 = tx >= static_cast<int32_t>(OW) ? (static_cast<uint32_t>(tx) - OW + dw) / dw : 0;
+          uint32_t kh1 = ty - oy0 < 0 ? 0 : static_cast<uint32_t>(ty - oy0) / dh + 1;
+          uint32_t kw1 = static_cast<uint32_t>(tx) / dw + 1;
+          if (kh1 > KH) kh1 = KH;
+          if (kw1 > KW) kw1 = KW;
+          for (uint32_t o = grp * ocg; o < (grp + 1) * ocg; ++o) {
+            for (uint32_t kh = kh0; kh < kh1; ++kh) {
+              const float* pd = dy.data() + (o * DSH + static_cast<uint32_t>(ty - oy0) - kh * dh) * OW +
+                                static_cast<uint32_t>(tx) - kw0 * dw;
+              const float* pw8 = w.data() + ((o * icg + cl) * KH + kh) * KW + kw0;
+              for (uint32_t kw = kw0; kw < kw1; ++kw) {
+                s = __builtin_fmaf(*pd, *pw8, s);
+                pd -= dw;
+                ++pw8;
+              }
+            }
+          }
+          dx[(c * BR + r) * W + ix] = s;
+          continue;
+        }
         for (uint32_t o = grp * ocg; o < (grp + 1) * ocg; ++o) {
           for (uint32_t kh = 0; kh < KH; ++kh) {
             const int32_t t = ty - static_cast<int32_t>(kh * dh);
