@@ -9,6 +9,33 @@
 // it reached (tessera/conv_reference.hpp).
 #include "tessera/vertex.hpp"
 
+namespace {
+
+// Stride 1, four adjacent elements whose every kw tap reaches a stored output: one weight load
+// feeds four chains. d points at dy(o0, row of kh0, column of element 0 for kw = 0).
+__attribute__((noinline)) void four(const float* d, const float* w, float* out, uint32_t ocs, uint32_t dStride,
+                                    uint32_t wStride, uint32_t kh0, uint32_t kh1, uint32_t KW, uint32_t rowStep,
+                                    uint32_t dw) {
+  float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+  for (uint32_t o = 0; o < ocs; ++o) {
+    for (uint32_t kh = kh0; kh < kh1; ++kh) {
+      const float* pd = d + o * dStride - (kh - kh0) * rowStep;
+      const float* pw = w + o * wStride + kh * KW;
+      for (uint32_t kw = 0; kw < KW; ++kw) {
+        const float wv = *pw++;
+        s0 = __builtin_fmaf(pd[0], wv, s0);
+        s1 = __builtin_fmaf(pd[1], wv, s1);
+        s2 = __builtin_fmaf(pd[2], wv, s2);
+        s3 = __builtin_fmaf(pd[3], wv, s3);
+        pd -= dw;
+      }
+    }
+  }
+  out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
+}
+
+}  // namespace
+
 TESSERA_VERTEX(Conv2dBackwardInput, (Input, float, dy), (Input, float, w), (Output, float, dx),
                (Param, uint32_t, kernel), (Param, uint32_t, stride), (Param, uint32_t, padding),
                (Param, uint32_t, dilation), (Param, uint32_t, dySize), (Param, uint32_t, dxSize),
@@ -35,6 +62,18 @@ TESSERA_VERTEX(Conv2dBackwardInput, (Input, float, dy), (Input, float, w), (Outp
           uint32_t kw1 = static_cast<uint32_t>(tx) / dw + 1;
           if (kh1 > KH) kh1 = KH;
           if (kw1 > KW) kw1 = KW;
+          if (ix + 4 <= W && kw0 == 0 && static_cast<uint32_t>(tx) + 3 < OW && kw1 == KW) {
+            if (kh0 < kh1) {
+              four(dy.data() + (grp * ocg * DSH + static_cast<uint32_t>(ty - oy0) - kh0 * dh) * OW +
+                       static_cast<uint32_t>(tx),
+                   w.data() + (grp * ocg * icg + cl) * KH * KW, &dx[(c * BR + r) * W + ix], ocg, DSH * OW,
+                   icg * KH * KW, kh0, kh1, KW, dh * OW, dw);
+            } else {
+              for (uint32_t j = 0; j < 4; ++j) dx[(c * BR + r) * W + ix + j] = 0.0f;
+            }
+            ix += 3;
+            continue;
+          }
           for (uint32_t o = grp * ocg; o < (grp + 1) * ocg; ++o) {
             for (uint32_t kh = kh0; kh < kh1; ++kh) {
               const float* pd = dy.data() + (o * DSH + static_cast<uint32_t>(ty - oy0) - kh * dh) * OW +
