@@ -59,18 +59,19 @@ int runConvBench(const ConvBenchOptions& opt) {
         Graph g(Target{opt.tiles, opt.memKiB * 1024, 6});
         Sequence prog;
         const std::vector<size_t> oshape = ops::conv2dOutputShape(l.in, l.w, l.p, l.name);
-        // Operands mapped as the ops map their results, as in a network.
-        Tensor x = ops::createConv2dInput(g, l.in, "x");
-        Tensor dy = ops::createConv2dInput(g, oshape, "dy");
-        Tensor w = ops::createLinear(g, ElemType::Float32, l.w, "w");
-        Tensor b = ops::createLinear(g, ElemType::Float32, {l.w[0]}, "b");
-        auto fill = [&](const Tensor& t, float a) {
+        // Operands mapped as the ops map their results, as in a network; only those the op reads.
+        const std::string what(op);
+        auto make = [&](const std::vector<size_t>& shape, const char* name, float a, bool conv) {
+          Tensor t = conv ? ops::createConv2dInput(g, shape, name) : ops::createLinear(g, ElemType::Float32, shape, name);
           std::vector<float> v(t.numElements());
           for (size_t i = 0; i < v.size(); ++i) v[i] = a * float(i % 97) - 0.4f;
           g.setInitialValue(t, v);
+          return t;
         };
-        fill(x, 0.01f), fill(dy, 0.003f), fill(w, 0.02f), fill(b, 0.1f);
-        const std::string what(op);
+        const Tensor x = what != "backward-input" ? make(l.in, "x", 0.01f, true) : Tensor();
+        const Tensor dy = what != "forward" ? make(oshape, "dy", 0.003f, true) : Tensor();
+        const Tensor w = what != "backward-weights" ? make(l.w, "w", 0.02f, false) : Tensor();
+        const Tensor b = what == "forward" ? make({l.w[0]}, "b", 0.1f, false) : Tensor();
         if (what == "forward") ops::conv2d(g, x, w, b, prog, l.name, l.p);
         if (what == "backward-input") ops::conv2dBackwardInput(g, dy, w, l.in, prog, l.name, l.p);
         if (what == "backward-weights") ops::conv2dBackwardWeights(g, x, dy, l.w, prog, l.name, l.p);
