@@ -122,7 +122,7 @@ TESSERA_VERTEX(Conv2d, (Input, float, in), (Input, float, w), (Input, float, bia
     uint32_t n = (grp + 1) * ocg - ocFirst;
     if (n > end) n = end;
     n -= j;
-    const uint32_t c = n >= 6 ? 6 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
+    const uint32_t c = n >= 6 ? 6 : n >= 4 ? 4 : 1;
     g.x = in.data() + (grp - ocFirst / ocg) * g.icg * g.SH * g.W;
     g.w = w.data() + j;
     const float* b = bias.data() + j;
@@ -130,7 +130,6 @@ TESSERA_VERTEX(Conv2d, (Input, float, in), (Input, float, w), (Input, float, bia
     switch (c) {
       case 6: subBlock(tapBlock<4, 6>, tapBlock<1, 6>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
       case 4: subBlock(tapBlock<4, 4>, tapBlock<1, 4>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
-      case 2: subBlock(tapBlock<4, 2>, tapBlock<1, 2>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
       default: subBlock(tapBlock<4, 1>, tapBlock<1, 1>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
     }
     j += c;
