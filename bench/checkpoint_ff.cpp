@@ -31,7 +31,7 @@ double since(Clock::time_point t) {
 }
 
 struct Options {
-  unsigned tiles = 4;
+  unsigned tiles = TESS_DEFAULT_TILES;
   unsigned batch = 8;
   unsigned hidden = 16;
   unsigned steps = 12;
@@ -114,7 +114,7 @@ int fastForward(const Options& o) {
   cfg.batch = o.batch;
   cfg.hidden = {o.hidden};
   cfg.trainSteps = o.steps;
-  tessera::Graph g(tessera::Target{o.tiles, TESS_TILE_MEM_BYTES, TESS_NUM_CONTEXTS});
+  tessera::Graph g(tessera::Target{o.tiles});
   tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
   const tessera::Compiled compiled = tessera::compile(g, mlp.program);
   const tessera::Executable& exe = compiled.executable;
@@ -231,7 +231,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Fast-forward demo: train on the model, checkpoint, continue on the rtl and compare"};
   Options o;
-  app.add_option("--tiles", o.tiles, "tiles (4 or 16: the verilated chips)")->capture_default_str();
+  app.add_option("--tiles", o.tiles,
+                 fmt::format("tiles ({} or {}: the verilated chips)", TESS_DEFAULT_TILES,
+                             TESS_NUM_TILES))->capture_default_str();
   app.add_option("--batch", o.batch, "minibatch size")->capture_default_str();
   app.add_option("--hidden", o.hidden, "hidden layer size")->capture_default_str();
   app.add_option("--steps", o.steps, "training steps of the program")->capture_default_str();

@@ -1,6 +1,7 @@
-// The MLP of the training benchmark as a tessera graph (docs/training.md): forward, softmax
-// cross-entropy, backward and an SGD step per minibatch, and a forward-only evaluation, all on the
-// tiles; the weights stay on the device between steps.
+// The MLP of the training benchmark as a tessera graph (docs/training.md): forward and softmax
+// cross-entropy recorded on an autodiff tape, the backward it generates and an SGD step per
+// minibatch, and a forward-only evaluation, all on the tiles; the weights stay on the device
+// between steps.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,7 @@ struct MlpGraph {
   Sequence program;              ///< Repeat(trainSteps, train step), then Repeat(evalSteps, eval step)
   std::vector<Tensor> weights;   ///< w0, w1, ... [fan_in, fan_out]
   std::vector<Tensor> biases;    ///< b0, b1, ... [fan_out]
+  Tensor learningRate;           ///< the device-side learning rate [1], exposed as "lr"
 };
 
 /// Layer sizes: inputs, hidden..., classes.
@@ -46,7 +48,8 @@ size_t gradientCount(const MlpConfig& config);
 /// int32) in, "loss" (batch float32, each row's loss) and "correct" (1 float32) out; per evaluation
 /// batch: "eval_images", "eval_labels" in, "eval_correct" (1 float32) out. A label outside
 /// [0, classes) never counts as correct (padding of a last, partial batch). Weights and biases are
-/// exposed as w0, b0, w1, b1, ... With gradientSync, "loss" and "correct" come before "grads", and
+/// exposed as w0, b0, w1, b1, ..., the learning rate as "lr" (float32 [1], written by the host to
+/// change it without recompiling). With gradientSync, "loss" and "correct" come before "grads", and
 /// "grads_sum" (written by the host) is what the update uses.
 MlpGraph buildMlp(Graph& graph, const MlpConfig& config);
 

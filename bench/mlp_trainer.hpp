@@ -22,7 +22,7 @@ using BatchSource = std::function<void(uint64_t step, std::span<float> images, s
 
 /// How data-parallel replicas combine a training step (MlpConfig::gradientSync). Both run on the
 /// thread in MlpTrainer::run, once per step each, in the same order on every replica, so that an
-/// implementation may be a collective operation (bench/train/replica_comm.hpp).
+/// implementation may be a collective operation (host/mpi/mpi_comm.hpp).
 struct ReplicaHooks {
   /// summed = the sum of every replica's `local` gradients; the same bits on every replica.
   std::function<void(std::span<const float> local, std::span<float> summed)> sumGradients;

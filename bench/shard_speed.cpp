@@ -14,8 +14,8 @@
 #include <ctime>
 
 #include "program_loader.hpp"
-#include "sharded_model_device.hpp"
 #include "tessera/device.hpp"
+#include "tessera/shard.hpp"
 
 namespace {
 
@@ -45,12 +45,10 @@ int bench(const Options& o) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (o.plain && rank != 0) return 0;  // the baseline is one process
   auto dev = tessera::openDevice("model", options);
-  auto* sharded = dynamic_cast<tessera::shard::ShardedModelDevice*>(dev.get());
   const unsigned tiles = dev->info().tiles;
   uint64_t runs = 0, cycles = 0, supersteps = 0;
   double seconds = 0, cpu = 0;
-  tessera::shard::CommStats before;
-  if (sharded) before = sharded->commStats();
+  const tessera::shard::ShardInfo before = tessera::shard::shardInfo(*dev);
   for (;;) {
     // Every rank must make the same number of runs: rank 0's clock decides.
     int more = seconds < o.seconds || runs == 0;
@@ -72,15 +70,14 @@ int bench(const Options& o) {
                                        tessera::describeTrap(r.trap)));
     }
     cycles = r.cycles;
-    if (sharded) supersteps = sharded->supersteps();  // host syncs included
+    supersteps = tessera::shard::shardInfo(*dev).supersteps;  // host syncs included
     ++runs;
   }
   uint64_t mine[2] = {0, 0}, sum[2] = {0, 0};
   uint64_t collectives = 0;
-  if (sharded) {
-    mine[0] = sharded->commStats().bytesSent - before.bytesSent;
-    collectives = sharded->commStats().collectives - before.collectives;
-  }
+  const tessera::shard::ShardInfo after = tessera::shard::shardInfo(*dev);
+  mine[0] = after.comm.bytesSent - before.comm.bytesSent;
+  collectives = after.comm.collectives - before.comm.collectives;
   double cpuMax = cpu, cpuSum = cpu;
   if (!o.plain) {
     MPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -107,7 +104,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Speed of one chip sharded across MPI ranks (run under mpirun)."};
   Options o;
   app.add_option("--tiles", o.tiles, "Tiles in the chip (default 4)");
-  app.add_option("--preset", o.preset, "Chip preset: mk2 = 1472 tiles");
+  app.add_option("--preset", o.preset,
+                 fmt::format("Chip preset: mk2 = {} tiles", TESS_MK2_NUM_TILES));
   app.add_option("--seconds", o.seconds, "Measure at least this much wall time (default 2)");
   app.add_option("--threads", o.threads, "Host threads per rank (default 1)");
   app.add_flag("--plain", o.plain, "Baseline: the unsharded model, on rank 0 only");

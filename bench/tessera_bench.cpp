@@ -11,12 +11,14 @@
 #include <cstring>
 #include <optional>
 
+#include "tessera/chip_params.h"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
 #include "conv_bench.hpp"
+#include "file_io.hpp"
 #include "mlp_model.hpp"
-#include "train/replica_comm.hpp"
+#include "mpi_comm.hpp"
 #include "train_command.hpp"
 
 namespace {
@@ -27,15 +29,16 @@ int runMatmul(const std::string& device) {
     uint32_t memBytes;
     size_t m, k, n;
   };
-  // 64 KiB tiles are the RTL's; 624 KiB the IPU's (the model runs either).
-  const Case cases[] = {{1, 65536, 48, 48, 48},   {1, 65536, 32, 64, 32},      {4, 65536, 64, 96, 48},
-                        {16, 65536, 32, 128, 10}, {16, 638976, 32, 784, 128}, {16, 638976, 128, 256, 192}};
+  // 64 KiB tiles are the RTL's; 624 KiB the IPU's (the mk2 preset; the model runs either).
+  constexpr uint32_t kRtl = TESS_TILE_MEM_BYTES, kMk2 = TESS_MK2_TILE_MEM_BYTES;
+  const Case cases[] = {{1, kRtl, 48, 48, 48},   {1, kRtl, 32, 64, 32},      {4, kRtl, 64, 96, 48},
+                        {16, kRtl, 32, 128, 10}, {16, kMk2, 32, 784, 128}, {16, kMk2, 128, 256, 192}};
   fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8} {:>12} {:>14}\n", "tiles", "KiB", "m", "k", "n", "cycles",
              "exchange", "plan", "all of peak", "compute of peak");
   int failures = 0;
   for (const Case& c : cases) {
     try {
-      tessera::Graph g(tessera::Target{c.tiles, c.memBytes, 6});
+      tessera::Graph g(tessera::Target{c.tiles, c.memBytes});
       tessera::Sequence prog;
       const tessera::ops::MatMulPlan plan = tessera::ops::planMatMul(g, c.m, c.k, c.n);
       // Operands mapped where the plan reads them (createMatMulLhs/Rhs), as a model would create
@@ -82,17 +85,13 @@ int runMatmul(const std::string& device) {
 
 // Compile the benchmark MLP and write its executable and compile report.
 int compileMlp(const tessera::bench::MlpConfig& cfg, unsigned tiles, uint32_t memKiB, const std::string& outDir) {
-  tessera::Graph g(tessera::Target{tiles, memKiB * 1024, 6});
+  tessera::Graph g(tessera::Target{tiles, memKiB * 1024});
   tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
   tessera::Compiled c = tessera::compile(g, mlp.program);
   fmt::print("{}", c.report.summary());
   if (!outDir.empty()) {
     c.executable.writeFile(outDir + "/mlp.tess");
-    std::FILE* f = std::fopen((outDir + "/mlp-report.json").c_str(), "w");
-    const std::string json = c.report.toJson();
-    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0) {
-      throw tessera::Error(fmt::format("cannot write {}/mlp-report.json", outDir));
-    }
+    tessera::writeFileChecked(outDir + "/mlp-report.json", c.report.toJson());
     fmt::print("wrote {0}/mlp.tess and {0}/mlp-report.json\n", outDir);
   }
   return 0;
@@ -114,14 +113,16 @@ int main(int argc, char** argv) {
   cv->add_option("--batch", conv.batch, "batch size")->capture_default_str()->check(CLI::Range(size_t{1}, size_t{4096}));
   cv->add_flag("!--no-backward", conv.backward, "forward only");
   tessera::bench::MlpConfig mlp;
-  unsigned tiles = 16;
-  uint32_t memKiB = 64;
+  unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
+  uint32_t memKiB = TESS_TILE_MEM_BYTES / 1024;
   std::string outDir;
   CLI::App* cm = app.add_subcommand("compile-mlp", "compile the training MLP and print its compile report");
   cm->add_option("--tiles", tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
   cm->add_option("--tile-mem", memKiB, "KiB of memory per tile")->capture_default_str()->check(CLI::Range(16, 1024));
   cm->add_option("--batch", mlp.batch, "minibatch size")->capture_default_str()->check(CLI::Range(1, 65536));
   cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")->delimiter(',')->capture_default_str();
+  cm->add_option("--momentum", mlp.momentum, "SGD momentum (0 = plain SGD, whose weight gradients are never stored)")
+      ->capture_default_str()->check(CLI::Range(0.0, 0.999));
   cm->add_option("--out", outDir, "directory for mlp.tess and mlp-report.json");
   tessera::bench::TrainOptions train;
   CLI::App* tr = app.add_subcommand("train", "train the Fashion-MNIST MLP and report like MLPerf (docs/training.md)");
@@ -161,12 +162,12 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   // MPI only for replicas: --replicas > 1, or started by mpirun. Any failure on one rank then ends
   // the whole job with a message naming the rank, instead of leaving the others waiting.
-  std::optional<tessera::bench::MpiSession> mpi;
+  std::optional<tessera::mpi::MpiSession> mpi;
   std::optional<tessera::bench::ReplicaComm> comm;
-  if (tr->parsed() && (train.replicas > 1 || tessera::bench::MpiSession::launchedByMpirun())) {
+  if (tr->parsed() && (train.replicas > 1 || tessera::mpi::MpiSession::launchedByMpirun())) {
     try {
       mpi.emplace(argc, argv);
-      comm.emplace();
+      comm.emplace(tessera::mpi::MpiComm::Init::Session, "replicas");
     } catch (const std::exception& ex) {
       fmt::print(stderr, "tessera-bench: {}\n", ex.what());
       return 1;
@@ -177,7 +178,7 @@ int main(int argc, char** argv) {
     try {
       code = tessera::bench::runTrain(train, &*comm);
     } catch (const std::exception& ex) {
-      tessera::bench::MpiSession::abortJob(ex.what());
+      tessera::mpi::MpiSession::abortJob("tessera-bench", ex.what());
     }
     comm.reset();
     return code;

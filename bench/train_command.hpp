@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace tessera::mpi {
+class MpiComm;
+}  // namespace tessera::mpi
+
 namespace tessera::bench {
 
 /// Options of tessera-bench train (defaults are the benchmark's).
@@ -33,7 +37,8 @@ struct TrainOptions {
   double linkStepUs = 1.0;           ///< modelled latency of one ring step of the all-reduce, microseconds
 };
 
-class ReplicaComm;
+/// The replicas of a job: the one MPI communicator of host/mpi (mpi_comm.hpp).
+using ReplicaComm = mpi::MpiComm;
 
 /// Run the benchmark; returns the process exit code: 0 when it ran (the run_stop status says
 /// whether the target was reached), 3 when requireTarget is set and it was not. Throws

@@ -12,14 +12,14 @@
 #include "cpu_mlp.hpp"
 #include "mlp_parameters.hpp"
 #include "mlp_trainer.hpp"
-#include "replica_comm.hpp"
+#include "mpi_comm.hpp"
 #include "synthetic_problem.hpp"
 #include "tessera/ops.hpp"
 
 namespace tessera::bench {
 namespace {
 
-ReplicaComm* gComm = nullptr;  // set by main for the tests of this binary
+mpi::MpiComm* gComm = nullptr;  // set by main for the tests of this binary
 
 constexpr size_t kInputs = kSyntheticInputs, kClasses = kSyntheticClasses, kReplicaBatch = 4;
 
@@ -241,11 +241,11 @@ TEST(Replicas, OneReplicaSplitStepEqualsTheOneChipMomentumStep) {
 }  // namespace tessera::bench
 
 int main(int argc, char** argv) {
-  tessera::bench::MpiSession mpi(argc, argv);
+  tessera::mpi::MpiSession mpi(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
   int code = 1;
   {
-    tessera::bench::ReplicaComm comm;
+    tessera::mpi::MpiComm comm(tessera::mpi::MpiComm::Init::Session, "replicas");
     tessera::bench::gComm = &comm;
     code = RUN_ALL_TESTS();
     // The job fails when any rank failed.

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "file_io.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::bench {
@@ -104,11 +104,7 @@ std::string ChromeTrace::json() const {
 }
 
 void ChromeTrace::write(const std::string& path) const {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw Error(fmt::format("trace: {}: cannot create file", path));
-  out << json() << '\n';
-  out.close();
-  if (!out) throw Error(fmt::format("trace: {}: write failed", path));
+  writeFileChecked(path, json() + '\n');
 }
 
 }  // namespace tessera::bench

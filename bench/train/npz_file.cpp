@@ -8,6 +8,8 @@
 #include <fstream>
 #include <memory>
 
+#include "file_io.hpp"
+#include "little_endian.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::bench {
@@ -25,14 +27,6 @@ constexpr uint64_t kMaxFile = uint64_t{1} << 30;
 constexpr uint64_t kMaxMember = uint64_t{1} << 30;
 constexpr uint32_t kMaxMembers = 4096;
 
-void put16(std::vector<uint8_t>& o, uint32_t v) {
-  o.push_back(static_cast<uint8_t>(v));
-  o.push_back(static_cast<uint8_t>(v >> 8));
-}
-void put32(std::vector<uint8_t>& o, uint32_t v) {
-  put16(o, v & 0xffff);
-  put16(o, v >> 16);
-}
 uint32_t crcOf(const std::vector<uint8_t>& b) {
   return static_cast<uint32_t>(
       ::crc32(::crc32(0L, Z_NULL, 0), b.data(), static_cast<uInt>(b.size())));
@@ -49,9 +43,9 @@ struct Reader {
     if (at > b.size() || n > b.size() - at)
       fail(fmt::format("{} at offset {} runs past the end of the file", what, at));
   }
-  uint16_t u16(uint64_t at) const { return static_cast<uint16_t>(b[at] | (b[at + 1] << 8)); }
-  uint32_t u32(uint64_t at) const { return u16(at) | (static_cast<uint32_t>(u16(at + 2)) << 16); }
-  uint64_t u64(uint64_t at) const { return u32(at) | (static_cast<uint64_t>(u32(at + 4)) << 32); }
+  uint16_t u16(uint64_t at) const { return loadLe16(b.data() + at); }
+  uint32_t u32(uint64_t at) const { return loadLe32(b.data() + at); }
+  uint64_t u64(uint64_t at) const { return loadLe64(b.data() + at); }
 };
 
 std::vector<uint8_t> inflateRaw(const uint8_t* data, size_t size, uint64_t expected,
@@ -138,12 +132,12 @@ std::vector<uint8_t> NpzFile::encodeNpy(const Array& a) {
   header.append(total - 10 - header.size() - 1, ' ');
   header += '\n';
   std::vector<uint8_t> out{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  put16(out, static_cast<uint32_t>(header.size()));
+  appendLe16(out, static_cast<uint16_t>(header.size()));
   out.insert(out.end(), header.begin(), header.end());
   for (float f : a.data) {
     uint32_t u;
     std::memcpy(&u, &f, 4);
-    put32(out, u);
+    appendLe32(out, u);
   }
   return out;
 }
@@ -211,8 +205,7 @@ NpzFile::Array NpzFile::decodeNpy(const std::vector<uint8_t>& b, const std::stri
   a.data.resize(n);
   const uint8_t* d = b.data() + start + hlen;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t u = d[4 * i] | (d[4 * i + 1] << 8) | (d[4 * i + 2] << 16) |
-                       (static_cast<uint32_t>(d[4 * i + 3]) << 24);
+    const uint32_t u = loadLe32(d + 4 * i);
     std::memcpy(&a.data[i], &u, 4);
   }
   return a;
@@ -229,55 +222,51 @@ void NpzFile::save(const std::string& path) const {
     const uint32_t crc = crcOf(npy);
     const uint32_t offset = static_cast<uint32_t>(out.size());
     const uint32_t size = static_cast<uint32_t>(npy.size());
-    put32(out, kLocalSig);
-    put16(out, 20);  // version needed: 2.0
-    put16(out, 0);   // flags
-    put16(out, 0);   // method: stored
-    put16(out, 0);   // time
-    put16(out, kDosDate1980);
-    put32(out, crc);
-    put32(out, size);
-    put32(out, size);
-    put16(out, static_cast<uint32_t>(member.size()));
-    put16(out, 0);  // extra length
+    appendLe32(out, kLocalSig);
+    appendLe16(out, 20);  // version needed: 2.0
+    appendLe16(out, 0);   // flags
+    appendLe16(out, 0);   // method: stored
+    appendLe16(out, 0);   // time
+    appendLe16(out, kDosDate1980);
+    appendLe32(out, crc);
+    appendLe32(out, size);
+    appendLe32(out, size);
+    appendLe16(out, static_cast<uint16_t>(member.size()));
+    appendLe16(out, 0);  // extra length
     out.insert(out.end(), member.begin(), member.end());
     out.insert(out.end(), npy.begin(), npy.end());
-    put32(central, kCentralSig);
-    put16(central, 20);  // made by: 2.0, MS-DOS attributes
-    put16(central, 20);
-    put16(central, 0);
-    put16(central, 0);
-    put16(central, 0);
-    put16(central, kDosDate1980);
-    put32(central, crc);
-    put32(central, size);
-    put32(central, size);
-    put16(central, static_cast<uint32_t>(member.size()));
-    put16(central, 0);  // extra
-    put16(central, 0);  // comment
-    put16(central, 0);  // disk
-    put16(central, 0);  // internal attributes
-    put32(central, 0);  // external attributes
-    put32(central, offset);
+    appendLe32(central, kCentralSig);
+    appendLe16(central, 20);  // made by: 2.0, MS-DOS attributes
+    appendLe16(central, 20);
+    appendLe16(central, 0);
+    appendLe16(central, 0);
+    appendLe16(central, 0);
+    appendLe16(central, kDosDate1980);
+    appendLe32(central, crc);
+    appendLe32(central, size);
+    appendLe32(central, size);
+    appendLe16(central, static_cast<uint16_t>(member.size()));
+    appendLe16(central, 0);  // extra
+    appendLe16(central, 0);  // comment
+    appendLe16(central, 0);  // disk
+    appendLe16(central, 0);  // internal attributes
+    appendLe32(central, 0);  // external attributes
+    appendLe32(central, offset);
     central.insert(central.end(), member.begin(), member.end());
   }
   if (arrays_.size() > 0xffff || out.size() + central.size() >= 0xffffffffu)
     throw Error(fmt::format("npz: {}: too large for a zip without zip64", path));
   const uint32_t cdOffset = static_cast<uint32_t>(out.size());
   out.insert(out.end(), central.begin(), central.end());
-  put32(out, kEndSig);
-  put16(out, 0);
-  put16(out, 0);
-  put16(out, static_cast<uint32_t>(arrays_.size()));
-  put16(out, static_cast<uint32_t>(arrays_.size()));
-  put32(out, static_cast<uint32_t>(central.size()));
-  put32(out, cdOffset);
-  put16(out, 0);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error(fmt::format("npz: {}: cannot create file", path));
-  f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
-  f.close();
-  if (!f) throw Error(fmt::format("npz: {}: write failed", path));
+  appendLe32(out, kEndSig);
+  appendLe16(out, 0);
+  appendLe16(out, 0);
+  appendLe16(out, static_cast<uint16_t>(arrays_.size()));
+  appendLe16(out, static_cast<uint16_t>(arrays_.size()));
+  appendLe32(out, static_cast<uint32_t>(central.size()));
+  appendLe32(out, cdOffset);
+  appendLe16(out, 0);
+  writeFileChecked(path, out);
 }
 
 NpzFile NpzFile::load(const std::string& path) {

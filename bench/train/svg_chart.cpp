@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <vector>
 
+#include "file_io.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::bench {
@@ -257,11 +257,7 @@ std::string SvgChart::trainingCurves(std::span<const Point> loss, std::span<cons
 }
 
 void SvgChart::write(const std::string& path, const std::string& svg) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw Error(fmt::format("svg: {}: cannot create file", path));
-  out << svg;
-  out.close();
-  if (!out) throw Error(fmt::format("svg: {}: write failed", path));
+  writeFileChecked(path, svg);
 }
 
 }  // namespace tessera::bench

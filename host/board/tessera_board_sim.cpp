@@ -141,8 +141,9 @@ int run() {
   for (int i = 0; i < 4; ++i) tick();
 
   std::printf("tessera-board-sim: pty %s\n", path.c_str());
-  std::printf("tessera-board-sim: 4 tiles x 65536 bytes, %u kHz board clock, %u baud\n",
-              kCyclesPerMs, kCyclesPerMs * 1000 / kClkPerBit);
+  std::printf("tessera-board-sim: %u tiles x %u bytes, %u kHz board clock, %u baud\n",
+              unsigned{TESSERA_BOARD_TILES}, unsigned{TESSERA_BOARD_MEM_BYTES}, kCyclesPerMs,
+              kCyclesPerMs * 1000 / kClkPerBit);
   std::fflush(stdout);
 
   LineDriver driver;

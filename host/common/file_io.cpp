@@ -79,4 +79,8 @@ void writeFileChecked(const std::string& path, std::span<const uint8_t> bytes) {
   if (::close(fd) != 0) throw Error(fmt::format("{}: write failed: {}", path, why()));
 }
 
+void writeFileChecked(const std::string& path, std::string_view text) {
+  writeFileChecked(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
 }  // namespace tessera

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera {
@@ -17,5 +18,7 @@ std::vector<uint8_t> readRegularFile(const std::string& path, uint64_t maxBytes,
 /// Create or truncate path and write bytes, checking every write and the close: a full disk or
 /// /dev/full is a tessera::Error naming path, never a silent success.
 void writeFileChecked(const std::string& path, std::span<const uint8_t> bytes);
+/// writeFileChecked for text (reports, traces, charts, JSON): the bytes of text as they are.
+void writeFileChecked(const std::string& path, std::string_view text);
 
 }  // namespace tessera

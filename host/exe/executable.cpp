@@ -9,6 +9,7 @@
 
 #include "crc32.hpp"
 #include "file_io.hpp"
+#include "little_endian.hpp"
 
 namespace tessera {
 namespace {
@@ -24,9 +25,7 @@ constexpr uint32_t kMaxNameBytes = 255;
 /// Appends little-endian words and 4-byte-padded byte strings.
 class Writer {
  public:
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  }
+  void u32(uint32_t v) { appendLe32(out, v); }
   void bytes(std::span<const uint8_t> b) {
     u32(static_cast<uint32_t>(b.size()));
     out.insert(out.end(), b.begin(), b.end());
@@ -42,8 +41,7 @@ class Reader {
   explicit Reader(std::span<const uint8_t> in) : in_(in) {}
   uint32_t u32(const char* what) {
     need(4, what);
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= uint32_t{in_[pos_ + i]} << (8 * i);
+    const uint32_t v = loadLe32(in_.data() + pos_);
     pos_ += 4;
     return v;
   }
@@ -92,11 +90,6 @@ class Reader {
   size_t pos_ = 0;
 };
 
-uint32_t readLe32(std::span<const uint8_t> b, size_t off) {
-  return uint32_t{b[off]} | uint32_t{b[off + 1]} << 8 | uint32_t{b[off + 2]} << 16 |
-         uint32_t{b[off + 3]} << 24;
-}
-
 /// CRC-32 of the image with the checksum field taken as zero.
 uint32_t imageCrc(std::span<const uint8_t> b) {
   static constexpr uint8_t kZero[4] = {};
@@ -117,7 +110,7 @@ void checkName(const std::string& name, const char* what) {
   }
 }
 
-void checkRegion(const ExeRegion& r, const ExeTarget& t, const std::string& what) {
+void checkRegion(const ExeRegion& r, const ChipShape& t, const std::string& what) {
   if (r.tile >= t.tiles) {
     throw Error(
         fmt::format("{}: tile {} does not exist (target has {} tiles)", what, r.tile, t.tiles));
@@ -161,7 +154,7 @@ const ExeHostSync* Executable::findHostSync(uint32_t id) const {
 }
 
 void Executable::validate() const {
-  const ExeTarget& t = target;
+  const ChipShape& t = target;
   if (t.tiles == 0 || t.tileMemBytes == 0 || t.tileMemBytes % 4 != 0 || t.contexts == 0) {
     throw Error(
         fmt::format("bad target: {} tiles of {} bytes with {} contexts (need tiles >= 1, "
@@ -237,13 +230,14 @@ void Executable::validate() const {
 
 void Executable::validateFor(const ChipInfo& info) const {
   validate();
-  const ExeTarget dev{info.tiles, info.tileMemBytes, info.contexts};
-  if (dev != target) {
+  // The file records these three (docs/executable-format.md); nothing else must match.
+  if (info.tiles != target.tiles || info.tileMemBytes != target.tileMemBytes ||
+      info.contexts != target.contexts) {
     throw Error(fmt::format(
         "the executable is built for {} tiles of {} bytes with {} contexts, but the {} device has "
         "{} tiles of {} bytes with {} contexts",
-        target.tiles, target.tileMemBytes, target.contexts, info.backend, dev.tiles,
-        dev.tileMemBytes, dev.contexts));
+        target.tiles, target.tileMemBytes, target.contexts, info.backend, info.tiles,
+        info.tileMemBytes, info.contexts));
   }
 }
 
@@ -312,9 +306,8 @@ std::vector<uint8_t> Executable::serialize() const {
   if (w.out.size() > UINT32_MAX) throw Error("executable larger than 4 GiB");
   std::vector<uint8_t>& out = w.out;
   const auto len = static_cast<uint32_t>(out.size());
-  for (int i = 0; i < 4; ++i) out[kOffLength + i] = static_cast<uint8_t>(len >> (8 * i));
-  const uint32_t crc = imageCrc(out);
-  for (int i = 0; i < 4; ++i) out[kOffCrc + i] = static_cast<uint8_t>(crc >> (8 * i));
+  storeLe32(out.data() + kOffLength, len);
+  storeLe32(out.data() + kOffCrc, imageCrc(out));
   return out;
 }
 
@@ -325,22 +318,22 @@ Executable Executable::parse(std::span<const uint8_t> bytes, const std::string& 
       throw Error(fmt::format("truncated: {} bytes, shorter than the {}-byte header", bytes.size(),
                               kHeaderBytes));
     }
-    const uint32_t version = readLe32(bytes, kOffVersion);
+    const uint32_t version = loadLe32(bytes.data() + kOffVersion);
     if (version != kVersion) {
       throw Error(fmt::format("format version {} is not supported (this tessera reads version {})",
                               version, kVersion));
     }
-    const uint32_t length = readLe32(bytes, kOffLength);
+    const uint32_t length = loadLe32(bytes.data() + kOffLength);
     if (length != bytes.size()) {
       throw Error(fmt::format("the header says {} bytes but the file has {} (truncated or padded)",
                               length, bytes.size()));
     }
-    const uint32_t crc = readLe32(bytes, kOffCrc);
+    const uint32_t crc = loadLe32(bytes.data() + kOffCrc);
     if (const uint32_t actual = imageCrc(bytes); actual != crc) {
       throw Error(fmt::format("checksum mismatch: header 0x{:08x}, content 0x{:08x} (corrupt file)",
                               crc, actual));
     }
-    if (const uint32_t flags = readLe32(bytes, kOffFlags); flags != 0) {
+    if (const uint32_t flags = loadLe32(bytes.data() + kOffFlags); flags != 0) {
       throw Error(fmt::format("unknown flags 0x{:08x}", flags));
     }
     Reader r(bytes.subspan(24));

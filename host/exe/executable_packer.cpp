@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 
 namespace tessera {
 namespace {
@@ -136,7 +136,7 @@ void describe(Executable& exe, const json& doc, const std::vector<ElfImage>& ima
 
 }  // namespace
 
-Executable packExecutable(const ExeTarget& target, const std::vector<std::string>& elfPaths,
+Executable packExecutable(const ChipShape& target, const std::vector<std::string>& elfPaths,
                           const std::string& descriptionJson, const std::string& descriptionName) {
   Executable exe;
   exe.target = target;

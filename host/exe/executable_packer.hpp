@@ -13,7 +13,7 @@ namespace tessera {
 /// and the JSON text descriptionJson (descriptionName names it in errors; both "" = no
 /// description: no streams, host syncs or tensors; a named but empty description is an error).
 /// Symbols in the description resolve in each tile's ELF.
-Executable packExecutable(const ExeTarget& target, const std::vector<std::string>& elfPaths,
+Executable packExecutable(const ChipShape& target, const std::vector<std::string>& elfPaths,
                           const std::string& descriptionJson, const std::string& descriptionName);
 
 }  // namespace tessera

@@ -20,15 +20,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> elfs;
   std::string description;
   std::string output;
-  tessera::ExeTarget target{4, TESS_TILE_MEM_BYTES, TESS_NUM_CONTEXTS};
+  tessera::ChipShape target;  // the default chip (rtl/params.json)
   app.add_option("elfs", elfs, "One ELF for every tile, or one ELF per tile in tile order")
       ->required();
   app.add_option("-o,--output", output, "The executable to write")->required();
   app.add_option("-d,--description", description,
                  "JSON description of streams, host syncs and tensors (docs/executable-format.md)");
-  app.add_option("--tiles", target.tiles, "Target tiles (default 4)");
-  app.add_option("--tile-mem-bytes", target.tileMemBytes, "Target SRAM bytes per tile");
-  app.add_option("--contexts", target.contexts, "Target contexts per tile");
+  app.add_option("--tiles", target.tiles, "Target tiles")->capture_default_str();
+  app.add_option("--tile-mem-bytes", target.tileMemBytes, "Target SRAM bytes per tile")
+      ->capture_default_str();
+  app.add_option("--contexts", target.contexts, "Target contexts per tile")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     std::string json;

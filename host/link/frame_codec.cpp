@@ -9,25 +9,12 @@
 #include <cstring>
 
 #include "crc32.hpp"
+#include "little_endian.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::link {
 namespace {
 
-void putU16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v);
-  p[1] = static_cast<uint8_t>(v >> 8);
-}
-void putU32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-uint16_t getU16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
-}
-uint32_t getU32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-}
 
 }  // namespace
 
@@ -71,14 +58,14 @@ std::vector<uint8_t> FrameCodec::encode(const Frame& frame) {
   std::memcpy(p, kMagic, 4);
   p[4] = kProtocolVersion;
   p[5] = frame.opcode;
-  putU16(p + 6, frame.status);
-  putU32(p + 8, frame.seq);
-  putU32(p + 12, frame.tile);
-  putU32(p + 16, frame.addr);
-  putU32(p + 20, static_cast<uint32_t>(frame.payload.size()));
+  storeLe16(p + 6, frame.status);
+  storeLe32(p + 8, frame.seq);
+  storeLe32(p + 12, frame.tile);
+  storeLe32(p + 16, frame.addr);
+  storeLe32(p + 20, static_cast<uint32_t>(frame.payload.size()));
   std::copy(frame.payload.begin(), frame.payload.end(), p + kHeaderBytes);
   const size_t body = kHeaderBytes + frame.payload.size();
-  putU32(p + body, crc32(std::span<const uint8_t>(p, body)));
+  storeLe32(p + body, crc32(std::span<const uint8_t>(p, body)));
   return out;
 }
 
@@ -128,11 +115,11 @@ std::optional<DecodeEvent> FrameCodec::poll() {
   const uint8_t* p = buf_.data() + begin_;
   DecodeEvent ev;
   ev.frame.opcode = p[5];
-  ev.frame.status = getU16(p + 6);
-  ev.frame.seq = getU32(p + 8);
-  ev.frame.tile = getU32(p + 12);
-  ev.frame.addr = getU32(p + 16);
-  const uint32_t length = getU32(p + 20);
+  ev.frame.status = loadLe16(p + 6);
+  ev.frame.seq = loadLe32(p + 8);
+  ev.frame.tile = loadLe32(p + 12);
+  ev.frame.addr = loadLe32(p + 16);
+  const uint32_t length = loadLe32(p + 20);
   if (p[4] != kProtocolVersion || length > kMaxPayload) {
     ev.kind = p[4] != kProtocolVersion ? DecodeEvent::Kind::BadVersion : DecodeEvent::Kind::TooLong;
     ++droppedFrames_;
@@ -141,7 +128,7 @@ std::optional<DecodeEvent> FrameCodec::poll() {
   }
   const size_t body = kHeaderBytes + length;
   if (end_ - begin_ < body + kCrcBytes) return std::nullopt;
-  if (crc32Substring(reg_[begin_], reg_[begin_ + body], body) != getU32(p + body)) {
+  if (crc32Substring(reg_[begin_], reg_[begin_ + body], body) != loadLe32(p + body)) {
     ev.kind = DecodeEvent::Kind::BadCrc;
     ++droppedFrames_;
     skip(1);

@@ -55,9 +55,7 @@ LinkDevice::LinkDevice(std::unique_ptr<Transport> transport, std::string name,
   const Frame infoReply = transact(Opcode::Info, 0, 0, {});
   info_ = decodeInfo(infoReply.payload);
   info_.backend = "link:" + info_.backend;
-  PayloadReader r(infoReply.payload);
-  for (int i = 0; i < 4; ++i) r.u32();  // version, tiles, SRAM bytes, contexts
-  maxPayload_ = r.u32();
+  maxPayload_ = info_.maxPayload;
   if (maxPayload_ < 128 || maxPayload_ > kMaxPayload)
     throw Error(fmt::format("{}: the device reports a maximum payload of {} bytes (128..{})", name_,
                             maxPayload_, kMaxPayload));

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "little_endian.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::link {
@@ -10,18 +11,21 @@ namespace tessera::link {
 namespace {
 
 // INFO's extensions word (docs/link-protocol.md).
+// INFO's extensions word (docs/link-protocol.md): the chip's optional units.
 constexpr uint32_t kInfoExtF = 1u << 0;
 constexpr uint32_t kInfoExtM = 1u << 1;
+constexpr uint32_t kInfoExtExchange = 1u << 2;
+constexpr uint32_t kInfoExtCheckpoint = 1u << 3;
 
 }  // namespace
 
 PayloadWriter& PayloadWriter::u32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) out_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  appendLe32(out_, v);
   return *this;
 }
 
 PayloadWriter& PayloadWriter::u64(uint64_t v) {
-  for (int i = 0; i < 8; ++i) out_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  appendLe64(out_, v);
   return *this;
 }
 
@@ -32,8 +36,7 @@ PayloadWriter& PayloadWriter::bytes(std::span<const uint8_t> b) {
 
 uint32_t PayloadReader::u32() {
   if (pos_ + 4 > p_.size()) throw Error("link: reply payload too short");
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p_[pos_ + i]) << (8 * i);
+  const uint32_t v = loadLe32(p_.data() + pos_);
   pos_ += 4;
   return v;
 }
@@ -47,7 +50,9 @@ std::vector<uint8_t> encodeInfo(const ChipInfo& info) {
   PayloadWriter w;
   w.u32(uint32_t{kProtocolVersion}).u32(info.tiles).u32(info.tileMemBytes).u32(info.contexts);
   w.u32(static_cast<uint32_t>(kMaxPayload)).u32(info.counterBits);
-  w.u32((info.hasFpu ? kInfoExtF : 0u) | (info.hasMulDiv ? kInfoExtM : 0u));
+  w.u32((info.hasFpu ? kInfoExtF : 0u) | (info.hasMulDiv ? kInfoExtM : 0u) |
+        (info.hasExchange ? kInfoExtExchange : 0u) |
+        (info.hasCheckpoint ? kInfoExtCheckpoint : 0u));
   w.bytes(std::span(reinterpret_cast<const uint8_t*>(info.backend.data()), info.backend.size()));
   return std::move(w.data());
 }
@@ -59,7 +64,7 @@ ChipInfo decodeInfo(std::span<const uint8_t> payload) {
   info.tiles = r.u32();
   info.tileMemBytes = r.u32();
   info.contexts = r.u32();
-  r.u32();  // max payload, fixed by the protocol version
+  info.maxPayload = r.u32();  // checked by LinkDevice
   info.counterBits = r.u32();
   if (info.counterBits != 32 && info.counterBits != 64)
     throw Error(
@@ -67,6 +72,8 @@ ChipInfo decodeInfo(std::span<const uint8_t> payload) {
   const uint32_t extensions = r.u32();
   info.hasFpu = (extensions & kInfoExtF) != 0;
   info.hasMulDiv = (extensions & kInfoExtM) != 0;
+  info.hasExchange = (extensions & kInfoExtExchange) != 0;
+  info.hasCheckpoint = (extensions & kInfoExtCheckpoint) != 0;
   const auto rest = r.rest();
   info.backend.assign(rest.begin(), rest.end());
   return info;

@@ -1,4 +1,4 @@
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 
 #include <fmt/format.h>
 #include <gelf.h>
@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "file_io.hpp"
+#include "little_endian.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -182,8 +183,7 @@ std::optional<uint32_t> ElfImage::symbol(const std::string& name) const {
 std::optional<uint32_t> ElfImage::word(uint32_t addr) const {
   for (const ElfSegment& seg : segments_) {
     if (addr >= seg.addr && uint64_t{addr} + 4 <= seg.addr + uint64_t{seg.bytes.size()}) {
-      const uint8_t* p = seg.bytes.data() + (addr - seg.addr);
-      return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+      return loadLe32(seg.bytes.data() + (addr - seg.addr));
     }
   }
   return std::nullopt;

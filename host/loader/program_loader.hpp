@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 #include "tessera/device.hpp"
 
 namespace tessera {

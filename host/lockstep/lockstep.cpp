@@ -6,6 +6,7 @@
 #include <iterator>
 #include <mutex>
 
+#include "little_endian.hpp"
 #include "program_loader.hpp"
 #include "tessera/executable.hpp"
 
@@ -44,10 +45,7 @@ std::optional<std::string> compareMemory(Device& a, Device& b) {
     if (ma == mb) continue;
     const auto diff = std::mismatch(ma.begin(), ma.end(), mb.begin());
     const uint32_t addr = static_cast<uint32_t>(diff.first - ma.begin()) & ~3u;
-    auto word = [&](const std::vector<uint8_t>& m) {
-      return uint32_t{m[addr]} | uint32_t{m[addr + 1]} << 8 | uint32_t{m[addr + 2]} << 16 |
-             uint32_t{m[addr + 3]} << 24;
-    };
+    auto word = [&](const std::vector<uint8_t>& m) { return loadLe32(m.data() + addr); };
     return fmt::format("tile {} memory differs first at 0x{:08x}: 0x{:08x} vs 0x{:08x}", t, addr,
                        word(ma), word(mb));
   }

@@ -1,7 +1,7 @@
-// The control/status registers of docs/chip.md that both model backends, ModelDevice and the
-// sharded model (host/shard), answer alike: the chip-level ones from the sync controller's state,
-// and the selected tile's state and counters from its TileStats. What differs between the two —
-// where the selected tile lives, the checkpoint registers — stays in each backend.
+// The control/status registers of docs/chip.md as the model answers them: the chip-level ones
+// from the sync controller's state, and the selected tile's state and counters from its
+// TileStats. ModelDevice adds the checkpoint registers and, on a sharded chip, has the selected
+// tile's owner answer.
 #pragma once
 
 #include <cstdint>

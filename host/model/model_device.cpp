@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 #include "tessera/chip_params.h"
 
@@ -11,13 +12,6 @@ namespace tessera::model {
 namespace {
 
 constexpr uint64_t kNoLimit = ~uint64_t{0};
-constexpr unsigned kDefaultTiles = 4;  // docs/decisions.md, "Default chip: 4 tiles"
-constexpr unsigned kMk2Tiles = 1472;
-constexpr uint32_t kMk2MemBytes = 624 * 1024;
-constexpr bool kHasFpu = TESS_HAS_FPU != 0;  // rtl/params.json HAS_FPU, the RTL build's default
-constexpr bool kHasExchange = TESS_HAS_EXCHANGE != 0;
-constexpr bool kHasCheckpoint = TESS_HAS_CHECKPOINT != 0;
-constexpr bool kHasMulDiv = TESS_HAS_MULDIV != 0;
 
 // The chip of the options but for its counter width (chipGeometry).
 ChipGeometry presetGeometry(const DeviceOptions& options) {
@@ -26,42 +20,38 @@ ChipGeometry presetGeometry(const DeviceOptions& options) {
     throw Error(fmt::format("model device: {} contexts per tile: must be 2..{}", options.contexts,
                             TileModel::kMaxContexts));
   }
-  const unsigned contexts = options.contexts ? options.contexts : unsigned{TESS_NUM_CONTEXTS};
-  if (options.preset == "mk2") {
-    if (options.tileMemBytes != 0 && options.tileMemBytes != kMk2MemBytes) {
-      throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
-                              kMk2MemBytes, options.tileMemBytes));
-    }
-    return {kMk2Tiles,       kMk2MemBytes, kHasFpu && !options.noFpu,        kHasExchange,
-            kHasCheckpoint, kHasMulDiv && !options.noMulDiv, contexts};
+  const std::string preset = options.preset.empty() ? "default" : options.preset;
+  if (preset != "default" && preset != "mk2" && preset != "ice40") {
+    throw Error(fmt::format(
+        "model device: unknown preset \"{}\" (valid: \"default\", \"mk2\", \"ice40\")",
+        options.preset));
   }
-  if (options.preset == "ice40") {
+  ChipGeometry g;
+  static_cast<ChipShape&>(g) = ChipShape::preset(preset);
+  if (preset == "mk2") {
+    if (options.tileMemBytes != 0 && options.tileMemBytes != g.tileMemBytes) {
+      throw Error(fmt::format("model device: preset mk2 has {} bytes per tile, not {}",
+                              g.tileMemBytes, options.tileMemBytes));
+    }
+  } else if (preset == "ice40") {
     // The board's exact configuration, from the same source as its RTL top.
-    if ((options.tiles != 0 && options.tiles != TESS_ICE40_NUM_TILES) ||
-        (options.tileMemBytes != 0 && options.tileMemBytes != TESS_ICE40_TILE_MEM_BYTES) ||
-        (options.contexts != 0 && options.contexts != TESS_ICE40_NUM_CONTEXTS)) {
+    if ((options.tiles != 0 && options.tiles != g.tiles) ||
+        (options.tileMemBytes != 0 && options.tileMemBytes != g.tileMemBytes) ||
+        (options.contexts != 0 && options.contexts != g.contexts)) {
       throw Error(fmt::format(
           "model device: preset ice40 has {} tile(s) of {} bytes and {} contexts, not {} tile(s) "
           "of {} bytes and {} contexts",
-          TESS_ICE40_NUM_TILES, TESS_ICE40_TILE_MEM_BYTES, TESS_ICE40_NUM_CONTEXTS, options.tiles,
-          options.tileMemBytes, options.contexts));
+          g.tiles, g.tileMemBytes, g.contexts, options.tiles, options.tileMemBytes,
+          options.contexts));
     }
-    return {TESS_ICE40_NUM_TILES,
-            TESS_ICE40_TILE_MEM_BYTES,
-            TESS_ICE40_HAS_FPU != 0 && !options.noFpu,
-            TESS_ICE40_HAS_EXCHANGE != 0,
-            TESS_ICE40_HAS_CHECKPOINT != 0,
-            TESS_ICE40_HAS_MULDIV != 0 && !options.noMulDiv,
-            TESS_ICE40_NUM_CONTEXTS};
+  } else {
+    if (options.tiles != 0) g.tiles = options.tiles;
+    if (options.tileMemBytes != 0) g.tileMemBytes = options.tileMemBytes;
   }
-  if (!options.preset.empty()) {
-    throw Error(fmt::format("model device: unknown preset \"{}\" (valid: \"mk2\", \"ice40\")",
-                            options.preset));
-  }
-  return {options.tiles ? options.tiles : kDefaultTiles,
-          options.tileMemBytes ? options.tileMemBytes : uint32_t{TESS_TILE_MEM_BYTES},
-          kHasFpu && !options.noFpu, kHasExchange, kHasCheckpoint,
-          kHasMulDiv && !options.noMulDiv, contexts};
+  if (options.contexts != 0) g.contexts = options.contexts;
+  g.hasFpu = g.hasFpu && !options.noFpu;
+  g.hasMulDiv = g.hasMulDiv && !options.noMulDiv;
+  return g;
 }
 
 }  // namespace
@@ -70,7 +60,7 @@ ChipGeometry chipGeometry(const DeviceOptions& options) {
   ChipGeometry g = presetGeometry(options);
   // rtl/params.json COUNTER_BITS, the iCE40 board's for its preset; DeviceOptions::counterBits
   // sets another on any other chip.
-  const unsigned chip = options.preset == "ice40" ? TESS_ICE40_COUNTER_BITS : TESS_COUNTER_BITS;
+  const unsigned chip = g.counterBits;
   const unsigned bits = options.counterBits ? options.counterBits : chip;
   if (bits != 32 && bits != 64) {
     throw Error(fmt::format("model device: counters of {} bits: must be 32 or 64", bits));
@@ -129,295 +119,160 @@ bool isCheckpointRegister(uint32_t offset) {
 
 }  // namespace
 
-ModelDevice::ModelDevice(const DeviceOptions& options) {
+ModelDevice::ModelDevice(const DeviceOptions& options)
+    : ModelDevice(options, std::make_unique<LocalFabric>()) {}
+
+ModelDevice::ModelDevice(const DeviceOptions& options, std::unique_ptr<ChipFabric> fabric)
+    : fabric_(std::move(fabric)) {
   if (!options.traceVcd.empty()) {
     throw Error(
         "model device: --trace-vcd / traceVcd needs the rtl device (the model has no waveforms)");
   }
   const ChipGeometry g = chipGeometry(options);
   geometry_ = g;
-  memBytes_ = g.memBytes;
-  hasExchange_ = g.hasExchange;
-  hasCheckpoint_ = g.hasCheckpoint;
-  tiles_.reserve(g.tiles);
-  for (unsigned t = 0; t < g.tiles; ++t) {
-    tiles_.emplace_back(g.tileConfig(t));
-  }
-  slots_.resize(g.tiles);
-  records_.resize(g.tiles);
-  bus_.resize(g.tiles);
-  pool_ = std::make_unique<WorkerPool>(threadsFor(options.threads, g.tiles));
+  const TileRange range = blockOfRank(fabric_->rank(), fabric_->ranks(), g.tiles);
+  std::vector<TileConfig> configs;
+  configs.reserve(range.end - range.first);
+  for (unsigned t = range.first; t < range.end; ++t) configs.push_back(g.tileConfig(t));
+  const unsigned threads = threadsFor(options.threads, std::max(1u, range.end - range.first));
+  block_ = std::make_unique<TileBlock>(std::move(configs), range, g.tiles, g.hasExchange, threads,
+                                       *fabric_);
+  enabled_.assign(g.tiles, 1);
   reset();
 }
 
 ChipInfo ModelDevice::info() const { return geometry_.chipInfo(); }
 
 void ModelDevice::reset() {
-  for (TileModel& t : tiles_) t.reset();
-  for (TileSlot& s : slots_) s = TileSlot{};
-  for (auto& r : records_) r.list.clear();
-  for (auto& b : bus_) b.fill(0);
-  members_.clear();
+  block_->reset();
+  std::fill(enabled_.begin(), enabled_.end(), uint8_t{1});
   state_ = ChipState::Reset;
   now_ = 0;
   pendingRelease_ = 0;
   pendingDesc_ = 0;
+  pendingExchange_ = false;
   syncBreak_ = false;
   tileSel_ = 0;
   ctxSel_ = 0;
   regSel_ = 0;
   error_ = TrapInfo{};
+  exitCode0_ = 0;
   lastReason_ = StopReason::MaxCycles;
-  routeRecords();
+  supersteps_ = 0;
 }
 
 TileModel& ModelDevice::tile(unsigned index) {
-  return const_cast<TileModel&>(checkedTile(index));
+  checkTile(index);
+  if (!block_->owns(index)) {
+    throw Error(fmt::format("model device: tile {} is simulated by rank {}, not this rank {}",
+                            index, ownerOf(index), fabric_->rank()));
+  }
+  return block_->tile(index);
 }
 
-const TileModel& ModelDevice::checkedTile(unsigned index) const {
-  if (index >= tiles_.size()) {
-    throw Error(fmt::format("model device: tile {} does not exist (the chip has {} tiles)", index,
-                            tiles_.size()));
+void ModelDevice::checkTile(unsigned tile) const {
+  if (tile >= enabled_.size()) {
+    throw Error(fmt::format("model device: tile {} does not exist (the chip has {} tiles)", tile,
+                            enabled_.size()));
   }
-  return tiles_[index];
+}
+
+// Every rank checks, so that every rank throws the same error (TileModel's words).
+void ModelDevice::checkRange(unsigned tile, uint32_t addr, size_t bytes, const char* what) const {
+  checkTile(tile);
+  if (uint64_t{addr} + bytes > geometry_.tileMemBytes) {
+    throw Error(fmt::format("tile {}: {} of {} bytes at 0x{:08x} is outside tile memory of {} bytes",
+                            tile, what, bytes, addr, geometry_.tileMemBytes));
+  }
+}
+
+unsigned ModelDevice::ownerOf(unsigned tile) const {
+  return ownerRank(tile, fabric_->ranks(), geometry_.tiles);
 }
 
 void ModelDevice::writeMemory(unsigned tile, uint32_t addr, std::span<const uint8_t> data) {
-  this->tile(tile).writeMemory(addr, data);
+  checkRange(tile, addr, data.size(), "write");
+  if (block_->owns(tile)) block_->tile(tile).writeMemory(addr, data);
 }
 
 void ModelDevice::readMemory(unsigned tile, uint32_t addr, std::span<uint8_t> data) {
-  checkedTile(tile).readMemory(addr, data);
+  checkRange(tile, addr, data.size(), "read");
+  if (block_->owns(tile)) block_->tile(tile).readMemory(addr, data);
+  if (!data.empty()) fabric_->fromOwner(data.data(), data.size(), ownerOf(tile));
 }
 
 void ModelDevice::start() {
-  for (TileSlot& s : slots_) s.phase = s.enabled ? Phase::Compute : Phase::Disabled;
+  block_->start();
   state_ = ChipState::Running;
 }
 
-bool ModelDevice::anyActive() const {
-  return std::any_of(slots_.begin(), slots_.end(), [](const TileSlot& s) {
-    return s.phase == Phase::Compute || s.phase == Phase::Exchange;
-  });
-}
-
-void ModelDevice::release(uint64_t releaseCycle) {
-  for (auto& b : bus_) b.fill(0);
-  members_.clear();
-  for (unsigned t = 0; t < tiles_.size(); ++t) {
-    TileSlot& slot = slots_[t];
-    if (slot.phase != Phase::Arrived) continue;
-    slot.syncWait += releaseCycle - slot.arrival;
-    const uint32_t prog = tiles_[t].exchangeProgram();
-    tiles_[t].clearExchangeProgram();
-    if (prog != 0) {
-      slot.phase = Phase::Exchange;
-      slot.release = releaseCycle;
-      // Without engines the release is an error at R (ExchangeEngine::startAbsent).
-      if (hasExchange_) {
-        slot.engine.start(prog, releaseCycle);
-      } else {
-        slot.engine.startAbsent(prog, releaseCycle);
-      }
-      members_.push_back(t);
-    } else {
-      slot.phase = Phase::Compute;
-      tiles_[t].resumeSupervisor(releaseCycle);
-    }
-  }
+void ModelDevice::release(uint64_t releaseCycle, bool exchanging) {
+  block_->release(releaseCycle, exchanging);
   now_ = releaseCycle;
   state_ = ChipState::Running;
+  ++supersteps_;
 }
 
 RunResult ModelDevice::run(uint64_t maxCycles) {
+  try {
+    return runLoop(maxCycles);
+  } catch (const std::exception& e) {
+    // A sharded chip ends the job here: the other ranks would wait in a collective.
+    fabric_->runFailed(e);
+    throw;
+  }
+}
+
+RunResult ModelDevice::runLoop(uint64_t maxCycles) {
   if (state_ == ChipState::Halted || state_ == ChipState::Error) return result();
   if (state_ == ChipState::Reset) start();
-  if (state_ == ChipState::SyncPending) release(pendingRelease_);
+  if (state_ == ChipState::SyncPending) release(pendingRelease_, pendingExchange_);
   const uint64_t limit = maxCycles > kNoLimit - now_ ? kNoLimit : now_ + maxCycles;
   for (;;) {
-    if (!anyActive()) {
-      // The sync controller: every enabled tile has arrived at a sync or halted.
-      const unsigned none = static_cast<unsigned>(tiles_.size());
-      unsigned firstArrived = none, firstHalted = none;
-      uint64_t lastArrival = 0, haltEnd = 0;
-      for (unsigned t = 0; t < tiles_.size(); ++t) {
-        if (slots_[t].phase == Phase::Arrived) {
-          firstArrived = std::min(firstArrived, t);
-          lastArrival = std::max(lastArrival, slots_[t].arrival);
-        } else if (slots_[t].phase == Phase::Halted) {
-          firstHalted = std::min(firstHalted, t);
-          haltEnd = std::max(haltEnd, tiles_[t].cycles());  // h + 1
+    const std::vector<BlockSummary> all = fabric_->gatherSummaries(block_->summary());
+    const SyncDecision d = decideSync(all, now_, limit, syncBreak_);
+    switch (d.kind) {
+      case SyncDecision::Kind::Run: {
+        uint64_t active = 0;
+        for (const BlockSummary& s : all) active += s.active;
+        const uint64_t until = std::min(limit, now_ + std::min(kChunkCycles, limit - now_));
+        if (const std::optional<ChipFailure> f = block_->runChunk(now_, until, active)) {
+          return fail(*f);
         }
+        now_ = until;
+        break;
       }
-      if (firstArrived == none) return stopAt(haltEnd, StopReason::Halted);
-      if (firstHalted != none) {
-        // Detected when every tile has arrived or halted: max of a_t and h_t + 1.
-        const uint64_t e = std::max(lastArrival, haltEnd);
-        if (e >= limit) return stopAt(limit, StopReason::MaxCycles);
-        return fail(Failure{e, TrapInfo{firstArrived, 0, tiles_[firstArrived].syncPc(),
-                                        TESS_CAUSE_SYNC_HALTED, firstHalted}});
-      }
-      if (lastArrival >= limit) return stopAt(limit, StopReason::MaxCycles);
-      const uint32_t desc = tiles_[firstArrived].syncDescriptor();
-      for (unsigned t = firstArrived + 1; t < tiles_.size(); ++t) {
-        if (slots_[t].phase == Phase::Arrived && tiles_[t].syncDescriptor() != desc) {
-          return fail(Failure{lastArrival, TrapInfo{t, 0, tiles_[t].syncPc(),
-                                                    TESS_CAUSE_SYNC_MISMATCH,
-                                                    tiles_[t].syncDescriptor()}});
-        }
-      }
-      const uint64_t releaseCycle = lastArrival + TESS_SYNC_LATENCY;
-      if (releaseCycle > limit) return stopAt(limit, StopReason::MaxCycles);
-      const bool host = (desc & TESS_SYNC_HOST_BIT) != 0;
-      if (host || syncBreak_) {
+      case SyncDecision::Kind::Stop:
+        return stopAt(d.cycle, d.reason);
+      case SyncDecision::Kind::Fail:
+        return fail(ChipFailure{d.cycle, d.error});
+      case SyncDecision::Kind::Pending:
         // Nothing runs until the host releases; the chip stands at cycle R.
         state_ = ChipState::SyncPending;
-        pendingRelease_ = releaseCycle;
-        pendingDesc_ = desc;
-        return stopAt(releaseCycle, host ? StopReason::HostSync : StopReason::SyncBreak);
-      }
-      release(releaseCycle);
-      continue;
-    }
-    if (now_ >= limit) return stopAt(limit, StopReason::MaxCycles);
-    const uint64_t until = std::min(limit, now_ + std::min(kChunkCycles, limit - now_));
-    if (const std::optional<Failure> f = runChunk(now_, until)) return fail(*f);
-    now_ = until;
-  }
-}
-
-std::optional<ModelDevice::Failure> ModelDevice::runChunk(uint64_t from, uint64_t until) {
-  std::vector<unsigned> active;
-  for (unsigned t = 0; t < tiles_.size(); ++t) {
-    if (slots_[t].phase == Phase::Compute || slots_[t].phase == Phase::Exchange) {
-      active.push_back(t);
-    }
-  }
-  // A single unit cannot overrun anyone; with more, a failure at e needs a rollback.
-  const bool guard = active.size() > 1;
-  Checkpoint cp;
-  if (guard) {
-    cp.slots = slots_;
-    cp.bus = bus_;
-    cp.members = members_;
-    cp.recordCounts.reserve(records_.size());
-    for (const auto& r : records_) cp.recordCounts.push_back(r.list.size());
-    pool_->forEach(active.size(), [&](size_t i) { tiles_[active[i]].checkpoint(); });
-  }
-  std::optional<Failure> failure = attempt(from, until);
-  if (guard) {
-    if (failure) {
-      pool_->forEach(active.size(), [&](size_t i) { tiles_[active[i]].rollback(); });
-      slots_ = std::move(cp.slots);
-      bus_ = std::move(cp.bus);
-      members_ = std::move(cp.members);
-      for (size_t t = 0; t < records_.size(); ++t) records_[t].list.resize(cp.recordCounts[t]);
-      const uint64_t at = failure->cycle;
-      failure = attempt(from, at + 1);
-      if (!failure || failure->cycle != at) {
-        throw Error(fmt::format("model device: internal error: the run from cycle {} did not "
-                                "repeat its failure at cycle {}",
-                                from, at));
-      }
-    } else {
-      pool_->forEach(active.size(), [&](size_t i) { tiles_[active[i]].commit(); });
-    }
-  }
-  flushRecords();
-  return failure;
-}
-
-std::optional<ModelDevice::Failure> ModelDevice::attempt(uint64_t from, uint64_t until) {
-  std::optional<Failure> best;
-  if (!members_.empty()) best = stepExchange(from, until);
-  const uint64_t bound = best ? best->cycle + 1 : until;
-  std::vector<unsigned> compute;
-  for (unsigned t = 0; t < tiles_.size(); ++t) {
-    if (slots_[t].phase == Phase::Compute) compute.push_back(t);
-  }
-  pool_->forEach(compute.size(), [&](size_t i) { tiles_[compute[i]].run(bound); });
-  for (unsigned t : compute) {
-    TileModel& tile = tiles_[t];
-    TileSlot& slot = slots_[t];
-    switch (tile.state()) {
-      case TileState::Running:
+        pendingRelease_ = d.cycle;
+        pendingDesc_ = d.desc;
+        pendingExchange_ = d.exchange;
+        return stopAt(d.cycle, d.reason);
+      case SyncDecision::Kind::Release:
+        release(d.cycle, d.exchange);
         break;
-      case TileState::Arrived:
-        slot.phase = Phase::Arrived;
-        slot.arrival = tile.syncIssueCycle() + 3;  // docs/chip.md: a_t = c_t + 3
-        break;
-      case TileState::Halted:
-        slot.phase = Phase::Halted;
-        break;
-      case TileState::Trapped: {
-        slot.phase = Phase::Trapped;
-        const Failure f{tile.cycles() - 1, tile.trap()};
-        // The earliest failure wins; on the same cycle, the lowest-numbered tile.
-        if (!best || f.cycle < best->cycle ||
-            (f.cycle == best->cycle && f.info.tile < best->info.tile)) {
-          best = f;
-        }
-        break;
-      }
     }
   }
-  return best;
-}
-
-std::optional<ModelDevice::Failure> ModelDevice::stepExchange(uint64_t from, uint64_t until) {
-  const unsigned numTiles = static_cast<unsigned>(tiles_.size());
-  for (uint64_t s = from; s < until; ++s) {
-    const bool running = std::any_of(members_.begin(), members_.end(), [&](unsigned t) {
-      return slots_[t].phase == Phase::Exchange;
-    });
-    if (!running) {
-      members_.clear();
-      break;
-    }
-    std::optional<Failure> failure;
-    // First half of s: every engine reads (memory as at the start of s) and drives its bus.
-    for (unsigned t : members_) {
-      uint32_t word = 0;
-      if (slots_[t].phase == Phase::Exchange &&
-          !slots_[t].engine.readPhase(s, tiles_[t], numTiles, word) && !failure) {
-        const ExchangeFault& fault = slots_[t].engine.fault();
-        failure = Failure{s, TrapInfo{t, TESS_EXCHANGE_CONTEXT, fault.pc, fault.cause,
-                                      fault.value}};
-      }
-      bus_[t][s % ExchangeEngine::kBusHistory] = word;
-    }
-    // Second half: receives are written at the end of s; finished engines hand back the tile.
-    for (unsigned t : members_) {
-      TileSlot& slot = slots_[t];
-      if (slot.phase != Phase::Exchange) continue;
-      slot.engine.writePhase(s, tiles_[t], bus_.data());
-      if (slot.engine.done()) {
-        const uint64_t x = slot.engine.endCycle();
-        slot.exchangeCycles += x - slot.release;
-        slot.phase = Phase::Compute;
-        tiles_[t].resumeSupervisor(x);
-      }
-    }
-    if (failure) return failure;
-  }
-  return std::nullopt;
 }
 
 RunResult ModelDevice::stopAt(uint64_t cycles, StopReason reason) {
   now_ = cycles;
-  for (unsigned t = 0; t < tiles_.size(); ++t) {
-    const Phase p = slots_[t].phase;
-    if (p == Phase::Compute || p == Phase::Arrived || p == Phase::Exchange) {
-      tiles_[t].advanceTo(now_);
-    }
-  }
+  block_->advanceTo(now_);
   if (reason == StopReason::Halted) state_ = ChipState::Halted;
   lastReason_ = reason;
+  uint32_t code = 0;
+  if (block_->owns(0) && enabled_[0]) code = block_->tile(0).exitCode();
+  fabric_->fromOwner(&code, sizeof code, ownerOf(0));
+  exitCode0_ = code;
   return result();
 }
 
-RunResult ModelDevice::fail(const Failure& f) {
+RunResult ModelDevice::fail(const ChipFailure& f) {
   error_ = f.info;
   state_ = ChipState::Error;
   return stopAt(f.cycle + 1, StopReason::Trap);
@@ -427,93 +282,90 @@ RunResult ModelDevice::result() const {
   RunResult r;
   r.reason = lastReason_;
   r.cycles = now_;
-  r.exitCode = slots_[0].enabled ? tiles_[0].exitCode() : 0;
+  r.exitCode = exitCode0_;
   if (state_ == ChipState::Error) r.trap = error_;
   if (state_ == ChipState::SyncPending) r.hostSyncId = pendingDesc_ & 0xffffu;
   return r;
 }
 
-void ModelDevice::routeRecords() {
-  for (unsigned t = 0; t < tiles_.size(); ++t) {
-    if (sink_) {
-      tiles_[t].setRetireSink([this, t](const RetireRecord& r) { records_[t].list.push_back(r); });
-    } else {
-      tiles_[t].setRetireSink({});
-    }
-  }
-}
-
-void ModelDevice::flushRecords() {
-  if (!sink_) return;
-  for (auto& records : records_) {
-    for (const RetireRecord& r : records.list) sink_(r);
-    records.list.clear();
-  }
-}
-
 std::string ModelDevice::console(unsigned tile) const {
-  return checkedTile(tile).console();
+  checkTile(tile);
+  const bool mine = block_->owns(tile);
+  return fabric_->stringFromOwner(mine ? block_->tile(tile).console() : std::string(),
+                                  ownerOf(tile));
 }
 
 TileStats ModelDevice::stats(unsigned tile) const {
-  const TileModel& t = checkedTile(tile);
-  const TileSlot& slot = slots_[tile];
-  if (!slot.enabled) {
-    TileStats s;
-    s.halted = true;  // docs/chip.md: a disabled tile counts as halted with exit code 0
-    return s;
-  }
-  TileStats s = t.stats();
-  s.syncWaitCycles = slot.syncWait;
-  if (slot.phase == Phase::Arrived && now_ > slot.arrival) s.syncWaitCycles += now_ - slot.arrival;
-  s.exchangeCycles = slot.exchangeCycles;
-  if (slot.phase == Phase::Exchange) s.exchangeCycles += now_ - slot.release;
-  s.halted = t.state() == TileState::Halted;
-  s.exitCode = s.halted ? t.exitCode() : 0;
-  wrapCounters(s, geometry_.counterBits);
+  checkTile(tile);
+  TileStats s;
+  if (block_->owns(tile)) s = block_->stats(tile, now_, geometry_.counterBits);
+  fabric_->fromOwner(&s, sizeof s, ownerOf(tile));
   return s;
 }
 
 void ModelDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
-  sink_ = std::move(sink);
-  routeRecords();
+  block_->setRetireSink(std::move(sink));
 }
 
 uint32_t ModelDevice::readControl(uint32_t offset) {
   if (isCheckpointRegister(offset)) checkCheckpointRegister(offset, "read");
-  if (auto v = readChipRegister(offset, {static_cast<unsigned>(tiles_.size()), memBytes_,
-                                          geometry_.contexts, state_, pendingDesc_, now_, error_,
-                                          syncBreak_, tileSel_})) {
+  if (auto v = readChipRegister(offset, {geometry_.tiles, geometry_.tileMemBytes, geometry_.contexts,
+                                          state_, pendingDesc_, now_, error_, syncBreak_,
+                                          tileSel_})) {
     return *v;
-  }
-  const TileStats sel = stats(tileSel_);
-  const TileSlot& slot = slots_[tileSel_];
-  if (isTileRegister(offset)) {
-    return readTileRegister(offset, sel, slot.enabled, slot.phase == Phase::Arrived);
   }
   switch (offset) {
     case TESS_CR_CTX_SEL:
       return ctxSel_;
     case TESS_CR_REG_SEL:
       return regSel_;
+    default:
+      break;
+  }
+  if (!isTileRegister(offset)) {
+    switch (offset) {
+      case TESS_CR_C_REG: case TESS_CR_C_PC: case TESS_CR_C_FCSR: case TESS_CR_C_INSTRET_LO:
+      case TESS_CR_C_INSTRET_HI: case TESS_CR_C_STATE: case TESS_CR_T_RUN_ARG:
+      case TESS_CR_T_XCHG_PROG:
+        break;
+      default:
+        throw Error(fmt::format("model device: no readable control register at offset 0x{:03x}",
+                                offset));
+    }
+  }
+  // The selected tile's registers: its owner answers every rank.
+  uint32_t v = 0;
+  if (block_->owns(tileSel_)) v = readTileControl(offset);
+  fabric_->fromOwner(&v, sizeof v, ownerOf(tileSel_));
+  return v;
+}
+
+// A register of the selected tile, which this process simulates.
+uint32_t ModelDevice::readTileControl(uint32_t offset) {
+  const TileStats sel = block_->stats(tileSel_, now_, geometry_.counterBits);
+  const bool enabled = enabled_[tileSel_] != 0;
+  if (isTileRegister(offset)) {
+    return readTileRegister(offset, sel, enabled, block_->arrived(tileSel_));
+  }
+  const TileModel& tile = block_->tile(tileSel_);
+  switch (offset) {
     case TESS_CR_C_REG:
-      if (!slot.enabled) return 0;
-      return regSel_ < 32 ? tiles_[tileSel_].xreg(ctxSel_, regSel_)
-                          : tiles_[tileSel_].freg(ctxSel_, regSel_ - 32);
+      if (!enabled) return 0;
+      return regSel_ < 32 ? tile.xreg(ctxSel_, regSel_) : tile.freg(ctxSel_, regSel_ - 32);
     case TESS_CR_C_PC:
-      return slot.enabled ? tiles_[tileSel_].pc(ctxSel_) : 0;
+      return enabled ? tile.pc(ctxSel_) : 0;
     case TESS_CR_C_FCSR:
-      return slot.enabled ? tiles_[tileSel_].fcsr(ctxSel_) : 0;
+      return enabled ? tile.fcsr(ctxSel_) : 0;
     case TESS_CR_C_INSTRET_LO:
       return lo(sel.contextInstructions[ctxSel_]);
     case TESS_CR_C_INSTRET_HI:
       return hi(sel.contextInstructions[ctxSel_]);
     case TESS_CR_C_STATE:
-      return slot.enabled ? tiles_[tileSel_].contextState(ctxSel_) : 0;
+      return enabled ? tile.contextState(ctxSel_) : 0;
     case TESS_CR_T_RUN_ARG:
-      return slot.enabled ? tiles_[tileSel_].runArg() : 0;
+      return enabled ? tile.runArg() : 0;
     case TESS_CR_T_XCHG_PROG:
-      return slot.enabled ? tiles_[tileSel_].exchangeProgram() : 0;
+      return enabled ? tile.exchangeProgram() : 0;
     default:
       throw Error(fmt::format("model device: no readable control register at offset 0x{:03x}",
                               offset));
@@ -525,15 +377,17 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
     case TESS_CR_CTRL:
       if (value & 1u) reset();
       if ((value & 2u) && state_ == ChipState::Reset) start();
-      if ((value & 4u) && state_ == ChipState::SyncPending) release(pendingRelease_);
+      if ((value & 4u) && state_ == ChipState::SyncPending) {
+        release(pendingRelease_, pendingExchange_);
+      }
       return;
     case TESS_CR_SYNC_BREAK:
       syncBreak_ = (value & 1u) != 0;
       return;
     case TESS_CR_TILE_SEL:
-      if (value >= tiles_.size()) {
+      if (value >= geometry_.tiles) {
         throw Error(fmt::format("model device: TILE_SEL {} is not a tile (the chip has {} tiles)",
-                                value, tiles_.size()));
+                                value, geometry_.tiles));
       }
       tileSel_ = value;
       return;
@@ -543,7 +397,8 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
             "model device: T_ENABLE of tile {} can only change after a reset, before the run",
             tileSel_));
       }
-      slots_[tileSel_].enabled = (value & 1u) != 0;
+      enabled_[tileSel_] = (value & 1u) != 0;
+      if (block_->owns(tileSel_)) block_->setEnabled(tileSel_, enabled_[tileSel_] != 0);
       return;
     case TESS_CR_CTX_SEL:
       if (value >= geometry_.contexts) {
@@ -569,9 +424,15 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
   }
   // Per-tile and per-context state (docs/checkpoint.md): only at a sync stop, enabled tiles.
   checkStateWrite(offset, true);
-  TileModel& tile = tiles_[tileSel_];
-  TileSlot& slot = slots_[tileSel_];
-  const TileStats sel = stats(tileSel_);
+  // A program written now runs at the pending release: every rank must step the exchange.
+  if (offset == TESS_CR_T_XCHG_PROG && value != 0) pendingExchange_ = true;
+  if (block_->owns(tileSel_)) writeTileControl(offset, value);
+}
+
+// A state register of the selected tile, which this process simulates (checkStateWrite passed).
+void ModelDevice::writeTileControl(uint32_t offset, uint32_t value) {
+  TileModel& tile = block_->tile(tileSel_);
+  const TileStats sel = block_->stats(tileSel_, now_, geometry_.counterBits);
   switch (offset) {
     case TESS_CR_C_REG:
       if (regSel_ < 32) {
@@ -608,15 +469,14 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
     case TESS_CR_T_SYNCWAIT_HI: {
       const uint64_t v = offset == TESS_CR_T_SYNCWAIT_LO ? withLo(sel.syncWaitCycles, value)
                                                          : withHi(sel.syncWaitCycles, value);
-      // The register reads syncWait + (now - arrival) while the tile stands at the sync.
-      slot.syncWait = v - (sel.syncWaitCycles - slot.syncWait);
+      block_->setSyncWait(tileSel_, v, sel.syncWaitCycles);
       return;
     }
     case TESS_CR_T_EXCH_LO:
-      slot.exchangeCycles = withLo(sel.exchangeCycles, value);
+      block_->setExchangeCycles(tileSel_, withLo(sel.exchangeCycles, value));
       return;
     case TESS_CR_T_EXCH_HI:
-      slot.exchangeCycles = withHi(sel.exchangeCycles, value);
+      block_->setExchangeCycles(tileSel_, withHi(sel.exchangeCycles, value));
       return;
     default:
       throw Error(fmt::format("model device: no writable control register at offset 0x{:03x}",
@@ -642,7 +502,7 @@ void ModelDevice::checkStateWrite(uint32_t offset, bool tileLevel) const {
                             "the chip is stopped at a sync",
                             offset));
   }
-  if (tileLevel && !slots_[tileSel_].enabled) {
+  if (tileLevel && !enabled_[tileSel_]) {
     throw Error(fmt::format("model device: control register 0x{:03x} of tile {}: the tile is "
                             "disabled",
                             offset, tileSel_));
@@ -650,7 +510,7 @@ void ModelDevice::checkStateWrite(uint32_t offset, bool tileLevel) const {
 }
 
 void ModelDevice::checkCheckpointRegister(uint32_t offset, const char* access) const {
-  if (hasCheckpoint_) return;
+  if (geometry_.hasCheckpoint) return;
   const char* name = checkpointRegisterName(offset);
   throw Error(fmt::format("model device: control register 0x{:03x} ({}) cannot be {}: this chip "
                           "has no checkpoint support (HAS_CHECKPOINT = 0, preset ice40)",
@@ -658,16 +518,7 @@ void ModelDevice::checkCheckpointRegister(uint32_t offset, const char* access) c
 }
 
 void ModelDevice::writeCycle(uint64_t cycle) {
-  // Every other register keeps its value: the sync wait so far is folded into the counter.
-  for (unsigned t = 0; t < tiles_.size(); ++t) {
-    TileSlot& slot = slots_[t];
-    if (!slot.enabled) continue;
-    if (slot.phase == Phase::Arrived) {
-      if (now_ > slot.arrival) slot.syncWait += now_ - slot.arrival;
-      slot.arrival = cycle;
-    }
-    tiles_[t].rebaseCycles(cycle);
-  }
+  block_->rebaseCycles(now_, cycle);
   now_ = cycle;
   pendingRelease_ = cycle;
 }

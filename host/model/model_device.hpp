@@ -3,61 +3,56 @@
 // errors and the control/status registers. All state is in the object (no statics), so several
 // devices can live in one process.
 //
-// How a run proceeds (exact, see README.md "The chip"): the chip advances in chunks of at most
-// kChunkCycles. In a chunk, the exchange engines (if an exchange is in progress) are stepped
-// cycle by cycle first, then every computing tile runs alone to the chunk's end or its next sync,
-// halt or trap — on several host threads, since tiles cannot affect each other between syncs.
-// If any unit failed at cycle e inside the chunk, every tile is rolled back to the chunk's start
-// (a register checkpoint plus an undo log of memory writes) and the chunk is run again up to e
-// inclusive, so no tile ever passes e. When no tile computes and no engine runs, the sync
-// controller decides: release, host-sync stop, sync error, or the end of the run.
+// One chip loop serves every model (README.md "The chip", docs/scale-out.md "One chip loop"):
+// this process simulates one TileBlock (the whole chip, or one MPI rank's contiguous share of
+// it), the pure sync controller (decideSync) decides from every block's summary, and a
+// ChipFabric carries what the blocks tell each other: nothing in one process (LocalFabric), MPI
+// collectives when sharded (host/shard). Host-port calls on a sharded chip are collective: every
+// rank makes them in the same order; a tile's owner applies writes and answers reads for all.
+//
+// How a run proceeds (exact): the chip advances in chunks of at most TileBlock::kChunkCycles
+// (see tile_block.hpp). When no tile computes and no engine runs, the sync controller decides:
+// release, host-sync stop, sync error, or the end of the run.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "chip_fabric.hpp"
 #include "chip_registers.hpp"
-#include "exchange_engine.hpp"
 #include "tessera/device.hpp"
+#include "tile_block.hpp"
 #include "tile_model.hpp"
-#include "worker_pool.hpp"
 
 namespace tessera::model {
 
-/// The chip a model device builds for these options: the presets ("mk2", "ice40"), the default
-/// 4 tiles, tile memory, the FPU, the M extension, the counter width, exchange engines and
-/// checkpoint registers. Shared by ModelDevice and the sharded model (host/shard).
-/// Throws tessera::Error on an unknown preset or a preset contradicted by tiles/memory.
-struct ChipGeometry {
-  unsigned tiles;
-  uint32_t memBytes;
-  bool hasFpu;
-  bool hasExchange = true;    ///< rtl/params.json HAS_EXCHANGE (false: preset ice40)
-  bool hasCheckpoint = true;  ///< rtl/params.json HAS_CHECKPOINT (false: preset ice40)
-  bool hasMulDiv = true;      ///< rtl/params.json HAS_MULDIV (false: preset ice40, noMulDiv)
-  unsigned contexts = TESS_NUM_CONTEXTS;  ///< per tile (preset ice40: ICE40_NUM_CONTEXTS)
-  unsigned counterBits = 64;  ///< rtl/params.json COUNTER_BITS (32: preset ice40, counterBits)
-
+/// The chip a model device builds: its shape (tessera::ChipShape) and how the model uses it.
+struct ChipGeometry : ChipShape {
   /// The configuration of tile t of this chip.
   TileConfig tileConfig(unsigned t) const {
-    return TileConfig{t, tiles, memBytes, hasFpu, hasMulDiv, contexts, counterBits};
+    return TileConfig{t, tiles, tileMemBytes, hasFpu, hasMulDiv, contexts, counterBits};
   }
   /// What a model device of this chip reports as its info().
-  ChipInfo chipInfo() const {
-    return ChipInfo{tiles, memBytes, contexts, "model", hasFpu, hasMulDiv, counterBits};
-  }
+  ChipInfo chipInfo() const { return ChipInfo{*this, "model"}; }
 };
+/// The chip a model device builds for these options: a preset (ChipShape::preset) or the default
+/// chip, with the options' tiles, tile memory, contexts, counter width, noFpu and noMulDiv.
+/// Shared by ModelDevice and the sharded model (host/shard).
+/// Throws tessera::Error on an unknown preset or a preset contradicted by the options.
 ChipGeometry chipGeometry(const DeviceOptions& options);
 
-/// A chip of TileModels with sync and exchange (docs/chip.md).
+/// A chip of TileModels with sync and exchange (docs/chip.md), in one process or sharded.
 class ModelDevice : public Device {
  public:
-  /// Tiles and memory per tile: options.preset "mk2" = 1472 x 638,976 bytes, "ice40" = the iCE40
-  /// board (rtl/params.json config ICE40: 1 RV32I tile of 4 KiB, no M, no F, 32-bit counters);
-  /// else options.tiles (0 = 4, docs/decisions.md) of options.tileMemBytes (0 =
-  /// TESS_TILE_MEM_BYTES).
+  /// The chip of chipGeometry(options): options.preset "mk2" or "ice40" (ChipShape::preset,
+  /// rtl/params.json configs MK2 and ICE40), else options.tiles (0 = TESS_DEFAULT_TILES,
+  /// docs/decisions.md) of options.tileMemBytes (0 = TESS_TILE_MEM_BYTES). The whole chip in this
+  /// process.
   explicit ModelDevice(const DeviceOptions& options);
+  /// The same chip with this process's block of tiles given by `fabric` (host/shard's MPI
+  /// fabric: rank r of n simulates tiles r*T/n .. (r+1)*T/n - 1).
+  ModelDevice(const DeviceOptions& options, std::unique_ptr<ChipFabric> fabric);
 
   ChipInfo info() const override;
   void reset() override;
@@ -68,88 +63,59 @@ class ModelDevice : public Device {
   std::string console(unsigned tile) const override;
   TileStats stats(unsigned tile) const override;
   /// Records of one tile come in retire order; tiles are interleaved chunk by chunk (all of
-  /// tile 0's records of a chunk, then tile 1's, ...), and always on the caller's thread.
+  /// tile 0's records of a chunk, then tile 1's, ...), and always on the caller's thread. A
+  /// sharded chip gives each rank's sink the records of that rank's own tiles.
   void setRetireSink(std::function<void(const RetireRecord&)> sink) override;
   uint32_t readControl(uint32_t offset) override;
   void writeControl(uint32_t offset, uint32_t value) override;
 
-  /// Direct access to one tile's model (tests, state comparison).
+  /// Direct access to one tile's model (tests, state comparison); a tile of this process's block.
   TileModel& tile(unsigned index);
   /// Host threads used between syncs.
-  unsigned threads() const { return pool_->threads(); }
+  unsigned threads() const { return block_->threads(); }
+  /// The tiles this process simulates (every tile unless sharded).
+  TileRange block() const { return block_->range(); }
+  /// The fabric between this process's block and the others'.
+  const ChipFabric& fabric() const { return *fabric_; }
+  /// Syncs released since reset (supersteps; host syncs included).
+  uint64_t supersteps() const { return supersteps_; }
 
   /// Upper bound on the cycles of one chunk (bounds the undo logs and the record buffers).
-  static constexpr uint64_t kChunkCycles = 1 << 16;
+  static constexpr uint64_t kChunkCycles = TileBlock::kChunkCycles;
 
  private:
-  // Where a tile stands at the chip level.
-  enum class Phase { Compute, Arrived, Exchange, Halted, Trapped, Disabled };
-
-  struct TileSlot {
-    bool enabled = true;
-    Phase phase = Phase::Compute;
-    uint64_t arrival = 0;          // a_t, valid when Arrived
-    uint64_t syncWait = 0;         // completed syncs
-    uint64_t exchangeCycles = 0;   // completed exchanges
-    uint64_t release = 0;          // R of the exchange in progress
-    ExchangeEngine engine;
-  };
-
-  // What the chip saved at a chunk start to roll back to.
-  struct Checkpoint {
-    std::vector<TileSlot> slots;
-    std::vector<ExchangeEngine::BusHistory> bus;
-    std::vector<unsigned> members;
-    std::vector<size_t> recordCounts;
-  };
-
-  // A failure found in a chunk.
-  struct Failure {
-    uint64_t cycle = 0;
-    TrapInfo info;
-  };
-
-  const TileModel& checkedTile(unsigned index) const;
+  RunResult runLoop(uint64_t maxCycles);
+  void checkTile(unsigned tile) const;
+  void checkRange(unsigned tile, uint32_t addr, size_t bytes, const char* what) const;
+  unsigned ownerOf(unsigned tile) const;
   void start();
-  void release(uint64_t releaseCycle);
-  std::optional<Failure> runChunk(uint64_t from, uint64_t until);
-  std::optional<Failure> attempt(uint64_t from, uint64_t until);
-  std::optional<Failure> stepExchange(uint64_t from, uint64_t until);
-  bool anyActive() const;
+  void release(uint64_t releaseCycle, bool exchanging);
   RunResult stopAt(uint64_t cycles, StopReason reason);
-  RunResult fail(const Failure& f);
+  RunResult fail(const ChipFailure& f);
   RunResult result() const;
+  uint32_t readTileControl(uint32_t offset);
+  void writeTileControl(uint32_t offset, uint32_t value);
   void checkStateWrite(uint32_t offset, bool tileLevel) const;
   void checkCheckpointRegister(uint32_t offset, const char* access) const;
   void writeCycle(uint64_t cycle);
-  void flushRecords();
-  void routeRecords();
 
   ChipGeometry geometry_{};  // what the options asked for (tile configuration, info())
-  uint32_t memBytes_;
-  bool hasExchange_ = true;    // false: no exchange engines (preset ice40, docs/chip.md)
-  bool hasCheckpoint_ = true;  // false: no checkpoint registers (preset ice40)
-  std::vector<TileModel> tiles_;
-  std::vector<TileSlot> slots_;
-  // One host cache line per tile's list: tiles on different threads append to their own.
-  struct alignas(64) RecordList {
-    std::vector<RetireRecord> list;
-  };
-  std::vector<RecordList> records_;
-  std::vector<ExchangeEngine::BusHistory> bus_;
-  std::vector<unsigned> members_;  // tiles whose engine started at the current release
-  std::function<void(const RetireRecord&)> sink_;
-  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<ChipFabric> fabric_;
+  std::unique_ptr<TileBlock> block_;
+  std::vector<uint8_t> enabled_;   // T_ENABLE of every chip tile (known to every rank)
   ChipState state_ = ChipState::Reset;
   uint64_t now_ = 0;               // every unit has simulated the cycles below now_
   uint64_t pendingRelease_ = 0;    // R of a pending sync
   uint32_t pendingDesc_ = 0;
+  bool pendingExchange_ = false;   // some tile starts an exchange at the pending release
   bool syncBreak_ = false;
   unsigned tileSel_ = 0;
   unsigned ctxSel_ = 0;            // CTX_SEL (checkpoint registers)
   unsigned regSel_ = 0;            // REG_SEL
   TrapInfo error_;
+  uint32_t exitCode0_ = 0;         // tile 0's exit code as RunResult reports it
   StopReason lastReason_ = StopReason::MaxCycles;
+  uint64_t supersteps_ = 0;
 };
 
 }  // namespace tessera::model

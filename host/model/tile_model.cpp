@@ -36,9 +36,10 @@ void wrapCounters(TileStats& s, unsigned bits) {
 TileModel::TileModel(const TileConfig& config)
     : config_(config), mem_(config.memBytes, 0), decodeCache_(kDecodeCacheLines) {
   if (config.contexts < 2 || config.contexts > kMaxContexts) {
-    throw Error(fmt::format("tile of {} contexts: must be 2..{} (the supervisor and a worker at "
-                            "least, one context per slot of the round at most)",
-                            config.contexts, kMaxContexts));
+    throw Error(
+        fmt::format("tile of {} contexts: must be 2..{} (the supervisor and a worker at "
+                    "least, one context per slot of the round at most)",
+                    config.contexts, kMaxContexts));
   }
   if (config.memBytes < 4 || config.memBytes % 4 != 0 || config.memBytes > TESS_MMIO_BASE) {
     throw Error(
@@ -459,209 +460,65 @@ bool TileModel::mmioStore(unsigned c, uint64_t cycle, uint32_t addr, uint32_t va
   return false;
 }
 
-template <bool kTrace>
-inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
-  Context& ctx = ctx_[c];
-  const uint32_t pc = ctx.pc;
-  ctx.busySlots++;
-  if (pc >= config_.memBytes) return raise(c, cycle, TESS_CAUSE_INSN_ACCESS, pc);
-  // Only reachable through RUN with an unaligned start pc: reported at the worker's first fetch.
-  if (pc & 3) return raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, pc);
-  // The decoded instruction is used in place: a store below may invalidate its cache line (the
-  // tag), but nothing rewrites the line before the next fetch.
-  const DecodedInsn* insn;
-  DecodedInsn staleInsn;
-  uint32_t word;
-  if (lastStoreCycle() + 2 >= cycle && staleFetch(pc, cycle, word)) [[unlikely]] {
-    // Not cached: the line must reflect the new memory from t+3 on.
-    staleInsn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv);
-    insn = &staleInsn;
-  } else {
-    CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
-    std::memcpy(&word, mem_.data() + pc, 4);
-    if (line.tag != pc) [[unlikely]] {
-      line.insn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv);
-      line.tag = pc;
-    }
-    insn = &line.insn;
-  }
-  const DecodedInsn& d = *insn;
-  uint32_t* const x = ctx.x.data();
-  uint32_t* const f = ctx.f.data();
-  const uint32_t a = x[d.rs1];
-  const uint32_t b = x[d.rs2];
+// One instruction between fetch and retirement: its operands and what it decided. It lives in
+// issue()'s frame and every handler below is inlined, so the compiler keeps it in registers.
+struct TileModel::Issue {
+  unsigned c;
+  uint64_t cycle;
+  Context& ctx;
+  const DecodedInsn& d;
+  uint32_t pc;
+  uint32_t word;    // the instruction word (trap value of an illegal instruction)
+  uint32_t a;       // x[rs1]
+  uint32_t b;       // x[rs2]
+  uint32_t addr;    // a + imm: a load's, store's or JALR's address
+  uint32_t nextPc;  // pc + 4 unless a jump or taken branch changes it
+  uint64_t next;    // the context's next slot: a round on, later for a long op, never if blocked
+  bool exited = false;   // an EXIT store
+  bool arrived = false;  // a SYNC store
+};
+
+// A load's or store's trap at its address; false, for the handler to return.
+bool TileModel::accessFault(const Issue& s, uint32_t cause) {
+  raise(s.c, s.cycle, cause, s.addr);
+  return false;
+}
+
+// LUI, AUIPC, OP-IMM and OP: never trap. Each handler is instantiated per opcode (kOp), so its
+// switch folds away and issue()'s dispatch stays one jump table.
+template <Op kOp>
+inline bool TileModel::execIntAlu(Issue& s) {
+  const DecodedInsn& d = s.d;
+  uint32_t* const x = s.ctx.x.data();
+  const uint32_t a = s.a;
+  const uint32_t b = s.b;
   const int32_t sa = static_cast<int32_t>(a);
   const int32_t sb = static_cast<int32_t>(b);
-  uint32_t nextPc = pc + 4;
-  uint64_t next = cycle + kRound;
-  bool exited = false;
-  bool arrived = false;
-  Step step = Step::Continue;
-  unsigned rm = 0;
-  uint8_t* const mem = mem_.data();
-  const uint32_t memBytes = config_.memBytes;
-
-  auto illegal = [&]() { return raise(c, cycle, TESS_CAUSE_ILLEGAL_INSN, word); };
-  auto branch = [&](bool taken) -> bool {
-    if (!taken) return true;
-    const uint32_t target = pc + static_cast<uint32_t>(d.imm);
-    if (target & 3) {
-      step = raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, target);
-      return false;
-    }
-    nextPc = target;
-    return true;
-  };
-  auto fpResult = [&](const fp::Result& r) {
-    f[d.rd] = r.value;
-    ctx.fflags |= r.flags;
-  };
-  auto fpToX = [&](const fp::Result& r) {
-    x[d.rd] = r.value;
-    ctx.fflags |= r.flags;
-  };
-  auto startLong = [&](uint32_t value, uint32_t flags) {
-    ctx.longPending = true;
-    ctx.longOp = PendingLongOp{cycle, pc, word, value, flags, d.rd, d.dest};
-    next = cycle + kLongOpRetire;
-  };
-  const uint32_t addr = a + static_cast<uint32_t>(d.imm);
-  // An access lies wholly inside SRAM (size ≤ 4, memBytes ≥ 4).
-  auto inSram = [&](unsigned size) { return addr <= memBytes - size; };
-  const bool inMmio = (addr & kMmioPageMask) == TESS_MMIO_BASE;
-
-  switch (d.op) {
-    case Op::Illegal:
-      return illegal();
+  const uint32_t imm = static_cast<uint32_t>(d.imm);
+  switch (kOp) {
     case Op::Lui:
-      x[d.rd] = static_cast<uint32_t>(d.imm);
+      x[d.rd] = imm;
       break;
     case Op::Auipc:
-      x[d.rd] = pc + static_cast<uint32_t>(d.imm);
+      x[d.rd] = s.pc + imm;
       break;
-    case Op::Jal:
-      if (!branch(true)) return step;
-      x[d.rd] = pc + 4;
-      break;
-    case Op::Jalr: {
-      const uint32_t target = addr & ~1u;
-      if (target & 3) return raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, target);
-      nextPc = target;
-      x[d.rd] = pc + 4;
-      break;
-    }
-    case Op::Beq:
-      if (!branch(a == b)) return step;
-      break;
-    case Op::Bne:
-      if (!branch(a != b)) return step;
-      break;
-    case Op::Blt:
-      if (!branch(sa < sb)) return step;
-      break;
-    case Op::Bge:
-      if (!branch(sa >= sb)) return step;
-      break;
-    case Op::Bltu:
-      if (!branch(a < b)) return step;
-      break;
-    case Op::Bgeu:
-      if (!branch(a >= b)) return step;
-      break;
-    case Op::Lb:
-      if (!inSram(1)) return raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
-      x[d.rd] = static_cast<uint32_t>(static_cast<int8_t>(mem[addr]));
-      break;
-    case Op::Lbu:
-      if (!inSram(1)) return raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
-      x[d.rd] = mem[addr];
-      break;
-    case Op::Lh:
-    case Op::Lhu: {
-      if (addr & 1) return raise(c, cycle, TESS_CAUSE_LOAD_MISALIGNED, addr);
-      if (!inSram(2)) return raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
-      uint16_t h;
-      std::memcpy(&h, mem + addr, 2);
-      x[d.rd] = d.op == Op::Lh ? static_cast<uint32_t>(static_cast<int16_t>(h)) : h;
-      break;
-    }
-    case Op::Lw:
-    case Op::Flw: {
-      if (addr & 3) return raise(c, cycle, TESS_CAUSE_LOAD_MISALIGNED, addr);
-      uint32_t w;
-      if (inSram(4)) {
-        std::memcpy(&w, mem + addr, 4);
-      } else if (!inMmio) {
-        return raise(c, cycle, TESS_CAUSE_LOAD_ACCESS, addr);
-      } else if (!mmioLoad(c, cycle, addr, w, step)) {
-        return step;
-      }
-      (d.op == Op::Lw ? x : f)[d.rd] = w;
-      break;
-    }
-    case Op::Sb:
-      if (!inSram(1)) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
-      noteStore(addr, cycle);
-      mem[addr] = static_cast<uint8_t>(b);
-      break;
-    case Op::Sh: {
-      if (addr & 1) return raise(c, cycle, TESS_CAUSE_STORE_MISALIGNED, addr);
-      if (!inSram(2)) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
-      const uint16_t h = static_cast<uint16_t>(b);
-      noteStore(addr, cycle);
-      std::memcpy(mem + addr, &h, 2);
-      break;
-    }
-    case Op::Sw:
-    case Op::Fsw: {
-      const uint32_t w = d.op == Op::Sw ? b : f[d.rs2];
-      if (addr & 3) return raise(c, cycle, TESS_CAUSE_STORE_MISALIGNED, addr);
-      if (inSram(4)) {
-        noteStore(addr, cycle);
-        std::memcpy(mem + addr, &w, 4);
-        break;
-      }
-      if (!inMmio) return raise(c, cycle, TESS_CAUSE_STORE_ACCESS, addr);
-      if (!mmioStore(c, cycle, addr, w, step)) return step;
-      if (addr == TESS_MMIO_EXIT) exited = true;
-      if (addr == TESS_MMIO_SYNC) {
-        arrived = true;
-        next = kNever;
-      }
-      if (ctx.waiting) {
-        // WAIT: released now if every worker is already idle (their DONEs are all older than
-        // this store, hence seen by cycle + 6), otherwise by the last worker's DONE.
-        bool idle = true;
-        for (unsigned w2 = 1; w2 < kMaxContexts; ++w2) idle = idle && !ctx_[w2].running;
-        if (idle) {
-          ctx.waiting = false;
-        } else {
-          next = kNever;
-        }
-      }
-      if (addr == TESS_MMIO_DONE) {
-        next = kNever;
-        releaseSupervisorIfDone(cycle);
-      }
-      break;
-    }
     case Op::Addi:
-      x[d.rd] = a + static_cast<uint32_t>(d.imm);
+      x[d.rd] = a + imm;
       break;
     case Op::Slti:
       x[d.rd] = sa < d.imm;
       break;
     case Op::Sltiu:
-      x[d.rd] = a < static_cast<uint32_t>(d.imm);
+      x[d.rd] = a < imm;
       break;
     case Op::Xori:
-      x[d.rd] = a ^ static_cast<uint32_t>(d.imm);
+      x[d.rd] = a ^ imm;
       break;
     case Op::Ori:
-      x[d.rd] = a | static_cast<uint32_t>(d.imm);
+      x[d.rd] = a | imm;
       break;
     case Op::Andi:
-      x[d.rd] = a & static_cast<uint32_t>(d.imm);
+      x[d.rd] = a & imm;
       break;
     case Op::Slli:
       x[d.rd] = a << d.imm;
@@ -702,30 +559,215 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
     case Op::And:
       x[d.rd] = a & b;
       break;
-    case Op::Fence:
-      break;
-    case Op::Ecall:
-      return raise(c, cycle, TESS_CAUSE_ECALL, pc);
-    case Op::Ebreak:
-      return raise(c, cycle, TESS_CAUSE_BREAKPOINT, pc);
-    case Op::Csrrw:
-    case Op::Csrrs:
-    case Op::Csrrc:
-    case Op::Csrrwi:
-    case Op::Csrrsi:
-    case Op::Csrrci: {
-      const uint32_t csr = static_cast<uint32_t>(d.imm);
-      const uint32_t old = readCsr(c, cycle, csr);
-      const bool immForm = d.op == Op::Csrrwi || d.op == Op::Csrrsi || d.op == Op::Csrrci;
-      const uint32_t src = immForm ? d.rs1 : a;
-      if (d.op == Op::Csrrw || d.op == Op::Csrrwi) {
-        writeCsr(ctx, csr, src);
-      } else if (d.rs1 != 0) {
-        writeCsr(ctx, csr, (d.op == Op::Csrrs || d.op == Op::Csrrsi) ? old | src : old & ~src);
+    default:
+      break;  // unreachable: issue() dispatches only this class here
+  }
+  return true;
+}
+
+// JAL, JALR and the conditional branches. False after a misaligned target trapped.
+template <Op kOp>
+inline bool TileModel::execJump(Issue& s) {
+  const DecodedInsn& d = s.d;
+  uint32_t* const x = s.ctx.x.data();
+  const uint32_t a = s.a;
+  const uint32_t b = s.b;
+  const int32_t sa = static_cast<int32_t>(a);
+  const int32_t sb = static_cast<int32_t>(b);
+  bool taken = true;
+  switch (kOp) {
+    case Op::Jalr: {
+      const uint32_t target = s.addr & ~1u;
+      if (target & 3) {
+        raise(s.c, s.cycle, TESS_CAUSE_INSN_MISALIGNED, target);
+        return false;
       }
-      x[d.rd] = old;
-      break;
+      s.nextPc = target;
+      x[d.rd] = s.pc + 4;
+      return true;
     }
+    case Op::Beq:
+      taken = a == b;
+      break;
+    case Op::Bne:
+      taken = a != b;
+      break;
+    case Op::Blt:
+      taken = sa < sb;
+      break;
+    case Op::Bge:
+      taken = sa >= sb;
+      break;
+    case Op::Bltu:
+      taken = a < b;
+      break;
+    case Op::Bgeu:
+      taken = a >= b;
+      break;
+    default:
+      break;  // JAL
+  }
+  if (!taken) return true;
+  const uint32_t target = s.pc + static_cast<uint32_t>(d.imm);
+  if (target & 3) {
+    raise(s.c, s.cycle, TESS_CAUSE_INSN_MISALIGNED, target);
+    return false;
+  }
+  s.nextPc = target;
+  if (kOp == Op::Jal) x[d.rd] = s.pc + 4;
+  return true;
+}
+
+// Loads from SRAM, and LW/FLW from the MMIO page. False after a trap.
+template <Op kOp>
+inline bool TileModel::execLoad(Issue& s) {
+  const DecodedInsn& d = s.d;
+  const uint32_t addr = s.addr;
+  const uint8_t* const mem = mem_.data();
+  uint32_t* const x = s.ctx.x.data();
+  auto inSram = [&](unsigned size) { return inSramAccess(addr, size); };
+  auto fault = [&](uint32_t cause) { return accessFault(s, cause); };
+  switch (kOp) {
+    case Op::Lb:
+      if (!inSram(1)) return fault(TESS_CAUSE_LOAD_ACCESS);
+      x[d.rd] = static_cast<uint32_t>(static_cast<int8_t>(mem[addr]));
+      return true;
+    case Op::Lbu:
+      if (!inSram(1)) return fault(TESS_CAUSE_LOAD_ACCESS);
+      x[d.rd] = mem[addr];
+      return true;
+    case Op::Lh:
+    case Op::Lhu: {
+      if (addr & 1) return fault(TESS_CAUSE_LOAD_MISALIGNED);
+      if (!inSram(2)) return fault(TESS_CAUSE_LOAD_ACCESS);
+      uint16_t h;
+      std::memcpy(&h, mem + addr, 2);
+      x[d.rd] = kOp == Op::Lh ? static_cast<uint32_t>(static_cast<int16_t>(h)) : h;
+      return true;
+    }
+    default: {  // LW, FLW
+      if (addr & 3) return fault(TESS_CAUSE_LOAD_MISALIGNED);
+      uint32_t w;
+      Step step;
+      if (inSram(4)) {
+        std::memcpy(&w, mem + addr, 4);
+      } else if ((addr & kMmioPageMask) != TESS_MMIO_BASE) {
+        return fault(TESS_CAUSE_LOAD_ACCESS);
+      } else if (!mmioLoad(s.c, s.cycle, addr, w, step)) {
+        return false;
+      }
+      (kOp == Op::Lw ? x : s.ctx.f.data())[d.rd] = w;
+      return true;
+    }
+  }
+}
+
+// Stores to SRAM, and SW/FSW to the MMIO page with their effect on this context's schedule
+// (EXIT, SYNC, WAIT, DONE). False after a trap.
+template <Op kOp>
+inline bool TileModel::execStore(Issue& s) {
+  const DecodedInsn& d = s.d;
+  const uint32_t addr = s.addr;
+  uint8_t* const mem = mem_.data();
+  auto inSram = [&](unsigned size) { return inSramAccess(addr, size); };
+  auto fault = [&](uint32_t cause) { return accessFault(s, cause); };
+  switch (kOp) {
+    case Op::Sb:
+      if (!inSram(1)) return fault(TESS_CAUSE_STORE_ACCESS);
+      noteStore(addr, s.cycle);
+      mem[addr] = static_cast<uint8_t>(s.b);
+      return true;
+    case Op::Sh: {
+      if (addr & 1) return fault(TESS_CAUSE_STORE_MISALIGNED);
+      if (!inSram(2)) return fault(TESS_CAUSE_STORE_ACCESS);
+      const uint16_t h = static_cast<uint16_t>(s.b);
+      noteStore(addr, s.cycle);
+      std::memcpy(mem + addr, &h, 2);
+      return true;
+    }
+    default:  // SW, FSW
+      break;
+  }
+  const uint32_t w = kOp == Op::Sw ? s.b : s.ctx.f[d.rs2];
+  if (addr & 3) return fault(TESS_CAUSE_STORE_MISALIGNED);
+  if (inSram(4)) {
+    noteStore(addr, s.cycle);
+    std::memcpy(mem + addr, &w, 4);
+    return true;
+  }
+  if ((addr & kMmioPageMask) != TESS_MMIO_BASE) return fault(TESS_CAUSE_STORE_ACCESS);
+  Step step;
+  if (!mmioStore(s.c, s.cycle, addr, w, step)) return false;
+  Context& ctx = s.ctx;
+  if (addr == TESS_MMIO_EXIT) s.exited = true;
+  if (addr == TESS_MMIO_SYNC) {
+    s.arrived = true;
+    s.next = kNever;
+  }
+  if (ctx.waiting) {
+    // WAIT: released now if every worker is already idle (their DONEs are all older than
+    // this store, hence seen by cycle + 6), otherwise by the last worker's DONE.
+    bool idle = true;
+    for (unsigned w2 = 1; w2 < kMaxContexts; ++w2) idle = idle && !ctx_[w2].running;
+    if (idle) {
+      ctx.waiting = false;
+    } else {
+      s.next = kNever;
+    }
+  }
+  if (addr == TESS_MMIO_DONE) {
+    s.next = kNever;
+    releaseSupervisorIfDone(s.cycle);
+  }
+  return true;
+}
+
+// FENCE, ECALL, EBREAK and the CSR instructions. False after ECALL or EBREAK trapped.
+template <Op kOp>
+inline bool TileModel::execSystem(Issue& s) {
+  const DecodedInsn& d = s.d;
+  switch (kOp) {
+    case Op::Fence:
+      return true;
+    case Op::Ecall:
+      raise(s.c, s.cycle, TESS_CAUSE_ECALL, s.pc);
+      return false;
+    case Op::Ebreak:
+      raise(s.c, s.cycle, TESS_CAUSE_BREAKPOINT, s.pc);
+      return false;
+    default:
+      break;  // the CSR instructions
+  }
+  const uint32_t csr = static_cast<uint32_t>(d.imm);
+  const uint32_t old = readCsr(s.c, s.cycle, csr);
+  const bool immForm = kOp == Op::Csrrwi || kOp == Op::Csrrsi || kOp == Op::Csrrci;
+  const uint32_t src = immForm ? d.rs1 : s.a;
+  if (kOp == Op::Csrrw || kOp == Op::Csrrwi) {
+    writeCsr(s.ctx, csr, src);
+  } else if (d.rs1 != 0) {
+    writeCsr(s.ctx, csr, (kOp == Op::Csrrs || kOp == Op::Csrrsi) ? old | src : old & ~src);
+  }
+  s.ctx.x[d.rd] = old;
+  return true;
+}
+
+// A long op computed at its issue and committed at its retire cycle (retireLongOp).
+inline void TileModel::startLongOp(Issue& s, uint32_t value, uint32_t flags) {
+  s.ctx.longPending = true;
+  s.ctx.longOp = PendingLongOp{s.cycle, s.pc, s.word, value, flags, s.d.rd, s.d.dest};
+  s.next = s.cycle + kLongOpRetire;
+}
+
+// The M extension: multiplies retire at issue, divides and remainders are long ops. Never trap.
+template <Op kOp>
+inline bool TileModel::execMulDiv(Issue& s) {
+  const DecodedInsn& d = s.d;
+  uint32_t* const x = s.ctx.x.data();
+  const uint32_t a = s.a;
+  const uint32_t b = s.b;
+  const int32_t sa = static_cast<int32_t>(a);
+  const int32_t sb = static_cast<int32_t>(b);
+  switch (kOp) {
     case Op::Mul:
       x[d.rd] = a * b;
       break;
@@ -739,57 +781,87 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
       x[d.rd] = static_cast<uint32_t>((uint64_t{a} * b) >> 32);
       break;
     case Op::Div:
-      startLong(b == 0                          ? ~0u
-                : (sa == INT32_MIN && sb == -1) ? a
-                                                : static_cast<uint32_t>(sa / sb),
-                0);
+      startLongOp(s,
+                  b == 0                          ? ~0u
+                  : (sa == INT32_MIN && sb == -1) ? a
+                                                  : static_cast<uint32_t>(sa / sb),
+                  0);
       break;
     case Op::Divu:
-      startLong(b == 0 ? ~0u : a / b, 0);
+      startLongOp(s, b == 0 ? ~0u : a / b, 0);
       break;
     case Op::Rem:
-      startLong(b == 0                          ? a
-                : (sa == INT32_MIN && sb == -1) ? 0u
-                                                : static_cast<uint32_t>(sa % sb),
-                0);
+      startLongOp(s,
+                  b == 0                          ? a
+                  : (sa == INT32_MIN && sb == -1) ? 0u
+                                                  : static_cast<uint32_t>(sa % sb),
+                  0);
       break;
-    case Op::Remu:
-      startLong(b == 0 ? a : a % b, 0);
+    default:  // REMU
+      startLongOp(s, b == 0 ? a : a % b, 0);
       break;
+  }
+  return true;
+}
+
+// The F extension except FLW/FSW (loads and stores). False after an invalid rounding mode
+// trapped as an illegal instruction.
+template <Op kOp>
+inline bool TileModel::execFp(Issue& s) {
+  const DecodedInsn& d = s.d;
+  Context& ctx = s.ctx;
+  uint32_t* const x = ctx.x.data();
+  uint32_t* const f = ctx.f.data();
+  unsigned rm = 0;
+  // Operations that round read rm first: a reserved mode (or frm holding one) is illegal.
+  auto roundingMode = [&]() {
+    if (resolveRm(ctx, d.rm, rm)) return true;
+    raise(s.c, s.cycle, TESS_CAUSE_ILLEGAL_INSN, s.word);
+    return false;
+  };
+  auto fpResult = [&](const fp::Result& r) {
+    f[d.rd] = r.value;
+    ctx.fflags |= r.flags;
+  };
+  auto fpToX = [&](const fp::Result& r) {
+    x[d.rd] = r.value;
+    ctx.fflags |= r.flags;
+  };
+  switch (kOp) {
     case Op::Fmadd:
     case Op::Fmsub:
     case Op::Fnmsub:
     case Op::Fnmadd: {
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      if (!roundingMode()) return false;
       const uint32_t fa = f[d.rs1], fb = f[d.rs2], fc = f[d.rs3];
-      fpResult(d.op == Op::Fmadd    ? fp::madd_inline(fa, fb, fc, rm)
-               : d.op == Op::Fmsub  ? fp::msub_inline(fa, fb, fc, rm)
-               : d.op == Op::Fnmsub ? fp::nmsub_inline(fa, fb, fc, rm)
-                                    : fp::nmadd_inline(fa, fb, fc, rm));
+      fpResult(kOp == Op::Fmadd    ? fp::madd_inline(fa, fb, fc, rm)
+               : kOp == Op::Fmsub  ? fp::msub_inline(fa, fb, fc, rm)
+               : kOp == Op::Fnmsub ? fp::nmsub_inline(fa, fb, fc, rm)
+                                   : fp::nmadd_inline(fa, fb, fc, rm));
       break;
     }
     case Op::Fadd:
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      if (!roundingMode()) return false;
       fpResult(fp::add_inline(f[d.rs1], f[d.rs2], rm));
       break;
     case Op::Fsub:
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      if (!roundingMode()) return false;
       fpResult(fp::sub_inline(f[d.rs1], f[d.rs2], rm));
       break;
     case Op::Fmul:
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      if (!roundingMode()) return false;
       fpResult(fp::mul_inline(f[d.rs1], f[d.rs2], rm));
       break;
     case Op::Fdiv: {
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      if (!roundingMode()) return false;
       const fp::Result r = fp::div(f[d.rs1], f[d.rs2], rm);
-      startLong(r.value, r.flags);
+      startLongOp(s, r.value, r.flags);
       break;
     }
     case Op::Fsqrt: {
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      if (!roundingMode()) return false;
       const fp::Result r = fp::sqrt(f[d.rs1], rm);
-      startLong(r.value, r.flags);
+      startLongOp(s, r.value, r.flags);
       break;
     }
     case Op::Fsgnj:
@@ -808,11 +880,11 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
       fpResult(fp::max(f[d.rs1], f[d.rs2]));
       break;
     case Op::FcvtWS:
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      if (!roundingMode()) return false;
       fpToX(fp::cvt_w_s(f[d.rs1], rm));
       break;
     case Op::FcvtWuS:
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
+      if (!roundingMode()) return false;
       fpToX(fp::cvt_wu_s(f[d.rs1], rm));
       break;
     case Op::FmvXW:
@@ -831,27 +903,170 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
       x[d.rd] = fp::fclass(f[d.rs1]);
       break;
     case Op::FcvtSW:
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
-      fpResult(fp::cvt_s_w(a, rm));
+      if (!roundingMode()) return false;
+      fpResult(fp::cvt_s_w(s.a, rm));
       break;
     case Op::FcvtSWu:
-      if (!resolveRm(ctx, d.rm, rm)) return illegal();
-      fpResult(fp::cvt_s_wu(a, rm));
+      if (!roundingMode()) return false;
+      fpResult(fp::cvt_s_wu(s.a, rm));
       break;
     case Op::FmvWX:
-      f[d.rd] = a;
+      f[d.rd] = s.a;
       break;
+    default:
+      break;  // unreachable: issue() dispatches only this class here
   }
-  x[0] = 0;
-  ctx.pc = nextPc;
-  ctx.next = next;
+  return true;
+}
+
+// Fetch (through the decode cache, or the stale word the fetch-timing rule gives), execute by
+// instruction class, then retire: x0, pc, the context's next slot, instret, the record, and the
+// tile's stop on EXIT or SYNC.
+template <bool kTrace>
+inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
+  Context& ctx = ctx_[c];
+  const uint32_t pc = ctx.pc;
+  ctx.busySlots++;
+  if (pc >= config_.memBytes) return raise(c, cycle, TESS_CAUSE_INSN_ACCESS, pc);
+  // Only reachable through RUN with an unaligned start pc: reported at the worker's first fetch.
+  if (pc & 3) return raise(c, cycle, TESS_CAUSE_INSN_MISALIGNED, pc);
+  // The decoded instruction is used in place: a store below may invalidate its cache line (the
+  // tag), but nothing rewrites the line before the next fetch.
+  const DecodedInsn* insn;
+  DecodedInsn staleInsn;
+  uint32_t word;
+  if (lastStoreCycle() + 2 >= cycle && staleFetch(pc, cycle, word)) [[unlikely]] {
+    // Not cached: the line must reflect the new memory from t+3 on.
+    staleInsn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv);
+    insn = &staleInsn;
+  } else {
+    CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
+    std::memcpy(&word, mem_.data() + pc, 4);
+    if (line.tag != pc) [[unlikely]] {
+      line.insn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv);
+      line.tag = pc;
+    }
+    insn = &line.insn;
+  }
+  const DecodedInsn& d = *insn;
+  const uint32_t a = ctx.x[d.rs1];
+  Issue s{c,
+          cycle,
+          ctx,
+          d,
+          pc,
+          word,
+          a,
+          ctx.x[d.rs2],
+          a + static_cast<uint32_t>(d.imm),
+          pc + 4,
+          cycle + kRound,
+          false,
+          false};
+
+  // One case per opcode, calling its class's handler instantiated for it: one jump table.
+  bool ok = true;
+  switch (d.op) {
+    case Op::Illegal:
+      return raise(c, cycle, TESS_CAUSE_ILLEGAL_INSN, word);
+#define TESS_ISSUE(handler, op) \
+  case Op::op:                  \
+    ok = handler<Op::op>(s);    \
+    break;
+      TESS_ISSUE(execIntAlu, Lui)
+      TESS_ISSUE(execIntAlu, Auipc)
+      TESS_ISSUE(execIntAlu, Addi)
+      TESS_ISSUE(execIntAlu, Slti)
+      TESS_ISSUE(execIntAlu, Sltiu)
+      TESS_ISSUE(execIntAlu, Xori)
+      TESS_ISSUE(execIntAlu, Ori)
+      TESS_ISSUE(execIntAlu, Andi)
+      TESS_ISSUE(execIntAlu, Slli)
+      TESS_ISSUE(execIntAlu, Srli)
+      TESS_ISSUE(execIntAlu, Srai)
+      TESS_ISSUE(execIntAlu, Add)
+      TESS_ISSUE(execIntAlu, Sub)
+      TESS_ISSUE(execIntAlu, Sll)
+      TESS_ISSUE(execIntAlu, Slt)
+      TESS_ISSUE(execIntAlu, Sltu)
+      TESS_ISSUE(execIntAlu, Xor)
+      TESS_ISSUE(execIntAlu, Srl)
+      TESS_ISSUE(execIntAlu, Sra)
+      TESS_ISSUE(execIntAlu, Or)
+      TESS_ISSUE(execIntAlu, And)
+      TESS_ISSUE(execJump, Jal)
+      TESS_ISSUE(execJump, Jalr)
+      TESS_ISSUE(execJump, Beq)
+      TESS_ISSUE(execJump, Bne)
+      TESS_ISSUE(execJump, Blt)
+      TESS_ISSUE(execJump, Bge)
+      TESS_ISSUE(execJump, Bltu)
+      TESS_ISSUE(execJump, Bgeu)
+      TESS_ISSUE(execLoad, Lb)
+      TESS_ISSUE(execLoad, Lh)
+      TESS_ISSUE(execLoad, Lw)
+      TESS_ISSUE(execLoad, Lbu)
+      TESS_ISSUE(execLoad, Lhu)
+      TESS_ISSUE(execLoad, Flw)
+      TESS_ISSUE(execStore, Sb)
+      TESS_ISSUE(execStore, Sh)
+      TESS_ISSUE(execStore, Sw)
+      TESS_ISSUE(execStore, Fsw)
+      TESS_ISSUE(execSystem, Fence)
+      TESS_ISSUE(execSystem, Ecall)
+      TESS_ISSUE(execSystem, Ebreak)
+      TESS_ISSUE(execSystem, Csrrw)
+      TESS_ISSUE(execSystem, Csrrs)
+      TESS_ISSUE(execSystem, Csrrc)
+      TESS_ISSUE(execSystem, Csrrwi)
+      TESS_ISSUE(execSystem, Csrrsi)
+      TESS_ISSUE(execSystem, Csrrci)
+      TESS_ISSUE(execMulDiv, Mul)
+      TESS_ISSUE(execMulDiv, Mulh)
+      TESS_ISSUE(execMulDiv, Mulhsu)
+      TESS_ISSUE(execMulDiv, Mulhu)
+      TESS_ISSUE(execMulDiv, Div)
+      TESS_ISSUE(execMulDiv, Divu)
+      TESS_ISSUE(execMulDiv, Rem)
+      TESS_ISSUE(execMulDiv, Remu)
+      TESS_ISSUE(execFp, Fmadd)
+      TESS_ISSUE(execFp, Fmsub)
+      TESS_ISSUE(execFp, Fnmsub)
+      TESS_ISSUE(execFp, Fnmadd)
+      TESS_ISSUE(execFp, Fadd)
+      TESS_ISSUE(execFp, Fsub)
+      TESS_ISSUE(execFp, Fmul)
+      TESS_ISSUE(execFp, Fdiv)
+      TESS_ISSUE(execFp, Fsqrt)
+      TESS_ISSUE(execFp, Fsgnj)
+      TESS_ISSUE(execFp, Fsgnjn)
+      TESS_ISSUE(execFp, Fsgnjx)
+      TESS_ISSUE(execFp, Fmin)
+      TESS_ISSUE(execFp, Fmax)
+      TESS_ISSUE(execFp, FcvtWS)
+      TESS_ISSUE(execFp, FcvtWuS)
+      TESS_ISSUE(execFp, FmvXW)
+      TESS_ISSUE(execFp, Feq)
+      TESS_ISSUE(execFp, Flt)
+      TESS_ISSUE(execFp, Fle)
+      TESS_ISSUE(execFp, Fclass)
+      TESS_ISSUE(execFp, FcvtSW)
+      TESS_ISSUE(execFp, FcvtSWu)
+      TESS_ISSUE(execFp, FmvWX)
+#undef TESS_ISSUE
+  }
+
+  if (!ok) return Step::Stop;  // a trap: raise() stopped the tile
+  ctx.x[0] = 0;
+  ctx.pc = s.nextPc;
+  ctx.next = s.next;
   if (ctx.longPending) return Step::Continue;  // retires (and is recorded) at cycle + 42
   ctx.instret++;
   if constexpr (kTrace) {
-    emit(cycle, c, pc, word, d.dest, d.rd, d.dest == Dest::F ? f[d.rd] : x[d.rd]);
+    emit(cycle, c, pc, word, d.dest, d.rd, d.dest == Dest::F ? ctx.f[d.rd] : ctx.x[d.rd]);
   }
-  if (exited) return halt(cycle);
-  if (arrived) {
+  if (s.exited) return halt(cycle);
+  if (s.arrived) {
     // Every worker is idle, so nothing else happens on this tile until the chip resumes it.
     state_ = TileState::Arrived;
     cycles_ = std::max(cycles_, cycle + 1);

@@ -24,13 +24,13 @@ namespace tessera::model {
 struct TileConfig {
   unsigned tileId = 0;        ///< CSR 0xCC0
   unsigned numTiles = 1;      ///< CSR 0xCC2
-  uint32_t memBytes = 65536;  ///< SRAM bytes (CSR 0xCC3); a multiple of 4
-  bool hasFpu = true;         ///< false: integer-only, F traps (rtl/params.json HAS_FPU)
-  bool hasMulDiv = true;      ///< false: no M extension, M traps (rtl/params.json HAS_MULDIV)
+  uint32_t memBytes = TESS_TILE_MEM_BYTES;  ///< SRAM bytes (CSR 0xCC3); a multiple of 4
+  bool hasFpu = TESS_HAS_FPU != 0;        ///< false: integer-only, F traps (rtl/params.json HAS_FPU)
+  bool hasMulDiv = TESS_HAS_MULDIV != 0;  ///< false: no M extension, M traps (HAS_MULDIV)
   /// Contexts, 2..TileModel::kMaxContexts (rtl/params.json NUM_CONTEXTS): the supervisor and
   /// contexts - 1 workers; the round stays ROUND_CYCLES long, the other slots are empty.
   unsigned contexts = TESS_NUM_CONTEXTS;
-  unsigned counterBits = 64;  ///< 64 or 32: width of the counters (rtl/params.json COUNTER_BITS)
+  unsigned counterBits = TESS_COUNTER_BITS;  ///< 64 or 32: counter width (params COUNTER_BITS)
 };
 
 /// Every counter of s (cycles, instructions, per context, idle slots, sync-wait and exchange
@@ -242,6 +242,28 @@ class alignas(64) TileModel {
   [[gnu::always_inline]] Step issue(unsigned c, uint64_t cycle);
   template <bool kTrace>
   void retireLongOp(unsigned c, uint64_t cycle);
+  // The instruction classes issue() dispatches to, one instantiation per opcode, inlined into it
+  // (a call per instruction would cost what issue()'s own inlining saved). Each returns false
+  // after a trap.
+  struct Issue;
+  template <Op kOp>
+  [[gnu::always_inline]] bool execIntAlu(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execJump(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execLoad(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execStore(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execSystem(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execMulDiv(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execFp(Issue& s);
+  [[gnu::cold]] bool accessFault(const Issue& s, uint32_t cause);
+  // An access of size bytes (at most 4) at addr lies wholly inside SRAM (memBytes >= 4).
+  bool inSramAccess(uint32_t addr, unsigned size) const { return addr <= config_.memBytes - size; }
+  [[gnu::always_inline]] void startLongOp(Issue& s, uint32_t value, uint32_t flags);
 
   [[gnu::cold]] Step raise(unsigned c, uint64_t cycle, uint32_t cause, uint32_t value);
   [[gnu::cold]] Step halt(uint64_t cycle);

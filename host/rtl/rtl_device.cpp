@@ -2,8 +2,9 @@
 // rtl/chip/tess_chip.sv for what each port means and its timing). The verilated top is
 // rtl/sim/tess_chip_sim.sv: the chip with its host and control ports behind registers that take
 // the port values at a rising edge of port_load_i (load()), which the driver gives after setting
-// them and before the next clock edge or output read. The two verilated configurations
-// (Vtess_chip4, Vtess_chip16) share one driver, ChipSim<V>, behind the Impl interface.
+// them and before the next clock edge or output read. The two verilated configurations, the
+// default chip (rtl/params.json DEFAULT_TILES tiles) and the RTL build's (NUM_TILES), share one
+// driver, ChipSim<V>, behind the Impl interface; host/rtl/CMakeLists.txt names their classes.
 #include "rtl_device.hpp"
 
 #include <fcntl.h>
@@ -19,15 +20,15 @@
 #include <utility>
 #include <vector>
 
-#include "Vtess_chip16.h"
-#include "Vtess_chip4.h"
+#include TESSERA_RTL_CHIP_DEFAULT_H
+#include TESSERA_RTL_CHIP_FULL_H
 #include "tessera/chip_params.h"
 #include "verilated.h"
 #include "verilated_save.h"
 #if TESSERA_RTL_TRACE
 // Traced twins of the chips, used only when a VCD is requested (rtl/CMakeLists.txt).
-#include "Vtess_chip16t.h"
-#include "Vtess_chip4t.h"
+#include TESSERA_RTL_CHIP_DEFAULT_T_H
+#include TESSERA_RTL_CHIP_FULL_T_H
 #include "verilated_vcd_c.h"
 #endif
 
@@ -37,7 +38,7 @@ namespace {
 
 constexpr unsigned kContexts = TESS_NUM_CONTEXTS;
 constexpr uint32_t kMemBytes = TESS_TILE_MEM_BYTES;  // the size the chip was verilated with
-constexpr unsigned kDefaultTiles = 4;
+constexpr unsigned kDefaultTiles = TESS_DEFAULT_TILES;
 constexpr uint32_t kControlSpan = 0x1000;  // ctl_addr_i is 12 bits; offsets beyond it do not exist
 
 // A verilated model's state in memory (the chips are verilated with --savable): runUntil saves
@@ -476,21 +477,23 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
     throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
                             kMemBytes, options.tileMemBytes));
   }
+  using ChipDefault = TESSERA_RTL_CHIP_DEFAULT;
+  using ChipFull = TESSERA_RTL_CHIP_FULL;
 #if TESSERA_RTL_TRACE
-  using Traced4 = Vtess_chip4t;
-  using Traced16 = Vtess_chip16t;
+  using TracedDefault = TESSERA_RTL_CHIP_DEFAULT_T;
+  using TracedFull = TESSERA_RTL_CHIP_FULL_T;
 #else
-  using Traced4 = Vtess_chip4;  // unused: makeChip throws before
-  using Traced16 = Vtess_chip16;
+  using TracedDefault = ChipDefault;  // unused: makeChip throws before
+  using TracedFull = ChipFull;
 #endif
-  if (tiles == 4) {
-    impl_ = makeChip<Vtess_chip4, Traced4>(tiles, options);
-  } else if (tiles == 16) {
-    impl_ = makeChip<Vtess_chip16, Traced16>(tiles, options);
+  if (tiles == TESS_DEFAULT_TILES) {
+    impl_ = makeChip<ChipDefault, TracedDefault>(tiles, options);
+  } else if (tiles == TESS_NUM_TILES) {
+    impl_ = makeChip<ChipFull, TracedFull>(tiles, options);
   } else {
     throw Error(fmt::format(
-        "rtl: no verilated chip with {} tiles; the rtl device has 4 tiles (the default) or 16",
-        tiles));
+        "rtl: no verilated chip with {} tiles; the rtl device has {} tiles (the default) or {}",
+        tiles, TESS_DEFAULT_TILES, TESS_NUM_TILES));
   }
   impl_->reset();
 }
@@ -498,10 +501,11 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
 RtlDevice::~RtlDevice() = default;
 
 ChipInfo RtlDevice::info() const {
-  ChipInfo info{impl_->tiles(), kMemBytes, kContexts, "rtl"};
-  info.hasFpu = TESS_HAS_FPU != 0;
-  info.hasMulDiv = TESS_HAS_MULDIV != 0;
-  info.counterBits = TESS_COUNTER_BITS;
+  ChipInfo info;  // the chip verilated with rtl/params.json's parameters (ChipShape's defaults)
+  info.tiles = impl_->tiles();
+  info.tileMemBytes = kMemBytes;
+  info.contexts = kContexts;
+  info.backend = "rtl";
   return info;
 }
 

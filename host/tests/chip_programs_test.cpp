@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "backends.hpp"
 #include "lockstep.hpp"
 #include "chip_session.hpp"
 #include "program_manifest.hpp"
@@ -42,7 +43,7 @@ std::vector<Program> chipPrograms() {
   return out;
 }
 
-std::vector<std::string> devices() { return splitDevices(TESSERA_TEST_DEVICES); }
+std::vector<std::string> devices() { return backends::names(); }
 
 bool hasDevice(const std::string& d) {
   const auto all = devices();
@@ -172,7 +173,10 @@ void expectAllPassed(ChipSession& s, const RunResult& r, const std::string& name
 
 using Param = std::tuple<std::string, Program>;
 
-class ChipProgramTest : public ::testing::TestWithParam<Param> {};
+class ChipProgramTest : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override { backends::skipIfExcluded(std::get<0>(GetParam())); }
+};
 
 TEST_P(ChipProgramTest, RunsAsDeclared) {
   const auto& [spec, program] = GetParam();
@@ -267,7 +271,10 @@ INSTANTIATE_TEST_SUITE_P(Chip, ChipLockstepTest, ::testing::ValuesIn(chipProgram
                          });
 
 /// Per-device tests that are not one program each.
-class ChipDeviceTest : public ::testing::TestWithParam<std::string> {};
+class ChipDeviceTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { backends::skipIfExcluded(GetParam()); }
+};
 
 TEST_P(ChipDeviceTest, IdentificationRegisters) {
   ChipSession s(GetParam(), withTiles(4));

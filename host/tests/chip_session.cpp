@@ -1,13 +1,16 @@
 // Stepping a chip program from stop to stop on one device.
 #include "chip_session.hpp"
 
+#include "backends.hpp"
 #include "program_loader.hpp"
 #include "tessera/chip_params.h"
 
 namespace tessera::test {
 
-ChipSession::ChipSession(std::string spec, const DeviceOptions& options)
-    : spec_(std::move(spec)), dev_(openDevice(spec_, options)) {
+ChipSession::ChipSession(std::string spec, const DeviceOptions& options) : spec_(std::move(spec)) {
+  backends::Opened opened = backends::open(spec_, options);
+  server_ = std::move(opened.server);
+  dev_ = std::move(opened.device);
   const ChipInfo info = dev_->info();
   tiles_ = info.tiles;
 }

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "elf_image.hpp"
+#include "server_process.hpp"
+#include "tessera/elf_image.hpp"
 #include "tessera/device.hpp"
 
 namespace tessera::test {
@@ -15,7 +16,8 @@ namespace tessera::test {
 /// A device with a chip program loaded on every tile, stepped from stop to stop.
 class ChipSession {
  public:
-  /// Open backend spec (e.g. "model", "rtl") with options (tile count ...).
+  /// Open backend spec (a name of backends::names(): "model", "rtl", "tcp", "shard") with
+  /// options (tile count ...).
   ChipSession(std::string spec, const DeviceOptions& options);
 
   /// The device itself, for control registers and host-port access.
@@ -34,6 +36,7 @@ class ChipSession {
 
  private:
   std::string spec_;
+  std::unique_ptr<link::ServerProcess> server_;  // tcp: the tessera-server behind dev_
   std::unique_ptr<Device> dev_;
   unsigned tiles_ = 0;
   uint64_t maxCycles_ = 0;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.hpp"
 #include "program_manifest.hpp"
 #include "program_runner.hpp"
 #include "lockstep.hpp"
@@ -33,8 +34,8 @@ std::vector<Program> manifest() {
   return programs;
 }
 
-/// Backends the suite runs on: the CMake list TESSERA_TEST_DEVICES, passed ","-separated.
-std::vector<std::string> devices() { return splitDevices(TESSERA_TEST_DEVICES); }
+/// Backends the suite runs on: the one list (host/testing/backends.hpp).
+std::vector<std::string> devices() { return backends::names(); }
 
 /// (device, program) pairs excluded because the backend is too slow for them in the default run.
 const std::set<std::pair<std::string, std::string>> kSlowExclusions = {};
@@ -64,14 +65,18 @@ constexpr uint64_t kMaxCycles = 50'000'000;
 
 using Param = std::tuple<std::string, Program>;
 
-class DeviceProgramTest : public ::testing::TestWithParam<Param> {};
+class DeviceProgramTest : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override { backends::skipIfExcluded(std::get<0>(GetParam())); }
+};
 
 TEST_P(DeviceProgramTest, RunsAsExpected) {
   const auto& [spec, program] = GetParam();
   if (kSlowExclusions.count({spec, program.name})) GTEST_SKIP() << "excluded as slow on " << spec;
-  // A backend of the suite that does not open is a failure, not a skip: TESSERA_TEST_DEVICES
-  // lists only backends this build has.
-  auto dev = openDevice(spec);
+  // A backend of the suite that does not open is a failure, not a skip: the list names only
+  // backends this build has.
+  const backends::Opened opened = backends::open(spec);
+  Device* const dev = opened.device.get();
 
   const ProgramRun run = runProgram(*dev, elfPath(program), kMaxCycles);
   const RunResult& r = run.result;

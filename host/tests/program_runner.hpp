@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 #include "tessera/device.hpp"
 
 namespace tessera::test {

@@ -19,10 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "frame_codec.hpp"
-#include "link_device.hpp"
+#include "bad_frame_probe.hpp"
 #include "program_loader.hpp"
-#include "raw_serial.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
 #include "tessera/error.hpp"
@@ -112,10 +110,9 @@ class Bringup {
         dev.readControl(TESS_CR_CONTEXTS) != info.contexts)
       return fail("TILES / MEM_BYTES / CONTEXTS registers disagree with INFO",
                   "the bridge reports parameters of another build than the chip's");
-    // Echo: a pattern through MEM_WRITE / MEM_READ longer than one frame of the device.
-    size_t echoBytes = 3 * 1024 + 3;
-    if (auto* l = dynamic_cast<tessera::link::LinkDevice*>(&dev))
-      echoBytes = 2 * l->maxPayload() + 3;
+    // Echo: a pattern through MEM_WRITE / MEM_READ longer than one frame of the device (an
+    // in-process device has no frames: 3 KiB).
+    size_t echoBytes = info.maxPayload ? 2 * size_t{info.maxPayload} + 3 : 3 * 1024 + 3;
     echoBytes = std::min<size_t>(echoBytes, info.tileMemBytes - 0x10);
     std::vector<uint8_t> out(echoBytes), back(echoBytes);
     for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(i * 37 + 11);
@@ -137,30 +134,16 @@ class Bringup {
     const bool board = info.backend == "link:board";
     const uint32_t badBefore = board ? dev.readControl(TESS_CR_LINK_BAD_FRAMES) : 0;
     dev_.reset();  // the raw line below needs the port to itself
-    std::string path = opt_.device.substr(7);
-    path = path.substr(0, path.find('?'));
-    {
-      tessera::link::RawSerialLine line(path);
-      tessera::link::Frame req;
-      req.opcode = 0x03;  // MEM_WRITE tile 0 address 0 of 4 bytes, with one payload bit flipped
-      req.seq = 0xB0B0;
-      req.payload = {0xde, 0xad, 0xbe, 0xef};
-      auto bytes = tessera::link::FrameCodec::encode(req);
-      bytes[24 + 1] ^= 0x04;
-      line.write(bytes);
-      auto ev = line.read(std::chrono::milliseconds(3000));
-      if (ev && ev->kind == tessera::link::DecodeEvent::Kind::Frame &&
-          ev->frame.status != static_cast<uint16_t>(tessera::link::Status::BadCrc))
-        return fail(
-            fmt::format("a frame with a bad CRC was answered with status {}", ev->frame.status),
-            "the device acts on frames without checking their CRC");
-      detail += ev ? "; corrupted frame rejected (BadCrc)" : "; corrupted frame dropped";
-    }
+    const tessera::link::BadFrameReply reply =
+        tessera::link::sendBadCrcFrame(opt_.device, std::chrono::milliseconds(3000));
+    if (reply.notRejected)
+      return fail(fmt::format("a frame with a bad CRC was answered with status {}", reply.status),
+                  "the device acts on frames without checking their CRC");
+    detail += reply.answered ? "; corrupted frame rejected (BadCrc)" : "; corrupted frame dropped";
     Device& again = *open();
-    std::vector<uint8_t> word(4);
+    std::array<uint8_t, 4> word{};
     again.readMemory(0, 0, word);
-    if (word == std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef} ||
-        word == std::vector<uint8_t>{0xde, 0xa9, 0xbe, 0xef})
+    if (word == tessera::link::kBadFrameWord || word == tessera::link::kBadFrameFlippedWord)
       return fail("the corrupted MEM_WRITE was executed", "the bridge acts before its CRC check");
     if (board) {
       const uint32_t badAfter = again.readControl(TESS_CR_LINK_BAD_FRAMES);

@@ -87,7 +87,9 @@ module tess_board #(
     .CyclesPerMs  (CyclesPerMs),
     .HasFpu       (HasFpu),
     .HasMulDiv    (HasMulDiv),
-    .CounterBits  (CounterBits)
+    .CounterBits  (CounterBits),
+    .HasExchange  (HasExchange),
+    .HasCheckpoint (HasCheckpoint)
   ) u_bridge (
     .clk_i           (clk_i),
     .rst_ni          (rst_n),

@@ -46,7 +46,9 @@ module tess_link_bridge #(
   // The chip's parameters that INFO reports (tess_chip).
   parameter bit HasFpu       = tess_params_pkg::HAS_FPU != 0,
   parameter bit HasMulDiv    = tess_params_pkg::HAS_MULDIV != 0,
-  parameter int CounterBits  = tess_params_pkg::COUNTER_BITS
+  parameter int CounterBits  = tess_params_pkg::COUNTER_BITS,
+  parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
+  parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0
 ) (
   input  logic                            clk_i,
   input  logic                            rst_ni,
@@ -492,7 +494,7 @@ module tess_link_bridge #(
   assign ctx_absent = (32'(stats_ctx) >= 32'(Contexts));
 
   // INFO: version, tiles, SRAM bytes, contexts, max payload, counter bits, extensions (bit 0 F,
-  // bit 1 M), backend name "board".
+  // bit 1 M, bit 2 exchange engines, bit 3 checkpoint registers), backend name "board".
   logic [31:0] info_word;
   always_comb begin
     unique case (fw[3:0])
@@ -502,7 +504,7 @@ module tess_link_bridge #(
       4'd3:    info_word = 32'(Contexts);
       4'd4:    info_word = 32'(MaxPayload);
       4'd5:    info_word = 32'(CounterBits);
-      4'd6:    info_word = {30'd0, HasMulDiv, HasFpu};
+      4'd6:    info_word = {28'd0, HasCheckpoint, HasExchange, HasMulDiv, HasFpu};
       4'd7:    info_word = 32'h72616F62;  // "boar"
       4'd8:    info_word = 32'h00000064;  // "d"
       default: info_word = '0;

@@ -3,7 +3,9 @@
 // Memory of a tile, low to high:
 //   [0, imageEnd)          the codelet image (runtime + codelets), the same on every tile
 //   imageEnd               one word: address of this tile's control program
-//   persistent data        variables, vertex states and lists, exchange programs, control
+//   persistent data        variables, vertex states and lists, exchange programs, control; the
+//                          variables that live only part of the program share one pool
+//                          (liveness, docs/compiler.md)
 //   ...free...
 //   exchange buffers       receive buffers of the current step, allocated downward and reused by
 //                          every step (each with EXCHANGE_LATENCY guard words below it)
@@ -50,7 +52,7 @@ struct ControlProgram {
 
 class Lowering {
  public:
-  Lowering(const Graph& g, const CompileOptions&) : g_(g), T_(g.target().tiles) {
+  Lowering(const Graph& g, const CompileOptions& options) : g_(g), T_(g.target().tiles), options_(options) {
     const Target& t = g.target();
     mem_ = t.tileMemBytes;
     if (g.imageEnd() + 4 > mem_ - TESS_GRAPH_STACK_BYTES) {
@@ -75,7 +77,7 @@ class Lowering {
   }
 
   Compiled run(const Program& prog) {
-    placeVariables();
+    placeVariables(*prog.node());
     lower(*prog.node());
     for (unsigned t = 0; t < T_; ++t) cp_[t].op(TESS_CP_END, {});
     return finish();
@@ -84,6 +86,7 @@ class Lowering {
  private:
   const Graph& g_;
   unsigned T_;
+  CompileOptions options_;
   uint32_t mem_ = 0;
   std::vector<uint32_t> next_;                      // persistent allocation pointer
   uint32_t scratchTop_ = 0;
@@ -95,6 +98,7 @@ class Lowering {
   Executable exe_;
   CompileReport report_;
   uint32_t nextSyncId_ = 1;
+  int whileBodies_ = 0;  // RepeatWhile bodies around the scan (their writes may not happen)
   uint32_t nextHostSync_ = 1;
 
   uint32_t alloc(unsigned tile, uint32_t bytes, uint32_t TileMemoryReport::*category, const std::string& user) {
@@ -137,22 +141,172 @@ class Lowering {
     data_[tile][addr] = std::move(bytes);
   }
 
-  void placeVariables() {
+  // Liveness (docs/compiler.md, "Liveness"): each step of the program (an Execute, a copy, a
+  // stream copy, a loop's predicate) gets a position in program order; a variable lives from its
+  // first to its last use, over the whole of any loop whose first use of it reads it or writes
+  // only part of it (its value may be carried to the next iteration), and everywhere if its first
+  // use in the program does (it carries a value into the program), or it is a constant, has
+  // initial values, is exposed to the host or is a stream's buffer.
+  struct Use {
+    int64_t pos = 0;
+    bool read = false;  // a read, or a write that may not happen (in a RepeatWhile body)
+    uint32_t begin = 0, end = 0;
+  };
+  struct Life {
+    int64_t first = -1, last = -1;
+    bool persistent = false;
+    std::vector<Use> uses;  // in position order
+  };
+
+  void use(std::vector<Life>& life, const Tensor& t, int64_t pos, bool read) {
+    for (const ElementRun& r : t.runs()) {
+      Life& l = life[r.var];
+      if (l.first < 0) l.first = pos;
+      l.last = std::max(l.last, pos);
+      l.uses.push_back({pos, read || whileBodies_ > 0, r.begin, r.end});
+    }
+  }
+
+  // True when the uses of variable v from position `from` on (the first of them at `from`)
+  // begin by writing all of it: no value from before `from` is read.
+  bool writtenWholeAt(const Life& l, uint32_t v, int64_t from) const {
+    std::vector<bool> written(g_.variables()[v].tileOf.size(), false);
+    for (const Use& u : l.uses) {
+      if (u.pos != from) continue;
+      if (u.read) return false;
+      for (uint32_t i = u.begin; i < u.end; ++i) written[i] = true;
+    }
+    return std::all_of(written.begin(), written.end(), [](bool b) { return b; });
+  }
+
+  void scan(const ProgramNode& n, std::vector<Life>& life, int64_t& pos, std::vector<std::pair<int64_t, int64_t>>& loops,
+            const std::vector<std::vector<uint32_t>>& byComputeSet) {
+    switch (n.kind) {
+      case ProgramKind::Sequence:
+        for (const auto& c : n.children) scan(*c, life, pos, loops, byComputeSet);
+        return;
+      case ProgramKind::Execute: {
+        if (n.computeSet.id >= byComputeSet.size()) return;  // lowerExecute reports it
+        const int64_t p = pos++;
+        for (uint32_t vi : byComputeSet[n.computeSet.id]) {
+          const GraphVertex& v = g_.vertices()[vi];
+          const CodeletInfo& c = g_.codelet(v.codelet);
+          for (size_t fi = 0; fi < c.fields.size() && fi < v.fields.size(); ++fi) {
+            if (c.fields[fi].kind == FieldKind::Param || !v.fields[fi].tensor.valid()) continue;
+            use(life, v.fields[fi].tensor, p, c.fields[fi].kind != FieldKind::Output);
+          }
+        }
+        return;
+      }
+      case ProgramKind::Copy: {
+        const int64_t p = pos++;
+        use(life, n.src, p, true);
+        use(life, n.dst, p, false);
+        return;
+      }
+      case ProgramKind::StreamToTensor:
+      case ProgramKind::TensorToStream: {
+        const Tensor& t = n.kind == ProgramKind::StreamToTensor ? n.dst : n.src;
+        for (const ElementRun& r : t.runs()) life[r.var].persistent = true;
+        ++pos;
+        return;
+      }
+      case ProgramKind::Repeat: {
+        if (n.count == 0) return;
+        const int64_t start = pos;
+        scan(*n.children[0], life, pos, loops, byComputeSet);
+        if (pos > start) loops.emplace_back(start, pos - 1);
+        return;
+      }
+      case ProgramKind::RepeatWhile: {
+        const int64_t start = pos;
+        scan(*n.children[0], life, pos, loops, byComputeSet);
+        use(life, n.predicate, pos++, true);
+        ++whileBodies_;
+        scan(*n.children[1], life, pos, loops, byComputeSet);
+        --whileBodies_;
+        loops.emplace_back(start, pos - 1);
+        return;
+      }
+    }
+  }
+
+  std::vector<Life> lifetimes(const ProgramNode& root) {
     const auto& vars = g_.variables();
+    std::vector<Life> life(vars.size());
+    std::vector<std::vector<uint32_t>> byComputeSet(g_.computeSetNames().size());
+    for (uint32_t vi = 0; vi < g_.vertices().size(); ++vi) {
+      const uint32_t cs = g_.vertices()[vi].computeSet;
+      if (cs < byComputeSet.size()) byComputeSet[cs].push_back(vi);
+    }
+    int64_t pos = 0;
+    std::vector<std::pair<int64_t, int64_t>> loops;
+    scan(root, life, pos, loops, byComputeSet);
+    for (const auto& [name, t] : g_.exposedTensors()) {
+      for (const ElementRun& r : t.runs()) life[r.var].persistent = true;
+    }
+    for (uint32_t v = 0; v < vars.size(); ++v) {
+      Life& l = life[v];
+      if (vars[v].constant || !vars[v].initial.empty() || l.first < 0) l.persistent = true;
+      if (l.persistent) continue;
+      // Read before it is written: it carries a value into the program, from its loading or from
+      // the previous run (Engine::restart runs the program again on the memory as it is).
+      if (!writtenWholeAt(l, v, l.first)) {
+        l.persistent = true;
+        continue;
+      }
+      // A loop whose first use of it is not a whole write may carry its value from one iteration
+      // to the next: it lives over the whole loop. Widening by one loop adds no use, so one pass
+      // over the loops decides them all.
+      int64_t first = l.first, last = l.last;
+      for (const auto& [s, e] : loops) {
+        auto in = std::find_if(l.uses.begin(), l.uses.end(), [&](const Use& u) { return u.pos >= s && u.pos <= e; });
+        if (in == l.uses.end() || writtenWholeAt(l, v, in->pos)) continue;
+        first = std::min(first, s), last = std::max(last, e);
+      }
+      l.first = first, l.last = last;
+      l.uses.clear();
+    }
+    return life;
+  }
+
+  void placeVariables(const ProgramNode& root) {
+    const auto& vars = g_.variables();
+    std::vector<Life> life;
+    if (options_.liveness) life = lifetimes(root);
     varAddr_.resize(vars.size());
+    // Per tile, the temporaries (variable, bytes, first, last) placed in the shared pool below.
+    struct Temp {
+      uint32_t var = 0;
+      uint32_t bytes = 0;
+      int64_t first = 0, last = 0;
+      uint32_t offset = 0;
+    };
+    std::vector<std::vector<Temp>> temps(T_);
+    std::vector<std::vector<uint32_t>> counts(vars.size());
     for (uint32_t v = 0; v < vars.size(); ++v) {
       const GraphVariable& var = vars[v];
-      std::vector<uint32_t> count(T_, 0);
+      std::vector<uint32_t>& count = counts[v];
+      count.assign(T_, 0);
       for (size_t i = 0; i < var.tileOf.size(); ++i) {
         if (var.tileOf[i] < 0) {
           throw Error(fmt::format("tensor \"{}\": element {} is not mapped to a tile (setTileMapping)", var.name, i));
         }
         ++count[var.tileOf[i]];
       }
+      for (unsigned t = 0; t < T_; ++t) report_.tiles[t].tensorsWithoutLiveness += 4 * count[t];
+      const bool temporary = options_.liveness && !life[v].persistent;
       std::vector<uint32_t> base(T_, 0);
       for (unsigned t = 0; t < T_; ++t) {
-        if (count[t]) base[t] = alloc(t, 4 * count[t], &TileMemoryReport::tensors, fmt::format("tensor \"{}\"", var.name));
+        if (!count[t]) continue;
+        if (temporary) {
+          temps[t].push_back({v, 4 * count[t], life[v].first, life[v].last, 0});
+          users_[t][fmt::format("tensor \"{}\"", var.name)] += 4 * count[t];
+        } else {
+          base[t] = alloc(t, 4 * count[t], &TileMemoryReport::tensors, fmt::format("tensor \"{}\"", var.name));
+        }
       }
+      if (temporary) continue;
       varAddr_[v].resize(var.tileOf.size());
       std::vector<std::vector<uint32_t>> init(T_);
       for (size_t i = 0; i < var.tileOf.size(); ++i) {
@@ -162,6 +316,47 @@ class Lowering {
       }
       for (unsigned t = 0; t < T_; ++t) {
         if (count[t]) put(t, base[t], init[t]);
+      }
+    }
+    // The pool: first fit, largest first, at the lowest offset clear of every placed temporary
+    // whose lifetime overlaps (two lifetimes overlap when they share a position).
+    std::vector<std::vector<uint32_t>> offsetOf(vars.size());
+    for (unsigned t = 0; t < T_; ++t) {
+      std::vector<Temp>& list = temps[t];
+      if (list.empty()) continue;
+      std::stable_sort(list.begin(), list.end(), [](const Temp& a, const Temp& b) { return a.bytes > b.bytes; });
+      std::vector<const Temp*> placed;
+      uint32_t poolBytes = 0;
+      for (Temp& x : list) {
+        std::vector<std::pair<uint32_t, uint32_t>> busy;  // [begin, end) offsets of overlapping lifetimes
+        for (const Temp* p : placed) {
+          if (p->first <= x.last && x.first <= p->last) busy.emplace_back(p->offset, p->offset + p->bytes);
+        }
+        std::sort(busy.begin(), busy.end());
+        uint32_t at = 0;
+        for (const auto& [b, e] : busy) {
+          if (at + x.bytes <= b) break;
+          at = std::max(at, e);
+        }
+        x.offset = at;
+        placed.push_back(&x);
+        poolBytes = std::max(poolBytes, at + x.bytes);
+      }
+      const uint32_t pool = alloc(t, poolBytes, &TileMemoryReport::tensors, "tensors of the shared pool");
+      users_[t].erase("tensors of the shared pool");
+      for (const Temp& x : list) {
+        if (offsetOf[x.var].empty()) offsetOf[x.var].assign(T_, 0);
+        offsetOf[x.var][t] = pool + x.offset;
+      }
+    }
+    for (uint32_t v = 0; v < vars.size(); ++v) {
+      if (offsetOf[v].empty()) continue;
+      const GraphVariable& var = vars[v];
+      varAddr_[v].resize(var.tileOf.size());
+      std::vector<uint32_t> next(T_, 0);
+      for (size_t i = 0; i < var.tileOf.size(); ++i) {
+        const unsigned t = static_cast<unsigned>(var.tileOf[i]);
+        varAddr_[v][i] = offsetOf[v][t] + 4 * next[t]++;
       }
     }
   }
@@ -437,7 +632,7 @@ class Lowering {
   }
 
   Compiled finish() {
-    exe_.target = ExeTarget{T_, mem_, g_.target().contexts};
+    exe_.target = ChipShape{T_, mem_, g_.target().contexts};
     for (unsigned t = 0; t < T_; ++t) {
       ControlProgram& c = cp_[t];
       const uint32_t base = alloc(t, 4 * static_cast<uint32_t>(c.words.size()), &TileMemoryReport::control, "control");
@@ -511,7 +706,8 @@ std::string CompileReport::toJson() const {
     nlohmann::ordered_json lg = nlohmann::ordered_json::array();
     for (const auto& [n, b] : t.largest) lg.push_back({{"name", n}, {"bytes", b}});
     tl.push_back({{"tile", t.tile}, {"capacity", t.capacity}, {"used", t.used()}, {"code", t.code},
-                  {"tensors", t.tensors}, {"vertexState", t.vertexState}, {"exchangePrograms", t.exchangePrograms},
+                  {"tensors", t.tensors}, {"tensorsWithoutLiveness", t.tensorsWithoutLiveness},
+                  {"vertexState", t.vertexState}, {"exchangePrograms", t.exchangePrograms},
                   {"control", t.control}, {"exchangeBuffers", t.exchangeBuffers}, {"stacks", t.stacks},
                   {"largest", lg}});
   }
@@ -538,6 +734,14 @@ std::string CompileReport::summary() const {
                      100.0 * t.used() / t.capacity, t.code, t.tensors, t.vertexState, t.exchangePrograms,
                      t.control, t.exchangeBuffers, t.stacks);
   }
+  uint32_t peak = 0, peakAll = 0, used = 0, usedAll = 0;
+  for (const TileMemoryReport& t : tiles) {
+    peak = std::max(peak, t.tensors), peakAll = std::max(peakAll, t.tensorsWithoutLiveness);
+    used = std::max(used, t.used()), usedAll = std::max(usedAll, t.used() - t.tensors + t.tensorsWithoutLiveness);
+  }
+  s += fmt::format("tensors on the fullest tile: {} bytes with liveness, {} without; peak tile memory {} bytes "
+                   "with liveness, {} without\n",
+                   peak, peakAll, used, usedAll);
   uint64_t cyc = 0, lb = 0;
   for (const ExchangeReport& x : exchanges) cyc += x.cycles, lb += x.lowerBound;
   s += fmt::format("exchanges: {} with {} cycles against a lower bound of {} ({:.2f}x)\n", exchanges.size(), cyc, lb,

@@ -49,12 +49,9 @@ struct TileState {
   bool used = false;
 };
 
-}  // namespace
-
-XSchedule scheduleExchange(uint32_t tiles, uint32_t memBytes, std::vector<XMessage> messages) {
-  XSchedule out;
-  out.programs.resize(tiles);
-  // Merge messages with one source range into multicasts, one destination per tile per message.
+// The messages checked against the chip and merged by source range into multicasts, one
+// destination per tile per message.
+std::vector<XMessage> mergeMulticasts(uint32_t tiles, uint32_t memBytes, std::vector<XMessage> messages) {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<size_t>> bySource;
   std::vector<XMessage> msgs;
   for (XMessage& m : messages) {
@@ -85,182 +82,238 @@ XSchedule scheduleExchange(uint32_t tiles, uint32_t memBytes, std::vector<XMessa
       }
     }
   }
+  return msgs;
+}
 
-  // Destinations, and for each the other destinations its junk window [addr - 4L, addr) meets.
-  std::vector<Dst> dsts;
-  std::vector<std::vector<uint32_t>> msgDsts(msgs.size());
-  for (uint32_t mi = 0; mi < msgs.size(); ++mi) {
-    for (const XDest& d : msgs[mi].dsts) {
-      msgDsts[mi].push_back(static_cast<uint32_t>(dsts.size()));
-      dsts.push_back(Dst{d, mi, {}, false});
+// The phase-by-phase scheduler of merged messages (the file comment): it picks a phase of
+// messages, places it at the earliest base cycle every tile of it allows, and repeats.
+class PhaseScheduler {
+ public:
+  PhaseScheduler(uint32_t tiles, uint32_t memBytes, std::vector<XMessage> msgs)
+      : tiles_(tiles), memBytes_(memBytes), msgs_(std::move(msgs)), msgDsts_(msgs_.size()),
+        sent_(tiles, 0), received_(tiles, 0), st_(tiles), done_(msgs_.size(), false),
+        sendMsg_(tiles, -1), recvDst_(tiles, -1), remaining_(msgs_.size()) {
+    out_.programs.resize(tiles);
+    findDestinations();
+    for (uint32_t mi = 0; mi < msgs_.size(); ++mi) {
+      sent_[msgs_[mi].src] += msgs_[mi].words;
+      for (const XDest& d : msgs_[mi].dsts) received_[d.tile] += msgs_[mi].words;
     }
+    orderMessages();
   }
-  {
-    std::vector<std::vector<uint32_t>> perTile(tiles);
-    for (uint32_t i = 0; i < dsts.size(); ++i) perTile[dsts[i].d.tile].push_back(i);
+
+  XSchedule run() {
+    while (remaining_ > 0) {
+      std::vector<uint32_t> phase, touched;
+      pickPhase(phase, touched);
+      if (phase.empty()) {
+        copyStuckLocally();
+      } else {
+        placePhase(phase, touched);
+      }
+    }
+    for (uint32_t t = 0; t < tiles_; ++t) {
+      if (!st_[t].used) continue;
+      st_[t].w.end();
+      out_.cycles = std::max(out_.cycles, st_[t].time + 1);
+      out_.programs[t] = std::move(st_[t].w.words);
+    }
+    for (uint32_t t = 0; t < tiles_; ++t) {
+      out_.lowerBound = static_cast<uint32_t>(std::max<uint64_t>({out_.lowerBound, sent_[t], received_[t]}));
+      out_.words += received_[t];
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // Destinations, and for each the other destinations its junk window [addr - 4L, addr) meets.
+  void findDestinations() {
+    for (uint32_t mi = 0; mi < msgs_.size(); ++mi) {
+      for (const XDest& d : msgs_[mi].dsts) {
+        msgDsts_[mi].push_back(static_cast<uint32_t>(dsts_.size()));
+        dsts_.push_back(Dst{d, mi, {}, false});
+      }
+    }
+    std::vector<std::vector<uint32_t>> perTile(tiles_);
+    for (uint32_t i = 0; i < dsts_.size(); ++i) perTile[dsts_[i].d.tile].push_back(i);
     for (auto& list : perTile) {
-      std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return dsts[a].d.addr < dsts[b].d.addr; });
+      std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return dsts_[a].d.addr < dsts_[b].d.addr; });
       for (size_t k = 0; k < list.size(); ++k) {
-        Dst& me = dsts[list[k]];
+        Dst& me = dsts_[list[k]];
         const uint64_t lo = me.d.addr >= 4 * L ? me.d.addr - 4 * L : 0;
         for (size_t j = k; j-- > 0;) {
-          const Dst& o = dsts[list[j]];
-          const uint64_t oEnd = uint64_t{o.d.addr} + 4ull * msgs[o.msg].words;
+          const Dst& o = dsts_[list[j]];
+          const uint64_t oEnd = uint64_t{o.d.addr} + 4ull * msgs_[o.msg].words;
           if (oEnd <= lo) break;  // sorted by start; ranges of one exchange do not overlap
           me.preds.push_back(list[j]);
         }
       }
     }
   }
-  auto junkSafe = [&](uint32_t di) {
-    const Dst& d = dsts[di];
-    if (!d.d.guarded) return false;
-    return std::none_of(d.preds.begin(), d.preds.end(), [&](uint32_t p) { return dsts[p].scheduled; });
-  };
 
-  std::vector<uint64_t> sent(tiles, 0), received(tiles, 0);
-  for (uint32_t mi = 0; mi < msgs.size(); ++mi) {
-    sent[msgs[mi].src] += msgs[mi].words;
-    for (const XDest& d : msgs[mi].dsts) received[d.tile] += msgs[mi].words;
+  void orderMessages() {
+    order_.resize(msgs_.size());
+    std::iota(order_.begin(), order_.end(), 0);
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      const XMessage& x = msgs_[a];
+      const XMessage& y = msgs_[b];
+      // Shift 1 first and shift 0 (a tile's own data) last: see the file comment.
+      const uint32_t sx = (x.dsts[0].tile + 2 * tiles_ - x.src - 1) % tiles_;
+      const uint32_t sy = (y.dsts[0].tile + 2 * tiles_ - y.src - 1) % tiles_;
+      return std::make_tuple(~x.words, sx, ~x.dsts[0].addr, x.src) <
+             std::make_tuple(~y.words, sy, ~y.dsts[0].addr, y.src);
+    });
   }
 
-  std::vector<uint32_t> order(msgs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const XMessage& x = msgs[a];
-    const XMessage& y = msgs[b];
-    // Shift 1 first and shift 0 (a tile's own data) last: see the file comment.
-    const uint32_t sx = (x.dsts[0].tile + 2 * tiles - x.src - 1) % tiles;
-    const uint32_t sy = (y.dsts[0].tile + 2 * tiles - y.src - 1) % tiles;
-    return std::make_tuple(~x.words, sx, ~x.dsts[0].addr, x.src) <
-           std::make_tuple(~y.words, sy, ~y.dsts[0].addr, y.src);
-  });
+  bool junkSafe(uint32_t di) const {
+    const Dst& d = dsts_[di];
+    if (!d.d.guarded) return false;
+    return std::none_of(d.preds.begin(), d.preds.end(), [&](uint32_t p) { return dsts_[p].scheduled; });
+  }
 
-  std::vector<TileState> st(tiles);
-  std::vector<bool> done(msgs.size(), false);
-  std::vector<int64_t> sendMsg(tiles, -1), recvDst(tiles, -1);
-  size_t remaining = msgs.size();
-  while (remaining > 0) {
-    std::vector<uint32_t> phase, touched;
-    for (uint32_t mi : order) {
-      if (done[mi]) continue;
-      const XMessage& m = msgs[mi];
-      if (sendMsg[m.src] >= 0) continue;
+  // A tile that would both send message sendM and receive destination di: its receive must
+  // tolerate junk, its send fit.
+  bool bothOk(uint32_t sendM, uint32_t di) const {
+    const uint32_t w = msgs_[dsts_[di].msg].words + L;
+    return junkSafe(di) && msgs_[sendM].words <= w && uint64_t{msgs_[sendM].srcAddr} + 4ull * w <= memBytes_;
+  }
+
+  // The next phase, in message order: every message whose tiles are still free in this phase.
+  void pickPhase(std::vector<uint32_t>& phase, std::vector<uint32_t>& touched) {
+    for (uint32_t mi : order_) {
+      if (done_[mi]) continue;
+      const XMessage& m = msgs_[mi];
+      if (sendMsg_[m.src] >= 0) continue;
       bool ok = true;
-      for (uint32_t di : msgDsts[mi]) ok = ok && recvDst[dsts[di].d.tile] < 0;
+      for (uint32_t di : msgDsts_[mi]) ok = ok && recvDst_[dsts_[di].d.tile] < 0;
       if (!ok) continue;
-      // A tile that would both send and receive: its receive must tolerate junk, its send fit.
-      auto bothOk = [&](uint32_t sendM, uint32_t di) {
-        const uint32_t w = msgs[dsts[di].msg].words + L;
-        return junkSafe(di) && msgs[sendM].words <= w && uint64_t{msgs[sendM].srcAddr} + 4ull * w <= memBytes;
-      };
-      for (uint32_t di : msgDsts[mi]) {
-        const uint32_t t = dsts[di].d.tile;
+      for (uint32_t di : msgDsts_[mi]) {
+        const uint32_t t = dsts_[di].d.tile;
         if (t == m.src) ok = ok && bothOk(mi, di);
-        else if (sendMsg[t] >= 0) ok = ok && bothOk(static_cast<uint32_t>(sendMsg[t]), di);
+        else if (sendMsg_[t] >= 0) ok = ok && bothOk(static_cast<uint32_t>(sendMsg_[t]), di);
       }
-      if (recvDst[m.src] >= 0) ok = ok && bothOk(mi, static_cast<uint32_t>(recvDst[m.src]));
+      if (recvDst_[m.src] >= 0) ok = ok && bothOk(mi, static_cast<uint32_t>(recvDst_[m.src]));
       if (!ok) continue;
       phase.push_back(mi);
-      sendMsg[m.src] = mi;
+      sendMsg_[m.src] = mi;
       touched.push_back(m.src);
-      for (uint32_t di : msgDsts[mi]) {
-        recvDst[dsts[di].d.tile] = di;
-        touched.push_back(dsts[di].d.tile);
+      for (uint32_t di : msgDsts_[mi]) {
+        recvDst_[dsts_[di].d.tile] = di;
+        touched.push_back(dsts_[di].d.tile);
       }
     }
-    if (phase.empty()) {
-      // Only messages to their own tile whose junk would land on live data are stuck: the
-      // supervisor copies those destinations; the rest of each message stays to be scheduled.
-      bool progress = false;
-      for (uint32_t mi : order) {
-        if (done[mi]) continue;
-        XMessage& m = msgs[mi];
-        auto& ids = msgDsts[mi];
-        for (size_t k = 0; k < ids.size();) {
-          Dst& d = dsts[ids[k]];
-          if (d.d.tile != m.src) {
-            ++k;
-            continue;
-          }
-          out.localCopies.push_back({d.d.tile, d.d.addr, m.srcAddr, m.words});
-          received[d.d.tile] -= m.words;
-          d.scheduled = true;
-          ids.erase(ids.begin() + static_cast<std::ptrdiff_t>(k));
-          progress = true;
+  }
+
+  // No phase could be formed: only messages to their own tile whose junk would land on live data
+  // are stuck. The supervisor copies those destinations; the rest of each message stays to be
+  // scheduled.
+  void copyStuckLocally() {
+    bool progress = false;
+    for (uint32_t mi : order_) {
+      if (done_[mi]) continue;
+      XMessage& m = msgs_[mi];
+      auto& ids = msgDsts_[mi];
+      for (size_t k = 0; k < ids.size();) {
+        Dst& d = dsts_[ids[k]];
+        if (d.d.tile != m.src) {
+          ++k;
+          continue;
         }
-        if (ids.empty()) {
-          sent[m.src] -= m.words;
-          done[mi] = true;
-          --remaining;
-        }
+        out_.localCopies.push_back({d.d.tile, d.d.addr, m.srcAddr, m.words});
+        received_[d.d.tile] -= m.words;
+        d.scheduled = true;
+        ids.erase(ids.begin() + static_cast<std::ptrdiff_t>(k));
+        progress = true;
       }
-      if (!progress) throw Error("exchange scheduler: a message could not be placed");
-      continue;
+      if (ids.empty()) {
+        sent_[m.src] -= m.words;
+        done_[mi] = true;
+        --remaining_;
+      }
     }
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    // Base cycle T: every tile's instruction must start reading at or after its time, and never
-    // exactly one cycle after it.
-    auto readOffset = [&](uint32_t t) -> int64_t {  // read start - T
-      const bool s = sendMsg[t] >= 0, r = recvDst[t] >= 0;
-      if (s && r) return -static_cast<int64_t>(xchg::kWordsSendRecv);
-      if (s) return -static_cast<int64_t>(xchg::kWordsSend);
-      return static_cast<int64_t>(L) - static_cast<int64_t>(xchg::kWordsRecv);
-    };
+    if (!progress) throw Error("exchange scheduler: a message could not be placed");
+  }
+
+  // Where tile t's instruction of this phase starts reading, relative to the base cycle T.
+  int64_t readOffset(uint32_t t) const {
+    const bool s = sendMsg_[t] >= 0, r = recvDst_[t] >= 0;
+    if (s && r) return -static_cast<int64_t>(xchg::kWordsSendRecv);
+    if (s) return -static_cast<int64_t>(xchg::kWordsSend);
+    return static_cast<int64_t>(L) - static_cast<int64_t>(xchg::kWordsRecv);
+  }
+
+  // Base cycle T of a phase: every tile's instruction must start reading at or after its time,
+  // and never exactly one cycle after it.
+  int64_t baseCycle(const std::vector<uint32_t>& touched) const {
     int64_t T = 0;
-    for (uint32_t t : touched) T = std::max<int64_t>(T, int64_t{st[t].time} - readOffset(t));
+    for (uint32_t t : touched) T = std::max<int64_t>(T, int64_t{st_[t].time} - readOffset(t));
     for (bool moved = true; moved;) {
       moved = false;
       for (uint32_t t : touched) {
-        if (T + readOffset(t) - int64_t{st[t].time} == 1) {
+        if (T + readOffset(t) - int64_t{st_[t].time} == 1) {
           ++T;
           moved = true;
         }
       }
     }
+    return T;
+  }
+
+  // Each tile of the phase gets its instruction (SEND, RECV or SENDRECV) at the phase's base cycle.
+  void placePhase(const std::vector<uint32_t>& phase, std::vector<uint32_t>& touched) {
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    const int64_t T = baseCycle(touched);
     for (uint32_t t : touched) {
-      TileState& s = st[t];
+      TileState& s = st_[t];
       s.used = true;
       const uint32_t start = static_cast<uint32_t>(T + readOffset(t));
       if (start > s.time) s.w.delay(start - s.time - 1);
-      const bool sends = sendMsg[t] >= 0, recvs = recvDst[t] >= 0;
+      const bool sends = sendMsg_[t] >= 0, recvs = recvDst_[t] >= 0;
       const uint32_t base = static_cast<uint32_t>(T);
       if (sends && recvs) {
-        const Dst& d = dsts[recvDst[t]];
-        const XMessage& sm = msgs[sendMsg[t]];
-        const uint32_t w = msgs[d.msg].words + L;
-        s.w.sendRecv(w, sm.srcAddr, msgs[d.msg].src, d.d.addr - 4 * L);
+        const Dst& d = dsts_[recvDst_[t]];
+        const XMessage& sm = msgs_[sendMsg_[t]];
+        const uint32_t w = msgs_[d.msg].words + L;
+        s.w.sendRecv(w, sm.srcAddr, msgs_[d.msg].src, d.d.addr - 4 * L);
         s.time = base + w;
       } else if (sends) {
-        const XMessage& sm = msgs[sendMsg[t]];
+        const XMessage& sm = msgs_[sendMsg_[t]];
         s.w.send(sm.words, sm.srcAddr);
         s.time = base + sm.words;
       } else {
-        const Dst& d = dsts[recvDst[t]];
-        s.w.recv(msgs[d.msg].words, msgs[d.msg].src, d.d.addr);
-        s.time = base + L + msgs[d.msg].words;
+        const Dst& d = dsts_[recvDst_[t]];
+        s.w.recv(msgs_[d.msg].words, msgs_[d.msg].src, d.d.addr);
+        s.time = base + L + msgs_[d.msg].words;
       }
     }
     for (uint32_t mi : phase) {
-      done[mi] = true;
-      --remaining;
-      for (uint32_t di : msgDsts[mi]) dsts[di].scheduled = true;
+      done_[mi] = true;
+      --remaining_;
+      for (uint32_t di : msgDsts_[mi]) dsts_[di].scheduled = true;
     }
-    for (uint32_t t : touched) sendMsg[t] = recvDst[t] = -1;
-    ++out.phases;
+    for (uint32_t t : touched) sendMsg_[t] = recvDst_[t] = -1;
+    ++out_.phases;
   }
-  for (uint32_t t = 0; t < tiles; ++t) {
-    if (!st[t].used) continue;
-    st[t].w.end();
-    out.cycles = std::max(out.cycles, st[t].time + 1);
-    out.programs[t] = std::move(st[t].w.words);
-  }
-  for (uint32_t t = 0; t < tiles; ++t) {
-    out.lowerBound = static_cast<uint32_t>(std::max<uint64_t>({out.lowerBound, sent[t], received[t]}));
-    out.words += received[t];
-  }
-  return out;
+
+  const uint32_t tiles_;
+  const uint32_t memBytes_;
+  std::vector<XMessage> msgs_;
+  std::vector<Dst> dsts_;
+  std::vector<std::vector<uint32_t>> msgDsts_;  // each message's destinations (indices into dsts_)
+  std::vector<uint32_t> order_;                 // messages in the order phases take them
+  std::vector<uint64_t> sent_, received_;       // words per tile
+  std::vector<TileState> st_;
+  std::vector<bool> done_;
+  std::vector<int64_t> sendMsg_, recvDst_;  // in the phase being formed: -1, or what tile t sends/receives
+  size_t remaining_;
+  XSchedule out_;
+};
+
+}  // namespace
+
+XSchedule scheduleExchange(uint32_t tiles, uint32_t memBytes, std::vector<XMessage> messages) {
+  return PhaseScheduler(tiles, memBytes, mergeMulticasts(tiles, memBytes, std::move(messages))).run();
 }
 
 }  // namespace tessera

@@ -7,23 +7,12 @@
 #include <cstdlib>
 #include <map>
 
-#include "elf_image.hpp"
 #include "exchange_encoding.hpp"
 #include "tessera/control.h"
+#include "tessera/elf_image.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
-
-Target Target::of(const ChipInfo& info) {
-  return Target{info.tiles, info.tileMemBytes, info.contexts};
-}
-
-Target Target::preset(const std::string& name) {
-  if (name == "rtl4") return Target{4, 65536, 6};
-  if (name == "rtl16") return Target{16, 65536, 6};
-  if (name == "mk2") return Target{1472, 624 * 1024, 6};
-  throw Error(fmt::format("unknown target preset \"{}\" (known: rtl4, rtl16, mk2)", name));
-}
 
 const CodeletField* CodeletInfo::field(const std::string& fieldName) const {
   for (const CodeletField& f : fields) {

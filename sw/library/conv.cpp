@@ -83,11 +83,11 @@ std::vector<Part> splitBlock(size_t R, size_t C, size_t parts, size_t grain) {
 }
 
 // Vertices per block so that each tile has about one per context.
-std::vector<size_t> partsPerBlock(const std::vector<Block>& blocks, size_t tiles) {
+std::vector<size_t> partsPerBlock(const std::vector<Block>& blocks, size_t tiles, size_t contexts) {
   std::vector<size_t> count(tiles, 0);
   for (const Block& b : blocks) ++count[b.tile];
   std::vector<size_t> out;
-  for (const Block& b : blocks) out.push_back(std::max<size_t>(1, kContexts / count[b.tile]));
+  for (const Block& b : blocks) out.push_back(std::max<size_t>(1, contexts / count[b.tile]));
   return out;
 }
 
@@ -208,7 +208,7 @@ Tensor conv2d(Graph& graph, const Tensor& in, const Tensor& weights, const Tenso
   const Tensor wT = weights.reshape({g.OC, g.icg * g.KH * g.KW}).transpose();
   ComputeSet cs = graph.addComputeSet(name);
   const std::vector<Block> blocks = planBlocks(tiles, g.N, g.OC, g.OH);
-  const std::vector<size_t> parts = partsPerBlock(blocks, tiles);
+  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
   for (size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& bk = blocks[bi];
     const Tensor ob = out[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
@@ -254,7 +254,7 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
   Tensor dx = graph.addVariable(ElemType::Float32, inShape, name);
   ComputeSet cs = graph.addComputeSet(name);
   const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.H);
-  const std::vector<size_t> parts = partsPerBlock(blocks, tiles);
+  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
   for (size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& bk = blocks[bi];
     const Tensor db = dx[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
@@ -316,7 +316,7 @@ Tensor conv2dBackwardWeights(Graph& graph, const Tensor& in, const Tensor& gradO
       const Tensor xs = in.slice(n0, n1, 0).slice(g0 * g.icg, g1 * g.icg, 1).flatten();
       const Tensor dys = gradOut.slice(n0, n1, 0).slice(o0, o1, 1).flatten();
       const size_t count = pb.numElements();
-      const size_t vparts = std::min(count, kContexts);
+      const size_t vparts = std::min<size_t>(count, graph.target().contexts);
       for (size_t v = 0; v < vparts; ++v) {
         const size_t e0 = count * v / vparts, e1 = count * (v + 1) / vparts;
         VertexRef vx = graph.addVertex(cs, "Conv2dBackwardWeights", {{"x", xs}, {"dy", dys}, {"dw", pb.flatten()}});
@@ -372,7 +372,7 @@ Tensor poolForward(Graph& graph, const Tensor& in, Sequence& prog, const std::st
   Tensor out = graph.addVariable(ElemType::Float32, {g.N, g.C, g.OH, g.OW}, name);
   ComputeSet cs = graph.addComputeSet(name);
   const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.OH);
-  const std::vector<size_t> parts = partsPerBlock(blocks, tiles);
+  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
   for (size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& bk = blocks[bi];
     const Tensor ob = out[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
@@ -412,7 +412,7 @@ Tensor poolBackward(Graph& graph, const Tensor* in, const Tensor& gradOut, const
   Tensor dx = graph.addVariable(ElemType::Float32, inShape, name);
   ComputeSet cs = graph.addComputeSet(name);
   const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.H);
-  const std::vector<size_t> parts = partsPerBlock(blocks, tiles);
+  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
   for (size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& bk = blocks[bi];
     const Tensor db = dx[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);

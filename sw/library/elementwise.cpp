@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "tessera/error.hpp"
@@ -10,6 +11,7 @@
 namespace tessera::ops {
 
 std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile, size_t align) {
+  if (perTile == kPerContext) perTile = graph.target().contexts;
   const std::vector<int32_t> map = graph.tileMapping(t);
   std::map<unsigned, std::vector<std::pair<size_t, size_t>>> runs;
   for (size_t i = 0; i < map.size();) {
@@ -125,7 +127,7 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   const Tensor out = cloneMapped(graph, x, ElemType::Float32, name);
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor flatOut = out.flatten(), flatX = x.flatten();
-  for (const Chunk& c : tileChunks(graph, out, kContexts, n)) {
+  for (const Chunk& c : tileChunks(graph, out, kPerContext, n)) {
     VertexRef v;
     if (c.begin % n == 0 && c.end % n == 0) {
       v = graph.addVertex(cs, "AddBias", {{"in", flatX.slice(c.begin, c.end)}, {"bias", bias},

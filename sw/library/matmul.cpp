@@ -17,7 +17,6 @@ namespace tessera::ops {
 
 namespace {
 
-constexpr size_t kWorkers = 6;  // five workers and the supervisor run vertex lists
 // Estimated cycles per multiply-add of one worker running the plain MatMul codelet (about three
 // instructions per multiply-add, one issue every six cycles), against one cycle per exchanged word.
 constexpr double kCyclesPerMac = 18.0;
@@ -30,17 +29,18 @@ std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p) {
   return {std::min(n, p * per), std::min(n, (p + 1) * per)};
 }
 
-// Parts of an mb x nb block for up to kWorkers vertices: a grid of row groups (4 rows, the
+// Parts of an mb x nb block for up to `workers` vertices (one per context: the workers and the
+// supervisor run vertex lists): a grid of row groups (4 rows, the
 // codelet's register block) by column groups (6 columns) with the smallest largest part.
 struct WorkPart {
   size_t row, rows, col, cols;
 };
 
-std::vector<WorkPart> splitWork(size_t mb, size_t nb) {
+std::vector<WorkPart> splitWork(size_t mb, size_t nb, size_t workers) {
   const size_t rg = ceilDiv(mb, 4), cg = ceilDiv(nb, 6);
   size_t bestR = 1, bestC = 1, bestLoad = SIZE_MAX;
-  for (size_t pr = 1; pr <= std::min(rg, kWorkers); ++pr) {
-    for (size_t pc = 1; pr * pc <= kWorkers && pc <= cg; ++pc) {
+  for (size_t pr = 1; pr <= std::min(rg, workers); ++pr) {
+    for (size_t pc = 1; pr * pc <= workers && pc <= cg; ++pc) {
       const size_t load = ceilDiv(rg, pr) * ceilDiv(cg, pc);
       if (load < bestLoad) bestLoad = load, bestR = pr, bestC = pc;
     }
@@ -76,6 +76,7 @@ void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a
 MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
   const Target& t = graph.target();
   const size_t tiles = t.tiles;
+  const size_t workers = t.contexts;
   // Bytes a tile can give a matmul: its memory less the codelet image, the stacks and some room
   // for vertex states and programs.
   const double room = static_cast<double>(t.tileMemBytes) - graph.imageEnd() - TESS_GRAPH_STACK_BYTES - 4096.0;
@@ -91,9 +92,9 @@ MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
                      kb = static_cast<double>(ceilDiv(k, pk));
         // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
         size_t load = 0;
-        for (const WorkPart& p : splitWork(static_cast<size_t>(mb), static_cast<size_t>(nb))) load = std::max(load, p.rows * p.cols);
+        for (const WorkPart& p : splitWork(static_cast<size_t>(mb), static_cast<size_t>(nb), workers)) load = std::max(load, p.rows * p.cols);
         const double compute = kCyclesPerMac * static_cast<double>(load) * kb;
-        const double reduce = pk > 1 ? kCyclesPerMac * mb * nb / kWorkers : 0.0;
+        const double reduce = pk > 1 ? kCyclesPerMac * mb * nb / static_cast<double>(workers) : 0.0;
         const double exchange = mb * kb + kb * nb + (pk > 1 ? 2.0 * mb * nb : 0.0);
         const double cost = compute + reduce + exchange;
         // Memory of the busiest tile: gathered operand blocks, its partial block, a share of the
@@ -186,7 +187,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
         const Tensor bb = bBlock(k0, k1, n0, n1).flatten();
         // The block's rows of op(a), one gathered copy shared by the tile's vertices.
         const Tensor ab = aBlock(m0, m1, k0, k1).flatten();
-        for (const WorkPart& p : splitWork(m1 - m0, n1 - n0)) {
+        for (const WorkPart& p : splitWork(m1 - m0, n1 - n0, graph.target().contexts)) {
           addMatMulVertex(graph, cs, tile, ab, bb, pBlock.flatten(), k1 - k0, flags, p);
         }
       }
@@ -217,7 +218,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
           ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0, e1));
         }
         const Tensor in = concat(ins, 0);
-        const size_t vparts = std::min(e1 - e0, kWorkers);
+        const size_t vparts = std::min<size_t>(e1 - e0, graph.target().contexts);
         for (size_t v = 0; v < vparts; ++v) {
           const auto [s0, s1] = part(e1 - e0, vparts, v);
           if (s0 == s1) continue;
@@ -272,7 +273,7 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     // The box's rows of op(a), one gathered copy shared by the tile's vertices.
     const Tensor ab = (opt.transposeA ? a.slice(bx.r0, bx.r1, 1) : a.slice(bx.r0, bx.r1, 0)).flatten();
     const Tensor cb = c.slice(bx.r0, bx.r1, 0).slice(bx.c0, bx.c1, 1).flatten();
-    for (const WorkPart& p : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0)) addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
+    for (const WorkPart& p : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0, graph.target().contexts)) addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
   }
   prog.add(Execute(cs, name));
 }

@@ -33,7 +33,7 @@ SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits
   out.loss = graph.addVariable(ElemType::Float32, {logits.dim(0)}, name + "/loss");
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor fl = logits.flatten(), fg = out.grad.flatten();
-  for (const Chunk& c : tileChunks(graph, logits, kContexts, classes)) {
+  for (const Chunk& c : tileChunks(graph, logits, kPerContext, classes)) {
     // The rows that start in this chunk, whole (the compiler gathers a row's tail from elsewhere).
     const size_t r0 = (c.begin + classes - 1) / classes, r1 = (c.end + classes - 1) / classes;
     if (r0 == r1) continue;
@@ -55,7 +55,7 @@ Tensor argMax(Graph& graph, const Tensor& logits, Sequence& prog, const std::str
   Tensor index = graph.addVariable(ElemType::Int32, {logits.dim(0)}, name);
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor fl = logits.flatten();
-  for (const Chunk& c : tileChunks(graph, logits, kContexts, classes)) {
+  for (const Chunk& c : tileChunks(graph, logits, kPerContext, classes)) {
     const size_t r0 = (c.begin + classes - 1) / classes, r1 = (c.end + classes - 1) / classes;
     if (r0 == r1) continue;
     graph.setTileMapping(index.slice(r0, r1), c.tile);

@@ -8,8 +8,9 @@
 
 namespace tessera::ops {
 
-/// Vertex lists a tile runs at once: five workers and the supervisor (tessera/control.h, EXEC).
-inline constexpr size_t kContexts = 6;
+/// tileChunks' perTile for one chunk per vertex list a tile runs at once: one per context of the
+/// graph's target, its workers and the supervisor (tessera/control.h, EXEC).
+inline constexpr size_t kPerContext = 0;
 
 /// Elements [begin, end) (flat, row-major) of a tensor, all on one tile.
 struct Chunk {
@@ -19,8 +20,10 @@ struct Chunk {
 };
 
 /// t's elements cut into runs on one tile each, each tile's share split into at most `perTile`
-/// chunks of nearly equal size whose boundaries are multiples of `align` where the runs allow.
-std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile = kContexts, size_t align = 1);
+/// chunks (kPerContext: the target's contexts) of nearly equal size whose boundaries are multiples
+/// of `align` where the runs allow.
+std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile = kPerContext,
+                              size_t align = 1);
 
 /// A new variable of t's type and shape mapped exactly like t.
 Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::string& name);

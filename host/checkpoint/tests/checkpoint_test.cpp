@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.hpp"
 #include "crc32.hpp"
 #include "program_loader.hpp"
 #include "program_manifest.hpp"
@@ -259,6 +260,8 @@ class CheckpointRefusal : public testing::TestWithParam<std::string> {
  protected:
   // A checkpoint of chip_ring_shift at its second sync, and a device stopped at its first.
   void SetUp() override {
+    backends::skipIfExcluded(GetParam());
+    if (IsSkipped()) return;
     for (const Program& q : chipPrograms()) {
       if (q.name == "chip_ring_shift") program_ = q;
     }
@@ -266,7 +269,8 @@ class CheckpointRefusal : public testing::TestWithParam<std::string> {
     const Outcome ref = reference("model", program_, true);
     ASSERT_GE(ref.checkpoints.size(), 2u);
     good_ = ref.checkpoints[1];
-    dev_ = openDevice(GetParam(), withTiles(program_.tiles));
+    opened_ = backends::open(GetParam(), withTiles(program_.tiles));
+    dev_ = opened_.device.get();
     loadProgramOnAllTiles(*dev_, kBin + "/" + program_.name + ".elf");
     dev_->setSyncBreak(true);
     ASSERT_EQ(dev_->run(kMaxCycles).reason, StopReason::SyncBreak);
@@ -278,7 +282,8 @@ class CheckpointRefusal : public testing::TestWithParam<std::string> {
   }
   Program program_;
   std::vector<uint8_t> good_;
-  std::unique_ptr<Device> dev_;
+  backends::Opened opened_;  // the device and, on tcp, its server
+  Device* dev_ = nullptr;
   DeviceState before_;
 };
 
@@ -339,7 +344,8 @@ TEST_P(CheckpointRefusal, OtherConfigurationsAreRefused) {
 }
 
 TEST_P(CheckpointRefusal, SaveAwayFromASyncIsRefused) {
-  auto dev = openDevice(GetParam(), withTiles(program_.tiles));
+  const backends::Opened opened = backends::open(GetParam(), withTiles(program_.tiles));
+  Device* const dev = opened.device.get();
   loadProgramOnAllTiles(*dev, kBin + "/" + program_.name + ".elf");
   EXPECT_THROW(saveCheckpoint(*dev), Error) << "reset state";
   ASSERT_EQ(dev->run(50).reason, StopReason::MaxCycles);
@@ -349,7 +355,8 @@ TEST_P(CheckpointRefusal, SaveAwayFromASyncIsRefused) {
 }
 
 TEST_P(CheckpointRefusal, StateWritesOnlyAtASync) {
-  auto dev = openDevice(GetParam(), withTiles(program_.tiles));
+  const backends::Opened opened = backends::open(GetParam(), withTiles(program_.tiles));
+  Device* const dev = opened.device.get();
   loadProgramOnAllTiles(*dev, kBin + "/" + program_.name + ".elf");
   const uint32_t stateRegs[] = {TESS_CR_CYCLE_LO,    TESS_CR_C_REG,        TESS_CR_C_PC,
                                 TESS_CR_C_FCSR,      TESS_CR_C_INSTRET_LO, TESS_CR_T_RUN_ARG,
@@ -387,7 +394,8 @@ TEST_P(CheckpointRefusal, StateWritesOnlyAtASync) {
   EXPECT_EQ(dev->readControl(TESS_CR_C_STATE), 5u) << "the supervisor stands at the sync";
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, CheckpointRefusal, testing::Values("model", "rtl"));
+INSTANTIATE_TEST_SUITE_P(Backends, CheckpointRefusal, testing::ValuesIn(backends::names()),
+                         [](const testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(Checkpoint, ChipWithoutCheckpointRegisters) {
   // HAS_CHECKPOINT = 0 (the iCE40 board, model preset ice40): no save, no restore, and the

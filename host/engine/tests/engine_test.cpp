@@ -14,9 +14,9 @@
 #include <iterator>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
+#include "backends.hpp"
 #include "executable_packer.hpp"
 #include "server_process.hpp"
 #include "tessera/chip_params.h"
@@ -37,18 +37,17 @@ Executable engineStream() {
                         "engine_stream.json");
 }
 
-std::vector<std::string> devices() {
-  std::vector<std::string> out;
-  std::stringstream ss(TESSERA_TEST_DEVICES);
-  std::string d;
-  while (std::getline(ss, d, ',')) out.push_back(d);
-  return out;
-}
-
 std::unique_ptr<Device> open(const std::string& spec) {
   DeviceOptions o;
   o.tiles = kTiles;
   return openDevice(spec, o);
+}
+
+/// A backend of the one list (backends.hpp) with the test's tile count.
+backends::Opened openBackend(const std::string& backend) {
+  DeviceOptions o;
+  o.tiles = kTiles;
+  return backends::open(backend, o);
 }
 
 uint32_t weight(uint32_t t, uint32_t i) {
@@ -121,28 +120,30 @@ void expectSpecified(const Outcome& o) {
   }
 }
 
-class EngineOnDevice : public ::testing::TestWithParam<std::string> {};
+class EngineOnDevice : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { backends::skipIfExcluded(GetParam()); }
+};
 
 TEST_P(EngineOnDevice, StreamsMinibatchesAndResults) {
-  auto dev = open(GetParam());
-  const Outcome o = runEngineStream(*dev);
+  const backends::Opened dev = openBackend(GetParam());
+  const Outcome o = runEngineStream(*dev.device);
   expectSpecified(o);
   RecordProperty("cycles", std::to_string(o.result.cycles));
   RecordProperty("host_io_us_per_sync",
                  std::to_string(o.stats.hostIoSeconds / double(o.stats.hostSyncs) * 1e6));
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, EngineOnDevice, ::testing::ValuesIn(devices()),
+INSTANTIATE_TEST_SUITE_P(Devices, EngineOnDevice, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 
 TEST(Engine, BackendsAgreeOnTensorsStreamsAndCycles) {
-  const std::vector<std::string> list = devices();
-  if (list.size() < 2) GTEST_SKIP() << "one backend only";
-  auto first = open(list[0]);
-  const Outcome a = runEngineStream(*first);
+  const std::vector<std::string> list = backends::names();
+  const backends::Opened first = openBackend(list[0]);
+  const Outcome a = runEngineStream(*first.device);
   for (size_t i = 1; i < list.size(); ++i) {
-    auto dev = open(list[i]);
-    const Outcome b = runEngineStream(*dev);
+    const backends::Opened dev = openBackend(list[i]);
+    const Outcome b = runEngineStream(*dev.device);
     EXPECT_EQ(b.result.cycles, a.result.cycles) << list[i] << " vs " << list[0];
     EXPECT_EQ(b.result.reason, a.result.reason);
     EXPECT_EQ(b.stream, a.stream);

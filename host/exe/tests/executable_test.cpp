@@ -204,7 +204,7 @@ TEST(Executable, WritesAreCheckedAndOnlyRegularFilesAreRead) {
 TEST(Executable, LoadWritesSegmentsDisablesEmptyTilesAndResets) {
   Executable e = sample();
   e.target.tiles = 3;  // tile 2 has no segment
-  RecordingDevice dev({3, kMem, 6, "recording"});
+  RecordingDevice dev({{3, kMem, 6}, "recording"});
   e.load(dev);
   EXPECT_EQ(dev.writes, 3u);
   EXPECT_EQ(dev.resets, 1u);
@@ -222,11 +222,11 @@ TEST(Executable, LoadOnTheWrongTargetWritesNothing) {
     const char* message;
   };
   const Case cases[] = {
-      {{4, kMem, 6, "model"},
+      {{{4, kMem, 6}, "model"},
        "built for 2 tiles of 4096 bytes with 6 contexts, but the model device has 4 tiles"},
-      {{2, kMem / 2, 6, "rtl"}, "rtl device has 2 tiles of 2048 bytes"},
-      {{2, kMem * 2, 6, "rtl"}, "2 tiles of 8192 bytes"},
-      {{2, kMem, 4, "rtl"}, "with 4 contexts"},
+      {{{2, kMem / 2, 6}, "rtl"}, "rtl device has 2 tiles of 2048 bytes"},
+      {{{2, kMem * 2, 6}, "rtl"}, "2 tiles of 8192 bytes"},
+      {{{2, kMem, 4}, "rtl"}, "with 4 contexts"},
   };
   for (const Case& c : cases) {
     RecordingDevice dev(c.info);

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 #include "executable_packer.hpp"
 #include "tessera/chip_params.h"
 
@@ -13,7 +13,7 @@ namespace tessera::test {
 namespace {
 
 const std::string kElf = std::string(TESSERA_SW_BIN_DIR) + "/engine_stream.elf";
-const ExeTarget kTarget{4, TESS_TILE_MEM_BYTES, TESS_NUM_CONTEXTS};
+const ChipShape kTarget{4, TESS_TILE_MEM_BYTES, TESS_NUM_CONTEXTS};
 
 std::string description() {
   std::ifstream in(std::string(TESSERA_ENGINE_SW_DIR) + "/engine_stream.json");

@@ -26,8 +26,8 @@ struct CheckpointInfo {
   std::vector<uint8_t> appData;       ///< opaque bytes of the caller (e.g. stream positions)
 };
 
-/// True if dev serves the checkpoint control registers: false on a chip built without them
-/// (rtl/params.json HAS_CHECKPOINT = 0, the iCE40 board's configuration), which refuses them.
+/// True if dev reports checkpoint control registers (ChipInfo::hasCheckpoint): false on a chip
+/// built without them (rtl/params.json HAS_CHECKPOINT = 0, the iCE40 board's configuration).
 bool hasCheckpointSupport(Device& dev);
 
 /// Hash of the chip parameters (rtl/params.json) that a saved state depends on.

@@ -10,22 +10,16 @@
 #include <vector>
 
 #include "tessera/chip_params.h"
+#include "tessera/chip_shape.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
 
-/// Chip parameters a device reports.
-struct ChipInfo {
-  unsigned tiles = 0;               ///< tiles in the chip; 0 = the default, 4 (docs/decisions.md)
-  uint32_t tileMemBytes = 65536;    ///< SRAM bytes per tile
-  unsigned contexts = 6;            ///< contexts per tile
-  std::string backend;              ///< "model", "rtl", ...
-  bool hasFpu = true;               ///< false: integer-only tiles, F instructions trap
-  bool hasMulDiv = true;            ///< false: tiles without M, M instructions trap
-  unsigned counterBits = 64;        ///< width of the tiles' counters, 64 or 32 (docs/tile.md,
-                                    ///< "Counters"): TileStats, T_*, C_INSTRET, the cycle and
-                                    ///< instret CSRs and RetireRecord::cycle wrap modulo 2^bits;
-                                    ///< the chip's cycle counter (RunResult::cycles) is 64 bits
+/// What a device reports about its chip: the chip's shape and what only a device knows.
+struct ChipInfo : ChipShape {
+  std::string backend;              ///< "model", "rtl", "link:model", ...
+  uint32_t maxPayload = 0;          ///< largest payload of one link frame (docs/link-protocol.md)
+                                    ///< of a device behind a link; 0 = in process, no limit
 };
 
 /// A tile counter's value as a counter of `bits` bits (ChipInfo::counterBits) holds it: v modulo
@@ -49,7 +43,7 @@ enum class StopReason {
 };
 
 /// What a trap or chip error recorded (docs/tile.md "Halting and traps", docs/chip.md "Errors").
-/// context is 6 for an error of the exchange engine.
+/// context is TESS_EXCHANGE_CONTEXT for an error of the exchange engine.
 struct TrapInfo {
   unsigned tile = 0;
   unsigned context = 0;
@@ -67,8 +61,8 @@ std::string describeTrap(const TrapInfo& trap);
 struct TileStats {
   uint64_t cycles = 0;              ///< cycle count of the tile (halt cycle + 1 when halted)
   uint64_t instructions = 0;        ///< instructions retired, all contexts
-  uint64_t contextInstructions[6] = {};  ///< instructions retired per context (0 beyond
-                                         ///< ChipInfo::contexts)
+  /// Instructions retired per context (0 beyond ChipInfo::contexts; at most TESS_ROUND_CYCLES).
+  uint64_t contextInstructions[TESS_ROUND_CYCLES] = {};
   uint64_t idleSlots = 0;           ///< slots in which nothing issued (no instruction, no long-op pass)
   uint64_t syncWaitCycles = 0;      ///< cycles between arriving at a sync and its release, summed
   uint64_t exchangeCycles = 0;      ///< cycles the exchange engine ran, summed
@@ -140,14 +134,15 @@ class Device {
 
 /// Options for creating a device.
 struct DeviceOptions {
-  unsigned tiles = 0;               ///< tiles in the chip; 0 = the default, 4 (docs/decisions.md)
+  unsigned tiles = 0;               ///< tiles in the chip; 0 = the default, TESS_DEFAULT_TILES
+                                    ///< (docs/decisions.md)
   uint32_t tileMemBytes = 0;        ///< 0 = the backend's default
-  std::string preset;               ///< "", "mk2" (1472 tiles x 624 KiB) or "ice40" (the iCE40
-                                    ///< board: rtl/params.json config ICE40); model only
+  std::string preset;               ///< "" or a ChipShape::preset: "default", "mk2" or "ice40"
+                                    ///< (rtl/params.json configs MK2, ICE40); model only
   bool noFpu = false;               ///< model: integer-only tiles (F instructions trap as illegal)
   bool noMulDiv = false;            ///< model: tiles without M (M instructions trap as illegal)
-  unsigned contexts = 0;            ///< model: contexts per tile, 2..6; 0 = the default (6, or
-                                    ///< the preset's: ice40 has TESS_ICE40_NUM_CONTEXTS)
+  unsigned contexts = 0;            ///< model: contexts per tile, 2..TESS_ROUND_CYCLES; 0 = the
+                                    ///< default (TESS_NUM_CONTEXTS, or the preset's)
   unsigned counterBits = 0;         ///< model: tile counter width, 32 or 64; 0 = the chip's
                                     ///< (rtl/params.json COUNTER_BITS; preset ice40: 32)
   unsigned threads = 0;             ///< model: host threads, 0 = one per core
@@ -157,9 +152,9 @@ struct DeviceOptions {
                                     ///< (docs/scale-out.md); every rank opens the same device
 };
 
-/// Most tiles openDevice builds unless DeviceOptions::maxTiles allows more: the mk2 chip (1472
-/// tiles); each model tile holds its whole SRAM (docs/limits.md).
-inline constexpr unsigned kDefaultMaxTiles = 1472;
+/// Most tiles openDevice builds unless DeviceOptions::maxTiles allows more: the mk2 chip
+/// (TESS_MK2_NUM_TILES); each model tile holds its whole SRAM (docs/limits.md).
+inline constexpr unsigned kDefaultMaxTiles = TESS_MK2_NUM_TILES;
 
 /// Open a device from a device string ("model", "rtl"). Throws tessera::Error on a bad string.
 std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions& options = {});

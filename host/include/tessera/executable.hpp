@@ -13,14 +13,6 @@
 
 namespace tessera {
 
-/// Chip parameters an executable needs; a device must report exactly these.
-struct ExeTarget {
-  uint32_t tiles = 0;
-  uint32_t tileMemBytes = 0;
-  uint32_t contexts = 0;
-  bool operator==(const ExeTarget&) const = default;
-};
-
 /// Bytes of blob `blob` placed at `addr` of tile `tile` (several segments may share a blob).
 struct ExeSegment {
   uint32_t tile = 0;
@@ -82,7 +74,9 @@ class Executable {
   static constexpr uint32_t kMaxTiles = 65536;
   static constexpr uint32_t kMaxContexts = 64;
 
-  ExeTarget target;
+  /// The chip it is built for; the file records tiles, tileMemBytes and contexts, which a device
+  /// must report exactly (validateFor); the other fields read back as the defaults.
+  ChipShape target;
   std::vector<std::vector<uint8_t>> blobs;
   std::vector<ExeSegment> segments;
   std::vector<ExeStream> streams;

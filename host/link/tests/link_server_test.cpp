@@ -15,7 +15,7 @@ namespace {
 /// Records every call; memory accesses must only arrive in range.
 class RecordingDevice : public Device {
  public:
-  ChipInfo info() const override { return ChipInfo{2, 4096, 6, "recording"}; }
+  ChipInfo info() const override { return ChipInfo{{2, 4096, 6}, "recording"}; }
   void reset() override { ++calls; }
   void writeMemory(unsigned, uint32_t, std::span<const uint8_t>) override { ++calls; }
   void readMemory(unsigned, uint32_t, std::span<uint8_t> d) override {
@@ -78,7 +78,7 @@ TEST(LinkServer, RepliesEchoSeqAndSetTheReplyBit) {
 
 TEST(LinkMessages, InfoCarriesTheCounterWidthAndTheExtensions) {
   // Protocol version 2: counter bits and extensions after the max payload, the name last.
-  ChipInfo in{1, 4096, 6, "board", false, true, 32};
+  ChipInfo in{{1, 4096, 6, false, true, 32, false, false}, "board"};
   const std::vector<uint8_t> p = encodeInfo(in);
   ASSERT_EQ(p.size(), 7 * 4 + 5u);
   EXPECT_EQ(p[0], kProtocolVersion);
@@ -89,7 +89,20 @@ TEST(LinkMessages, InfoCarriesTheCounterWidthAndTheExtensions) {
   EXPECT_EQ(out.counterBits, 32u);
   EXPECT_FALSE(out.hasFpu);
   EXPECT_TRUE(out.hasMulDiv);
+  EXPECT_FALSE(out.hasExchange);
+  EXPECT_FALSE(out.hasCheckpoint);
+  EXPECT_EQ(out.maxPayload, kMaxPayload);
   EXPECT_EQ(out.backend, "board");
+  // Bits 2 and 3: exchange engines and checkpoint registers.
+  in.hasExchange = true;
+  EXPECT_EQ(encodeInfo(in)[24], 2u | 4u);
+  EXPECT_TRUE(decodeInfo(encodeInfo(in)).hasExchange);
+  EXPECT_FALSE(decodeInfo(encodeInfo(in)).hasCheckpoint);
+  in.hasExchange = false;
+  in.hasCheckpoint = true;
+  EXPECT_EQ(encodeInfo(in)[24], 2u | 8u);
+  EXPECT_FALSE(decodeInfo(encodeInfo(in)).hasExchange);
+  EXPECT_TRUE(decodeInfo(encodeInfo(in)).hasCheckpoint);
   in.hasFpu = true;
   in.hasMulDiv = false;
   in.counterBits = 64;

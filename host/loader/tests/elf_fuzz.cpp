@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 #include "tessera/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

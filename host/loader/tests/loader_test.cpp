@@ -9,7 +9,7 @@
 #include <fstream>
 #include <random>
 
-#include "elf_image.hpp"
+#include "tessera/elf_image.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {

@@ -5,9 +5,11 @@
 //    host sync: each RunResult (reason, cycles, exit code, trap), STATUS, the cycle counter, every
 //    tile's counters and per-tile registers, every tile's whole memory, and at the end consoles;
 //  - the same programs on more tiles than ranks and on a chip with fewer tiles than ranks;
-//  - a library matmul and the engine_stream executable through the Engine (exchanges across
-//    ranks, host streams): outputs, cycles, counters and consoles;
-//  - host-port errors: the same error on every rank, after which the device still works.
+//  - the engine_stream executable through the Engine (exchanges across ranks, host streams):
+//    outputs, cycles, counters and consoles (a compiled library matmul: sw/library/tests);
+//  - host-port errors: the same error on every rank, after which the device still works;
+//  - checkpoints: the same bytes saved at a sync, and a restore continued as in one process;
+//  - the retirement trace: each rank's sink gets its own tiles' records, as the model gives them.
 // No ASSERT_* around device calls: a rank that left a test early would leave the others waiting
 // in a collective. Each rank's failures fail the job.
 #include <fmt/format.h>
@@ -15,16 +17,15 @@
 #include <mpi.h>
 
 #include <cstring>
-#include <random>
 
 #include "program_loader.hpp"
 #include "program_manifest.hpp"
+#include "tessera/checkpoint.hpp"
 #include "tessera/chip_params.h"
-#include "tessera/compiler.hpp"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/executable.hpp"
-#include "tessera/ops.hpp"
+#include "tessera/shard.hpp"
 
 namespace tessera::test {
 namespace {
@@ -85,6 +86,15 @@ void expectSameChip(Device& sharded, Device& plain, const std::string& where) {
     for (uint32_t r : {TESS_CR_T_ENABLE, TESS_CR_T_STATE, TESS_CR_T_EXIT, TESS_CR_T_INSTR_LO,
                        TESS_CR_T_IDLE_LO, TESS_CR_T_SYNCWAIT_LO, TESS_CR_T_EXCH_LO}) {
       EXPECT_EQ(sharded.readControl(r), plain.readControl(r)) << tw << " register " << r;
+    }
+    // The checkpoint registers of every context (docs/checkpoint.md).
+    for (unsigned c = 0; c < info.contexts; ++c) {
+      sharded.writeControl(TESS_CR_CTX_SEL, c);
+      plain.writeControl(TESS_CR_CTX_SEL, c);
+      for (uint32_t r : {TESS_CR_C_PC, TESS_CR_C_FCSR, TESS_CR_C_INSTRET_LO, TESS_CR_C_STATE}) {
+        EXPECT_EQ(sharded.readControl(r), plain.readControl(r))
+            << tw << " context " << c << " register " << r;
+      }
     }
     sharded.readMemory(t, 0, a);
     plain.readMemory(t, 0, b);
@@ -192,7 +202,6 @@ TEST(Shard, HostPortErrorsAreTheSameOnEveryRankAndHarmless) {
             message([&] { plain->writeControl(TESS_CR_TILE_SEL, 4); }));
   EXPECT_EQ(message([&] { sharded->readControl(0xffc); }),
             message([&] { plain->readControl(0xffc); }));
-  EXPECT_NE(message([&] { sharded->setRetireSink([](const RetireRecord&) {}); }), "no error");
   // Every tile written through the sharded device reads back on every rank.
   for (unsigned t = 0; t < 4; ++t) {
     const std::vector<uint8_t> data = {uint8_t(t), 1, 2, 3, 4, 5, 6, uint8_t(0xa0 + t)};
@@ -203,42 +212,61 @@ TEST(Shard, HostPortErrorsAreTheSameOnEveryRankAndHarmless) {
   }
 }
 
-// A compiled graph with exchanges between every tile: a library matmul through the Engine.
-TEST(Shard, LibraryMatMulThroughTheEngine) {
-  constexpr unsigned kTiles = 8;
-  Graph graph{Target{kTiles, 65536, 6}};
-  Sequence prog;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  const auto input = [&](std::vector<size_t> shape, const std::string& name) {
-    Tensor t = ops::createLinear(graph, ElemType::Float32, shape, name, 1);
-    std::vector<float> v(t.numElements());
-    for (float& x : v) x = dist(rng);
-    graph.setInitialValue(t, v);
-    return t;
-  };
-  Tensor a = input({24, 40}, "a");
-  Tensor b = input({40, 16}, "b");
-  Tensor c = ops::matmul(graph, a, b, prog, "mm");
-  Tensor d = ops::matmul(graph, c, input({16, 12}, "e"), prog, "mm2");
-  graph.exposeTensor("d", d);
-  const Compiled compiled = compile(graph, prog);
-  DeviceOptions o;
-  o.tiles = kTiles;
-  auto plainDev = openDevice("model", o);
-  o.shard = true;
-  auto shardDev = openDevice("model", o);
-  Engine plain(*plainDev, compiled.executable);
-  Engine sharded(*shardDev, compiled.executable);
-  const RunResult want = plain.run(200'000'000);
-  const RunResult got = sharded.run(200'000'000);
+// A checkpoint saved at a sync of the sharded chip has the bytes of the model's; restored into a
+// sharded chip it continues as the model does.
+TEST(Shard, CheckpointsAsInOneProcess) {
+  constexpr unsigned kTiles = 5;
+  auto sharded = open(kTiles, true);
+  auto plain = open(kTiles, false);
+  for (Device* d : {sharded.get(), plain.get()}) {
+    loadProgramOnAllTiles(*d, elfPath("chip_ring_shift"));
+    d->setSyncBreak(true);
+  }
+  RunResult got, want;
+  for (int stop = 0; stop < 3; ++stop) {
+    want = plain->run(kMaxCycles);
+    got = sharded->run(kMaxCycles);
+  }
+  ASSERT_EQ(want.reason, StopReason::SyncBreak);  // the same on every rank: no collective left
+  expectSameResult(got, want, "at the third sync");
+  const std::vector<uint8_t> app = {1, 2, 3};
+  const std::vector<uint8_t> bytes = saveCheckpoint(*plain, app);
+  EXPECT_EQ(saveCheckpoint(*sharded, app), bytes);
+  // Restore the model's checkpoint into a fresh sharded chip and run both to the end.
+  auto restored = open(kTiles, true);
+  const CheckpointInfo info = restoreCheckpoint(*restored, bytes);
+  EXPECT_EQ(info.appData, app);
+  expectSameChip(*restored, *plain, "restored");
+  plain->setSyncBreak(false);
+  restored->setSyncBreak(false);
+  want = plain->run(kMaxCycles);
+  got = restored->run(kMaxCycles);
   EXPECT_EQ(want.reason, StopReason::Halted) << describeTrap(want.trap);
-  expectSameResult(got, want, "matmul");
-  EXPECT_EQ(sharded.readTensor("d"), plain.readTensor("d"));
-  expectSameChip(*shardDev, *plainDev, "matmul");
-  uint64_t exchange = 0;
-  for (unsigned t = 0; t < kTiles; ++t) exchange += plainDev->stats(t).exchangeCycles;
-  EXPECT_GT(exchange, 0u) << "the matmul should exchange";
+  expectSameResult(got, want, "after the restore");
+  expectSameChip(*restored, *plain, "after the restore");
+}
+
+// Each rank's retirement sink gets the records of that rank's tiles, in the model's order.
+TEST(Shard, RetireTraceOfEachRanksTiles) {
+  constexpr unsigned kTiles = 4;
+  auto sharded = open(kTiles, true);
+  auto plain = open(kTiles, false);
+  const shard::ShardInfo mine = shard::shardInfo(*sharded);
+  EXPECT_EQ(mine.ranks, unsigned(shard::ranks()));
+  std::vector<RetireRecord> got, want;
+  sharded->setRetireSink([&](const RetireRecord& r) { got.push_back(r); });
+  plain->setRetireSink([&](const RetireRecord& r) {
+    if (r.tile >= mine.firstTile && r.tile < mine.endTile) want.push_back(r);
+  });
+  for (Device* d : {sharded.get(), plain.get()}) loadProgramOnAllTiles(*d, elfPath("chip_stencil"));
+  const RunResult w = plain->run(kMaxCycles);
+  const RunResult g = sharded->run(kMaxCycles);
+  expectSameResult(g, w, "chip_stencil traced");
+  EXPECT_EQ(got.size(), want.size());
+  EXPECT_TRUE(got == want) << "the records of tiles " << mine.firstTile << ".." << mine.endTile;
+  if (mine.endTile > mine.firstTile) {
+    EXPECT_FALSE(got.empty());
+  }
 }
 
 // The packed engine_stream executable: host streams at 12 host syncs, on 4 tiles.

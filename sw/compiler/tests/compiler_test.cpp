@@ -254,6 +254,64 @@ void expectError(const std::function<void()>& f, const std::string& needle) {
   }
 }
 
+// Liveness: a chain of temporaries inside and outside a loop shares memory where lifetimes do not
+// overlap, the results are those of the layout without sharing, and a value read before it is
+// written (a velocity carried from run to run) keeps its memory across runs.
+TEST(CompilerLiveness, TemporariesShareMemoryAndResultsDoNotChange) {
+  auto build = [](Graph& g, Sequence& prog) {
+    Tensor a = ops::createLinear(g, ElemType::Float32, {96}, "a");
+    std::vector<float> av(96);
+    for (size_t i = 0; i < av.size(); ++i) av[i] = 0.25f * static_cast<float>(i) - 3.0f;
+    g.setInitialValue(a, av);
+    Tensor carried = ops::createLinear(g, ElemType::Float32, {96}, "carried");  // zeros, read first
+    Sequence body;
+    Tensor t = a;
+    for (int i = 0; i < 4; ++i) t = ops::scale(g, t, 1.5f, body, fmt::format("loop{}", i));
+    ops::scaledAddTo(g, carried, t, 1.0f, body, "carry");
+    prog.add(Repeat(3, body, "loop"));
+    Tensor u = carried;
+    for (int i = 0; i < 4; ++i) u = ops::relu(g, ops::scale(g, u, -0.5f, prog, fmt::format("tail{}", i)), prog,
+                                              fmt::format("relu{}", i));
+    g.exposeTensor("carried", carried);
+    g.exposeTensor("out", u);
+  };
+  std::vector<std::vector<float>> results;
+  std::vector<uint32_t> tensorBytes;
+  for (bool liveness : {false, true}) {
+    Graph g(Target{4, 65536, 6});
+    Sequence prog;
+    build(g, prog);
+    CompileOptions o;
+    o.liveness = liveness;
+    Compiled c = compile(g, prog, o);
+    uint32_t bytes = 0, without = 0;
+    for (const TileMemoryReport& t : c.report.tiles) bytes += t.tensors, without += t.tensorsWithoutLiveness;
+    tensorBytes.push_back(bytes);
+    if (liveness) {
+      EXPECT_LT(bytes, without);
+    } else {
+      EXPECT_EQ(bytes, without);
+    }
+    auto dev = open("model", 4);
+    Engine e(*dev, c.executable);
+    for (int run = 0; run < 2; ++run) {
+      if (run) e.restart();
+      ASSERT_EQ(e.run(50'000'000).reason, StopReason::Halted);
+    }
+    std::vector<float> r = floatsOf(e.readTensor("out"));
+    const std::vector<float> carried = floatsOf(e.readTensor("carried"));
+    r.insert(r.end(), carried.begin(), carried.end());
+    results.push_back(r);
+  }
+  EXPECT_LT(tensorBytes[1], tensorBytes[0]);
+  ASSERT_EQ(results[0].size(), results[1].size());
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(results[0][i]), std::bit_cast<uint32_t>(results[1][i])) << "element " << i;
+  }
+  // The carried sum: six loop passes (three per run, two runs) of a * 1.5^4.
+  EXPECT_EQ(results[1][96 + 5], 6 * ((0.25f * 5 - 3.0f) * 1.5f * 1.5f * 1.5f * 1.5f));
+}
+
 TEST(CompilerErrors, AnOverflowingTileNamesItselfAndItsLargestUsers) {
   Graph g(Target{4, 65536, 6});
   Tensor big = g.addVariable(ElemType::Float32, {13000}, "weights");

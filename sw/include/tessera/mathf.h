@@ -1,8 +1,9 @@
-/* expf and logf for tiles, which have no C library, written with IEEE basic operations and
- * explicit fused multiply-adds only: the host compiles the same functions to the same bits, so host
- * references of codelets that use them (softmax cross-entropy) are bit-exact (docs/library.md).
- * Accuracy: within 2 ulp of the correctly rounded result for normal results (checked in
- * sw/library/tests against the host's expf/logf); no errno, NaN in gives NaN out. */
+/* expf, logf, expm1f, tanhf, erff and sqrtf for tiles, which have no C library, written with IEEE
+ * basic operations and explicit fused multiply-adds only: the host compiles the same functions to
+ * the same bits, so host references of codelets that use them (softmax, normalisations, GELU) are
+ * bit-exact (docs/library.md). Accuracy against the host's libm, checked in sw/library/tests:
+ * expf and logf within 2 ulp, expm1f within 4, tanhf and erff within 3, for normal results; no
+ * errno, NaN in gives NaN out. */
 #ifndef TESSERA_MATHF_H
 #define TESSERA_MATHF_H
 
@@ -87,6 +88,88 @@ static inline float tessera_logf(float x) {
   /* e ln2 + log m, with ln2 split in two. */
   const float fe = (float)e;
   return tessera_fmaf_(fe, 0.693145752f, tessera_fmaf_(fe, 1.42860677e-6f, lm));
+}
+
+/** Square root, correctly rounded (FSQRT.S on the tiles: the codelets build with -fno-math-errno). */
+static inline float tessera_sqrtf(float x) { return __builtin_sqrtf(x); }
+
+/** e^x - 1, without the cancellation of expf(x) - 1 near 0 (tanh needs it). */
+static inline float tessera_expm1f(float x) {
+  if (x != x) return x;
+  if (x > -0.346573591f && x < 0.346573591f) {
+    /* |x| < ln2/2: x + x^2 (1/2 + x/3! + ... + x^7/9!), Taylor, truncation below 2^-36 relative. */
+    float p = 2.75573192e-6f;
+    p = tessera_fmaf_(p, x, 2.48015873e-5f);
+    p = tessera_fmaf_(p, x, 1.98412698e-4f);
+    p = tessera_fmaf_(p, x, 1.38888889e-3f);
+    p = tessera_fmaf_(p, x, 8.33333333e-3f);
+    p = tessera_fmaf_(p, x, 4.16666667e-2f);
+    p = tessera_fmaf_(p, x, 1.66666667e-1f);
+    p = tessera_fmaf_(p, x, 0.5f);
+    return tessera_fmaf_(p * x, x, x);
+  }
+  return tessera_expf(x) - 1.0f;
+}
+
+/** Hyperbolic tangent: e / (e + 2) with e = expm1(2|x|), odd; +-1 beyond |x| = 9.01, where
+ * 1 - tanh(x) is below half an ulp of 1. */
+static inline float tessera_tanhf(float x) {
+  if (x != x) return x;
+  const float a = x < 0.0f ? -x : x;
+  float t = 1.0f;
+  if (a < 9.01f) {
+    const float e = tessera_expm1f(2.0f * a);
+    t = e / (e + 2.0f);
+  }
+  return x < 0.0f ? -t : t;
+}
+
+/** Error function, odd. |x| < 1: x times its Taylor series in x^2 to degree 11 (truncation below
+ * 1e-10); 1 <= |x| < 4: 1 - e^(-x^2) erfcx(x), erfcx by a degree-12 Chebyshev fit on [1, 4]
+ * (relative error 1e-7, fitted for this file) and x^2 split in two (x^2 = hi + lo) so that its
+ * rounding does not reach the exponential; |x| >= 4: +-1 (erfc(4) < half an ulp of 1). */
+static inline float tessera_erff(float x) {
+  if (x != x) return x;
+  const float a = x < 0.0f ? -x : x;
+  if (a < 1.0f) {
+    const float z = x * x;
+    float p = -1.22905552e-9f;
+    p = tessera_fmaf_(p, z, 1.48071928e-8f);
+    p = tessera_fmaf_(p, z, -1.63658441e-7f);
+    p = tessera_fmaf_(p, z, 1.64621144e-6f);
+    p = tessera_fmaf_(p, z, -1.49256502e-5f);
+    p = tessera_fmaf_(p, z, 1.20553326e-4f);
+    p = tessera_fmaf_(p, z, -8.54832702e-4f);
+    p = tessera_fmaf_(p, z, 5.22397785e-3f);
+    p = tessera_fmaf_(p, z, -2.68661715e-2f);
+    p = tessera_fmaf_(p, z, 1.12837918e-1f);
+    p = tessera_fmaf_(p, z, -3.76126379e-1f);
+    p = tessera_fmaf_(p, z, 1.12837923f);
+    return x * p;
+  }
+  float r = 1.0f;
+  if (a < 4.0f) {
+    const float u = (a - 2.5f) * 0.666666667f; /* [1, 4] onto [-1, 1] */
+    float q = 1.33658359e-5f;
+    q = tessera_fmaf_(q, u, -3.68889123e-5f);
+    q = tessera_fmaf_(q, u, 5.63035755e-5f);
+    q = tessera_fmaf_(q, u, -1.44057791e-4f);
+    q = tessera_fmaf_(q, u, 4.12986934e-4f);
+    q = tessera_fmaf_(q, u, -1.01700891e-3f);
+    q = tessera_fmaf_(q, u, 2.40248744e-3f);
+    q = tessera_fmaf_(q, u, -5.56738023e-3f);
+    q = tessera_fmaf_(q, u, 1.24895200e-2f);
+    q = tessera_fmaf_(q, u, -2.70057172e-2f);
+    q = tessera_fmaf_(q, u, 5.61104864e-2f);
+    q = tessera_fmaf_(q, u, -1.11521006e-1f);
+    q = tessera_fmaf_(q, u, 2.10806370e-1f);
+    const float hi = a * a;
+    const float lo = tessera_fmaf_(a, a, -hi);
+    float e = tessera_expf(-hi);
+    e = tessera_fmaf_(-e, lo, e); /* e^-(hi + lo) to first order in lo (|lo| < 2^-20) */
+    r = tessera_fmaf_(-e, q, 1.0f);
+  }
+  return x < 0.0f ? -r : r;
 }
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
-// Every library op against a host reference on random shapes, on each backend of
-// TESSERA_TEST_DEVICES: bit-exact, since each op's order of operations is fixed (docs/library.md).
+// Every library op against a host reference on random shapes, on each backend of the one list
+// (host/testing/backends.hpp): bit-exact, since each op's order of operations is fixed (docs/library.md).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -7,21 +7,14 @@
 #include <cmath>
 #include <cstring>
 #include <random>
-#include <sstream>
 
+#include "backends.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
 
 namespace tessera {
 namespace {
-
-std::vector<std::string> devices() {
-  std::vector<std::string> out;
-  std::stringstream ss(TESSERA_TEST_DEVICES);
-  for (std::string d; std::getline(ss, d, ',');) out.push_back(d);
-  return out;
-}
 
 std::vector<float> randomFloats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -33,6 +26,7 @@ std::vector<float> randomFloats(size_t n, uint32_t seed) {
 
 class LibraryTest : public ::testing::TestWithParam<std::string> {
  protected:
+  void SetUp() override { backends::skipIfExcluded(GetParam()); }
   static constexpr unsigned kTiles = 4;
   Graph graph{Target{kTiles, 65536, 6}};
   Sequence prog;
@@ -51,8 +45,8 @@ class LibraryTest : public ::testing::TestWithParam<std::string> {
     Compiled c = compile(graph, prog);
     DeviceOptions o;
     o.tiles = kTiles;
-    auto dev = openDevice(GetParam(), o);
-    Engine engine(*dev, c.executable);
+    const backends::Opened dev = backends::open(GetParam(), o);
+    Engine engine(*dev.device, c.executable);
     RunResult r = engine.run(200'000'000);
     EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
     cycles = r.cycles;
@@ -210,7 +204,7 @@ TEST_P(LibraryTest, MatMulOnAwkwardShapes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, LibraryTest, ::testing::ValuesIn(devices()),
+INSTANTIATE_TEST_SUITE_P(Devices, LibraryTest, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
@@ -348,7 +342,7 @@ TEST_P(TrainingOpsTest, SoftmaxCrossEntropyArgMaxAndSgd) {
   expectBitEqual(out["w"], wantW, "sgd with momentum");
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, TrainingOpsTest, ::testing::ValuesIn(devices()),
+INSTANTIATE_TEST_SUITE_P(Devices, TrainingOpsTest, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

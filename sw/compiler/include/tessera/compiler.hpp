@@ -19,6 +19,7 @@ struct TileMemoryReport {
   unsigned tile = 0;
   uint32_t code = 0;              ///< the codelet image (runtime and codelets)
   uint32_t tensors = 0;           ///< variables and constants
+  uint32_t tensorsWithoutLiveness = 0;  ///< what tensors would take if no two shared memory
   uint32_t vertexState = 0;       ///< vertex states and worker vertex lists
   uint32_t exchangePrograms = 0;  ///< exchange programs
   uint32_t control = 0;           ///< control program, loop counters, flags
@@ -57,8 +58,12 @@ struct CompileReport {
   std::string summary() const;
 };
 
-/// Options of a compilation (none yet; the parameter keeps the signature stable).
-struct CompileOptions {};
+/// Options of a compilation.
+struct CompileOptions {
+  /// Variables whose lifetimes over the program do not overlap share a tile's memory
+  /// (docs/compiler.md, "Liveness"); false gives every variable its own bytes.
+  bool liveness = true;
+};
 
 /// An executable and its report.
 struct Compiled {

@@ -1,8 +1,12 @@
-// Hand encoder for the RV32IMF+Zicsr instructions the model and RTL tests use, written from the
-// RISC-V unprivileged spec's instruction formats (R, I, S, B, U, J, R4), independent of either
-// implementation's decoder: expected results in those tests come from the spec, not a device.
+// The project's RISC-V encoder for the RV32IMF+Zicsr instructions that host code writes by hand:
+// the checkpoint restore's parking program (docs/checkpoint.md) and the model, RTL and chip-suite
+// tests' programs. Written from the RISC-V unprivileged spec's instruction formats (R, I, S, B, U,
+// J, R4), independent of either implementation's decoder, so that the tests' expected results
+// come from the spec, not from a device. Mnemonics and operand order are the assembler's
+// (`sw rs2, off(rs1)` is sw(rs2, rs1, off)).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace rv {
@@ -29,31 +33,38 @@ enum Reg : uint32_t {
   a7 = 17
 };
 
+/// R-type: funct7, rs2, rs1, funct3, rd, opcode.
 constexpr uint32_t r(uint32_t f7, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t rd,
                      uint32_t op) {
   return f7 << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op;
 }
+/// I-type: the low 12 bits of imm.
 constexpr uint32_t i(int32_t imm, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t op) {
   return (static_cast<uint32_t>(imm) & 0xfff) << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op;
 }
+/// S-type: the low 12 bits of imm, split around rs2/rs1.
 constexpr uint32_t s(int32_t imm, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t op) {
   const uint32_t u = static_cast<uint32_t>(imm);
   return ((u >> 5) & 0x7f) << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | (u & 0x1f) << 7 | op;
 }
+/// B-type (opcode BRANCH): a byte offset, even, within +-4 KiB.
 constexpr uint32_t b(int32_t imm, uint32_t rs2, uint32_t rs1, uint32_t f3) {
   const uint32_t u = static_cast<uint32_t>(imm);
   return ((u >> 12) & 1) << 31 | ((u >> 5) & 0x3f) << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 |
          ((u >> 1) & 0xf) << 8 | ((u >> 11) & 1) << 7 | 0x63;
 }
+/// U-type: imm20 is the value of bits 31..12.
 constexpr uint32_t u(uint32_t imm20, uint32_t rd, uint32_t op) {
   return imm20 << 12 | rd << 7 | op;
 }
+/// J-type (opcode JAL): a byte offset, even, within +-1 MiB.
 constexpr uint32_t j(int32_t imm, uint32_t rd) {
   const uint32_t v = static_cast<uint32_t>(imm);
   return ((v >> 20) & 1) << 31 | ((v >> 1) & 0x3ff) << 21 | ((v >> 11) & 1) << 20 |
          ((v >> 12) & 0xff) << 12 | rd << 7 | 0x6f;
 }
 
+// RV32I. Branch and jump offsets are in bytes from the instruction's own pc.
 constexpr uint32_t lui(uint32_t rd, uint32_t imm20) {
   return u(imm20, rd, 0x37);
 }
@@ -114,6 +125,11 @@ constexpr uint32_t sltiu(uint32_t rd, uint32_t rs1, int32_t imm) {
 constexpr uint32_t xori(uint32_t rd, uint32_t rs1, int32_t imm) {
   return i(imm, rs1, 4, rd, 0x13);
 }
+/// li rd, value: LUI of the upper 20 bits rounded for the sign-extended ADDI of the lower 12.
+constexpr std::array<uint32_t, 2> li(uint32_t rd, uint32_t value) {
+  const uint32_t upper = (value + 0x800u) >> 12;
+  return {lui(rd, upper & 0xfffffu), addi(rd, rd, static_cast<int32_t>(value - (upper << 12)))};
+}
 constexpr uint32_t slli(uint32_t rd, uint32_t rs1, uint32_t sh) {
   return r(0, sh, rs1, 1, rd, 0x13);
 }
@@ -138,6 +154,7 @@ constexpr uint32_t slt(uint32_t rd, uint32_t rs1, uint32_t rs2) {
 constexpr uint32_t sltu(uint32_t rd, uint32_t rs1, uint32_t rs2) {
   return r(0, rs2, rs1, 3, rd, 0x33);
 }
+// M.
 constexpr uint32_t mul(uint32_t rd, uint32_t rs1, uint32_t rs2) {
   return r(1, rs2, rs1, 0, rd, 0x33);
 }
@@ -162,6 +179,7 @@ constexpr uint32_t rem(uint32_t rd, uint32_t rs1, uint32_t rs2) {
 constexpr uint32_t remu(uint32_t rd, uint32_t rs1, uint32_t rs2) {
   return r(1, rs2, rs1, 7, rd, 0x33);
 }
+// FENCE, ECALL, EBREAK and Zicsr.
 constexpr uint32_t fence() {
   return 0x0ff0000f;
 }
@@ -201,6 +219,7 @@ constexpr uint32_t flw(uint32_t fd, uint32_t rs1, int32_t off) {
 constexpr uint32_t fsw(uint32_t fs2, uint32_t rs1, int32_t off) {
   return s(off, fs2, rs1, 2, 0x27);
 }
+/// OP-FP: funct7 selects the operation, the funct3 field carries rm or a sub-operation.
 constexpr uint32_t fop(uint32_t f7, uint32_t rd, uint32_t rs1, uint32_t rs2, uint32_t rm) {
   return r(f7, rs2, rs1, rm, rd, 0x53);
 }
@@ -216,6 +235,7 @@ constexpr uint32_t fdiv(uint32_t fd, uint32_t fa, uint32_t fb, uint32_t rm = 7) 
 constexpr uint32_t fsqrt(uint32_t fd, uint32_t fa, uint32_t rm = 7) {
   return fop(0x2c, fd, fa, 0, rm);
 }
+/// R4-type FMADD.S.
 constexpr uint32_t fmadd(uint32_t fd, uint32_t fa, uint32_t fb, uint32_t fc, uint32_t rm = 7) {
   return fc << 27 | fb << 20 | fa << 15 | rm << 12 | fd << 7 | 0x43;
 }

@@ -1,6 +1,8 @@
 // Loading of a tile program: an rv32 little-endian executable ELF (docs/tile.md: code and data
 // in SRAM from address 0, the supervisor starts at pc 0), validated before anything touches a
 // device.
+//
+// The loader's public header: the graph compiler (sw/compiler) reads its codelet image with it.
 #pragma once
 
 #include <cstdint>

@@ -10,21 +10,15 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/device.hpp"
+#include "tessera/chip_shape.hpp"
 #include "tessera/tensor.hpp"
 
 namespace tessera {
 
-/// The chip a graph is compiled for; an executable runs only on a device reporting exactly this.
-struct Target {
-  unsigned tiles = 4;
-  uint32_t tileMemBytes = 65536;
-  unsigned contexts = 6;
-  /// The target of an open device.
-  static Target of(const ChipInfo& info);
-  /// A named target: "rtl4", "rtl16" (64 KiB tiles) or "mk2" (1472 tiles x 624 KiB).
-  static Target preset(const std::string& name);
-};
+/// The chip a graph is compiled for; an executable runs only on a device reporting its tiles,
+/// tile memory and contexts. Target::of(device.info()) targets an open device,
+/// Target::preset("mk2") a named chip; Target{} is the default chip (TESS_DEFAULT_TILES tiles).
+using Target = ChipShape;
 
 /// Kinds of vertex fields (tessera/vertex.hpp).
 enum class FieldKind : uint8_t { Input, Output, InOut, Param };

@@ -1,0 +1,58 @@
+// The checkpoint file format (docs/checkpoint.md, "File format"): the in-memory image of a saved
+// chip and its encoding, with every check a file gets before a device is touched. Device access
+// (saving and restoring through the control registers) is checkpoint.cpp's.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "tessera/checkpoint.hpp"
+
+namespace tessera::checkpoint {
+
+/// Registers per context in the file: x0..x31, then f0..f31.
+inline constexpr unsigned kRegs = 64;
+
+/// One context of an enabled tile.
+struct ContextState {
+  uint32_t pc = 0;
+  uint32_t fcsr = 0;
+  uint64_t instret = 0;
+  std::array<uint32_t, kRegs> regs{};
+};
+
+/// One tile: its registers and counters (if enabled) and its memory.
+struct TileState {
+  bool enabled = true;
+  uint32_t runArg = 0;
+  uint32_t xchgProg = 0;
+  uint64_t idle = 0;
+  uint64_t syncWait = 0;
+  uint64_t exch = 0;
+  uint64_t instr = 0;
+  std::vector<ContextState> contexts;
+  /// Memory as runs of (byte offset, bytes); everything else is zero.
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> runs;
+};
+
+/// A whole checkpoint.
+struct Image {
+  CheckpointInfo info;
+  std::vector<TileState> tiles;
+};
+
+/// The runs of a tile's memory the file holds: its nonzero words, with zero gaps shorter than
+/// the merge gap kept inside a run.
+std::vector<std::pair<uint32_t, std::vector<uint8_t>>> memoryRuns(std::span<const uint8_t> mem);
+
+/// The file bytes of img.
+std::vector<uint8_t> encode(const Image& img);
+
+/// Parse and check a file (magic, version, every section's CRC, length and order, the
+/// configuration's bounds); a tessera::Error names the section at fault.
+Image decode(std::span<const uint8_t> bytes);
+
+}  // namespace tessera::checkpoint

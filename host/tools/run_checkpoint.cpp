@@ -1,0 +1,107 @@
+#include "run_checkpoint.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <sstream>
+
+#include "crc32.hpp"
+#include "file_io.hpp"
+#include "run_report.hpp"
+#include "tessera/shard.hpp"
+
+namespace tessera::tools {
+namespace {
+
+constexpr uint64_t kMaxCheckpointBytes = uint64_t{4} << 30;
+
+}  // namespace
+
+std::vector<uint8_t> encodeRunCheckpoint(const RunCheckpoint& c) {
+  std::string s = fmt::format("tessera-run 1\nsyncs {}\n", c.syncs);
+  if (c.executable) {
+    s += fmt::format("exe-crc {}\noffsets", c.exeCrc);
+    for (uint64_t o : c.offsets) s += fmt::format(" {}", o);
+    s += "\n";
+  }
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+RunCheckpoint decodeRunCheckpoint(const std::vector<uint8_t>& data, const std::string& path) {
+  RunCheckpoint c;
+  std::istringstream in(std::string(data.begin(), data.end()));
+  std::string word;
+  if (!(in >> word) || word != "tessera-run" || !(in >> word) || word != "1") {
+    throw Error(fmt::format("{}: not a checkpoint written by tessera-run", path));
+  }
+  while (in >> word) {
+    if (word == "syncs") {
+      in >> c.syncs;
+    } else if (word == "exe-crc") {
+      c.executable = true;
+      in >> c.exeCrc;
+    } else if (word == "offsets") {
+      std::string line;
+      std::getline(in, line);
+      std::istringstream nums(line);
+      for (uint64_t o; nums >> o;) c.offsets.push_back(o);
+    } else {
+      throw Error(fmt::format("{}: unknown tessera-run item \"{}\"", path, word));
+    }
+    if (!in) throw Error(fmt::format("{}: bad tessera-run item \"{}\"", path, word));
+  }
+  return c;
+}
+
+LoadedCheckpoint loadCheckpoint(const std::string& path) {
+  LoadedCheckpoint c;
+  c.bytes = readRegularFile(path, kMaxCheckpointBytes, "checkpoint");
+  try {
+    c.info = readCheckpointInfo(c.bytes);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  return c;
+}
+
+RunCheckpoint restoreInto(Device& device, const LoadedCheckpoint& c,
+                          const std::string& path, std::vector<std::string>& consoles) {
+  CheckpointInfo restored;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    restored = restoreCheckpoint(device, c.bytes);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  fmt::print(reportStream(stderr), "tessera-run: restored {} ({} bytes, sync at cycle {}) in {:.3f} s\n", path,
+             c.bytes.size(), restored.cycle,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  consoles = restored.consoles;
+  return decodeRunCheckpoint(restored.appData, path);
+}
+
+uint32_t fileCrc(const std::string& path) {
+  return crc32(readRegularFile(path, kMaxCheckpointBytes, "executable"));
+}
+
+void saveRun(Device& device, const Options& o, const RunCheckpoint& c, uint64_t cycles) {
+  const auto start = std::chrono::steady_clock::now();
+  // Every rank reads the chip (collective); rank 0 alone writes the file.
+  const std::vector<uint8_t> bytes = saveCheckpoint(device, encodeRunCheckpoint(c));
+  if (shard::rank() == 0) writeFileChecked(o.save, bytes);
+  fmt::print(reportStream(stderr),
+             "tessera-run: checkpoint at sync {} (cycle {}) saved to {} ({} bytes) in {:.3f} s\n",
+             c.syncs, cycles, o.save, bytes.size(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+void requireCheckpoints(Device& device, const std::string& name) {
+  if (!hasCheckpointSupport(device)) {
+    throw Error(fmt::format(
+        "--checkpoint-at: device \"{}\" has no checkpoint support (its chip is built without the "
+        "checkpoint registers, HAS_CHECKPOINT = 0, like the iCE40 board's configuration)",
+        name));
+  }
+}
+
+}  // namespace tessera::tools

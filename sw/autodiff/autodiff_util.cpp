@@ -1,0 +1,67 @@
+#include "autodiff_util.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "tessera/error.hpp"
+
+namespace tessera::autodiff {
+
+Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name) {
+  Tensor out = graph.addVariable(ElemType::Float32, t.shape(), name);
+  const std::vector<int32_t> map = graph.tileMapping(t);
+  const Tensor flat = out.flatten();
+  for (size_t i = 0; i < map.size();) {
+    if (map[i] < 0) throw Error(fmt::format("{}: element {} of \"{}\" is not mapped", name, i, t.debugName()));
+    size_t j = i + 1;
+    while (j < map.size() && map[j] == map[i]) ++j;
+    graph.setTileMapping(flat.slice(i, j), static_cast<unsigned>(map[i]));
+    i = j;
+  }
+  return out;
+}
+
+bool blockMapped(const Graph& graph, const Tensor& t) {
+  if (t.rank() != 2 || t.numElements() == 0) return false;
+  const size_t n = t.dim(1);
+  struct Box {
+    size_t r0 = SIZE_MAX, r1 = 0, c0 = SIZE_MAX, c1 = 0, count = 0;
+  };
+  std::map<int32_t, Box> boxes;
+  const std::vector<int32_t> map = graph.tileMapping(t);
+  for (size_t i = 0; i < map.size(); ++i) {
+    if (map[i] < 0) return false;
+    Box& b = boxes[map[i]];
+    const size_t r = i / n, c = i % n;
+    b.r0 = std::min(b.r0, r), b.r1 = std::max(b.r1, r + 1);
+    b.c0 = std::min(b.c0, c), b.c1 = std::max(b.c1, c + 1);
+    ++b.count;
+  }
+  for (const auto& [tile, b] : boxes) {
+    if (b.count != (b.r1 - b.r0) * (b.c1 - b.c0)) return false;
+  }
+  return true;
+}
+
+Tensor materialize(Graph& graph, Sequence& prog, const Gradient& g, const Tensor& like, const std::string& name) {
+  if (!g.isConstant()) return g.tensor;
+  const Tensor out = likeMapped(graph, like, name);
+  ops::fill(graph, out, g.constant, prog, name + "/fill");
+  return out;
+}
+
+Tensor wholeTensor(Graph& graph, Sequence& prog, const Tensor& t, const Tensor& like, const std::string& name) {
+  const std::vector<ElementRun>& runs = t.runs();
+  if (runs.size() == 1 && runs[0].begin == 0 && runs[0].end == t.numElements()) {
+    const GraphVariable& var = graph.variables()[runs[0].var];
+    size_t count = 1;
+    for (size_t d : var.shape) count *= d;
+    if (count == t.numElements() && !var.constant) return t.reshape(like.shape());
+  }
+  const Tensor out = likeMapped(graph, like, name);
+  prog.add(Copy(t, out, name));
+  return out;
+}
+
+}  // namespace tessera::autodiff
