@@ -231,9 +231,10 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Fast-forward demo: train on the model, checkpoint, continue on the rtl and compare"};
   Options o;
-  app.add_option("--tiles", o.tiles,
-                 fmt::format("tiles ({} or {}: the verilated chips)", TESS_DEFAULT_TILES,
-                             TESS_NUM_TILES))->capture_default_str();
+  app.add_option(
+         "--tiles", o.tiles,
+         fmt::format("tiles ({} or {}: the verilated chips)", TESS_DEFAULT_TILES, TESS_NUM_TILES))
+      ->capture_default_str();
   app.add_option("--batch", o.batch, "minibatch size")->capture_default_str();
   app.add_option("--hidden", o.hidden, "hidden layer size")->capture_default_str();
   app.add_option("--steps", o.steps, "training steps of the program")->capture_default_str();

@@ -4,7 +4,8 @@
 // chip cycles (the same on every backend for one tile count: checked), chip cycles/s and
 // tile-cycles/s, per CPU second (the process's, every thread) and per wall second; the median of
 // --repeat measurements (by wall time). A config "model:mk2@2" runs the model on 2 host threads
-// (default: --threads). Usage: chip_speed [--seconds S] [--repeat N] [--configs model:4,...] prog.elf
+// (default: --threads). Usage: chip_speed [--seconds S] [--repeat N] [--configs model:4,...]
+// prog.elf
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -23,8 +24,8 @@ struct Measurement {
   uint64_t runs = 0;
   uint64_t cycles = 0;  // per run
   unsigned tiles = 0;
-  double seconds = 0;   // all runs, wall time
-  double cpu = 0;       // all runs, process CPU time
+  double seconds = 0;  // all runs, wall time
+  double cpu = 0;      // all runs, process CPU time
   double wallRate() const { return double(cycles) * double(runs) / seconds; }
   double cpuRate() const { return double(cycles) * double(runs) / cpu; }
 };
@@ -91,8 +92,8 @@ int main(int argc, char** argv) {
   app.add_option("program", program, "A tile program (ELF) that halts on every tile")->required();
   CLI11_PARSE(app, argc, argv);
   try {
-    fmt::print("{:<12} {:>6} {:>12} {:>14} {:>16} {:>14} {:>6}\n", "config", "tiles",
-               "chip cycles", "cycles/wall-s", "tile-cycles/w-s", "cycles/cpu-s", "runs");
+    fmt::print("{:<12} {:>6} {:>12} {:>14} {:>16} {:>14} {:>6}\n", "config", "tiles", "chip cycles",
+               "cycles/wall-s", "tile-cycles/w-s", "cycles/cpu-s", "runs");
     std::map<unsigned, uint64_t> cyclesByTiles;
     for (const std::string& c : configs) {
       std::vector<Measurement> ms;

@@ -47,10 +47,11 @@ int runConvBench(const ConvBenchOptions& opt) {
   std::vector<Layer> layers = {{"conv0", {opt.batch, 1, 28, 28}, {6, 1, 5, 5}, {}},
                                {"conv1", {opt.batch, 6, 14, 14}, {16, 6, 5, 5}, {}}};
   layers[0].p.padding = {2, 2};
-  fmt::print("LeNet's conv layers, batch {}, {} tiles of {} KiB, device {}; peak 1 FMA/cycle/tile\n", opt.batch,
-             opt.tiles, opt.memKiB, opt.device);
-  fmt::print("{:<6} {:<16} {:>12} {:>10} {:>10} {:>12} {:>9} {:>14}\n", "layer", "op", "MACs", "cycles", "exchange",
-             "FMA/cyc/tile", "of peak", "compute of peak");
+  fmt::print(
+      "LeNet's conv layers, batch {}, {} tiles of {} KiB, device {}; peak 1 FMA/cycle/tile\n",
+      opt.batch, opt.tiles, opt.memKiB, opt.device);
+  fmt::print("{:<6} {:<16} {:>12} {:>10} {:>10} {:>12} {:>9} {:>14}\n", "layer", "op", "MACs",
+             "cycles", "exchange", "FMA/cyc/tile", "of peak", "compute of peak");
   int failures = 0;
   for (const Layer& l : layers) {
     for (const char* op : {"forward", "backward-input", "backward-weights"}) {
@@ -62,7 +63,8 @@ int runConvBench(const ConvBenchOptions& opt) {
         // Operands mapped as the ops map their results, as in a network; only those the op reads.
         const std::string what(op);
         auto make = [&](const std::vector<size_t>& shape, const char* name, float a, bool conv) {
-          Tensor t = conv ? ops::createConv2dInput(g, shape, name) : ops::createLinear(g, ElemType::Float32, shape, name);
+          Tensor t = conv ? ops::createConv2dInput(g, shape, name)
+                          : ops::createLinear(g, ElemType::Float32, shape, name);
           std::vector<float> v(t.numElements());
           for (size_t i = 0; i < v.size(); ++i) v[i] = a * float(i % 97) - 0.4f;
           g.setInitialValue(t, v);
@@ -74,18 +76,21 @@ int runConvBench(const ConvBenchOptions& opt) {
         const Tensor b = what == "forward" ? make({l.w[0]}, "b", 0.1f, false) : Tensor();
         if (what == "forward") ops::conv2d(g, x, w, b, prog, l.name, l.p);
         if (what == "backward-input") ops::conv2dBackwardInput(g, dy, w, l.in, prog, l.name, l.p);
-        if (what == "backward-weights") ops::conv2dBackwardWeights(g, x, dy, l.w, prog, l.name, l.p);
+        if (what == "backward-weights")
+          ops::conv2dBackwardWeights(g, x, dy, l.w, prog, l.name, l.p);
         Compiled comp = compile(g, prog);
         DeviceOptions o;
         o.tiles = opt.tiles;
         o.tileMemBytes = opt.memKiB * 1024;
         auto dev = openDevice(opt.device, o);
         if (dev->info().counterBits < 64) {
-          throw Error(fmt::format("the device's tile counters are {} bits wide", dev->info().counterBits));
+          throw Error(
+              fmt::format("the device's tile counters are {} bits wide", dev->info().counterBits));
         }
         Engine e(*dev, comp.executable);
         const RunResult r = e.run(20'000'000'000ull);
-        if (r.reason != StopReason::Halted) throw Error(fmt::format("{} {} did not halt", l.name, op));
+        if (r.reason != StopReason::Halted)
+          throw Error(fmt::format("{} {} did not halt", l.name, op));
         uint64_t xc = 0, computeCycles = 0;
         for (const auto& x2 : comp.report.exchanges) xc += x2.cycles;
         for (unsigned t = 0; t < opt.tiles; ++t) {
@@ -94,8 +99,9 @@ int runConvBench(const ConvBenchOptions& opt) {
         }
         const double macs = usefulMacs(l);
         const double perTile = macs / (double(opt.tiles) * double(r.cycles));
-        fmt::print("{:<6} {:<16} {:>12.0f} {:>10} {:>10} {:>12.3f} {:>8.1f}% {:>13.1f}%\n", l.name, op, macs, r.cycles,
-                   xc, perTile, 100.0 * perTile, 100.0 * macs / double(computeCycles));
+        fmt::print("{:<6} {:<16} {:>12.0f} {:>10} {:>10} {:>12.3f} {:>8.1f}% {:>13.1f}%\n", l.name,
+                   op, macs, r.cycles, xc, perTile, 100.0 * perTile,
+                   100.0 * macs / double(computeCycles));
       } catch (const std::exception& ex) {
         fmt::print("{:<6} {:<16} not run: {}\n", l.name, op, ex.what());
         ++failures;

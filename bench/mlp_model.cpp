@@ -26,13 +26,14 @@ namespace {
 
 // The forward pass from x on tape; returns the logits.
 autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& weights,
-                        const std::vector<autodiff::Value>& biases, const autodiff::Value& x, const std::string& prefix) {
+                        const std::vector<autodiff::Value>& biases, const autodiff::Value& x,
+                        const std::string& prefix) {
   const size_t layers = weights.size();
   autodiff::Value act = x;
   for (size_t l = 0; l < layers; ++l) {
-    const autodiff::Value z =
-        autodiff::addBias(tape, autodiff::matmul(tape, act, weights[l], fmt::format("{}{}/mm", prefix, l)), biases[l],
-                          fmt::format("{}{}/bias", prefix, l));
+    const autodiff::Value z = autodiff::addBias(
+        tape, autodiff::matmul(tape, act, weights[l], fmt::format("{}{}/mm", prefix, l)), biases[l],
+        fmt::format("{}{}/bias", prefix, l));
     act = l + 1 < layers ? autodiff::relu(tape, z, fmt::format("{}{}/relu", prefix, l)) : z;
   }
   return act;
@@ -41,9 +42,11 @@ autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>
 }  // namespace
 
 MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
-  if (c.batch == 0 || c.inputs == 0 || c.classes == 0) throw Error("mlp: batch, inputs and classes must be positive");
+  if (c.batch == 0 || c.inputs == 0 || c.classes == 0)
+    throw Error("mlp: batch, inputs and classes must be positive");
   if (c.replicas == 0) throw Error("mlp: replicas must be at least 1");
-  if (c.replicas > 1 && !c.gradientSync) throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
+  if (c.replicas > 1 && !c.gradientSync)
+    throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
   for (size_t h : c.hidden) {
     if (h == 0) throw Error("mlp: a hidden layer has no units");
   }
@@ -51,8 +54,10 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   const size_t layers = sizes.size() - 1;
   MlpGraph out;
   for (size_t l = 0; l < layers; ++l) {
-    out.weights.push_back(ops::createMatMulRhs(g, c.batch, sizes[l], sizes[l + 1], fmt::format("w{}", l)));
-    out.biases.push_back(ops::createLinear(g, ElemType::Float32, {sizes[l + 1]}, fmt::format("b{}", l)));
+    out.weights.push_back(
+        ops::createMatMulRhs(g, c.batch, sizes[l], sizes[l + 1], fmt::format("w{}", l)));
+    out.biases.push_back(
+        ops::createLinear(g, ElemType::Float32, {sizes[l + 1]}, fmt::format("b{}", l)));
     g.exposeTensor(fmt::format("w{}", l), out.weights.back());
     g.exposeTensor(fmt::format("b{}", l), out.biases.back());
   }
@@ -63,7 +68,8 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   // forward pass recorded on tape.
   auto stepWithForward = [&](const std::string& prefix, const std::string& fwdName, Sequence& step,
                              autodiff::Tape& tape, std::vector<autodiff::Value>& params) {
-    step.add(Copy(g.addHostToDeviceFIFO(prefix + "images", ElemType::Float32, c.batch * c.inputs), x));
+    step.add(
+        Copy(g.addHostToDeviceFIFO(prefix + "images", ElemType::Float32, c.batch * c.inputs), x));
     step.add(Copy(g.addHostToDeviceFIFO(prefix + "labels", ElemType::Int32, c.batch), labels));
     std::vector<autodiff::Value> ws, bs;
     for (size_t l = 0; l < layers; ++l) {
@@ -79,7 +85,8 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   // gradient is accumulated from zero into a buffer laid out like its weights, then v = mu v + g,
   // w -= lr v. The learning rate is the device scalar "lr".
   autodiff::OptimizerConfig oc;
-  oc.kind = c.momentum == 0.0f ? autodiff::OptimizerConfig::Kind::Sgd : autodiff::OptimizerConfig::Kind::Momentum;
+  oc.kind = c.momentum == 0.0f ? autodiff::OptimizerConfig::Kind::Sgd
+                               : autodiff::OptimizerConfig::Kind::Momentum;
   oc.learningRate = c.learningRate;
   oc.momentum = c.momentum;
   autodiff::Optimizer optimizer(g, oc, "lr");
@@ -90,7 +97,8 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
     autodiff::Tape tape(g, step);
     std::vector<autodiff::Value> params;
     const autodiff::Value logits = stepWithForward("", "fwd", step, tape, params);
-    const autodiff::Value loss = autodiff::softmaxCrossEntropy(tape, logits, tape.input(labels), lossScale, "loss");
+    const autodiff::Value loss =
+        autodiff::softmaxCrossEntropy(tape, logits, tape.input(labels), lossScale, "loss");
     const Tensor correct = ops::correctCount(g, logits.tensor(), labels, step, "correct");
     if (c.gradientSync) {
       // The replica step: every layer's gradients from the weights as they are, out to the host,

@@ -32,10 +32,10 @@ struct MlpConfig {
 
 /// The built graph's handles.
 struct MlpGraph {
-  Sequence program;              ///< Repeat(trainSteps, train step), then Repeat(evalSteps, eval step)
-  std::vector<Tensor> weights;   ///< w0, w1, ... [fan_in, fan_out]
-  std::vector<Tensor> biases;    ///< b0, b1, ... [fan_out]
-  Tensor learningRate;           ///< the device-side learning rate [1], exposed as "lr"
+  Sequence program;  ///< Repeat(trainSteps, train step), then Repeat(evalSteps, eval step)
+  std::vector<Tensor> weights;  ///< w0, w1, ... [fan_in, fan_out]
+  std::vector<Tensor> biases;   ///< b0, b1, ... [fan_out]
+  Tensor learningRate;          ///< the device-side learning rate [1], exposed as "lr"
 };
 
 /// Layer sizes: inputs, hidden..., classes.

@@ -31,18 +31,18 @@ struct MlpTrainer::Impl {
   bool ran = false;
   BatchSource train, eval;
   MlpRunResult current;
-  std::vector<uint32_t> evalSyncs;      // host sync ids that bring evaluation images
-  uint32_t trainSync = 0;               // the host sync that brings training images
-  std::optional<uint64_t> evalStart;    // chip cycle of this run's first evaluation host sync
+  std::vector<uint32_t> evalSyncs;    // host sync ids that bring evaluation images
+  uint32_t trainSync = 0;             // the host sync that brings training images
+  std::optional<uint64_t> evalStart;  // chip cycle of this run's first evaluation host sync
   std::function<void(const RunResult&)> userObserver;
   std::function<void(uint64_t, float)> stepObserver;
   std::array<StepData, 2> trainCache, evalCache;  // used on the prefetch thread only
   std::vector<uint8_t> lossBuf, correctBuf, evalCorrectBuf, gradBuf;
   uint64_t stepsDone = 0;
   ReplicaHooks hooks;
-  std::vector<float> rows;                 // gradientSync: this step's row losses
-  std::vector<float> gradSum;              // gradientSync: the summed gradients of the last step
-  uint64_t gradSteps = 0;                  // steps whose gradients were summed
+  std::vector<float> rows;     // gradientSync: this step's row losses
+  std::vector<float> gradSum;  // gradientSync: the summed gradients of the last step
+  uint64_t gradSteps = 0;      // steps whose gradients were summed
   double replicaSeconds = 0;
   bool hooksSet = false;
   Impl(Device& d, const MlpConfig& c) : dev(d), cfg(c) {}
@@ -58,7 +58,8 @@ std::vector<uint8_t> bytesOf(const std::vector<float>& v) {
 
 }  // namespace
 
-MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_unique<Impl>(dev, config)) {
+MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config)
+    : impl_(std::make_unique<Impl>(dev, config)) {
   Impl& m = *impl_;
   // One replica: its own gradients are the sum, its rows all the rows.
   auto copy = [](std::span<const float> local, std::span<float> out) {
@@ -81,7 +82,8 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
   const int evalImages = exe.findStream("eval_images"), trainImages = exe.findStream("images");
   for (const ExeHostSync& hs : exe.hostSyncs) {
     for (const ExeStreamCopy& c : hs.copies) {
-      if (evalImages >= 0 && c.stream == static_cast<uint32_t>(evalImages)) m.evalSyncs.push_back(hs.id);
+      if (evalImages >= 0 && c.stream == static_cast<uint32_t>(evalImages))
+        m.evalSyncs.push_back(hs.id);
       if (trainImages >= 0 && c.stream == static_cast<uint32_t>(trainImages)) m.trainSync = hs.id;
     }
   }
@@ -100,7 +102,9 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
     return [&m, src, cache, imagesPart](uint64_t offset, std::span<uint8_t> data) {
       const size_t stepBytes = 4 * (imagesPart ? m.cfg.batch * m.cfg.inputs : m.cfg.batch);
       const uint64_t step = offset / stepBytes;
-      StepData* d = (*cache)[0].step == step ? &(*cache)[0] : (*cache)[1].step == step ? &(*cache)[1] : nullptr;
+      StepData* d = (*cache)[0].step == step   ? &(*cache)[0]
+                    : (*cache)[1].step == step ? &(*cache)[1]
+                                               : nullptr;
       if (!d) {
         d = &(*cache)[step % 2];
         d->images.resize(m.cfg.batch * m.cfg.inputs);
@@ -111,12 +115,14 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
       const uint8_t* bytes = imagesPart ? reinterpret_cast<const uint8_t*>(d->images.data())
                                         : reinterpret_cast<const uint8_t*>(d->labels.data());
       const size_t within = static_cast<size_t>(offset % stepBytes);
-      if (within + data.size() > stepBytes) throw Error("mlp: a stream copy crosses a step boundary");
+      if (within + data.size() > stepBytes)
+        throw Error("mlp: a stream copy crosses a step boundary");
       std::memcpy(data.data(), bytes + within, data.size());
     };
   };
   // Device-to-host: collect a step's regions, then hand the whole step on.
-  auto collect = [](size_t stepBytes, std::vector<uint8_t>* buf, std::function<void(std::span<const float>)> done) {
+  auto collect = [](size_t stepBytes, std::vector<uint8_t>* buf,
+                    std::function<void(std::span<const float>)> done) {
     return [stepBytes, buf, done](uint64_t offset, std::span<uint8_t> data) {
       buf->resize(stepBytes);
       const size_t within = static_cast<size_t>(offset % stepBytes);
@@ -135,65 +141,74 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config) : impl_(std::make_u
   auto timed = [&m](auto&& f) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    m.replicaSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m.replicaSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   if (config.trainSteps > 0 && config.gradientSync) {
     // Loss and correct count first: every replica's rows gathered in replica order (the order of
     // the global minibatch), summed left to right as the one-chip step's rows are.
-    m.engine->connectStream("loss", collect(4 * config.batch, &m.lossBuf, [&m](std::span<const float> l) {
-      m.rows.assign(l.begin(), l.end());
-    }));
-    m.engine->connectStream("correct", collect(4, &m.correctBuf, [&m, timed](std::span<const float> c) {
-      std::vector<float> local = m.rows;
-      local.push_back(c[0]);
-      std::vector<float> all(local.size() * m.cfg.replicas);
-      timed([&] { m.hooks.gather(local, all); });
-      float sum = 0;
-      uint32_t correct = 0;
-      for (uint32_t r = 0; r < m.cfg.replicas; ++r) {
-        for (size_t i = 0; i < m.cfg.batch; ++i) sum += all[r * local.size() + i];
-        correct += static_cast<uint32_t>(all[r * local.size() + m.cfg.batch]);
-      }
-      m.current.stepLoss.push_back(sum / static_cast<float>(m.cfg.batch * m.cfg.replicas));
-      m.current.stepCorrect.push_back(correct);
-      ++m.stepsDone;
-      if (m.stepObserver) m.stepObserver(m.stepsDone, m.current.stepLoss.back());
-    }));
+    m.engine->connectStream(
+        "loss", collect(4 * config.batch, &m.lossBuf,
+                        [&m](std::span<const float> l) { m.rows.assign(l.begin(), l.end()); }));
+    m.engine->connectStream(
+        "correct", collect(4, &m.correctBuf, [&m, timed](std::span<const float> c) {
+          std::vector<float> local = m.rows;
+          local.push_back(c[0]);
+          std::vector<float> all(local.size() * m.cfg.replicas);
+          timed([&] { m.hooks.gather(local, all); });
+          float sum = 0;
+          uint32_t correct = 0;
+          for (uint32_t r = 0; r < m.cfg.replicas; ++r) {
+            for (size_t i = 0; i < m.cfg.batch; ++i) sum += all[r * local.size() + i];
+            correct += static_cast<uint32_t>(all[r * local.size() + m.cfg.batch]);
+          }
+          m.current.stepLoss.push_back(sum / static_cast<float>(m.cfg.batch * m.cfg.replicas));
+          m.current.stepCorrect.push_back(correct);
+          ++m.stepsDone;
+          if (m.stepObserver) m.stepObserver(m.stepsDone, m.current.stepLoss.back());
+        }));
     const size_t gradBytes = 4 * gradientCount(config);
-    m.engine->connectStream("grads", collect(gradBytes, &m.gradBuf, [&m, timed](std::span<const float> g) {
-      m.gradSum.resize(g.size());
-      timed([&] { m.hooks.sumGradients(g, m.gradSum); });
-      ++m.gradSteps;
-    }));
+    m.engine->connectStream("grads",
+                            collect(gradBytes, &m.gradBuf, [&m, timed](std::span<const float> g) {
+                              m.gradSum.resize(g.size());
+                              timed([&] { m.hooks.sumGradients(g, m.gradSum); });
+                              ++m.gradSteps;
+                            }));
     // The sum goes back at the next host sync, produced there (never prefetched: it depends on the
     // gradients the device has just sent).
-    m.engine->connectStreamAtSync("grads_sum", [&m, gradBytes](uint64_t offset, std::span<uint8_t> data) {
-      const uint64_t step = offset / gradBytes;
-      const size_t within = static_cast<size_t>(offset % gradBytes);
-      if (step + 1 != m.gradSteps) {
-        throw Error(fmt::format("mlp: summed gradients of step {} asked for, {} steps summed", step + 1, m.gradSteps));
-      }
-      if (within + data.size() > gradBytes) throw Error("mlp: a stream copy crosses a step boundary");
-      std::memcpy(data.data(), reinterpret_cast<const uint8_t*>(m.gradSum.data()) + within, data.size());
-    });
+    m.engine->connectStreamAtSync(
+        "grads_sum", [&m, gradBytes](uint64_t offset, std::span<uint8_t> data) {
+          const uint64_t step = offset / gradBytes;
+          const size_t within = static_cast<size_t>(offset % gradBytes);
+          if (step + 1 != m.gradSteps) {
+            throw Error(fmt::format("mlp: summed gradients of step {} asked for, {} steps summed",
+                                    step + 1, m.gradSteps));
+          }
+          if (within + data.size() > gradBytes)
+            throw Error("mlp: a stream copy crosses a step boundary");
+          std::memcpy(data.data(), reinterpret_cast<const uint8_t*>(m.gradSum.data()) + within,
+                      data.size());
+        });
   } else if (config.trainSteps > 0) {
-    m.engine->connectStream("loss", collect(4 * config.batch, &m.lossBuf, [&m](std::span<const float> l) {
-      float sum = 0;  // row losses left to right, as the CPU reference sums them
-      for (float x : l) sum += x;
-      m.current.stepLoss.push_back(sum / static_cast<float>(l.size()));
-      ++m.stepsDone;
-      if (m.stepObserver) m.stepObserver(m.stepsDone, m.current.stepLoss.back());
-    }));
+    m.engine->connectStream(
+        "loss", collect(4 * config.batch, &m.lossBuf, [&m](std::span<const float> l) {
+          float sum = 0;  // row losses left to right, as the CPU reference sums them
+          for (float x : l) sum += x;
+          m.current.stepLoss.push_back(sum / static_cast<float>(l.size()));
+          ++m.stepsDone;
+          if (m.stepObserver) m.stepObserver(m.stepsDone, m.current.stepLoss.back());
+        }));
     m.engine->connectStream("correct", collect(4, &m.correctBuf, [&m](std::span<const float> c) {
-      m.current.stepCorrect.push_back(static_cast<uint32_t>(c[0]));
-    }));
+                              m.current.stepCorrect.push_back(static_cast<uint32_t>(c[0]));
+                            }));
   }
   if (config.evalSteps > 0) {
     m.engine->connectStream("eval_images", sourceStream(&m.eval, &m.evalCache, true));
     m.engine->connectStream("eval_labels", sourceStream(&m.eval, &m.evalCache, false));
-    m.engine->connectStream("eval_correct", collect(4, &m.evalCorrectBuf, [&m](std::span<const float> c) {
-      m.current.evalCorrect += static_cast<uint64_t>(c[0]);
-    }));
+    m.engine->connectStream("eval_correct",
+                            collect(4, &m.evalCorrectBuf, [&m](std::span<const float> c) {
+                              m.current.evalCorrect += static_cast<uint64_t>(c[0]);
+                            }));
   }
 }
 
@@ -205,32 +220,38 @@ void MlpTrainer::setReplicaHooks(ReplicaHooks hooks) {
   impl_->hooksSet = true;
 }
 
-const CompileReport& MlpTrainer::report() const { return impl_->compiled.report; }
-const MlpConfig& MlpTrainer::config() const { return impl_->cfg; }
+const CompileReport& MlpTrainer::report() const {
+  return impl_->compiled.report;
+}
+const MlpConfig& MlpTrainer::config() const {
+  return impl_->cfg;
+}
 
 void MlpTrainer::setParameters(const std::vector<std::vector<float>>& weights,
                                const std::vector<std::vector<float>>& biases) {
   const std::vector<size_t> sizes = layerSizes(impl_->cfg);
   if (weights.size() + 1 != sizes.size() || biases.size() + 1 != sizes.size()) {
-    throw Error(fmt::format("mlp: {} layers, got {} weight and {} bias arrays", sizes.size() - 1, weights.size(),
-                            biases.size()));
+    throw Error(fmt::format("mlp: {} layers, got {} weight and {} bias arrays", sizes.size() - 1,
+                            weights.size(), biases.size()));
   }
   for (size_t l = 0; l < weights.size(); ++l) {
     if (weights[l].size() != sizes[l] * sizes[l + 1] || biases[l].size() != sizes[l + 1]) {
-      throw Error(fmt::format("mlp: layer {} is {} x {}, got {} weights and {} biases", l, sizes[l], sizes[l + 1],
-                              weights[l].size(), biases[l].size()));
+      throw Error(fmt::format("mlp: layer {} is {} x {}, got {} weights and {} biases", l, sizes[l],
+                              sizes[l + 1], weights[l].size(), biases[l].size()));
     }
     impl_->engine->writeTensor(fmt::format("w{}", l), bytesOf(weights[l]));
     impl_->engine->writeTensor(fmt::format("b{}", l), bytesOf(biases[l]));
   }
 }
 
-void MlpTrainer::parameters(std::vector<std::vector<float>>& weights, std::vector<std::vector<float>>& biases) {
+void MlpTrainer::parameters(std::vector<std::vector<float>>& weights,
+                            std::vector<std::vector<float>>& biases) {
   const size_t layers = layerSizes(impl_->cfg).size() - 1;
   weights.assign(layers, {});
   biases.assign(layers, {});
   for (size_t l = 0; l < layers; ++l) {
-    for (auto [name, dst] : {std::pair{fmt::format("w{}", l), &weights[l]}, std::pair{fmt::format("b{}", l), &biases[l]}}) {
+    for (auto [name, dst] : {std::pair{fmt::format("w{}", l), &weights[l]},
+                             std::pair{fmt::format("b{}", l), &biases[l]}}) {
       const std::vector<uint8_t> b = impl_->engine->readTensor(name);
       dst->resize(b.size() / 4);
       std::memcpy(dst->data(), b.data(), b.size());
@@ -238,9 +259,13 @@ void MlpTrainer::parameters(std::vector<std::vector<float>>& weights, std::vecto
   }
 }
 
-Device& MlpTrainer::device() { return impl_->dev; }
+Device& MlpTrainer::device() {
+  return impl_->dev;
+}
 
-uint32_t MlpTrainer::trainSyncId() const { return impl_->trainSync; }
+uint32_t MlpTrainer::trainSyncId() const {
+  return impl_->trainSync;
+}
 
 void MlpTrainer::setStepObserver(std::function<void(uint64_t, float)> observer) {
   impl_->stepObserver = std::move(observer);
@@ -250,7 +275,8 @@ void MlpTrainer::setStopObserver(std::function<void(const RunResult&)> observer)
   impl_->userObserver = std::move(observer);
 }
 
-MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval, uint64_t maxCycles) {
+MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval,
+                             uint64_t maxCycles) {
   Impl& m = *impl_;
   m.train = train;
   m.eval = eval;
@@ -258,13 +284,15 @@ MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval, 
   m.evalStart.reset();
   m.replicaSeconds = 0;
   if (m.cfg.replicas > 1 && !m.hooksSet) {
-    throw Error(fmt::format("mlp: {} replicas but no replica hooks (MlpTrainer::setReplicaHooks)", m.cfg.replicas));
+    throw Error(fmt::format("mlp: {} replicas but no replica hooks (MlpTrainer::setReplicaHooks)",
+                            m.cfg.replicas));
   }
   if (m.ran) m.engine->restart();
   m.ran = true;
   const RunResult r = m.engine->run(maxCycles);
   if (r.reason == StopReason::Trap) throw Error("mlp: " + describeTrap(r.trap));
-  if (r.reason != StopReason::Halted) throw Error(fmt::format("mlp: the run did not end within {} cycles", maxCycles));
+  if (r.reason != StopReason::Halted)
+    throw Error(fmt::format("mlp: the run did not end within {} cycles", maxCycles));
   MlpRunResult out = std::move(m.current);
   out.cycles = r.cycles;
   out.trainCycles = m.evalStart.value_or(r.cycles);
@@ -272,7 +300,8 @@ MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval, 
   const unsigned tiles = m.dev.info().tiles;
   for (unsigned t = 0; t < tiles; ++t) {
     const TileStats s = m.dev.stats(t);
-    out.tiles.push_back({r.cycles - s.syncWaitCycles - s.exchangeCycles, s.syncWaitCycles, s.exchangeCycles});
+    out.tiles.push_back(
+        {r.cycles - s.syncWaitCycles - s.exchangeCycles, s.syncWaitCycles, s.exchangeCycles});
   }
   out.engine = m.engine->stats();
   out.replicaSeconds = m.replicaSeconds;

@@ -18,7 +18,8 @@ namespace tessera::bench {
 
 /// Fills one minibatch (images: batch x inputs floats, labels: batch int32) for step `step`
 /// (counted over the whole training, or over the whole evaluation); runs on the prefetch thread.
-using BatchSource = std::function<void(uint64_t step, std::span<float> images, std::span<int32_t> labels)>;
+using BatchSource =
+    std::function<void(uint64_t step, std::span<float> images, std::span<int32_t> labels)>;
 
 /// How data-parallel replicas combine a training step (MlpConfig::gradientSync). Both run on the
 /// thread in MlpTrainer::run, once per step each, in the same order on every replica, so that an
@@ -39,16 +40,17 @@ struct TileCycles {
 
 /// What one run measured.
 struct MlpRunResult {
-  std::vector<float> stepLoss;      ///< mean loss of each training step (over every replica's rows)
-  std::vector<uint32_t> stepCorrect;  ///< correct predictions of each training step (before its update)
-  uint64_t evalCorrect = 0;         ///< correct predictions over the evaluation batches
-  uint64_t cycles = 0;              ///< chip cycles of the run
-  uint64_t trainCycles = 0;         ///< of which before the first evaluation batch arrived
-  uint64_t evalCycles = 0;          ///< and from there to the end
-  std::vector<TileCycles> tiles;    ///< per tile
-  EngineStats engine;               ///< host-side figures (cumulative since the load)
-  double replicaSeconds = 0;        ///< host time in the ReplicaHooks this run (gradient sums, gathers)
-  uint64_t gradientBytes = 0;       ///< bytes of one step's gradients (0 without gradientSync)
+  std::vector<float> stepLoss;  ///< mean loss of each training step (over every replica's rows)
+  std::vector<uint32_t>
+      stepCorrect;                ///< correct predictions of each training step (before its update)
+  uint64_t evalCorrect = 0;       ///< correct predictions over the evaluation batches
+  uint64_t cycles = 0;            ///< chip cycles of the run
+  uint64_t trainCycles = 0;       ///< of which before the first evaluation batch arrived
+  uint64_t evalCycles = 0;        ///< and from there to the end
+  std::vector<TileCycles> tiles;  ///< per tile
+  EngineStats engine;             ///< host-side figures (cumulative since the load)
+  double replicaSeconds = 0;   ///< host time in the ReplicaHooks this run (gradient sums, gathers)
+  uint64_t gradientBytes = 0;  ///< bytes of one step's gradients (0 without gradientSync)
 };
 
 /// The compiled MLP on one device.
@@ -63,15 +65,18 @@ class MlpTrainer {
   /// The configuration.
   const MlpConfig& config() const;
   /// Write the parameters: weights[l] is fan_in x fan_out row-major, biases[l] fan_out.
-  void setParameters(const std::vector<std::vector<float>>& weights, const std::vector<std::vector<float>>& biases);
+  void setParameters(const std::vector<std::vector<float>>& weights,
+                     const std::vector<std::vector<float>>& biases);
   /// Read the parameters.
-  void parameters(std::vector<std::vector<float>>& weights, std::vector<std::vector<float>>& biases);
+  void parameters(std::vector<std::vector<float>>& weights,
+                  std::vector<std::vector<float>>& biases);
   /// The device.
   Device& device();
   /// Id of the host sync that brings each training minibatch's images (0 without training steps).
   uint32_t trainSyncId() const;
-  /// Called at every host sync and SyncBreak stop of the runs (after the trainer's own bookkeeping),
-  /// e.g. to read the tiles' counters for a trace; turn on Device::setSyncBreak to see every sync.
+  /// Called at every host sync and SyncBreak stop of the runs (after the trainer's own
+  /// bookkeeping), e.g. to read the tiles' counters for a trace; turn on Device::setSyncBreak to
+  /// see every sync.
   void setStopObserver(std::function<void(const RunResult&)> observer);
   /// Called on the caller's thread after each training step's loss arrived: (step counted over all
   /// runs, mean loss of the step).
@@ -81,7 +86,8 @@ class MlpTrainer {
   void setReplicaHooks(ReplicaHooks hooks);
   /// One run: config().trainSteps training steps from `train`, then config().evalSteps evaluation
   /// batches from `eval`. Throws on a trap or if the chip does not halt within maxCycles.
-  MlpRunResult run(const BatchSource& train, const BatchSource& eval, uint64_t maxCycles = ~uint64_t{0});
+  MlpRunResult run(const BatchSource& train, const BatchSource& eval,
+                   uint64_t maxCycles = ~uint64_t{0});
 
  private:
   struct Impl;

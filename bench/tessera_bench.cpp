@@ -11,14 +11,14 @@
 #include <cstring>
 #include <optional>
 
-#include "tessera/chip_params.h"
-#include "tessera/compiler.hpp"
-#include "tessera/engine.hpp"
-#include "tessera/ops.hpp"
 #include "conv_bench.hpp"
 #include "file_io.hpp"
 #include "mlp_model.hpp"
 #include "mpi_comm.hpp"
+#include "tessera/chip_params.h"
+#include "tessera/compiler.hpp"
+#include "tessera/engine.hpp"
+#include "tessera/ops.hpp"
 #include "train_command.hpp"
 
 namespace {
@@ -31,10 +31,11 @@ int runMatmul(const std::string& device) {
   };
   // 64 KiB tiles are the RTL's; 624 KiB the IPU's (the mk2 preset; the model runs either).
   constexpr uint32_t kRtl = TESS_TILE_MEM_BYTES, kMk2 = TESS_MK2_TILE_MEM_BYTES;
-  const Case cases[] = {{1, kRtl, 48, 48, 48},   {1, kRtl, 32, 64, 32},      {4, kRtl, 64, 96, 48},
-                        {16, kRtl, 32, 128, 10}, {16, kMk2, 32, 784, 128}, {16, kMk2, 128, 256, 192}};
-  fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8} {:>12} {:>14}\n", "tiles", "KiB", "m", "k", "n", "cycles",
-             "exchange", "plan", "all of peak", "compute of peak");
+  const Case cases[] = {{1, kRtl, 48, 48, 48},    {1, kRtl, 32, 64, 32},
+                        {4, kRtl, 64, 96, 48},    {16, kRtl, 32, 128, 10},
+                        {16, kMk2, 32, 784, 128}, {16, kMk2, 128, 256, 192}};
+  fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8} {:>12} {:>14}\n", "tiles", "KiB",
+             "m", "k", "n", "cycles", "exchange", "plan", "all of peak", "compute of peak");
   int failures = 0;
   for (const Case& c : cases) {
     try {
@@ -71,12 +72,14 @@ int runMatmul(const std::string& device) {
         computeCycles += r.cycles - st.syncWaitCycles - st.exchangeCycles;
       }
       const double macs = static_cast<double>(c.m * c.k * c.n);
-      fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>2}x{}x{:<2} {:>11.1f}% {:>13.1f}%\n", c.tiles,
-                 c.memBytes / 1024, c.m, c.k, c.n, r.cycles, xc, plan.m, plan.n, plan.k,
-                 100.0 * macs / (static_cast<double>(c.tiles) * static_cast<double>(r.cycles)),
-                 100.0 * macs / static_cast<double>(computeCycles));
+      fmt::print(
+          "{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>2}x{}x{:<2} {:>11.1f}% {:>13.1f}%\n",
+          c.tiles, c.memBytes / 1024, c.m, c.k, c.n, r.cycles, xc, plan.m, plan.n, plan.k,
+          100.0 * macs / (static_cast<double>(c.tiles) * static_cast<double>(r.cycles)),
+          100.0 * macs / static_cast<double>(computeCycles));
     } catch (const std::exception& ex) {
-      fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5}  not run: {}\n", c.tiles, c.memBytes / 1024, c.m, c.k, c.n, ex.what());
+      fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5}  not run: {}\n", c.tiles, c.memBytes / 1024, c.m,
+                 c.k, c.n, ex.what());
       ++failures;
     }
   }
@@ -84,7 +87,8 @@ int runMatmul(const std::string& device) {
 }
 
 // Compile the benchmark MLP and write its executable and compile report.
-int compileMlp(const tessera::bench::MlpConfig& cfg, unsigned tiles, uint32_t memKiB, const std::string& outDir) {
+int compileMlp(const tessera::bench::MlpConfig& cfg, unsigned tiles, uint32_t memKiB,
+               const std::string& outDir) {
   tessera::Graph g(tessera::Target{tiles, memKiB * 1024});
   tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
   tessera::Compiled c = tessera::compile(g, mlp.program);
@@ -103,62 +107,113 @@ int main(int argc, char** argv) {
   CLI::App app{"tessera-bench: benchmarks of compiled programs"};
   app.require_subcommand(1);
   std::string device = "model";
-  CLI::App* mm = app.add_subcommand("matmul", "matmul: FLOPs per cycle per tile against the FMA peak");
+  CLI::App* mm =
+      app.add_subcommand("matmul", "matmul: FLOPs per cycle per tile against the FMA peak");
   mm->add_option("--device", device, "device string (model, rtl, tcp://HOST:PORT, serial:PATH)");
   tessera::bench::ConvBenchOptions conv;
-  CLI::App* cv = app.add_subcommand("conv", "conv2d: LeNet's conv layers, FMAs per cycle per tile against the peak");
+  CLI::App* cv = app.add_subcommand(
+      "conv", "conv2d: LeNet's conv layers, FMAs per cycle per tile against the peak");
   cv->add_option("--device", conv.device, "device string")->capture_default_str();
-  cv->add_option("--tiles", conv.tiles, "tiles")->capture_default_str()->check(CLI::Range(1u, 1472u));
-  cv->add_option("--tile-mem-kib", conv.memKiB, "memory per tile, KiB")->capture_default_str()->check(CLI::Range(16u, 4096u));
-  cv->add_option("--batch", conv.batch, "batch size")->capture_default_str()->check(CLI::Range(size_t{1}, size_t{4096}));
+  cv->add_option("--tiles", conv.tiles, "tiles")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1472u));
+  cv->add_option("--tile-mem-kib", conv.memKiB, "memory per tile, KiB")
+      ->capture_default_str()
+      ->check(CLI::Range(16u, 4096u));
+  cv->add_option("--batch", conv.batch, "batch size")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{4096}));
   cv->add_flag("!--no-backward", conv.backward, "forward only");
   tessera::bench::MlpConfig mlp;
   unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
   uint32_t memKiB = TESS_TILE_MEM_BYTES / 1024;
   std::string outDir;
-  CLI::App* cm = app.add_subcommand("compile-mlp", "compile the training MLP and print its compile report");
+  CLI::App* cm =
+      app.add_subcommand("compile-mlp", "compile the training MLP and print its compile report");
   cm->add_option("--tiles", tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
-  cm->add_option("--tile-mem", memKiB, "KiB of memory per tile")->capture_default_str()->check(CLI::Range(16, 1024));
-  cm->add_option("--batch", mlp.batch, "minibatch size")->capture_default_str()->check(CLI::Range(1, 65536));
-  cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")->delimiter(',')->capture_default_str();
-  cm->add_option("--momentum", mlp.momentum, "SGD momentum (0 = plain SGD, whose weight gradients are never stored)")
-      ->capture_default_str()->check(CLI::Range(0.0, 0.999));
+  cm->add_option("--tile-mem", memKiB, "KiB of memory per tile")
+      ->capture_default_str()
+      ->check(CLI::Range(16, 1024));
+  cm->add_option("--batch", mlp.batch, "minibatch size")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65536));
+  cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  cm->add_option("--momentum", mlp.momentum,
+                 "SGD momentum (0 = plain SGD, whose weight gradients are never stored)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.999));
   cm->add_option("--out", outDir, "directory for mlp.tess and mlp-report.json");
   tessera::bench::TrainOptions train;
-  CLI::App* tr = app.add_subcommand("train", "train the Fashion-MNIST MLP and report like MLPerf (docs/training.md)");
-  tr->add_option("--device", train.device, "device string: model, rtl, tcp://HOST:PORT, serial:PATH")->capture_default_str();
-  tr->add_option("--tiles", train.tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
-  tr->add_option("--tile-mem", train.tileMemKiB, "KiB per tile (default: 128 on the model, the backend's own elsewhere)")
-      ->check(CLI::Range(16, 1024));
-  tr->add_option("--batch", train.batch, "minibatch size")->capture_default_str()->check(CLI::Range(1, 60000));
-  tr->add_option("--epochs", train.epochs, "epochs at most")->capture_default_str()->check(CLI::Range(1, 10000));
-  tr->add_option("--hidden", train.hidden, "hidden layer sizes, comma separated")->delimiter(',')->capture_default_str();
-  tr->add_option("--lr", train.learningRate, "learning rate")->capture_default_str()->check(CLI::PositiveNumber);
-  tr->add_option("--momentum", train.momentum, "SGD momentum (0 = plain SGD; needs room for a gradient and a velocity "
-                 "per weight, e.g. --tile-mem 256 for the default network)")
-      ->capture_default_str()->check(CLI::Range(0.0, 0.999));
-  tr->add_option("--target-accuracy", train.targetAccuracy, "stop when the test accuracy reaches this fraction")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  tr->add_option("--max-steps", train.maxSteps, "at most this many steps per epoch run (0 = whole epochs)")
+  CLI::App* tr = app.add_subcommand(
+      "train", "train the Fashion-MNIST MLP and report like MLPerf (docs/training.md)");
+  tr->add_option("--device", train.device,
+                 "device string: model, rtl, tcp://HOST:PORT, serial:PATH")
       ->capture_default_str();
-  tr->add_option("--seed", train.seed, "seed of the initialization and the minibatch order")->capture_default_str();
-  tr->add_option("--out", train.outDir, "directory for the log, result, trace and pictures")->capture_default_str();
-  tr->add_option("--data", train.dataDir, "directory of the Fashion-MNIST IDX files (default: the Debian package's)");
+  tr->add_option("--tiles", train.tiles, "tiles")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  tr->add_option("--tile-mem", train.tileMemKiB,
+                 "KiB per tile (default: 128 on the model, the backend's own elsewhere)")
+      ->check(CLI::Range(16, 1024));
+  tr->add_option("--batch", train.batch, "minibatch size")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 60000));
+  tr->add_option("--epochs", train.epochs, "epochs at most")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  tr->add_option("--hidden", train.hidden, "hidden layer sizes, comma separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  tr->add_option("--lr", train.learningRate, "learning rate")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  tr->add_option("--momentum", train.momentum,
+                 "SGD momentum (0 = plain SGD; needs room for a gradient and a velocity "
+                 "per weight, e.g. --tile-mem 256 for the default network)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.999));
+  tr->add_option("--target-accuracy", train.targetAccuracy,
+                 "stop when the test accuracy reaches this fraction")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  tr->add_option("--max-steps", train.maxSteps,
+                 "at most this many steps per epoch run (0 = whole epochs)")
+      ->capture_default_str();
+  tr->add_option("--seed", train.seed, "seed of the initialization and the minibatch order")
+      ->capture_default_str();
+  tr->add_option("--out", train.outDir, "directory for the log, result, trace and pictures")
+      ->capture_default_str();
+  tr->add_option("--data", train.dataDir,
+                 "directory of the Fashion-MNIST IDX files (default: the Debian package's)");
   tr->add_option("--save-weights", train.saveWeights, "write the trained parameters to this .npz");
   tr->add_option("--load-weights", train.loadWeights, "start from the parameters in this .npz");
-  tr->add_option("--clock-mhz", train.clockMHz, "nominal clock for device time (default: the chip's)")
+  tr->add_option("--clock-mhz", train.clockMHz,
+                 "nominal clock for device time (default: the chip's)")
       ->check(CLI::PositiveNumber);
-  tr->add_option("--trace-steps", train.traceSteps, "training steps traced superstep by superstep (0 = none)")
+  tr->add_option("--trace-steps", train.traceSteps,
+                 "training steps traced superstep by superstep (0 = none)")
       ->capture_default_str();
-  tr->add_option("--eval-images", train.evalImages, "test images evaluated per epoch (default: all 10,000)");
+  tr->add_option("--eval-images", train.evalImages,
+                 "test images evaluated per epoch (default: all 10,000)");
   tr->add_flag("--quiet", train.quiet, "no progress output");
-  tr->add_flag("--require-target", train.requireTarget, "exit with 3 when the target accuracy is not reached");
-  tr->add_option("--replicas", train.replicas, "data-parallel replicas, one MPI rank each (mpirun -np R); --batch is "
-                 "the global batch, split evenly")->capture_default_str()->check(CLI::Range(1, 4096));
-  tr->add_option("--link-gbps", train.linkGBps, "modelled chip-to-chip bandwidth per chip, GB/s each way (MK2: 320 "
-                 "both ways)")->capture_default_str()->check(CLI::PositiveNumber);
-  tr->add_option("--link-step-us", train.linkStepUs, "modelled latency of one all-reduce ring step, microseconds")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  tr->add_flag("--require-target", train.requireTarget,
+               "exit with 3 when the target accuracy is not reached");
+  tr->add_option("--replicas", train.replicas,
+                 "data-parallel replicas, one MPI rank each (mpirun -np R); --batch is "
+                 "the global batch, split evenly")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  tr->add_option("--link-gbps", train.linkGBps,
+                 "modelled chip-to-chip bandwidth per chip, GB/s each way (MK2: 320 "
+                 "both ways)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  tr->add_option("--link-step-us", train.linkStepUs,
+                 "modelled latency of one all-reduce ring step, microseconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   // MPI only for replicas: --replicas > 1, or started by mpirun. Any failure on one rank then ends
   // the whole job with a message naming the rank, instead of leaving the others waiting.

@@ -91,9 +91,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (!mxcsr.empty()) _mm_setcsr(static_cast<unsigned>(std::stoul(mxcsr, nullptr, 16)));
-    fmt::print("{:<24} {:<6} {:>11} {:>11} {:>6} {:>14} {:>14} {:>14} {:>5}\n", "program",
-               "device", "cycles", "instrs", "IPC", "cycles/cpu-s", "instrs/cpu-s",
-               "instrs/wall-s", "runs");
+    fmt::print("{:<24} {:<6} {:>11} {:>11} {:>6} {:>14} {:>14} {:>14} {:>5}\n", "program", "device",
+               "cycles", "instrs", "IPC", "cycles/cpu-s", "instrs/cpu-s", "instrs/wall-s", "runs");
     for (const std::string& path : programs) {
       std::map<std::string, Measurement> byDevice;
       const std::string name = path.substr(path.find_last_of('/') + 1);

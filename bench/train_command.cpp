@@ -5,7 +5,6 @@
 #include "train_command.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -14,9 +13,11 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "file_io.hpp"
 #include "mlp_trainer.hpp"
+#include "mpi_comm.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/error.hpp"
 #include "train/all_reduce_model.hpp"
@@ -27,7 +28,6 @@
 #include "train/mlperf_logger.hpp"
 #include "train/npz_file.hpp"
 #include "train/progress_bar.hpp"
-#include "mpi_comm.hpp"
 #include "train/svg_chart.hpp"
 
 namespace tessera::bench {
@@ -36,7 +36,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Minibatches by global step for the prefetch thread: the Engine may ask for a stream's next step
 // before another stream's current one, so a few recent steps are kept.
@@ -56,9 +58,11 @@ class TrainBatches {
       while (cache_.size() > 8) cache_.erase(cache_.begin());
     }
     auto it = cache_.find(step);
-    if (it == cache_.end()) throw Error(fmt::format("training batch {} was asked for too late", step));
+    if (it == cache_.end())
+      throw Error(fmt::format("training batch {} was asked for too late", step));
     const auto& e = it->second;
-    std::copy_n(e.images.begin() + static_cast<std::ptrdiff_t>(first_ * pixels_), rows_ * pixels_, images.begin());
+    std::copy_n(e.images.begin() + static_cast<std::ptrdiff_t>(first_ * pixels_), rows_ * pixels_,
+                images.begin());
     std::copy_n(e.labels.begin() + static_cast<std::ptrdiff_t>(first_), rows_, labels.begin());
   }
 
@@ -88,7 +92,8 @@ class SuperstepTracer {
       const uint64_t dw = s.syncWaitCycles - prev_[t].syncWaitCycles;
       const uint64_t span = r.cycles - last_;
       if (dx) trace_.addInterval(t, ChromeTrace::Phase::Exchange, last_, dx);
-      if (span > dx + dw) trace_.addInterval(t, ChromeTrace::Phase::Compute, last_ + dx, span - dx - dw);
+      if (span > dx + dw)
+        trace_.addInterval(t, ChromeTrace::Phase::Compute, last_ + dx, span - dx - dw);
       if (dw) trace_.addInterval(t, ChromeTrace::Phase::SyncWait, r.cycles - dw, dw);
       prev_[t] = s;
     }
@@ -116,7 +121,7 @@ class SuperstepTracer {
 
 // What every phase after the option checks reads: this rank's options and the run's shape.
 struct TrainContext {
-  TrainOptions o;        // this rank's: rank N writes into outDir/rank-N, quietly
+  TrainOptions o;  // this rank's: rank N writes into outDir/rank-N, quietly
   unsigned replicas = 1;
   unsigned rank = 0;
   size_t localBatch = 0;  // this replica's share of each global minibatch
@@ -147,27 +152,35 @@ struct TrainFigures {
   double interChipPerStep = 0;
   uint64_t interChipCycles = 0, sumInterChip = 0;
   double allTileCycles = 0, chipSecondsPerStep = 0, deviceStepSeconds = 0, deviceSeconds = 0;
-  double pct(uint64_t v) const { return allTileCycles > 0 ? 100.0 * static_cast<double>(v) / allTileCycles : 0.0; }
+  double pct(uint64_t v) const {
+    return allTileCycles > 0 ? 100.0 * static_cast<double>(v) / allTileCycles : 0.0;
+  }
 };
 
 // The checks on the options and the MPI ranks; returns the replica count.
 unsigned checkTrainOptions(const TrainOptions& opt, ReplicaComm* comm) {
-  if (opt.batch == 0 || opt.epochs == 0) throw Error("train: --batch and --epochs must be at least 1");
+  if (opt.batch == 0 || opt.epochs == 0)
+    throw Error("train: --batch and --epochs must be at least 1");
   const unsigned replicas = std::max(1u, opt.replicas);
   if (replicas > 1 || (comm && comm->size() > 1)) {
     if (!comm || static_cast<unsigned>(comm->size()) != replicas) {
-      throw Error(fmt::format("train: --replicas {} but {} processes were started (mpirun -np {} tessera-bench train "
-                              "--replicas {} ...)", replicas, comm ? comm->size() : 1, replicas, replicas));
+      throw Error(fmt::format(
+          "train: --replicas {} but {} processes were started (mpirun -np {} tessera-bench train "
+          "--replicas {} ...)",
+          replicas, comm ? comm->size() : 1, replicas, replicas));
     }
     if (opt.batch % replicas != 0) {
-      throw Error(fmt::format("train: the global batch {} is not a multiple of --replicas {}", opt.batch, replicas));
+      throw Error(fmt::format("train: the global batch {} is not a multiple of --replicas {}",
+                              opt.batch, replicas));
     }
     // Every replica must train the same network on the same data; only the device may differ.
-    comm->checkSame("options", fmt::format("batch {} epochs {} hidden {} lr {} momentum {} target {} max-steps {} "
-                                           "seed {} data '{}' load '{}' eval-images {} tiles {} tile-mem {}",
-                                           opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.learningRate,
-                                           opt.momentum, opt.targetAccuracy, opt.maxSteps, opt.seed, opt.dataDir,
-                                           opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB));
+    comm->checkSame(
+        "options",
+        fmt::format("batch {} epochs {} hidden {} lr {} momentum {} target {} max-steps {} "
+                    "seed {} data '{}' load '{}' eval-images {} tiles {} tile-mem {}",
+                    opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.learningRate,
+                    opt.momentum, opt.targetAccuracy, opt.maxSteps, opt.seed, opt.dataDir,
+                    opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB));
   }
   return replicas;
 }
@@ -188,11 +201,12 @@ MlpConfig networkConfig(const TrainContext& ctx) {
 
 // The starting weights: seeded, or loaded from --load-weights and checked against the network.
 MlpParameters initialParameters(const TrainOptions& o, const MlpConfig& cfg) {
-  MlpParameters params = o.loadWeights.empty() ? MlpParameters::initialize(layerSizes(cfg), o.seed)
-                                               : MlpParameters::fromNpz(NpzFile::load(o.loadWeights));
+  MlpParameters params = o.loadWeights.empty()
+                             ? MlpParameters::initialize(layerSizes(cfg), o.seed)
+                             : MlpParameters::fromNpz(NpzFile::load(o.loadWeights));
   if (params.sizes != layerSizes(cfg)) {
-    throw Error(fmt::format("train: {} holds a {}-layer network that does not match --hidden", o.loadWeights,
-                            params.layers()));
+    throw Error(fmt::format("train: {} holds a {}-layer network that does not match --hidden",
+                            o.loadWeights, params.layers()));
   }
   return params;
 }
@@ -200,8 +214,10 @@ MlpParameters initialParameters(const TrainOptions& o, const MlpConfig& cfg) {
 std::unique_ptr<Device> openTrainDevice(const TrainOptions& o) {
   DeviceOptions dopt;
   dopt.tiles = o.tiles;
-  if (o.tileMemKiB) dopt.tileMemBytes = o.tileMemKiB * 1024;
-  else if (o.device == "model") dopt.tileMemBytes = 128 * 1024;
+  if (o.tileMemKiB)
+    dopt.tileMemBytes = o.tileMemKiB * 1024;
+  else if (o.device == "model")
+    dopt.tileMemBytes = 128 * 1024;
   return openDevice(o.device, dopt);
 }
 
@@ -221,9 +237,9 @@ void logRunStart(MlperfLogger& log, const TrainContext& ctx) {
 }
 
 // The epoch runs, each followed by its evaluation, until the target accuracy or the last epoch.
-TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogger& log, ReplicaComm* comm,
-                        const BatchSource& trainSource, const BatchSource& evalSource, unsigned tiles,
-                        Clock::time_point runStart) {
+TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogger& log,
+                        ReplicaComm* comm, const BatchSource& trainSource,
+                        const BatchSource& evalSource, unsigned tiles, Clock::time_point runStart) {
   const TrainOptions& o = ctx.o;
   const uint64_t totalSteps = static_cast<uint64_t>(ctx.cfg.trainSteps) * o.epochs;
   ProgressBar progress(stdout, totalSteps, o.epochs, o.batch);  // samples: global minibatches
@@ -239,7 +255,9 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
     const auto e0 = Clock::now();
     MlpRunResult r = trainer.run(trainSource, evalSource);
     // This run's training share of the wall time, by this chip's own cycles.
-    tt.trainWall += secondsSince(e0) * (r.cycles ? static_cast<double>(r.trainCycles) / static_cast<double>(r.cycles) : 1.0);
+    tt.trainWall +=
+        secondsSince(e0) *
+        (r.cycles ? static_cast<double>(r.trainCycles) / static_cast<double>(r.cycles) : 1.0);
     if (ctx.replicas > 1) {
       // BSP over the replicas: each step ends at the all-reduce, so the slowest one sets the pace.
       r.trainCycles = static_cast<uint64_t>(comm->max(static_cast<double>(r.trainCycles)));
@@ -249,7 +267,8 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
     tt.replicaSeconds += r.replicaSeconds;
     tt.gradientBytes = r.gradientBytes;
     log.epochStop(epoch);
-    for (size_t i = 0; i < r.stepLoss.size(); ++i) tt.lossCurve.push_back({static_cast<double>(tt.steps + i + 1), r.stepLoss[i]});
+    for (size_t i = 0; i < r.stepLoss.size(); ++i)
+      tt.lossCurve.push_back({static_cast<double>(tt.steps + i + 1), r.stepLoss[i]});
     tt.steps += r.stepLoss.size();
     tt.trainCycles += r.trainCycles;
     tt.evalCycles += r.evalCycles;
@@ -282,21 +301,25 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
 TrainFigures trainFigures(const TrainContext& ctx, const TrainTotals& tt, unsigned tiles) {
   TrainFigures f;
   f.tiles = tiles;
-  for (const TileCycles& t : tt.tileTotals) f.sumCompute += t.compute, f.sumSync += t.syncWait, f.sumExchange += t.exchange;
+  for (const TileCycles& t : tt.tileTotals)
+    f.sumCompute += t.compute, f.sumSync += t.syncWait, f.sumExchange += t.exchange;
   f.samples = static_cast<double>(tt.steps * ctx.o.batch);
-  f.cyclesPerStep = tt.steps ? static_cast<double>(tt.trainCycles) / static_cast<double>(tt.steps) : 0;
+  f.cyclesPerStep =
+      tt.steps ? static_cast<double>(tt.trainCycles) / static_cast<double>(tt.steps) : 0;
   // The replicas' all-reduce over modelled chip-to-chip links, once per step, beside the chip's own
   // cycles (the host syncs that carry it through MPI here take no chip cycles). Every tile waits
   // for it: in the BSP breakdown it is a phase of its own, in cycles at the nominal clock.
   f.links.bytesPerSecond = ctx.o.linkGBps * 1e9;
   f.links.stepLatencySeconds = ctx.o.linkStepUs * 1e-6;
   f.interChipPerStep = f.links.seconds(tt.gradientBytes, ctx.replicas);
-  f.interChipCycles = static_cast<uint64_t>(std::llround(f.interChipPerStep * ctx.clockHz * static_cast<double>(tt.steps)));
+  f.interChipCycles = static_cast<uint64_t>(
+      std::llround(f.interChipPerStep * ctx.clockHz * static_cast<double>(tt.steps)));
   f.sumInterChip = f.interChipCycles * tiles;
   f.allTileCycles = static_cast<double>(f.sumCompute + f.sumSync + f.sumExchange + f.sumInterChip);
   f.chipSecondsPerStep = f.cyclesPerStep / ctx.clockHz;
   f.deviceStepSeconds = f.chipSecondsPerStep + f.interChipPerStep;
-  f.deviceSeconds = static_cast<double>(tt.trainCycles) / ctx.clockHz + f.interChipPerStep * static_cast<double>(tt.steps);
+  f.deviceSeconds = static_cast<double>(tt.trainCycles) / ctx.clockHz +
+                    f.interChipPerStep * static_cast<double>(tt.steps);
   return f;
 }
 
@@ -319,8 +342,8 @@ uint64_t weightsHash(MlpTrainer& trainer) {
 }
 
 // result.json (docs/training.md, "Outputs").
-nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& tt, const TrainFigures& f,
-                                   uint32_t tileMemBytes) {
+nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& tt,
+                                   const TrainFigures& f, uint32_t tileMemBytes) {
   const TrainOptions& o = ctx.o;
   const double clockHz = ctx.clockHz;
   const double steps = static_cast<double>(tt.steps);
@@ -343,9 +366,12 @@ nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& t
   res["target_accuracy"] = o.targetAccuracy;
   res["eval_images"] = ctx.testCount;
   res["eval_accuracy"] = tt.accuracy;
-  res["time_to_train_s"] = tt.timeToTrain >= 0 ? nlohmann::ordered_json(tt.timeToTrain) : nlohmann::ordered_json(nullptr);
+  res["time_to_train_s"] = tt.timeToTrain >= 0 ? nlohmann::ordered_json(tt.timeToTrain)
+                                               : nlohmann::ordered_json(nullptr);
   res["device_time_to_train_s"] =
-      tt.timeToTrain >= 0 ? nlohmann::ordered_json(tt.cyclesToTrain / clockHz + f.interChipPerStep * steps) : nlohmann::ordered_json(nullptr);
+      tt.timeToTrain >= 0
+          ? nlohmann::ordered_json(tt.cyclesToTrain / clockHz + f.interChipPerStep * steps)
+          : nlohmann::ordered_json(nullptr);
   res["nominal_clock_hz"] = clockHz;
   res["run_wall_s"] = tt.runWall;
   res["samples_per_s_wall"] = tt.trainWall > 0 ? f.samples / tt.trainWall : 0.0;
@@ -353,22 +379,31 @@ nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& t
   res["cycles_per_step"] = f.cyclesPerStep;
   res["step_wall_s"] = tt.steps ? tt.trainWall / steps : 0.0;
   res["step_device_s"] = f.deviceStepSeconds;
-  res["inter_chip"] = {{"schedule", "ring reduce-scatter + all-gather"},
-                       {"formula", "2(R-1)/R * bytes / link_bytes_per_s + 2(R-1) * step_latency_s"},
-                       {"gradient_bytes", tt.gradientBytes},
-                       {"bytes_sent_per_chip", f.links.bytesSentPerChip(tt.gradientBytes, ctx.replicas)},
-                       {"link_bytes_per_s", f.links.bytesPerSecond},
-                       {"step_latency_s", f.links.stepLatencySeconds},
-                       {"seconds_per_step", f.interChipPerStep},
-                       {"pct_of_step", f.deviceStepSeconds > 0 ? 100.0 * f.interChipPerStep / f.deviceStepSeconds : 0.0},
-                       {"host_allreduce_s", tt.replicaSeconds},
-                       {"host_allreduce_pct_of_train_wall", tt.trainWall > 0 ? 100.0 * tt.replicaSeconds / tt.trainWall : 0.0}};
+  res["inter_chip"] = {
+      {"schedule", "ring reduce-scatter + all-gather"},
+      {"formula", "2(R-1)/R * bytes / link_bytes_per_s + 2(R-1) * step_latency_s"},
+      {"gradient_bytes", tt.gradientBytes},
+      {"bytes_sent_per_chip", f.links.bytesSentPerChip(tt.gradientBytes, ctx.replicas)},
+      {"link_bytes_per_s", f.links.bytesPerSecond},
+      {"step_latency_s", f.links.stepLatencySeconds},
+      {"seconds_per_step", f.interChipPerStep},
+      {"pct_of_step",
+       f.deviceStepSeconds > 0 ? 100.0 * f.interChipPerStep / f.deviceStepSeconds : 0.0},
+      {"host_allreduce_s", tt.replicaSeconds},
+      {"host_allreduce_pct_of_train_wall",
+       tt.trainWall > 0 ? 100.0 * tt.replicaSeconds / tt.trainWall : 0.0}};
   res["train_cycles"] = tt.trainCycles;
   res["eval_cycles"] = tt.evalCycles;
-  res["bsp"] = {{"compute_cycles", f.sumCompute}, {"sync_cycles", f.sumSync}, {"exchange_cycles", f.sumExchange},
-                {"compute_pct", f.pct(f.sumCompute)}, {"sync_pct", f.pct(f.sumSync)}, {"exchange_pct", f.pct(f.sumExchange)},
-                {"host_io_s", tt.engine.hostIoSeconds}, {"host_syncs", tt.engine.hostSyncs},
-                {"inter_chip_cycles", f.sumInterChip}, {"inter_chip_pct", f.pct(f.sumInterChip)},
+  res["bsp"] = {{"compute_cycles", f.sumCompute},
+                {"sync_cycles", f.sumSync},
+                {"exchange_cycles", f.sumExchange},
+                {"compute_pct", f.pct(f.sumCompute)},
+                {"sync_pct", f.pct(f.sumSync)},
+                {"exchange_pct", f.pct(f.sumExchange)},
+                {"host_io_s", tt.engine.hostIoSeconds},
+                {"host_syncs", tt.engine.hostSyncs},
+                {"inter_chip_cycles", f.sumInterChip},
+                {"inter_chip_pct", f.pct(f.sumInterChip)},
                 {"inter_chip_s", f.interChipPerStep * steps}};
   res["device_cycles_waiting_for_host_data"] = 0;
   res["prefetch_waits"] = tt.engine.prefetchWaits;
@@ -377,14 +412,21 @@ nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& t
 }
 
 // The pictures, the trace and the trained weights.
-void writeTrainOutputs(const TrainContext& ctx, const TrainTotals& tt, const TrainFigures& f, const ChromeTrace& trace,
-                       MlpTrainer& trainer, MlpParameters& params) {
+void writeTrainOutputs(const TrainContext& ctx, const TrainTotals& tt, const TrainFigures& f,
+                       const ChromeTrace& trace, MlpTrainer& trainer, MlpParameters& params) {
   const TrainOptions& o = ctx.o;
   std::vector<SvgChart::TileTimes> bars;
-  for (const TileCycles& t : tt.tileTotals) bars.push_back({t.compute, t.syncWait, t.exchange, 0, f.interChipCycles});
-  SvgChart::write(o.outDir + "/bsp.svg", SvgChart::bspBreakdown(bars, fmt::format("BSP cycles per tile, {} on {}{}", "MLP", o.device,
-                                                  ctx.replicas > 1 ? fmt::format(", replica {} of {}", ctx.rank, ctx.replicas) : "")));
-  SvgChart::write(o.outDir + "/curves.svg", SvgChart::trainingCurves(tt.lossCurve, tt.accCurve, "Fashion-MNIST MLP: loss and test accuracy"));
+  for (const TileCycles& t : tt.tileTotals)
+    bars.push_back({t.compute, t.syncWait, t.exchange, 0, f.interChipCycles});
+  SvgChart::write(o.outDir + "/bsp.svg",
+                  SvgChart::bspBreakdown(
+                      bars, fmt::format("BSP cycles per tile, {} on {}{}", "MLP", o.device,
+                                        ctx.replicas > 1 ? fmt::format(", replica {} of {}",
+                                                                       ctx.rank, ctx.replicas)
+                                                         : "")));
+  SvgChart::write(o.outDir + "/curves.svg",
+                  SvgChart::trainingCurves(tt.lossCurve, tt.accCurve,
+                                           "Fashion-MNIST MLP: loss and test accuracy"));
   if (o.traceSteps > 0) trace.write(o.outDir + "/trace.json");
   if (!o.saveWeights.empty()) {
     std::vector<std::vector<float>> w, b;
@@ -400,38 +442,50 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
                        const nlohmann::ordered_json& res, uint32_t tileMemBytes) {
   const TrainOptions& o = ctx.o;
   const double clockHz = ctx.clockHz;
-  fmt::print("\n{:<38} {}\n", "device", fmt::format("{} ({} tiles x {} KiB)", o.device, f.tiles, tileMemBytes / 1024));
+  fmt::print("\n{:<38} {}\n", "device",
+             fmt::format("{} ({} tiles x {} KiB)", o.device, f.tiles, tileMemBytes / 1024));
   fmt::print("{:<38} {}\n", "network", fmt::format("{}", fmt::join(layerSizes(ctx.cfg), "-")));
-  fmt::print("{:<38} {} steps of {} ({} epoch runs)\n", "trained", tt.steps, o.batch, res["epochs_run"].get<uint32_t>());
-  if (ctx.replicas > 1) fmt::print("{:<38} {} of {} images each (MPI ranks)\n", "replicas", ctx.replicas, ctx.localBatch);
-  fmt::print("{:<38} {:.2f}% (target {:.2f}%): {}\n", "test accuracy", 100 * tt.accuracy, 100 * o.targetAccuracy, tt.status);
+  fmt::print("{:<38} {} steps of {} ({} epoch runs)\n", "trained", tt.steps, o.batch,
+             res["epochs_run"].get<uint32_t>());
+  if (ctx.replicas > 1)
+    fmt::print("{:<38} {} of {} images each (MPI ranks)\n", "replicas", ctx.replicas,
+               ctx.localBatch);
+  fmt::print("{:<38} {:.2f}% (target {:.2f}%): {}\n", "test accuracy", 100 * tt.accuracy,
+             100 * o.targetAccuracy, tt.status);
   if (tt.timeToTrain >= 0) {
-    fmt::print("{:<38} {:.1f} s wall, {:.4f} s device at {:.0f} MHz\n", "time to train", tt.timeToTrain, tt.cyclesToTrain / clockHz,
-               clockHz / 1e6);
+    fmt::print("{:<38} {:.1f} s wall, {:.4f} s device at {:.0f} MHz\n", "time to train",
+               tt.timeToTrain, tt.cyclesToTrain / clockHz, clockHz / 1e6);
   }
   fmt::print("{:<38} {:.1f}\n", "samples/s (wall)", res["samples_per_s_wall"].get<double>());
-  fmt::print("{:<38} {:.0f} at {:.0f} MHz\n", "samples per device-second", res["samples_per_device_s"].get<double>(),
-             clockHz / 1e6);
+  fmt::print("{:<38} {:.0f} at {:.0f} MHz\n", "samples per device-second",
+             res["samples_per_device_s"].get<double>(), clockHz / 1e6);
   fmt::print("{:<38} {:.0f}\n", "cycles per step", f.cyclesPerStep);
-  fmt::print("{:<38} {:.3f} ms wall, {:.3f} ms device ({:.3f} ms chip + {:.3f} ms inter-chip)\n", "time per step",
-             res["step_wall_s"].get<double>() * 1e3, f.deviceStepSeconds * 1e3, f.chipSecondsPerStep * 1e3,
-             f.interChipPerStep * 1e3);
+  fmt::print("{:<38} {:.3f} ms wall, {:.3f} ms device ({:.3f} ms chip + {:.3f} ms inter-chip)\n",
+             "time per step", res["step_wall_s"].get<double>() * 1e3, f.deviceStepSeconds * 1e3,
+             f.chipSecondsPerStep * 1e3, f.interChipPerStep * 1e3);
   if (ctx.replicas > 1) {
-    fmt::print("{:<38} {} bytes per step: {:.2f} us modelled ({:.1f}% of the device step), {:.3f} s host (MPI)\n",
-               "inter-chip all-reduce", tt.gradientBytes, f.interChipPerStep * 1e6,
-               res["inter_chip"]["pct_of_step"].get<double>(), tt.replicaSeconds);
+    fmt::print(
+        "{:<38} {} bytes per step: {:.2f} us modelled ({:.1f}% of the device step), {:.3f} s host "
+        "(MPI)\n",
+        "inter-chip all-reduce", tt.gradientBytes, f.interChipPerStep * 1e6,
+        res["inter_chip"]["pct_of_step"].get<double>(), tt.replicaSeconds);
   }
-  fmt::print("{:<38} compute {:.1f}%, sync {:.1f}%, exchange {:.1f}%{} ({} / {} / {}{} tile-cycles)\n",
-             "BSP (all tiles)", f.pct(f.sumCompute), f.pct(f.sumSync), f.pct(f.sumExchange),
-             ctx.replicas > 1 ? fmt::format(", inter-chip {:.1f}%", f.pct(f.sumInterChip)) : "", f.sumCompute, f.sumSync,
-             f.sumExchange, ctx.replicas > 1 ? fmt::format(" / {}", f.sumInterChip) : "");
-  fmt::print("{:<38} {:.3f} s host time at {} host syncs (no chip cycles)\n", "host I/O", tt.engine.hostIoSeconds,
-             tt.engine.hostSyncs);
-  fmt::print("{:<38} 0 cycles (the chip stops at host syncs); {} prefetch waits, {:.3f} s host time\n",
-             "device waiting for host data", tt.engine.prefetchWaits, tt.engine.prefetchWaitSeconds);
-  fmt::print("\nwrote {0}/mlperf.log, {0}/result.json, {0}/compile-report.json, {0}/bsp.svg, {0}/curves.svg{1}{2}\n",
-             o.outDir, o.traceSteps > 0 ? fmt::format(", {}/trace.json", o.outDir) : "",
-             o.saveWeights.empty() ? "" : ", " + o.saveWeights);
+  fmt::print(
+      "{:<38} compute {:.1f}%, sync {:.1f}%, exchange {:.1f}%{} ({} / {} / {}{} tile-cycles)\n",
+      "BSP (all tiles)", f.pct(f.sumCompute), f.pct(f.sumSync), f.pct(f.sumExchange),
+      ctx.replicas > 1 ? fmt::format(", inter-chip {:.1f}%", f.pct(f.sumInterChip)) : "",
+      f.sumCompute, f.sumSync, f.sumExchange,
+      ctx.replicas > 1 ? fmt::format(" / {}", f.sumInterChip) : "");
+  fmt::print("{:<38} {:.3f} s host time at {} host syncs (no chip cycles)\n", "host I/O",
+             tt.engine.hostIoSeconds, tt.engine.hostSyncs);
+  fmt::print(
+      "{:<38} 0 cycles (the chip stops at host syncs); {} prefetch waits, {:.3f} s host time\n",
+      "device waiting for host data", tt.engine.prefetchWaits, tt.engine.prefetchWaitSeconds);
+  fmt::print(
+      "\nwrote {0}/mlperf.log, {0}/result.json, {0}/compile-report.json, {0}/bsp.svg, "
+      "{0}/curves.svg{1}{2}\n",
+      o.outDir, o.traceSteps > 0 ? fmt::format(", {}/trace.json", o.outDir) : "",
+      o.saveWeights.empty() ? "" : ", " + o.saveWeights);
 }
 
 }  // namespace
@@ -457,20 +511,26 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   log.submission("fashion_mnist_mlp", "tessera", "open", "research", "tessera " + o.device);
   log.cacheClear();
   log.initStart();
-  const FashionMnist data = FashionMnist::load(o.dataDir.empty() ? FashionMnist::defaultDir() : o.dataDir);
+  const FashionMnist data =
+      FashionMnist::load(o.dataDir.empty() ? FashionMnist::defaultDir() : o.dataDir);
   ctx.cfg = networkConfig(ctx);
   MlpParameters params = initialParameters(o, ctx.cfg);
   // Different seeds for the initialization (seed) and the minibatch order (seed + 1).
   Minibatcher batches(data.train(), o.batch, o.seed + 1, params.inputScale, params.inputOffset);
   const size_t stepsPerEpoch = batches.stepsPerEpoch();
-  ctx.cfg.trainSteps = static_cast<uint32_t>(o.maxSteps ? std::min<uint64_t>(stepsPerEpoch, o.maxSteps) : stepsPerEpoch);
+  ctx.cfg.trainSteps = static_cast<uint32_t>(
+      o.maxSteps ? std::min<uint64_t>(stepsPerEpoch, o.maxSteps) : stepsPerEpoch);
   ctx.testCount = o.evalImages ? std::min(o.evalImages, data.test().count()) : data.test().count();
   ctx.cfg.evalSteps = static_cast<uint32_t>((ctx.testCount + o.batch - 1) / o.batch);
   auto dev = openTrainDevice(o);
   MlpTrainer trainer(*dev, ctx.cfg);
   if (ctx.replicas > 1) {
-    trainer.setReplicaHooks({[comm](std::span<const float> local, std::span<float> sum) { comm->sumInRankOrder(local, sum); },
-                             [comm](std::span<const float> local, std::span<float> all) { comm->gatherInRankOrder(local, all); }});
+    trainer.setReplicaHooks({[comm](std::span<const float> local, std::span<float> sum) {
+                               comm->sumInRankOrder(local, sum);
+                             },
+                             [comm](std::span<const float> local, std::span<float> all) {
+                               comm->gatherInRankOrder(local, all);
+                             }});
   }
   writeFileChecked(o.outDir + "/compile-report.json", trainer.report().toJson());
   trainer.setParameters(params.weights, params.biases);
@@ -478,7 +538,8 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   const auto runStart = Clock::now();
 
   // The streams: this replica's rows of each training minibatch, and the evaluation batches.
-  TrainBatches train(batches, o.batch, FashionMnist::kPixels, ctx.rank * ctx.localBatch, ctx.localBatch);
+  TrainBatches train(batches, o.batch, FashionMnist::kPixels, ctx.rank * ctx.localBatch,
+                     ctx.localBatch);
   const BatchSource trainSource = [&](uint64_t step, std::span<float> img, std::span<int32_t> lab) {
     train.fill(step, img, lab);
   };
@@ -486,14 +547,15 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   // label -1, which never counts as correct. With replicas, replica r takes its share of the
   // global batch i, images i*batch + r*localBatch..., and the correct counts are summed.
   const BatchSource evalSource = [&](uint64_t step, std::span<float> img, std::span<int32_t> lab) {
-    const size_t first = std::min(ctx.testCount, (step % ctx.cfg.evalSteps) * o.batch + ctx.rank * ctx.localBatch);
+    const size_t first =
+        std::min(ctx.testCount, (step % ctx.cfg.evalSteps) * o.batch + ctx.rank * ctx.localBatch);
     const size_t n = std::min(ctx.localBatch, ctx.testCount - first);
     std::vector<uint32_t> idx(n);
     for (size_t i = 0; i < n; ++i) idx[i] = static_cast<uint32_t>(first + i);
     std::fill(img.begin(), img.end(), 0.0f);
     std::fill(lab.begin(), lab.end(), -1);
-    Minibatcher::gather(data.test(), idx, params.inputScale, params.inputOffset, img.subspan(0, n * FashionMnist::kPixels),
-                        lab.subspan(0, n));
+    Minibatcher::gather(data.test(), idx, params.inputScale, params.inputOffset,
+                        img.subspan(0, n * FashionMnist::kPixels), lab.subspan(0, n));
   };
 
   ChromeTrace trace(o.tiles ? o.tiles : dev->info().tiles, ctx.clockHz);
@@ -518,7 +580,8 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   writeTrainOutputs(ctx, totals, figures, trace, trainer, params);
 
   const int exitCode = o.requireTarget && totals.status != "success" ? 3 : 0;
-  if (ctx.rank > 0) return exitCode;  // rank 0 prints the summary; every rank wrote its own result.json
+  if (ctx.rank > 0)
+    return exitCode;  // rank 0 prints the summary; every rank wrote its own result.json
   printTrainSummary(ctx, totals, figures, res, tileMemBytes);
   return exitCode;
 }

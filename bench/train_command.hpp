@@ -15,26 +15,26 @@ namespace tessera::bench {
 struct TrainOptions {
   std::string device = "model";
   unsigned tiles = 16;
-  uint32_t tileMemKiB = 0;           ///< 0: 128 KiB on the model, the backend's own elsewhere
+  uint32_t tileMemKiB = 0;  ///< 0: 128 KiB on the model, the backend's own elsewhere
   size_t batch = 32;
   uint32_t epochs = 1;
   std::vector<size_t> hidden = {128};
   float learningRate = 0.05f;
-  float momentum = 0.0f;             ///< 0: plain SGD
+  float momentum = 0.0f;  ///< 0: plain SGD
   double targetAccuracy = 0.85;
-  uint64_t maxSteps = 0;             ///< 0 = whole epochs; else at most this many steps per epoch run
+  uint64_t maxSteps = 0;  ///< 0 = whole epochs; else at most this many steps per epoch run
   uint32_t seed = 1;
   std::string outDir = "tessera-train";
-  std::string dataDir;               ///< "" = the Debian package's directory
+  std::string dataDir;  ///< "" = the Debian package's directory
   std::string saveWeights, loadWeights;
-  double clockMHz = 0;               ///< nominal clock for device time; 0 = the chip's (params.json)
-  uint32_t traceSteps = 1;           ///< training steps traced superstep by superstep
-  size_t evalImages = 0;             ///< test images evaluated each epoch (0 = all 10,000)
-  bool quiet = false;                ///< no progress output
-  bool requireTarget = false;        ///< exit code 3 when the target accuracy is not reached
-  unsigned replicas = 1;             ///< data-parallel replicas, one MPI rank each; batch is the global batch
-  double linkGBps = 160;             ///< modelled chip-to-chip bandwidth, GB/s each way per chip
-  double linkStepUs = 1.0;           ///< modelled latency of one ring step of the all-reduce, microseconds
+  double clockMHz = 0;         ///< nominal clock for device time; 0 = the chip's (params.json)
+  uint32_t traceSteps = 1;     ///< training steps traced superstep by superstep
+  size_t evalImages = 0;       ///< test images evaluated each epoch (0 = all 10,000)
+  bool quiet = false;          ///< no progress output
+  bool requireTarget = false;  ///< exit code 3 when the target accuracy is not reached
+  unsigned replicas = 1;  ///< data-parallel replicas, one MPI rank each; batch is the global batch
+  double linkGBps = 160;  ///< modelled chip-to-chip bandwidth, GB/s each way per chip
+  double linkStepUs = 1.0;  ///< modelled latency of one ring step of the all-reduce, microseconds
 };
 
 /// The replicas of a job: the one MPI communicator of host/mpi (mpi_comm.hpp).

@@ -1,8 +1,9 @@
 /* Benchmark kernel: a chain of fused multiply-adds on BENCH_CONTEXTS contexts (1 = the supervisor
- * alone, 6 = the supervisor and all five workers), BENCH_ITERS iterations each. Measures issue rate:
- * with one context a tile issues at most every 6 cycles (IPC 1/6), with six it can issue every
- * cycle (IPC 1). Each iteration is 4 independent FMAs, an add and a branch; the result is checked so
- * the work cannot be optimised away, and the program exits 0 when every context's sum is right. */
+ * alone, 6 = the supervisor and all five workers), BENCH_ITERS iterations each. Measures issue
+ * rate: with one context a tile issues at most every 6 cycles (IPC 1/6), with six it can issue
+ * every cycle (IPC 1). Each iteration is 4 independent FMAs, an add and a branch; the result is
+ * checked so the work cannot be optimised away, and the program exits 0 when every context's sum is
+ * right. */
 #include "tessera/tile.h"
 
 #ifndef BENCH_CONTEXTS

@@ -22,10 +22,14 @@ static inline float fmadd(float x, float y, float z) {
   return r;
 }
 #else
-static inline float fmadd(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
+static inline float fmadd(float x, float y, float z) {
+  return __builtin_fmaf(x, y, z);
+}
 #endif
 
-static float fabs_(float x) { return x < 0 ? -x : x; }
+static float fabs_(float x) {
+  return x < 0 ? -x : x;
+}
 
 #if BENCH_KERNEL == 1
 #define INT_REPS 20000u
@@ -50,7 +54,8 @@ int bench_kernel(void) {
   /* a <- x a + y converges to y / (1 - x); on the way (and at the fixed point) every product and
    * sum needs rounding, so every FMA is inexact. */
   volatile float v[8] = {0.9f, 0.1f, 0.7f, 0.3f, 0.55f, 1.7f, 0.3f, 0.11f};
-  const float xa = v[0], ya = v[1], xb = v[2], yb = v[3], xc = v[4], yc = v[5], xd = v[6], yd = v[7];
+  const float xa = v[0], ya = v[1], xb = v[2], yb = v[3], xc = v[4], yc = v[5], xd = v[6],
+              yd = v[7];
   float a = 0.0f, b = 0.0f, c = 0.0f, d = 0.0f;
   for (uint32_t i = 0; i < FMA_ITERS; ++i) {
     a = fmadd(xa, a, ya);
@@ -73,8 +78,10 @@ static float mm_a[MM_N][MM_N], mm_b[MM_N][MM_N], mm_c[MM_N][MM_N];
 int bench_kernel(void) {
   for (int i = 0; i < MM_N; ++i) {
     for (int j = 0; j < MM_N; ++j) {
-      mm_a[i][j] = (float)((i * 31 + j * 17) % 64) * (1.0f / 64.0f) - 0.5f + 0.0137f * (float)(j & 3);
-      mm_b[i][j] = (float)((i * 13 + j * 29) % 48) * (1.0f / 48.0f) - 0.5f + 0.0071f * (float)(i & 7);
+      mm_a[i][j] =
+          (float)((i * 31 + j * 17) % 64) * (1.0f / 64.0f) - 0.5f + 0.0137f * (float)(j & 3);
+      mm_b[i][j] =
+          (float)((i * 13 + j * 29) % 48) * (1.0f / 48.0f) - 0.5f + 0.0071f * (float)(i & 7);
     }
   }
   for (int rep = 0; rep < MM_REPS; ++rep) {
@@ -105,5 +112,7 @@ int bench_kernel(void) {
 #endif
 
 #if defined(BENCH_TILE) || defined(BENCH_NATIVE)
-int main(void) { return bench_kernel(); }
+int main(void) {
+  return bench_kernel();
+}
 #endif

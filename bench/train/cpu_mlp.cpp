@@ -71,8 +71,8 @@ CpuMlp::CpuMlp(MlpParameters params, float learningRate, float momentum)
   }
 }
 
-void CpuMlp::runForward(Pass& pass, std::span<const float> images,
-                        std::span<const int32_t> labels, size_t scaleBatch) const {
+void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<const int32_t> labels,
+                        size_t scaleBatch) const {
   const std::vector<size_t>& sizes = params_.sizes;
   const size_t batch = labels.size();
   if (batch == 0) throw Error("cpu mlp: empty batch");
@@ -248,11 +248,13 @@ CpuMlp::Gradients CpuMlp::gradients(std::span<const float> images,
   return g;
 }
 
-CpuMlp::Gradients CpuMlp::replicaGradients(std::span<const float> images, std::span<const int32_t> labels,
-                                           size_t globalBatch, StepResult* result) const {
+CpuMlp::Gradients CpuMlp::replicaGradients(std::span<const float> images,
+                                           std::span<const int32_t> labels, size_t globalBatch,
+                                           StepResult* result) const {
   if (globalBatch < labels.size())
-    throw Error(fmt::format("cpu mlp: a replica's share of {} rows is larger than the global batch of {}",
-                            labels.size(), globalBatch));
+    throw Error(
+        fmt::format("cpu mlp: a replica's share of {} rows is larger than the global batch of {}",
+                    labels.size(), globalBatch));
   Pass pass;
   runForward(pass, images, labels, globalBatch);
   if (result != nullptr) *result = pass.result;
@@ -268,11 +270,12 @@ CpuMlp::Gradients CpuMlp::sumInReplicaOrder(const std::vector<Gradients>& replic
   for (size_t r = 1; r < replicas.size(); ++r) {
     const Gradients& g = replicas[r];
     if (g.weights.size() != s.weights.size() || g.biases.size() != s.biases.size())
-      throw Error(fmt::format("cpu mlp: replica {} has {} layers of gradients, replica 0 {}", r, g.weights.size(),
-                              s.weights.size()));
+      throw Error(fmt::format("cpu mlp: replica {} has {} layers of gradients, replica 0 {}", r,
+                              g.weights.size(), s.weights.size()));
     for (size_t l = 0; l < s.weights.size(); ++l) {
       if (g.weights[l].size() != s.weights[l].size() || g.biases[l].size() != s.biases[l].size())
-        throw Error(fmt::format("cpu mlp: replica {}: layer {} gradients differ in size from replica 0's", r, l));
+        throw Error(fmt::format(
+            "cpu mlp: replica {}: layer {} gradients differ in size from replica 0's", r, l));
       for (size_t i = 0; i < s.weights[l].size(); ++i) s.weights[l][i] += g.weights[l][i];
       for (size_t i = 0; i < s.biases[l].size(); ++i) s.biases[l][i] += g.biases[l][i];
     }
@@ -283,13 +286,15 @@ CpuMlp::Gradients CpuMlp::sumInReplicaOrder(const std::vector<Gradients>& replic
 void CpuMlp::applyGradients(const Gradients& sum) {
   const size_t layers = params_.layers();
   if (sum.weights.size() != layers || sum.biases.size() != layers)
-    throw Error(fmt::format("cpu mlp: gradients of {} layers for a {}-layer network", sum.weights.size(), layers));
+    throw Error(fmt::format("cpu mlp: gradients of {} layers for a {}-layer network",
+                            sum.weights.size(), layers));
   for (size_t l = 0; l < layers; ++l) {
     std::vector<float>& w = params_.weights[l];
     std::vector<float>& b = params_.biases[l];
     if (sum.weights[l].size() != w.size() || sum.biases[l].size() != b.size())
-      throw Error(fmt::format("cpu mlp: layer {}: {} weight and {} bias gradients for {} weights and {} biases", l,
-                              sum.weights[l].size(), sum.biases[l].size(), w.size(), b.size()));
+      throw Error(fmt::format(
+          "cpu mlp: layer {}: {} weight and {} bias gradients for {} weights and {} biases", l,
+          sum.weights[l].size(), sum.biases[l].size(), w.size(), b.size()));
     if (mu_ == 0.0f) {
       for (size_t i = 0; i < w.size(); ++i) w[i] = std::fma(-lr_, sum.weights[l][i], w[i]);
       for (size_t j = 0; j < b.size(); ++j) b[j] = std::fma(-lr_, sum.biases[l][j], b[j]);

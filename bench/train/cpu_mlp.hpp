@@ -64,8 +64,8 @@ class CpuMlp {
   /// replica's share (images, labels) of a global minibatch of globalBatch images, i.e. of the
   /// loss summed over the share and divided by globalBatch; *result (if given) gets the share's
   /// row losses and correct count. Nothing is updated.
-  Gradients replicaGradients(std::span<const float> images, std::span<const int32_t> labels, size_t globalBatch,
-                             StepResult* result = nullptr) const;
+  Gradients replicaGradients(std::span<const float> images, std::span<const int32_t> labels,
+                             size_t globalBatch, StepResult* result = nullptr) const;
   /// The replicas' gradients summed in replica order, as every replica sums them: s = g0, then
   /// s += g1, s += g2, ... element by element.
   static Gradients sumInReplicaOrder(const std::vector<Gradients>& replicas);

@@ -111,16 +111,19 @@ std::array<uint8_t, 16> parkingProgram(uint32_t desc) {
 
 }  // namespace
 
-bool hasCheckpointSupport(Device& dev) { return dev.info().hasCheckpoint; }
+bool hasCheckpointSupport(Device& dev) {
+  return dev.info().hasCheckpoint;
+}
 
 namespace {
 
 void requireCheckpointSupport(Device& dev) {
   if (!hasCheckpointSupport(dev)) {
-    throw Error(fmt::format("checkpoint: device \"{}\" has no checkpoint support (it refuses the "
-                            "checkpoint register REG_SEL, 0x{:03x}: a chip built with "
-                            "HAS_CHECKPOINT = 0, like the iCE40 board's)",
-                            dev.info().backend, TESS_CR_REG_SEL));
+    throw Error(
+        fmt::format("checkpoint: device \"{}\" has no checkpoint support (it refuses the "
+                    "checkpoint register REG_SEL, 0x{:03x}: a chip built with "
+                    "HAS_CHECKPOINT = 0, like the iCE40 board's)",
+                    dev.info().backend, TESS_CR_REG_SEL));
   }
 }
 

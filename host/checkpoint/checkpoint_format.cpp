@@ -227,9 +227,8 @@ Image decode(std::span<const uint8_t> bytes) {
           throw Error(fmt::format("checkpoint: saved from a chip with ID 0x{:08x}, not 0x{:08x}",
                                   id, TESS_CHIP_ID));
         }
-        if (img.info.tiles == 0 || img.info.tiles > 65536 ||
-            img.info.contexts < 2 || img.info.contexts > TESS_ROUND_CYCLES ||
-            img.info.tileMemBytes == 0 ||
+        if (img.info.tiles == 0 || img.info.tiles > 65536 || img.info.contexts < 2 ||
+            img.info.contexts > TESS_ROUND_CYCLES || img.info.tileMemBytes == 0 ||
             img.info.tileMemBytes % 4 != 0 || img.info.tileMemBytes >= TESS_MMIO_BASE) {
           throw Error(
               fmt::format("checkpoint: impossible configuration ({} tiles, {} bytes, {} "

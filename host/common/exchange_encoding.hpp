@@ -23,30 +23,47 @@ inline constexpr uint32_t kMaxCount = (1u << kCountBits) - 1;
 inline constexpr uint32_t kMaxAddr = (1u << kBusLsb) - 1;
 inline constexpr uint32_t kMaxBus = (1u << (32 - kBusLsb)) - 1;
 /// Words (= read cycles) of each instruction.
-inline constexpr uint32_t kWordsSend = 2, kWordsRecv = 2, kWordsSendRecv = 3, kWordsDelay = 1, kWordsEnd = 1;
+inline constexpr uint32_t kWordsSend = 2, kWordsRecv = 2, kWordsSendRecv = 3, kWordsDelay = 1,
+                          kWordsEnd = 1;
 
 /// First word of an instruction.
-constexpr uint32_t word0(uint32_t op, uint32_t n) { return (op << kOpLsb) | n; }
+constexpr uint32_t word0(uint32_t op, uint32_t n) {
+  return (op << kOpLsb) | n;
+}
 /// Receive operand: bus and address.
-constexpr uint32_t busAddr(uint32_t bus, uint32_t addr) { return (bus << kBusLsb) | addr; }
+constexpr uint32_t busAddr(uint32_t bus, uint32_t addr) {
+  return (bus << kBusLsb) | addr;
+}
 
 /// Opcode of word 0.
-constexpr uint32_t opOf(uint32_t w0) { return w0 >> kOpLsb; }
+constexpr uint32_t opOf(uint32_t w0) {
+  return w0 >> kOpLsb;
+}
 /// n of word 0.
-constexpr uint32_t countOf(uint32_t w0) { return w0 & kMaxCount; }
+constexpr uint32_t countOf(uint32_t w0) {
+  return w0 & kMaxCount;
+}
 /// The reserved bits of word 0 (between n and the opcode), which must be 0.
-constexpr uint32_t reservedOf(uint32_t w0) { return (w0 >> kCountBits) & ((1u << (kOpLsb - kCountBits)) - 1); }
+constexpr uint32_t reservedOf(uint32_t w0) {
+  return (w0 >> kCountBits) & ((1u << (kOpLsb - kCountBits)) - 1);
+}
 /// Bus of a receive operand.
-constexpr uint32_t busOf(uint32_t operand) { return operand >> kBusLsb; }
+constexpr uint32_t busOf(uint32_t operand) {
+  return operand >> kBusLsb;
+}
 /// Address of a receive operand.
-constexpr uint32_t addrOf(uint32_t operand) { return operand & kMaxAddr; }
+constexpr uint32_t addrOf(uint32_t operand) {
+  return operand & kMaxAddr;
+}
 
 /// Appends instructions to a program.
 struct Writer {
   std::vector<uint32_t> words;
   void end() { words.push_back(word0(TESS_XOP_END, 0)); }
   void delay(uint32_t n) { words.push_back(word0(TESS_XOP_DELAY, n)); }
-  void send(uint32_t n, uint32_t addr) { words.insert(words.end(), {word0(TESS_XOP_SEND, n), addr}); }
+  void send(uint32_t n, uint32_t addr) {
+    words.insert(words.end(), {word0(TESS_XOP_SEND, n), addr});
+  }
   void recv(uint32_t n, uint32_t bus, uint32_t addr) {
     words.insert(words.end(), {word0(TESS_XOP_RECV, n), busAddr(bus, addr)});
   }

@@ -19,10 +19,11 @@ std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions&
         spec, options.tiles, maxTiles));
   }
   if (options.shard && spec != "model") {
-    throw Error(fmt::format("device \"{}\": --shard / DeviceOptions::shard needs the model device",
-                            spec));
+    throw Error(
+        fmt::format("device \"{}\": --shard / DeviceOptions::shard needs the model device", spec));
   }
-  if (spec == "model") return options.shard ? makeShardedModelDevice(options) : makeModelDevice(options);
+  if (spec == "model")
+    return options.shard ? makeShardedModelDevice(options) : makeModelDevice(options);
   if (spec == "rtl") return makeRtlDevice(options);
   // Remote devices take their chip parameters from the server, not from options.
   if (spec.starts_with("tcp://")) return link::makeTcpDevice(spec);

@@ -7,8 +7,8 @@
 #include <map>
 #include <optional>
 
-#include "tessera/executable.hpp"
 #include "stream_prefetcher.hpp"
+#include "tessera/executable.hpp"
 
 namespace tessera {
 namespace {
@@ -188,7 +188,8 @@ void Engine::connectStream(const std::string& name, std::span<uint8_t> buffer) {
 void Engine::connectStreamAtSync(const std::string& name, StreamCallback callback) {
   const int s = impl_->exe.findStream(name);
   if (s < 0) throw Error(fmt::format("the executable has no stream \"{}\"", name));
-  if (!impl_->toDevice(s)) throw Error(fmt::format("stream \"{}\" is device-to-host: it is never prefetched", name));
+  if (!impl_->toDevice(s))
+    throw Error(fmt::format("stream \"{}\" is device-to-host: it is never prefetched", name));
   connectStream(name, std::move(callback));
   // Served like a buffer: called at the host sync on this thread, never by the prefetch thread.
   impl_->buffered[s] = true;
@@ -235,7 +236,8 @@ RunResult Engine::run(uint64_t maxCycles) {
     const RunResult r = m.dev.run(maxCycles > m.chipCycles ? maxCycles - m.chipCycles : 0);
     m.stats.deviceSeconds += secondsSince(start);
     m.chipCycles = r.cycles;
-    if (m.observer && (r.reason == StopReason::HostSync || r.reason == StopReason::SyncBreak)) m.observer(r);
+    if (m.observer && (r.reason == StopReason::HostSync || r.reason == StopReason::SyncBreak))
+      m.observer(r);
     if (r.reason == StopReason::HostSync) m.serviceHostSync(r.hostSyncId);
     if (r.reason == StopReason::HostSync || r.reason == StopReason::SyncBreak) {
       if (m.syncObserver && !m.syncObserver(r)) {
@@ -252,7 +254,9 @@ void Engine::restart() {
   impl_->chipCycles = 0;
 }
 
-void Engine::setStopObserver(std::function<void(const RunResult&)> observer) { impl_->observer = std::move(observer); }
+void Engine::setStopObserver(std::function<void(const RunResult&)> observer) {
+  impl_->observer = std::move(observer);
+}
 
 void Engine::setSyncObserver(std::function<bool(const RunResult&)> observer) {
   impl_->syncObserver = std::move(observer);
@@ -269,7 +273,9 @@ void Engine::setPrefetchReadyObserver(
   impl_->readyObserver = std::move(observer);
 }
 
-std::vector<uint64_t> Engine::streamOffsets() const { return impl_->offsets; }
+std::vector<uint64_t> Engine::streamOffsets() const {
+  return impl_->offsets;
+}
 
 void Engine::resumeFromCheckpoint(const std::vector<uint64_t>& offsets) {
   Impl& m = *impl_;
@@ -279,8 +285,8 @@ void Engine::resumeFromCheckpoint(const std::vector<uint64_t>& offsets) {
                             offsets.size(), m.exe.streams.size()));
   }
   m.offsets = offsets;
-  m.chipCycles = m.dev.readControl(TESS_CR_CYCLE_LO) |
-                 uint64_t{m.dev.readControl(TESS_CR_CYCLE_HI)} << 32;
+  m.chipCycles = m.dev.readControl(TESS_CR_CYCLE_LO) | uint64_t{m.dev.readControl(TESS_CR_CYCLE_HI)}
+                                                           << 32;
 }
 
 uint64_t Engine::tensorBytes(const std::string& name) const {

@@ -7,8 +7,9 @@
 // How an addition stays exact: both terms are integers times powers of two. They are aligned to a
 // common lsb; when that would need more than 62 bits, the smaller term lies entirely below the
 // larger one's precision and is rounded to odd at 2^(top-62) (shifted right, with a sticky 1 if any
-// bit was dropped). The larger term is a multiple of twice that grid, so the sum is the round-to-odd
-// of the exact sum with over 30 bits to spare, and rounding it to 24 bits is exact in every mode.
+// bit was dropped). The larger term is a multiple of twice that grid, so the sum is the
+// round-to-odd of the exact sum with over 30 bits to spare, and rounding it to 24 bits is exact in
+// every mode.
 #include "fp32.hpp"
 
 #include <bit>
@@ -48,8 +49,12 @@ Result fma_special(uint32_t a, uint32_t b, uint32_t c) {
   return {c, 0};  // c infinite, the product finite
 }
 
-Result add_general(uint32_t a, uint32_t b, unsigned rm) { return add_integer(a, b, rm); }
-Result mul_general(uint32_t a, uint32_t b, unsigned rm) { return mul_integer(a, b, rm); }
+Result add_general(uint32_t a, uint32_t b, unsigned rm) {
+  return add_integer(a, b, rm);
+}
+Result mul_general(uint32_t a, uint32_t b, unsigned rm) {
+  return mul_integer(a, b, rm);
+}
 Result fma_general(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
   return fma_integer(a, b, c, rm);
 }
@@ -68,10 +73,16 @@ Result int_to_float(bool neg, uint32_t mag, unsigned rm) {
 
 }  // namespace
 
-Result add(uint32_t a, uint32_t b, unsigned rm) { return add_inline(a, b, rm); }
-Result sub(uint32_t a, uint32_t b, unsigned rm) { return sub_inline(a, b, rm); }
+Result add(uint32_t a, uint32_t b, unsigned rm) {
+  return add_inline(a, b, rm);
+}
+Result sub(uint32_t a, uint32_t b, unsigned rm) {
+  return sub_inline(a, b, rm);
+}
 
-Result mul(uint32_t a, uint32_t b, unsigned rm) { return mul_inline(a, b, rm); }
+Result mul(uint32_t a, uint32_t b, unsigned rm) {
+  return mul_inline(a, b, rm);
+}
 
 Result div(uint32_t a, uint32_t b, unsigned rm) {
   const uint32_t sign = (a ^ b) & kSign;
@@ -110,8 +121,12 @@ Result sqrt(uint32_t a, unsigned rm) {
   return round_pack(false, r | (r * r != n), (x.e - 38) / 2, rm);
 }
 
-Result madd(uint32_t a, uint32_t b, uint32_t c, unsigned rm) { return madd_inline(a, b, c, rm); }
-Result msub(uint32_t a, uint32_t b, uint32_t c, unsigned rm) { return msub_inline(a, b, c, rm); }
+Result madd(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
+  return madd_inline(a, b, c, rm);
+}
+Result msub(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
+  return msub_inline(a, b, c, rm);
+}
 Result nmsub(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
   return nmsub_inline(a, b, c, rm);
 }
@@ -141,7 +156,9 @@ bool num_less(uint32_t a, uint32_t b) {
   if (is_zero(a) && is_zero(b)) return false;
   return order_key(a) < order_key(b);
 }
-bool num_eq(uint32_t a, uint32_t b) { return a == b || (is_zero(a) && is_zero(b)); }
+bool num_eq(uint32_t a, uint32_t b) {
+  return a == b || (is_zero(a) && is_zero(b));
+}
 
 // Rounds float a to an integer per rm: magnitude (saturated to 2^40 for huge inputs), sign, and
 // whether the conversion was inexact. a must not be NaN or infinite.
@@ -167,19 +184,33 @@ uint64_t round_to_int(uint32_t a, unsigned rm, bool* inexact) {
   *inexact = true;
   bool up;
   switch (rm) {
-    case kRNE: up = rest > half || (rest == half && (kept & 1)); break;
-    case kRTZ: up = false; break;
-    case kRDN: up = sign; break;
-    case kRUP: up = !sign; break;
-    default: up = rest >= half; break;
+    case kRNE:
+      up = rest > half || (rest == half && (kept & 1));
+      break;
+    case kRTZ:
+      up = false;
+      break;
+    case kRDN:
+      up = sign;
+      break;
+    case kRUP:
+      up = !sign;
+      break;
+    default:
+      up = rest >= half;
+      break;
   }
   return kept + (up ? 1 : 0);
 }
 
 }  // namespace
 
-Result min(uint32_t a, uint32_t b) { return min_max(a, b, false); }
-Result max(uint32_t a, uint32_t b) { return min_max(a, b, true); }
+Result min(uint32_t a, uint32_t b) {
+  return min_max(a, b, false);
+}
+Result max(uint32_t a, uint32_t b) {
+  return min_max(a, b, true);
+}
 
 Result eq(uint32_t a, uint32_t b) {
   if (is_nan(a) || is_nan(b)) return {0, (is_snan(a) || is_snan(b)) ? kNV : 0};
@@ -224,11 +255,19 @@ Result cvt_s_w(uint32_t a, unsigned rm) {
   return int_to_float(neg, neg ? 0u - a : a, rm);
 }
 
-Result cvt_s_wu(uint32_t a, unsigned rm) { return int_to_float(false, a, rm); }
+Result cvt_s_wu(uint32_t a, unsigned rm) {
+  return int_to_float(false, a, rm);
+}
 
-uint32_t sgnj(uint32_t a, uint32_t b) { return (a & ~kSign) | (b & kSign); }
-uint32_t sgnjn(uint32_t a, uint32_t b) { return (a & ~kSign) | (~b & kSign); }
-uint32_t sgnjx(uint32_t a, uint32_t b) { return a ^ (b & kSign); }
+uint32_t sgnj(uint32_t a, uint32_t b) {
+  return (a & ~kSign) | (b & kSign);
+}
+uint32_t sgnjn(uint32_t a, uint32_t b) {
+  return (a & ~kSign) | (~b & kSign);
+}
+uint32_t sgnjx(uint32_t a, uint32_t b) {
+  return a ^ (b & kSign);
+}
 
 uint32_t fclass(uint32_t a) {
   const bool sign = a & kSign;

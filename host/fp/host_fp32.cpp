@@ -7,11 +7,12 @@
 // RMM (absent on x86) recomputes the exact value in double and rounds it with round_double().
 // This file is compiled with -frounding-math; the asm barriers below keep the compiler from
 // moving arithmetic across the MXCSR accesses.
+#include "host_fp32.hpp"
+
 #include <immintrin.h>
 
 #include <cmath>
 
-#include "host_fp32.hpp"
 #include "round.hpp"
 
 namespace tessera::fp::host {
@@ -20,17 +21,27 @@ namespace {
 constexpr uint32_t kSign = 0x80000000u;
 constexpr uint32_t kMxcsrMasks = 0x1f80;  // all exceptions masked, DAZ/FTZ off
 
-bool is_nan(uint32_t a) { return (a & 0x7fffffffu) > 0x7f800000u; }
-bool is_inf(uint32_t a) { return (a & 0x7fffffffu) == 0x7f800000u; }
-bool is_zero(uint32_t a) { return (a & 0x7fffffffu) == 0; }
+bool is_nan(uint32_t a) {
+  return (a & 0x7fffffffu) > 0x7f800000u;
+}
+bool is_inf(uint32_t a) {
+  return (a & 0x7fffffffu) == 0x7f800000u;
+}
+bool is_zero(uint32_t a) {
+  return (a & 0x7fffffffu) == 0;
+}
 
 // MXCSR rounding-control field for RISC-V rm 0..3 (RMM runs as RNE, then is fixed up).
 uint32_t rc_bits(unsigned rm) {
   switch (rm) {
-    case kRTZ: return 3u << 13;
-    case kRDN: return 1u << 13;
-    case kRUP: return 2u << 13;
-    default: return 0;
+    case kRTZ:
+      return 3u << 13;
+    case kRDN:
+      return 1u << 13;
+    case kRUP:
+      return 2u << 13;
+    default:
+      return 0;
   }
 }
 
@@ -63,13 +74,17 @@ inline __m128 f_vec(uint32_t a) {
   barrier(v);
   return v;
 }
-inline uint32_t f_bits(__m128 v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(v))); }
+inline uint32_t f_bits(__m128 v) {
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(v)));
+}
 inline __m128d d_vec(uint32_t a) {
   __m128d v = _mm_cvtss_sd(_mm_setzero_pd(), f_vec(a));  // exact; no flag matters here
   barrier(v);
   return v;
 }
-inline double d_val(__m128d v) { return _mm_cvtsd_f64(v); }
+inline double d_val(__m128d v) {
+  return _mm_cvtsd_f64(v);
+}
 
 __attribute__((target("fma"))) __m128 fma_ss_hw(__m128 a, __m128 b, __m128 c) {
   return _mm_fmadd_ss(a, b, c);
@@ -153,8 +168,12 @@ Result madd(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
   return res;
 }
 
-Result msub(uint32_t a, uint32_t b, uint32_t c, unsigned rm) { return madd(a, b, c ^ kSign, rm); }
-Result nmsub(uint32_t a, uint32_t b, uint32_t c, unsigned rm) { return madd(a ^ kSign, b, c, rm); }
+Result msub(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
+  return madd(a, b, c ^ kSign, rm);
+}
+Result nmsub(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
+  return madd(a ^ kSign, b, c, rm);
+}
 Result nmadd(uint32_t a, uint32_t b, uint32_t c, unsigned rm) {
   return madd(a ^ kSign, b, c ^ kSign, rm);
 }
@@ -179,6 +198,8 @@ Result cvt_s_w(uint32_t a, unsigned rm) {
   return int_to_float(static_cast<int32_t>(a), rm);
 }
 
-Result cvt_s_wu(uint32_t a, unsigned rm) { return int_to_float(static_cast<int64_t>(a), rm); }
+Result cvt_s_wu(uint32_t a, unsigned rm) {
+  return int_to_float(static_cast<int64_t>(a), rm);
+}
 
 }  // namespace tessera::fp::host

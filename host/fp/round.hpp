@@ -23,12 +23,17 @@ inline constexpr uint32_t kSignBit = 0x80000000u;
 // half an ulp (rest vs half, both in units of the original significand).
 inline bool round_up(unsigned rm, bool sign, bool lsb, uint64_t rest, uint64_t half) {
   if (rest == 0) return false;
-  if (rm == kRNE) [[likely]] return rest > half || (rest == half && lsb);
+  if (rm == kRNE) [[likely]]
+    return rest > half || (rest == half && lsb);
   switch (rm) {
-    case kRTZ: return false;
-    case kRDN: return sign;
-    case kRUP: return !sign;
-    default: return rest >= half;  // RMM
+    case kRTZ:
+      return false;
+    case kRDN:
+      return sign;
+    case kRUP:
+      return !sign;
+    default:
+      return rest >= half;  // RMM
   }
 }
 
@@ -60,7 +65,7 @@ inline uint64_t shift_round(uint64_t m, int shift, unsigned rm, bool sign, bool*
   using namespace round_detail;
   const uint32_t sbit = sign ? kSignBit : 0;
   const int n = 64 - std::countl_zero(m);  // significant bits of m
-  int top = e + n - 1;                       // exponent of m's leading bit
+  int top = e + n - 1;                     // exponent of m's leading bit
   bool inexact = false;
   if (top >= -126) {
     uint64_t kept;
@@ -77,8 +82,8 @@ inline uint64_t shift_round(uint64_t m, int shift, unsigned rm, bool sign, bool*
       const bool to_inf = rm == kRNE || rm == kRMM || (rm == kRUP && !sign) || (rm == kRDN && sign);
       return {sbit | (to_inf ? 0x7f800000u : 0x7f7fffffu), kOF | kNX};
     }
-    const uint32_t v = sbit | (static_cast<uint32_t>(top + 127) << 23) |
-                       (static_cast<uint32_t>(kept) & 0x7fffffu);
+    const uint32_t v =
+        sbit | (static_cast<uint32_t>(top + 127) << 23) | (static_cast<uint32_t>(kept) & 0x7fffffu);
     return {v, inexact ? kNX : 0};
   }
   // Subnormal range: the lsb has weight 2^-149. Tininess is judged after rounding to 24 bits

@@ -13,10 +13,7 @@
 #include "tessera/error.hpp"
 
 namespace tessera::link {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 const char* statusName(uint16_t status) {
   switch (static_cast<Status>(status)) {

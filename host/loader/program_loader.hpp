@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "tessera/elf_image.hpp"
 #include "tessera/device.hpp"
+#include "tessera/elf_image.hpp"
 
 namespace tessera {
 

@@ -15,11 +15,16 @@ namespace {
 
 const char* reasonName(StopReason r) {
   switch (r) {
-    case StopReason::Halted: return "halted";
-    case StopReason::Trap: return "trap";
-    case StopReason::MaxCycles: return "cycle limit";
-    case StopReason::HostSync: return "host sync";
-    case StopReason::SyncBreak: return "sync break";
+    case StopReason::Halted:
+      return "halted";
+    case StopReason::Trap:
+      return "trap";
+    case StopReason::MaxCycles:
+      return "cycle limit";
+    case StopReason::HostSync:
+      return "host sync";
+    case StopReason::SyncBreak:
+      return "sync break";
   }
   return "?";
 }
@@ -112,7 +117,8 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
         r.divergence = compareRetireStreams(
             std::span<const RetireRecord>(ra.data(), cut ? k : ra.size()),
             std::span<const RetireRecord>(rb.data(), cut ? k : rb.size()), a, b);
-        if (r.divergence && n > 1) r.divergence->report = fmt::format("tile {}: {}", t, r.divergence->report);
+        if (r.divergence && n > 1)
+          r.divergence->report = fmt::format("tile {}: {}", t, r.divergence->report);
         r.a.retired += cut ? k : ra.size();
         r.b.retired += cut ? k : rb.size();
       }
@@ -130,8 +136,9 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   // Without syncs a program would hold every record until the end: pause both devices every
   // chunk cycles (a cycle-limit stop continues exactly) and compare what both have retired.
   const uint64_t chunk = !o.compareRetirements ? ~uint64_t{0}
-                         : o.chunkCycles      ? o.chunkCycles
-                                              : std::max<uint64_t>(1, (uint64_t{1} << 18) / std::max(1u, n));
+                         : o.chunkCycles
+                             ? o.chunkCycles
+                             : std::max<uint64_t>(1, (uint64_t{1} << 18) / std::max(1u, n));
   auto runChunk = [&](Device& d, const RunResult& last) {
     const uint64_t left = o.maxCycles - last.cycles;
     return d.run(std::min(left, chunk));
@@ -150,8 +157,8 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
       if (r.divergence) break;
       continue;
     }
-    const bool atSync = r.a.result.reason == StopReason::SyncBreak ||
-                        r.a.result.reason == StopReason::HostSync;
+    const bool atSync =
+        r.a.result.reason == StopReason::SyncBreak || r.a.result.reason == StopReason::HostSync;
     const std::string where =
         atSync ? fmt::format("at sync stop {} (cycle {}): ", r.a.stops + 1, r.a.result.cycles)
                : std::string();
@@ -191,8 +198,10 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   r.a.console = r.a.consoles[0];
   r.b.stats = r.b.tileStats[0];
   r.b.console = r.b.consoles[0];
-  if (!m.empty() || r.divergence) return r;  // stopped at a sync mismatch: the end is not comparable
-  compareRecords(r.a.result.reason == StopReason::MaxCycles || r.b.result.reason == StopReason::MaxCycles);
+  if (!m.empty() || r.divergence)
+    return r;  // stopped at a sync mismatch: the end is not comparable
+  compareRecords(r.a.result.reason == StopReason::MaxCycles ||
+                 r.b.result.reason == StopReason::MaxCycles);
   if (r.a.result.reason == StopReason::Halted) {
     compareField(m, "exit code", r.a.result.exitCode, r.b.result.exitCode, r);
   }
@@ -218,12 +227,11 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
 std::string LockstepReport::describe() const {
   std::string out;
   if (agree()) {
-    return fmt::format("{} and {} agree: {}, {} cycles, {} sync stops compared, {}{}", a.device, b.device,
-                       retirementsCompared ? fmt::format("{} retirements", a.retired) : "retirements not compared",
-                       a.result.cycles, a.stops,
-                       reasonName(a.result.reason),
-                       a.result.reason == StopReason::Trap ? ": " + describeTrap(a.result.trap)
-                                                           : "");
+    return fmt::format(
+        "{} and {} agree: {}, {} cycles, {} sync stops compared, {}{}", a.device, b.device,
+        retirementsCompared ? fmt::format("{} retirements", a.retired) : "retirements not compared",
+        a.result.cycles, a.stops, reasonName(a.result.reason),
+        a.result.reason == StopReason::Trap ? ": " + describeTrap(a.result.trap) : "");
   }
   if (divergence) out += divergence->report;
   for (const std::string& m : endMismatches) out += "state differs: " + m + "\n";
@@ -255,12 +263,14 @@ LockstepReport runLockstep(const ProgramLoader& load, const std::string& a, cons
   return runBoth(load, a, b, options, options.tiles);
 }
 
-LockstepReport runLockstep(const Executable& exe, const std::map<std::string, std::vector<uint8_t>>& inputs,
+LockstepReport runLockstep(const Executable& exe,
+                           const std::map<std::string, std::vector<uint8_t>>& inputs,
                            const std::string& a, const std::string& b, LockstepOptions options) {
   for (const auto& [name, bytes] : inputs) {
     const int s = exe.findStream(name);
     if (s < 0 || exe.streams[s].direction != StreamDirection::HostToDevice) {
-      throw Error(fmt::format("lockstep: the executable has no host-to-device stream \"{}\"", name));
+      throw Error(
+          fmt::format("lockstep: the executable has no host-to-device stream \"{}\"", name));
     }
   }
   if (options.tiles == 0) options.tiles = exe.target.tiles;
@@ -281,11 +291,12 @@ LockstepReport runLockstep(const Executable& exe, const std::map<std::string, st
       std::vector<uint8_t> bytes(c.region.bytes);
       if (st.direction == StreamDirection::HostToDevice) {
         auto it = inputs.find(st.name);
-        if (it == inputs.end()) throw Error(fmt::format("lockstep: stream \"{}\" has no input data", st.name));
+        if (it == inputs.end())
+          throw Error(fmt::format("lockstep: stream \"{}\" has no input data", st.name));
         const std::vector<uint8_t>& src = it->second;
         if (off + bytes.size() > src.size()) {
-          throw Error(fmt::format("lockstep: stream \"{}\" needs bytes {}..{}, its input has {}", st.name, off,
-                                  off + bytes.size(), src.size()));
+          throw Error(fmt::format("lockstep: stream \"{}\" needs bytes {}..{}, its input has {}",
+                                  st.name, off, off + bytes.size(), src.size()));
         }
         std::copy_n(src.begin() + static_cast<std::ptrdiff_t>(off), bytes.size(), bytes.begin());
         d.writeMemory(c.region.tile, c.region.addr, bytes);

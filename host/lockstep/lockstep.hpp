@@ -31,9 +31,9 @@ struct LockstepSide {
 /// Outcome of a lockstep run.
 struct LockstepReport {
   LockstepSide a, b;
-  std::optional<Divergence> divergence;  ///< first differing retirement, if any
-  std::vector<std::string> endMismatches; ///< differences at a sync stop or at the end
-  bool retirementsCompared = true;        ///< false in the fast mode (syncs only)
+  std::optional<Divergence> divergence;    ///< first differing retirement, if any
+  std::vector<std::string> endMismatches;  ///< differences at a sync stop or at the end
+  bool retirementsCompared = true;         ///< false in the fast mode (syncs only)
   /// True when the streams and the states agree.
   bool agree() const { return !divergence && endMismatches.empty(); }
   /// Summary for people: agreement with counts, or the first divergence with both sides' state.
@@ -45,12 +45,12 @@ using ProgramLoader = std::function<void(Device&)>;
 
 /// Options of a multi-tile lockstep run.
 struct LockstepOptions {
-  unsigned tiles = 0;                 ///< DeviceOptions::tiles (0 = the backend's default)
-  unsigned threadsA = 0;              ///< DeviceOptions::threads of device a (model: 0 = per core)
-  unsigned threadsB = 0;              ///< DeviceOptions::threads of device b
-  bool allTiles = false;              ///< ELF path form: load it on every tile (else tile 0 only)
-  uint64_t maxCycles = 10'000'000;    ///< chip cycle limit for each device
-  bool syncBreak = true;              ///< stop and compare memory at every sync
+  unsigned tiles = 0;               ///< DeviceOptions::tiles (0 = the backend's default)
+  unsigned threadsA = 0;            ///< DeviceOptions::threads of device a (model: 0 = per core)
+  unsigned threadsB = 0;            ///< DeviceOptions::threads of device b
+  bool allTiles = false;            ///< ELF path form: load it on every tile (else tile 0 only)
+  uint64_t maxCycles = 10'000'000;  ///< chip cycle limit for each device
+  bool syncBreak = true;            ///< stop and compare memory at every sync
   /// Compare every retirement (exact; records are compared and dropped at each sync stop and
   /// every chunkCycles, so memory stays bounded on long runs, with or without syncs), or only
   /// memory, counters and stops at syncs (fast).
@@ -59,7 +59,7 @@ struct LockstepOptions {
   /// stop, which continues exactly) and the records held so far are compared and dropped;
   /// 0 = 2^18 / tiles, so at most about 2^18 records per device are held.
   uint64_t chunkCycles = 0;
-  uint32_t tileMemBytes = 0;          ///< DeviceOptions::tileMemBytes (0 = the backend's default)
+  uint32_t tileMemBytes = 0;  ///< DeviceOptions::tileMemBytes (0 = the backend's default)
   /// Called on each device at each host sync, before it is released (e.g. to read/write memory).
   std::function<void(Device&, uint32_t syncId)> onHostSync;
 };
@@ -74,7 +74,8 @@ LockstepReport runLockstep(const std::string& path, const std::string& a, const 
 /// A compiled executable (*.tess) with its host-to-device streams' bytes: both devices get the same
 /// stream data at every host sync, and device-to-host data is compared like memory. Tiles and tile
 /// memory default to the executable's target.
-LockstepReport runLockstep(const class Executable& exe, const std::map<std::string, std::vector<uint8_t>>& inputs,
+LockstepReport runLockstep(const class Executable& exe,
+                           const std::map<std::string, std::vector<uint8_t>>& inputs,
                            const std::string& a, const std::string& b, LockstepOptions options);
 /// Multi-tile form with a loader callback (hand-made memory images, per-tile programs).
 LockstepReport runLockstep(const ProgramLoader& load, const std::string& a, const std::string& b,

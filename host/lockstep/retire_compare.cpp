@@ -14,7 +14,8 @@ constexpr size_t kHistory = 8;  // records of context shown before the divergenc
 
 // Registers of every context reconstructed from the stream: all start at 0 (docs/tile.md, reset).
 struct RegState {
-  std::map<std::pair<unsigned, unsigned>, std::array<uint32_t, 64>> regs;  // (tile, ctx) -> x0..31, f0..31
+  std::map<std::pair<unsigned, unsigned>, std::array<uint32_t, 64>>
+      regs;  // (tile, ctx) -> x0..31, f0..31
 
   void apply(const RetireRecord& r) {
     auto& file = regs.try_emplace({r.tile, r.context}, std::array<uint32_t, 64>{}).first->second;
@@ -44,9 +45,15 @@ std::string side(std::span<const RetireRecord> s, size_t i) {
 std::string formatRecord(const RetireRecord& r) {
   std::string dest;
   switch (r.dest) {
-    case DestKind::None: dest = "-"; break;
-    case DestKind::X: dest = fmt::format("x{} <- 0x{:08x}", r.rd, r.value); break;
-    case DestKind::F: dest = fmt::format("f{} <- 0x{:08x}", r.rd, r.value); break;
+    case DestKind::None:
+      dest = "-";
+      break;
+    case DestKind::X:
+      dest = fmt::format("x{} <- 0x{:08x}", r.rd, r.value);
+      break;
+    case DestKind::F:
+      dest = fmt::format("f{} <- 0x{:08x}", r.rd, r.value);
+      break;
   }
   return fmt::format("cycle {} tile {} ctx {} pc 0x{:08x} insn 0x{:08x} {}", r.cycle, r.tile,
                      r.context, r.pc, r.insn, dest);
@@ -75,8 +82,8 @@ std::optional<Divergence> compareRetireStreams(std::span<const RetireRecord> a,
   for (auto it = recent.rbegin(); it != recent.rend(); ++it) {
     report += fmt::format("  #{} {}\n", *it, formatRecord(a[*it]));
   }
-  report += fmt::format("registers of tile {} context {} just before it (both sides):\n{}",
-                        at.tile, at.context, state.describe(at.tile, at.context));
+  report += fmt::format("registers of tile {} context {} just before it (both sides):\n{}", at.tile,
+                        at.context, state.describe(at.tile, at.context));
   return Divergence{i, std::move(report)};
 }
 

@@ -1,5 +1,6 @@
 // Comparison of two retirement streams (docs/tile.md, "Retirement trace"): finds the first record
-// where two implementations of the tile disagree and describes both sides' architectural state there.
+// where two implementations of the tile disagree and describes both sides' architectural state
+// there.
 #pragma once
 
 #include <cstddef>
@@ -14,8 +15,8 @@ namespace tessera {
 
 /// The first point where two retirement streams differ.
 struct Divergence {
-  size_t index = 0;           ///< position of the first differing record (or the shorter length)
-  std::string report;         ///< human-readable: both records, recent history, both register states
+  size_t index = 0;    ///< position of the first differing record (or the shorter length)
+  std::string report;  ///< human-readable: both records, recent history, both register states
 };
 
 /// Compare streams record by record; names label the sides in the report (e.g. "model", "rtl").

@@ -22,7 +22,8 @@ std::vector<uint8_t> readFile(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Run a tile program or a *.tess on two devices and compare them instruction by instruction."};
+  CLI::App app{
+      "Run a tile program or a *.tess on two devices and compare them instruction by instruction."};
   app.footer("Exit status: 0 = the devices agree, 1 = they diverge, 2 = error.");
   std::string a = "model", b = "rtl", path;
   std::vector<std::string> inputs;
@@ -31,10 +32,13 @@ int main(int argc, char** argv) {
   app.add_option("--a", a, "First device (default model)");
   app.add_option("--b", b, "Second device (default rtl)");
   app.add_option("--max-cycles", o.maxCycles, "Cycle limit for each run (default 10,000,000)");
-  app.add_option("--tiles", o.tiles, "Tiles in the chip (default: the devices' default, or the executable's)");
+  app.add_option("--tiles", o.tiles,
+                 "Tiles in the chip (default: the devices' default, or the executable's)");
   app.add_flag("--all-tiles", o.allTiles, "Load the ELF on every tile (default: tile 0)");
-  app.add_option("--input", inputs, "STREAM=FILE: a host-to-device stream of a *.tess (repeatable)");
-  app.add_flag("--fast", fast, "Compare memory, counters and stops at every sync only, not every retirement");
+  app.add_option("--input", inputs,
+                 "STREAM=FILE: a host-to-device stream of a *.tess (repeatable)");
+  app.add_flag("--fast", fast,
+               "Compare memory, counters and stops at every sync only, not every retirement");
   app.add_option("program", path, "The program: a tile ELF or a *.tess")->required();
   CLI11_PARSE(app, argc, argv);
   o.compareRetirements = !fast;

@@ -18,7 +18,7 @@ enum class ChipState { Reset, Running, SyncPending, Halted, Error };
 struct ChipRegisterView {
   unsigned tiles;
   uint32_t memBytes;
-  unsigned contexts;     ///< per tile (CONTEXTS)
+  unsigned contexts;  ///< per tile (CONTEXTS)
   ChipState state;
   uint32_t pendingDesc;  ///< the descriptor of a pending host sync (STATUS in SyncPending)
   uint64_t now;          ///< CYCLE

@@ -16,7 +16,7 @@ namespace tessera::model {
 /// An error of the exchange engine: cause 27 or 28, detected at `cycle` (context 6).
 struct ExchangeFault {
   uint64_t cycle = 0;
-  uint32_t pc = 0;     ///< address of the offending instruction
+  uint32_t pc = 0;  ///< address of the offending instruction
   uint32_t cause = 0;
   uint32_t value = 0;  ///< the offending word (27) or address (28)
 };
@@ -60,15 +60,15 @@ class ExchangeEngine {
 
   Phase phase_ = Phase::Idle;
   bool faulted_ = false;
-  bool absent_ = false;      // startAbsent: no engine to run the program
+  bool absent_ = false;  // startAbsent: no engine to run the program
   uint64_t release_ = 0;
-  uint32_t pc_ = 0;          // address of the current instruction
-  unsigned wordIndex_ = 0;   // word read in this cycle (Fetch)
-  unsigned words_ = 1;       // k
+  uint32_t pc_ = 0;         // address of the current instruction
+  unsigned wordIndex_ = 0;  // word read in this cycle (Fetch)
+  unsigned words_ = 1;      // k
   std::array<uint32_t, 3> w_{};
-  uint64_t delayEnd_ = 0;    // first cycle of the next instruction (Delay)
+  uint64_t delayEnd_ = 0;  // first cycle of the next instruction (Delay)
   uint32_t n_ = 0;
-  uint32_t i_ = 0;           // transfer index
+  uint32_t i_ = 0;  // transfer index
   uint64_t transferStart_ = 0;
   bool send_ = false;
   bool recv_ = false;

@@ -22,9 +22,9 @@ ChipGeometry presetGeometry(const DeviceOptions& options) {
   }
   const std::string preset = options.preset.empty() ? "default" : options.preset;
   if (preset != "default" && preset != "mk2" && preset != "ice40") {
-    throw Error(fmt::format(
-        "model device: unknown preset \"{}\" (valid: \"default\", \"mk2\", \"ice40\")",
-        options.preset));
+    throw Error(
+        fmt::format("model device: unknown preset \"{}\" (valid: \"default\", \"mk2\", \"ice40\")",
+                    options.preset));
   }
   ChipGeometry g;
   static_cast<ChipShape&>(g) = ChipShape::preset(preset);
@@ -79,32 +79,55 @@ unsigned threadsFor(unsigned requested, unsigned tiles) {
   return std::min(n, tiles);
 }
 
-uint64_t withLo(uint64_t v, uint32_t w) { return (v & ~uint64_t{0xffffffffu}) | w; }
-uint64_t withHi(uint64_t v, uint32_t w) { return (v & 0xffffffffu) | uint64_t{w} << 32; }
+uint64_t withLo(uint64_t v, uint32_t w) {
+  return (v & ~uint64_t{0xffffffffu}) | w;
+}
+uint64_t withHi(uint64_t v, uint32_t w) {
+  return (v & 0xffffffffu) | uint64_t{w} << 32;
+}
 constexpr unsigned kRegs = 64;  // REG_SEL: x0..x31, f0..f31
 
 // Names of the registers a chip without checkpoints (HAS_CHECKPOINT = 0) refuses.
 const char* checkpointRegisterName(uint32_t offset) {
   switch (offset) {
-    case TESS_CR_CYCLE_LO: return "CYCLE_LO";
-    case TESS_CR_CYCLE_HI: return "CYCLE_HI";
-    case TESS_CR_T_IDLE_LO: return "T_IDLE_LO";
-    case TESS_CR_T_IDLE_HI: return "T_IDLE_HI";
-    case TESS_CR_T_SYNCWAIT_LO: return "T_SYNCWAIT_LO";
-    case TESS_CR_T_SYNCWAIT_HI: return "T_SYNCWAIT_HI";
-    case TESS_CR_T_EXCH_LO: return "T_EXCH_LO";
-    case TESS_CR_T_EXCH_HI: return "T_EXCH_HI";
-    case TESS_CR_CTX_SEL: return "CTX_SEL";
-    case TESS_CR_REG_SEL: return "REG_SEL";
-    case TESS_CR_C_REG: return "C_REG";
-    case TESS_CR_C_PC: return "C_PC";
-    case TESS_CR_C_FCSR: return "C_FCSR";
-    case TESS_CR_C_INSTRET_LO: return "C_INSTRET_LO";
-    case TESS_CR_C_INSTRET_HI: return "C_INSTRET_HI";
-    case TESS_CR_C_STATE: return "C_STATE";
-    case TESS_CR_T_RUN_ARG: return "T_RUN_ARG";
-    case TESS_CR_T_XCHG_PROG: return "T_XCHG_PROG";
-    default: return nullptr;
+    case TESS_CR_CYCLE_LO:
+      return "CYCLE_LO";
+    case TESS_CR_CYCLE_HI:
+      return "CYCLE_HI";
+    case TESS_CR_T_IDLE_LO:
+      return "T_IDLE_LO";
+    case TESS_CR_T_IDLE_HI:
+      return "T_IDLE_HI";
+    case TESS_CR_T_SYNCWAIT_LO:
+      return "T_SYNCWAIT_LO";
+    case TESS_CR_T_SYNCWAIT_HI:
+      return "T_SYNCWAIT_HI";
+    case TESS_CR_T_EXCH_LO:
+      return "T_EXCH_LO";
+    case TESS_CR_T_EXCH_HI:
+      return "T_EXCH_HI";
+    case TESS_CR_CTX_SEL:
+      return "CTX_SEL";
+    case TESS_CR_REG_SEL:
+      return "REG_SEL";
+    case TESS_CR_C_REG:
+      return "C_REG";
+    case TESS_CR_C_PC:
+      return "C_PC";
+    case TESS_CR_C_FCSR:
+      return "C_FCSR";
+    case TESS_CR_C_INSTRET_LO:
+      return "C_INSTRET_LO";
+    case TESS_CR_C_INSTRET_HI:
+      return "C_INSTRET_HI";
+    case TESS_CR_C_STATE:
+      return "C_STATE";
+    case TESS_CR_T_RUN_ARG:
+      return "T_RUN_ARG";
+    case TESS_CR_T_XCHG_PROG:
+      return "T_XCHG_PROG";
+    default:
+      return nullptr;
   }
 }
 
@@ -141,7 +164,9 @@ ModelDevice::ModelDevice(const DeviceOptions& options, std::unique_ptr<ChipFabri
   reset();
 }
 
-ChipInfo ModelDevice::info() const { return geometry_.chipInfo(); }
+ChipInfo ModelDevice::info() const {
+  return geometry_.chipInfo();
+}
 
 void ModelDevice::reset() {
   block_->reset();
@@ -181,8 +206,9 @@ void ModelDevice::checkTile(unsigned tile) const {
 void ModelDevice::checkRange(unsigned tile, uint32_t addr, size_t bytes, const char* what) const {
   checkTile(tile);
   if (uint64_t{addr} + bytes > geometry_.tileMemBytes) {
-    throw Error(fmt::format("tile {}: {} of {} bytes at 0x{:08x} is outside tile memory of {} bytes",
-                            tile, what, bytes, addr, geometry_.tileMemBytes));
+    throw Error(
+        fmt::format("tile {}: {} of {} bytes at 0x{:08x} is outside tile memory of {} bytes", tile,
+                    what, bytes, addr, geometry_.tileMemBytes));
   }
 }
 
@@ -309,9 +335,9 @@ void ModelDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
 
 uint32_t ModelDevice::readControl(uint32_t offset) {
   if (isCheckpointRegister(offset)) checkCheckpointRegister(offset, "read");
-  if (auto v = readChipRegister(offset, {geometry_.tiles, geometry_.tileMemBytes, geometry_.contexts,
-                                          state_, pendingDesc_, now_, error_, syncBreak_,
-                                          tileSel_})) {
+  if (auto v =
+          readChipRegister(offset, {geometry_.tiles, geometry_.tileMemBytes, geometry_.contexts,
+                                    state_, pendingDesc_, now_, error_, syncBreak_, tileSel_})) {
     return *v;
   }
   switch (offset) {
@@ -324,13 +350,18 @@ uint32_t ModelDevice::readControl(uint32_t offset) {
   }
   if (!isTileRegister(offset)) {
     switch (offset) {
-      case TESS_CR_C_REG: case TESS_CR_C_PC: case TESS_CR_C_FCSR: case TESS_CR_C_INSTRET_LO:
-      case TESS_CR_C_INSTRET_HI: case TESS_CR_C_STATE: case TESS_CR_T_RUN_ARG:
+      case TESS_CR_C_REG:
+      case TESS_CR_C_PC:
+      case TESS_CR_C_FCSR:
+      case TESS_CR_C_INSTRET_LO:
+      case TESS_CR_C_INSTRET_HI:
+      case TESS_CR_C_STATE:
+      case TESS_CR_T_RUN_ARG:
       case TESS_CR_T_XCHG_PROG:
         break;
       default:
-        throw Error(fmt::format("model device: no readable control register at offset 0x{:03x}",
-                                offset));
+        throw Error(
+            fmt::format("model device: no readable control register at offset 0x{:03x}", offset));
     }
   }
   // The selected tile's registers: its owner answers every rank.
@@ -367,8 +398,8 @@ uint32_t ModelDevice::readTileControl(uint32_t offset) {
     case TESS_CR_T_XCHG_PROG:
       return enabled ? tile.exchangeProgram() : 0;
     default:
-      throw Error(fmt::format("model device: no readable control register at offset 0x{:03x}",
-                              offset));
+      throw Error(
+          fmt::format("model device: no readable control register at offset 0x{:03x}", offset));
   }
 }
 
@@ -402,8 +433,8 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
       return;
     case TESS_CR_CTX_SEL:
       if (value >= geometry_.contexts) {
-        throw Error(fmt::format("model device: CTX_SEL {} is not a context (a tile has {})",
-                                value, geometry_.contexts));
+        throw Error(fmt::format("model device: CTX_SEL {} is not a context (a tile has {})", value,
+                                geometry_.contexts));
       }
       ctxSel_ = value;
       return;
@@ -479,42 +510,55 @@ void ModelDevice::writeTileControl(uint32_t offset, uint32_t value) {
       block_->setExchangeCycles(tileSel_, withHi(sel.exchangeCycles, value));
       return;
     default:
-      throw Error(fmt::format("model device: no writable control register at offset 0x{:03x}",
-                              offset));
+      throw Error(
+          fmt::format("model device: no writable control register at offset 0x{:03x}", offset));
   }
 }
 
 void ModelDevice::checkStateWrite(uint32_t offset, bool tileLevel) const {
   switch (offset) {
-    case TESS_CR_CYCLE_LO: case TESS_CR_CYCLE_HI: case TESS_CR_C_REG: case TESS_CR_C_PC:
-    case TESS_CR_C_FCSR: case TESS_CR_C_INSTRET_LO: case TESS_CR_C_INSTRET_HI:
-    case TESS_CR_T_RUN_ARG: case TESS_CR_T_XCHG_PROG: case TESS_CR_T_IDLE_LO:
-    case TESS_CR_T_IDLE_HI: case TESS_CR_T_SYNCWAIT_LO: case TESS_CR_T_SYNCWAIT_HI:
-    case TESS_CR_T_EXCH_LO: case TESS_CR_T_EXCH_HI:
+    case TESS_CR_CYCLE_LO:
+    case TESS_CR_CYCLE_HI:
+    case TESS_CR_C_REG:
+    case TESS_CR_C_PC:
+    case TESS_CR_C_FCSR:
+    case TESS_CR_C_INSTRET_LO:
+    case TESS_CR_C_INSTRET_HI:
+    case TESS_CR_T_RUN_ARG:
+    case TESS_CR_T_XCHG_PROG:
+    case TESS_CR_T_IDLE_LO:
+    case TESS_CR_T_IDLE_HI:
+    case TESS_CR_T_SYNCWAIT_LO:
+    case TESS_CR_T_SYNCWAIT_HI:
+    case TESS_CR_T_EXCH_LO:
+    case TESS_CR_T_EXCH_HI:
       break;
     default:
-      throw Error(fmt::format("model device: no writable control register at offset 0x{:03x}",
-                              offset));
+      throw Error(
+          fmt::format("model device: no writable control register at offset 0x{:03x}", offset));
   }
   checkCheckpointRegister(offset, "written");
   if (state_ != ChipState::SyncPending) {
-    throw Error(fmt::format("model device: control register 0x{:03x} can only be written while "
-                            "the chip is stopped at a sync",
-                            offset));
+    throw Error(
+        fmt::format("model device: control register 0x{:03x} can only be written while "
+                    "the chip is stopped at a sync",
+                    offset));
   }
   if (tileLevel && !enabled_[tileSel_]) {
-    throw Error(fmt::format("model device: control register 0x{:03x} of tile {}: the tile is "
-                            "disabled",
-                            offset, tileSel_));
+    throw Error(
+        fmt::format("model device: control register 0x{:03x} of tile {}: the tile is "
+                    "disabled",
+                    offset, tileSel_));
   }
 }
 
 void ModelDevice::checkCheckpointRegister(uint32_t offset, const char* access) const {
   if (geometry_.hasCheckpoint) return;
   const char* name = checkpointRegisterName(offset);
-  throw Error(fmt::format("model device: control register 0x{:03x} ({}) cannot be {}: this chip "
-                          "has no checkpoint support (HAS_CHECKPOINT = 0, preset ice40)",
-                          offset, name ? name : "?", access));
+  throw Error(
+      fmt::format("model device: control register 0x{:03x} ({}) cannot be {}: this chip "
+                  "has no checkpoint support (HAS_CHECKPOINT = 0, preset ice40)",
+                  offset, name ? name : "?", access));
 }
 
 void ModelDevice::writeCycle(uint64_t cycle) {

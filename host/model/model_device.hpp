@@ -102,18 +102,18 @@ class ModelDevice : public Device {
   ChipGeometry geometry_{};  // what the options asked for (tile configuration, info())
   std::unique_ptr<ChipFabric> fabric_;
   std::unique_ptr<TileBlock> block_;
-  std::vector<uint8_t> enabled_;   // T_ENABLE of every chip tile (known to every rank)
+  std::vector<uint8_t> enabled_;  // T_ENABLE of every chip tile (known to every rank)
   ChipState state_ = ChipState::Reset;
-  uint64_t now_ = 0;               // every unit has simulated the cycles below now_
-  uint64_t pendingRelease_ = 0;    // R of a pending sync
+  uint64_t now_ = 0;             // every unit has simulated the cycles below now_
+  uint64_t pendingRelease_ = 0;  // R of a pending sync
   uint32_t pendingDesc_ = 0;
-  bool pendingExchange_ = false;   // some tile starts an exchange at the pending release
+  bool pendingExchange_ = false;  // some tile starts an exchange at the pending release
   bool syncBreak_ = false;
   unsigned tileSel_ = 0;
-  unsigned ctxSel_ = 0;            // CTX_SEL (checkpoint registers)
-  unsigned regSel_ = 0;            // REG_SEL
+  unsigned ctxSel_ = 0;  // CTX_SEL (checkpoint registers)
+  unsigned regSel_ = 0;  // REG_SEL
   TrapInfo error_;
-  uint32_t exitCode0_ = 0;         // tile 0's exit code as RunResult reports it
+  uint32_t exitCode0_ = 0;  // tile 0's exit code as RunResult reports it
   StopReason lastReason_ = StopReason::MaxCycles;
   uint64_t supersteps_ = 0;
 };

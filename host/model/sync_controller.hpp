@@ -28,13 +28,13 @@ inline bool earlierFailure(const ChipFailure& a, const ChipFailure& b) {
 /// What the sync controller needs from one contiguous block of tiles. Plain data: it travels
 /// between MPI ranks as bytes.
 struct BlockSummary {
-  uint64_t active = 0;            ///< tiles computing or exchanging
-  uint64_t lastArrival = 0;       ///< max a_t of the arrived tiles
-  uint64_t haltEnd = 0;           ///< max h_t + 1 of the halted tiles
+  uint64_t active = 0;              ///< tiles computing or exchanging
+  uint64_t lastArrival = 0;         ///< max a_t of the arrived tiles
+  uint64_t haltEnd = 0;             ///< max h_t + 1 of the halted tiles
   uint32_t firstArrived = kNoTile;  ///< lowest arrived tile
   uint32_t firstDesc = 0;           ///< its sync descriptor
   uint32_t firstPc = 0;             ///< and the pc of its SYNC
-  uint32_t mismatch = kNoTile;  ///< lowest arrived tile whose descriptor differs from firstDesc
+  uint32_t mismatch = kNoTile;      ///< lowest arrived tile whose descriptor differs from firstDesc
   uint32_t mismatchDesc = 0;
   uint32_t mismatchPc = 0;
   uint32_t firstHalted = kNoTile;  ///< lowest halted tile
@@ -54,9 +54,9 @@ struct SyncDecision {
   Kind kind = Kind::Run;
   uint64_t cycle = 0;
   StopReason reason = StopReason::MaxCycles;
-  uint32_t desc = 0;       ///< the sync's descriptor (Pending, Release)
-  bool exchange = false;   ///< some arrived tile starts an exchange at the release
-  TrapInfo error;          ///< Fail: the chip error
+  uint32_t desc = 0;      ///< the sync's descriptor (Pending, Release)
+  bool exchange = false;  ///< some arrived tile starts an exchange at the release
+  TrapInfo error;         ///< Fail: the chip error
 };
 
 /// The decision for a chip whose tiles are split into `blocks` (in ascending tile order), at cycle

@@ -89,8 +89,7 @@ void TileBlock::release(uint64_t releaseCycle, bool exchanging) {
   exchanging_ = exchanging || !members_.empty();
 }
 
-std::optional<ChipFailure> TileBlock::runChunk(uint64_t from, uint64_t until,
-                                               uint64_t chipActive) {
+std::optional<ChipFailure> TileBlock::runChunk(uint64_t from, uint64_t until, uint64_t chipActive) {
   std::vector<unsigned> active;
   for (unsigned t = range_.first; t < range_.end; ++t) {
     const Phase p = slot(t).phase;
@@ -125,9 +124,10 @@ std::optional<ChipFailure> TileBlock::runChunk(uint64_t from, uint64_t until,
     const uint64_t at = failure->cycle;
     failure = attempt(from, at + 1);
     if (!failure || failure->cycle != at) {
-      throw Error(fmt::format("model device: internal error: the run from cycle {} did not "
-                              "repeat its failure at cycle {}",
-                              from, at));
+      throw Error(
+          fmt::format("model device: internal error: the run from cycle {} did not "
+                      "repeat its failure at cycle {}",
+                      from, at));
     }
   } else if (guard) {
     pool_->forEach(active.size(), [&](size_t i) { tile(active[i]).commit(); });

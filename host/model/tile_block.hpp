@@ -32,8 +32,8 @@ class TileBlock {
   static constexpr uint64_t kChunkCycles = 1 << 16;
 
   /// configs[i] is tile first+i's; the block talks to the other blocks through `fabric`.
-  TileBlock(std::vector<TileConfig> configs, TileRange range, unsigned chipTiles,
-            bool hasExchange, unsigned threads, ChipFabric& fabric);
+  TileBlock(std::vector<TileConfig> configs, TileRange range, unsigned chipTiles, bool hasExchange,
+            unsigned threads, ChipFabric& fabric);
 
   /// The tiles this block holds.
   TileRange range() const { return range_; }
@@ -87,10 +87,10 @@ class TileBlock {
   struct TileSlot {
     bool enabled = true;
     Phase phase = Phase::Compute;
-    uint64_t arrival = 0;          // a_t, valid when Arrived
-    uint64_t syncWait = 0;         // completed syncs
-    uint64_t exchangeCycles = 0;   // completed exchanges
-    uint64_t release = 0;          // R of the exchange in progress
+    uint64_t arrival = 0;         // a_t, valid when Arrived
+    uint64_t syncWait = 0;        // completed syncs
+    uint64_t exchangeCycles = 0;  // completed exchanges
+    uint64_t release = 0;         // R of the exchange in progress
     ExchangeEngine engine;
   };
 

@@ -22,10 +22,10 @@ namespace tessera::model {
 
 /// Static parameters of a tile.
 struct TileConfig {
-  unsigned tileId = 0;        ///< CSR 0xCC0
-  unsigned numTiles = 1;      ///< CSR 0xCC2
+  unsigned tileId = 0;                      ///< CSR 0xCC0
+  unsigned numTiles = 1;                    ///< CSR 0xCC2
   uint32_t memBytes = TESS_TILE_MEM_BYTES;  ///< SRAM bytes (CSR 0xCC3); a multiple of 4
-  bool hasFpu = TESS_HAS_FPU != 0;        ///< false: integer-only, F traps (rtl/params.json HAS_FPU)
+  bool hasFpu = TESS_HAS_FPU != 0;  ///< false: integer-only, F traps (rtl/params.json HAS_FPU)
   bool hasMulDiv = TESS_HAS_MULDIV != 0;  ///< false: no M extension, M traps (HAS_MULDIV)
   /// Contexts, 2..TileModel::kMaxContexts (rtl/params.json NUM_CONTEXTS): the supervisor and
   /// contexts - 1 workers; the round stays ROUND_CYCLES long, the other slots are empty.

@@ -53,7 +53,9 @@ MpiSession::MpiSession(int& argc, char**& argv) {
   }
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+MpiSession::~MpiSession() {
+  MPI_Finalize();
+}
 
 bool MpiSession::launchedByMpirun() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {

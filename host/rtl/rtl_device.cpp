@@ -205,7 +205,9 @@ class ChipSim final : public RtlDevice::Impl {
   ChipSim(const ChipSim&) = delete;
   ChipSim& operator=(const ChipSim&) = delete;
 
-  unsigned tiles() const override { return tiles_; }
+  unsigned tiles() const override {
+    return tiles_;
+  }
 
   void reset() override {
     idle();
@@ -317,7 +319,9 @@ class ChipSim final : public RtlDevice::Impl {
   }
 
  public:
-  uint64_t cycle() const override { return top_->cycle_o; }
+  uint64_t cycle() const override {
+    return top_->cycle_o;
+  }
 
   uint64_t tileCycles(unsigned tile) const override {
     return field(top_->tile_cycle_o, 64 * tile, 64);
@@ -437,9 +441,10 @@ std::unique_ptr<RtlDevice::Impl> makeChip(unsigned tiles, const DeviceOptions& o
 #if TESSERA_RTL_TRACE
   return std::make_unique<ChipSim<VTraced, true>>(tiles, options);
 #else
-  throw Error(fmt::format("rtl: cannot write \"{}\": this build has no traced chips "
-                          "(configure with -DTESSERA_RTL_TRACE=ON)",
-                          options.traceVcd));
+  throw Error(
+      fmt::format("rtl: cannot write \"{}\": this build has no traced chips "
+                  "(configure with -DTESSERA_RTL_TRACE=ON)",
+                  options.traceVcd));
 #endif
 }
 
@@ -509,7 +514,9 @@ ChipInfo RtlDevice::info() const {
   return info;
 }
 
-void RtlDevice::reset() { impl_->reset(); }
+void RtlDevice::reset() {
+  impl_->reset();
+}
 
 namespace {
 
@@ -518,9 +525,9 @@ void checkAccess(const char* what, unsigned tiles, unsigned tile, uint32_t addr,
     throw Error(fmt::format("rtl: {} of tile {}: the chip has tiles 0..{}", what, tile, tiles - 1));
   }
   if (addr > kMemBytes || size > kMemBytes - addr) {
-    throw Error(fmt::format(
-        "rtl: {} of {} bytes at 0x{:08x} on tile {} is outside its {}-byte memory", what, size,
-        addr, tile, kMemBytes));
+    throw Error(
+        fmt::format("rtl: {} of {} bytes at 0x{:08x} on tile {} is outside its {}-byte memory",
+                    what, size, addr, tile, kMemBytes));
   }
 }
 
@@ -539,8 +546,8 @@ void RtlDevice::writeMemory(unsigned tile, uint32_t addr, std::span<const uint8_
     }
     uint32_t unused = 0;
     if (!impl_->hostAccess(tile, byteAddr & ~3u, true, be, wdata, unused)) {
-      throw Error(fmt::format("rtl: the host port refused a write at 0x{:08x} on tile {}",
-                              byteAddr, tile));
+      throw Error(
+          fmt::format("rtl: the host port refused a write at 0x{:08x} on tile {}", byteAddr, tile));
     }
   }
 }
@@ -552,8 +559,8 @@ void RtlDevice::readMemory(unsigned tile, uint32_t addr, std::span<uint8_t> data
     const uint32_t byteAddr = addr + static_cast<uint32_t>(i);
     uint32_t rdata = 0;
     if (!impl_->hostAccess(tile, byteAddr & ~3u, false, 0, 0, rdata)) {
-      throw Error(fmt::format("rtl: the host port refused a read at 0x{:08x} on tile {}",
-                              byteAddr, tile));
+      throw Error(
+          fmt::format("rtl: the host port refused a read at 0x{:08x} on tile {}", byteAddr, tile));
     }
     for (unsigned lane = byteAddr & 3u; lane < 4 && i < data.size(); ++lane, ++i) {
       data[i] = static_cast<uint8_t>(rdata >> (8 * lane));
@@ -605,8 +612,8 @@ RunResult RtlDevice::run(uint64_t maxCycles) {
 
 std::string RtlDevice::console(unsigned tile) const {
   if (tile >= impl_->tiles()) {
-    throw Error(fmt::format("rtl: console of tile {}: the chip has {} tiles", tile,
-                            impl_->tiles()));
+    throw Error(
+        fmt::format("rtl: console of tile {}: the chip has {} tiles", tile, impl_->tiles()));
   }
   return impl_->consoles[tile];
 }
@@ -638,7 +645,9 @@ void RtlDevice::setRetireSink(std::function<void(const RetireRecord&)> sink) {
   impl_->sink = std::move(sink);
 }
 
-uint32_t RtlDevice::readControl(uint32_t offset) { return impl_->readControl(offset); }
+uint32_t RtlDevice::readControl(uint32_t offset) {
+  return impl_->readControl(offset);
+}
 
 void RtlDevice::writeControl(uint32_t offset, uint32_t value) {
   impl_->writeControl(offset, value);

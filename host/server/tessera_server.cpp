@@ -115,8 +115,9 @@ int main(int argc, char** argv) {
   unsigned idleMs = static_cast<unsigned>(o.limits.idleTimeout.count());
   app.add_option("--device", o.device, "device to serve: model or rtl")->capture_default_str();
   app.add_option("--tiles", o.tiles, "tiles in the chip (0 = the default, 4)");
-  app.add_option("--max-tiles", o.maxTiles,
-                 fmt::format("refuse more tiles than this (default {})", tessera::kDefaultMaxTiles));
+  app.add_option(
+      "--max-tiles", o.maxTiles,
+      fmt::format("refuse more tiles than this (default {})", tessera::kDefaultMaxTiles));
   app.add_option("--listen", o.listen,
                  "TCP address HOST:PORT (port 0 = any free port); a non-loopback address needs a "
                  "token")

@@ -31,8 +31,8 @@ struct WindowMsg {
 
 FailureMsg toMsg(const std::optional<ChipFailure>& f) {
   if (!f) return {};
-  return FailureMsg{f->cycle,     1,           f->info.tile, f->info.context, f->info.pc,
-                    f->info.cause, f->info.value};
+  return FailureMsg{f->cycle,     1, f->info.tile, f->info.context, f->info.pc, f->info.cause,
+                    f->info.value};
 }
 
 // The earliest failure of the ranks' messages (lowest tile on the same cycle).
@@ -118,6 +118,8 @@ void MpiFabric::runFailed(const std::exception& e) {
   comm_.abortJob("tessera shard", fmt::format("model device run failed: {}", e.what()));
 }
 
-shard::CommStats MpiFabric::stats() const { return comm_.stats(); }
+shard::CommStats MpiFabric::stats() const {
+  return comm_.stats();
+}
 
 }  // namespace tessera::shard

@@ -16,13 +16,15 @@ std::unique_ptr<Device> makeShardedModelDevice(const DeviceOptions& options) {
   const model::ChipGeometry g = model::chipGeometry(options);
   if (!g.hasExchange) {
     // The reduced board chip (preset ice40) has one tile: nothing to shard.
-    throw Error("model device: a chip without exchange engines (preset ice40) cannot be sharded "
-                "(use the unsharded model)");
+    throw Error(
+        "model device: a chip without exchange engines (preset ice40) cannot be sharded "
+        "(use the unsharded model)");
   }
   if (uint64_t{g.tiles} * TESS_EXCHANGE_LATENCY > std::numeric_limits<uint32_t>::max()) {
-    throw Error(fmt::format("model device: {} tiles are too many to shard (bus words carry the "
-                            "tile in 32 bits)",
-                            g.tiles));
+    throw Error(
+        fmt::format("model device: {} tiles are too many to shard (bus words carry the "
+                    "tile in 32 bits)",
+                    g.tiles));
   }
   // The ranks are the parallelism: one thread per rank unless told otherwise.
   DeviceOptions o = options;
@@ -32,9 +34,13 @@ std::unique_ptr<Device> makeShardedModelDevice(const DeviceOptions& options) {
 
 namespace shard {
 
-int rank() { return mpi::worldRank(); }
+int rank() {
+  return mpi::worldRank();
+}
 
-int ranks() { return mpi::worldSize(); }
+int ranks() {
+  return mpi::worldSize();
+}
 
 void abortJob(const std::string& who, const std::string& message, int code) {
   mpi::abortWorld(who, message, code);

@@ -15,8 +15,12 @@ namespace chipprog {
 
 /// Exchange instruction encodings (docs/chip.md, "Exchange programs").
 namespace xc {
-constexpr uint32_t end() { return tessera::xchg::word0(TESS_XOP_END, 0); }
-constexpr uint32_t delay(uint32_t n) { return tessera::xchg::word0(TESS_XOP_DELAY, n); }
+constexpr uint32_t end() {
+  return tessera::xchg::word0(TESS_XOP_END, 0);
+}
+constexpr uint32_t delay(uint32_t n) {
+  return tessera::xchg::word0(TESS_XOP_DELAY, n);
+}
 inline std::vector<uint32_t> send(uint32_t n, uint32_t addr) {
   return {tessera::xchg::word0(TESS_XOP_SEND, n), addr};
 }
@@ -45,7 +49,9 @@ constexpr uint32_t xchgProgFrom(uint32_t r) {
   return rv::sw(r, rv::t0, static_cast<int32_t>(TESS_MMIO_XCHG_PROG - TESS_MMIO_BASE));
 }
 /// EXIT with the value of register r.
-constexpr uint32_t exitWith(uint32_t r) { return rv::sw(r, rv::t0, 0); }
+constexpr uint32_t exitWith(uint32_t r) {
+  return rv::sw(r, rv::t0, 0);
+}
 
 /// Write words (little-endian) at addr of a tile.
 inline void place(tessera::Device& d, unsigned tile, uint32_t addr,
@@ -62,28 +68,27 @@ inline void place(tessera::Device& d, unsigned tile, uint32_t addr,
 /// SENDRECV, then EXIT with its accumulator. The exchange program names the left neighbour.
 inline void placeRing(tessera::Device& d) {
   using namespace rv;
-  const std::vector<uint32_t> code{
-      kMmio,                        // 0
-      csrr(s0, TESS_CSR_TILE_ID),   // 4
-      addi(s1, zero, 5),            // 8
-      addi(a3, s0, 1),              // 12 outer
-      slli(a3, a3, 2),              // 16
-      lw(a4, zero, 0x400),          // 20 inner
-      add(a4, a4, a3),              // 24
-      sw(a4, zero, 0x400),          // 28
-      addi(a3, a3, -1),             // 32
-      bne(a3, zero, -16),           // 36 -> 20
-      addi(a0, zero, 0x300),        // 40
-      xchgProgFrom(a0),             // 44
-      syncWith(zero),               // 48
-      lw(a5, zero, 0x50c),          // 52
-      lw(a4, zero, 0x400),          // 56
-      add(a4, a4, a5),              // 60
-      sw(a4, zero, 0x400),          // 64
-      addi(s1, s1, -1),             // 68
-      bne(s1, zero, -60),           // 72 -> 12
-      lw(a4, zero, 0x400),          // 76
-      exitWith(a4)};                // 80
+  const std::vector<uint32_t> code{kMmio,                       // 0
+                                   csrr(s0, TESS_CSR_TILE_ID),  // 4
+                                   addi(s1, zero, 5),           // 8
+                                   addi(a3, s0, 1),             // 12 outer
+                                   slli(a3, a3, 2),             // 16
+                                   lw(a4, zero, 0x400),         // 20 inner
+                                   add(a4, a4, a3),             // 24
+                                   sw(a4, zero, 0x400),         // 28
+                                   addi(a3, a3, -1),            // 32
+                                   bne(a3, zero, -16),          // 36 -> 20
+                                   addi(a0, zero, 0x300),       // 40
+                                   xchgProgFrom(a0),            // 44
+                                   syncWith(zero),              // 48
+                                   lw(a5, zero, 0x50c),         // 52
+                                   lw(a4, zero, 0x400),         // 56
+                                   add(a4, a4, a5),             // 60
+                                   sw(a4, zero, 0x400),         // 64
+                                   addi(s1, s1, -1),            // 68
+                                   bne(s1, zero, -60),          // 72 -> 12
+                                   lw(a4, zero, 0x400),         // 76
+                                   exitWith(a4)};               // 80
   const unsigned tiles = d.info().tiles;
   for (unsigned t = 0; t < tiles; ++t) {
     place(d, t, 0, code);

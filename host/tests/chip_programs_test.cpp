@@ -10,6 +10,7 @@
 //    instructions and every tile's memory, and reports the first divergence.
 //  - Host-port range errors, a disabled tile at a sync, the identification registers, and the
 //    model with several host threads against one thread.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,11 +20,9 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "backends.hpp"
-#include "lockstep.hpp"
 #include "chip_session.hpp"
+#include "lockstep.hpp"
 #include "program_manifest.hpp"
 #include "program_runner.hpp"
 #include "tessera/chip_params.h"
@@ -43,14 +42,18 @@ std::vector<Program> chipPrograms() {
   return out;
 }
 
-std::vector<std::string> devices() { return backends::names(); }
+std::vector<std::string> devices() {
+  return backends::names();
+}
 
 bool hasDevice(const std::string& d) {
   const auto all = devices();
   return std::find(all.begin(), all.end(), d) != all.end();
 }
 
-std::string elfPath(const std::string& name) { return std::string(TESSERA_SW_BIN_DIR) + "/" + name + ".elf"; }
+std::string elfPath(const std::string& name) {
+  return std::string(TESSERA_SW_BIN_DIR) + "/" + name + ".elf";
+}
 
 DeviceOptions withTiles(unsigned tiles) {
   DeviceOptions o;
@@ -77,7 +80,8 @@ uint32_t symbolOrThrow(const ElfImage& image, const std::string& name) {
 
 /// The host side of sw/tests/chip/chip_host_sync.c; the formulas are the ones its header comment
 /// specifies (the test's specification, not values taken from a device).
-void hostSyncHandler(Device& dev, const ElfImage& image, uint32_t id, std::vector<std::string>& failures) {
+void hostSyncHandler(Device& dev, const ElfImage& image, uint32_t id,
+                     std::vector<std::string>& failures) {
   constexpr uint32_t kHn = 16;
   const unsigned tiles = dev.info().tiles;
   if (id == 1) {
@@ -85,7 +89,9 @@ void hostSyncHandler(Device& dev, const ElfImage& image, uint32_t id, std::vecto
     for (unsigned t = 0; t < tiles; ++t) {
       for (uint32_t i = 0; i < kHn; ++i) {
         const uint32_t got = readWord(dev, t, out + 4 * i), want = 0xA5000000u + (t << 16) + i;
-        if (got != want) failures.push_back(fmt::format("host sync 1: tile {} host_out[{}] = 0x{:08x}, want 0x{:08x}", t, i, got, want));
+        if (got != want)
+          failures.push_back(fmt::format(
+              "host sync 1: tile {} host_out[{}] = 0x{:08x}, want 0x{:08x}", t, i, got, want));
         writeWord(dev, t, in + 4 * i, 0x5A000000u + (t << 16) + 3 * i);
       }
     }
@@ -96,7 +102,9 @@ void hostSyncHandler(Device& dev, const ElfImage& image, uint32_t id, std::vecto
       for (uint32_t i = 0; i < kHn; ++i) {
         const uint32_t got = readWord(dev, t, ring + 4 * (3 + i));
         const uint32_t want = 3 * (0x5A000000u + (l << 16) + 3 * i) + l;
-        if (got != want) failures.push_back(fmt::format("host sync 3: tile {} ring_in[{}] = 0x{:08x}, want 0x{:08x}", t, i, got, want));
+        if (got != want)
+          failures.push_back(fmt::format(
+              "host sync 3: tile {} ring_in[{}] = 0x{:08x}, want 0x{:08x}", t, i, got, want));
       }
       writeWord(dev, t, token, 0x70000000u + t);
     }
@@ -119,12 +127,14 @@ RunResult runToEnd(ChipSession& s, const ElfImage& image, StepLog& log) {
     const uint32_t status = s.device().readControl(TESS_CR_STATUS);
     if (r.reason == StopReason::SyncBreak) {
       ++log.syncBreaks;
-      EXPECT_EQ(status, TESS_ST_HOST_SYNC | r.hostSyncId << 16) << "STATUS at internal sync " << r.hostSyncId;
+      EXPECT_EQ(status, TESS_ST_HOST_SYNC | r.hostSyncId << 16)
+          << "STATUS at internal sync " << r.hostSyncId;
       continue;
     }
     if (r.reason == StopReason::HostSync) {
       log.hostSyncs.push_back(r.hostSyncId);
-      EXPECT_EQ(status, TESS_ST_HOST_SYNC | 1u << 4 | r.hostSyncId << 16) << "STATUS at host sync " << r.hostSyncId;
+      EXPECT_EQ(status, TESS_ST_HOST_SYNC | 1u << 4 | r.hostSyncId << 16)
+          << "STATUS at host sync " << r.hostSyncId;
       hostSyncHandler(s.device(), image, r.hostSyncId, log.failures);
       continue;
     }
@@ -132,7 +142,8 @@ RunResult runToEnd(ChipSession& s, const ElfImage& image, StepLog& log) {
   }
 }
 
-/// Check that the error the device reports is the one the program declares, also in the ERR_ registers.
+/// Check that the error the device reports is the one the program declares, also in the ERR_
+/// registers.
 void expectDeclaredError(Device& dev, const RunResult& r, const TrapExpectation& e) {
   ASSERT_EQ(r.reason, StopReason::Trap) << "exit code " << r.exitCode;
   SCOPED_TRACE(describeTrap(r.trap));
@@ -152,13 +163,15 @@ void expectDeclaredError(Device& dev, const RunResult& r, const TrapExpectation&
 /// Check a finished good run: every tile halted with exit 0, tile 0 printed "<name> ok".
 void expectAllPassed(ChipSession& s, const RunResult& r, const std::string& name) {
   Device& dev = s.device();
-  ASSERT_EQ(r.reason, StopReason::Halted) << (r.reason == StopReason::Trap ? describeTrap(r.trap) : "cycle limit");
+  ASSERT_EQ(r.reason, StopReason::Halted)
+      << (r.reason == StopReason::Trap ? describeTrap(r.trap) : "cycle limit");
   EXPECT_EQ(dev.readControl(TESS_CR_STATUS) & 0xfu, TESS_ST_HALTED);
   uint64_t last = 0;
   for (unsigned t = 0; t < s.tiles(); ++t) {
     const TileStats st = dev.stats(t);
     EXPECT_TRUE(st.halted) << "tile " << t;
-    EXPECT_EQ(st.exitCode, 0u) << "tile " << t << " failed check " << st.exitCode << "; console: " << dev.console(t);
+    EXPECT_EQ(st.exitCode, 0u) << "tile " << t << " failed check " << st.exitCode
+                               << "; console: " << dev.console(t);
     dev.writeControl(TESS_CR_TILE_SEL, t);
     EXPECT_EQ(dev.readControl(TESS_CR_T_STATE) & 1u, 1u) << "tile " << t;
     EXPECT_EQ(dev.readControl(TESS_CR_T_EXIT), st.exitCode) << "tile " << t;
@@ -332,14 +345,18 @@ TEST_P(ChipDeviceTest, HostAccessOutOfRangeIsReportedAndHarmless) {
       ADD_FAILURE() << "no tessera::Error";
     } catch (const Error& e) {
       const std::string msg = e.what();
-      for (const std::string& m : mentions) EXPECT_NE(msg.find(m), std::string::npos) << "\"" << msg << "\" lacks " << m;
+      for (const std::string& m : mentions)
+        EXPECT_NE(msg.find(m), std::string::npos) << "\"" << msg << "\" lacks " << m;
     }
   };
   uint8_t buf[8] = {};
   const std::string lastWord = fmt::format("{:x}", mem - 4);
-  expectError([&] { dev.readMemory(1, mem - 4, std::span<uint8_t>(buf, 8)); }, {"tile 1", lastWord});
-  expectError([&] { dev.writeMemory(3, mem - 4, std::span<const uint8_t>(buf, 8)); }, {"tile 3", lastWord});
-  expectError([&] { dev.readMemory(2, 0x80000000u, std::span<uint8_t>(buf, 4)); }, {"tile 2", "80000000"});
+  expectError([&] { dev.readMemory(1, mem - 4, std::span<uint8_t>(buf, 8)); },
+              {"tile 1", lastWord});
+  expectError([&] { dev.writeMemory(3, mem - 4, std::span<const uint8_t>(buf, 8)); },
+              {"tile 3", lastWord});
+  expectError([&] { dev.readMemory(2, 0x80000000u, std::span<uint8_t>(buf, 4)); },
+              {"tile 2", "80000000"});
   expectError([&] { dev.readMemory(4, 0, std::span<uint8_t>(buf, 4)); }, {"tile 4"});
   // Still usable: a full program runs.
   const ElfImage image = s.load(elfPath("chip_multicast"), kMaxCycles);
@@ -365,12 +382,15 @@ TEST_P(ChipDeviceTest, DisabledTileTakesNoPartInSyncs) {
   EXPECT_TRUE(disabled.halted);
   EXPECT_EQ(disabled.exitCode, 0u);
   EXPECT_EQ(disabled.instructions, 0u);
-  EXPECT_EQ(s.device().stats(2).exitCode, 31u) << "tile 2 received zeros from the disabled tile's bus";
+  EXPECT_EQ(s.device().stats(2).exitCode, 31u)
+      << "tile 2 received zeros from the disabled tile's bus";
   EXPECT_GT(s.device().stats(0).exchangeCycles, 0u) << "sync 1 completed without tile 1";
 }
 
 INSTANTIATE_TEST_SUITE_P(Chip, ChipDeviceTest, ::testing::ValuesIn(devices()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 /// The model on several host threads gives exactly what it gives on one.
 TEST(ChipModelThreads, SeveralThreadsAgreeWithOne) {

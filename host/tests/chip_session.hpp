@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "server_process.hpp"
-#include "tessera/elf_image.hpp"
 #include "tessera/device.hpp"
+#include "tessera/elf_image.hpp"
 
 namespace tessera::test {
 

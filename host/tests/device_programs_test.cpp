@@ -8,16 +8,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "backends.hpp"
+#include "lockstep.hpp"
 #include "program_manifest.hpp"
 #include "program_runner.hpp"
-#include "lockstep.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
 #include "tessera/error.hpp"
@@ -35,12 +35,16 @@ std::vector<Program> manifest() {
 }
 
 /// Backends the suite runs on: the one list (host/testing/backends.hpp).
-std::vector<std::string> devices() { return backends::names(); }
+std::vector<std::string> devices() {
+  return backends::names();
+}
 
 /// (device, program) pairs excluded because the backend is too slow for them in the default run.
 const std::set<std::pair<std::string, std::string>> kSlowExclusions = {};
 
-std::string elfPath(const Program& p) { return std::string(TESSERA_SW_BIN_DIR) + "/" + p.name + ".elf"; }
+std::string elfPath(const Program& p) {
+  return std::string(TESSERA_SW_BIN_DIR) + "/" + p.name + ".elf";
+}
 
 /// The expected console and stop of the examples and workloads (what each program is written
 /// to print; see its source).
@@ -93,7 +97,8 @@ TEST_P(DeviceProgramTest, RunsAsExpected) {
     ASSERT_TRUE(run.expect.has_value()) << "no tess_expect symbol in " << program.name;
     ASSERT_EQ(r.reason, StopReason::Trap) << "exit code " << r.exitCode;
     EXPECT_EQ(r.trap.cause, run.expect->cause);
-    EXPECT_EQ(r.trap.pc, run.expect->pc) << std::hex << "0x" << r.trap.pc << " vs 0x" << run.expect->pc;
+    EXPECT_EQ(r.trap.pc, run.expect->pc)
+        << std::hex << "0x" << r.trap.pc << " vs 0x" << run.expect->pc;
     EXPECT_EQ(r.trap.value, run.expect->value)
         << std::hex << "0x" << r.trap.value << " vs 0x" << run.expect->value;
     EXPECT_EQ(r.trap.context, run.expect->context);
@@ -147,12 +152,15 @@ TEST_P(LockstepTest, ModelAndRtlAgree) {
   EXPECT_TRUE(r.agree()) << r.describe();
   EXPECT_EQ(r.a.result.reason == StopReason::MaxCycles, false) << "cycle limit reached";
   for (unsigned c = 0; c < 6; ++c) {
-    EXPECT_EQ(r.a.stats.contextInstructions[c], r.b.stats.contextInstructions[c]) << "context " << c;
+    EXPECT_EQ(r.a.stats.contextInstructions[c], r.b.stats.contextInstructions[c])
+        << "context " << c;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, LockstepTest, ::testing::ValuesIn(manifest()),
-                         [](const ::testing::TestParamInfo<Program>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Program>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace tessera::test

@@ -8,7 +8,9 @@
 
 namespace tessera::test {
 
-void PrintTo(const Program& p, std::ostream* os) { *os << p.kind << ':' << p.name << ':' << p.tiles; }
+void PrintTo(const Program& p, std::ostream* os) {
+  *os << p.kind << ':' << p.name << ':' << p.tiles;
+}
 
 std::vector<Program> readManifest(const std::string& binDir) {
   std::vector<Program> programs;

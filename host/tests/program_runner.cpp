@@ -1,7 +1,6 @@
 // Program loading for the harness: ElfImage from the loader, then Device memory writes.
 #include "program_runner.hpp"
 
-
 #include "program_loader.hpp"
 
 namespace tessera::test {

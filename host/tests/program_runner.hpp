@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "tessera/elf_image.hpp"
 #include "tessera/device.hpp"
+#include "tessera/elf_image.hpp"
 
 namespace tessera::test {
 

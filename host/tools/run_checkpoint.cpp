@@ -64,8 +64,8 @@ LoadedCheckpoint loadCheckpoint(const std::string& path) {
   return c;
 }
 
-RunCheckpoint restoreInto(Device& device, const LoadedCheckpoint& c,
-                          const std::string& path, std::vector<std::string>& consoles) {
+RunCheckpoint restoreInto(Device& device, const LoadedCheckpoint& c, const std::string& path,
+                          std::vector<std::string>& consoles) {
   CheckpointInfo restored;
   const auto start = std::chrono::steady_clock::now();
   try {
@@ -73,7 +73,8 @@ RunCheckpoint restoreInto(Device& device, const LoadedCheckpoint& c,
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }
-  fmt::print(reportStream(stderr), "tessera-run: restored {} ({} bytes, sync at cycle {}) in {:.3f} s\n", path,
+  fmt::print(reportStream(stderr),
+             "tessera-run: restored {} ({} bytes, sync at cycle {}) in {:.3f} s\n", path,
              c.bytes.size(), restored.cycle,
              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   consoles = restored.consoles;

@@ -39,16 +39,16 @@ void addOptions(CLI::App& app, Options& o) {
                "Print cycles, instructions, IPC, idle slots, sync-wait and exchange cycles per "
                "tile, host syncs and host speed on stderr");
   app.add_option("--trace-vcd", o.vcd, "Write a VCD waveform (rtl device only)");
-  app.add_option("--tiles", o.tiles,
-                 fmt::format("Tiles in the chip (default: the device's default, {})",
-                             TESS_DEFAULT_TILES));
-  app.add_option("--preset", o.preset,
-                 fmt::format("Chip preset: mk2 = {} tiles x {} KiB, ice40 = the iCE40 board's "
-                             "reduced configuration ({} RV32I tile without M and F, {} contexts, "
-                             "{} KiB; rtl/params.json); model only",
-                             TESS_MK2_NUM_TILES, TESS_MK2_TILE_MEM_BYTES / 1024,
-                             TESS_ICE40_NUM_TILES, TESS_ICE40_NUM_CONTEXTS,
-                             TESS_ICE40_TILE_MEM_BYTES / 1024));
+  app.add_option(
+      "--tiles", o.tiles,
+      fmt::format("Tiles in the chip (default: the device's default, {})", TESS_DEFAULT_TILES));
+  app.add_option(
+      "--preset", o.preset,
+      fmt::format("Chip preset: mk2 = {} tiles x {} KiB, ice40 = the iCE40 board's "
+                  "reduced configuration ({} RV32I tile without M and F, {} contexts, "
+                  "{} KiB; rtl/params.json); model only",
+                  TESS_MK2_NUM_TILES, TESS_MK2_TILE_MEM_BYTES / 1024, TESS_ICE40_NUM_TILES,
+                  TESS_ICE40_NUM_CONTEXTS, TESS_ICE40_TILE_MEM_BYTES / 1024));
   app.add_flag("--no-fpu", o.noFpu,
                "Model: integer-only tiles, F instructions trap as illegal (as on the iCE40 board)");
   app.add_flag("--no-muldiv", o.noMulDiv,

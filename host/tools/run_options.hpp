@@ -38,7 +38,7 @@ struct Options {
   std::vector<std::string> inputs;   // name=file, host→device streams of a .tess
   std::vector<std::string> outputs;  // name=file, device→host streams of a .tess
   bool unconnectedOk = false;
-  bool shard = false;  // model: tiles split over the MPI ranks (docs/scale-out.md)
+  bool shard = false;         // model: tiles split over the MPI ranks (docs/scale-out.md)
   uint64_t checkpointAt = 0;  // save at this sync (1 = the first since the program start)
   std::string save;           // checkpoint file to write
   std::string restore;        // checkpoint file to continue from

@@ -112,8 +112,8 @@ int runExecutable(const Options& o, DeviceOptions options) {
     if (keep > 0) {
       std::error_code ec;
       if (std::filesystem::file_size(path, ec) < keep || ec) {
-        throw Error(fmt::format("{}: shorter than the {} bytes the checkpointed run wrote",
-                                         path, keep));
+        throw Error(
+            fmt::format("{}: shorter than the {} bytes the checkpointed run wrote", path, keep));
       }
       std::filesystem::resize_file(path, keep, ec);
       if (ec) throw Error(fmt::format("{}: cannot truncate: {}", path, ec.message()));
@@ -148,7 +148,7 @@ int runExecutable(const Options& o, DeviceOptions options) {
   if (o.checkpointAt != 0) {
     if (o.checkpointAt <= syncs) {
       throw Error(fmt::format("--checkpoint-at {}: the restored run is already at sync {}",
-                                       o.checkpointAt, syncs));
+                              o.checkpointAt, syncs));
     }
     device->setSyncBreak(true);  // internal syncs count too
     engine.setSyncObserver([&](const RunResult& r) {
@@ -181,12 +181,13 @@ int runExecutable(const Options& o, DeviceOptions options) {
   if (o.stats) {
     printStats(*device, tiles, result.cycles, seconds);
     const EngineStats s = engine.stats();
-    fmt::print(reportStream(stderr), "host syncs:    {} ({} bytes to the device, {} from it)\n", s.hostSyncs,
-               s.hostToDeviceBytes, s.deviceToHostBytes);
-    fmt::print(reportStream(stderr), "host I/O:      {:.6f} s ({:.1f} us per host sync)\n", s.hostIoSeconds,
-               s.hostSyncs ? s.hostIoSeconds / double(s.hostSyncs) * 1e6 : 0.0);
-    fmt::print(reportStream(stderr), "prefetch wait: {} host syncs, {:.6f} s; {} bytes not prefetched\n",
-               s.prefetchWaits, s.prefetchWaitSeconds, s.prefetchMissBytes);
+    fmt::print(reportStream(stderr), "host syncs:    {} ({} bytes to the device, {} from it)\n",
+               s.hostSyncs, s.hostToDeviceBytes, s.deviceToHostBytes);
+    fmt::print(reportStream(stderr), "host I/O:      {:.6f} s ({:.1f} us per host sync)\n",
+               s.hostIoSeconds, s.hostSyncs ? s.hostIoSeconds / double(s.hostSyncs) * 1e6 : 0.0);
+    fmt::print(reportStream(stderr),
+               "prefetch wait: {} host syncs, {:.6f} s; {} bytes not prefetched\n", s.prefetchWaits,
+               s.prefetchWaitSeconds, s.prefetchMissBytes);
   }
   return exitStatus(*device, result, tiles);
 }
@@ -212,8 +213,9 @@ int runProgram(const Options& o) {
   std::vector<std::string> savedConsoles;
   if (!o.restore.empty()) {
     if (!o.elfPath.empty()) {
-      throw Error("--restore of a bare program takes no program file (the checkpoint "
-                           "holds the memory; a *.tess executable is given with its checkpoint)");
+      throw Error(
+          "--restore of a bare program takes no program file (the checkpoint "
+          "holds the memory; a *.tess executable is given with its checkpoint)");
     }
     const LoadedCheckpoint checkpoint = loadCheckpoint(o.restore);
     if (options.tiles == 0 && options.preset.empty()) options.tiles = checkpoint.info.tiles;
@@ -223,8 +225,7 @@ int runProgram(const Options& o) {
     device = openDevice(o.device, options);
     const RunCheckpoint c = restoreInto(*device, checkpoint, o.restore, savedConsoles);
     if (c.executable) {
-      throw Error(fmt::format("{}: a checkpoint of a *.tess run: give the executable",
-                                       o.restore));
+      throw Error(fmt::format("{}: a checkpoint of a *.tess run: give the executable", o.restore));
     }
     syncs = c.syncs;
     const unsigned tiles = device->info().tiles;
@@ -248,18 +249,17 @@ int runProgram(const Options& o) {
   if (o.checkpointAt != 0) {
     if (o.checkpointAt <= syncs) {
       throw Error(fmt::format("--checkpoint-at {}: the restored run is already at sync {}",
-                                       o.checkpointAt, syncs));
+                              o.checkpointAt, syncs));
     }
     requireCheckpoints(*device, o.device);
     device->setSyncBreak(true);  // internal syncs count too
   }
 
   const auto start = std::chrono::steady_clock::now();
-  const uint64_t first = device->readControl(TESS_CR_CYCLE_LO) |
-                         uint64_t{device->readControl(TESS_CR_CYCLE_HI)} << 32;
+  const uint64_t first =
+      device->readControl(TESS_CR_CYCLE_LO) | uint64_t{device->readControl(TESS_CR_CYCLE_HI)} << 32;
   RunResult result = device->run(o.maxCycles > first ? o.maxCycles - first : 0);
-  while (result.reason == StopReason::HostSync ||
-         result.reason == StopReason::SyncBreak) {
+  while (result.reason == StopReason::HostSync || result.reason == StopReason::SyncBreak) {
     ++syncs;
     if (syncs == o.checkpointAt) {
       RunCheckpoint c;

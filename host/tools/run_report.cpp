@@ -65,7 +65,8 @@ void printStats(const Device& device, unsigned tiles, uint64_t cycles, double se
     perContext += fmt::format("{}{}", c ? " " : "", sum.contextInstructions[c]);
   }
   fmt::print(reportStream(stderr), "cycles:        {}\n", cycles);
-  fmt::print(reportStream(stderr), "instructions:  {} (per context: {})\n", sum.instructions, perContext);
+  fmt::print(reportStream(stderr), "instructions:  {} (per context: {})\n", sum.instructions,
+             perContext);
   fmt::print(reportStream(stderr), "IPC:           {:.4f}\n",
              cycles ? double(sum.instructions) / double(cycles) : 0.0);
   fmt::print(reportStream(stderr), "idle slots:    {}\n", sum.idleSlots);
@@ -88,8 +89,8 @@ void printStats(const Device& device, unsigned tiles, uint64_t cycles, double se
                  s.halted ? fmt::format(" exit {}", s.exitCode) : std::string());
     }
   }
-  fmt::print(reportStream(stderr), "host time:     {:.3f} s ({:.2f} M simulated chip cycles/s)\n", seconds,
-             seconds > 0 ? double(cycles) / seconds / 1e6 : 0.0);
+  fmt::print(reportStream(stderr), "host time:     {:.3f} s ({:.2f} M simulated chip cycles/s)\n",
+             seconds, seconds > 0 ? double(cycles) / seconds / 1e6 : 0.0);
 }
 
 int exitStatus(const Device& device, const RunResult& result, unsigned tiles) {

@@ -42,7 +42,7 @@ struct Options {
   bool noFpu = false;
   bool noMulDiv = false;
   bool counterWrap = false;  // run the tiles' counters past 2^32 cycles
-  std::string preset;  // model: "ice40" = the iCE40 board's configuration
+  std::string preset;        // model: "ice40" = the iCE40 board's configuration
 };
 
 /// What a step found: pass, or fail with what and a hint where to look.

@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     return tessera::tools::runProgram(o);
   } catch (const tessera::Error& e) {
     // A sharded run ends every rank: the others may be waiting for this one.
-    if (tessera::shard::ranks() > 1) tessera::shard::abortJob("tessera-run", e.what(), tessera::tools::kExitBadInput);
+    if (tessera::shard::ranks() > 1)
+      tessera::shard::abortJob("tessera-run", e.what(), tessera::tools::kExitBadInput);
     fmt::print(stderr, "tessera-run: {}\n", e.what());
     return tessera::tools::kExitBadInput;
   } catch (const std::exception& e) {

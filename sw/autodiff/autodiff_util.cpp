@@ -13,7 +13,8 @@ Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name) {
   const std::vector<int32_t> map = graph.tileMapping(t);
   const Tensor flat = out.flatten();
   for (size_t i = 0; i < map.size();) {
-    if (map[i] < 0) throw Error(fmt::format("{}: element {} of \"{}\" is not mapped", name, i, t.debugName()));
+    if (map[i] < 0)
+      throw Error(fmt::format("{}: element {} of \"{}\" is not mapped", name, i, t.debugName()));
     size_t j = i + 1;
     while (j < map.size() && map[j] == map[i]) ++j;
     graph.setTileMapping(flat.slice(i, j), static_cast<unsigned>(map[i]));
@@ -44,14 +45,16 @@ bool blockMapped(const Graph& graph, const Tensor& t) {
   return true;
 }
 
-Tensor materialize(Graph& graph, Sequence& prog, const Gradient& g, const Tensor& like, const std::string& name) {
+Tensor materialize(Graph& graph, Sequence& prog, const Gradient& g, const Tensor& like,
+                   const std::string& name) {
   if (!g.isConstant()) return g.tensor;
   const Tensor out = likeMapped(graph, like, name);
   ops::fill(graph, out, g.constant, prog, name + "/fill");
   return out;
 }
 
-Tensor wholeTensor(Graph& graph, Sequence& prog, const Tensor& t, const Tensor& like, const std::string& name) {
+Tensor wholeTensor(Graph& graph, Sequence& prog, const Tensor& t, const Tensor& like,
+                   const std::string& name) {
   const std::vector<ElementRun>& runs = t.runs();
   if (runs.size() == 1 && runs[0].begin == 0 && runs[0].end == t.numElements()) {
     const GraphVariable& var = graph.variables()[runs[0].var];

@@ -13,8 +13,10 @@ Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name);
 /// ops::matmulAccumulate needs of its target).
 bool blockMapped(const Graph& graph, const Tensor& t);
 /// g as a tensor: a constant is filled into a new variable mapped like `like`.
-Tensor materialize(Graph& graph, Sequence& prog, const Gradient& g, const Tensor& like, const std::string& name);
+Tensor materialize(Graph& graph, Sequence& prog, const Gradient& g, const Tensor& like,
+                   const std::string& name);
 /// t if it is a whole variable; else a copy of it into a new variable mapped like `like`.
-Tensor wholeTensor(Graph& graph, Sequence& prog, const Tensor& t, const Tensor& like, const std::string& name);
+Tensor wholeTensor(Graph& graph, Sequence& prog, const Tensor& t, const Tensor& like,
+                   const std::string& name);
 
 }  // namespace tessera::autodiff

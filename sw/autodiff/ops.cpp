@@ -1,6 +1,9 @@
 // The built-in differentiable ops: for each, its forward and its backward side by side, and one
 // registration in OpRegistry::builtin() (docs/autodiff.md, "Adding an op"). A backward's operation
-// order is part of the op's contract: the gradient-check tests reproduce it bit for bit on the host.
+// order is part of the op's contract: the gradient-check tests reproduce it bit for bit on the
+// host.
+#include "tessera/ops.hpp"
+
 #include <fmt/format.h>
 
 #include <numeric>
@@ -8,7 +11,6 @@
 #include "autodiff_util.hpp"
 #include "tessera/autodiff.hpp"
 #include "tessera/error.hpp"
-#include "tessera/ops.hpp"
 #include "tessera/optimizers.hpp"
 
 namespace tessera::autodiff {
@@ -16,13 +18,14 @@ namespace tessera::autodiff {
 namespace {
 
 void expectInputs(const OpNode& node, const std::vector<Tensor>& in, size_t n) {
-  if (in.size() != n) throw Error(fmt::format("{} ({}): {} inputs, {} expected", node.name, node.type, in.size(), n));
+  if (in.size() != n)
+    throw Error(fmt::format("{} ({}): {} inputs, {} expected", node.name, node.type, in.size(), n));
 }
 
 void expectFloat(const OpNode& node, const Tensor& t, size_t i) {
   if (t.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{} ({}): input {} \"{}\" {} must be float32", node.name, node.type, i, t.debugName(),
-                            t.shapeString()));
+    throw Error(fmt::format("{} ({}): input {} \"{}\" {} must be float32", node.name, node.type, i,
+                            t.debugName(), t.shapeString()));
   }
 }
 
@@ -30,15 +33,17 @@ void expectSameShape(const OpNode& node, const std::vector<Tensor>& in) {
   expectFloat(node, in[0], 0);
   expectFloat(node, in[1], 1);
   if (in[0].shape() != in[1].shape()) {
-    throw Error(fmt::format("{} ({}): shapes differ: \"{}\" {} and \"{}\" {}", node.name, node.type, in[0].debugName(),
-                            in[0].shapeString(), in[1].debugName(), in[1].shapeString()));
+    throw Error(fmt::format("{} ({}): shapes differ: \"{}\" {} and \"{}\" {}", node.name, node.type,
+                            in[0].debugName(), in[0].shapeString(), in[1].debugName(),
+                            in[1].shapeString()));
   }
 }
 
 size_t dimAttr(const OpNode& node, const std::string& key, size_t rank) {
   const int64_t d = node.intAttr(key, 0);
   if (d < 0 || static_cast<size_t>(d) >= rank) {
-    throw Error(fmt::format("{} ({}): {} {} is out of range for rank {}", node.name, node.type, key, d, rank));
+    throw Error(fmt::format("{} ({}): {} {} is out of range for rank {}", node.name, node.type, key,
+                            d, rank));
   }
   return static_cast<size_t>(d);
 }
@@ -62,26 +67,29 @@ std::vector<Tensor> matmulForward(ForwardContext& ctx) {
   expectFloat(n, a, 0);
   expectFloat(n, b, 1);
   if (a.rank() != 2 || b.rank() != 2) {
-    throw Error(fmt::format("{} ({}): 2-D operands expected, got \"{}\" {} and \"{}\" {}", n.name, n.type,
-                            a.debugName(), a.shapeString(), b.debugName(), b.shapeString()));
+    throw Error(fmt::format("{} ({}): 2-D operands expected, got \"{}\" {} and \"{}\" {}", n.name,
+                            n.type, a.debugName(), a.shapeString(), b.debugName(),
+                            b.shapeString()));
   }
   const size_t ka = ta ? a.dim(0) : a.dim(1), kb = tb ? b.dim(1) : b.dim(0);
   if (ka != kb) {
-    throw Error(fmt::format("{} ({}): inner dimensions differ: op(\"{}\") is [{},{}], op(\"{}\") is [{},{}]", n.name,
-                            n.type, a.debugName(), ta ? a.dim(1) : a.dim(0), ka, b.debugName(), kb,
-                            tb ? b.dim(0) : b.dim(1)));
+    throw Error(fmt::format(
+        "{} ({}): inner dimensions differ: op(\"{}\") is [{},{}], op(\"{}\") is [{},{}]", n.name,
+        n.type, a.debugName(), ta ? a.dim(1) : a.dim(0), ka, b.debugName(), kb,
+        tb ? b.dim(0) : b.dim(1)));
   }
   return {ops::matmul(ctx.graph, a, b, ctx.prog, n.name, {ta, tb})};
 }
 
 // The product x y (with options) that is input i's gradient; see the comment above.
-void matmulGradOf(BackwardContext& ctx, size_t i, const Tensor& x, const Tensor& y, ops::MatMulOptions o,
-                  bool gIsX) {
+void matmulGradOf(BackwardContext& ctx, size_t i, const Tensor& x, const Tensor& y,
+                  ops::MatMulOptions o, bool gIsX) {
   const Tensor& in = ctx.inputs[i];
   const std::string what = i == 0 ? "a" : "b";
   if (const GradientSink* s = ctx.sink(i); s && blockMapped(ctx.graph, s->target)) {
     const Tensor& g = gIsX ? x : y;
-    const Tensor scaled = ops::scaleByScalar(ctx.graph, g, s->scalar, -1.0f, ctx.prog, ctx.stepName(what + "/scale"));
+    const Tensor scaled =
+        ops::scaleByScalar(ctx.graph, g, s->scalar, -1.0f, ctx.prog, ctx.stepName(what + "/scale"));
     ops::matmulAccumulate(ctx.graph, s->target, gIsX ? scaled : x, gIsX ? y : scaled, ctx.prog,
                           ctx.stepName(what + "/update"), o);
     ctx.sinkUsed(i);
@@ -147,7 +155,8 @@ void subBackward(BackwardContext& ctx) {
   if (ctx.needsGrad(1)) {
     const Gradient& g = ctx.gradOutput(0);
     ctx.setGrad(1, g.isConstant() ? Gradient::uniform(-g.constant, g.shape)
-                                  : Gradient::of(ops::scale(ctx.graph, g.tensor, -1.0f, ctx.prog, ctx.stepName("b"))));
+                                  : Gradient::of(ops::scale(ctx.graph, g.tensor, -1.0f, ctx.prog,
+                                                            ctx.stepName("b"))));
   }
 }
 
@@ -164,8 +173,9 @@ void mulBackward(BackwardContext& ctx) {
     if (!ctx.needsGrad(i)) continue;
     const Tensor& other = ctx.inputs[1 - i];
     const std::string step = ctx.stepName(i == 0 ? "a" : "b");
-    ctx.setGrad(i, Gradient::of(g.isConstant() ? ops::scale(ctx.graph, other, g.constant, ctx.prog, step)
-                                               : ops::mul(ctx.graph, g.tensor, other, ctx.prog, step)));
+    ctx.setGrad(
+        i, Gradient::of(g.isConstant() ? ops::scale(ctx.graph, other, g.constant, ctx.prog, step)
+                                       : ops::mul(ctx.graph, g.tensor, other, ctx.prog, step)));
   }
 }
 
@@ -180,7 +190,8 @@ void scaleBackward(BackwardContext& ctx) {
   const float s = static_cast<float>(ctx.node.floatAttr("scale", 1.0));
   const Gradient& g = ctx.gradOutput(0);
   ctx.setGrad(0, g.isConstant() ? Gradient::uniform(g.constant * s, g.shape)
-                                : Gradient::of(ops::scale(ctx.graph, g.tensor, s, ctx.prog, ctx.stepName("in"))));
+                                : Gradient::of(ops::scale(ctx.graph, g.tensor, s, ctx.prog,
+                                                          ctx.stepName("in"))));
 }
 
 // ---- Relu: backward is ops::reluGrad at the output (g where out > 0).
@@ -193,7 +204,8 @@ std::vector<Tensor> reluForward(ForwardContext& ctx) {
 
 void reluBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
-  ctx.setGrad(0, Gradient::of(ops::reluGrad(ctx.graph, g, ctx.outputs[0], ctx.prog, ctx.stepName("in"))));
+  ctx.setGrad(
+      0, Gradient::of(ops::reluGrad(ctx.graph, g, ctx.outputs[0], ctx.prog, ctx.stepName("in"))));
 }
 
 // ---- AddBias: x [rows, n] + bias [n]; dx = g, dbias = reduceSum(g, 0) (rows in order).
@@ -205,8 +217,9 @@ std::vector<Tensor> addBiasForward(ForwardContext& ctx) {
   expectFloat(n, x, 0);
   expectFloat(n, b, 1);
   if (x.rank() != 2 || b.rank() != 1 || b.dim(0) != x.dim(1)) {
-    throw Error(fmt::format("{} ({}): x [rows, n] and bias [n] expected, got \"{}\" {} and \"{}\" {}", n.name, n.type,
-                            x.debugName(), x.shapeString(), b.debugName(), b.shapeString()));
+    throw Error(fmt::format(
+        "{} ({}): x [rows, n] and bias [n] expected, got \"{}\" {} and \"{}\" {}", n.name, n.type,
+        x.debugName(), x.shapeString(), b.debugName(), b.shapeString()));
   }
   return {ops::addBias(ctx.graph, x, b, ctx.prog, n.name)};
 }
@@ -220,7 +233,8 @@ void addBiasBackward(BackwardContext& ctx) {
       for (size_t r = 0; r < g.shape[0]; ++r) s += g.constant;
       ctx.setGrad(1, Gradient::uniform(s, {g.shape[1]}));
     } else {
-      ctx.setGrad(1, Gradient::of(ops::reduceSum(ctx.graph, g.tensor, 0, ctx.prog, ctx.stepName("bias"))));
+      ctx.setGrad(
+          1, Gradient::of(ops::reduceSum(ctx.graph, g.tensor, 0, ctx.prog, ctx.stepName("bias"))));
     }
   }
 }
@@ -267,13 +281,15 @@ std::vector<Tensor> sceForward(ForwardContext& ctx) {
   expectFloat(n, logits, 0);
   if (logits.rank() != 2 || labels.rank() != 1 || labels.dim(0) != logits.dim(0) ||
       labels.elementType() != ElemType::Int32) {
-    throw Error(fmt::format("{} ({}): logits [rows, classes] float32 and labels [rows] int32 expected, got \"{}\" {} "
-                            "and \"{}\" {} {}",
-                            n.name, n.type, logits.debugName(), logits.shapeString(), labels.debugName(),
-                            elemTypeName(labels.elementType()), labels.shapeString()));
+    throw Error(fmt::format(
+        "{} ({}): logits [rows, classes] float32 and labels [rows] int32 expected, got \"{}\" {} "
+        "and \"{}\" {} {}",
+        n.name, n.type, logits.debugName(), logits.shapeString(), labels.debugName(),
+        elemTypeName(labels.elementType()), labels.shapeString()));
   }
   const float gradScale = static_cast<float>(n.floatAttr("gradScale", 1.0));
-  ops::SoftmaxCrossEntropyResult r = ops::softmaxCrossEntropy(ctx.graph, logits, labels, gradScale, ctx.prog, n.name);
+  ops::SoftmaxCrossEntropyResult r =
+      ops::softmaxCrossEntropy(ctx.graph, logits, labels, gradScale, ctx.prog, n.name);
   ctx.save(r.grad);
   return {r.loss};
 }
@@ -286,12 +302,13 @@ void sceBackward(BackwardContext& ctx) {
   if (g.isConstant() && g.constant == gradScale) {
     ctx.setGrad(0, Gradient::of(ctx.node.saved[0]));
   } else if (g.isConstant()) {
-    ctx.setGrad(0, Gradient::of(
-                       ops::softmaxCrossEntropy(ctx.graph, logits, labels, g.constant, ctx.prog, ctx.stepName("logits"))
-                           .grad));
+    ctx.setGrad(0, Gradient::of(ops::softmaxCrossEntropy(ctx.graph, logits, labels, g.constant,
+                                                         ctx.prog, ctx.stepName("logits"))
+                                    .grad));
   } else {
     const Tensor unit =
-        ops::softmaxCrossEntropy(ctx.graph, logits, labels, 1.0f, ctx.prog, ctx.stepName("logits")).grad;
+        ops::softmaxCrossEntropy(ctx.graph, logits, labels, 1.0f, ctx.prog, ctx.stepName("logits"))
+            .grad;
     const Tensor rows = g.tensor.expand(1).broadcast(logits.dim(1), 1);
     ctx.setGrad(0, Gradient::of(ops::mul(ctx.graph, unit, rows, ctx.prog, ctx.stepName("rows"))));
   }
@@ -316,8 +333,9 @@ std::vector<Tensor> reshapeForward(ForwardContext& ctx) {
   const std::vector<size_t> shape = sizesOf(n, "shape");
   const size_t count = std::accumulate(shape.begin(), shape.end(), size_t{1}, std::multiplies<>());
   if (count != ctx.inputs[0].numElements()) {
-    throw Error(fmt::format("{} ({}): \"{}\" {} cannot take shape [{}]", n.name, n.type, ctx.inputs[0].debugName(),
-                            ctx.inputs[0].shapeString(), fmt::join(shape, ",")));
+    throw Error(fmt::format("{} ({}): \"{}\" {} cannot take shape [{}]", n.name, n.type,
+                            ctx.inputs[0].debugName(), ctx.inputs[0].shapeString(),
+                            fmt::join(shape, ",")));
   }
   return {ctx.inputs[0].reshape(shape)};
 }
@@ -325,7 +343,8 @@ std::vector<Tensor> reshapeForward(ForwardContext& ctx) {
 void reshapeBackward(BackwardContext& ctx) {
   const Gradient& g = ctx.gradOutput(0);
   const std::vector<size_t>& shape = ctx.inputs[0].shape();
-  ctx.setGrad(0, g.isConstant() ? Gradient::uniform(g.constant, shape) : Gradient::of(g.tensor.reshape(shape)));
+  ctx.setGrad(0, g.isConstant() ? Gradient::uniform(g.constant, shape)
+                                : Gradient::of(g.tensor.reshape(shape)));
 }
 
 std::vector<Tensor> transposeForward(ForwardContext& ctx) {
@@ -340,8 +359,9 @@ std::vector<Tensor> transposeForward(ForwardContext& ctx) {
   std::sort(sorted.begin(), sorted.end());
   for (size_t d = 0; d < sorted.size(); ++d) {
     if (sorted.size() != x.rank() || sorted[d] != d) {
-      throw Error(fmt::format("{} ({}): perm [{}] is not a permutation of the dimensions of \"{}\" {}", n.name, n.type,
-                              fmt::join(perm, ","), x.debugName(), x.shapeString()));
+      throw Error(
+          fmt::format("{} ({}): perm [{}] is not a permutation of the dimensions of \"{}\" {}",
+                      n.name, n.type, fmt::join(perm, ","), x.debugName(), x.shapeString()));
     }
   }
   return {x.dimShuffle(perm)};
@@ -366,12 +386,13 @@ std::vector<Tensor> sliceForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 1);
   const Tensor& x = ctx.inputs[0];
-  if (x.rank() == 0) throw Error(fmt::format("{} ({}): \"{}\" is a scalar", n.name, n.type, x.debugName()));
+  if (x.rank() == 0)
+    throw Error(fmt::format("{} ({}): \"{}\" is a scalar", n.name, n.type, x.debugName()));
   const size_t axis = dimAttr(n, "axis", x.rank());
   const int64_t b = n.intAttr("begin", 0), e = n.intAttr("end", static_cast<int64_t>(x.dim(axis)));
   if (b < 0 || e <= b || static_cast<size_t>(e) > x.dim(axis)) {
-    throw Error(fmt::format("{} ({}): [{}, {}) of dimension {} of \"{}\" {}", n.name, n.type, b, e, axis,
-                            x.debugName(), x.shapeString()));
+    throw Error(fmt::format("{} ({}): [{}, {}) of dimension {} of \"{}\" {}", n.name, n.type, b, e,
+                            axis, x.debugName(), x.shapeString()));
   }
   return {x.slice(static_cast<size_t>(b), static_cast<size_t>(e), axis)};
 }
@@ -402,9 +423,9 @@ std::vector<Tensor> concatForward(ForwardContext& ctx) {
     bool ok = t.rank() == ctx.inputs[0].rank() && t.elementType() == ctx.inputs[0].elementType();
     for (size_t d = 0; ok && d < t.rank(); ++d) ok = d == axis || t.dim(d) == ctx.inputs[0].dim(d);
     if (!ok) {
-      throw Error(fmt::format("{} ({}): \"{}\" {} and \"{}\" {} do not join along dimension {}", n.name, n.type,
-                              ctx.inputs[0].debugName(), ctx.inputs[0].shapeString(), t.debugName(), t.shapeString(),
-                              axis));
+      throw Error(fmt::format("{} ({}): \"{}\" {} and \"{}\" {} do not join along dimension {}",
+                              n.name, n.type, ctx.inputs[0].debugName(),
+                              ctx.inputs[0].shapeString(), t.debugName(), t.shapeString(), axis));
     }
   }
   return {tessera::concat(ctx.inputs, axis)};
@@ -446,12 +467,16 @@ OpRegistry OpRegistry::builtin() {
 
 namespace {
 
-std::vector<int64_t> toInts(const std::vector<size_t>& v) { return {v.begin(), v.end()}; }
+std::vector<int64_t> toInts(const std::vector<size_t>& v) {
+  return {v.begin(), v.end()};
+}
 
 }  // namespace
 
-Value matmul(Tape& tape, const Value& a, const Value& b, const std::string& name, const ops::MatMulOptions& o) {
-  return tape.apply1("MatMul", {a, b}, {{"transA", int64_t{o.transposeA}}, {"transB", int64_t{o.transposeB}}}, name);
+Value matmul(Tape& tape, const Value& a, const Value& b, const std::string& name,
+             const ops::MatMulOptions& o) {
+  return tape.apply1("MatMul", {a, b},
+                     {{"transA", int64_t{o.transposeA}}, {"transB", int64_t{o.transposeB}}}, name);
 }
 Value add(Tape& tape, const Value& a, const Value& b, const std::string& name) {
   return tape.apply1("Add", {a, b}, {}, name);
@@ -465,7 +490,9 @@ Value mul(Tape& tape, const Value& a, const Value& b, const std::string& name) {
 Value scale(Tape& tape, const Value& a, float s, const std::string& name) {
   return tape.apply1("Scale", {a}, {{"scale", double{s}}}, name);
 }
-Value relu(Tape& tape, const Value& a, const std::string& name) { return tape.apply1("Relu", {a}, {}, name); }
+Value relu(Tape& tape, const Value& a, const std::string& name) {
+  return tape.apply1("Relu", {a}, {}, name);
+}
 Value addBias(Tape& tape, const Value& x, const Value& bias, const std::string& name) {
   return tape.apply1("AddBias", {x, bias}, {}, name);
 }
@@ -474,17 +501,22 @@ Value reduceSum(Tape& tape, const Value& x, size_t axis, const std::string& name
 }
 Value softmaxCrossEntropy(Tape& tape, const Value& logits, const Value& labels, float gradScale,
                           const std::string& name) {
-  return tape.apply1("SoftmaxCrossEntropy", {logits, labels}, {{"gradScale", double{gradScale}}}, name);
+  return tape.apply1("SoftmaxCrossEntropy", {logits, labels}, {{"gradScale", double{gradScale}}},
+                     name);
 }
-Value reshape(Tape& tape, const Value& x, const std::vector<size_t>& shape, const std::string& name) {
+Value reshape(Tape& tape, const Value& x, const std::vector<size_t>& shape,
+              const std::string& name) {
   return tape.apply1("Reshape", {x}, {{"shape", toInts(shape)}}, name);
 }
-Value transpose(Tape& tape, const Value& x, const std::vector<size_t>& perm, const std::string& name) {
+Value transpose(Tape& tape, const Value& x, const std::vector<size_t>& perm,
+                const std::string& name) {
   return tape.apply1("Transpose", {x}, {{"perm", toInts(perm)}}, name);
 }
-Value slice(Tape& tape, const Value& x, size_t begin, size_t end, size_t axis, const std::string& name) {
+Value slice(Tape& tape, const Value& x, size_t begin, size_t end, size_t axis,
+            const std::string& name) {
   return tape.apply1("Slice", {x},
-                     {{"begin", static_cast<int64_t>(begin)}, {"end", static_cast<int64_t>(end)},
+                     {{"begin", static_cast<int64_t>(begin)},
+                      {"end", static_cast<int64_t>(end)},
                       {"axis", static_cast<int64_t>(axis)}},
                      name);
 }

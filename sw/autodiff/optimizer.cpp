@@ -31,8 +31,8 @@ std::vector<Tensor> Optimizer::state(const Tensor& param) {
   return s;
 }
 
-void Optimizer::minimize(Tape& tape, const Value& loss, const std::vector<Value>& params, Sequence& prog,
-                         float lossScale, const std::string& name) {
+void Optimizer::minimize(Tape& tape, const Value& loss, const std::vector<Value>& params,
+                         Sequence& prog, float lossScale, const std::string& name) {
   if (config_.kind == OptimizerConfig::Kind::Sgd && config_.weightDecay == 0.0f) {
     std::vector<GradientSink> sinks;
     for (const Value& p : params) sinks.push_back({p.tensor(), lr_, -1.0f});
@@ -45,10 +45,11 @@ void Optimizer::minimize(Tape& tape, const Value& loss, const std::vector<Value>
   update(ps, grads, prog, name);
 }
 
-void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, Sequence& prog,
-                       const std::string& name) {
+void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                       Sequence& prog, const std::string& name) {
   if (params.size() != grads.size()) {
-    throw Error(fmt::format("{}: {} gradients for {} parameters", name, grads.size(), params.size()));
+    throw Error(
+        fmt::format("{}: {} gradients for {} parameters", name, grads.size(), params.size()));
   }
   if (adam_) ops::adamStep(graph_, *adam_, lr_, prog, name + "/adam_step");
   for (size_t i = 0; i < params.size(); ++i) {
@@ -60,10 +61,12 @@ void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tens
         ops::sgdUpdate(graph_, w, grads[i], lr_, config_.weightDecay, prog, step);
         break;
       case OptimizerConfig::Kind::Momentum:
-        ops::sgdMomentumUpdate(graph_, w, s[0], grads[i], lr_, config_.momentum, config_.weightDecay, prog, step);
+        ops::sgdMomentumUpdate(graph_, w, s[0], grads[i], lr_, config_.momentum,
+                               config_.weightDecay, prog, step);
         break;
       case OptimizerConfig::Kind::Adam:
-        ops::adamUpdate(graph_, w, s[0], s[1], grads[i], *adam_, config_.eps, config_.weightDecay, prog, step);
+        ops::adamUpdate(graph_, w, s[0], s[1], grads[i], *adam_, config_.eps, config_.weightDecay,
+                        prog, step);
         break;
     }
   }

@@ -46,7 +46,9 @@ std::vector<int64_t> OpNode::intsAttr(const std::string& key) const {
   throw Error(fmt::format("{} ({}): attribute \"{}\" must be a list of integers", name, type, key));
 }
 
-std::string BackwardContext::stepName(const std::string& what) const { return node.name + "/grad/" + what; }
+std::string BackwardContext::stepName(const std::string& what) const {
+  return node.name + "/grad/" + what;
+}
 
 Tensor BackwardContext::gradOutputTensor(size_t i) {
   Gradient& g = gradOutputs_[i];
@@ -54,13 +56,16 @@ Tensor BackwardContext::gradOutputTensor(size_t i) {
   return g.tensor;
 }
 
-void BackwardContext::sinkUsed(size_t i) { sinkDone_[i] = true; }
+void BackwardContext::sinkUsed(size_t i) {
+  sinkDone_[i] = true;
+}
 
 void BackwardContext::setGrad(size_t i, Gradient g) {
   const std::vector<size_t>& want = inputs[i].shape();
   if (g.shape != want) {
-    throw Error(fmt::format("{} ({}): the gradient of input {} (\"{}\" {}) has shape [{}]", node.name, node.type, i,
-                            inputs[i].debugName(), inputs[i].shapeString(), fmt::join(g.shape, ",")));
+    throw Error(fmt::format("{} ({}): the gradient of input {} (\"{}\" {}) has shape [{}]",
+                            node.name, node.type, i, inputs[i].debugName(), inputs[i].shapeString(),
+                            fmt::join(g.shape, ",")));
   }
   gradInputs_[i] = std::move(g);
 }
@@ -88,7 +93,8 @@ Tape::Tape(Graph& graph, Sequence& forward, OpRegistry registry)
 Tape::~Tape() = default;
 
 Value Tape::make(const Tensor& t, bool parameter, size_t producer, size_t index) {
-  if (!t.valid() || t.graphId() != graph_.id()) throw Error("autodiff: a tensor of another graph (or none) recorded");
+  if (!t.valid() || t.graphId() != graph_.id())
+    throw Error("autodiff: a tensor of another graph (or none) recorded");
   values_.push_back({t, parameter, producer, index});
   Value v;
   v.tensor_ = t;
@@ -96,20 +102,24 @@ Value Tape::make(const Tensor& t, bool parameter, size_t producer, size_t index)
   return v;
 }
 
-Value Tape::input(const Tensor& t) { return make(t, false, ValueInfo{}.producer, 0); }
+Value Tape::input(const Tensor& t) {
+  return make(t, false, ValueInfo{}.producer, 0);
+}
 
 Value Tape::parameter(const Tensor& t) {
   if (t.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("autodiff: parameter \"{}\" {} must be float32", t.debugName(), t.shapeString()));
+    throw Error(fmt::format("autodiff: parameter \"{}\" {} must be float32", t.debugName(),
+                            t.shapeString()));
   }
   return make(t, true, ValueInfo{}.producer, 0);
 }
 
-std::vector<Value> Tape::apply(const std::string& type, const std::vector<Value>& inputs, const Attributes& attributes,
-                               const std::string& name) {
+std::vector<Value> Tape::apply(const std::string& type, const std::vector<Value>& inputs,
+                               const Attributes& attributes, const std::string& name) {
   const OpDefinition* def = registry_.find(type);
   if (!def) {
-    throw Error(fmt::format("{}: unknown op \"{}\" (known: {})", name, type, fmt::join(registry_.names(), ", ")));
+    throw Error(fmt::format("{}: unknown op \"{}\" (known: {})", name, type,
+                            fmt::join(registry_.names(), ", ")));
   }
   OpNode node;
   node.type = type;
@@ -136,16 +146,18 @@ std::vector<Value> Tape::apply(const std::string& type, const std::vector<Value>
   return result;
 }
 
-Value Tape::apply1(const std::string& type, const std::vector<Value>& inputs, const Attributes& attributes,
-                   const std::string& name) {
+Value Tape::apply1(const std::string& type, const std::vector<Value>& inputs,
+                   const Attributes& attributes, const std::string& name) {
   std::vector<Value> out = apply(type, inputs, attributes, name);
-  if (out.size() != 1) throw Error(fmt::format("{} ({}): {} outputs, one expected", name, type, out.size()));
+  if (out.size() != 1)
+    throw Error(fmt::format("{} ({}): {} outputs, one expected", name, type, out.size()));
   return out[0];
 }
 
-std::vector<Tensor> Tape::gradients(const Value& loss, const std::vector<Value>& wrt, Sequence& prog, float lossScale,
-                                    const std::string& name) {
-  if (!loss.valid() || loss.id() >= values_.size()) throw Error(fmt::format("{}: the loss is not a value of this tape", name));
+std::vector<Tensor> Tape::gradients(const Value& loss, const std::vector<Value>& wrt,
+                                    Sequence& prog, float lossScale, const std::string& name) {
+  if (!loss.valid() || loss.id() >= values_.size())
+    throw Error(fmt::format("{}: the loss is not a value of this tape", name));
   std::vector<const GradientSink*> none(wrt.size(), nullptr);
   std::vector<std::optional<Tensor>> g =
       run(loss, Gradient::uniform(lossScale, loss.tensor().shape()), wrt, none, prog, name);
@@ -154,14 +166,16 @@ std::vector<Tensor> Tape::gradients(const Value& loss, const std::vector<Value>&
   return out;
 }
 
-std::vector<Tensor> Tape::gradients(const Value& output, const Tensor& seed, const std::vector<Value>& wrt,
-                                    Sequence& prog, const std::string& name) {
+std::vector<Tensor> Tape::gradients(const Value& output, const Tensor& seed,
+                                    const std::vector<Value>& wrt, Sequence& prog,
+                                    const std::string& name) {
   if (!output.valid() || output.id() >= values_.size()) {
     throw Error(fmt::format("{}: the output is not a value of this tape", name));
   }
   if (seed.shape() != output.tensor().shape() || seed.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{}: seed \"{}\" {} does not match the output \"{}\" {}", name, seed.debugName(),
-                            seed.shapeString(), output.tensor().debugName(), output.tensor().shapeString()));
+    throw Error(fmt::format("{}: seed \"{}\" {} does not match the output \"{}\" {}", name,
+                            seed.debugName(), seed.shapeString(), output.tensor().debugName(),
+                            output.tensor().shapeString()));
   }
   std::vector<const GradientSink*> none(wrt.size(), nullptr);
   std::vector<std::optional<Tensor>> g = run(output, Gradient::of(seed), wrt, none, prog, name);
@@ -170,18 +184,22 @@ std::vector<Tensor> Tape::gradients(const Value& output, const Tensor& seed, con
   return out;
 }
 
-void Tape::backwardInto(const Value& loss, const std::vector<Value>& wrt, const std::vector<GradientSink>& sinks,
-                        Sequence& prog, float lossScale, const std::string& name) {
-  if (sinks.size() != wrt.size()) throw Error(fmt::format("{}: {} sinks for {} parameters", name, sinks.size(), wrt.size()));
-  if (!loss.valid() || loss.id() >= values_.size()) throw Error(fmt::format("{}: the loss is not a value of this tape", name));
+void Tape::backwardInto(const Value& loss, const std::vector<Value>& wrt,
+                        const std::vector<GradientSink>& sinks, Sequence& prog, float lossScale,
+                        const std::string& name) {
+  if (sinks.size() != wrt.size())
+    throw Error(fmt::format("{}: {} sinks for {} parameters", name, sinks.size(), wrt.size()));
+  if (!loss.valid() || loss.id() >= values_.size())
+    throw Error(fmt::format("{}: the loss is not a value of this tape", name));
   std::vector<const GradientSink*> ptrs;
   for (const GradientSink& s : sinks) ptrs.push_back(&s);
   run(loss, Gradient::uniform(lossScale, loss.tensor().shape()), wrt, ptrs, prog, name);
 }
 
-std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient& seed, const std::vector<Value>& wrt,
-                                             const std::vector<const GradientSink*>& sinks, Sequence& prog,
-                                             const std::string& name) {
+std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient& seed,
+                                             const std::vector<Value>& wrt,
+                                             const std::vector<const GradientSink*>& sinks,
+                                             Sequence& prog, const std::string& name) {
   const size_t nv = values_.size();
   // reach: depends on a wanted parameter; anc: the output depends on it. Gradients flow through
   // the values that are both.
@@ -189,19 +207,22 @@ std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient
   std::vector<size_t> wantIndex(nv, ~size_t{0});
   for (size_t i = 0; i < wrt.size(); ++i) {
     const Value& w = wrt[i];
-    if (!w.valid() || w.id() >= nv) throw Error(fmt::format("{}: parameter {} is not a value of this tape", name, i));
+    if (!w.valid() || w.id() >= nv)
+      throw Error(fmt::format("{}: parameter {} is not a value of this tape", name, i));
     if (!values_[w.id()].parameter) {
-      throw Error(fmt::format("{}: \"{}\" {} is not a parameter (Tape::parameter)", name, w.tensor().debugName(),
-                              w.tensor().shapeString()));
+      throw Error(fmt::format("{}: \"{}\" {} is not a parameter (Tape::parameter)", name,
+                              w.tensor().debugName(), w.tensor().shapeString()));
     }
     if (wantIndex[w.id()] != ~size_t{0}) {
-      throw Error(fmt::format("{}: parameter \"{}\" is asked for twice", name, w.tensor().debugName()));
+      throw Error(
+          fmt::format("{}: parameter \"{}\" is asked for twice", name, w.tensor().debugName()));
     }
     wantIndex[w.id()] = i;
     reach[w.id()] = true;
   }
   for (const OpNode& op : ops_) {
-    const bool any = std::any_of(op.inputs.begin(), op.inputs.end(), [&](size_t v) { return reach[v]; });
+    const bool any =
+        std::any_of(op.inputs.begin(), op.inputs.end(), [&](size_t v) { return reach[v]; });
     for (size_t v : op.outputs) reach[v] = reach[v] || any;
   }
   anc[output.id()] = true;
@@ -213,8 +234,9 @@ std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient
   }
   for (const Value& w : wrt) {
     if (!anc[w.id()]) {
-      throw Error(fmt::format("{}: parameter \"{}\" {} does not reach the loss \"{}\" {}", name, w.tensor().debugName(),
-                              w.tensor().shapeString(), output.tensor().debugName(), output.tensor().shapeString()));
+      throw Error(fmt::format("{}: parameter \"{}\" {} does not reach the loss \"{}\" {}", name,
+                              w.tensor().debugName(), w.tensor().shapeString(),
+                              output.tensor().debugName(), output.tensor().shapeString()));
     }
   }
   auto needs = [&](size_t v) { return reach[v] && anc[v]; };
@@ -222,7 +244,8 @@ std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient
   // sink may run) when all of them are done.
   std::vector<size_t> pending(nv, 0);
   for (const OpNode& op : ops_) {
-    if (!std::any_of(op.outputs.begin(), op.outputs.end(), [&](size_t v) { return needs(v); })) continue;
+    if (!std::any_of(op.outputs.begin(), op.outputs.end(), [&](size_t v) { return needs(v); }))
+      continue;
     for (size_t v : op.inputs) {
       if (needs(v)) ++pending[v];
     }
@@ -256,15 +279,17 @@ std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient
         ops::sgdUpdate(graph_, sinks[i]->target, g, sinks[i]->scalar, 0.0f, prog, step + "/update");
       }
     } else {
-      result[i] = wholeTensor(graph_, prog, materialize(graph_, prog, *grads[v], param, step + "/grad"), param,
-                              step + "/grad");
+      result[i] =
+          wholeTensor(graph_, prog, materialize(graph_, prog, *grads[v], param, step + "/grad"),
+                      param, step + "/grad");
     }
   };
   std::vector<bool> consumedBy(nv, false);
 
   for (size_t o = ops_.size(); o-- > 0;) {
     const OpNode& op = ops_[o];
-    if (!std::any_of(op.outputs.begin(), op.outputs.end(), [&](size_t v) { return needs(v); })) continue;
+    if (!std::any_of(op.outputs.begin(), op.outputs.end(), [&](size_t v) { return needs(v); }))
+      continue;
     std::vector<Tensor> ins, outs;
     for (size_t v : op.inputs) ins.push_back(values_[v].tensor);
     for (size_t v : op.outputs) outs.push_back(values_[v].tensor);
@@ -272,9 +297,11 @@ std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient
     if (!def->backward) {
       size_t first = 0;
       while (!needs(op.inputs[first])) ++first;
-      throw Error(fmt::format("{} ({}): the op has no gradient, but the loss \"{}\" needs one through its input \"{}\" {}",
-                              op.name, op.type, output.tensor().debugName(), ins[first].debugName(),
-                              ins[first].shapeString()));
+      throw Error(
+          fmt::format("{} ({}): the op has no gradient, but the loss \"{}\" needs one through its "
+                      "input \"{}\" {}",
+                      op.name, op.type, output.tensor().debugName(), ins[first].debugName(),
+                      ins[first].shapeString()));
     }
     BackwardContext ctx(graph_, prog, op, ins, outs);
     for (size_t k = 0; k < op.outputs.size(); ++k) {
@@ -285,9 +312,11 @@ std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient
       const size_t v = op.inputs[k];
       ctx.needs_.push_back(needs(v));
       ctx.leaf_.push_back(values_[v].producer == ValueInfo{}.producer);
-      // A sink is offered when this is the parameter's only use: its value is read by no later step.
+      // A sink is offered when this is the parameter's only use: its value is read by no later
+      // step.
       const size_t i = wantIndex[v];
-      const bool onlyUse = pending[v] == 1 && std::count(op.inputs.begin(), op.inputs.end(), v) == 1;
+      const bool onlyUse =
+          pending[v] == 1 && std::count(op.inputs.begin(), op.inputs.end(), v) == 1;
       ctx.sinks_.push_back(i != ~size_t{0} && sinks[i] && onlyUse ? sinks[i] : nullptr);
     }
     ctx.gradInputs_.resize(op.inputs.size());
@@ -297,13 +326,14 @@ std::vector<std::optional<Tensor>> Tape::run(const Value& output, const Gradient
       const size_t v = op.inputs[k];
       if (!needs(v)) continue;
       if (ctx.sinkDone_[k]) {
-        if (!ctx.sinks_[k]) throw Error(fmt::format("{} ({}): used a sink it was not given", op.name, op.type));
+        if (!ctx.sinks_[k])
+          throw Error(fmt::format("{} ({}): used a sink it was not given", op.name, op.type));
         consumedBy[v] = true;
       } else if (ctx.gradInputs_[k]) {
         accumulate(v, std::move(*ctx.gradInputs_[k]), fmt::format("{}/acc{}", op.name, k));
       } else {
-        throw Error(fmt::format("{} ({}): the backward set no gradient for input {} (\"{}\" {})", op.name, op.type, k,
-                                ins[k].debugName(), ins[k].shapeString()));
+        throw Error(fmt::format("{} ({}): the backward set no gradient for input {} (\"{}\" {})",
+                                op.name, op.type, k, ins[k].debugName(), ins[k].shapeString()));
       }
       if (--pending[v] == 0 && !consumedBy[v]) complete(v);
     }

@@ -13,14 +13,14 @@
 #include "tessera/compiler.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <tuple>
 #include <unordered_map>
-#include <map>
 
 #include "exchange_encoding.hpp"
 #include "exchange_scheduler.hpp"
@@ -52,11 +52,13 @@ struct ControlProgram {
 
 class Lowering {
  public:
-  Lowering(const Graph& g, const CompileOptions& options) : g_(g), T_(g.target().tiles), options_(options) {
+  Lowering(const Graph& g, const CompileOptions& options)
+      : g_(g), T_(g.target().tiles), options_(options) {
     const Target& t = g.target();
     mem_ = t.tileMemBytes;
     if (g.imageEnd() + 4 > mem_ - TESS_GRAPH_STACK_BYTES) {
-      throw Error(fmt::format("the codelet image ({} bytes) does not fit a tile of {} bytes", g.imageEnd(), mem_));
+      throw Error(fmt::format("the codelet image ({} bytes) does not fit a tile of {} bytes",
+                              g.imageEnd(), mem_));
     }
     next_.assign(T_, g.imageEnd() + 4);
     scratchTop_ = mem_ - TESS_GRAPH_STACK_BYTES;
@@ -88,12 +90,12 @@ class Lowering {
   unsigned T_;
   CompileOptions options_;
   uint32_t mem_ = 0;
-  std::vector<uint32_t> next_;                      // persistent allocation pointer
+  std::vector<uint32_t> next_;  // persistent allocation pointer
   uint32_t scratchTop_ = 0;
-  std::vector<uint32_t> scratch_, scratchLow_;      // current step's / lowest scratch pointer
+  std::vector<uint32_t> scratch_, scratchLow_;  // current step's / lowest scratch pointer
   std::vector<std::map<uint32_t, std::vector<uint8_t>>> data_;  // per tile: addr -> bytes
   std::vector<ControlProgram> cp_;
-  std::vector<std::vector<uint32_t>> varAddr_;      // per variable, per element: address
+  std::vector<std::vector<uint32_t>> varAddr_;  // per variable, per element: address
   std::vector<std::map<std::string, uint32_t>> users_;
   Executable exe_;
   CompileReport report_;
@@ -101,7 +103,8 @@ class Lowering {
   int whileBodies_ = 0;  // RepeatWhile bodies around the scan (their writes may not happen)
   uint32_t nextHostSync_ = 1;
 
-  uint32_t alloc(unsigned tile, uint32_t bytes, uint32_t TileMemoryReport::*category, const std::string& user) {
+  uint32_t alloc(unsigned tile, uint32_t bytes, uint32_t TileMemoryReport::*category,
+                 const std::string& user) {
     const uint32_t a = next_[tile];
     next_[tile] += (bytes + 3) & ~3u;
     report_.tiles[tile].*category += (bytes + 3) & ~3u;
@@ -130,9 +133,11 @@ class Lowering {
     u.emplace_back("stacks", r.stacks);
     std::sort(u.begin(), u.end(), [](auto& a, auto& b) { return a.second > b.second; });
     std::string top;
-    for (size_t i = 0; i < u.size() && i < 5; ++i) top += fmt::format("{}{} {} B", i ? ", " : "", u[i].first, u[i].second);
-    throw Error(fmt::format("tile {} is out of memory: it needs more than its {} bytes; largest users: {}",
-                            tile, mem_, top));
+    for (size_t i = 0; i < u.size() && i < 5; ++i)
+      top += fmt::format("{}{} {} B", i ? ", " : "", u[i].first, u[i].second);
+    throw Error(
+        fmt::format("tile {} is out of memory: it needs more than its {} bytes; largest users: {}",
+                    tile, mem_, top));
   }
 
   void put(unsigned tile, uint32_t addr, std::span<const uint32_t> words) {
@@ -179,7 +184,8 @@ class Lowering {
     return std::all_of(written.begin(), written.end(), [](bool b) { return b; });
   }
 
-  void scan(const ProgramNode& n, std::vector<Life>& life, int64_t& pos, std::vector<std::pair<int64_t, int64_t>>& loops,
+  void scan(const ProgramNode& n, std::vector<Life>& life, int64_t& pos,
+            std::vector<std::pair<int64_t, int64_t>>& loops,
             const std::vector<std::vector<uint32_t>>& byComputeSet) {
     switch (n.kind) {
       case ProgramKind::Sequence:
@@ -260,7 +266,8 @@ class Lowering {
       // over the loops decides them all.
       int64_t first = l.first, last = l.last;
       for (const auto& [s, e] : loops) {
-        auto in = std::find_if(l.uses.begin(), l.uses.end(), [&](const Use& u) { return u.pos >= s && u.pos <= e; });
+        auto in = std::find_if(l.uses.begin(), l.uses.end(),
+                               [&](const Use& u) { return u.pos >= s && u.pos <= e; });
         if (in == l.uses.end() || writtenWholeAt(l, v, in->pos)) continue;
         first = std::min(first, s), last = std::max(last, e);
       }
@@ -290,7 +297,8 @@ class Lowering {
       count.assign(T_, 0);
       for (size_t i = 0; i < var.tileOf.size(); ++i) {
         if (var.tileOf[i] < 0) {
-          throw Error(fmt::format("tensor \"{}\": element {} is not mapped to a tile (setTileMapping)", var.name, i));
+          throw Error(fmt::format(
+              "tensor \"{}\": element {} is not mapped to a tile (setTileMapping)", var.name, i));
         }
         ++count[var.tileOf[i]];
       }
@@ -303,7 +311,8 @@ class Lowering {
           temps[t].push_back({v, 4 * count[t], life[v].first, life[v].last, 0});
           users_[t][fmt::format("tensor \"{}\"", var.name)] += 4 * count[t];
         } else {
-          base[t] = alloc(t, 4 * count[t], &TileMemoryReport::tensors, fmt::format("tensor \"{}\"", var.name));
+          base[t] = alloc(t, 4 * count[t], &TileMemoryReport::tensors,
+                          fmt::format("tensor \"{}\"", var.name));
         }
       }
       if (temporary) continue;
@@ -324,13 +333,16 @@ class Lowering {
     for (unsigned t = 0; t < T_; ++t) {
       std::vector<Temp>& list = temps[t];
       if (list.empty()) continue;
-      std::stable_sort(list.begin(), list.end(), [](const Temp& a, const Temp& b) { return a.bytes > b.bytes; });
+      std::stable_sort(list.begin(), list.end(),
+                       [](const Temp& a, const Temp& b) { return a.bytes > b.bytes; });
       std::vector<const Temp*> placed;
       uint32_t poolBytes = 0;
       for (Temp& x : list) {
-        std::vector<std::pair<uint32_t, uint32_t>> busy;  // [begin, end) offsets of overlapping lifetimes
+        std::vector<std::pair<uint32_t, uint32_t>>
+            busy;  // [begin, end) offsets of overlapping lifetimes
         for (const Temp* p : placed) {
-          if (p->first <= x.last && x.first <= p->last) busy.emplace_back(p->offset, p->offset + p->bytes);
+          if (p->first <= x.last && x.first <= p->last)
+            busy.emplace_back(p->offset, p->offset + p->bytes);
         }
         std::sort(busy.begin(), busy.end());
         uint32_t at = 0;
@@ -342,7 +354,8 @@ class Lowering {
         placed.push_back(&x);
         poolBytes = std::max(poolBytes, at + x.bytes);
       }
-      const uint32_t pool = alloc(t, poolBytes, &TileMemoryReport::tensors, "tensors of the shared pool");
+      const uint32_t pool =
+          alloc(t, poolBytes, &TileMemoryReport::tensors, "tensors of the shared pool");
       users_[t].erase("tensors of the shared pool");
       for (const Temp& x : list) {
         if (offsetOf[x.var].empty()) offsetOf[x.var].assign(T_, 0);
@@ -372,7 +385,8 @@ class Lowering {
     return out;
   }
 
-  // Messages moving element i of from to element i of to, grouped into runs contiguous on both sides.
+  // Messages moving element i of from to element i of to, grouped into runs contiguous on both
+  // sides.
   static void addMessages(const std::vector<Loc>& from, const std::vector<Loc>& to, bool guarded,
                           std::vector<XMessage>& out) {
     for (size_t i = 0; i < from.size();) {
@@ -381,7 +395,9 @@ class Lowering {
              from[j].addr == from[i].addr + 4 * (j - i) && to[j].addr == to[i].addr + 4 * (j - i)) {
         ++j;
       }
-      out.push_back(XMessage{from[i].tile, from[i].addr, static_cast<uint32_t>(j - i),
+      out.push_back(XMessage{from[i].tile,
+                             from[i].addr,
+                             static_cast<uint32_t>(j - i),
                              {XDest{to[i].tile, to[i].addr, guarded}}});
       i = j;
     }
@@ -394,8 +410,8 @@ class Lowering {
     for (unsigned t = 0; t < T_; ++t) {
       uint32_t prog = 0;
       if (!s.programs[t].empty()) {
-        prog = alloc(t, 4 * static_cast<uint32_t>(s.programs[t].size()), &TileMemoryReport::exchangePrograms,
-                     "exchange programs");
+        prog = alloc(t, 4 * static_cast<uint32_t>(s.programs[t].size()),
+                     &TileMemoryReport::exchangePrograms, "exchange programs");
         put(t, prog, s.programs[t]);
       }
       cp_[t].op(TESS_CP_SYNC, {desc, prog});
@@ -415,15 +431,18 @@ class Lowering {
     const std::string& csName = g_.computeSetNames()[cs];
     resetScratch();
     std::vector<XMessage> pre, post;
-    std::vector<std::vector<std::tuple<uint64_t, uint32_t, uint32_t>>> perTile(T_);  // (cost, entry, state)
+    std::vector<std::vector<std::tuple<uint64_t, uint32_t, uint32_t>>> perTile(
+        T_);  // (cost, entry, state)
     std::map<std::vector<uint64_t>, uint32_t> shared;
-    std::unordered_map<uint64_t, std::pair<uint32_t, bool>> writers;  // element -> (vertex, in place)
+    std::unordered_map<uint64_t, std::pair<uint32_t, bool>>
+        writers;  // element -> (vertex, in place)
     const auto& verts = g_.vertices();
     for (uint32_t vi = 0; vi < verts.size(); ++vi) {
       const GraphVertex& v = verts[vi];
       if (v.computeSet != cs) continue;
       const CodeletInfo& c = g_.codelet(v.codelet);
-      const std::string where = fmt::format("compute set \"{}\": vertex {} ({})", csName, vi, v.codelet);
+      const std::string where =
+          fmt::format("compute set \"{}\": vertex {} ({})", csName, vi, v.codelet);
       if (v.tile < 0) throw Error(fmt::format("{}: not mapped to a tile (setTileMapping)", where));
       const unsigned tile = static_cast<unsigned>(v.tile);
       std::vector<uint32_t> state;
@@ -432,11 +451,14 @@ class Lowering {
         const CodeletField& f = c.fields[fi];
         const GraphField& gf = v.fields[fi];
         if (f.kind == FieldKind::Param) {
-          if (!gf.hasValue) throw Error(fmt::format("{}: field \"{}\" has no value (setFieldValue)", where, f.name));
+          if (!gf.hasValue)
+            throw Error(
+                fmt::format("{}: field \"{}\" has no value (setFieldValue)", where, f.name));
           state.insert(state.end(), {gf.value, 0});
           continue;
         }
-        if (!gf.tensor.valid()) throw Error(fmt::format("{}: field \"{}\" is not connected", where, f.name));
+        if (!gf.tensor.valid())
+          throw Error(fmt::format("{}: field \"{}\" is not connected", where, f.name));
         const std::vector<Loc> locs = locate(gf.tensor);
         cost += locs.size();
         bool direct = true;
@@ -445,11 +467,15 @@ class Lowering {
         }
         if (f.kind != FieldKind::Input) {
           std::vector<Loc> sorted = locs;
-          std::sort(sorted.begin(), sorted.end(), [](Loc a, Loc b) { return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr); });
+          std::sort(sorted.begin(), sorted.end(), [](Loc a, Loc b) {
+            return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr);
+          });
           for (size_t i = 1; i < sorted.size(); ++i) {
             if (sorted[i].tile == sorted[i - 1].tile && sorted[i].addr == sorted[i - 1].addr) {
-              throw Error(fmt::format("{}: output field \"{}\" is connected to tensor \"{}\" whose elements repeat "
-                                      "(a broadcast view cannot be written)", where, f.name, gf.tensor.debugName()));
+              throw Error(fmt::format(
+                  "{}: output field \"{}\" is connected to tensor \"{}\" whose elements repeat "
+                  "(a broadcast view cannot be written)",
+                  where, f.name, gf.tensor.debugName()));
             }
           }
         }
@@ -468,7 +494,8 @@ class Lowering {
         if (!direct) {
           ptr = allocScratch(tile, 4 * static_cast<uint32_t>(locs.size()));
           std::vector<Loc> buf(locs.size());
-          for (size_t i = 0; i < locs.size(); ++i) buf[i] = {tile, ptr + 4 * static_cast<uint32_t>(i)};
+          for (size_t i = 0; i < locs.size(); ++i)
+            buf[i] = {tile, ptr + 4 * static_cast<uint32_t>(i)};
           if (f.kind != FieldKind::Output) addMessages(locs, buf, true, pre);
           if (f.kind == FieldKind::Input) shared.emplace(std::move(key), ptr);
           if (f.kind != FieldKind::Input) addMessages(buf, locs, false, post);
@@ -479,16 +506,18 @@ class Lowering {
           for (const Loc& l : locs) {
             auto [it, fresh] = writers.try_emplace(uint64_t{l.tile} << 32 | l.addr, vi, direct);
             if (!fresh && it->second.first != vi && !(direct && it->second.second)) {
-              throw Error(fmt::format("{}: field \"{}\" writes elements of tensor \"{}\" that vertex {} also writes, "
-                                      "and one of them is not in place on its tile",
-                                      where, f.name, gf.tensor.debugName(), it->second.first));
+              throw Error(fmt::format(
+                  "{}: field \"{}\" writes elements of tensor \"{}\" that vertex {} also writes, "
+                  "and one of them is not in place on its tile",
+                  where, f.name, gf.tensor.debugName(), it->second.first));
             }
           }
         }
         state.insert(state.end(), {ptr, static_cast<uint32_t>(locs.size())});
       }
-      const uint32_t sa = alloc(tile, 4 * static_cast<uint32_t>(state.size()), &TileMemoryReport::vertexState,
-                                fmt::format("vertex states of \"{}\"", csName));
+      const uint32_t sa =
+          alloc(tile, 4 * static_cast<uint32_t>(state.size()), &TileMemoryReport::vertexState,
+                fmt::format("vertex states of \"{}\"", csName));
       put(tile, sa, state);
       perTile[tile].emplace_back(cost, c.entry, sa);
       ++report_.vertices;
@@ -498,7 +527,8 @@ class Lowering {
       auto& list = perTile[t];
       if (list.empty()) continue;
       // Longest first onto the least loaded of the six contexts.
-      std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return std::get<0>(a) > std::get<0>(b); });
+      std::stable_sort(list.begin(), list.end(),
+                       [](auto& a, auto& b) { return std::get<0>(a) > std::get<0>(b); });
       std::vector<std::vector<uint32_t>> workers(kWorkers);
       std::vector<uint64_t> load(kWorkers, 0);
       for (auto& [cost, entry, sa] : list) {
@@ -511,34 +541,42 @@ class Lowering {
         if (workers[w].empty()) continue;
         std::vector<uint32_t> words{static_cast<uint32_t>(workers[w].size() / 2)};
         words.insert(words.end(), workers[w].begin(), workers[w].end());
-        operands[w] = alloc(t, 4 * static_cast<uint32_t>(words.size()), &TileMemoryReport::vertexState,
-                            fmt::format("vertex states of \"{}\"", csName));
+        operands[w] =
+            alloc(t, 4 * static_cast<uint32_t>(words.size()), &TileMemoryReport::vertexState,
+                  fmt::format("vertex states of \"{}\"", csName));
         put(t, operands[w], words);
       }
-      cp_[t].op(TESS_CP_EXEC, {operands[0], operands[1], operands[2], operands[3], operands[4], operands[5]});
+      cp_[t].op(TESS_CP_EXEC,
+                {operands[0], operands[1], operands[2], operands[3], operands[4], operands[5]});
     }
-    if (!post.empty()) exchange(std::move(post), fmt::format("outputs of compute set \"{}\"", csName));
+    if (!post.empty())
+      exchange(std::move(post), fmt::format("outputs of compute set \"{}\"", csName));
     ++report_.computeSets;
   }
 
   void lowerCopy(const ProgramNode& n) {
     const std::vector<Loc> from = locate(n.src), to = locate(n.dst);
     std::vector<Loc> sorted = to;
-    std::sort(sorted.begin(), sorted.end(), [](Loc a, Loc b) { return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr); });
+    std::sort(sorted.begin(), sorted.end(),
+              [](Loc a, Loc b) { return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr); });
     for (size_t i = 1; i < sorted.size(); ++i) {
       if (sorted[i].tile == sorted[i - 1].tile && sorted[i].addr == sorted[i - 1].addr) {
-        throw Error(fmt::format("Copy \"{}\": destination \"{}\" has repeated elements", n.name, n.dst.debugName()));
+        throw Error(fmt::format("Copy \"{}\": destination \"{}\" has repeated elements", n.name,
+                                n.dst.debugName()));
       }
     }
     for (const Loc& l : from) {
-      if (std::binary_search(sorted.begin(), sorted.end(), l, [](Loc a, Loc b) { return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr); })) {
+      if (std::binary_search(sorted.begin(), sorted.end(), l, [](Loc a, Loc b) {
+            return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr);
+          })) {
         throw Error(fmt::format("Copy \"{}\": source \"{}\" and destination \"{}\" overlap", n.name,
                                 n.src.debugName(), n.dst.debugName()));
       }
     }
     std::vector<XMessage> msgs;
     addMessages(from, to, false, msgs);
-    exchange(std::move(msgs), fmt::format("copy \"{}\"", n.name.empty() ? n.dst.debugName() : n.name));
+    exchange(std::move(msgs),
+             fmt::format("copy \"{}\"", n.name.empty() ? n.dst.debugName() : n.name));
   }
 
   void lowerStream(const ProgramNode& n, bool toDevice) {
@@ -548,11 +586,13 @@ class Lowering {
     const Tensor& t = toDevice ? n.dst : n.src;
     if (s.toDevice != toDevice) {
       throw Error(fmt::format("stream \"{}\" is {}: it cannot be copied {}", s.name,
-                              s.toDevice ? "host-to-device" : "device-to-host", toDevice ? "to the device" : "to the host"));
+                              s.toDevice ? "host-to-device" : "device-to-host",
+                              toDevice ? "to the device" : "to the host"));
     }
     if (t.numElements() != s.elements || t.elementType() != s.type) {
-      throw Error(fmt::format("stream \"{}\" ({} x {}) and tensor \"{}\" ({} x {}) differ", s.name, s.elements,
-                              elemTypeName(s.type), t.debugName(), t.numElements(), elemTypeName(t.elementType())));
+      throw Error(fmt::format("stream \"{}\" ({} x {}) and tensor \"{}\" ({} x {}) differ", s.name,
+                              s.elements, elemTypeName(s.type), t.debugName(), t.numElements(),
+                              elemTypeName(t.elementType())));
     }
     const std::vector<Loc> locs = locate(t);
     ExeHostSync hs;
@@ -560,12 +600,16 @@ class Lowering {
     if (hs.id > 0xffff) throw Error("more than 65535 host syncs");
     for (size_t i = 0; i < locs.size();) {
       size_t j = i + 1;
-      while (j < locs.size() && locs[j].tile == locs[i].tile && locs[j].addr == locs[i].addr + 4 * (j - i)) ++j;
-      hs.copies.push_back({n.stream.id, ExeRegion{locs[i].tile, locs[i].addr, static_cast<uint32_t>(4 * (j - i))}});
+      while (j < locs.size() && locs[j].tile == locs[i].tile &&
+             locs[j].addr == locs[i].addr + 4 * (j - i))
+        ++j;
+      hs.copies.push_back(
+          {n.stream.id, ExeRegion{locs[i].tile, locs[i].addr, static_cast<uint32_t>(4 * (j - i))}});
       i = j;
     }
     exe_.hostSyncs.push_back(std::move(hs));
-    for (unsigned tt = 0; tt < T_; ++tt) cp_[tt].op(TESS_CP_SYNC, {TESS_SYNC_HOST_BIT | exe_.hostSyncs.back().id, 0});
+    for (unsigned tt = 0; tt < T_; ++tt)
+      cp_[tt].op(TESS_CP_SYNC, {TESS_SYNC_HOST_BIT | exe_.hostSyncs.back().id, 0});
     ++report_.hostSyncs;
   }
 
@@ -635,7 +679,8 @@ class Lowering {
     exe_.target = ChipShape{T_, mem_, g_.target().contexts};
     for (unsigned t = 0; t < T_; ++t) {
       ControlProgram& c = cp_[t];
-      const uint32_t base = alloc(t, 4 * static_cast<uint32_t>(c.words.size()), &TileMemoryReport::control, "control");
+      const uint32_t base = alloc(t, 4 * static_cast<uint32_t>(c.words.size()),
+                                  &TileMemoryReport::control, "control");
       for (size_t f : c.fixups) c.words[f] = base + 4 * c.words[f];
       put(t, base, c.words);
       const uint32_t ptr[1] = {base};
@@ -652,19 +697,23 @@ class Lowering {
     for (unsigned t = 0; t < T_; ++t) {
       const uint32_t lo = g_.imageEnd();
       std::vector<uint8_t> blob(next_[t] - lo, 0);
-      for (const auto& [addr, bytes] : data_[t]) std::copy(bytes.begin(), bytes.end(), blob.begin() + (addr - lo));
+      for (const auto& [addr, bytes] : data_[t])
+        std::copy(bytes.begin(), bytes.end(), blob.begin() + (addr - lo));
       exe_.segments.push_back({t, lo, static_cast<uint32_t>(exe_.blobs.size())});
       exe_.blobs.push_back(std::move(blob));
     }
     for (const GraphStream& s : g_.streams()) {
-      exe_.streams.push_back({s.name, s.toDevice ? StreamDirection::HostToDevice : StreamDirection::DeviceToHost});
+      exe_.streams.push_back(
+          {s.name, s.toDevice ? StreamDirection::HostToDevice : StreamDirection::DeviceToHost});
     }
     for (const auto& [name, t] : g_.exposedTensors()) {
       ExeTensor et{name, {}};
       const std::vector<Loc> locs = locate(t);
       for (size_t i = 0; i < locs.size();) {
         size_t j = i + 1;
-        while (j < locs.size() && locs[j].tile == locs[i].tile && locs[j].addr == locs[i].addr + 4 * (j - i)) ++j;
+        while (j < locs.size() && locs[j].tile == locs[i].tile &&
+               locs[j].addr == locs[i].addr + 4 * (j - i))
+          ++j;
         et.regions.push_back({locs[i].tile, locs[i].addr, static_cast<uint32_t>(4 * (j - i))});
         i = j;
       }
@@ -695,7 +744,9 @@ Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& 
 
 std::string CompileReport::toJson() const {
   nlohmann::ordered_json j;
-  j["target"] = {{"tiles", target.tiles}, {"tileMemBytes", target.tileMemBytes}, {"contexts", target.contexts}};
+  j["target"] = {{"tiles", target.tiles},
+                 {"tileMemBytes", target.tileMemBytes},
+                 {"contexts", target.contexts}};
   j["compileSeconds"] = seconds;
   j["computeSets"] = computeSets;
   j["vertices"] = vertices;
@@ -705,47 +756,62 @@ std::string CompileReport::toJson() const {
   for (const TileMemoryReport& t : tiles) {
     nlohmann::ordered_json lg = nlohmann::ordered_json::array();
     for (const auto& [n, b] : t.largest) lg.push_back({{"name", n}, {"bytes", b}});
-    tl.push_back({{"tile", t.tile}, {"capacity", t.capacity}, {"used", t.used()}, {"code", t.code},
-                  {"tensors", t.tensors}, {"tensorsWithoutLiveness", t.tensorsWithoutLiveness},
-                  {"vertexState", t.vertexState}, {"exchangePrograms", t.exchangePrograms},
-                  {"control", t.control}, {"exchangeBuffers", t.exchangeBuffers}, {"stacks", t.stacks},
+    tl.push_back({{"tile", t.tile},
+                  {"capacity", t.capacity},
+                  {"used", t.used()},
+                  {"code", t.code},
+                  {"tensors", t.tensors},
+                  {"tensorsWithoutLiveness", t.tensorsWithoutLiveness},
+                  {"vertexState", t.vertexState},
+                  {"exchangePrograms", t.exchangePrograms},
+                  {"control", t.control},
+                  {"exchangeBuffers", t.exchangeBuffers},
+                  {"stacks", t.stacks},
                   {"largest", lg}});
   }
   auto& xl = j["exchanges"] = nlohmann::ordered_json::array();
   for (const ExchangeReport& x : exchanges) {
-    xl.push_back({{"name", x.name}, {"cycles", x.cycles}, {"lowerBound", x.lowerBound}, {"phases", x.phases},
-                  {"words", x.words}, {"localCopyWords", x.localCopyWords}});
+    xl.push_back({{"name", x.name},
+                  {"cycles", x.cycles},
+                  {"lowerBound", x.lowerBound},
+                  {"phases", x.phases},
+                  {"words", x.words},
+                  {"localCopyWords", x.localCopyWords}});
   }
   return j.dump(2);
 }
 
 std::string CompileReport::summary() const {
-  std::string s = fmt::format("compiled for {} tiles x {} bytes in {:.3f} s: {} compute sets, {} vertices, "
-                              "{} syncs, {} host syncs\n",
-                              target.tiles, target.tileMemBytes, seconds, computeSets, vertices, syncs, hostSyncs);
+  std::string s = fmt::format(
+      "compiled for {} tiles x {} bytes in {:.3f} s: {} compute sets, {} vertices, "
+      "{} syncs, {} host syncs\n",
+      target.tiles, target.tileMemBytes, seconds, computeSets, vertices, syncs, hostSyncs);
   std::vector<const TileMemoryReport*> byUse;
   for (const TileMemoryReport& t : tiles) byUse.push_back(&t);
   std::sort(byUse.begin(), byUse.end(), [](auto* a, auto* b) { return a->used() > b->used(); });
-  s += "fullest tiles (bytes: used / capacity; code, tensors, vertex state, exchange programs, control, "
+  s += "fullest tiles (bytes: used / capacity; code, tensors, vertex state, exchange programs, "
+       "control, "
        "exchange buffers, stacks):\n";
   for (size_t i = 0; i < byUse.size() && i < 4; ++i) {
     const TileMemoryReport& t = *byUse[i];
-    s += fmt::format("  tile {:4}: {:7} / {:7} ({:5.1f}%); {} {} {} {} {} {} {}\n", t.tile, t.used(), t.capacity,
-                     100.0 * t.used() / t.capacity, t.code, t.tensors, t.vertexState, t.exchangePrograms,
-                     t.control, t.exchangeBuffers, t.stacks);
+    s += fmt::format("  tile {:4}: {:7} / {:7} ({:5.1f}%); {} {} {} {} {} {} {}\n", t.tile,
+                     t.used(), t.capacity, 100.0 * t.used() / t.capacity, t.code, t.tensors,
+                     t.vertexState, t.exchangePrograms, t.control, t.exchangeBuffers, t.stacks);
   }
   uint32_t peak = 0, peakAll = 0, used = 0, usedAll = 0;
   for (const TileMemoryReport& t : tiles) {
     peak = std::max(peak, t.tensors), peakAll = std::max(peakAll, t.tensorsWithoutLiveness);
-    used = std::max(used, t.used()), usedAll = std::max(usedAll, t.used() - t.tensors + t.tensorsWithoutLiveness);
+    used = std::max(used, t.used()),
+    usedAll = std::max(usedAll, t.used() - t.tensors + t.tensorsWithoutLiveness);
   }
-  s += fmt::format("tensors on the fullest tile: {} bytes with liveness, {} without; peak tile memory {} bytes "
-                   "with liveness, {} without\n",
-                   peak, peakAll, used, usedAll);
+  s += fmt::format(
+      "tensors on the fullest tile: {} bytes with liveness, {} without; peak tile memory {} bytes "
+      "with liveness, {} without\n",
+      peak, peakAll, used, usedAll);
   uint64_t cyc = 0, lb = 0;
   for (const ExchangeReport& x : exchanges) cyc += x.cycles, lb += x.lowerBound;
-  s += fmt::format("exchanges: {} with {} cycles against a lower bound of {} ({:.2f}x)\n", exchanges.size(), cyc, lb,
-                   lb ? double(cyc) / lb : 1.0);
+  s += fmt::format("exchanges: {} with {} cycles against a lower bound of {} ({:.2f}x)\n",
+                   exchanges.size(), cyc, lb, lb ? double(cyc) / lb : 1.0);
   for (const ExchangeReport& x : exchanges) {
     s += fmt::format("  {:6} cycles, bound {:6} ({:.2f}x), {} phases: {}\n", x.cycles, x.lowerBound,
                      x.lowerBound ? double(x.cycles) / x.lowerBound : 1.0, x.phases, x.name);

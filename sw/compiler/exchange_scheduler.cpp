@@ -51,15 +51,17 @@ struct TileState {
 
 // The messages checked against the chip and merged by source range into multicasts, one
 // destination per tile per message.
-std::vector<XMessage> mergeMulticasts(uint32_t tiles, uint32_t memBytes, std::vector<XMessage> messages) {
+std::vector<XMessage> mergeMulticasts(uint32_t tiles, uint32_t memBytes,
+                                      std::vector<XMessage> messages) {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<size_t>> bySource;
   std::vector<XMessage> msgs;
   for (XMessage& m : messages) {
     if (m.words == 0 || m.dsts.empty()) continue;
     if (m.src >= tiles || m.words > xchg::kMaxCount ||
         uint64_t{m.srcAddr} + 4ull * m.words > memBytes || m.srcAddr % 4 != 0) {
-      throw Error(fmt::format("exchange: message of {} words from tile {} address 0x{:x} does not fit",
-                              m.words, m.src, m.srcAddr));
+      throw Error(
+          fmt::format("exchange: message of {} words from tile {} address 0x{:x} does not fit",
+                      m.words, m.src, m.srcAddr));
     }
     for (const XDest& d : m.dsts) {
       if (d.tile >= tiles || uint64_t{d.addr} + 4ull * m.words > memBytes || d.addr % 4 != 0) {
@@ -70,7 +72,8 @@ std::vector<XMessage> mergeMulticasts(uint32_t tiles, uint32_t memBytes, std::ve
       bool placed = false;
       for (size_t gi : group) {
         XMessage& g = msgs[gi];
-        if (std::none_of(g.dsts.begin(), g.dsts.end(), [&](const XDest& x) { return x.tile == d.tile; })) {
+        if (std::none_of(g.dsts.begin(), g.dsts.end(),
+                         [&](const XDest& x) { return x.tile == d.tile; })) {
           g.dsts.push_back(d);
           placed = true;
           break;
@@ -90,9 +93,17 @@ std::vector<XMessage> mergeMulticasts(uint32_t tiles, uint32_t memBytes, std::ve
 class PhaseScheduler {
  public:
   PhaseScheduler(uint32_t tiles, uint32_t memBytes, std::vector<XMessage> msgs)
-      : tiles_(tiles), memBytes_(memBytes), msgs_(std::move(msgs)), msgDsts_(msgs_.size()),
-        sent_(tiles, 0), received_(tiles, 0), st_(tiles), done_(msgs_.size(), false),
-        sendMsg_(tiles, -1), recvDst_(tiles, -1), remaining_(msgs_.size()) {
+      : tiles_(tiles),
+        memBytes_(memBytes),
+        msgs_(std::move(msgs)),
+        msgDsts_(msgs_.size()),
+        sent_(tiles, 0),
+        received_(tiles, 0),
+        st_(tiles),
+        done_(msgs_.size(), false),
+        sendMsg_(tiles, -1),
+        recvDst_(tiles, -1),
+        remaining_(msgs_.size()) {
     out_.programs.resize(tiles);
     findDestinations();
     for (uint32_t mi = 0; mi < msgs_.size(); ++mi) {
@@ -119,7 +130,8 @@ class PhaseScheduler {
       out_.programs[t] = std::move(st_[t].w.words);
     }
     for (uint32_t t = 0; t < tiles_; ++t) {
-      out_.lowerBound = static_cast<uint32_t>(std::max<uint64_t>({out_.lowerBound, sent_[t], received_[t]}));
+      out_.lowerBound =
+          static_cast<uint32_t>(std::max<uint64_t>({out_.lowerBound, sent_[t], received_[t]}));
       out_.words += received_[t];
     }
     return std::move(out_);
@@ -137,7 +149,8 @@ class PhaseScheduler {
     std::vector<std::vector<uint32_t>> perTile(tiles_);
     for (uint32_t i = 0; i < dsts_.size(); ++i) perTile[dsts_[i].d.tile].push_back(i);
     for (auto& list : perTile) {
-      std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return dsts_[a].d.addr < dsts_[b].d.addr; });
+      std::sort(list.begin(), list.end(),
+                [&](uint32_t a, uint32_t b) { return dsts_[a].d.addr < dsts_[b].d.addr; });
       for (size_t k = 0; k < list.size(); ++k) {
         Dst& me = dsts_[list[k]];
         const uint64_t lo = me.d.addr >= 4 * L ? me.d.addr - 4 * L : 0;
@@ -168,14 +181,16 @@ class PhaseScheduler {
   bool junkSafe(uint32_t di) const {
     const Dst& d = dsts_[di];
     if (!d.d.guarded) return false;
-    return std::none_of(d.preds.begin(), d.preds.end(), [&](uint32_t p) { return dsts_[p].scheduled; });
+    return std::none_of(d.preds.begin(), d.preds.end(),
+                        [&](uint32_t p) { return dsts_[p].scheduled; });
   }
 
   // A tile that would both send message sendM and receive destination di: its receive must
   // tolerate junk, its send fit.
   bool bothOk(uint32_t sendM, uint32_t di) const {
     const uint32_t w = msgs_[dsts_[di].msg].words + L;
-    return junkSafe(di) && msgs_[sendM].words <= w && uint64_t{msgs_[sendM].srcAddr} + 4ull * w <= memBytes_;
+    return junkSafe(di) && msgs_[sendM].words <= w &&
+           uint64_t{msgs_[sendM].srcAddr} + 4ull * w <= memBytes_;
   }
 
   // The next phase, in message order: every message whose tiles are still free in this phase.
@@ -189,8 +204,10 @@ class PhaseScheduler {
       if (!ok) continue;
       for (uint32_t di : msgDsts_[mi]) {
         const uint32_t t = dsts_[di].d.tile;
-        if (t == m.src) ok = ok && bothOk(mi, di);
-        else if (sendMsg_[t] >= 0) ok = ok && bothOk(static_cast<uint32_t>(sendMsg_[t]), di);
+        if (t == m.src)
+          ok = ok && bothOk(mi, di);
+        else if (sendMsg_[t] >= 0)
+          ok = ok && bothOk(static_cast<uint32_t>(sendMsg_[t]), di);
       }
       if (recvDst_[m.src] >= 0) ok = ok && bothOk(mi, static_cast<uint32_t>(recvDst_[m.src]));
       if (!ok) continue;
@@ -305,7 +322,8 @@ class PhaseScheduler {
   std::vector<uint64_t> sent_, received_;       // words per tile
   std::vector<TileState> st_;
   std::vector<bool> done_;
-  std::vector<int64_t> sendMsg_, recvDst_;  // in the phase being formed: -1, or what tile t sends/receives
+  std::vector<int64_t> sendMsg_,
+      recvDst_;  // in the phase being formed: -1, or what tile t sends/receives
   size_t remaining_;
   XSchedule out_;
 };
@@ -313,7 +331,8 @@ class PhaseScheduler {
 }  // namespace
 
 XSchedule scheduleExchange(uint32_t tiles, uint32_t memBytes, std::vector<XMessage> messages) {
-  return PhaseScheduler(tiles, memBytes, mergeMulticasts(tiles, memBytes, std::move(messages))).run();
+  return PhaseScheduler(tiles, memBytes, mergeMulticasts(tiles, memBytes, std::move(messages)))
+      .run();
 }
 
 }  // namespace tessera

@@ -39,14 +39,15 @@ struct XLocalCopy {
 struct XSchedule {
   std::vector<std::vector<uint32_t>> programs;  ///< per tile; empty = the tile takes no part
   std::vector<XLocalCopy> localCopies;
-  uint32_t cycles = 0;       ///< from the release to the last engine's end (max X - R)
-  uint32_t lowerBound = 0;   ///< max over tiles of max(words sent, words received)
+  uint32_t cycles = 0;      ///< from the release to the last engine's end (max X - R)
+  uint32_t lowerBound = 0;  ///< max over tiles of max(words sent, words received)
   uint32_t phases = 0;
-  uint64_t words = 0;        ///< words received in total
+  uint64_t words = 0;  ///< words received in total
 };
 
 /// Schedule messages on a chip of `tiles` tiles with memBytes of SRAM each. Messages with the same
-/// source range are merged into one multicast. Throws tessera::Error on a message that does not fit.
+/// source range are merged into one multicast. Throws tessera::Error on a message that does not
+/// fit.
 XSchedule scheduleExchange(uint32_t tiles, uint32_t memBytes, std::vector<XMessage> messages);
 
 }  // namespace tessera

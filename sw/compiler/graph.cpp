@@ -31,12 +31,14 @@ std::string readString(const ElfImage& img, uint32_t addr, const std::string& pa
   for (;;) {
     const uint32_t base = addr & ~3u;
     auto w = img.word(base);
-    if (!w) throw Error(fmt::format("{}: codelet text at 0x{:08x} is outside the image", path, addr));
+    if (!w)
+      throw Error(fmt::format("{}: codelet text at 0x{:08x} is outside the image", path, addr));
     const char c = static_cast<char>((*w >> (8 * (addr - base))) & 0xffu);
     if (c == '\0') return s;
     s.push_back(c);
     ++addr;
-    if (s.size() > 4096) throw Error(fmt::format("{}: codelet text at 0x{:08x} is unterminated", path, addr));
+    if (s.size() > 4096)
+      throw Error(fmt::format("{}: codelet text at 0x{:08x} is unterminated", path, addr));
   }
 }
 
@@ -53,7 +55,8 @@ std::vector<CodeletInfo> readCodelets(const ElfImage& img, const std::string& pa
   auto start = img.symbol("__tess_codelets_start");
   auto end = img.symbol("__tess_codelets_end");
   if (!start || !end) {
-    throw Error(fmt::format("{}: not a codelet image (no __tess_codelets_start/_end symbols)", path));
+    throw Error(
+        fmt::format("{}: not a codelet image (no __tess_codelets_start/_end symbols)", path));
   }
   std::vector<CodeletInfo> out;
   for (uint32_t a = *start; a + 16 <= *end; a += 16) {
@@ -116,16 +119,18 @@ struct Graph::Impl {
 Graph::Graph(Target target, std::string codeletsPath) : impl_(std::make_unique<Impl>()) {
   if (target.tiles == 0 || target.tiles > xchg::kMaxBus + 1 || target.tileMemBytes % 4 != 0 ||
       target.tileMemBytes == 0 || target.tileMemBytes > xchg::kMaxAddr + 1) {
-    throw Error(fmt::format("graph target of {} tiles x {} bytes is not supported (1..{} tiles, memory a "
-                            "multiple of 4 up to {} bytes: the fields of an exchange receive operand)",
-                            target.tiles, target.tileMemBytes, xchg::kMaxBus + 1, xchg::kMaxAddr + 1));
+    throw Error(
+        fmt::format("graph target of {} tiles x {} bytes is not supported (1..{} tiles, memory a "
+                    "multiple of 4 up to {} bytes: the fields of an exchange receive operand)",
+                    target.tiles, target.tileMemBytes, xchg::kMaxBus + 1, xchg::kMaxAddr + 1));
   }
   impl_->id = nextGraphId++;
   impl_->target = target;
   impl_->codeletsPath = codeletsPath;
   ElfImage img = ElfImage::fromFile(codeletsPath, target.tileMemBytes);
   impl_->codelets = readCodelets(img, codeletsPath);
-  for (size_t i = 0; i < impl_->codelets.size(); ++i) impl_->codeletIndex[impl_->codelets[i].name] = i;
+  for (size_t i = 0; i < impl_->codelets.size(); ++i)
+    impl_->codeletIndex[impl_->codelets[i].name] = i;
   auto end = img.symbol("__tess_image_end");
   if (!end) throw Error(fmt::format("{}: no __tess_image_end symbol", codeletsPath));
   impl_->imageEnd = *end;
@@ -141,17 +146,33 @@ std::string Graph::defaultCodeletsPath() {
   return TESSERA_DEFAULT_CODELETS;
 }
 
-const Target& Graph::target() const { return impl_->target; }
-const std::vector<CodeletInfo>& Graph::codelets() const { return impl_->codelets; }
-uint32_t Graph::imageEnd() const { return impl_->imageEnd; }
+const Target& Graph::target() const {
+  return impl_->target;
+}
+const std::vector<CodeletInfo>& Graph::codelets() const {
+  return impl_->codelets;
+}
+uint32_t Graph::imageEnd() const {
+  return impl_->imageEnd;
+}
 const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& Graph::imageSegments() const {
   return impl_->segments;
 }
-uint64_t Graph::id() const { return impl_->id; }
-const std::vector<GraphVariable>& Graph::variables() const { return impl_->variables; }
-const std::vector<std::string>& Graph::computeSetNames() const { return impl_->computeSets; }
-const std::vector<GraphVertex>& Graph::vertices() const { return impl_->vertices; }
-const std::vector<GraphStream>& Graph::streams() const { return impl_->streams; }
+uint64_t Graph::id() const {
+  return impl_->id;
+}
+const std::vector<GraphVariable>& Graph::variables() const {
+  return impl_->variables;
+}
+const std::vector<std::string>& Graph::computeSetNames() const {
+  return impl_->computeSets;
+}
+const std::vector<GraphVertex>& Graph::vertices() const {
+  return impl_->vertices;
+}
+const std::vector<GraphStream>& Graph::streams() const {
+  return impl_->streams;
+}
 const std::vector<std::pair<std::string, Tensor>>& Graph::exposedTensors() const {
   return impl_->exposed;
 }
@@ -161,13 +182,15 @@ const CodeletInfo& Graph::codelet(const std::string& name) const {
   if (it == impl_->codeletIndex.end()) {
     std::string known;
     for (const CodeletInfo& c : impl_->codelets) known += (known.empty() ? "" : ", ") + c.name;
-    throw Error(fmt::format("unknown codelet \"{}\" in {} (known: {})", name, impl_->codeletsPath, known));
+    throw Error(
+        fmt::format("unknown codelet \"{}\" in {} (known: {})", name, impl_->codeletsPath, known));
   }
   return impl_->codelets[it->second];
 }
 
 void Graph::checkTensor(const Tensor& t, const char* what) const {
-  if (!t.valid()) throw Error(fmt::format("{}: the tensor is not valid (default-constructed)", what));
+  if (!t.valid())
+    throw Error(fmt::format("{}: the tensor is not valid (default-constructed)", what));
   if (t.graphId() != impl_->id) {
     throw Error(fmt::format("{}: tensor \"{}\" belongs to another graph", what, t.debugName()));
   }
@@ -178,7 +201,8 @@ Tensor Graph::addVariable(ElemType type, std::vector<size_t> shape, const std::s
   v.name = name;
   v.type = type;
   v.shape = shape;
-  Tensor t = Tensor::ofVariable(impl_->id, type, shape, static_cast<uint32_t>(impl_->variables.size()), name);
+  Tensor t = Tensor::ofVariable(impl_->id, type, shape,
+                                static_cast<uint32_t>(impl_->variables.size()), name);
   if (t.numElements() == 0) throw Error(fmt::format("variable \"{}\" has no elements", name));
   if (t.numElements() > (1u << 28)) throw Error(fmt::format("variable \"{}\" is too large", name));
   v.tileOf.assign(t.numElements(), -1);
@@ -186,14 +210,16 @@ Tensor Graph::addVariable(ElemType type, std::vector<size_t> shape, const std::s
   return t;
 }
 
-Tensor Graph::addConstant(std::vector<size_t> shape, std::span<const float> values, const std::string& name) {
+Tensor Graph::addConstant(std::vector<size_t> shape, std::span<const float> values,
+                          const std::string& name) {
   Tensor t = addVariable(ElemType::Float32, std::move(shape), name);
   setInitialValue(t, values);
   impl_->variables.back().constant = true;
   return t;
 }
 
-Tensor Graph::addConstant(std::vector<size_t> shape, std::span<const int32_t> values, const std::string& name) {
+Tensor Graph::addConstant(std::vector<size_t> shape, std::span<const int32_t> values,
+                          const std::string& name) {
   Tensor t = addVariable(ElemType::Int32, std::move(shape), name);
   setInitialValue(t, values);
   impl_->variables.back().constant = true;
@@ -207,7 +233,8 @@ void Graph::setTileMapping(const Tensor& t, unsigned tile) {
                             t.debugName(), tile, impl_->target.tiles));
   }
   for (const ElementRun& r : t.runs()) {
-    for (uint32_t i = r.begin; i < r.end; ++i) impl_->variables[r.var].tileOf[i] = static_cast<int32_t>(tile);
+    for (uint32_t i = r.begin; i < r.end; ++i)
+      impl_->variables[r.var].tileOf[i] = static_cast<int32_t>(tile);
   }
 }
 
@@ -299,7 +326,8 @@ void Graph::connect(VertexRef ref, const std::string& field, const Tensor& t) {
   const CodeletField* f = codelet(v.codelet).field(field);
   if (!typeMatches(f->type, t.elementType())) {
     throw Error(fmt::format("vertex {} ({}): field \"{}\" is {}, tensor \"{}\" is {}", ref.id,
-                            v.codelet, field, f->type, t.debugName(), elemTypeName(t.elementType())));
+                            v.codelet, field, f->type, t.debugName(),
+                            elemTypeName(t.elementType())));
   }
   for (GraphField& gf : v.fields) {
     if (gf.name == field) gf.tensor = t;
@@ -310,7 +338,8 @@ void Graph::setFieldValue(VertexRef ref, const std::string& field, float value) 
   GraphVertex& v = vertex(ref, field, true);
   const CodeletField* f = codelet(v.codelet).field(field);
   if (f->type != "float") {
-    throw Error(fmt::format("vertex {} ({}): field \"{}\" is {}, got a float", ref.id, v.codelet, field, f->type));
+    throw Error(fmt::format("vertex {} ({}): field \"{}\" is {}, got a float", ref.id, v.codelet,
+                            field, f->type));
   }
   for (GraphField& gf : v.fields) {
     if (gf.name == field) gf.value = std::bit_cast<uint32_t>(value), gf.hasValue = true;
@@ -321,7 +350,8 @@ void Graph::setFieldValue(VertexRef ref, const std::string& field, uint32_t valu
   GraphVertex& v = vertex(ref, field, true);
   const CodeletField* f = codelet(v.codelet).field(field);
   if (f->type == "float") {
-    throw Error(fmt::format("vertex {} ({}): field \"{}\" is float, got an integer", ref.id, v.codelet, field));
+    throw Error(fmt::format("vertex {} ({}): field \"{}\" is float, got an integer", ref.id,
+                            v.codelet, field));
   }
   for (GraphField& gf : v.fields) {
     if (gf.name == field) gf.value = value, gf.hasValue = true;
@@ -331,8 +361,9 @@ void Graph::setFieldValue(VertexRef ref, const std::string& field, uint32_t valu
 void Graph::setTileMapping(VertexRef ref, unsigned tile) {
   if (ref.id >= impl_->vertices.size()) throw Error("setTileMapping: unknown vertex");
   if (tile >= impl_->target.tiles) {
-    throw Error(fmt::format("setTileMapping: vertex {} ({}) to tile {}, but the target has {} tiles",
-                            ref.id, impl_->vertices[ref.id].codelet, tile, impl_->target.tiles));
+    throw Error(
+        fmt::format("setTileMapping: vertex {} ({}) to tile {}, but the target has {} tiles",
+                    ref.id, impl_->vertices[ref.id].codelet, tile, impl_->target.tiles));
   }
   impl_->vertices[ref.id].tile = static_cast<int32_t>(tile);
 }

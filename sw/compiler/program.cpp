@@ -27,7 +27,8 @@ void Sequence::add(const Program& p) {
   node_->children.push_back(p.node());
 }
 
-Execute::Execute(ComputeSet cs, const std::string& name) : Program(makeNode(ProgramKind::Execute, name)) {
+Execute::Execute(ComputeSet cs, const std::string& name)
+    : Program(makeNode(ProgramKind::Execute, name)) {
   node_->computeSet = cs;
 }
 
@@ -35,9 +36,10 @@ Copy::Copy(const Tensor& src, const Tensor& dst, const std::string& name)
     : Program(makeNode(ProgramKind::Copy, name)) {
   if (!src.valid() || !dst.valid()) throw Error(fmt::format("Copy \"{}\": invalid tensor", name));
   if (src.numElements() != dst.numElements() || src.elementType() != dst.elementType()) {
-    throw Error(fmt::format("Copy \"{}\": source \"{}\" {} {} and destination \"{}\" {} {} differ", name,
-                            src.debugName(), elemTypeName(src.elementType()), src.shapeString(),
-                            dst.debugName(), elemTypeName(dst.elementType()), dst.shapeString()));
+    throw Error(fmt::format("Copy \"{}\": source \"{}\" {} {} and destination \"{}\" {} {} differ",
+                            name, src.debugName(), elemTypeName(src.elementType()),
+                            src.shapeString(), dst.debugName(), elemTypeName(dst.elementType()),
+                            dst.shapeString()));
   }
   node_->src = src;
   node_->dst = dst;
@@ -64,7 +66,8 @@ Repeat::Repeat(uint32_t count, const Program& body, const std::string& name)
 RepeatWhile::RepeatWhile(const Program& cond, const Tensor& predicate, const Program& body,
                          const std::string& name)
     : Program(makeNode(ProgramKind::RepeatWhile, name)) {
-  if (!predicate.valid() || predicate.numElements() != 1 || predicate.elementType() != ElemType::Int32) {
+  if (!predicate.valid() || predicate.numElements() != 1 ||
+      predicate.elementType() != ElemType::Int32) {
     throw Error(fmt::format("RepeatWhile \"{}\": the predicate must be one int32 element", name));
   }
   node_->children.push_back(cond.node());

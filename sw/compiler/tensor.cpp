@@ -9,7 +9,9 @@
 
 namespace tessera {
 
-const char* elemTypeName(ElemType type) { return type == ElemType::Float32 ? "float32" : "int32"; }
+const char* elemTypeName(ElemType type) {
+  return type == ElemType::Float32 ? "float32" : "int32";
+}
 
 namespace {
 
@@ -30,9 +32,13 @@ size_t Tensor::dim(size_t d) const {
   return shape_[d];
 }
 
-size_t Tensor::numElements() const { return product(shape_); }
+size_t Tensor::numElements() const {
+  return product(shape_);
+}
 
-std::string Tensor::shapeString() const { return fmt::format("[{}]", fmt::join(shape_, ",")); }
+std::string Tensor::shapeString() const {
+  return fmt::format("[{}]", fmt::join(shape_, ","));
+}
 
 std::vector<std::pair<uint32_t, uint32_t>> Tensor::elements() const {
   std::vector<std::pair<uint32_t, uint32_t>> out;
@@ -114,17 +120,20 @@ Tensor Tensor::reshape(std::vector<size_t> shape) const {
   return t;
 }
 
-Tensor Tensor::flatten() const { return reshape({numElements()}); }
+Tensor Tensor::flatten() const {
+  return reshape({numElements()});
+}
 
 Tensor Tensor::dimShuffle(const std::vector<size_t>& perm) const {
   if (perm.size() != rank()) {
-    throw Error(fmt::format("tensor \"{}\" {}: permutation of {} dimensions", name_,
-                            shapeString(), perm.size()));
+    throw Error(fmt::format("tensor \"{}\" {}: permutation of {} dimensions", name_, shapeString(),
+                            perm.size()));
   }
   std::vector<bool> seen(rank(), false);
   for (size_t p : perm) {
     if (p >= rank() || seen[p]) {
-      throw Error(fmt::format("tensor \"{}\": [{}] is not a permutation", name_, fmt::join(perm, ",")));
+      throw Error(
+          fmt::format("tensor \"{}\": [{}] is not a permutation", name_, fmt::join(perm, ",")));
     }
     seen[p] = true;
   }
@@ -150,14 +159,16 @@ Tensor Tensor::dimShuffle(const std::vector<size_t>& perm) const {
 
 Tensor Tensor::transpose() const {
   if (rank() != 2) {
-    throw Error(fmt::format("tensor \"{}\" {}: transpose needs 2 dimensions", name_, shapeString()));
+    throw Error(
+        fmt::format("tensor \"{}\" {}: transpose needs 2 dimensions", name_, shapeString()));
   }
   return dimShuffle({1, 0});
 }
 
 Tensor Tensor::broadcast(size_t n, size_t d) const {
   if (d >= rank()) {
-    throw Error(fmt::format("tensor \"{}\" {}: broadcast along dimension {}", name_, shapeString(), d));
+    throw Error(
+        fmt::format("tensor \"{}\" {}: broadcast along dimension {}", name_, shapeString(), d));
   }
   std::vector<Tensor> copies(n, *this);
   return concat(copies, d);
@@ -204,9 +215,9 @@ Tensor concat(const std::vector<Tensor>& tensors, size_t d) {
       out.insert(out.end(), parts[k].begin() + o * chunk, parts[k].begin() + (o + 1) * chunk);
     }
   }
-  return Tensor::fromElements(first.graphId(), first.elementType(), shape, out,
-                              first.debugName().ends_with(" (view)") ? first.debugName()
-                                                                     : first.debugName() + " (view)");
+  return Tensor::fromElements(
+      first.graphId(), first.elementType(), shape, out,
+      first.debugName().ends_with(" (view)") ? first.debugName() : first.debugName() + " (view)");
 }
 
 }  // namespace tessera

@@ -15,7 +15,8 @@ std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTil
   const std::vector<int32_t> map = graph.tileMapping(t);
   std::map<unsigned, std::vector<std::pair<size_t, size_t>>> runs;
   for (size_t i = 0; i < map.size();) {
-    if (map[i] < 0) throw Error(fmt::format("tensor \"{}\": element {} is not mapped", t.debugName(), i));
+    if (map[i] < 0)
+      throw Error(fmt::format("tensor \"{}\": element {} is not mapped", t.debugName(), i));
     size_t j = i + 1;
     while (j < map.size() && map[j] == map[i]) ++j;
     runs[static_cast<unsigned>(map[i])].emplace_back(i, j);
@@ -43,7 +44,8 @@ Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::stri
   const std::vector<int32_t> map = graph.tileMapping(t);
   const Tensor flat = out.flatten();
   for (size_t i = 0; i < map.size();) {
-    if (map[i] < 0) throw Error(fmt::format("tensor \"{}\": element {} is not mapped", t.debugName(), i));
+    if (map[i] < 0)
+      throw Error(fmt::format("tensor \"{}\": element {} is not mapped", t.debugName(), i));
     size_t j = i + 1;
     while (j < map.size() && map[j] == map[i]) ++j;
     graph.setTileMapping(flat.slice(i, j), static_cast<unsigned>(map[i]));
@@ -56,8 +58,8 @@ namespace {
 
 void checkSame(const Tensor& a, const Tensor& b, const std::string& name) {
   if (a.shape() != b.shape()) {
-    throw Error(fmt::format("{}: shapes {} (\"{}\") and {} (\"{}\") differ", name, a.shapeString(), a.debugName(),
-                            b.shapeString(), b.debugName()));
+    throw Error(fmt::format("{}: shapes {} (\"{}\") and {} (\"{}\") differ", name, a.shapeString(),
+                            a.debugName(), b.shapeString(), b.debugName()));
   }
   if (a.elementType() != ElemType::Float32 || b.elementType() != ElemType::Float32) {
     throw Error(fmt::format("{}: float32 tensors expected", name));
@@ -65,7 +67,8 @@ void checkSame(const Tensor& a, const Tensor& b, const std::string& name) {
 }
 
 // out = codelet(inputs...) element by element, out mapped like inputs[0].
-Tensor elementwise(Graph& graph, const std::string& codelet, const std::vector<std::pair<std::string, Tensor>>& inputs,
+Tensor elementwise(Graph& graph, const std::string& codelet,
+                   const std::vector<std::pair<std::string, Tensor>>& inputs,
                    const std::string& outField, Sequence& prog, const std::string& name,
                    const std::function<void(VertexRef)>& params = {}) {
   const Tensor out = cloneMapped(graph, inputs[0].second, ElemType::Float32, name);
@@ -73,7 +76,8 @@ Tensor elementwise(Graph& graph, const std::string& codelet, const std::vector<s
   const Tensor flat = out.flatten();
   for (const Chunk& c : tileChunks(graph, out)) {
     std::vector<std::pair<std::string, Tensor>> conn;
-    for (const auto& [field, t] : inputs) conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
+    for (const auto& [field, t] : inputs)
+      conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
     conn.emplace_back(outField, flat.slice(c.begin, c.end));
     VertexRef v = graph.addVertex(cs, codelet, conn);
     graph.setTileMapping(v, c.tile);
@@ -85,17 +89,20 @@ Tensor elementwise(Graph& graph, const std::string& codelet, const std::vector<s
 
 }  // namespace
 
-Tensor add(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name) {
+Tensor add(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
+           const std::string& name) {
   checkSame(a, b, name);
   return elementwise(graph, "Add", {{"a", a}, {"b", b}}, "out", prog, name);
 }
 
-Tensor sub(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name) {
+Tensor sub(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
+           const std::string& name) {
   checkSame(a, b, name);
   return elementwise(graph, "Sub", {{"a", a}, {"b", b}}, "out", prog, name);
 }
 
-Tensor mul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name) {
+Tensor mul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
+           const std::string& name) {
   checkSame(a, b, name);
   return elementwise(graph, "Mul", {{"a", a}, {"b", b}}, "out", prog, name);
 }
@@ -111,15 +118,17 @@ Tensor relu(Graph& graph, const Tensor& a, Sequence& prog, const std::string& na
   return elementwise(graph, "Relu", {{"in", a}}, "out", prog, name);
 }
 
-Tensor reluGrad(Graph& graph, const Tensor& grad, const Tensor& act, Sequence& prog, const std::string& name) {
+Tensor reluGrad(Graph& graph, const Tensor& grad, const Tensor& act, Sequence& prog,
+                const std::string& name) {
   checkSame(grad, act, name);
   return elementwise(graph, "ReluGrad", {{"grad", grad}, {"act", act}}, "out", prog, name);
 }
 
-Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog, const std::string& name) {
+Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+               const std::string& name) {
   if (x.rank() != 2 || bias.rank() != 1 || bias.dim(0) != x.dim(1)) {
-    throw Error(fmt::format("{}: addBias needs x [rows, n] and bias [n], got {} and {}", name, x.shapeString(),
-                            bias.shapeString()));
+    throw Error(fmt::format("{}: addBias needs x [rows, n] and bias [n], got {} and {}", name,
+                            x.shapeString(), bias.shapeString()));
   }
   checkSame(x, x, name);
   checkSame(bias, bias, name);
@@ -130,13 +139,17 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   for (const Chunk& c : tileChunks(graph, out, kPerContext, n)) {
     VertexRef v;
     if (c.begin % n == 0 && c.end % n == 0) {
-      v = graph.addVertex(cs, "AddBias", {{"in", flatX.slice(c.begin, c.end)}, {"bias", bias},
-                                          {"out", flatOut.slice(c.begin, c.end)}});
+      v = graph.addVertex(cs, "AddBias",
+                          {{"in", flatX.slice(c.begin, c.end)},
+                           {"bias", bias},
+                           {"out", flatOut.slice(c.begin, c.end)}});
     } else {
       // A chunk that is not whole rows: the bias elements it needs, one per element.
       const Tensor rows = bias.expand(0).broadcast(x.dim(0), 0).flatten();
-      v = graph.addVertex(cs, "Add", {{"a", flatX.slice(c.begin, c.end)}, {"b", rows.slice(c.begin, c.end)},
-                                      {"out", flatOut.slice(c.begin, c.end)}});
+      v = graph.addVertex(cs, "Add",
+                          {{"a", flatX.slice(c.begin, c.end)},
+                           {"b", rows.slice(c.begin, c.end)},
+                           {"out", flatOut.slice(c.begin, c.end)}});
     }
     graph.setTileMapping(v, c.tile);
   }
@@ -162,8 +175,9 @@ void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float s,
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor fd = data.flatten(), fdelta = delta.flatten();
   for (const Chunk& c : tileChunks(graph, data)) {
-    VertexRef v = graph.addVertex(cs, "ScaledAddTo", {{"data", fd.slice(c.begin, c.end)},
-                                                      {"delta", fdelta.slice(c.begin, c.end)}});
+    VertexRef v = graph.addVertex(
+        cs, "ScaledAddTo",
+        {{"data", fd.slice(c.begin, c.end)}, {"delta", fdelta.slice(c.begin, c.end)}});
     graph.setFieldValue(v, "scale", s);
     graph.setTileMapping(v, c.tile);
   }

@@ -21,7 +21,8 @@ void mapLinearly(Graph& graph, const Tensor& t, size_t grain) {
   }
 }
 
-Tensor createLinear(Graph& graph, ElemType type, std::vector<size_t> shape, const std::string& name, size_t grain) {
+Tensor createLinear(Graph& graph, ElemType type, std::vector<size_t> shape, const std::string& name,
+                    size_t grain) {
   Tensor t = graph.addVariable(type, std::move(shape), name);
   mapLinearly(graph, t, grain);
   return t;

@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -21,7 +21,9 @@ namespace {
 // instructions per multiply-add, one issue every six cycles), against one cycle per exchanged word.
 constexpr double kCyclesPerMac = 18.0;
 
-size_t ceilDiv(size_t a, size_t b) { return (a + b - 1) / b; }
+size_t ceilDiv(size_t a, size_t b) {
+  return (a + b - 1) / b;
+}
 
 // [begin, end) of part p of n split into parts.
 std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p) {
@@ -59,8 +61,8 @@ std::vector<WorkPart> splitWork(size_t mb, size_t nb, size_t workers) {
 }
 
 // A MatMulBlocked vertex on part p of a block: a, b and c are the block's (shared by its vertices).
-void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a, const Tensor& b, const Tensor& c,
-                     size_t k, uint32_t flags, const WorkPart& p) {
+void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a, const Tensor& b,
+                     const Tensor& c, size_t k, uint32_t flags, const WorkPart& p) {
   VertexRef vx = graph.addVertex(cs, "MatMulBlocked", {{"a", a}, {"b", b}, {"c", c}});
   graph.setFieldValue(vx, "k", static_cast<uint32_t>(k));
   graph.setFieldValue(vx, "flags", flags);
@@ -79,7 +81,8 @@ MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
   const size_t workers = t.contexts;
   // Bytes a tile can give a matmul: its memory less the codelet image, the stacks and some room
   // for vertex states and programs.
-  const double room = static_cast<double>(t.tileMemBytes) - graph.imageEnd() - TESS_GRAPH_STACK_BYTES - 4096.0;
+  const double room =
+      static_cast<double>(t.tileMemBytes) - graph.imageEnd() - TESS_GRAPH_STACK_BYTES - 4096.0;
   MatMulPlan best;
   double bestCost = std::numeric_limits<double>::max();
   bool bestFits = false;
@@ -87,19 +90,25 @@ MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
     for (size_t pn = 1; pn * pm <= tiles && pn <= n; ++pn) {
       for (size_t pk = 1; pk * pn * pm <= tiles && pk <= k; ++pk) {
         // Every part must be non-empty (so every partial has a tile).
-        if (ceilDiv(m, pm) * (pm - 1) >= m || ceilDiv(n, pn) * (pn - 1) >= n || ceilDiv(k, pk) * (pk - 1) >= k) continue;
-        const double mb = static_cast<double>(ceilDiv(m, pm)), nb = static_cast<double>(ceilDiv(n, pn)),
+        if (ceilDiv(m, pm) * (pm - 1) >= m || ceilDiv(n, pn) * (pn - 1) >= n ||
+            ceilDiv(k, pk) * (pk - 1) >= k)
+          continue;
+        const double mb = static_cast<double>(ceilDiv(m, pm)),
+                     nb = static_cast<double>(ceilDiv(n, pn)),
                      kb = static_cast<double>(ceilDiv(k, pk));
         // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
         size_t load = 0;
-        for (const WorkPart& p : splitWork(static_cast<size_t>(mb), static_cast<size_t>(nb), workers)) load = std::max(load, p.rows * p.cols);
+        for (const WorkPart& p :
+             splitWork(static_cast<size_t>(mb), static_cast<size_t>(nb), workers))
+          load = std::max(load, p.rows * p.cols);
         const double compute = kCyclesPerMac * static_cast<double>(load) * kb;
         const double reduce = pk > 1 ? kCyclesPerMac * mb * nb / static_cast<double>(workers) : 0.0;
         const double exchange = mb * kb + kb * nb + (pk > 1 ? 2.0 * mb * nb : 0.0);
         const double cost = compute + reduce + exchange;
         // Memory of the busiest tile: gathered operand blocks, its partial block, a share of the
         // operands and of the result, and the gathered partials of its reduction share.
-        const double share = (static_cast<double>(m * k + k * n + m * n)) / static_cast<double>(pm * pn * pk);
+        const double share =
+            (static_cast<double>(m * k + k * n + m * n)) / static_cast<double>(pm * pn * pk);
         const double bytes = 4.0 * (mb * kb + kb * nb + mb * nb * (pk > 1 ? 2.0 : 1.0) + share);
         const bool fits = bytes <= room;
         if ((fits && !bestFits) || (fits == bestFits && cost < bestCost - 1e-9)) {
@@ -129,7 +138,8 @@ Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
     for (size_t l = 0; l < plan.k; ++l) {
       const auto [m0, m1] = part(m, plan.m, i);
       const auto [k0, k1] = part(k, plan.k, l);
-      graph.setTileMapping(a.slice(m0, m1, 0).slice(k0, k1, 1), planTile(plan, i, (i + l) % plan.n, l));
+      graph.setTileMapping(a.slice(m0, m1, 0).slice(k0, k1, 1),
+                           planTile(plan, i, (i + l) % plan.n, l));
     }
   }
   return a;
@@ -142,37 +152,45 @@ Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
     for (size_t j = 0; j < plan.n; ++j) {
       const auto [k0, k1] = part(k, plan.k, l);
       const auto [n0, n1] = part(n, plan.n, j);
-      graph.setTileMapping(b.slice(k0, k1, 0).slice(n0, n1, 1), planTile(plan, (j + l) % plan.m, j, l));
+      graph.setTileMapping(b.slice(k0, k1, 0).slice(n0, n1, 1),
+                           planTile(plan, (j + l) % plan.m, j, l));
     }
   }
   return b;
 }
 
-Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
-              const MatMulOptions& opt) {
-  if (a.rank() != 2 || b.rank() != 2 || a.elementType() != ElemType::Float32 || b.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{}: matmul of 2-D float32 tensors, got {} and {}", name, a.shapeString(), b.shapeString()));
+Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
+              const std::string& name, const MatMulOptions& opt) {
+  if (a.rank() != 2 || b.rank() != 2 || a.elementType() != ElemType::Float32 ||
+      b.elementType() != ElemType::Float32) {
+    throw Error(fmt::format("{}: matmul of 2-D float32 tensors, got {} and {}", name,
+                            a.shapeString(), b.shapeString()));
   }
   const size_t m = opt.transposeA ? a.dim(1) : a.dim(0);
   const size_t k = opt.transposeA ? a.dim(0) : a.dim(1);
   const size_t kb = opt.transposeB ? b.dim(1) : b.dim(0);
   const size_t n = opt.transposeB ? b.dim(0) : b.dim(1);
   if (k != kb) {
-    throw Error(fmt::format("{}: inner dimensions differ: op(a) is [{}, {}], op(b) is [{}, {}]", name, m, k, kb, n));
+    throw Error(fmt::format("{}: inner dimensions differ: op(a) is [{}, {}], op(b) is [{}, {}]",
+                            name, m, k, kb, n));
   }
   const MatMulPlan plan = planMatMul(graph, m, k, n);
   auto tileOf = [&](size_t i, size_t j, size_t l) { return planTile(plan, i, j, l); };
   // op(a)[r0:r1, k0:k1] and op(b)[k0:k1, c0:c1] as stored (the codelet takes the layout flags).
   auto aBlock = [&](size_t r0, size_t r1, size_t k0, size_t k1) {
-    return opt.transposeA ? a.slice(k0, k1, 0).slice(r0, r1, 1) : a.slice(r0, r1, 0).slice(k0, k1, 1);
+    return opt.transposeA ? a.slice(k0, k1, 0).slice(r0, r1, 1)
+                          : a.slice(r0, r1, 0).slice(k0, k1, 1);
   };
   auto bBlock = [&](size_t k0, size_t k1, size_t c0, size_t c1) {
-    return opt.transposeB ? b.slice(c0, c1, 0).slice(k0, k1, 1) : b.slice(k0, k1, 0).slice(c0, c1, 1);
+    return opt.transposeB ? b.slice(c0, c1, 0).slice(k0, k1, 1)
+                          : b.slice(k0, k1, 0).slice(c0, c1, 1);
   };
   const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u);
 
   Tensor c = graph.addVariable(ElemType::Float32, {m, n}, name);
-  Tensor partials = plan.k > 1 ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials") : c.expand(0);
+  Tensor partials = plan.k > 1
+                        ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials")
+                        : c.expand(0);
   ComputeSet cs = graph.addComputeSet(name);
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
@@ -206,7 +224,8 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
       const Tensor cBlock = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
       const size_t elems = cBlock.numElements();
       size_t parts = 0;
-      for (size_t l = 0; l < plan.k; ++l) parts += part(k, plan.k, l).first < part(k, plan.k, l).second;
+      for (size_t l = 0; l < plan.k; ++l)
+        parts += part(k, plan.k, l).first < part(k, plan.k, l).second;
       for (size_t l = 0; l < plan.k; ++l) {
         const auto [e0, e1] = part(elems, plan.k, l);
         if (e0 == e1) continue;
@@ -222,7 +241,8 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
         for (size_t v = 0; v < vparts; ++v) {
           const auto [s0, s1] = part(e1 - e0, vparts, v);
           if (s0 == s1) continue;
-          VertexRef vx = graph.addVertex(rs, "ReduceSumStrided", {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
+          VertexRef vx = graph.addVertex(rs, "ReduceSumStrided",
+                                         {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
           graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
           graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
           graph.setTileMapping(vx, tile);
@@ -234,19 +254,19 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, co
   return c;
 }
 
-void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b, Sequence& prog,
-                      const std::string& name, const MatMulOptions& opt) {
+void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b,
+                      Sequence& prog, const std::string& name, const MatMulOptions& opt) {
   if (a.rank() != 2 || b.rank() != 2 || c.rank() != 2 || a.elementType() != ElemType::Float32 ||
       b.elementType() != ElemType::Float32 || c.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{}: matmulAccumulate of 2-D float32 tensors, got {}, {} and {}", name, c.shapeString(),
-                            a.shapeString(), b.shapeString()));
+    throw Error(fmt::format("{}: matmulAccumulate of 2-D float32 tensors, got {}, {} and {}", name,
+                            c.shapeString(), a.shapeString(), b.shapeString()));
   }
   const size_t m = opt.transposeA ? a.dim(1) : a.dim(0);
   const size_t k = opt.transposeA ? a.dim(0) : a.dim(1);
   const size_t n = opt.transposeB ? b.dim(0) : b.dim(1);
   if ((opt.transposeB ? b.dim(1) : b.dim(0)) != k || c.dim(0) != m || c.dim(1) != n) {
-    throw Error(fmt::format("{}: c {} += op(a) [{}, {}] op(b) [{}, {}] does not match", name, c.shapeString(), m, k,
-                            opt.transposeB ? b.dim(1) : b.dim(0), n));
+    throw Error(fmt::format("{}: c {} += op(a) [{}, {}] op(b) [{}, {}] does not match", name,
+                            c.shapeString(), m, k, opt.transposeB ? b.dim(1) : b.dim(0), n));
   }
   // Each tile's block of c: the bounding box of its elements, which must be exactly those.
   const std::vector<int32_t> map = graph.tileMapping(c);
@@ -255,7 +275,8 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   };
   std::map<unsigned, Box> boxes;
   for (size_t i = 0; i < map.size(); ++i) {
-    if (map[i] < 0) throw Error(fmt::format("{}: element {} of \"{}\" is not mapped", name, i, c.debugName()));
+    if (map[i] < 0)
+      throw Error(fmt::format("{}: element {} of \"{}\" is not mapped", name, i, c.debugName()));
     Box& bx = boxes[static_cast<unsigned>(map[i])];
     const size_t r = i / n, col = i % n;
     bx.r0 = std::min(bx.r0, r), bx.r1 = std::max(bx.r1, r + 1);
@@ -266,14 +287,17 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   ComputeSet cs = graph.addComputeSet(name);
   for (const auto& [tile, bx] : boxes) {
     if (bx.count != (bx.r1 - bx.r0) * (bx.c1 - bx.c0)) {
-      throw Error(fmt::format("{}: the elements of \"{}\" on tile {} are not one rectangular block", name,
-                              c.debugName(), tile));
+      throw Error(fmt::format("{}: the elements of \"{}\" on tile {} are not one rectangular block",
+                              name, c.debugName(), tile));
     }
-    const Tensor bb = (opt.transposeB ? b.slice(bx.c0, bx.c1, 0) : b.slice(bx.c0, bx.c1, 1)).flatten();
+    const Tensor bb =
+        (opt.transposeB ? b.slice(bx.c0, bx.c1, 0) : b.slice(bx.c0, bx.c1, 1)).flatten();
     // The box's rows of op(a), one gathered copy shared by the tile's vertices.
-    const Tensor ab = (opt.transposeA ? a.slice(bx.r0, bx.r1, 1) : a.slice(bx.r0, bx.r1, 0)).flatten();
+    const Tensor ab =
+        (opt.transposeA ? a.slice(bx.r0, bx.r1, 1) : a.slice(bx.r0, bx.r1, 0)).flatten();
     const Tensor cb = c.slice(bx.r0, bx.r1, 0).slice(bx.c0, bx.c1, 1).flatten();
-    for (const WorkPart& p : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0, graph.target().contexts)) addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
+    for (const WorkPart& p : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0, graph.target().contexts))
+      addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
   }
   prog.add(Execute(cs, name));
 }

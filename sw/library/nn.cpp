@@ -16,7 +16,8 @@ void checkLogits(const Tensor& logits, const Tensor* labels, const std::string& 
     throw Error(fmt::format("{}: logits must be [rows, classes] float32, got {} {}", name,
                             elemTypeName(logits.elementType()), logits.shapeString()));
   }
-  if (labels && (labels->rank() != 1 || labels->dim(0) != logits.dim(0) || labels->elementType() != ElemType::Int32)) {
+  if (labels && (labels->rank() != 1 || labels->dim(0) != logits.dim(0) ||
+                 labels->elementType() != ElemType::Int32)) {
     throw Error(fmt::format("{}: labels must be [{}] int32, got {} {}", name, logits.dim(0),
                             elemTypeName(labels->elementType()), labels->shapeString()));
   }
@@ -24,8 +25,9 @@ void checkLogits(const Tensor& logits, const Tensor* labels, const std::string& 
 
 }  // namespace
 
-SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits, const Tensor& labels,
-                                              float gradScale, Sequence& prog, const std::string& name) {
+SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits,
+                                              const Tensor& labels, float gradScale, Sequence& prog,
+                                              const std::string& name) {
   checkLogits(logits, &labels, name);
   const size_t classes = logits.dim(1);
   SoftmaxCrossEntropyResult out;
@@ -39,8 +41,10 @@ SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits
     if (r0 == r1) continue;
     graph.setTileMapping(out.loss.slice(r0, r1), c.tile);
     VertexRef v = graph.addVertex(cs, "SoftmaxCrossEntropy",
-                                  {{"logits", fl.slice(r0 * classes, r1 * classes)}, {"labels", labels.slice(r0, r1)},
-                                   {"grad", fg.slice(r0 * classes, r1 * classes)}, {"loss", out.loss.slice(r0, r1)}});
+                                  {{"logits", fl.slice(r0 * classes, r1 * classes)},
+                                   {"labels", labels.slice(r0, r1)},
+                                   {"grad", fg.slice(r0 * classes, r1 * classes)},
+                                   {"loss", out.loss.slice(r0, r1)}});
     graph.setFieldValue(v, "classes", static_cast<uint32_t>(classes));
     graph.setFieldValue(v, "scale", gradScale);
     graph.setTileMapping(v, c.tile);
@@ -59,8 +63,9 @@ Tensor argMax(Graph& graph, const Tensor& logits, Sequence& prog, const std::str
     const size_t r0 = (c.begin + classes - 1) / classes, r1 = (c.end + classes - 1) / classes;
     if (r0 == r1) continue;
     graph.setTileMapping(index.slice(r0, r1), c.tile);
-    VertexRef v = graph.addVertex(cs, "ArgMax", {{"logits", fl.slice(r0 * classes, r1 * classes)},
-                                                 {"index", index.slice(r0, r1)}});
+    VertexRef v = graph.addVertex(
+        cs, "ArgMax",
+        {{"logits", fl.slice(r0 * classes, r1 * classes)}, {"index", index.slice(r0, r1)}});
     graph.setFieldValue(v, "classes", static_cast<uint32_t>(classes));
     graph.setTileMapping(v, c.tile);
   }
@@ -68,7 +73,8 @@ Tensor argMax(Graph& graph, const Tensor& logits, Sequence& prog, const std::str
   return index;
 }
 
-Tensor correctCount(Graph& graph, const Tensor& logits, const Tensor& labels, Sequence& prog, const std::string& name) {
+Tensor correctCount(Graph& graph, const Tensor& logits, const Tensor& labels, Sequence& prog,
+                    const std::string& name) {
   checkLogits(logits, &labels, name);
   const Tensor index = argMax(graph, logits, prog, name + "/argmax");
   // One partial count per tile that holds predictions, then their sum.
@@ -79,9 +85,12 @@ Tensor correctCount(Graph& graph, const Tensor& logits, const Tensor& labels, Se
   size_t i = 0;
   for (const auto& [tile, ranges] : byTile) {
     std::vector<Tensor> a, b;
-    for (const auto& [r0, r1] : ranges) a.push_back(index.slice(r0, r1)), b.push_back(labels.slice(r0, r1));
+    for (const auto& [r0, r1] : ranges)
+      a.push_back(index.slice(r0, r1)), b.push_back(labels.slice(r0, r1));
     graph.setTileMapping(partial[i], tile);
-    VertexRef v = graph.addVertex(cs, "CountEqual", {{"a", concat(a, 0)}, {"b", concat(b, 0)}, {"count", partial[i].flatten()}});
+    VertexRef v = graph.addVertex(
+        cs, "CountEqual",
+        {{"a", concat(a, 0)}, {"b", concat(b, 0)}, {"count", partial[i].flatten()}});
     graph.setTileMapping(v, tile);
     ++i;
   }
@@ -89,18 +98,21 @@ Tensor correctCount(Graph& graph, const Tensor& logits, const Tensor& labels, Se
   return reduceSum(graph, partial, 0, prog, name + "/sum");
 }
 
-Tensor sgdMomentum(Graph& graph, const Tensor& w, const Tensor& grad, float lr, float momentum, Sequence& prog,
-                   const std::string& name) {
-  if (w.shape() != grad.shape() || w.elementType() != ElemType::Float32 || grad.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{}: weights {} and gradient {} must be float32 of one shape", name, w.shapeString(),
-                            grad.shapeString()));
+Tensor sgdMomentum(Graph& graph, const Tensor& w, const Tensor& grad, float lr, float momentum,
+                   Sequence& prog, const std::string& name) {
+  if (w.shape() != grad.shape() || w.elementType() != ElemType::Float32 ||
+      grad.elementType() != ElemType::Float32) {
+    throw Error(fmt::format("{}: weights {} and gradient {} must be float32 of one shape", name,
+                            w.shapeString(), grad.shapeString()));
   }
   Tensor v = cloneMapped(graph, w, ElemType::Float32, name + "/velocity");
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor fw = w.flatten(), fv = v.flatten(), fg = grad.flatten();
   for (const Chunk& c : tileChunks(graph, w)) {
-    VertexRef vx = graph.addVertex(cs, "SgdMomentum", {{"w", fw.slice(c.begin, c.end)}, {"v", fv.slice(c.begin, c.end)},
-                                                       {"g", fg.slice(c.begin, c.end)}});
+    VertexRef vx = graph.addVertex(cs, "SgdMomentum",
+                                   {{"w", fw.slice(c.begin, c.end)},
+                                    {"v", fv.slice(c.begin, c.end)},
+                                    {"g", fg.slice(c.begin, c.end)}});
     graph.setFieldValue(vx, "lr", lr);
     graph.setFieldValue(vx, "momentum", momentum);
     graph.setTileMapping(vx, c.tile);

@@ -130,7 +130,8 @@ NormGradients layerNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
 size_t batchNormParts(const Graph& graph, size_t channels, size_t valuesPerChannel) {
   if (channels == 0 || valuesPerChannel == 0) return 1;
   // Enough parts for every worker of every tile, none shorter than kMinPart values.
-  const size_t byWorkers = std::max<size_t>(1, graph.target().tiles * graph.target().contexts / channels);
+  const size_t byWorkers =
+      std::max<size_t>(1, graph.target().tiles * graph.target().contexts / channels);
   const size_t byLength = std::max<size_t>(1, valuesPerChannel / kMinPart);
   return std::min(byWorkers, byLength);
 }

@@ -14,23 +14,24 @@ namespace {
 
 void checkFloat(const Tensor& t, const std::string& what, const std::string& name) {
   if (!t.valid() || t.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{}: {} \"{}\" must be a float32 tensor", name, what, t.valid() ? t.debugName() : "?"));
+    throw Error(fmt::format("{}: {} \"{}\" must be a float32 tensor", name, what,
+                            t.valid() ? t.debugName() : "?"));
   }
 }
 
 void checkScalar(const Tensor& s, const std::string& what, const std::string& name) {
   checkFloat(s, what, name);
   if (s.numElements() != 1) {
-    throw Error(fmt::format("{}: {} \"{}\" must be a float32 scalar, got {}", name, what, s.debugName(),
-                            s.shapeString()));
+    throw Error(fmt::format("{}: {} \"{}\" must be a float32 scalar, got {}", name, what,
+                            s.debugName(), s.shapeString()));
   }
 }
 
 void checkLike(const Tensor& w, const Tensor& t, const std::string& what, const std::string& name) {
   checkFloat(t, what, name);
   if (t.shape() != w.shape()) {
-    throw Error(fmt::format("{}: {} \"{}\" is {}, the weights \"{}\" are {}", name, what, t.debugName(),
-                            t.shapeString(), w.debugName(), w.shapeString()));
+    throw Error(fmt::format("{}: {} \"{}\" is {}, the weights \"{}\" are {}", name, what,
+                            t.debugName(), t.shapeString(), w.debugName(), w.shapeString()));
   }
 }
 
@@ -38,12 +39,14 @@ void checkLike(const Tensor& w, const Tensor& t, const std::string& what, const 
 // are sliced, scalars are connected whole (the compiler sends them to every tile that reads them).
 void perChunk(Graph& graph, const std::string& codelet, const Tensor& w,
               const std::vector<std::pair<std::string, Tensor>>& likeW,
-              const std::vector<std::pair<std::string, Tensor>>& scalars, const std::function<void(VertexRef)>& params,
-              Sequence& prog, const std::string& name) {
+              const std::vector<std::pair<std::string, Tensor>>& scalars,
+              const std::function<void(VertexRef)>& params, Sequence& prog,
+              const std::string& name) {
   ComputeSet cs = graph.addComputeSet(name);
   for (const Chunk& c : tileChunks(graph, w)) {
     std::vector<std::pair<std::string, Tensor>> conn;
-    for (const auto& [field, t] : likeW) conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
+    for (const auto& [field, t] : likeW)
+      conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
     for (const auto& [field, t] : scalars) conn.emplace_back(field, t.flatten());
     VertexRef v = graph.addVertex(cs, codelet, conn);
     graph.setTileMapping(v, c.tile);
@@ -67,32 +70,36 @@ Tensor scaleByScalar(Graph& graph, const Tensor& a, const Tensor& s, float facto
   checkFloat(a, "input", name);
   checkScalar(s, "scale", name);
   const Tensor out = cloneMapped(graph, a, ElemType::Float32, name);
-  perChunk(graph, "ScaleByScalar", out, {{"in", a}, {"out", out}}, {{"s", s}},
-           [&](VertexRef v) { graph.setFieldValue(v, "factor", factor); }, prog, name);
+  perChunk(
+      graph, "ScaleByScalar", out, {{"in", a}, {"out", out}}, {{"s", s}},
+      [&](VertexRef v) { graph.setFieldValue(v, "factor", factor); }, prog, name);
   return out;
 }
 
-void sgdUpdate(Graph& graph, const Tensor& w, const Tensor& g, const Tensor& lr, float weightDecay, Sequence& prog,
-               const std::string& name) {
+void sgdUpdate(Graph& graph, const Tensor& w, const Tensor& g, const Tensor& lr, float weightDecay,
+               Sequence& prog, const std::string& name) {
   checkFloat(w, "weights", name);
   checkLike(w, g, "gradient", name);
   checkScalar(lr, "learning rate", name);
-  perChunk(graph, "SgdUpdate", w, {{"w", w}, {"g", g}}, {{"lr", lr}},
-           [&](VertexRef v) { graph.setFieldValue(v, "weightDecay", weightDecay); }, prog, name);
+  perChunk(
+      graph, "SgdUpdate", w, {{"w", w}, {"g", g}}, {{"lr", lr}},
+      [&](VertexRef v) { graph.setFieldValue(v, "weightDecay", weightDecay); }, prog, name);
 }
 
-void sgdMomentumUpdate(Graph& graph, const Tensor& w, const Tensor& v, const Tensor& g, const Tensor& lr,
-                       float momentum, float weightDecay, Sequence& prog, const std::string& name) {
+void sgdMomentumUpdate(Graph& graph, const Tensor& w, const Tensor& v, const Tensor& g,
+                       const Tensor& lr, float momentum, float weightDecay, Sequence& prog,
+                       const std::string& name) {
   checkFloat(w, "weights", name);
   checkLike(w, v, "velocity", name);
   checkLike(w, g, "gradient", name);
   checkScalar(lr, "learning rate", name);
-  perChunk(graph, "SgdMomentumUpdate", w, {{"w", w}, {"v", v}, {"g", g}}, {{"lr", lr}},
-           [&](VertexRef vx) {
-             graph.setFieldValue(vx, "momentum", momentum);
-             graph.setFieldValue(vx, "weightDecay", weightDecay);
-           },
-           prog, name);
+  perChunk(
+      graph, "SgdMomentumUpdate", w, {{"w", w}, {"v", v}, {"g", g}}, {{"lr", lr}},
+      [&](VertexRef vx) {
+        graph.setFieldValue(vx, "momentum", momentum);
+        graph.setFieldValue(vx, "weightDecay", weightDecay);
+      },
+      prog, name);
 }
 
 AdamScalars createAdamScalars(Graph& graph, float beta1, float beta2, const std::string& name) {
@@ -108,7 +115,8 @@ AdamScalars createAdamScalars(Graph& graph, float beta1, float beta2, const std:
   return s;
 }
 
-void adamStep(Graph& graph, const AdamScalars& s, const Tensor& lr, Sequence& prog, const std::string& name) {
+void adamStep(Graph& graph, const AdamScalars& s, const Tensor& lr, Sequence& prog,
+              const std::string& name) {
   checkScalar(lr, "learning rate", name);
   ComputeSet cs = graph.addComputeSet(name);
   VertexRef v = graph.addVertex(cs, "AdamStep", {{"pows", s.pows}, {"lr", lr}, {"hyper", s.hyper}});
@@ -118,20 +126,22 @@ void adamStep(Graph& graph, const AdamScalars& s, const Tensor& lr, Sequence& pr
   prog.add(Execute(cs, name));
 }
 
-void adamUpdate(Graph& graph, const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g, const AdamScalars& s,
-                float eps, float weightDecay, Sequence& prog, const std::string& name) {
+void adamUpdate(Graph& graph, const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g,
+                const AdamScalars& s, float eps, float weightDecay, Sequence& prog,
+                const std::string& name) {
   checkFloat(w, "weights", name);
   checkLike(w, m, "first moment", name);
   checkLike(w, v, "second moment", name);
   checkLike(w, g, "gradient", name);
-  perChunk(graph, "AdamUpdate", w, {{"w", w}, {"m", m}, {"v", v}, {"g", g}}, {{"hyper", s.hyper}},
-           [&](VertexRef vx) {
-             graph.setFieldValue(vx, "beta1", s.beta1);
-             graph.setFieldValue(vx, "beta2", s.beta2);
-             graph.setFieldValue(vx, "eps", eps);
-             graph.setFieldValue(vx, "weightDecay", weightDecay);
-           },
-           prog, name);
+  perChunk(
+      graph, "AdamUpdate", w, {{"w", w}, {"m", m}, {"v", v}, {"g", g}}, {{"hyper", s.hyper}},
+      [&](VertexRef vx) {
+        graph.setFieldValue(vx, "beta1", s.beta1);
+        graph.setFieldValue(vx, "beta2", s.beta2);
+        graph.setFieldValue(vx, "eps", eps);
+        graph.setFieldValue(vx, "weightDecay", weightDecay);
+      },
+      prog, name);
 }
 
 }  // namespace tessera::ops

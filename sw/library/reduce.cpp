@@ -8,10 +8,12 @@ namespace tessera::ops {
 
 namespace {
 
-Tensor reduce(Graph& graph, const Tensor& x, size_t axis, const char* codelet, Sequence& prog, const std::string& name) {
+Tensor reduce(Graph& graph, const Tensor& x, size_t axis, const char* codelet, Sequence& prog,
+              const std::string& name) {
   if (x.rank() != 2 || axis > 1 || x.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{}: reduction of a 2-D float32 tensor along axis 0 or 1, got {} axis {}", name,
-                            x.shapeString(), axis));
+    throw Error(
+        fmt::format("{}: reduction of a 2-D float32 tensor along axis 0 or 1, got {} axis {}", name,
+                    x.shapeString(), axis));
   }
   const size_t len = x.dim(1 - axis);
   Tensor out = createLinear(graph, ElemType::Float32, {len}, name);
@@ -22,7 +24,9 @@ Tensor reduce(Graph& graph, const Tensor& x, size_t axis, const char* codelet, S
       const Tensor in = x.slice(c.begin, c.end, 1).flatten();
       const size_t width = c.end - c.begin;
       for (const Chunk& w : tileChunks(graph, out.slice(c.begin, c.end))) {
-        VertexRef v = graph.addVertex(cs, "ReduceSumStrided", {{"in", in}, {"out", out.slice(c.begin + w.begin, c.begin + w.end)}});
+        VertexRef v =
+            graph.addVertex(cs, "ReduceSumStrided",
+                            {{"in", in}, {"out", out.slice(c.begin + w.begin, c.begin + w.end)}});
         graph.setFieldValue(v, "width", static_cast<uint32_t>(width));
         graph.setFieldValue(v, "offset", static_cast<uint32_t>(w.begin));
         graph.setTileMapping(v, c.tile);
@@ -33,7 +37,8 @@ Tensor reduce(Graph& graph, const Tensor& x, size_t axis, const char* codelet, S
   }
   for (const Chunk& c : tileChunks(graph, out)) {
     const Tensor in = axis == 0 ? x.slice(c.begin, c.end, 1) : x.slice(c.begin, c.end, 0);
-    VertexRef v = graph.addVertex(cs, codelet, {{"in", in.flatten()}, {"out", out.slice(c.begin, c.end)}});
+    VertexRef v =
+        graph.addVertex(cs, codelet, {{"in", in.flatten()}, {"out", out.slice(c.begin, c.end)}});
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
@@ -42,7 +47,8 @@ Tensor reduce(Graph& graph, const Tensor& x, size_t axis, const char* codelet, S
 
 }  // namespace
 
-Tensor reduceSum(Graph& graph, const Tensor& x, size_t axis, Sequence& prog, const std::string& name) {
+Tensor reduceSum(Graph& graph, const Tensor& x, size_t axis, Sequence& prog,
+                 const std::string& name) {
   return reduce(graph, x, axis, axis == 0 ? "ReduceSum" : "ReduceSumRows", prog, name);
 }
 

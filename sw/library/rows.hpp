@@ -18,8 +18,8 @@ Tensor axisRows(const Tensor& x, size_t axis);
 Tensor fromAxisRows(const Tensor& rows, const std::vector<size_t>& shape, size_t axis);
 /// A new float32 [rows, length] variable, whole rows on each tile (mapLinearly, grain length).
 Tensor createRows(Graph& graph, size_t rows, size_t length, const std::string& name);
-/// Chunks of whole rows of a createRows variable, up to one per context per tile: (tile, row begin, row
-/// end).
+/// Chunks of whole rows of a createRows variable, up to one per context per tile: (tile, row begin,
+/// row end).
 struct RowChunk {
   unsigned tile = 0;
   size_t begin = 0;

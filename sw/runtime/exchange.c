@@ -30,7 +30,7 @@ uint32_t tessera_xprog_earliest(const tessera_xprog* p, uint32_t k, uint32_t at)
 
 void tessera_xprog_idle_until(tessera_xprog* p, uint32_t start) {
   if (start == p->time) return;
-  if (start < p->time + 2) {  /* in the past, or the impossible 1-cycle gap */
+  if (start < p->time + 2) { /* in the past, or the impossible 1-cycle gap */
     p->error = 1;
     return;
   }

@@ -1,6 +1,6 @@
 /* The graph runtime's supervisor: interprets the tile's control program (tessera/control.h,
- * docs/compiler.md "Control programs"), whose address the compiler stored at __tess_image_end. Workers
- * run vertex lists (tess_graph_run_list). A malformed program traps (EBREAK) at the
+ * docs/compiler.md "Control programs"), whose address the compiler stored at __tess_image_end.
+ * Workers run vertex lists (tess_graph_run_list). A malformed program traps (EBREAK) at the
  * interpreter, so the host sees which tile went wrong instead of a silent wrong result. */
 #include <stdint.h>
 
@@ -43,7 +43,8 @@ int tess_graph_main(void) {
           }
         }
         /* The supervisor's own list: its issue slots would otherwise be lost in WAIT. */
-        if (pc[TESS_CP_OPERANDS_EXEC] != 0) tess_graph_run_list(WORD_PTR(pc[TESS_CP_OPERANDS_EXEC]));
+        if (pc[TESS_CP_OPERANDS_EXEC] != 0)
+          tess_graph_run_list(WORD_PTR(pc[TESS_CP_OPERANDS_EXEC]));
         tessera_wait_workers();
         pc += 1 + TESS_CP_OPERANDS_EXEC;
         break;

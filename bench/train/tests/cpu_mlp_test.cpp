@@ -137,8 +137,9 @@ TEST(CpuMlp, ReplicaGradientsSumToTheGlobalBatchsGradient) {
     float lossSum = 0;
     for (size_t r = 0; r < replicas; ++r) {
       CpuMlp::StepResult sr;
-      parts.push_back(net.replicaGradients(std::span<const float>(x).subspan(r * rows * 8, rows * 8),
-                                           std::span<const int32_t>(y).subspan(r * rows, rows), 16, &sr));
+      parts.push_back(
+          net.replicaGradients(std::span<const float>(x).subspan(r * rows * 8, rows * 8),
+                               std::span<const int32_t>(y).subspan(r * rows, rows), 16, &sr));
       ASSERT_EQ(sr.rowLoss.size(), rows);
       for (float v : sr.rowLoss) lossSum += v;
     }
@@ -146,7 +147,8 @@ TEST(CpuMlp, ReplicaGradientsSumToTheGlobalBatchsGradient) {
     const CpuMlp::Gradients sum = CpuMlp::sumInReplicaOrder(parts);
     for (size_t l = 0; l < 2; ++l) {
       for (size_t i = 0; i < sum.weights[l].size(); ++i)
-        EXPECT_NEAR(sum.weights[l][i], whole.weights[l][i], 1e-6f) << replicas << " replicas, layer " << l;
+        EXPECT_NEAR(sum.weights[l][i], whole.weights[l][i], 1e-6f)
+            << replicas << " replicas, layer " << l;
       for (size_t j = 0; j < sum.biases[l].size(); ++j) {
         float want = parts[0].biases[l][j];
         for (size_t r = 1; r < replicas; ++r) want += parts[r].biases[l][j];

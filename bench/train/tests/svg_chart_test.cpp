@@ -112,7 +112,8 @@ TEST(SvgChart, BspBreakdownHasOneBarPerTile) {
   EXPECT_EQ(xmlProblem(big), "");
   EXPECT_EQ(count(big, "<g class=\"tile\""), 64u);
   EXPECT_EQ(xmlProblem(SvgChart::bspBreakdown({}, "none")), "");
-  EXPECT_EQ(count(svg, "inter-chip"), 0u);  // no replicas: no inter-chip phase, not even in the legend
+  EXPECT_EQ(count(svg, "inter-chip"),
+            0u);  // no replicas: no inter-chip phase, not even in the legend
   // Replicas: every tile waits for the inter-chip all-reduce, its own segment and legend entry.
   std::vector<SvgChart::TileTimes> rep(4, {1000, 100, 100, 0, 200});
   const std::string r = SvgChart::bspBreakdown(rep, "replicas");

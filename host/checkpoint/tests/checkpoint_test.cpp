@@ -145,7 +145,9 @@ struct Pair {
 };
 
 /// Readable test parameters in gtest and ctest output.
-void PrintTo(const Pair& p, std::ostream* os) { *os << p.from << " -> " << p.to; }
+void PrintTo(const Pair& p, std::ostream* os) {
+  *os << p.from << " -> " << p.to;
+}
 
 class CheckpointRoundTrip : public testing::TestWithParam<Pair> {};
 

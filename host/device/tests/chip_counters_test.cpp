@@ -102,10 +102,9 @@ std::vector<std::tuple<std::string, unsigned>> widths() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Widths, CounterSuite, ::testing::ValuesIn(widths()),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + std::to_string(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Widths, CounterSuite, ::testing::ValuesIn(widths()), [](const auto& info) {
+  return std::get<0>(info.param) + std::to_string(std::get<1>(info.param));
+});
 
 }  // namespace
 }  // namespace tessera::chipsuite

@@ -41,8 +41,8 @@ TEST_P(ChipSuite, SyncDescriptorMismatch) {
   // Tiles sync at 12 (a = 15 = A) with descriptor 3, tile 2 with 4: error at A = 15 on tile 2,
   // pc of its SYNC (8), value 4; count 16.
   for (unsigned t = 0; t < 4; ++t) {
-    load(t, 0, {rv::lui(1, kMmio), rv::addi(2, 0, t == 2 ? 4 : 3), rv::sw(2, 1, kSync),
-                rv::sw(0, 1, 0)});
+    load(t, 0,
+         {rv::lui(1, kMmio), rv::addi(2, 0, t == 2 ? 4 : 3), rv::sw(2, 1, kSync), rv::sw(0, 1, 0)});
   }
   const RunResult r = device_->run(kMaxCycles);
   expectTrap(r, 16u,
@@ -73,8 +73,9 @@ TEST_P(ChipSuite, HaltedTileDetectedAfterTheArrivals) {
   // Tiles 0..2 sync at 12 (a = 15); tile 3 runs 4 instructions then exits at h = 30:
   // detected at max(15, 31) = 31 -> count 32, on tile 0, value 3.
   loadAll(0, {rv::lui(1, kMmio), rv::addi(2, 0, 3), rv::sw(2, 1, kSync), rv::sw(0, 1, 0)});
-  load(3, 4, {rv::addi(4, 0, 1), rv::addi(4, 0, 1), rv::addi(4, 0, 1), rv::addi(4, 0, 1),
-              rv::sw(0, 1, 0)});
+  load(3, 4,
+       {rv::addi(4, 0, 1), rv::addi(4, 0, 1), rv::addi(4, 0, 1), rv::addi(4, 0, 1),
+        rv::sw(0, 1, 0)});
   const RunResult r = device_->run(kMaxCycles);
   ASSERT_EQ(r.reason, StopReason::Trap);
   EXPECT_EQ(r.cycles, 32u);
@@ -110,7 +111,9 @@ struct XchgErrorCase {
 };
 
 // Test names show the case's name, not its bytes.
-void PrintTo(const XchgErrorCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const XchgErrorCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class ExchangeErrorSuite : public DeviceHelpers,
                            public ::testing::TestWithParam<std::tuple<std::string, XchgErrorCase>> {
@@ -150,30 +153,67 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::ValuesIn(backends::names()),
         ::testing::Values(
             // One-word instructions fail at t (R = 25): count 26; two-word ones at t+1: 27.
-            XchgErrorCase{"UnknownOpcode", {0x50000000u}, 26, 0x600, TESS_CAUSE_XCHG_INSN, 0x50000000u},
+            XchgErrorCase{
+                "UnknownOpcode", {0x50000000u}, 26, 0x600, TESS_CAUSE_XCHG_INSN, 0x50000000u},
             XchgErrorCase{"DelayZero", {xDelay(0)}, 26, 0x600, TESS_CAUSE_XCHG_INSN, xDelay(0)},
             XchgErrorCase{"EndWithReservedBits", {0x00000001u}, 26, 0x600, TESS_CAUSE_XCHG_INSN, 1},
-            XchgErrorCase{"SendReservedBits", {xSend(1) | 0x01000000u, 0x100}, 27, 0x600,
-                          TESS_CAUSE_XCHG_INSN, xSend(1) | 0x01000000u},
-            XchgErrorCase{"RecvBusOutOfRange", {xRecv(1), xBus(4, 0x100)}, 27, 0x600,
-                          TESS_CAUSE_XCHG_INSN, xBus(4, 0x100)},
-            XchgErrorCase{"SendPastTheEnd", {xSend(2), 0xfffc}, 27, 0x600, TESS_CAUSE_XCHG_ACCESS, 0xfffc},
-            XchgErrorCase{"RecvPastTheEnd", {xRecv(2), xBus(0, 0xfffc)}, 27, 0x600,
-                          TESS_CAUSE_XCHG_ACCESS, 0xfffc},
-            XchgErrorCase{"RecvMisaligned", {xRecv(1), xBus(0, 0x0ffe)}, 27, 0x600,
-                          TESS_CAUSE_XCHG_ACCESS, 0x0ffe},
+            XchgErrorCase{"SendReservedBits",
+                          {xSend(1) | 0x01000000u, 0x100},
+                          27,
+                          0x600,
+                          TESS_CAUSE_XCHG_INSN,
+                          xSend(1) | 0x01000000u},
+            XchgErrorCase{"RecvBusOutOfRange",
+                          {xRecv(1), xBus(4, 0x100)},
+                          27,
+                          0x600,
+                          TESS_CAUSE_XCHG_INSN,
+                          xBus(4, 0x100)},
+            XchgErrorCase{
+                "SendPastTheEnd", {xSend(2), 0xfffc}, 27, 0x600, TESS_CAUSE_XCHG_ACCESS, 0xfffc},
+            XchgErrorCase{"RecvPastTheEnd",
+                          {xRecv(2), xBus(0, 0xfffc)},
+                          27,
+                          0x600,
+                          TESS_CAUSE_XCHG_ACCESS,
+                          0xfffc},
+            XchgErrorCase{"RecvMisaligned",
+                          {xRecv(1), xBus(0, 0x0ffe)},
+                          27,
+                          0x600,
+                          TESS_CAUSE_XCHG_ACCESS,
+                          0x0ffe},
             // After DELAY 1 (25, idle 26) a SENDRECV starts at 27 and fails at its third word (29).
-            XchgErrorCase{"SendRecvSecondRangeBad", {xDelay(1), xSendRecv(1), 0x100, xBus(0, 0x10000)},
-                          30, 0x604, TESS_CAUSE_XCHG_ACCESS, 0x10000},
+            XchgErrorCase{"SendRecvSecondRangeBad",
+                          {xDelay(1), xSendRecv(1), 0x100, xBus(0, 0x10000)},
+                          30,
+                          0x604,
+                          TESS_CAUSE_XCHG_ACCESS,
+                          0x10000},
             // Cases first written for the model.
-            XchgErrorCase{"SendZeroCount", {xSend(0), 0x400}, 27, 0x600, TESS_CAUSE_XCHG_INSN, xSend(0)},
-            XchgErrorCase{"ReservedBits", {0x11000001u}, 26, 0x600, TESS_CAUSE_XCHG_INSN, 0x11000001u},
-            XchgErrorCase{"RecvOutsideSram", {xRecv(1), xBus(0, 0xffff0)}, 27, 0x600,
-                          TESS_CAUSE_XCHG_ACCESS, 0xffff0},
-            XchgErrorCase{"RecvRunsPastSram", {xRecv(8), xBus(0, 0xfff0)}, 27, 0x600,
-                          TESS_CAUSE_XCHG_ACCESS, 0xfff0},
-            XchgErrorCase{"SendUnaligned", {xSend(1), 0x402}, 27, 0x600, TESS_CAUSE_XCHG_ACCESS, 0x402},
-            XchgErrorCase{"SendOutsideSram", {xSend(1), 0x10000}, 27, 0x600, TESS_CAUSE_XCHG_ACCESS,
+            XchgErrorCase{
+                "SendZeroCount", {xSend(0), 0x400}, 27, 0x600, TESS_CAUSE_XCHG_INSN, xSend(0)},
+            XchgErrorCase{
+                "ReservedBits", {0x11000001u}, 26, 0x600, TESS_CAUSE_XCHG_INSN, 0x11000001u},
+            XchgErrorCase{"RecvOutsideSram",
+                          {xRecv(1), xBus(0, 0xffff0)},
+                          27,
+                          0x600,
+                          TESS_CAUSE_XCHG_ACCESS,
+                          0xffff0},
+            XchgErrorCase{"RecvRunsPastSram",
+                          {xRecv(8), xBus(0, 0xfff0)},
+                          27,
+                          0x600,
+                          TESS_CAUSE_XCHG_ACCESS,
+                          0xfff0},
+            XchgErrorCase{
+                "SendUnaligned", {xSend(1), 0x402}, 27, 0x600, TESS_CAUSE_XCHG_ACCESS, 0x402},
+            XchgErrorCase{"SendOutsideSram",
+                          {xSend(1), 0x10000},
+                          27,
+                          0x600,
+                          TESS_CAUSE_XCHG_ACCESS,
                           0x10000})),
     [](const auto& info) {
       return std::get<0>(info.param) + "_" + std::string(std::get<1>(info.param).name);

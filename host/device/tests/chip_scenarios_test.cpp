@@ -1,5 +1,5 @@
-// Chip suite: scenarios first written for the model, on 2 or 3 tiles of the default chip (the others
-// disabled): host release through CTRL, exchange timing, descriptors, rings, pauses.
+// Chip suite: scenarios first written for the model, on 2 or 3 tiles of the default chip (the
+// others disabled): host release through CTRL, exchange timing, descriptors, rings, pauses.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,12 +34,17 @@ constexpr int32_t kXchgOff = static_cast<int32_t>(TESS_MMIO_XCHG_PROG - TESS_MMI
 // EXIT with XCHG_PROG. Issue cycles: 0, 6, 12, 18 (SYNC, arrival 21), then from the resume slot
 // r: csrr at r, lw at r + 6, EXIT at r + 12, so the tile's cycle count is r + 13.
 std::vector<uint32_t> exchangeThenExit(bool withProgram) {
-  return {kMmioT0, addi(a0, zero, withProgram ? 0x300 : 0), xchgProgFrom(a0), syncWith(zero),
-          csrr(a1, kCycleCsr), lw(a2, t0, kXchgOff), exitWith(a2)};
+  return {kMmioT0,
+          addi(a0, zero, withProgram ? 0x300 : 0),
+          xchgProgFrom(a0),
+          syncWith(zero),
+          csrr(a1, kCycleCsr),
+          lw(a2, t0, kXchgOff),
+          exitWith(a2)};
 }
 // SYNC with descriptor desc at 18 (arrival 21, R = 25), then EXIT with mem[0x200].
 std::vector<uint32_t> syncThenExitWithWord(uint32_t desc) {
-  return {kMmioT0, lui(a0, desc >> 12), addi(a0, a0, static_cast<int32_t>(desc & 0x7ff)),
+  return {kMmioT0,      lui(a0, desc >> 12), addi(a0, a0, static_cast<int32_t>(desc & 0x7ff)),
           syncWith(a0), lw(a1, zero, 0x200), exitWith(a1)};
 }
 }  // namespace m
@@ -120,8 +125,8 @@ TEST_P(ChipSuite, SendsReadAtTheStartAndReceivesWriteAtTheEndOfACycle) {
 
 TEST_P(ChipSuite, DisabledTilesCountAsHaltedAndSkipSyncs) {
   using namespace m;
-  load(0, 0, {kMmioT0, lui(a0, 0x80000), addi(a0, a0, 9), syncWith(a0), addi(a1, zero, 3),
-              exitWith(a1)});
+  load(0, 0,
+       {kMmioT0, lui(a0, 0x80000), addi(a0, a0, 9), syncWith(a0), addi(a1, zero, 3), exitWith(a1)});
   useTiles(*device_, 1);
   RunResult r = device_->run(100000);
   ASSERT_EQ(r.reason, StopReason::HostSync);
@@ -145,7 +150,8 @@ TEST_P(ChipSuite, DisabledTilesCountAsHaltedAndSkipSyncs) {
 
 TEST_P(ChipSuite, ControlRegisters) {
   using namespace m;
-  for (unsigned t = 0; t < 4; ++t) load(t, 0, {kMmioT0, addi(a1, zero, 1), addi(a1, zero, 2), exitWith(zero)});
+  for (unsigned t = 0; t < 4; ++t)
+    load(t, 0, {kMmioT0, addi(a1, zero, 1), addi(a1, zero, 2), exitWith(zero)});
   device_->reset();
   EXPECT_EQ(device_->readControl(TESS_CR_MEM_BYTES), 65536u);
   ASSERT_EQ(device_->run(10).reason, StopReason::MaxCycles);
@@ -204,10 +210,11 @@ TEST_P(ChipSuite, DescriptorKeepsHostBitAndId) {
   // docs/chip.md: only bit 31 and bits 15..0 of a descriptor are kept. Sync 1: 5 and 0x7ffe0005
   // are the same sync; sync 2: 7 and 0x12340006 differ in the kept bits, reported as 6.
   using namespace m;
-  load(0, 0, {kMmioT0, addi(a0, zero, 5), syncWith(a0), addi(a0, zero, 7), syncWith(a0),
-              exitWith(zero)});
-  load(1, 0, {kMmioT0, lui(a0, 0x7ffe0), addi(a0, a0, 5), syncWith(a0), lui(a0, 0x12340),
-              addi(a0, a0, 6), syncWith(a0), exitWith(zero)});
+  load(0, 0,
+       {kMmioT0, addi(a0, zero, 5), syncWith(a0), addi(a0, zero, 7), syncWith(a0), exitWith(zero)});
+  load(1, 0,
+       {kMmioT0, lui(a0, 0x7ffe0), addi(a0, a0, 5), syncWith(a0), lui(a0, 0x12340), addi(a0, a0, 6),
+        syncWith(a0), exitWith(zero)});
   useTiles(*device_, 2);
   const RunResult r = device_->run(1000);
   ASSERT_EQ(r.reason, StopReason::Trap);
@@ -220,10 +227,11 @@ TEST_P(ChipSuite, DescriptorKeepsHostBitAndId) {
 
 TEST_P(ChipSuite, SyncWithAHaltedTile) {
   using namespace m;
-  load(0, 0, {kMmioT0, addi(a1, zero, 0), exitWith(zero)});              // halts at 12
-  load(1, 0, {kMmioT0, syncWith(zero), exitWith(zero)});                 // arrives at 9
-  load(2, 0, {kMmioT0, addi(a1, zero, 0), addi(a1, zero, 0), addi(a1, zero, 0),
-              addi(a1, zero, 0), exitWith(zero)});                     // halts at 30
+  load(0, 0, {kMmioT0, addi(a1, zero, 0), exitWith(zero)});  // halts at 12
+  load(1, 0, {kMmioT0, syncWith(zero), exitWith(zero)});     // arrives at 9
+  load(2, 0,
+       {kMmioT0, addi(a1, zero, 0), addi(a1, zero, 0), addi(a1, zero, 0), addi(a1, zero, 0),
+        exitWith(zero)});  // halts at 30
   useTiles(*device_, 3);
   const RunResult r = device_->run(1000);
   ASSERT_EQ(r.reason, StopReason::Trap);
@@ -282,7 +290,8 @@ TEST_P(ChipSuite, PausesAtACycleLimitContinueExactly) {
   device_->reset();
   const RunResult w = whole->run(10'000'000);
   RunResult p;
-  do p = device_->run(7); while (p.reason == StopReason::MaxCycles);
+  do p = device_->run(7);
+  while (p.reason == StopReason::MaxCycles);
   EXPECT_EQ(p.reason, w.reason);
   EXPECT_EQ(p.cycles, w.cycles);
   for (unsigned t = 0; t < kTiles; ++t) {

@@ -37,12 +37,24 @@ static_assert(TESS_SYNC_LATENCY == 4 && TESS_EXCHANGE_LATENCY == 3,
               "the expected cycles below assume these latencies");
 
 // Exchange instructions (docs/chip.md, "Exchange programs").
-constexpr uint32_t xEnd() { return xchg::word0(TESS_XOP_END, 0); }
-constexpr uint32_t xDelay(uint32_t n) { return xchg::word0(TESS_XOP_DELAY, n); }
-constexpr uint32_t xSend(uint32_t n) { return xchg::word0(TESS_XOP_SEND, n); }
-constexpr uint32_t xRecv(uint32_t n) { return xchg::word0(TESS_XOP_RECV, n); }
-constexpr uint32_t xSendRecv(uint32_t n) { return xchg::word0(TESS_XOP_SENDRECV, n); }
-constexpr uint32_t xBus(uint32_t bus, uint32_t addr) { return xchg::busAddr(bus, addr); }
+constexpr uint32_t xEnd() {
+  return xchg::word0(TESS_XOP_END, 0);
+}
+constexpr uint32_t xDelay(uint32_t n) {
+  return xchg::word0(TESS_XOP_DELAY, n);
+}
+constexpr uint32_t xSend(uint32_t n) {
+  return xchg::word0(TESS_XOP_SEND, n);
+}
+constexpr uint32_t xRecv(uint32_t n) {
+  return xchg::word0(TESS_XOP_RECV, n);
+}
+constexpr uint32_t xSendRecv(uint32_t n) {
+  return xchg::word0(TESS_XOP_SENDRECV, n);
+}
+constexpr uint32_t xBus(uint32_t bus, uint32_t addr) {
+  return xchg::busAddr(bus, addr);
+}
 
 // The error a failed run reports, for assertion messages.
 inline std::string trapText(const TrapInfo& t) {
@@ -101,7 +113,8 @@ class DeviceHelpers {
   void expectRecovers() {
     device_->reset();
     for (unsigned t = 0; t < tiles(); ++t) {
-      load(t, 0, {rv::lui(1, kMmio), rv::addi(2, 0, static_cast<int32_t>(10 + t)), rv::sw(2, 1, 0)});
+      load(t, 0,
+           {rv::lui(1, kMmio), rv::addi(2, 0, static_cast<int32_t>(10 + t)), rv::sw(2, 1, 0)});
     }
     const RunResult r = device_->run(kMaxCycles);
     ASSERT_EQ(r.reason, StopReason::Halted);
@@ -129,7 +142,9 @@ class TileSuite : public ChipSuite {
     for (unsigned t = 1; t < tiles(); ++t) device_->setTileEnabled(t, false);
   }
   using DeviceHelpers::load;
-  void load(uint32_t addr, const std::vector<uint32_t>& words) { DeviceHelpers::load(0, addr, words); }
+  void load(uint32_t addr, const std::vector<uint32_t>& words) {
+    DeviceHelpers::load(0, addr, words);
+  }
   // Run, recording every retired instruction in retired_ unless withRecords is false (a test
   // that reads no record runs on backends without a retirement trace).
   RunResult run(bool withRecords = true) {
@@ -144,8 +159,9 @@ class TileSuite : public ChipSuite {
 // The common supervisor of the exchange tests: names the exchange program at 0x600, syncs with
 // descriptor 0 at c = 18 (a = 21, R = 25), stores its resume cycle at 0x300, exits with 0.
 inline std::vector<uint32_t> exchangeSupervisor() {
-  return {rv::lui(1, kMmio), rv::addi(2, 0, 0x600), rv::sw(2, 1, kXchgProg), rv::sw(0, 1, kSync),
-          rv::csrrs(3, kCycleCsr, 0), rv::sw(3, 0, 0x300), rv::sw(0, 1, 0)};
+  return {rv::lui(1, kMmio),   rv::addi(2, 0, 0x600),      rv::sw(2, 1, kXchgProg),
+          rv::sw(0, 1, kSync), rv::csrrs(3, kCycleCsr, 0), rv::sw(3, 0, 0x300),
+          rv::sw(0, 1, 0)};
 }
 
 }  // namespace tessera::chipsuite

@@ -15,12 +15,13 @@
 // The tests are in the files beside this one, by topic (chip_sync_exchange_test.cpp,
 // chip_errors_test.cpp, chip_scenarios_test.cpp, chip_counters_test.cpp, tile_suite_test.cpp);
 // this file instantiates the two fixtures they share on the one backend list (backends.hpp).
+#include "chip_suite.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "backends.hpp"
-#include "chip_suite.hpp"
 
 namespace tessera::chipsuite {
 namespace {

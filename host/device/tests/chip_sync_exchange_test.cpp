@@ -52,8 +52,9 @@ TEST_P(ChipSuite, ControlRegistersAfterReset) {
 TEST_P(ChipSuite, CountersAndStatusThroughTheRegisters) {
   // Tile t prints one byte and exits with code t: lui, addi, sw CONSOLE, addi, EXIT at h = 24.
   for (unsigned t = 0; t < 4; ++t) {
-    load(t, 0, {rv::lui(1, kMmio), rv::addi(2, 0, static_cast<int32_t>('a' + t)), rv::sw(2, 1, 4),
-                rv::addi(2, 0, static_cast<int32_t>(t)), rv::sw(2, 1, 0)});
+    load(t, 0,
+         {rv::lui(1, kMmio), rv::addi(2, 0, static_cast<int32_t>('a' + t)), rv::sw(2, 1, 4),
+          rv::addi(2, 0, static_cast<int32_t>(t)), rv::sw(2, 1, 0)});
   }
   device_->writeControl(TESS_CR_CTRL, 2);  // RUN by hand; run() then just clocks
   EXPECT_EQ(device_->readControl(TESS_CR_STATUS), TESS_ST_RUNNING);
@@ -150,8 +151,10 @@ TEST_P(ChipSuite, ExchangeTimingMulticastAndResume) {
     EXPECT_EQ(s.syncWaitCycles, 4u);
     EXPECT_EQ(s.cycles, resume[t] + 13u);
   }
-  EXPECT_EQ(read(1, 0x2000, 5), (std::vector<uint32_t>{sent[0], sent[1], sent[2], sent[3], 0xdeadbeefu}));
-  EXPECT_EQ(read(2, 0x2000, 5), (std::vector<uint32_t>{sent[0], sent[1], sent[2], sent[3], 0xdeadbeefu}));
+  EXPECT_EQ(read(1, 0x2000, 5),
+            (std::vector<uint32_t>{sent[0], sent[1], sent[2], sent[3], 0xdeadbeefu}));
+  EXPECT_EQ(read(2, 0x2000, 5),
+            (std::vector<uint32_t>{sent[0], sent[1], sent[2], sent[3], 0xdeadbeefu}));
   EXPECT_EQ(read(3, 0x2000, 5), (std::vector<uint32_t>{0, sent[0], sent[1], sent[2], 0xdeadbeefu}));
 }
 

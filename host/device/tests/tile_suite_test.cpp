@@ -30,7 +30,8 @@ TEST_P(TileSuite, ExitCodeAndThreeInstructionTiming) {
   EXPECT_EQ(s.contextInstructions[0], 3u);
   EXPECT_EQ(s.idleSlots, 10u);  // 13 slots, 3 issued
   ASSERT_EQ(retired_.size(), 3u);
-  EXPECT_EQ(retired_[0], (RetireRecord{0, 0, 0, 0, rv::lui(1, kMmio), DestKind::X, 1, 0x80000000u}));
+  EXPECT_EQ(retired_[0],
+            (RetireRecord{0, 0, 0, 0, rv::lui(1, kMmio), DestKind::X, 1, 0x80000000u}));
   EXPECT_EQ(retired_[1], (RetireRecord{6, 0, 0, 4, rv::addi(2, 0, 42), DestKind::X, 2, 42}));
   EXPECT_EQ(retired_[2], (RetireRecord{12, 0, 0, 8, rv::sw(2, 1, 0), DestKind::None, 0, 0}));
 }
@@ -71,8 +72,8 @@ TEST_P(TileSuite, LongOpsTakeEightRounds) {
   EXPECT_EQ(retired_[4], (RetireRecord{108, 0, 0, 16, rv::rem(5, 2, 3), DestKind::X, 5,
                                        static_cast<uint32_t>(-1)}));
   // Division by zero: quotient all ones, remainder the dividend.
-  EXPECT_EQ(retired_[5], (RetireRecord{156, 0, 0, 20, rv::divu(7, 2, 0), DestKind::X, 7,
-                                       0xffffffffu}));
+  EXPECT_EQ(retired_[5],
+            (RetireRecord{156, 0, 0, 20, rv::divu(7, 2, 0), DestKind::X, 7, 0xffffffffu}));
   EXPECT_EQ(retired_[6], (RetireRecord{204, 0, 0, 24, rv::rem(8, 2, 0), DestKind::X, 8,
                                        static_cast<uint32_t>(-7)}));
   // 4 ordinary instructions + 4 long ops x 8 passes occupy 36 of 211 slots.
@@ -140,7 +141,6 @@ TEST_P(TileSuite, WorkerStartedByRunAndAwaitedByWait) {
   EXPECT_TRUE(sawWorkerStart);
 }
 
-
 struct TrapCase {
   const char* name;
   std::vector<uint32_t> program;
@@ -150,7 +150,9 @@ struct TrapCase {
   unsigned before;  ///< instructions context 0 issues before the trapping one
 };
 
-void PrintTo(const TrapCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const TrapCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class TrapSuite : public DeviceHelpers,
                   public ::testing::TestWithParam<std::tuple<std::string, TrapCase>> {
@@ -183,19 +185,49 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(
         ::testing::ValuesIn(backends::names()),
         ::testing::Values(
-            TrapCase{"IllegalCustom0", {rv::addi(1, 0, 1), 0x0000000bu}, 4, TESS_CAUSE_ILLEGAL_INSN, 0x0000000bu, 1},
-            TrapCase{"Ecall", {rv::addi(1, 0, 1), rv::addi(1, 0, 2), rv::ecall()}, 8, TESS_CAUSE_ECALL, 8, 2},
-            TrapCase{"WriteReadOnlyCsr", {rv::csrrw(1, 0xc00, 1)}, 0, TESS_CAUSE_ILLEGAL_INSN,
-                     rv::csrrw(1, 0xc00, 1), 0},
-            TrapCase{"LoadMisaligned", {rv::addi(2, 0, 0x102), rv::lw(3, 2, 0)}, 4, TESS_CAUSE_LOAD_MISALIGNED,
-                     0x102, 1},
-            TrapCase{"StoreOutsideMemory", {rv::lui(2, 0x10), rv::sw(0, 2, 0)}, 4, TESS_CAUSE_STORE_ACCESS,
-                     0x10000, 1},
+            TrapCase{"IllegalCustom0",
+                     {rv::addi(1, 0, 1), 0x0000000bu},
+                     4,
+                     TESS_CAUSE_ILLEGAL_INSN,
+                     0x0000000bu,
+                     1},
+            TrapCase{"Ecall",
+                     {rv::addi(1, 0, 1), rv::addi(1, 0, 2), rv::ecall()},
+                     8,
+                     TESS_CAUSE_ECALL,
+                     8,
+                     2},
+            TrapCase{"WriteReadOnlyCsr",
+                     {rv::csrrw(1, 0xc00, 1)},
+                     0,
+                     TESS_CAUSE_ILLEGAL_INSN,
+                     rv::csrrw(1, 0xc00, 1),
+                     0},
+            TrapCase{"LoadMisaligned",
+                     {rv::addi(2, 0, 0x102), rv::lw(3, 2, 0)},
+                     4,
+                     TESS_CAUSE_LOAD_MISALIGNED,
+                     0x102,
+                     1},
+            TrapCase{"StoreOutsideMemory",
+                     {rv::lui(2, 0x10), rv::sw(0, 2, 0)},
+                     4,
+                     TESS_CAUSE_STORE_ACCESS,
+                     0x10000,
+                     1},
             TrapCase{"JumpMisaligned", {rv::jal(0, 6)}, 0, TESS_CAUSE_INSN_MISALIGNED, 6, 0},
-            TrapCase{"FetchOutsideMemory", {rv::lui(2, 0x10), rv::i(0, 2, 0, 0, 0x67)}, 0x10000,
-                     TESS_CAUSE_INSN_ACCESS, 0x10000, 2},
-            TrapCase{"DoneBySupervisor", {rv::lui(1, kMmio), rv::sw(0, 1, 0x0c)}, 4, TESS_CAUSE_CONTEXT_MISUSE,
-                     0x8000000cu, 1})),
+            TrapCase{"FetchOutsideMemory",
+                     {rv::lui(2, 0x10), rv::i(0, 2, 0, 0, 0x67)},
+                     0x10000,
+                     TESS_CAUSE_INSN_ACCESS,
+                     0x10000,
+                     2},
+            TrapCase{"DoneBySupervisor",
+                     {rv::lui(1, kMmio), rv::sw(0, 1, 0x0c)},
+                     4,
+                     TESS_CAUSE_CONTEXT_MISUSE,
+                     0x8000000cu,
+                     1})),
     [](const auto& info) {
       return std::get<0>(info.param) + "_" + std::string(std::get<1>(info.param).name);
     });
@@ -259,7 +291,8 @@ TEST_P(ChipSuite, LimitsAroundTheEndGiveTheEndItself) {
       {"host sync",
        {rv::lui(1, kMmio), rv::lui(2, 0x80000), rv::addi(2, 2, 5), rv::sw(2, 1, kSync),
         rv::sw(0, 1, 0)},
-       StopReason::HostSync, 25},
+       StopReason::HostSync,
+       25},
   };
   for (const Case& c : cases) {
     for (uint64_t limit = c.end - 2; limit <= c.end + 2; ++limit) {
@@ -295,11 +328,13 @@ TEST_P(TileSuite, FloatingPointAddConvertAndFlags) {
   ASSERT_EQ(r.reason, StopReason::Halted);
   EXPECT_EQ(r.exitCode, 4u);
   ASSERT_EQ(retired_.size(), 11u);
-  EXPECT_EQ(retired_[4], (RetireRecord{24, 0, 0, 16, rv::fadd(3, 1, 2, 0), DestKind::F, 3, 0x40700000u}));
+  EXPECT_EQ(retired_[4],
+            (RetireRecord{24, 0, 0, 16, rv::fadd(3, 1, 2, 0), DestKind::F, 3, 0x40700000u}));
   EXPECT_EQ(retired_[5].value, 4u);
   EXPECT_EQ(retired_[6].value, 1u);  // fflags = NX
   // fdiv issued at 42 retires at 84: 1.5 / 2.25 = 2/3 rounded to nearest = 0x3f2aaaab.
-  EXPECT_EQ(retired_[7], (RetireRecord{84, 0, 0, 28, rv::fdiv(4, 1, 2, 7), DestKind::F, 4, 0x3f2aaaabu}));
+  EXPECT_EQ(retired_[7],
+            (RetireRecord{84, 0, 0, 28, rv::fdiv(4, 1, 2, 7), DestKind::F, 4, 0x3f2aaaabu}));
   EXPECT_EQ(retired_[8].value, 0x3f2aaaabu);
   EXPECT_EQ(r.cycles, 6u * 10 + 42 + 1);
 }

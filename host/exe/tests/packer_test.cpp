@@ -5,9 +5,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "tessera/elf_image.hpp"
 #include "executable_packer.hpp"
 #include "tessera/chip_params.h"
+#include "tessera/elf_image.hpp"
 
 namespace tessera::test {
 namespace {

@@ -1,8 +1,8 @@
 // Hand-checked RISC-V F cases for tessera::fp. Each expected value was worked out by hand from
 // IEEE 754 and the RISC-V F chapter; the comment beside it gives the reasoning.
-#include <gtest/gtest.h>
-
 #include "fp32.hpp"
+
+#include <gtest/gtest.h>
 
 namespace tessera::fp {
 namespace {
@@ -12,9 +12,9 @@ constexpr uint32_t kPInf = 0x7f800000, kNInf = 0xff800000, kPZero = 0, kNZero = 
 constexpr uint32_t kQNaN = 0x7fc00001, kSNaN = 0x7f800001, kMax = 0x7f7fffff;
 constexpr uint32_t kMinSub = 0x00000001, kMinNorm = 0x00800000;
 
-#define EXPECT_FP(call, v, f)                                          \
-  do {                                                                 \
-    const Result r_ = (call);                                          \
+#define EXPECT_FP(call, v, f)                                           \
+  do {                                                                  \
+    const Result r_ = (call);                                           \
     EXPECT_EQ(r_.value, static_cast<uint32_t>(v)) << #call << " value"; \
     EXPECT_EQ(r_.flags, static_cast<uint32_t>(f)) << #call << " flags"; \
   } while (0)
@@ -132,9 +132,9 @@ TEST(Fp32, FusedMultiplyAdd) {
   // (1+2^-23)^2 - (1+2^-22) = 2^-46 exactly; an unfused multiply-add would give 0.
   EXPECT_FP(madd(0x3f800001, 0x3f800001, 0xbf800002, kRNE), 0x28800000, 0);
   // msub/nmsub/nmadd negate c, the product, or both: 2*3 -/+ 1.
-  EXPECT_FP(msub(kTwo, 0x40400000, kOne, kRNE), 0x40a00000, 0);             // 5
-  EXPECT_FP(nmsub(kTwo, 0x40400000, kOne, kRNE), 0xc0a00000, 0);            // -5
-  EXPECT_FP(nmadd(kTwo, 0x40400000, kOne, kRNE), 0xc0e00000, 0);            // -7
+  EXPECT_FP(msub(kTwo, 0x40400000, kOne, kRNE), 0x40a00000, 0);   // 5
+  EXPECT_FP(nmsub(kTwo, 0x40400000, kOne, kRNE), 0xc0a00000, 0);  // -5
+  EXPECT_FP(nmadd(kTwo, 0x40400000, kOne, kRNE), 0xc0e00000, 0);  // -7
   // 2^24 * 1 + 1 is a tie: RMM goes away from zero.
   EXPECT_FP(madd(0x4b800000, kOne, kOne, kRMM), 0x4b800001, kNX);
   // 2^-24 (1 + 2^-23) * (1 - 2^-23) + 1 = 1 + 2^-24 - 2^-70: just below the tie, so even RMM
@@ -185,12 +185,12 @@ TEST(Fp32, FloatToInt) {
   EXPECT_FP(cvt_w_s(kQNaN, kRNE), 0x7fffffff, kNV);
   EXPECT_FP(cvt_w_s(0xffc00000, kRNE), 0x7fffffff, kNV);  // negative NaN saturates positive
   EXPECT_FP(cvt_w_s(kNInf, kRNE), 0x80000000, kNV);
-  EXPECT_FP(cvt_w_s(0x40200000, kRNE), 2, kNX);                    // 2.5 -> even 2
-  EXPECT_FP(cvt_w_s(0x40200000, kRMM), 3, kNX);                    // 2.5 -> away 3
+  EXPECT_FP(cvt_w_s(0x40200000, kRNE), 2, kNX);  // 2.5 -> even 2
+  EXPECT_FP(cvt_w_s(0x40200000, kRMM), 3, kNX);  // 2.5 -> away 3
   EXPECT_FP(cvt_w_s(0xc0200000, kRMM), static_cast<uint32_t>(-3), kNX);
   EXPECT_FP(cvt_w_s(0xc0200000, kRDN), static_cast<uint32_t>(-3), kNX);
   EXPECT_FP(cvt_w_s(0xc0200000, kRUP), static_cast<uint32_t>(-2), kNX);
-  EXPECT_FP(cvt_w_s(kHalf, kRNE), 0, kNX);     // 0.5 -> even 0
+  EXPECT_FP(cvt_w_s(kHalf, kRNE), 0, kNX);       // 0.5 -> even 0
   EXPECT_FP(cvt_w_s(0x3fc00000, kRNE), 2, kNX);  // 1.5 -> even 2
   EXPECT_FP(cvt_w_s(kMinSub, kRUP), 1, kNX);
   EXPECT_FP(cvt_wu_s(kHalf | kNZero, kRNE), 0, kNX);  // -0.5 rounds to -0: valid, just inexact
@@ -208,7 +208,7 @@ TEST(Fp32, IntToFloat) {
   EXPECT_FP(cvt_s_w(0x7fffffff, kRNE), 0x4f000000, kNX);
   EXPECT_FP(cvt_s_w(0x7fffffff, kRTZ), 0x4effffff, kNX);
   EXPECT_FP(cvt_s_w(0x80000000, kRNE), 0xcf000000, 0);  // -2^31 exact
-  EXPECT_FP(cvt_s_w(0, kRDN), kPZero, 0);                // integer zero is +0 in every mode
+  EXPECT_FP(cvt_s_w(0, kRDN), kPZero, 0);               // integer zero is +0 in every mode
   // 2^24 + 1 is a tie between 2^24 and 2^24 + 2.
   EXPECT_FP(cvt_s_w(16777217, kRNE), 0x4b800000, kNX);
   EXPECT_FP(cvt_s_w(16777217, kRMM), 0x4b800001, kNX);

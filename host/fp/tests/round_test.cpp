@@ -1,12 +1,12 @@
 // round_double() against the host: x86 CVTSD2SS rounds a double to binary32 in the MXCSR mode
 // with IEEE flags (tininess after rounding), so in RNE/RTZ/RDN/RUP both must agree bit for bit.
+#include "round.hpp"
+
 #include <gtest/gtest.h>
 #include <immintrin.h>
 
 #include <bit>
 #include <random>
-
-#include "round.hpp"
 
 namespace tessera::fp {
 namespace {
@@ -34,11 +34,17 @@ TEST(RoundDouble, MatchesHostInNativeModes) {
     const int e = static_cast<int>(rng() % 320) - 180;  // 2^-180 .. 2^139
     uint64_t mant = rng() & ((uint64_t{1} << 52) - 1);
     switch (rng() % 4) {
-      case 0: mant &= ~((uint64_t{1} << (rng() % 53)) - 1); break;  // few significant bits
-      case 1: mant |= (uint64_t{1} << (rng() % 52)) - 1; break;     // runs of ones
-      default: break;
+      case 0:
+        mant &= ~((uint64_t{1} << (rng() % 53)) - 1);
+        break;  // few significant bits
+      case 1:
+        mant |= (uint64_t{1} << (rng() % 52)) - 1;
+        break;  // runs of ones
+      default:
+        break;
     }
-    const uint64_t bits = (uint64_t{rng() & 1} << 63) | (static_cast<uint64_t>(e + 1023) << 52) | mant;
+    const uint64_t bits =
+        (uint64_t{rng() & 1} << 63) | (static_cast<uint64_t>(e + 1023) << 52) | mant;
     const double x = std::bit_cast<double>(bits);
     for (unsigned rm = 0; rm < 4; ++rm) {
       const Result want = host_round(x, rm);

@@ -45,9 +45,9 @@ inline ChipShape ChipShape::preset(std::string_view name) {
   if (name == "default") return ChipShape{};
   if (name == "mk2") return ChipShape{TESS_MK2_NUM_TILES, TESS_MK2_TILE_MEM_BYTES};
   if (name == "ice40") {
-    return ChipShape{TESS_ICE40_NUM_TILES,        TESS_ICE40_TILE_MEM_BYTES,
-                     TESS_ICE40_NUM_CONTEXTS,     TESS_ICE40_HAS_FPU != 0,
-                     TESS_ICE40_HAS_MULDIV != 0,  TESS_ICE40_COUNTER_BITS,
+    return ChipShape{TESS_ICE40_NUM_TILES,         TESS_ICE40_TILE_MEM_BYTES,
+                     TESS_ICE40_NUM_CONTEXTS,      TESS_ICE40_HAS_FPU != 0,
+                     TESS_ICE40_HAS_MULDIV != 0,   TESS_ICE40_COUNTER_BITS,
                      TESS_ICE40_HAS_EXCHANGE != 0, TESS_ICE40_HAS_CHECKPOINT != 0};
   }
   throw Error("unknown chip preset \"" + std::string(name) +

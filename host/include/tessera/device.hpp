@@ -17,9 +17,9 @@ namespace tessera {
 
 /// What a device reports about its chip: the chip's shape and what only a device knows.
 struct ChipInfo : ChipShape {
-  std::string backend;              ///< "model", "rtl", "link:model", ...
-  uint32_t maxPayload = 0;          ///< largest payload of one link frame (docs/link-protocol.md)
-                                    ///< of a device behind a link; 0 = in process, no limit
+  std::string backend;      ///< "model", "rtl", "link:model", ...
+  uint32_t maxPayload = 0;  ///< largest payload of one link frame (docs/link-protocol.md)
+                            ///< of a device behind a link; 0 = in process, no limit
 };
 
 /// A tile counter's value as a counter of `bits` bits (ChipInfo::counterBits) holds it: v modulo
@@ -35,11 +35,11 @@ constexpr uint64_t counterDelta(uint64_t later, uint64_t earlier, unsigned bits)
 
 /// Why a run stopped.
 enum class StopReason {
-  Halted,      ///< every tile wrote EXIT (or is disabled)
-  Trap,        ///< a tile trapped, or a sync/exchange error (docs/chip.md); see TrapInfo
-  MaxCycles,   ///< the cycle limit was reached first
-  HostSync,    ///< a host sync is pending (RunResult::hostSyncId); the next run() releases it
-  SyncBreak,   ///< stopped at an internal sync because of setSyncBreak; the next run() releases it
+  Halted,     ///< every tile wrote EXIT (or is disabled)
+  Trap,       ///< a tile trapped, or a sync/exchange error (docs/chip.md); see TrapInfo
+  MaxCycles,  ///< the cycle limit was reached first
+  HostSync,   ///< a host sync is pending (RunResult::hostSyncId); the next run() releases it
+  SyncBreak,  ///< stopped at an internal sync because of setSyncBreak; the next run() releases it
 };
 
 /// What a trap or chip error recorded (docs/tile.md "Halting and traps", docs/chip.md "Errors").
@@ -59,24 +59,24 @@ std::string describeTrap(const TrapInfo& trap);
 
 /// Counters of one tile (each modulo 2^ChipInfo::counterBits).
 struct TileStats {
-  uint64_t cycles = 0;              ///< cycle count of the tile (halt cycle + 1 when halted)
-  uint64_t instructions = 0;        ///< instructions retired, all contexts
+  uint64_t cycles = 0;        ///< cycle count of the tile (halt cycle + 1 when halted)
+  uint64_t instructions = 0;  ///< instructions retired, all contexts
   /// Instructions retired per context (0 beyond ChipInfo::contexts; at most TESS_ROUND_CYCLES).
   uint64_t contextInstructions[TESS_ROUND_CYCLES] = {};
-  uint64_t idleSlots = 0;           ///< slots in which nothing issued (no instruction, no long-op pass)
-  uint64_t syncWaitCycles = 0;      ///< cycles between arriving at a sync and its release, summed
-  uint64_t exchangeCycles = 0;      ///< cycles the exchange engine ran, summed
-  bool halted = false;              ///< the tile wrote EXIT or is disabled
-  uint32_t exitCode = 0;            ///< its exit code (0 for a disabled tile)
+  uint64_t idleSlots = 0;       ///< slots in which nothing issued (no instruction, no long-op pass)
+  uint64_t syncWaitCycles = 0;  ///< cycles between arriving at a sync and its release, summed
+  uint64_t exchangeCycles = 0;  ///< cycles the exchange engine ran, summed
+  bool halted = false;          ///< the tile wrote EXIT or is disabled
+  uint32_t exitCode = 0;        ///< its exit code (0 for a disabled tile)
 };
 
 /// Result of Device::run.
 struct RunResult {
   StopReason reason = StopReason::Halted;
-  uint64_t cycles = 0;              ///< chip cycles simulated
-  uint32_t exitCode = 0;            ///< tile 0's exit code when Halted (others: TileStats)
-  TrapInfo trap;                    ///< valid when reason == Trap
-  uint32_t hostSyncId = 0;          ///< sync id, valid when reason == HostSync or SyncBreak
+  uint64_t cycles = 0;      ///< chip cycles simulated
+  uint32_t exitCode = 0;    ///< tile 0's exit code when Halted (others: TileStats)
+  TrapInfo trap;            ///< valid when reason == Trap
+  uint32_t hostSyncId = 0;  ///< sync id, valid when reason == HostSync or SyncBreak
 };
 
 /// Where a retired instruction wrote (docs/tile.md, "Retirement trace").
@@ -84,7 +84,7 @@ enum class DestKind : uint8_t { None, X, F };
 
 /// One retired instruction, as both implementations report it.
 struct RetireRecord {
-  uint64_t cycle = 0;               ///< retire cycle (modulo 2^ChipInfo::counterBits)
+  uint64_t cycle = 0;  ///< retire cycle (modulo 2^ChipInfo::counterBits)
   unsigned tile = 0;
   unsigned context = 0;
   uint32_t pc = 0;
@@ -134,22 +134,22 @@ class Device {
 
 /// Options for creating a device.
 struct DeviceOptions {
-  unsigned tiles = 0;               ///< tiles in the chip; 0 = the default, TESS_DEFAULT_TILES
-                                    ///< (docs/decisions.md)
-  uint32_t tileMemBytes = 0;        ///< 0 = the backend's default
-  std::string preset;               ///< "" or a ChipShape::preset: "default", "mk2" or "ice40"
-                                    ///< (rtl/params.json configs MK2, ICE40); model only
-  bool noFpu = false;               ///< model: integer-only tiles (F instructions trap as illegal)
-  bool noMulDiv = false;            ///< model: tiles without M (M instructions trap as illegal)
-  unsigned contexts = 0;            ///< model: contexts per tile, 2..TESS_ROUND_CYCLES; 0 = the
-                                    ///< default (TESS_NUM_CONTEXTS, or the preset's)
-  unsigned counterBits = 0;         ///< model: tile counter width, 32 or 64; 0 = the chip's
-                                    ///< (rtl/params.json COUNTER_BITS; preset ice40: 32)
-  unsigned threads = 0;             ///< model: host threads, 0 = one per core
-  std::string traceVcd;             ///< rtl only: write a VCD waveform here
-  unsigned maxTiles = 0;            ///< refuse more tiles than this; 0 = kDefaultMaxTiles
-  bool shard = false;               ///< model only: split the tiles over the ranks of an MPI job
-                                    ///< (docs/scale-out.md); every rank opens the same device
+  unsigned tiles = 0;         ///< tiles in the chip; 0 = the default, TESS_DEFAULT_TILES
+                              ///< (docs/decisions.md)
+  uint32_t tileMemBytes = 0;  ///< 0 = the backend's default
+  std::string preset;         ///< "" or a ChipShape::preset: "default", "mk2" or "ice40"
+                              ///< (rtl/params.json configs MK2, ICE40); model only
+  bool noFpu = false;         ///< model: integer-only tiles (F instructions trap as illegal)
+  bool noMulDiv = false;      ///< model: tiles without M (M instructions trap as illegal)
+  unsigned contexts = 0;      ///< model: contexts per tile, 2..TESS_ROUND_CYCLES; 0 = the
+                              ///< default (TESS_NUM_CONTEXTS, or the preset's)
+  unsigned counterBits = 0;   ///< model: tile counter width, 32 or 64; 0 = the chip's
+                              ///< (rtl/params.json COUNTER_BITS; preset ice40: 32)
+  unsigned threads = 0;       ///< model: host threads, 0 = one per core
+  std::string traceVcd;       ///< rtl only: write a VCD waveform here
+  unsigned maxTiles = 0;      ///< refuse more tiles than this; 0 = kDefaultMaxTiles
+  bool shard = false;         ///< model only: split the tiles over the ranks of an MPI job
+                              ///< (docs/scale-out.md); every rank opens the same device
 };
 
 /// Most tiles openDevice builds unless DeviceOptions::maxTiles allows more: the mk2 chip

@@ -28,9 +28,9 @@ struct CommStats {
 
 /// How a device's chip is split over the ranks and what the split costs.
 struct ShardInfo {
-  unsigned rank = 0;        ///< this process's block
-  unsigned ranks = 1;       ///< blocks of the chip (1: the whole chip in this process)
-  unsigned firstTile = 0;   ///< the tiles this process simulates: firstTile .. endTile-1
+  unsigned rank = 0;       ///< this process's block
+  unsigned ranks = 1;      ///< blocks of the chip (1: the whole chip in this process)
+  unsigned firstTile = 0;  ///< the tiles this process simulates: firstTile .. endTile-1
   unsigned endTile = 0;
   uint64_t supersteps = 0;  ///< syncs released since reset (model devices; 0 for others)
   CommStats comm;           ///< the messages of this rank for the chip (none in one process)

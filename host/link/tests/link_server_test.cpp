@@ -141,7 +141,8 @@ TEST(LinkServer, BadRequestsGetErrorReplies) {
       << "short payload";
   const auto devErr = server.handle(request(Opcode::CtrlRead, 0, 0x200, {}));
   EXPECT_EQ(statusOf(devErr), Status::DeviceError);
-  EXPECT_EQ(std::string(devErr->payload.begin(), devErr->payload.end()), "recording: no such register");
+  EXPECT_EQ(std::string(devErr->payload.begin(), devErr->payload.end()),
+            "recording: no such register");
   DecodeEvent bad = request(Opcode::MemWrite, 0, 0, {});
   bad.kind = DecodeEvent::Kind::BadCrc;
   EXPECT_EQ(statusOf(server.handle(bad)), Status::BadCrc);

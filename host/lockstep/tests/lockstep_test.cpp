@@ -1,12 +1,13 @@
 // runLockstep: a multi-tile program with exchange and syncs agrees with itself, a memory
 // difference is reported at the first sync with its tile and address, and a program without
 // syncs is compared in chunks (model vs rtl) that still find a divergence.
+#include "lockstep.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "exchange_encoding.hpp"
-#include "lockstep.hpp"
 #include "tessera/chip_params.h"
 
 namespace {
@@ -73,12 +74,12 @@ TEST(Lockstep, ReportsTheFirstMemoryDifferenceAtASync) {
 // a1 (the loop bound), so a divergence shows only in the retirements, never at a sync.
 std::vector<uint32_t> loopTo(uint32_t bound) {
   return {
-      0x800002b7u,                       // lui t0, 0x80000
-      0x00000513u,                       // addi a0, zero, 0
-      (bound << 20) | 0x00000593u,       // addi a1, zero, bound
-      0x00150513u,                       // addi a0, a0, 1
-      0xfeb54ee3u,                       // blt a0, a1, -4
-      0x00a2a023u,                       // sw a0, 0(t0): EXIT a0
+      0x800002b7u,                  // lui t0, 0x80000
+      0x00000513u,                  // addi a0, zero, 0
+      (bound << 20) | 0x00000593u,  // addi a1, zero, bound
+      0x00150513u,                  // addi a0, a0, 1
+      0xfeb54ee3u,                  // blt a0, a1, -4
+      0x00a2a023u,                  // sw a0, 0(t0): EXIT a0
   };
 }
 

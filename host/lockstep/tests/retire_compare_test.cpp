@@ -5,7 +5,8 @@
 namespace tessera {
 namespace {
 
-RetireRecord rec(uint64_t cycle, unsigned ctx, uint32_t pc, DestKind dest, unsigned rd, uint32_t v) {
+RetireRecord rec(uint64_t cycle, unsigned ctx, uint32_t pc, DestKind dest, unsigned rd,
+                 uint32_t v) {
   RetireRecord r;
   r.cycle = cycle;
   r.context = ctx;

@@ -45,5 +45,4 @@ struct ChipHarness {
   }
 };
 
-
 }  // namespace tessera::model::test

@@ -23,8 +23,8 @@ TEST(Chip, TrapOnOneTileStopsEveryTileAtItsCycle) {
     // Every other tile: addi a0 at 12j, jal at 6 + 12j, forever.
     for (unsigned t = 0; t < 8; ++t) {
       if (t == 5) {
-        h.place(t, 0, {lui(a1, 2), addi(a1, a1, 0x710), addi(a1, a1, -1), bne(a1, zero, -4),
-                       ebreak()});
+        h.place(t, 0,
+                {lui(a1, 2), addi(a1, a1, 0x710), addi(a1, a1, -1), bne(a1, zero, -4), ebreak()});
       } else {
         h.place(t, 0, {addi(a0, a0, 1), jal(zero, -4)});
       }
@@ -125,8 +125,7 @@ TEST(Chip, Mk2Preset) {
   EXPECT_EQ(dev.info().tiles, 1472u);
   EXPECT_EQ(dev.info().tileMemBytes, 638976u);
   // Every tile: SYNC, then EXIT with its tile id.
-  const std::vector<uint32_t> code{kMmio, csrr(a1, TESS_CSR_TILE_ID), syncWith(zero),
-                                   exitWith(a1)};
+  const std::vector<uint32_t> code{kMmio, csrr(a1, TESS_CSR_TILE_ID), syncWith(zero), exitWith(a1)};
   std::vector<uint8_t> bytes(code.size() * 4);
   std::memcpy(bytes.data(), code.data(), bytes.size());
   for (unsigned t = 0; t < 1472; ++t) dev.writeMemory(t, 0, bytes);
@@ -250,13 +249,12 @@ TEST(Chip, Ice40PresetHasNoExchangeEngine) {
   DeviceOptions o;
   o.preset = "ice40";
   ModelDevice dev(o);
-  const std::vector<uint32_t> code{
-      kMmio,                   // 0
-      syncWith(zero),          // 6: arrives at 9, R = 13, resumes at slot 18
-      addi(a0, zero, 0x200),   // 18
-      xchgProgFrom(a0),        // 24
-      syncWith(zero),          // 30: arrives at 33, R = 37: the error
-      exitWith(zero)};
+  const std::vector<uint32_t> code{kMmio,           // 0
+                                   syncWith(zero),  // 6: arrives at 9, R = 13, resumes at slot 18
+                                   addi(a0, zero, 0x200),  // 18
+                                   xchgProgFrom(a0),       // 24
+                                   syncWith(zero),         // 30: arrives at 33, R = 37: the error
+                                   exitWith(zero)};
   std::vector<uint8_t> bytes(code.size() * 4);
   std::memcpy(bytes.data(), code.data(), bytes.size());
   dev.writeMemory(0, 0, bytes);
@@ -316,9 +314,9 @@ TEST(Chip, Ice40PresetRefusesCheckpointRegisters) {
   dev.reset();
   dev.writeControl(TESS_CR_SYNC_BREAK, 1);
   ASSERT_EQ(dev.run(1000).reason, StopReason::SyncBreak);
-  for (uint32_t off : {TESS_CR_CYCLE_LO, TESS_CR_CYCLE_HI, TESS_CR_T_IDLE_LO, TESS_CR_T_IDLE_HI,
-                       TESS_CR_T_SYNCWAIT_LO, TESS_CR_T_SYNCWAIT_HI, TESS_CR_T_EXCH_LO,
-                       TESS_CR_T_EXCH_HI}) {
+  for (uint32_t off :
+       {TESS_CR_CYCLE_LO, TESS_CR_CYCLE_HI, TESS_CR_T_IDLE_LO, TESS_CR_T_IDLE_HI,
+        TESS_CR_T_SYNCWAIT_LO, TESS_CR_T_SYNCWAIT_HI, TESS_CR_T_EXCH_LO, TESS_CR_T_EXCH_HI}) {
     EXPECT_THROW(dev.writeControl(off, 0), Error) << fmt::format("0x{:03x}", off);
     EXPECT_NO_THROW(dev.readControl(off)) << fmt::format("0x{:03x}", off);
   }

@@ -87,8 +87,8 @@ TEST(Decoder, TileWithoutMRejectsEveryMInstruction) {
   // rtl/params.json HAS_MULDIV = 0 (the ICE40 configuration): tess_decoder's HasMulDiv = 0.
   // Every OP word with funct7 0000001 is illegal, whatever its registers; with or without F.
   using namespace rv;
-  const uint32_t mInsns[] = {mul(1, 2, 3),  mulh(4, 5, 6), mulhsu(7, 8, 9), mulhu(31, 30, 29),
-                             div(1, 2, 3),  divu(0, 2, 3), rem(10, 11, 12), remu(1, 0, 0)};
+  const uint32_t mInsns[] = {mul(1, 2, 3), mulh(4, 5, 6), mulhsu(7, 8, 9), mulhu(31, 30, 29),
+                             div(1, 2, 3), divu(0, 2, 3), rem(10, 11, 12), remu(1, 0, 0)};
   for (const uint32_t w : mInsns) {
     for (const bool fpu : {true, false}) {
       EXPECT_NE(decodeInsn(w, fpu, true).op, Op::Illegal) << std::hex << w;
@@ -98,8 +98,8 @@ TEST(Decoder, TileWithoutMRejectsEveryMInstruction) {
     }
   }
   // The rest of OP (funct7 0000000 and 0100000), the F instructions and the CSRs are unchanged.
-  const uint32_t others[] = {add(1, 2, 3),  sub(1, 2, 3),  sra(1, 2, 3),     sltu(1, 2, 3),
-                             fdiv(1, 2, 3), fsqrt(1, 2),   csrr(1, kFflags), csrr(1, kCycle)};
+  const uint32_t others[] = {add(1, 2, 3),  sub(1, 2, 3), sra(1, 2, 3),     sltu(1, 2, 3),
+                             fdiv(1, 2, 3), fsqrt(1, 2),  csrr(1, kFflags), csrr(1, kCycle)};
   for (const uint32_t w : others) expectUnchangedWithout(w, true, false);
   // Undefined funct7 values of OP stay illegal either way.
   EXPECT_EQ(decodeInsn(add(1, 2, 3) | 0x04000000u, true, true).op, Op::Illegal);

@@ -37,7 +37,8 @@ TEST(SyncController, RunsWhileAnyTileIsActive) {
 }
 
 TEST(SyncController, ReleasesSyncLatencyAfterTheLastArrival) {
-  const std::vector<BlockSummary> blocks = {arrived(0, 10, 7), arrived(2, 25, 7), arrived(5, 17, 7)};
+  const std::vector<BlockSummary> blocks = {arrived(0, 10, 7), arrived(2, 25, 7),
+                                            arrived(5, 17, 7)};
   const SyncDecision d = decideSync(blocks, 30, kLimit, false);
   EXPECT_EQ(d.kind, Kind::Release);
   EXPECT_EQ(d.cycle, 25u + TESS_SYNC_LATENCY);

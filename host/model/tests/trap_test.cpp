@@ -139,9 +139,9 @@ TEST(Trap, IntegerOnlyTileTrapsOnFInstructions) {
 TEST(Trap, TileWithoutMTrapsOnMInstructions) {
   // HAS_MULDIV = 0: an M instruction traps as an illegal instruction (cause 2, value = the word)
   // in its EX, on its first pass: a divide is no long op there.
-  for (const uint32_t bad : {mul(a2, a0, a1), mulh(a2, a0, a1), mulhsu(a2, a0, a1),
-                             mulhu(a2, a0, a1), div(a2, a0, a1), divu(a2, a0, a1),
-                             rem(a2, a0, a1), remu(a2, a0, a1)}) {
+  for (const uint32_t bad :
+       {mul(a2, a0, a1), mulh(a2, a0, a1), mulhsu(a2, a0, a1), mulhu(a2, a0, a1), div(a2, a0, a1),
+        divu(a2, a0, a1), rem(a2, a0, a1), remu(a2, a0, a1)}) {
     for (const bool fpu : {true, false}) {
       TileConfig config{0, 1, 4096, fpu};
       config.hasMulDiv = false;

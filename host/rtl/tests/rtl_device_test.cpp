@@ -1,6 +1,8 @@
 // What only the rtl backend has: its parameters, the chip sizes it offers, and the traced build
 // (VCD). Every scenario both backends share (instruction timing, traps, sync, exchange, chip
 // errors) is in host/device/tests/chip_suite_test.cpp and runs on model and rtl alike.
+#include "rtl_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "rtl_device.hpp"
 #include "rv_encode.hpp"
 #include "tessera/chip_params.h"
 

@@ -22,7 +22,8 @@ struct ProgramOutcome {
 
 /// Load the ELF at path on tile 0 (other tiles disabled) or on every tile, and run it until it
 /// halts, traps or reaches maxCycles, releasing host syncs (at most 100 of them).
-inline ProgramOutcome runProgramToEnd(Device& dev, const std::string& path, bool allTiles, uint64_t maxCycles) {
+inline ProgramOutcome runProgramToEnd(Device& dev, const std::string& path, bool allTiles,
+                                      uint64_t maxCycles) {
   dev.reset();
   if (allTiles) {
     loadProgramOnAllTiles(dev, path);
@@ -61,7 +62,8 @@ inline void expectSameOutcome(const ProgramOutcome& a, const ProgramOutcome& b) 
     EXPECT_EQ(x.cycles, y.cycles) << "tile " << t;
     EXPECT_EQ(x.instructions, y.instructions) << "tile " << t;
     for (unsigned c = 0; c < 6; ++c) {
-      EXPECT_EQ(x.contextInstructions[c], y.contextInstructions[c]) << "tile " << t << " context " << c;
+      EXPECT_EQ(x.contextInstructions[c], y.contextInstructions[c])
+          << "tile " << t << " context " << c;
     }
     EXPECT_EQ(x.idleSlots, y.idleSlots) << "tile " << t;
     EXPECT_EQ(x.syncWaitCycles, y.syncWaitCycles) << "tile " << t;

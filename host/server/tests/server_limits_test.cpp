@@ -207,8 +207,7 @@ TEST(ServerLimits, AStalledClientLosesTheServerAfterTheIdleTimeoutAndItsRunStops
   }
   // While it holds the server, others are refused at once.
   EXPECT_THROW(openDevice(server.deviceString() + "?timeout_ms=2000"), Error);
-  auto next =
-      openWithin(server.deviceString() + "?timeout_ms=2000", kHang);
+  auto next = openWithin(server.deviceString() + "?timeout_ms=2000", kHang);
   ASSERT_TRUE(next) << "the stalled client still holds the server";
   // The abandoned run no longer advances: requests are not Busy and the cycle counter stands.
   const uint32_t c0 = next->readControl(TESS_CR_CYCLE_LO);
@@ -227,8 +226,7 @@ TEST(ServerLimits, AHeaderThenSilenceDoesNotLockOutOtherClients) {
   f.payload.assign(65536, 0);
   const auto bytes = FrameCodec::encode(f);
   ASSERT_TRUE(stalled.send(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 24)));
-  auto next =
-      openWithin(server.deviceString() + "?timeout_ms=2000", kHang);
+  auto next = openWithin(server.deviceString() + "?timeout_ms=2000", kHang);
   ASSERT_TRUE(next);
   EXPECT_EQ(next->readControl(TESS_CR_ID), TESS_CHIP_ID);
 }

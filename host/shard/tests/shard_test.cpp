@@ -12,6 +12,8 @@
 //  - the retirement trace: each rank's sink gets its own tiles' records, as the model gives them.
 // No ASSERT_* around device calls: a rank that left a test early would leave the others waiting
 // in a collective. Each rank's failures fail the job.
+#include "tessera/shard.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -25,7 +27,6 @@
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/executable.hpp"
-#include "tessera/shard.hpp"
 
 namespace tessera::test {
 namespace {

@@ -23,7 +23,9 @@ DivSqrtDriver::DivSqrtDriver(PassSchedule schedule, uint64_t seed)
   top_->eval();
 }
 
-DivSqrtDriver::~DivSqrtDriver() { top_->final(); }
+DivSqrtDriver::~DivSqrtDriver() {
+  top_->final();
+}
 
 int DivSqrtDriver::free_context() const {
   for (int k = 0; k < kContexts; ++k) {
@@ -98,8 +100,8 @@ void DivSqrtDriver::clock() {
   if (valid != due) {
     ++mismatches_;
     if (mismatches_ <= kMaxReports) {
-      std::printf("cycle %llu: valid_o %d, expected %d\n",
-                  static_cast<unsigned long long>(cycle_), valid, due);
+      std::printf("cycle %llu: valid_o %d, expected %d\n", static_cast<unsigned long long>(cycle_),
+                  valid, due);
     }
   }
   if (!due) return;
@@ -112,11 +114,12 @@ void DivSqrtDriver::clock() {
   if (!valid || got != e.job.want.value || flags != e.job.want.flags || got_ctx != e.ctx) {
     ++mismatches_;
     if (mismatches_ <= kMaxReports) {
-      std::printf("MISMATCH %-5s rm=%u a=%08x b=%08x ctx=%d expected %08x/%02x got %08x/%02x "
-                  "ctx %d\n",
-                  std::string(op_name(e.job.op)).c_str(), e.job.rm, e.job.o.a,
-                  e.job.op == FpuOp::kDiv ? e.job.o.b : 0, e.ctx, e.job.want.value,
-                  e.job.want.flags, got, flags, got_ctx);
+      std::printf(
+          "MISMATCH %-5s rm=%u a=%08x b=%08x ctx=%d expected %08x/%02x got %08x/%02x "
+          "ctx %d\n",
+          std::string(op_name(e.job.op)).c_str(), e.job.rm, e.job.o.a,
+          e.job.op == FpuOp::kDiv ? e.job.o.b : 0, e.ctx, e.job.want.value, e.job.want.flags, got,
+          flags, got_ctx);
     }
   }
 }

@@ -21,13 +21,17 @@ FpuDriver::FpuDriver() : context_(std::make_unique<VerilatedContext>()) {
   top_->eval();
 }
 
-FpuDriver::~FpuDriver() { top_->final(); }
+FpuDriver::~FpuDriver() {
+  top_->final();
+}
 
 void FpuDriver::issue(FpuOp op, unsigned rm, const Operands& o) {
   step({true, op, rm, o, reference(op, rm, o.a, o.b, o.c)});
 }
 
-void FpuDriver::bubble() { step({false, FpuOp::kAdd, 0, {0, 0, 0}, {0, 0}}); }
+void FpuDriver::bubble() {
+  step({false, FpuOp::kAdd, 0, {0, 0, 0}, {0, 0}});
+}
 
 void FpuDriver::drain() {
   for (size_t i = 0; i < kLatency; ++i) bubble();

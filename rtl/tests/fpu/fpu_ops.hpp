@@ -11,8 +11,30 @@ namespace tessera::fpu_test {
 
 /// Mirror of tess_pkg::fpu_op_e (rtl/tess_pkg.sv); the values must stay in the same order.
 enum class FpuOp : uint8_t {
-  kAdd, kSub, kMul, kMadd, kMsub, kNmsub, kNmadd, kSgnj, kSgnjn, kSgnjx, kMin, kMax,
-  kCvtWS, kCvtWuS, kCvtSW, kCvtSWu, kMvXW, kMvWX, kEq, kLt, kLe, kClass, kDiv, kSqrt
+  kAdd,
+  kSub,
+  kMul,
+  kMadd,
+  kMsub,
+  kNmsub,
+  kNmadd,
+  kSgnj,
+  kSgnjn,
+  kSgnjx,
+  kMin,
+  kMax,
+  kCvtWS,
+  kCvtWuS,
+  kCvtSW,
+  kCvtSWu,
+  kMvXW,
+  kMvWX,
+  kEq,
+  kLt,
+  kLe,
+  kClass,
+  kDiv,
+  kSqrt
 };
 
 /// Number of operations in FpuOp.

@@ -105,9 +105,13 @@ void run_divsqrt(PassSchedule schedule, uint64_t sets, uint64_t seed) {
   EXPECT_EQ(unit.mismatches(), 0u);
 }
 
-TEST(FpuDivSqrtRtl, RandomRoundRobin) { run_divsqrt(PassSchedule::kRoundRobin, kRandomSets, 3); }
+TEST(FpuDivSqrtRtl, RandomRoundRobin) {
+  run_divsqrt(PassSchedule::kRoundRobin, kRandomSets, 3);
+}
 
-TEST(FpuDivSqrtRtl, RandomAnySpacing) { run_divsqrt(PassSchedule::kRandom, kRandomSets / 5, 4); }
+TEST(FpuDivSqrtRtl, RandomAnySpacing) {
+  run_divsqrt(PassSchedule::kRandom, kRandomSets / 5, 4);
+}
 
 TEST(FpuDivSqrtRtl, EdgeCrossProduct) {
   DivSqrtDriver unit(PassSchedule::kRoundRobin, 5);

@@ -41,7 +41,7 @@ class OperandGen {
   uint32_t frac() { return static_cast<uint32_t>(rng_()) & 0x7fffffu; }
   uint32_t with_exp(uint32_t e) { return sign() | (e << 23) | frac(); }
   uint32_t nudge(uint32_t x);  // x moved by a few ulps (as bits), sign kept
-  uint32_t few_bits();          // a normal number with only a few significant bits
+  uint32_t few_bits();         // a normal number with only a few significant bits
 
   std::mt19937_64 rng_;
 };

@@ -1,7 +1,10 @@
 // Gradient checks of every built-in op (docs/autodiff.md, "Tests"): on each backend of
-// the one backend list (host/testing/backends.hpp) the backward's result equals a host reference of the same operation order
-// bit for bit, and it agrees with a central finite difference of a double-precision forward on the
-// host; the optimizers against host references; the graph-building errors.
+// the one backend list (host/testing/backends.hpp) the backward's result equals a host reference of
+// the same operation order bit for bit, and it agrees with a central finite difference of a
+// double-precision forward on the host; the optimizers against host references; the graph-building
+// errors.
+#include "tessera/autodiff.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +18,6 @@
 
 #include "autodiff_util.hpp"
 #include "backends.hpp"
-#include "tessera/autodiff.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/error.hpp"
@@ -53,8 +55,10 @@ void expectBitEqual(const Floats& got, const Floats& want, const std::string& wh
 // error ~1e-6); the central difference in double with step 1e-3 of these smooth (or piecewise
 // linear away from their kinks) functions is exact to ~1e-7. 1e-4 leaves two orders of margin
 // either way yet catches any wrong term, sign or transpose (errors of order 1).
-void expectNearFiniteDifference(const Floats& got, const std::function<double(const std::vector<Doubles>&)>& f,
-                                std::vector<Doubles> inputs, size_t which, const std::string& what) {
+void expectNearFiniteDifference(const Floats& got,
+                                const std::function<double(const std::vector<Doubles>&)>& f,
+                                std::vector<Doubles> inputs, size_t which,
+                                const std::string& what) {
   const double h = 1e-3;
   Doubles fd(inputs[which].size());
   double mx = 1.0;
@@ -70,12 +74,14 @@ void expectNearFiniteDifference(const Floats& got, const std::function<double(co
   }
   ASSERT_EQ(got.size(), fd.size()) << what;
   for (size_t i = 0; i < fd.size(); ++i) {
-    ASSERT_LE(std::fabs(got[i] - fd[i]), 1e-4 * mx) << what << " element " << i << ": got " << got[i]
-                                                   << ", finite difference " << fd[i];
+    ASSERT_LE(std::fabs(got[i] - fd[i]), 1e-4 * mx)
+        << what << " element " << i << ": got " << got[i] << ", finite difference " << fd[i];
   }
 }
 
-Doubles toDouble(const Floats& v) { return {v.begin(), v.end()}; }
+Doubles toDouble(const Floats& v) {
+  return {v.begin(), v.end()};
+}
 
 class AutodiffTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -86,7 +92,8 @@ class AutodiffTest : public ::testing::TestWithParam<std::string> {
   Tape tape{graph, fwd};
   std::map<std::string, Floats> values;
 
-  Tensor variable(std::vector<size_t> shape, const std::string& name, uint32_t seed, size_t grain = 1) {
+  Tensor variable(std::vector<size_t> shape, const std::string& name, uint32_t seed,
+                  size_t grain = 1) {
     Tensor t = ops::createLinear(graph, ElemType::Float32, shape, name, grain);
     Floats v = randomFloats(t.numElements(), seed);
     graph.setInitialValue(t, v);
@@ -119,8 +126,8 @@ class AutodiffTest : public ::testing::TestWithParam<std::string> {
 
 // op(x) op(y) on the host in the order the backward uses: from zero in k order (accumulate, the
 // path of a block-mapped leaf), or ops::matmul's k parts.
-Floats hostProduct(const Graph& g, const Floats& x, const Floats& y, size_t m, size_t k, size_t n, bool tx, bool ty,
-                   bool accumulate) {
+Floats hostProduct(const Graph& g, const Floats& x, const Floats& y, size_t m, size_t k, size_t n,
+                   bool tx, bool ty, bool accumulate) {
   const size_t parts = accumulate ? 1 : ops::planMatMul(g, m, k, n).k;
   const size_t per = (k + parts - 1) / parts;
   Floats c(m * n);
@@ -151,7 +158,8 @@ TEST_P(AutodiffTest, MatMulGradientsForEveryTranspose) {
   for (size_t c = 0; c < cases.size(); ++c) {
     const auto [ta, tb] = cases[c];
     // a mapped linearly (ops::matmul's plan for its gradient), b in blocks (accumulated).
-    const Value a = param(ta ? std::vector<size_t>{k, m} : std::vector<size_t>{m, k}, fmt::format("a{}", c), 10 + c);
+    const Value a = param(ta ? std::vector<size_t>{k, m} : std::vector<size_t>{m, k},
+                          fmt::format("a{}", c), 10 + c);
     const Tensor bt = ops::createMatMulRhs(graph, m, tb ? n : k, tb ? k : n, fmt::format("b{}", c));
     values[fmt::format("b{}", c)] = randomFloats(bt.numElements(), 20 + c);
     graph.setInitialValue(bt, values[fmt::format("b{}", c)]);
@@ -170,7 +178,8 @@ TEST_P(AutodiffTest, MatMulGradientsForEveryTranspose) {
     const Floats& a = values[fmt::format("a{}", c)];
     const Floats& b = values[fmt::format("b{}", c)];
     const Floats& s = values[fmt::format("seed{}", c)];
-    const bool accA = blockMapped(graph, ps[c][0].tensor()), accB = blockMapped(graph, ps[c][1].tensor());
+    const bool accA = blockMapped(graph, ps[c][0].tensor()),
+               accB = blockMapped(graph, ps[c][1].tensor());
     // The table of ops.cpp's matmul backward.
     const Floats ga = !ta ? hostProduct(graph, s, b, m, n, k, false, !tb, accA)
                           : hostProduct(graph, b, s, k, n, m, tb, true, accA);
@@ -184,7 +193,8 @@ TEST_P(AutodiffTest, MatMulGradientsForEveryTranspose) {
         for (size_t j = 0; j < n; ++j) {
           double acc = 0;
           for (size_t q = 0; q < k; ++q) {
-            acc += (ta ? in[0][q * m + i] : in[0][i * k + q]) * (tb ? in[1][j * k + q] : in[1][q * n + j]);
+            acc += (ta ? in[0][q * m + i] : in[0][i * k + q]) *
+                   (tb ? in[1][j * k + q] : in[1][q * n + j]);
           }
           total += acc * s[i * n + j];
         }
@@ -209,8 +219,10 @@ TEST_P(AutodiffTest, ElementwiseGradients) {
       {"add", [&] { return add(tape, a, b, "add"); }, [](double x, double y) { return x + y; }},
       {"sub", [&] { return sub(tape, a, b, "sub"); }, [](double x, double y) { return x - y; }},
       {"mul", [&] { return mul(tape, a, b, "mul"); }, [](double x, double y) { return x * y; }},
-      {"scale", [&] { return scale(tape, a, 0.375f, "scale"); }, [](double x, double) { return x * 0.375; }},
-      {"relu", [&] { return relu(tape, a, "relu"); }, [](double x, double) { return x > 0 ? x : 0.0; }},
+      {"scale", [&] { return scale(tape, a, 0.375f, "scale"); },
+       [](double x, double) { return x * 0.375; }},
+      {"relu", [&] { return relu(tape, a, "relu"); },
+       [](double x, double) { return x > 0 ? x : 0.0; }},
   };
   std::vector<std::pair<std::string, Tensor>> outs;
   for (const Op& op : opsList) {
@@ -246,9 +258,11 @@ TEST_P(AutodiffTest, ElementwiseGradients) {
       for (size_t i = 0; i < n; ++i) t += op.f(in[0][i], in[1][i]) * s[i];
       return t;
     };
-    expectNearFiniteDifference(out[op.name + "_ga"], f, {toDouble(av), toDouble(bv)}, 0, op.name + " da");
+    expectNearFiniteDifference(out[op.name + "_ga"], f, {toDouble(av), toDouble(bv)}, 0,
+                               op.name + " da");
     if (out.count(op.name + "_gb")) {
-      expectNearFiniteDifference(out[op.name + "_gb"], f, {toDouble(av), toDouble(bv)}, 1, op.name + " db");
+      expectNearFiniteDifference(out[op.name + "_gb"], f, {toDouble(av), toDouble(bv)}, 1,
+                                 op.name + " db");
     }
   }
 }
@@ -265,8 +279,10 @@ TEST_P(AutodiffTest, AddBiasReduceSumAndViewGradients) {
   const Tensor g1 = tape.gradients(r1, s1, {x}, bwd, "bwd_sum1")[0];
   // Views: reshape, transpose, slice and concat of slices, then a mul so the gradient is not the
   // seed alone.
-  const Value t = transpose(tape, reshape(tape, x, {cols, rows}, "reshape"), {1, 0}, "transpose");  // [rows, cols]
-  const Value cat = concat(tape, {slice(tape, t, 4, 7, 0, "tail"), slice(tape, t, 0, 2, 0, "head")}, 0, "cat");
+  const Value t = transpose(tape, reshape(tape, x, {cols, rows}, "reshape"), {1, 0},
+                            "transpose");  // [rows, cols]
+  const Value cat =
+      concat(tape, {slice(tape, t, 4, 7, 0, "tail"), slice(tape, t, 0, 2, 0, "head")}, 0, "cat");
   const Tensor sv = variable({5, cols}, "sv", 9);
   const Tensor gv = tape.gradients(cat, sv, {x}, bwd, "bwd_views")[0];
   auto out = run({{"gx", g[0]}, {"gb", g[1]}, {"g0", g0}, {"g1", g1}, {"gv", gv}});
@@ -339,7 +355,8 @@ TEST_P(AutodiffTest, SoftmaxCrossEntropyGradients) {
   Tensor labels = ops::createLinear(graph, ElemType::Int32, {rows}, "labels");
   graph.setInitialValue(labels, lv);
   const Value lab = tape.input(labels);
-  // Three losses over the same logits: the scale the forward expected, another scale, a tensor seed.
+  // Three losses over the same logits: the scale the forward expected, another scale, a tensor
+  // seed.
   const Value x1 = param({rows, classes}, "x1", 11), x2 = param({rows, classes}, "x2", 11),
               x3 = param({rows, classes}, "x3", 11);
   const float scale = 1.0f / 9.0f;
@@ -369,12 +386,15 @@ TEST_P(AutodiffTest, SoftmaxCrossEntropyGradients) {
     }
     return t;
   };
-  expectNearFiniteDifference(out["g1"], [&](const auto& in) { return f(in, [&](size_t) { return double{scale}; }); },
-                             {toDouble(x)}, 0, "fused");
-  expectNearFiniteDifference(out["g2"], [&](const auto& in) { return f(in, [](size_t) { return 0.25; }); },
-                             {toDouble(x)}, 0, "recomputed");
-  expectNearFiniteDifference(out["g3"], [&](const auto& in) { return f(in, [&](size_t r) { return double{s[r]}; }); },
-                             {toDouble(x)}, 0, "tensor seed");
+  expectNearFiniteDifference(
+      out["g1"], [&](const auto& in) { return f(in, [&](size_t) { return double{scale}; }); },
+      {toDouble(x)}, 0, "fused");
+  expectNearFiniteDifference(
+      out["g2"], [&](const auto& in) { return f(in, [](size_t) { return 0.25; }); }, {toDouble(x)},
+      0, "recomputed");
+  expectNearFiniteDifference(
+      out["g3"], [&](const auto& in) { return f(in, [&](size_t r) { return double{s[r]}; }); },
+      {toDouble(x)}, 0, "tensor seed");
 }
 
 // A chain through several ops: gradients add where a value is used twice, in reverse op order.
@@ -387,7 +407,8 @@ TEST_P(AutodiffTest, SharedValueGradientsAccumulate) {
   auto out = run({{"g", g}});
   const Floats &s = values["seed"], &bv = values["b"];
   Floats want(s.size());
-  // Reverse order: q's backward first gives seed (for a), then p's gives seed * b; added in that order.
+  // Reverse order: q's backward first gives seed (for a), then p's gives seed * b; added in that
+  // order.
   for (size_t i = 0; i < s.size(); ++i) want[i] = s[i] + s[i] * bv[i];
   expectBitEqual(out["g"], want, "accumulated gradient");
 }
@@ -493,15 +514,18 @@ void expectThrowContaining(const std::function<void()>& f, const std::vector<std
     f();
     FAIL() << "no error";
   } catch (const Error& e) {
-    for (const std::string& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    for (const std::string& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
   }
 }
 
 TEST_F(AutodiffErrors, ShapeMismatchNamesTheOpTensorsAndShapes) {
   const Value a = param({3, 4}, "lhs"), b = param({5, 2}, "rhs");
-  expectThrowContaining([&] { matmul(tape, a, b, "layer1/mm"); }, {"layer1/mm", "lhs", "rhs", "[3,4]", "[5,2]"});
+  expectThrowContaining([&] { matmul(tape, a, b, "layer1/mm"); },
+                        {"layer1/mm", "lhs", "rhs", "[3,4]", "[5,2]"});
   expectThrowContaining([&] { add(tape, a, b, "sum"); }, {"sum", "lhs", "[3,4]", "rhs", "[5,2]"});
-  expectThrowContaining([&] { tape.apply1("Frobnicate", {a}, {}, "f0"); }, {"f0", "Frobnicate", "MatMul"});
+  expectThrowContaining([&] { tape.apply1("Frobnicate", {a}, {}, "f0"); },
+                        {"f0", "Frobnicate", "MatMul"});
 }
 
 TEST_F(AutodiffErrors, OpWithoutGradientNamesTheOp) {
@@ -511,13 +535,18 @@ TEST_F(AutodiffErrors, OpWithoutGradientNamesTheOp) {
   const Value a = t.parameter(ops::createLinear(graph, ElemType::Float32, {2, 3}, "w"));
   const Value y = t.apply1("Sign", {a}, {}, "head/sign");
   const Value z = scale(t, y, 2.0f, "head/scale");
-  expectThrowContaining([&] { t.gradients(z, {a}, bwd); }, {"head/sign", "Sign", "no gradient", "\"w\"", "[2,3]"});
+  expectThrowContaining([&] { t.gradients(z, {a}, bwd); },
+                        {"head/sign", "Sign", "no gradient", "\"w\"", "[2,3]"});
 }
 
 TEST_F(AutodiffErrors, ParameterThatDoesNotReachTheLoss) {
   const Value a = param({2, 3}, "used"), b = param({2, 3}, "unused");
   const Value y = scale(tape, a, 2.0f, "y");
-  expectThrowContaining([&] { tape.gradients(y, {a, b}, bwd); }, {"unused", "[2,3]", "does not reach"});
+  expectThrowContaining(
+      [&] {
+        tape.gradients(y, {a, b}, bwd);
+      },
+      {"unused", "[2,3]", "does not reach"});
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // output channels [o0, o0 + ocv) of one sample, output rows [r0, r0 + BR); this vertex computes
 // its rows [row, row + rows) and block channels [oc, oc + n) (packed in `rows` and `ocs`).
 //   in   [gc, SH, W]  input rows of the groups the block's channels use, the rows its taps reach
-//   w    [icg * KH * KW, ocv]  the block's weights, tap-major (a transposed view of [ocv, icg, KH, KW])
-//   bias [ocv]
+//   w    [icg * KH * KW, ocv]  the block's weights, tap-major (a transposed view of [ocv, icg, KH,
+//   KW]) bias [ocv]
 // Packed params (low 16 bits | high 16 bits): kernel KH|KW, stride sh|sw, dilation dh|dw,
 // inSize SH|W, outSize BR|OW, channels icg|ocg; colPad = pw; rowBase (int32) = slab row of
 // output row 0's first tap; ocFirst = o0 mod ocg.
@@ -23,8 +23,9 @@ struct Geom {
 // P output columns (x0 = input column of the first one's kw = 0) by C channels, taps kh in
 // [kh0, kh1), kw in [kw0, kw1); acc from bias; results to out[c * ostride + p].
 template <int P, int C>
-__attribute__((noinline)) void tapBlock(const Geom& g, const float* bias, float* out, uint32_t ostride, int32_t row,
-                                        uint32_t kh0, uint32_t kh1, int32_t x0, uint32_t kw0, uint32_t kw1) {
+__attribute__((noinline)) void tapBlock(const Geom& g, const float* bias, float* out,
+                                        uint32_t ostride, int32_t row, uint32_t kh0, uint32_t kh1,
+                                        int32_t x0, uint32_t kw0, uint32_t kw1) {
   float acc[P][C];
   for (int c = 0; c < C; ++c) {
     for (int p = 0; p < P; ++p) acc[p][c] = bias[c];
@@ -63,16 +64,17 @@ inline uint32_t endTap(int32_t x0, uint32_t d, uint32_t k, uint32_t limit) {
   return n < k ? n : k;
 }
 
-using TapBlockFn = void (*)(const Geom&, const float*, float*, uint32_t, int32_t, uint32_t, uint32_t, int32_t, uint32_t,
-                           uint32_t);
+using TapBlockFn = void (*)(const Geom&, const float*, float*, uint32_t, int32_t, uint32_t,
+                            uint32_t, int32_t, uint32_t, uint32_t);
 
 // Rows [row, row + rows) of one channel sub-block: four columns at once (four4) where every tap
 // of all four is inside the row, else one (one) with the column's own tap range. One copy for
 // every sub-block width (the widths differ only in the functions passed): code size counts, the
 // codelet image is on every tile.
-__attribute__((noinline)) void subBlock(TapBlockFn four, TapBlockFn one, const Geom& g, const float* bias, float* out,
-                                        uint32_t BR, uint32_t OW, uint32_t row, uint32_t rows, int32_t rowBase,
-                                        uint32_t sh, int32_t pw) {
+__attribute__((noinline)) void subBlock(TapBlockFn four, TapBlockFn one, const Geom& g,
+                                        const float* bias, float* out, uint32_t BR, uint32_t OW,
+                                        uint32_t row, uint32_t rows, int32_t rowBase, uint32_t sh,
+                                        int32_t pw) {
   const uint32_t ostride = BR * OW;
   for (uint32_t r = row; r < row + rows; ++r) {
     const int32_t y0 = rowBase + static_cast<int32_t>(r * sh);
@@ -97,11 +99,11 @@ __attribute__((noinline)) void subBlock(TapBlockFn four, TapBlockFn one, const G
 
 }  // namespace
 
-TESSERA_VERTEX(Conv2d, (Input, float, in), (Input, float, w), (Input, float, bias), (Output, float, out),
-               (Param, uint32_t, kernel), (Param, uint32_t, stride), (Param, uint32_t, dilation),
-               (Param, uint32_t, colPad), (Param, uint32_t, inSize), (Param, uint32_t, outSize),
-               (Param, uint32_t, channels), (Param, uint32_t, rowBase), (Param, uint32_t, ocFirst),
-               (Param, uint32_t, rows), (Param, uint32_t, ocs)) {
+TESSERA_VERTEX(Conv2d, (Input, float, in), (Input, float, w), (Input, float, bias),
+               (Output, float, out), (Param, uint32_t, kernel), (Param, uint32_t, stride),
+               (Param, uint32_t, dilation), (Param, uint32_t, colPad), (Param, uint32_t, inSize),
+               (Param, uint32_t, outSize), (Param, uint32_t, channels), (Param, uint32_t, rowBase),
+               (Param, uint32_t, ocFirst), (Param, uint32_t, rows), (Param, uint32_t, ocs)) {
   Geom g;
   g.KH = kernel & 0xffffu, g.KW = kernel >> 16;
   g.dh = dilation & 0xffffu, g.dw = dilation >> 16;
@@ -128,9 +130,15 @@ TESSERA_VERTEX(Conv2d, (Input, float, in), (Input, float, w), (Input, float, bia
     const float* b = bias.data() + j;
     float* o = out.data() + j * BR * OW;
     switch (c) {
-      case 6: subBlock(tapBlock<4, 6>, tapBlock<1, 6>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
-      case 4: subBlock(tapBlock<4, 4>, tapBlock<1, 4>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
-      default: subBlock(tapBlock<4, 1>, tapBlock<1, 1>, g, b, o, BR, OW, r0, rn, rb, sh, pw); break;
+      case 6:
+        subBlock(tapBlock<4, 6>, tapBlock<1, 6>, g, b, o, BR, OW, r0, rn, rb, sh, pw);
+        break;
+      case 4:
+        subBlock(tapBlock<4, 4>, tapBlock<1, 4>, g, b, o, BR, OW, r0, rn, rb, sh, pw);
+        break;
+      default:
+        subBlock(tapBlock<4, 1>, tapBlock<1, 1>, g, b, o, BR, OW, r0, rn, rb, sh, pw);
+        break;
     }
     j += c;
   }

@@ -13,14 +13,15 @@
 TESSERA_VERTEX(Conv2dBackwardWeights, (Input, float, x), (Input, float, dy), (Output, float, dw),
                (Param, uint32_t, kernel), (Param, uint32_t, stride), (Param, uint32_t, padding),
                (Param, uint32_t, dilation), (Param, uint32_t, inSize), (Param, uint32_t, outSize),
-               (Param, uint32_t, channels), (Param, uint32_t, ocFirst), (Param, uint32_t, outChannels), (Param, uint32_t, first),
-               (Param, uint32_t, count)) {
+               (Param, uint32_t, channels), (Param, uint32_t, ocFirst),
+               (Param, uint32_t, outChannels), (Param, uint32_t, first), (Param, uint32_t, count)) {
   const uint32_t KH = kernel & 0xffffu, KW = kernel >> 16, sh = stride & 0xffffu, sw = stride >> 16;
-  const int32_t ph = static_cast<int32_t>(padding & 0xffffu), pw = static_cast<int32_t>(padding >> 16);
+  const int32_t ph = static_cast<int32_t>(padding & 0xffffu),
+                pw = static_cast<int32_t>(padding >> 16);
   const uint32_t dh = dilation & 0xffffu, ddw = dilation >> 16;
   const uint32_t H = inSize & 0xffffu, W = inSize >> 16, OH = outSize & 0xffffu, OW = outSize >> 16;
   const uint32_t icg = channels & 0xffffu, ocg = channels >> 16;
-  const uint32_t E = icg * KH * KW;               // elements per output channel
+  const uint32_t E = icg * KH * KW;  // elements per output channel
   const uint32_t ocv = outChannels;
   const uint32_t nb = dw.size() / (ocv * E);
   const uint32_t gc = x.size() / (nb * H * W);
@@ -42,7 +43,9 @@ TESSERA_VERTEX(Conv2dBackwardWeights, (Input, float, x), (Input, float, dy), (Ou
     for (uint32_t k = 0; k < nk; ++k) {
       const int32_t cx = static_cast<int32_t>((kw + k) * ddw) - pw;
       lo[k] = cx >= 0 ? 0 : (static_cast<uint32_t>(-cx) + sw - 1) / sw;
-      hi[k] = cx >= static_cast<int32_t>(W) ? 0 : (static_cast<uint32_t>(static_cast<int32_t>(W) - cx) + sw - 1) / sw;
+      hi[k] = cx >= static_cast<int32_t>(W)
+                  ? 0
+                  : (static_cast<uint32_t>(static_cast<int32_t>(W) - cx) + sw - 1) / sw;
       if (hi[k] > OW) hi[k] = OW;
       if (lo[k] > hi[k]) lo[k] = hi[k];
       lo4 = lo[k] > lo4 ? lo[k] : lo4;
@@ -74,11 +77,14 @@ TESSERA_VERTEX(Conv2dBackwardWeights, (Input, float, x), (Input, float, dy), (Ou
       const int32_t iy = static_cast<int32_t>(oy * sh + kh * dh) - ph;
       if (iy < 0 || iy >= static_cast<int32_t>(H)) continue;
       const float* pd = dp + oy * OW;
-      const float* px = xp + static_cast<uint32_t>(iy) * W + static_cast<uint32_t>(cx0);  // tap kw, column 0
+      const float* px =
+          xp + static_cast<uint32_t>(iy) * W + static_cast<uint32_t>(cx0);  // tap kw, column 0
       for (uint32_t ox = lo[0]; ox < lo4; ++ox) s0 = __builtin_fmaf(pd[ox], px[ox * sw], s0);
       for (uint32_t ox = lo[1]; ox < lo4; ++ox) s1 = __builtin_fmaf(pd[ox], px[ox * sw + ddw], s1);
-      for (uint32_t ox = lo[2]; ox < lo4; ++ox) s2 = __builtin_fmaf(pd[ox], px[ox * sw + 2 * ddw], s2);
-      for (uint32_t ox = lo[3]; ox < lo4; ++ox) s3 = __builtin_fmaf(pd[ox], px[ox * sw + 3 * ddw], s3);
+      for (uint32_t ox = lo[2]; ox < lo4; ++ox)
+        s2 = __builtin_fmaf(pd[ox], px[ox * sw + 2 * ddw], s2);
+      for (uint32_t ox = lo[3]; ox < lo4; ++ox)
+        s3 = __builtin_fmaf(pd[ox], px[ox * sw + 3 * ddw], s3);
       const float* q = px + lo4 * sw;
       const float* qe = pd + hi4;
       if (ddw == 1) {
@@ -100,8 +106,10 @@ TESSERA_VERTEX(Conv2dBackwardWeights, (Input, float, x), (Input, float, dy), (Ou
       }
       for (uint32_t ox = hi4; ox < hi[0]; ++ox) s0 = __builtin_fmaf(pd[ox], px[ox * sw], s0);
       for (uint32_t ox = hi4; ox < hi[1]; ++ox) s1 = __builtin_fmaf(pd[ox], px[ox * sw + ddw], s1);
-      for (uint32_t ox = hi4; ox < hi[2]; ++ox) s2 = __builtin_fmaf(pd[ox], px[ox * sw + 2 * ddw], s2);
-      for (uint32_t ox = hi4; ox < hi[3]; ++ox) s3 = __builtin_fmaf(pd[ox], px[ox * sw + 3 * ddw], s3);
+      for (uint32_t ox = hi4; ox < hi[2]; ++ox)
+        s2 = __builtin_fmaf(pd[ox], px[ox * sw + 2 * ddw], s2);
+      for (uint32_t ox = hi4; ox < hi[3]; ++ox)
+        s3 = __builtin_fmaf(pd[ox], px[ox * sw + 3 * ddw], s3);
     }
     dw[f] = s0, dw[f + 1] = s1, dw[f + 2] = s2, dw[f + 3] = s3;
     f += 4;

@@ -6,9 +6,9 @@
 // bit-exact against a host reference that does the same.
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(MatMul, (Input, float, a), (Input, float, b), (InOut, float, c), (Param, uint32_t, k),
-               (Param, uint32_t, flags), (Param, uint32_t, row), (Param, uint32_t, rows), (Param, uint32_t, col),
-               (Param, uint32_t, cols)) {
+TESSERA_VERTEX(MatMul, (Input, float, a), (Input, float, b), (InOut, float, c),
+               (Param, uint32_t, k), (Param, uint32_t, flags), (Param, uint32_t, row),
+               (Param, uint32_t, rows), (Param, uint32_t, col), (Param, uint32_t, cols)) {
   const uint32_t kk = k;
   const uint32_t mAll = a.size() / kk;
   const uint32_t n = b.size() / kk;

@@ -1,7 +1,8 @@
 // index[r] = the first j with the largest logits[r][j] (rows of `classes` elements).
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(ArgMax, (Input, float, logits), (Output, int32_t, index), (Param, uint32_t, classes)) {
+TESSERA_VERTEX(ArgMax, (Input, float, logits), (Output, int32_t, index),
+               (Param, uint32_t, classes)) {
   const uint32_t c = classes;
   for (uint32_t r = 0; r < index.size(); ++r) {
     const float* x = logits.data() + r * c;

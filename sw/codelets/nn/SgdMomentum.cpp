@@ -1,8 +1,8 @@
 // SGD with momentum, in place: v = momentum * v + g; w = w - lr * v (each fused, one rounding).
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(SgdMomentum, (InOut, float, w), (InOut, float, v), (Input, float, g), (Param, float, lr),
-               (Param, float, momentum)) {
+TESSERA_VERTEX(SgdMomentum, (InOut, float, w), (InOut, float, v), (Input, float, g),
+               (Param, float, lr), (Param, float, momentum)) {
   const float mu = momentum;
   const float nlr = -static_cast<float>(lr);
   for (uint32_t i = 0; i < w.size(); ++i) {

@@ -7,8 +7,9 @@
 #include "tessera/mathf.h"
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(SoftmaxCrossEntropy, (Input, float, logits), (Input, int32_t, labels), (Output, float, grad),
-               (Output, float, loss), (Param, uint32_t, classes), (Param, float, scale)) {
+TESSERA_VERTEX(SoftmaxCrossEntropy, (Input, float, logits), (Input, int32_t, labels),
+               (Output, float, grad), (Output, float, loss), (Param, uint32_t, classes),
+               (Param, float, scale)) {
   const uint32_t c = classes;
   const float sc = scale;
   for (uint32_t r = 0; r < labels.size(); ++r) {
@@ -24,7 +25,8 @@ TESSERA_VERTEX(SoftmaxCrossEntropy, (Input, float, logits), (Input, int32_t, lab
     const int32_t label = labels[r];
     const bool valid = label >= 0 && static_cast<uint32_t>(label) < c;
     const float inv = 1.0f / sum;
-    for (uint32_t j = 0; j < c; ++j) g[j] = (g[j] * inv - (static_cast<int32_t>(j) == label ? 1.0f : 0.0f)) * sc;
+    for (uint32_t j = 0; j < c; ++j)
+      g[j] = (g[j] * inv - (static_cast<int32_t>(j) == label ? 1.0f : 0.0f)) * sc;
     loss[r] = valid ? tessera_logf(sum) - (x[label] - mx) : tessera_bits_to_float_(0x7fc00000u);
   }
 }

@@ -4,8 +4,8 @@
 //   bias correction that AdamUpdate reads on every tile.
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(AdamStep, (InOut, float, pows), (Input, float, lr), (Output, float, hyper), (Param, float, beta1),
-               (Param, float, beta2)) {
+TESSERA_VERTEX(AdamStep, (InOut, float, pows), (Input, float, lr), (Output, float, hyper),
+               (Param, float, beta1), (Param, float, beta2)) {
   pows[0] = pows[0] * static_cast<float>(beta1);
   pows[1] = pows[1] * static_cast<float>(beta2);
   hyper[0] = lr[0] / (1.0f - pows[0]);

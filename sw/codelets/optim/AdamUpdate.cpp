@@ -5,9 +5,9 @@
 // with (stepSize, bc2sqrt) = hyper from AdamStep.
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(AdamUpdate, (InOut, float, w), (InOut, float, m), (InOut, float, v), (Input, float, g),
-               (Input, float, hyper), (Param, float, beta1), (Param, float, beta2), (Param, float, eps),
-               (Param, float, weightDecay)) {
+TESSERA_VERTEX(AdamUpdate, (InOut, float, w), (InOut, float, m), (InOut, float, v),
+               (Input, float, g), (Input, float, hyper), (Param, float, beta1),
+               (Param, float, beta2), (Param, float, eps), (Param, float, weightDecay)) {
   const float b1 = beta1, b2 = beta2, e = eps, wd = weightDecay;
   const float c1 = 1.0f - b1, c2 = 1.0f - b2;
   const float nstep = -hyper[0], bc2 = hyper[1];

@@ -3,7 +3,8 @@
 // factor * s[0] is exact and out equals Scale's in * (factor * s) bit for bit.
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(ScaleByScalar, (Input, float, in), (Input, float, s), (Output, float, out), (Param, float, factor)) {
+TESSERA_VERTEX(ScaleByScalar, (Input, float, in), (Input, float, s), (Output, float, out),
+               (Param, float, factor)) {
   const float k = static_cast<float>(factor) * s[0];
   for (uint32_t i = 0; i < out.size(); ++i) out[i] = in[i] * k;
 }

@@ -1,10 +1,11 @@
 // SGD with momentum in place, PyTorch's semantics (torch.optim.SGD, dampening 0, not Nesterov):
-//   d = weightDecay != 0 ? fma(weightDecay, w, g) : g;  v = fma(momentum, v, d);  w = fma(-lr, v, w)
+//   d = weightDecay != 0 ? fma(weightDecay, w, g) : g;  v = fma(momentum, v, d);  w = fma(-lr, v,
+//   w)
 // lr is a device scalar; without weight decay this is SgdMomentum bit for bit.
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(SgdMomentumUpdate, (InOut, float, w), (InOut, float, v), (Input, float, g), (Input, float, lr),
-               (Param, float, momentum), (Param, float, weightDecay)) {
+TESSERA_VERTEX(SgdMomentumUpdate, (InOut, float, w), (InOut, float, v), (Input, float, g),
+               (Input, float, lr), (Param, float, momentum), (Param, float, weightDecay)) {
   const float mu = momentum;
   const float wd = weightDecay;
   const float nlr = -lr[0];

@@ -3,7 +3,8 @@
 // lr is a device scalar; without weight decay this is ScaledAddTo with scale -lr, bit for bit.
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(SgdUpdate, (InOut, float, w), (Input, float, g), (Input, float, lr), (Param, float, weightDecay)) {
+TESSERA_VERTEX(SgdUpdate, (InOut, float, w), (Input, float, g), (Input, float, lr),
+               (Param, float, weightDecay)) {
   const float nlr = -lr[0];
   const float wd = weightDecay;
   for (uint32_t i = 0; i < w.size(); ++i) {

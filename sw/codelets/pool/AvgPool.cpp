@@ -4,11 +4,14 @@
 // (tessera/conv_reference.hpp).
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(AvgPool, (Input, float, in), (Output, float, out), (Param, uint32_t, kernel), (Param, uint32_t, stride),
-               (Param, uint32_t, colPad), (Param, uint32_t, inSize), (Param, uint32_t, outSize),
-               (Param, uint32_t, rowBase), (Param, uint32_t, rows), (Param, uint32_t, chans)) {
-  const int32_t KH = static_cast<int32_t>(kernel & 0xffffu), KW = static_cast<int32_t>(kernel >> 16);
-  const int32_t sh = static_cast<int32_t>(stride & 0xffffu), sw = static_cast<int32_t>(stride >> 16);
+TESSERA_VERTEX(AvgPool, (Input, float, in), (Output, float, out), (Param, uint32_t, kernel),
+               (Param, uint32_t, stride), (Param, uint32_t, colPad), (Param, uint32_t, inSize),
+               (Param, uint32_t, outSize), (Param, uint32_t, rowBase), (Param, uint32_t, rows),
+               (Param, uint32_t, chans)) {
+  const int32_t KH = static_cast<int32_t>(kernel & 0xffffu),
+                KW = static_cast<int32_t>(kernel >> 16);
+  const int32_t sh = static_cast<int32_t>(stride & 0xffffu),
+                sw = static_cast<int32_t>(stride >> 16);
   const int32_t SH = static_cast<int32_t>(inSize & 0xffffu), W = static_cast<int32_t>(inSize >> 16);
   const uint32_t BR = outSize & 0xffffu, OW = outSize >> 16;
   const int32_t rb = static_cast<int32_t>(static_cast<uint32_t>(rowBase));

@@ -12,13 +12,18 @@ TESSERA_VERTEX(AvgPoolGrad, (Input, float, dy), (Output, float, dx), (Param, uin
                (Param, uint32_t, stride), (Param, uint32_t, padding), (Param, uint32_t, dySize),
                (Param, uint32_t, dxSize), (Param, uint32_t, origin), (Param, uint32_t, rows),
                (Param, uint32_t, chans)) {
-  const int32_t KH = static_cast<int32_t>(kernel & 0xffffu), KW = static_cast<int32_t>(kernel >> 16);
-  const int32_t sh = static_cast<int32_t>(stride & 0xffffu), sw = static_cast<int32_t>(stride >> 16);
-  const int32_t ph = static_cast<int32_t>(padding & 0xffffu), pw = static_cast<int32_t>(padding >> 16);
-  const int32_t DSH = static_cast<int32_t>(dySize & 0xffffu), OW = static_cast<int32_t>(dySize >> 16);
+  const int32_t KH = static_cast<int32_t>(kernel & 0xffffu),
+                KW = static_cast<int32_t>(kernel >> 16);
+  const int32_t sh = static_cast<int32_t>(stride & 0xffffu),
+                sw = static_cast<int32_t>(stride >> 16);
+  const int32_t ph = static_cast<int32_t>(padding & 0xffffu),
+                pw = static_cast<int32_t>(padding >> 16);
+  const int32_t DSH = static_cast<int32_t>(dySize & 0xffffu),
+                OW = static_cast<int32_t>(dySize >> 16);
   const uint32_t BR = dxSize & 0xffffu;
   const int32_t W = static_cast<int32_t>(dxSize >> 16);
-  const int32_t r0 = static_cast<int32_t>(origin & 0xffffu), dr0 = static_cast<int32_t>(origin >> 16);
+  const int32_t r0 = static_cast<int32_t>(origin & 0xffffu),
+                dr0 = static_cast<int32_t>(origin >> 16);
   const float div = static_cast<float>(KH * KW);
   for (uint32_t c = chans & 0xffffu; c < (chans & 0xffffu) + (chans >> 16); ++c) {
     const float* dp = dy.data() + c * static_cast<uint32_t>(DSH * OW);

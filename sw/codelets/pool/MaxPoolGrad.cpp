@@ -1,25 +1,31 @@
 // Max pooling's gradient on one tile block (docs/library.md, "conv2d and pooling"): dx [cv, BR, W]
 // is channels [c0, c0 + cv) of one sample, input rows [r0, r0 + BR); this vertex computes rows
 // [row, row + rows) and block channels [c, c + n) (packed in `rows`, `chans`).
-//   x  [cv, XSH, W]   input rows [xRow0, xRow0 + XSH): every row of the windows that reach the block
-//   dy [cv, DSH, OW]  gradient rows [dyRow0, dyRow0 + DSH): the windows that reach the block
+//   x  [cv, XSH, W]   input rows [xRow0, xRow0 + XSH): every row of the windows that reach the
+//   block dy [cv, DSH, OW]  gradient rows [dyRow0, dyRow0 + DSH): the windows that reach the block
 // Packed params (low | high 16 bits): kernel KH|KW, stride sh|sw, padding ph|pw, xSize XSH|W,
 // dySize DSH|OW; dxRow0 = r0 | (BR << 16); origin = xRow0 | (dyRow0 << 16).
 // Each element: from +0, the gradient of every window (in output order) whose first maximum
 // (MaxPool's rule) it is (tessera/conv_reference.hpp).
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(MaxPoolGrad, (Input, float, x), (Input, float, dy), (Output, float, dx), (Param, uint32_t, kernel),
-               (Param, uint32_t, stride), (Param, uint32_t, padding), (Param, uint32_t, xSize),
-               (Param, uint32_t, dySize), (Param, uint32_t, dxRow0), (Param, uint32_t, origin),
-               (Param, uint32_t, rows), (Param, uint32_t, chans)) {
-  const int32_t KH = static_cast<int32_t>(kernel & 0xffffu), KW = static_cast<int32_t>(kernel >> 16);
-  const int32_t sh = static_cast<int32_t>(stride & 0xffffu), sw = static_cast<int32_t>(stride >> 16);
-  const int32_t ph = static_cast<int32_t>(padding & 0xffffu), pw = static_cast<int32_t>(padding >> 16);
+TESSERA_VERTEX(MaxPoolGrad, (Input, float, x), (Input, float, dy), (Output, float, dx),
+               (Param, uint32_t, kernel), (Param, uint32_t, stride), (Param, uint32_t, padding),
+               (Param, uint32_t, xSize), (Param, uint32_t, dySize), (Param, uint32_t, dxRow0),
+               (Param, uint32_t, origin), (Param, uint32_t, rows), (Param, uint32_t, chans)) {
+  const int32_t KH = static_cast<int32_t>(kernel & 0xffffu),
+                KW = static_cast<int32_t>(kernel >> 16);
+  const int32_t sh = static_cast<int32_t>(stride & 0xffffu),
+                sw = static_cast<int32_t>(stride >> 16);
+  const int32_t ph = static_cast<int32_t>(padding & 0xffffu),
+                pw = static_cast<int32_t>(padding >> 16);
   const int32_t XSH = static_cast<int32_t>(xSize & 0xffffu), W = static_cast<int32_t>(xSize >> 16);
-  const int32_t DSH = static_cast<int32_t>(dySize & 0xffffu), OW = static_cast<int32_t>(dySize >> 16);
-  const int32_t r0 = static_cast<int32_t>(dxRow0 & 0xffffu), BR = static_cast<int32_t>(dxRow0 >> 16);
-  const int32_t xr0 = static_cast<int32_t>(origin & 0xffffu), dr0 = static_cast<int32_t>(origin >> 16);
+  const int32_t DSH = static_cast<int32_t>(dySize & 0xffffu),
+                OW = static_cast<int32_t>(dySize >> 16);
+  const int32_t r0 = static_cast<int32_t>(dxRow0 & 0xffffu),
+                BR = static_cast<int32_t>(dxRow0 >> 16);
+  const int32_t xr0 = static_cast<int32_t>(origin & 0xffffu),
+                dr0 = static_cast<int32_t>(origin >> 16);
   for (uint32_t c = chans & 0xffffu; c < (chans & 0xffffu) + (chans >> 16); ++c) {
     const float* xp = x.data() + c * static_cast<uint32_t>(XSH * W);
     const float* dp = dy.data() + c * static_cast<uint32_t>(DSH * OW);
@@ -52,7 +58,8 @@ TESSERA_VERTEX(MaxPoolGrad, (Input, float, x), (Input, float, dy), (Output, floa
             if (at == (iy - xr0) * W + ix) s = s + dp[(oy - dr0) * OW + ox];
           }
         }
-        dx[(c * static_cast<uint32_t>(BR) + r) * static_cast<uint32_t>(W) + static_cast<uint32_t>(ix)] = s;
+        dx[(c * static_cast<uint32_t>(BR) + r) * static_cast<uint32_t>(W) +
+           static_cast<uint32_t>(ix)] = s;
       }
     }
   }

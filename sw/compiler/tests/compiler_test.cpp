@@ -1,5 +1,7 @@
 // The compiler: exchanges checked by running them (every word where it should be), its errors,
 // and one compiled executable giving identical results and cycle counts on every backend.
+#include "tessera/compiler.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,7 +13,6 @@
 #include <sstream>
 
 #include "server_process.hpp"
-#include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
 
@@ -115,7 +116,8 @@ TEST(CompilerExchange, RandomTransfersArriveWhereTheyShould) {
       const auto got = floatsOf(e.readTensor(fmt::format("out{}", v)));
       const auto& idx = gathers[v].second;
       ASSERT_EQ(got.size(), idx.size());
-      for (size_t i = 0; i < idx.size(); ++i) ASSERT_EQ(got[i], vals[idx[i]]) << "out" << v << "[" << i << "]";
+      for (size_t i = 0; i < idx.size(); ++i)
+        ASSERT_EQ(got[i], vals[idx[i]]) << "out" << v << "[" << i << "]";
     }
     const auto got = floatsOf(e.readTensor("dst"));
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], vals[perm[i]]) << "dst[" << i << "]";
@@ -205,7 +207,8 @@ TEST(CompiledExecutable, RunsIdenticallyOnEveryBackend) {
   auto model = open("model", 4);
   const LoopRun ref = runLoopGraph(*model);
   // Host reference of the outputs: h = relu(x w) per minibatch; acc = 0.5 (h1 + h2), doubled
-  // twice (the counter goes 3 -> 2 -> 1 -> 0: the body runs while it is nonzero after the decrement).
+  // twice (the counter goes 3 -> 2 -> 1 -> 0: the body runs while it is nonzero after the
+  // decrement).
   std::vector<float> acc(30, 0.0f);
   for (int step = 0; step < 2; ++step) {
     for (int i = 0; i < 6; ++i) {
@@ -235,7 +238,8 @@ TEST(CompiledExecutable, RunsIdenticallyOnEveryBackend) {
     EXPECT_EQ(r.out, ref.out) << spec;
     EXPECT_EQ(r.acc, ref.acc) << spec;
   }
-  link::ServerProcess server(TESSERA_SERVER_PATH, {"--device", "model", "--tiles", "4", "--listen", "127.0.0.1:0"});
+  link::ServerProcess server(TESSERA_SERVER_PATH,
+                             {"--device", "model", "--tiles", "4", "--listen", "127.0.0.1:0"});
   auto remote = openDevice(server.deviceString());
   const LoopRun r = runLoopGraph(*remote);
   EXPECT_EQ(r.cycles, ref.cycles) << "tcp";
@@ -270,8 +274,9 @@ TEST(CompilerLiveness, TemporariesShareMemoryAndResultsDoNotChange) {
     ops::scaledAddTo(g, carried, t, 1.0f, body, "carry");
     prog.add(Repeat(3, body, "loop"));
     Tensor u = carried;
-    for (int i = 0; i < 4; ++i) u = ops::relu(g, ops::scale(g, u, -0.5f, prog, fmt::format("tail{}", i)), prog,
-                                              fmt::format("relu{}", i));
+    for (int i = 0; i < 4; ++i)
+      u = ops::relu(g, ops::scale(g, u, -0.5f, prog, fmt::format("tail{}", i)), prog,
+                    fmt::format("relu{}", i));
     g.exposeTensor("carried", carried);
     g.exposeTensor("out", u);
   };
@@ -285,7 +290,8 @@ TEST(CompilerLiveness, TemporariesShareMemoryAndResultsDoNotChange) {
     o.liveness = liveness;
     Compiled c = compile(g, prog, o);
     uint32_t bytes = 0, without = 0;
-    for (const TileMemoryReport& t : c.report.tiles) bytes += t.tensors, without += t.tensorsWithoutLiveness;
+    for (const TileMemoryReport& t : c.report.tiles)
+      bytes += t.tensors, without += t.tensorsWithoutLiveness;
     tensorBytes.push_back(bytes);
     if (liveness) {
       EXPECT_LT(bytes, without);
@@ -306,7 +312,8 @@ TEST(CompilerLiveness, TemporariesShareMemoryAndResultsDoNotChange) {
   EXPECT_LT(tensorBytes[1], tensorBytes[0]);
   ASSERT_EQ(results[0].size(), results[1].size());
   for (size_t i = 0; i < results[0].size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(results[0][i]), std::bit_cast<uint32_t>(results[1][i])) << "element " << i;
+    ASSERT_EQ(std::bit_cast<uint32_t>(results[0][i]), std::bit_cast<uint32_t>(results[1][i]))
+        << "element " << i;
   }
   // The carried sum: six loop passes (three per run, two runs) of a * 1.5^4.
   EXPECT_EQ(results[1][96 + 5], 6 * ((0.25f * 5 - 3.0f) * 1.5f * 1.5f * 1.5f * 1.5f));
@@ -349,7 +356,8 @@ TEST(CompilerErrors, BadConnectionsAreNamed) {
   VertexRef r = g2.addVertex(cs2, "Relu", {{"in", m}});
   g2.setTileMapping(u, 0);
   g2.setTileMapping(r, 0);
-  expectError([&] { compile(g2, Execute(cs2)); }, "vertex 0 (Relu): field \"out\" is not connected");
+  expectError([&] { compile(g2, Execute(cs2)); },
+              "vertex 0 (Relu): field \"out\" is not connected");
   g2.connect(r, "out", u);
   VertexRef r2 = g2.addVertex(cs2, "Relu", {{"in", m}, {"out", u}});
   (void)r2;

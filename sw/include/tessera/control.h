@@ -4,8 +4,8 @@
  * supervisor interprets a control program: a word array anywhere in the tile's memory whose
  * address the compiler stores at __tess_image_end, the first word after the runtime image. Each
  * instruction is an opcode word followed by operand words; every address operand is a byte
- * address in the tile's own memory. This header is shared by the device runtime and the host compiler, so the encoding
- * is written once. */
+ * address in the tile's own memory. This header is shared by the device runtime and the host
+ * compiler, so the encoding is written once. */
 #ifndef TESSERA_CONTROL_H
 #define TESSERA_CONTROL_H
 

@@ -57,11 +57,11 @@ enum {
 
 /** A run-time exchange program under construction, with the engine's time. */
 typedef struct tessera_xprog {
-  uint32_t* words;  /**< output buffer, NULL = keep time only */
-  uint32_t cap;     /**< buffer capacity in words */
-  uint32_t len;     /**< words emitted (counted also when words is NULL) */
-  uint32_t time;    /**< cycle (from R) at which the next instruction starts */
-  int error;        /**< set when an instruction did not fit, or could not start on the asked cycle */
+  uint32_t* words; /**< output buffer, NULL = keep time only */
+  uint32_t cap;    /**< buffer capacity in words */
+  uint32_t len;    /**< words emitted (counted also when words is NULL) */
+  uint32_t time;   /**< cycle (from R) at which the next instruction starts */
+  int error; /**< set when an instruction did not fit, or could not start on the asked cycle */
 } tessera_xprog;
 
 /** Start a program in buf (cap words; buf may be NULL to keep time only). */

@@ -13,7 +13,9 @@
 extern "C" {
 #endif
 
-static inline float tessera_fmaf_(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+static inline float tessera_fmaf_(float a, float b, float c) {
+  return __builtin_fmaf(a, b, c);
+}
 
 static inline float tessera_bits_to_float_(uint32_t u) {
   float f;
@@ -90,8 +92,11 @@ static inline float tessera_logf(float x) {
   return tessera_fmaf_(fe, 0.693145752f, tessera_fmaf_(fe, 1.42860677e-6f, lm));
 }
 
-/** Square root, correctly rounded (FSQRT.S on the tiles: the codelets build with -fno-math-errno). */
-static inline float tessera_sqrtf(float x) { return __builtin_sqrtf(x); }
+/** Square root, correctly rounded (FSQRT.S on the tiles: the codelets build with -fno-math-errno).
+ */
+static inline float tessera_sqrtf(float x) {
+  return __builtin_sqrtf(x);
+}
 
 /** e^x - 1, without the cancellation of expf(x) - 1 near 0 (tanh needs it). */
 static inline float tessera_expm1f(float x) {

@@ -19,11 +19,11 @@ extern "C" {
 #define TESSERA_STR(x) TESSERA_STR_(x)
 
 /** Read a CSR by number (a compile-time constant). */
-#define TESSERA_CSR_READ(num)                                              \
-  ({                                                                       \
-    uint32_t tessera_csr_v_;                                               \
-    __asm__ volatile("csrr %0, %1" : "=r"(tessera_csr_v_) : "i"(num));     \
-    tessera_csr_v_;                                                        \
+#define TESSERA_CSR_READ(num)                                          \
+  ({                                                                   \
+    uint32_t tessera_csr_v_;                                           \
+    __asm__ volatile("csrr %0, %1" : "=r"(tessera_csr_v_) : "i"(num)); \
+    tessera_csr_v_;                                                    \
   })
 
 /** Write one word to an MMIO register. */
@@ -44,7 +44,9 @@ static inline __attribute__((noreturn)) void tessera_exit(uint32_t code) {
 }
 
 /** Append one byte to the tile console. */
-static inline void tessera_putc(char c) { tessera_mmio_write(TESS_MMIO_CONSOLE, (uint8_t)c); }
+static inline void tessera_putc(char c) {
+  tessera_mmio_write(TESS_MMIO_CONSOLE, (uint8_t)c);
+}
 
 /** Write a NUL-terminated string to the console. */
 void tessera_puts(const char* s);
@@ -56,18 +58,30 @@ void tessera_print_uint(uint32_t v);
 void tessera_print_hex(uint32_t v);
 
 /** This tile's index in the chip. */
-static inline uint32_t tessera_tile_id(void) { return TESSERA_CSR_READ(TESS_CSR_TILE_ID); }
+static inline uint32_t tessera_tile_id(void) {
+  return TESSERA_CSR_READ(TESS_CSR_TILE_ID);
+}
 /** The calling context: 0 = supervisor, 1..5 = workers. */
-static inline uint32_t tessera_context_id(void) { return TESSERA_CSR_READ(TESS_CSR_CONTEXT_ID); }
+static inline uint32_t tessera_context_id(void) {
+  return TESSERA_CSR_READ(TESS_CSR_CONTEXT_ID);
+}
 /** Number of tiles in the chip. */
-static inline uint32_t tessera_num_tiles(void) { return TESSERA_CSR_READ(TESS_CSR_NUM_TILES); }
+static inline uint32_t tessera_num_tiles(void) {
+  return TESSERA_CSR_READ(TESS_CSR_NUM_TILES);
+}
 /** Tile memory size in bytes. */
-static inline uint32_t tessera_mem_bytes(void) { return TESSERA_CSR_READ(TESS_CSR_MEM_BYTES); }
+static inline uint32_t tessera_mem_bytes(void) {
+  return TESSERA_CSR_READ(TESS_CSR_MEM_BYTES);
+}
 
 /** Low 32 bits of the tile cycle counter at this instruction's issue cycle. */
-static inline uint32_t tessera_cycle(void) { return TESSERA_CSR_READ(0xC00); }
+static inline uint32_t tessera_cycle(void) {
+  return TESSERA_CSR_READ(0xC00);
+}
 /** Instructions this context retired before this one (low 32 bits). */
-static inline uint32_t tessera_instret(void) { return TESSERA_CSR_READ(0xC02); }
+static inline uint32_t tessera_instret(void) {
+  return TESSERA_CSR_READ(0xC02);
+}
 /** Full 64-bit tile cycle counter (re-reads the high half if the low half wrapped). */
 uint64_t tessera_cycle64(void);
 /** Full 64-bit count of instructions this context retired. */
@@ -101,7 +115,9 @@ static inline void tessera_wait_workers(void) {
 }
 
 /** Bit w set while worker w is running. */
-static inline uint32_t tessera_workers_running(void) { return tessera_mmio_read(TESS_MMIO_WORKERS); }
+static inline uint32_t tessera_workers_running(void) {
+  return tessera_mmio_read(TESS_MMIO_WORKERS);
+}
 
 /** Mark the calling worker idle now, without returning from its function (workers only). */
 static inline __attribute__((noreturn)) void tessera_worker_done(void) {

@@ -76,7 +76,7 @@ static_assert(sizeof(CodeletDesc) == sizeof(tess_codelet_desc), "descriptor layo
 #define TESSERA_VX_CAT_(a, b) a##b
 #define TESSERA_VX_CAT(a, b) TESSERA_VX_CAT_(a, b)
 #define TESSERA_VX_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, \
-                          N, ...)                                                             \
+                          N, ...)                                                                \
   N
 #define TESSERA_VX_NARGS(...) \
   TESSERA_VX_NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
@@ -102,13 +102,16 @@ static_assert(sizeof(CodeletDesc) == sizeof(tess_codelet_desc), "descriptor layo
 #define TESSERA_VX_TEXT(kind, type, name) #kind " " #type " " #name "\0"
 
 /// Declare vertex NAME with fields (kind, type, name)...; the compute body follows the macro.
-#define TESSERA_VERTEX(NAME, ...)                                                           \
-  struct NAME {                                                                             \
-    TESSERA_VX_EACH(TESSERA_VX_MEMBER, __VA_ARGS__)                                         \
-    void compute();                                                                         \
-  };                                                                                        \
-  extern "C" void tess_vertex_##NAME(void* state) { static_cast<NAME*>(state)->compute(); } \
-  __attribute__((used, section(".tess.codelets"))) const ::tessera::CodeletDesc             \
-      tess_codelet_##NAME = {TESS_CODELET_MAGIC, &tess_vertex_##NAME, sizeof(NAME),         \
-                             #NAME "\0" TESSERA_VX_EACH(TESSERA_VX_TEXT, __VA_ARGS__) "\0"}; \
+#define TESSERA_VERTEX(NAME, ...)                                     \
+  struct NAME {                                                       \
+    TESSERA_VX_EACH(TESSERA_VX_MEMBER, __VA_ARGS__)                   \
+    void compute();                                                   \
+  };                                                                  \
+  extern "C" void tess_vertex_##NAME(void* state) {                   \
+    static_cast<NAME*>(state)->compute();                             \
+  }                                                                   \
+  __attribute__((used, section(".tess.codelets")))                    \
+  const ::tessera::CodeletDesc tess_codelet_##NAME = {                \
+      TESS_CODELET_MAGIC, &tess_vertex_##NAME, sizeof(NAME),          \
+      #NAME "\0" TESSERA_VX_EACH(TESSERA_VX_TEXT, __VA_ARGS__) "\0"}; \
   void NAME::compute()

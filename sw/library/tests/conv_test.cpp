@@ -2,6 +2,8 @@
 // TESSERA_TEST_DEVICES against tessera/conv_reference.hpp bit for bit, over fixed awkward shapes
 // and random ones; and the references' gradients against finite differences in double precision
 // (docs/library.md, "conv2d and pooling").
+#include "tessera/conv.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -14,7 +16,6 @@
 #include <sstream>
 
 #include "tessera/compiler.hpp"
-#include "tessera/conv.hpp"
 #include "tessera/conv_reference.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
@@ -45,7 +46,8 @@ size_t count(const std::vector<size_t>& s) {
   return n;
 }
 
-void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want,
+                    const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
@@ -58,14 +60,15 @@ struct ConvCase {
   ops::Conv2dParams p;
   bool bias;
   std::string text() const {
-    return fmt::format("in [{}] w [{}] stride {}x{} pad {}x{} dil {}x{} groups {}{}", fmt::join(in, ","),
-                       fmt::join(w, ","), p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0],
-                       p.dilation[1], p.groups, bias ? " bias" : "");
+    return fmt::format("in [{}] w [{}] stride {}x{} pad {}x{} dil {}x{} groups {}{}",
+                       fmt::join(in, ","), fmt::join(w, ","), p.stride[0], p.stride[1],
+                       p.padding[0], p.padding[1], p.dilation[0], p.dilation[1], p.groups,
+                       bias ? " bias" : "");
   }
 };
 
-ConvCase convCase(std::vector<size_t> in, std::vector<size_t> w, std::array<size_t, 2> s, std::array<size_t, 2> pd,
-                  std::array<size_t, 2> d, size_t g, bool bias) {
+ConvCase convCase(std::vector<size_t> in, std::vector<size_t> w, std::array<size_t, 2> s,
+                  std::array<size_t, 2> pd, std::array<size_t, 2> d, size_t g, bool bias) {
   ConvCase c{std::move(in), std::move(w), {}, bias};
   c.p.stride = s, c.p.padding = pd, c.p.dilation = d, c.p.groups = g;
   return c;
@@ -73,16 +76,18 @@ ConvCase convCase(std::vector<size_t> in, std::vector<size_t> w, std::array<size
 
 // A random valid convolution whose tensors stay below `maxElems` elements each.
 ConvCase randomConv(std::mt19937& rng, size_t maxElems) {
-  auto pick = [&](size_t lo, size_t hi) { return std::uniform_int_distribution<size_t>(lo, hi)(rng); };
+  auto pick = [&](size_t lo, size_t hi) {
+    return std::uniform_int_distribution<size_t>(lo, hi)(rng);
+  };
   for (;;) {
     const size_t g = pick(0, 3) == 0 ? pick(2, 3) : 1;
     const bool depthwise = pick(0, 4) == 0;
     const size_t C = depthwise ? pick(2, 5) : g * pick(1, 3);
     const size_t G = depthwise ? C : g;
     const size_t OC = G * pick(1, 3);
-    ConvCase c = convCase({pick(1, 3), C, pick(3, 11), pick(3, 11)}, {OC, C / G, pick(1, 4), pick(1, 4)},
-                          {pick(1, 3), pick(1, 3)}, {pick(0, 2), pick(0, 2)}, {pick(1, 2), pick(1, 2)}, G,
-                          pick(0, 1) == 1);
+    ConvCase c = convCase({pick(1, 3), C, pick(3, 11), pick(3, 11)},
+                          {OC, C / G, pick(1, 4), pick(1, 4)}, {pick(1, 3), pick(1, 3)},
+                          {pick(0, 2), pick(0, 2)}, {pick(1, 2), pick(1, 2)}, G, pick(0, 1) == 1);
     std::vector<size_t> out;
     try {
       out = ops::conv2dOutputShape(c.in, c.w, c.p, "random");
@@ -101,8 +106,8 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
   uint32_t mem = 65536;
 
   // Compile graph + prog, run on the parameter's device, read each output.
-  std::map<std::string, std::vector<float>> run(Graph& graph, Sequence& prog,
-                                                const std::vector<std::pair<std::string, Tensor>>& outputs) {
+  std::map<std::string, std::vector<float>> run(
+      Graph& graph, Sequence& prog, const std::vector<std::pair<std::string, Tensor>>& outputs) {
     for (const auto& [name, t] : outputs) graph.exposeTensor(name, t);
     Compiled c = compile(graph, prog);
     DeviceOptions o;
@@ -129,9 +134,12 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
     Sequence prog;
     const ref::ConvGeom g(c.in, c.w, c.p);
     const std::vector<size_t> outShape = ops::conv2dOutputShape(c.in, c.w, c.p, "conv");
-    const std::vector<float> xv = randomFloats(count(c.in), seed), wv = randomFloats(count(c.w), seed + 1),
-                             bv = randomFloats(c.w[0], seed + 2), dyv = randomFloats(count(outShape), seed + 3);
-    Tensor x = convMapped ? ops::createConv2dInput(graph, c.in, "x") : ops::createLinear(graph, ElemType::Float32, c.in, "x");
+    const std::vector<float> xv = randomFloats(count(c.in), seed),
+                             wv = randomFloats(count(c.w), seed + 1),
+                             bv = randomFloats(c.w[0], seed + 2),
+                             dyv = randomFloats(count(outShape), seed + 3);
+    Tensor x = convMapped ? ops::createConv2dInput(graph, c.in, "x")
+                          : ops::createLinear(graph, ElemType::Float32, c.in, "x");
     Tensor w = ops::createLinear(graph, ElemType::Float32, c.w, "w");
     Tensor b = ops::createLinear(graph, ElemType::Float32, {c.w[0]}, "b");
     Tensor dy = ops::createLinear(graph, ElemType::Float32, outShape, "dy");
@@ -151,8 +159,9 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
   }
 
   void checkPool(const std::vector<size_t>& in, const ops::Pool2dParams& p, uint32_t seed) {
-    SCOPED_TRACE(fmt::format("in [{}] kernel {}x{} stride {}x{} pad {}x{}", fmt::join(in, ","), p.kernel[0],
-                             p.kernel[1], p.stride[0], p.stride[1], p.padding[0], p.padding[1]));
+    SCOPED_TRACE(fmt::format("in [{}] kernel {}x{} stride {}x{} pad {}x{}", fmt::join(in, ","),
+                             p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], p.padding[0],
+                             p.padding[1]));
     Graph graph{Target{kTiles, mem, 6}};
     Sequence prog;
     const ref::PoolGeom g(in, p);
@@ -184,10 +193,13 @@ TEST_P(ConvTest, FixedShapes) {
       convCase({2, 3, 9, 7}, {8, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true),
       convCase({1, 4, 11, 10}, {6, 2, 3, 2}, {2, 3}, {1, 0}, {2, 1}, 2, false),
       convCase({3, 4, 7, 7}, {4, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 4, true),  // depthwise
-      convCase({1, 2, 6, 9}, {3, 2, 1, 1}, {3, 4}, {2, 2}, {1, 1}, 1, true),  // stride > kernel, padding only rows
-      convCase({2, 1, 12, 12}, {6, 1, 5, 5}, {1, 1}, {2, 2}, {1, 1}, 1, true),  // LeNet's first layer, small
+      convCase({1, 2, 6, 9}, {3, 2, 1, 1}, {3, 4}, {2, 2}, {1, 1}, 1,
+               true),  // stride > kernel, padding only rows
+      convCase({2, 1, 12, 12}, {6, 1, 5, 5}, {1, 1}, {2, 2}, {1, 1}, 1,
+               true),  // LeNet's first layer, small
   };
-  if (!rtl()) cases.push_back(convCase({5, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true));
+  if (!rtl())
+    cases.push_back(convCase({5, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true));
   uint32_t seed = 10;
   for (const ConvCase& c : cases) {
     mem = count(c.in) > 1000 ? 262144 : 65536;
@@ -217,7 +229,9 @@ TEST_P(ConvTest, Pooling) {
   checkPool({2, 2, 7, 11}, pp({2, 3}, {3, 4}, {1, 0}), 3);  // stride > kernel
   if (!rtl()) {
     std::mt19937 rng(77);
-    auto pick = [&](size_t lo, size_t hi) { return std::uniform_int_distribution<size_t>(lo, hi)(rng); };
+    auto pick = [&](size_t lo, size_t hi) {
+      return std::uniform_int_distribution<size_t>(lo, hi)(rng);
+    };
     for (uint32_t i = 0; i < 6; ++i) {
       const std::array<size_t, 2> k{pick(1, 4), pick(1, 4)};
       checkPool({pick(1, 3), pick(1, 4), pick(4, 12), pick(4, 12)},
@@ -237,8 +251,9 @@ INSTANTIATE_TEST_SUITE_P(Devices, ConvTest, ::testing::ValuesIn(devices()),
 // or piecewise linear (max pool, whose windows have distinct maxima here), so the difference is
 // exact up to double rounding and the tolerance covers float accumulation only.
 void checkFiniteDifferences(const std::function<std::vector<double>(const std::vector<double>&)>& f,
-                            std::vector<double> v, const std::vector<double>& r, const std::vector<float>& grad,
-                            double h, double tol, const std::string& what) {
+                            std::vector<double> v, const std::vector<double>& r,
+                            const std::vector<float>& grad, double h, double tol,
+                            const std::string& what) {
   ASSERT_EQ(grad.size(), v.size()) << what;
   auto loss = [&](const std::vector<double>& a) {
     const std::vector<double> y = f(a);
@@ -258,11 +273,13 @@ void checkFiniteDifferences(const std::function<std::vector<double>(const std::v
   }
 }
 
-std::vector<double> toDouble(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+std::vector<double> toDouble(const std::vector<float>& v) {
+  return {v.begin(), v.end()};
+}
 
 // conv2d in double (any order: double rounding is far below the tolerance).
-std::vector<double> convDouble(const ref::ConvGeom& g, const std::vector<double>& x, const std::vector<double>& w,
-                               const std::vector<double>& b) {
+std::vector<double> convDouble(const ref::ConvGeom& g, const std::vector<double>& x,
+                               const std::vector<double>& w, const std::vector<double>& b) {
   std::vector<double> y(size_t(g.N * g.OC * g.OH * g.OW));
   for (long n = 0; n < g.N; ++n)
     for (long o = 0; o < g.OC; ++o)
@@ -287,24 +304,28 @@ TEST(ConvGradientCheck, Conv2dAgainstFiniteDifferences) {
   // (accumulated error below ~200 * 2^-24 * 200 = 2.4e-3 absolute in the worst case, typically
   // 1e-6); the double central difference of a linear loss is exact to ~1e-12.
   std::mt19937 rng(99);
-  std::vector<ConvCase> cases = {convCase({2, 4, 7, 6}, {6, 2, 3, 3}, {2, 1}, {1, 2}, {1, 2}, 2, true),
-                                 convCase({1, 3, 8, 8}, {3, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, true)};
+  std::vector<ConvCase> cases = {
+      convCase({2, 4, 7, 6}, {6, 2, 3, 3}, {2, 1}, {1, 2}, {1, 2}, 2, true),
+      convCase({1, 3, 8, 8}, {3, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, true)};
   for (int i = 0; i < 4; ++i) cases.push_back(randomConv(rng, 300));
   uint32_t seed = 500;
   for (const ConvCase& c : cases) {
     SCOPED_TRACE(c.text());
     const ref::ConvGeom g(c.in, c.w, c.p);
     const std::vector<size_t> outShape = ops::conv2dOutputShape(c.in, c.w, c.p, "conv");
-    const std::vector<float> xv = randomFloats(count(c.in), seed), wv = randomFloats(count(c.w), seed + 1),
-                             bv = randomFloats(c.w[0], seed + 2), r = randomFloats(count(outShape), seed + 3);
+    const std::vector<float> xv = randomFloats(count(c.in), seed),
+                             wv = randomFloats(count(c.w), seed + 1),
+                             bv = randomFloats(c.w[0], seed + 2),
+                             r = randomFloats(count(outShape), seed + 3);
     seed += 10;
-    const std::vector<double> xd = toDouble(xv), wd = toDouble(wv), bd = toDouble(bv), rd = toDouble(r);
-    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, a, wd, bd); }, xd, rd,
-                           ref::conv2dBackwardInput(g, r, wv), 1e-3, 1e-4, "d/dx");
-    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, xd, a, bd); }, wd, rd,
-                           ref::conv2dBackwardWeights(g, xv, r), 1e-3, 1e-4, "d/dw");
-    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, xd, wd, a); }, bd, rd,
-                           ref::conv2dBackwardBias(g, r), 1e-3, 1e-4, "d/db");
+    const std::vector<double> xd = toDouble(xv), wd = toDouble(wv), bd = toDouble(bv),
+                              rd = toDouble(r);
+    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, a, wd, bd); },
+                           xd, rd, ref::conv2dBackwardInput(g, r, wv), 1e-3, 1e-4, "d/dx");
+    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, xd, a, bd); },
+                           wd, rd, ref::conv2dBackwardWeights(g, xv, r), 1e-3, 1e-4, "d/dw");
+    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, xd, wd, a); },
+                           bd, rd, ref::conv2dBackwardBias(g, r), 1e-3, 1e-4, "d/db");
     if (HasFatalFailure()) return;
   }
 }
@@ -315,10 +336,10 @@ TEST(ConvGradientCheck, PoolingAgainstFiniteDifferences) {
   // (the gradients are sums of a few floats).
   std::mt19937 rng(5);
   for (const auto& [in, k, s, pd] :
-       std::vector<std::tuple<std::vector<size_t>, std::array<size_t, 2>, std::array<size_t, 2>, std::array<size_t, 2>>>{
-           {{2, 2, 8, 8}, {2, 2}, {2, 2}, {0, 0}},
-           {{1, 3, 9, 7}, {3, 3}, {2, 2}, {1, 1}},
-           {{1, 2, 7, 10}, {2, 3}, {3, 1}, {1, 1}}}) {
+       std::vector<std::tuple<std::vector<size_t>, std::array<size_t, 2>, std::array<size_t, 2>,
+                              std::array<size_t, 2>>>{{{2, 2, 8, 8}, {2, 2}, {2, 2}, {0, 0}},
+                                                      {{1, 3, 9, 7}, {3, 3}, {2, 2}, {1, 1}},
+                                                      {{1, 2, 7, 10}, {2, 3}, {3, 1}, {1, 1}}}) {
     ops::Pool2dParams p;
     p.kernel = k, p.stride = s, p.padding = pd;
     const ref::PoolGeom g(in, p);
@@ -332,8 +353,10 @@ TEST(ConvGradientCheck, PoolingAgainstFiniteDifferences) {
         for (long oy = 0; oy < g.OH; ++oy)
           for (long ox = 0; ox < g.OW; ++ox) {
             double m = -INFINITY;
-            for (long iy = std::max(0L, oy * g.sh - g.ph); iy < std::min(g.H, oy * g.sh - g.ph + g.KH); ++iy)
-              for (long ix = std::max(0L, ox * g.sw - g.pw); ix < std::min(g.W, ox * g.sw - g.pw + g.KW); ++ix)
+            for (long iy = std::max(0L, oy * g.sh - g.ph);
+                 iy < std::min(g.H, oy * g.sh - g.ph + g.KH); ++iy)
+              for (long ix = std::max(0L, ox * g.sw - g.pw);
+                   ix < std::min(g.W, ox * g.sw - g.pw + g.KW); ++ix)
                 m = std::max(m, a[size_t((pl * g.H + iy) * g.W + ix)]);
             y.push_back(m);
           }
@@ -345,15 +368,19 @@ TEST(ConvGradientCheck, PoolingAgainstFiniteDifferences) {
         for (long oy = 0; oy < g.OH; ++oy)
           for (long ox = 0; ox < g.OW; ++ox) {
             double s2 = 0;
-            for (long iy = std::max(0L, oy * g.sh - g.ph); iy < std::min(g.H, oy * g.sh - g.ph + g.KH); ++iy)
-              for (long ix = std::max(0L, ox * g.sw - g.pw); ix < std::min(g.W, ox * g.sw - g.pw + g.KW); ++ix)
+            for (long iy = std::max(0L, oy * g.sh - g.ph);
+                 iy < std::min(g.H, oy * g.sh - g.ph + g.KH); ++iy)
+              for (long ix = std::max(0L, ox * g.sw - g.pw);
+                   ix < std::min(g.W, ox * g.sw - g.pw + g.KW); ++ix)
                 s2 += a[size_t((pl * g.H + iy) * g.W + ix)];
             y.push_back(s2 / double(g.KH * g.KW));
           }
       return y;
     };
-    checkFiniteDifferences(maxD, toDouble(xv), toDouble(r), ref::maxPool2dBackward(g, xv, r), 1e-4, 1e-5, "max pool");
-    checkFiniteDifferences(avgD, toDouble(xv), toDouble(r), ref::avgPool2dBackward(g, r), 1e-4, 1e-5, "avg pool");
+    checkFiniteDifferences(maxD, toDouble(xv), toDouble(r), ref::maxPool2dBackward(g, xv, r), 1e-4,
+                           1e-5, "max pool");
+    checkFiniteDifferences(avgD, toDouble(xv), toDouble(r), ref::avgPool2dBackward(g, r), 1e-4,
+                           1e-5, "avg pool");
     if (HasFatalFailure()) return;
   }
 }

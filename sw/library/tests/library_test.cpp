@@ -1,5 +1,6 @@
 // Every library op against a host reference on random shapes, on each backend of the one list
-// (host/testing/backends.hpp): bit-exact, since each op's order of operations is fixed (docs/library.md).
+// (host/testing/backends.hpp): bit-exact, since each op's order of operations is fixed
+// (docs/library.md).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -31,7 +32,8 @@ class LibraryTest : public ::testing::TestWithParam<std::string> {
   Graph graph{Target{kTiles, 65536, 6}};
   Sequence prog;
 
-  Tensor input(std::vector<size_t> shape, const std::string& name, uint32_t seed, size_t grain = 1) {
+  Tensor input(std::vector<size_t> shape, const std::string& name, uint32_t seed,
+               size_t grain = 1) {
     Tensor t = ops::createLinear(graph, ElemType::Float32, shape, name, grain);
     std::vector<float> v = randomFloats(t.numElements(), seed);
     graph.setInitialValue(t, v);
@@ -40,7 +42,8 @@ class LibraryTest : public ::testing::TestWithParam<std::string> {
   }
 
   // Compile, run on the parameter's device, and return each output's floats.
-  std::map<std::string, std::vector<float>> run(const std::vector<std::pair<std::string, Tensor>>& outputs) {
+  std::map<std::string, std::vector<float>> run(
+      const std::vector<std::pair<std::string, Tensor>>& outputs) {
     for (const auto& [name, t] : outputs) graph.exposeTensor(name, t);
     Compiled c = compile(graph, prog);
     DeviceOptions o;
@@ -64,7 +67,8 @@ class LibraryTest : public ::testing::TestWithParam<std::string> {
   uint64_t cycles = 0;
 };
 
-void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want,
+                    const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
@@ -81,7 +85,12 @@ TEST_P(LibraryTest, ElementwiseOpsMatchTheHost) {
   Tensor sc = ops::scale(graph, a, 0.375f, prog, "scaled");
   Tensor r = ops::relu(graph, a, prog, "relu");
   Tensor rg = ops::reluGrad(graph, b, a, prog, "relugrad");
-  auto out = run({{"sum", sum}, {"diff", diff}, {"prod", prod}, {"scaled", sc}, {"relu", r}, {"relugrad", rg}});
+  auto out = run({{"sum", sum},
+                  {"diff", diff},
+                  {"prod", prod},
+                  {"scaled", sc},
+                  {"relu", r},
+                  {"relugrad", rg}});
   const auto& va = values["a"];
   const auto& vb = values["b"];
   std::vector<float> e[6];
@@ -153,8 +162,9 @@ TEST_P(LibraryTest, Reductions) {
 }
 
 // Host reference of ops::matmul: the same k parts, fused multiply-adds in k order, parts in order.
-std::vector<float> referenceMatMul(const Graph& g, const std::vector<float>& a, const std::vector<float>& b, size_t m,
-                                   size_t k, size_t n, bool ta, bool tb) {
+std::vector<float> referenceMatMul(const Graph& g, const std::vector<float>& a,
+                                   const std::vector<float>& b, size_t m, size_t k, size_t n,
+                                   bool ta, bool tb) {
   const ops::MatMulPlan plan = ops::planMatMul(g, m, k, n);
   const size_t per = (k + plan.k - 1) / plan.k;
   std::vector<float> c(m * n);
@@ -182,15 +192,16 @@ struct MatMulShape {
 };
 
 TEST_P(LibraryTest, MatMulOnAwkwardShapes) {
-  const std::vector<MatMulShape> shapes = {{1, 1, 1, false, false}, {3, 7, 5, false, false}, {13, 17, 2, false, false},
-                                           {2, 29, 3, true, false}, {6, 5, 11, false, true}, {8, 64, 4, true, true}};
+  const std::vector<MatMulShape> shapes = {{1, 1, 1, false, false},   {3, 7, 5, false, false},
+                                           {13, 17, 2, false, false}, {2, 29, 3, true, false},
+                                           {6, 5, 11, false, true},   {8, 64, 4, true, true}};
   std::vector<std::pair<std::string, Tensor>> outs;
   for (size_t s = 0; s < shapes.size(); ++s) {
     const MatMulShape& sh = shapes[s];
-    Tensor a = input(sh.ta ? std::vector<size_t>{sh.k, sh.m} : std::vector<size_t>{sh.m, sh.k}, fmt::format("a{}", s),
-                     100 + static_cast<uint32_t>(s));
-    Tensor b = input(sh.tb ? std::vector<size_t>{sh.n, sh.k} : std::vector<size_t>{sh.k, sh.n}, fmt::format("b{}", s),
-                     200 + static_cast<uint32_t>(s));
+    Tensor a = input(sh.ta ? std::vector<size_t>{sh.k, sh.m} : std::vector<size_t>{sh.m, sh.k},
+                     fmt::format("a{}", s), 100 + static_cast<uint32_t>(s));
+    Tensor b = input(sh.tb ? std::vector<size_t>{sh.n, sh.k} : std::vector<size_t>{sh.k, sh.n},
+                     fmt::format("b{}", s), 200 + static_cast<uint32_t>(s));
     outs.emplace_back(fmt::format("c{}", s),
                       ops::matmul(graph, a, b, prog, fmt::format("mm{}", s), {sh.ta, sh.tb}));
   }
@@ -198,8 +209,8 @@ TEST_P(LibraryTest, MatMulOnAwkwardShapes) {
   for (size_t s = 0; s < shapes.size(); ++s) {
     const MatMulShape& sh = shapes[s];
     expectBitEqual(out[fmt::format("c{}", s)],
-                   referenceMatMul(graph, values[fmt::format("a{}", s)], values[fmt::format("b{}", s)], sh.m, sh.k, sh.n,
-                                   sh.ta, sh.tb),
+                   referenceMatMul(graph, values[fmt::format("a{}", s)],
+                                   values[fmt::format("b{}", s)], sh.m, sh.k, sh.n, sh.ta, sh.tb),
                    fmt::format("matmul {}x{}x{} ta={} tb={}", sh.m, sh.k, sh.n, sh.ta, sh.tb));
   }
 }
@@ -222,7 +233,8 @@ TEST(MatMulCodelets, BlockedEqualsPlain) {
   struct Shape {
     size_t m, k, n;
   };
-  const Shape shapes[] = {{1, 1, 1}, {4, 3, 6}, {5, 7, 13}, {9, 2, 8}, {3, 11, 5}, {8, 5, 12}, {13, 6, 7}};
+  const Shape shapes[] = {{1, 1, 1},  {4, 3, 6},  {5, 7, 13}, {9, 2, 8},
+                          {3, 11, 5}, {8, 5, 12}, {13, 6, 7}};
   std::vector<std::pair<std::string, std::string>> pairs;
   uint32_t seed = 900;
   for (const Shape& s : shapes) {
@@ -236,9 +248,10 @@ TEST(MatMulCodelets, BlockedEqualsPlain) {
       // Two vertices share c, each computing one part: rows [0, r) x all columns, then the rest
       // of the rows split at a column (parts that start inside the block exercise the offsets).
       const uint32_t r = static_cast<uint32_t>(s.m / 2), col = static_cast<uint32_t>(s.n / 3);
-      const uint32_t parts[3][4] = {{0, r, 0, static_cast<uint32_t>(s.n)},
-                                    {r, static_cast<uint32_t>(s.m) - r, 0, col},
-                                    {r, static_cast<uint32_t>(s.m) - r, col, static_cast<uint32_t>(s.n) - col}};
+      const uint32_t parts[3][4] = {
+          {0, r, 0, static_cast<uint32_t>(s.n)},
+          {r, static_cast<uint32_t>(s.m) - r, 0, col},
+          {r, static_cast<uint32_t>(s.m) - r, col, static_cast<uint32_t>(s.n) - col}};
       for (const char* codelet : {"MatMul", "MatMulBlocked"}) {
         Tensor c = g.addVariable(ElemType::Float32, {s.m * s.n}, std::string(codelet) + id);
         g.setInitialValue(c, c0);
@@ -322,14 +335,16 @@ TEST_P(TrainingOpsTest, SoftmaxCrossEntropyArgMaxAndSgd) {
     const float* xr = &x[r * classes];
     float mx = xr[0];
     size_t best = 0;
-    for (size_t j = 1; j < classes; ++j) mx = xr[j] > mx ? xr[j] : mx, best = xr[j] > xr[best] ? j : best;
+    for (size_t j = 1; j < classes; ++j)
+      mx = xr[j] > mx ? xr[j] : mx, best = xr[j] > xr[best] ? j : best;
     correctRows += static_cast<int32_t>(best) == lv[r];
     float sum = 0;
     std::vector<float> e(classes);
     for (size_t j = 0; j < classes; ++j) e[j] = tessera_expf(xr[j] - mx), sum += e[j];
     const float inv = 1.0f / sum;
     for (size_t j = 0; j < classes; ++j) {
-      const float g = (e[j] * inv - (static_cast<int32_t>(j) == lv[r] ? 1.0f : 0.0f)) * (1.0f / rows);
+      const float g =
+          (e[j] * inv - (static_cast<int32_t>(j) == lv[r] ? 1.0f : 0.0f)) * (1.0f / rows);
       wantGrad[r * classes + j] = g;
       const float v = std::fmaf(0.9f, 0.0f, g);
       wantW[r * classes + j] = std::fmaf(-0.5f, v, values["w"][r * classes + j]);
@@ -365,7 +380,8 @@ TEST_P(TrainingOpsTest, MatMulAccumulateInPlace) {
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
       float s = c0[i * n + j];
-      for (size_t p = 0; p < k; ++p) s = std::fmaf(values["a"][p * m + i], values["b"][p * n + j], s);
+      for (size_t p = 0; p < k; ++p)
+        s = std::fmaf(values["a"][p * m + i], values["b"][p * n + j], s);
       want[i * n + j] = s;
     }
   }

@@ -1,7 +1,8 @@
 // The layer ops of tessera/nn.hpp against host references, on each backend of
-// the one backend list (host/testing/backends.hpp): forward and backward bit-exact against a float reference of the same
-// order of operations (and the same tessera/mathf.h and tessera/philox.h code), and every backward
-// against central finite differences of a double-precision forward (docs/library.md, "Tests").
+// the one backend list (host/testing/backends.hpp): forward and backward bit-exact against a float
+// reference of the same order of operations (and the same tessera/mathf.h and tessera/philox.h
+// code), and every backward against central finite differences of a double-precision forward
+// (docs/library.md, "Tests").
 #include "tessera/nn.hpp"
 
 #include <fmt/format.h>

@@ -31,7 +31,8 @@ static void superstep(uint32_t step, uint32_t b) {
   tessera_xprog_init(&p, prog, sizeof prog / 4);
   for (uint32_t j = 1; j < tiles; ++j) {
     const uint32_t dest = (t + j) % tiles, src = (t + tiles - j) % tiles;
-    tessera_xprog_sendrecv(&p, 3 + (j - 1) * (b + 6), b + 3, &out[dest * b], src, &in[src * (b + 3)]);
+    tessera_xprog_sendrecv(&p, 3 + (j - 1) * (b + 6), b + 3, &out[dest * b], src,
+                           &in[src * (b + 3)]);
   }
   tessera_xprog_end(&p);
   CHIP_CHECK(!p.error, 43);

@@ -16,7 +16,7 @@
 #define CHIP_EXPECT_MAGIC1 0x50494843
 
 #define CHIP_EXPECT(tile, context, cause, pc, value) \
-  .section .tess.expect, "a";                        \
+  .section.tess.expect, "a";                         \
   .globl tess_expect;                                \
   .p2align 2;                                        \
   tess_expect:                                       \
@@ -31,11 +31,10 @@
 #define X_RECV(n) ((TESS_XOP_RECV << TESS_XCHG_OP_LSB) | (n))
 
 /* Exit with NO_ERROR_EXIT (reached only when the expected error did not stop the chip). */
-#define NO_ERROR              \
-  li a0, NO_ERROR_EXIT;       \
-  li t0, TESS_MMIO_EXIT;      \
-  sw a0, 0(t0);               \
-  8889:                       \
-  j 8889b;
+#define NO_ERROR         \
+  li a0, NO_ERROR_EXIT;  \
+  li t0, TESS_MMIO_EXIT; \
+  sw a0, 0(t0);          \
+  8889 : j 8889b;
 
 #endif

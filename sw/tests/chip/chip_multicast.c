@@ -5,8 +5,8 @@
  *   receivers: DELAY 2 at R     -> next instruction at R+1+2 = R+3
  *              RECV N at R+3    -> words read at R+3, R+4; receive i at R+5+i = (R+2+i) + 3,
  *                                  i.e. exactly src[i] (EXCHANGE_LATENCY = 3)
- * Superstep 2 (run-time program from tessera_xprog), root tile T-1, which also receives its own bus:
- *   root:      SENDRECV N+3 at R -> words at R..R+2, transfers at R+3+i for i = 0..N+2: it sends
+ * Superstep 2 (run-time program from tessera_xprog), root tile T-1, which also receives its own
+ * bus: root:      SENDRECV N+3 at R -> words at R..R+2, transfers at R+3+i for i = 0..N+2: it sends
  *              src2[i] and receives the word its own bus carried at R+i: 0 for i < 3 (nothing is
  *              sent during the instruction read), src2[i-3] after. So 3 guard words in front of
  *              the data receive 0 and the data receive src2 (src2 has 3 pad words for the tail).
@@ -52,7 +52,8 @@ int main(void) {
   }
   tessera_sync(1);
   if (tile == 0) {
-    for (uint32_t i = 0; i < sizeof dst / 4; ++i) CHIP_CHECK(((uint32_t*)&dst)[i] == CHIP_UNTOUCHED, 12);
+    for (uint32_t i = 0; i < sizeof dst / 4; ++i)
+      CHIP_CHECK(((uint32_t*)&dst)[i] == CHIP_UNTOUCHED, 12);
   } else {
     for (uint32_t i = 0; i < N; ++i) CHIP_CHECK(dst.data[i] == chip_hash(1, 0, i), 10);
     CHIP_CHECK(dst.guard[2] == CHIP_UNTOUCHED && dst.after == CHIP_UNTOUCHED, 11);

@@ -38,7 +38,8 @@ volatile uint32_t sink;
 static void fill(void* arg) {
   const uint32_t w = (uint32_t)(uintptr_t)arg;
   const uint32_t t = tessera_tile_id();
-  for (uint32_t i = w; i < SRCW; i += TESSERA_NUM_WORKERS) srcbuf[i] = chip_hash(100 + step_now, t, i);
+  for (uint32_t i = w; i < SRCW; i += TESSERA_NUM_WORKERS)
+    srcbuf[i] = chip_hash(100 + step_now, t, i);
 }
 
 int main(void) {
@@ -55,7 +56,8 @@ int main(void) {
     chip_run_workers(fill, args);
     for (uint32_t i = 0; i < INBOXW; ++i) inbox[i] = CHIP_UNTOUCHED;
 
-    for (uint32_t r = 0; r < tiles; ++r) tessera_xprog_init(&P[r], r == t ? prog : 0, sizeof prog / 4);
+    for (uint32_t r = 0; r < tiles; ++r)
+      tessera_xprog_init(&P[r], r == t ? prog : 0, sizeof prog / 4);
     const uint32_t nx = 3 + chip_rand(&rng) % (MAXX - 2);
     uint32_t nrx = 0, cursor = 0;
     for (uint32_t k = 0; k < nx; ++k) {
@@ -70,8 +72,9 @@ int main(void) {
         uint32_t y = tessera_xprog_earliest(&P[src], TESSERA_XWORDS_SEND, x);
         for (uint32_t r = 0; r < tiles; ++r) {
           if (!(mask >> r & 1u)) continue;
-          const uint32_t a = tessera_xprog_earliest(&P[r], TESSERA_XWORDS_RECV, y + TESS_EXCHANGE_LATENCY) -
-                             TESS_EXCHANGE_LATENCY;
+          const uint32_t a =
+              tessera_xprog_earliest(&P[r], TESSERA_XWORDS_RECV, y + TESS_EXCHANGE_LATENCY) -
+              TESS_EXCHANGE_LATENCY;
           if (a > y) y = a;
         }
         if (y == x) break;

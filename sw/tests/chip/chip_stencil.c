@@ -68,7 +68,8 @@ int main(void) {
   for (uint32_t g = 0; g < n; ++g) global_ref[g] = chip_hash(9, g, 0);
   for (uint32_t step = 1; step <= STEPS; ++step) {
     for (uint32_t g = 0; g < n; ++g) {
-      global_tmp[g] = stencil(global_ref[(g + n - 1) % n], global_ref[g], global_ref[(g + 1) % n], step);
+      global_tmp[g] =
+          stencil(global_ref[(g + n - 1) % n], global_ref[g], global_ref[(g + 1) % n], step);
     }
     for (uint32_t g = 0; g < n; ++g) global_ref[g] = global_tmp[g];
   }

@@ -33,13 +33,15 @@ static uint32_t gather_program(void) {
   const uint32_t t = tessera_tile_id();
   const uint32_t tiles = tessera_num_tiles();
   static tessera_xprog P[CHIP_MAX_TILES];
-  for (uint32_t r = 0; r < tiles; ++r) tessera_xprog_init(&P[r], r == t ? prog : 0, sizeof prog / 4);
+  for (uint32_t r = 0; r < tiles; ++r)
+    tessera_xprog_init(&P[r], r == t ? prog : 0, sizeof prog / 4);
   for (uint32_t s = 1; s < tiles; ++s) {
     uint32_t x = 0;
     for (;;) {
       uint32_t y = tessera_xprog_earliest(&P[s], TESSERA_XWORDS_SEND, x);
       const uint32_t a =
-          tessera_xprog_earliest(&P[0], TESSERA_XWORDS_RECV, y + TESS_EXCHANGE_LATENCY) - TESS_EXCHANGE_LATENCY;
+          tessera_xprog_earliest(&P[0], TESSERA_XWORDS_RECV, y + TESS_EXCHANGE_LATENCY) -
+          TESS_EXCHANGE_LATENCY;
       if (a > y) y = a;
       if (y == x) break;
       x = y;
@@ -59,7 +61,7 @@ static uint32_t gather_program(void) {
 int main(void) {
   const uint32_t t = tessera_tile_id();
   const uint32_t tiles = tessera_num_tiles();
-  const uint32_t latency = 3 + TESS_SYNC_LATENCY;  /* SYNC issue -> arrival (3) -> release */
+  const uint32_t latency = 3 + TESS_SYNC_LATENCY; /* SYNC issue -> arrival (3) -> release */
 
   /* Superstep A: unequal compute. */
   tessera_run_worker(1, spin, (void*)(uintptr_t)(40 + 97 * ((t * 7) % tiles)));

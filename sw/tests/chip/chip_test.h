@@ -37,14 +37,14 @@ static inline uint32_t chip_rand(uint32_t* state) {
 }
 
 /** Exit with code if cond is false (prints the code on the console first). */
-#define CHIP_CHECK(cond, code)            \
-  do {                                    \
-    if (!(cond)) {                        \
-      tessera_puts(TESS_PROGRAM_NAME " FAIL check ");  \
-      tessera_print_uint(code);           \
-      tessera_putc('\n');                 \
-      tessera_exit(code);                 \
-    }                                     \
+#define CHIP_CHECK(cond, code)                        \
+  do {                                                \
+    if (!(cond)) {                                    \
+      tessera_puts(TESS_PROGRAM_NAME " FAIL check "); \
+      tessera_print_uint(code);                       \
+      tessera_putc('\n');                             \
+      tessera_exit(code);                             \
+    }                                                 \
   } while (0)
 
 /** Tile 0 prints "<name> ok"; every tile exits 0. */

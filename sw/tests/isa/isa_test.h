@@ -39,10 +39,10 @@
   main:
 
 /* Both reported through C helpers in isa_support.c; neither returns. */
-#define TEST_END       \
-  call isa_pass;       \
-  fail:                \
-  mv a0, gp;           \
+#define TEST_END \
+  call isa_pass; \
+  fail:          \
+  mv a0, gp;     \
   call isa_fail;
 
 /* Compare register reg with the constant val; on mismatch go to fail. */
@@ -95,8 +95,7 @@
   li a2, v2;                               \
   inst a1, a2, 8885f;                      \
   j 8884f;                                 \
-  8885:                                    \
-  j fail;                                  \
+  8885 : j fail;                           \
   8884:
 
 /* -------- floating point --------

@@ -18,31 +18,30 @@
 #define TRAP_EXPECT_MAGIC1 0x54505845
 
 #define TRAP_EXPECT_CONTEXT(cause, pc, value, context) \
-  .section .tess.expect, "a";                          \
+  .section.tess.expect, "a";                           \
   .globl tess_expect;                                  \
   .p2align 2;                                          \
   tess_expect:                                         \
-  .word TRAP_EXPECT_MAGIC0, TRAP_EXPECT_MAGIC1;         \
+  .word TRAP_EXPECT_MAGIC0, TRAP_EXPECT_MAGIC1;        \
   .word cause, pc, value, context;                     \
   .text
 
 #define TRAP_EXPECT(cause, pc, value) TRAP_EXPECT_CONTEXT(cause, pc, value, 0)
 
-#define TRAP_BEGIN \
-  .text;           \
-  .globl main;     \
-  .p2align 2;      \
-  main:            \
+#define TRAP_BEGIN          \
+  .text;                    \
+  .globl main;              \
+  .p2align 2;               \
+  main:                     \
   li t0, TESS_MMIO_CONSOLE; \
-  li t1, 'T';      \
+  li t1, 'T';               \
   sw t1, 0(t0);
 
 /* Reached only if nothing trapped. */
-#define TRAP_END          \
-  li a0, NO_TRAP_EXIT;    \
-  li t0, TESS_MMIO_EXIT;  \
-  sw a0, 0(t0);           \
-  8889:                   \
-  j 8889b;
+#define TRAP_END         \
+  li a0, NO_TRAP_EXIT;   \
+  li t0, TESS_MMIO_EXIT; \
+  sw a0, 0(t0);          \
+  8889 : j 8889b;
 
 #endif

@@ -50,7 +50,7 @@ int main(void) {
     total += jobs[c].result;
   }
   tessera_puts("wl_all_contexts ");
-  tessera_print_int((int32_t)total);  /* 141 * 3 * (1 + ... + 6) = 8883 */
+  tessera_print_int((int32_t)total); /* 141 * 3 * (1 + ... + 6) = 8883 */
   tessera_putc('\n');
   return ok && total == 8883.0f ? 0 : 1;
 }

@@ -22,18 +22,20 @@ static void divsqrt(struct part* p) {
   fp_sum_t fsum = 0;
   for (uint32_t i = 1; i <= N; ++i) {
     uint32_t n = i * (p->seed + i);
-    volatile uint32_t d = i;  /* keep the division a real DIVU */
-    isum += n / d + n % d;    /* = seed + i, remainder 0 */
+    volatile uint32_t d = i; /* keep the division a real DIVU */
+    isum += n / d + n % d;   /* = seed + i, remainder 0 */
     volatile int32_t sn = -(int32_t)n;
-    isum += (uint32_t)(sn / (int32_t)d) + (uint32_t)(sn % (int32_t)d);  /* -(seed + i) */
+    isum += (uint32_t)(sn / (int32_t)d) + (uint32_t)(sn % (int32_t)d); /* -(seed + i) */
     float sq = (float)(i * i);
-    fsum += __builtin_sqrtf(sq) / (float)i;  /* exactly 1 */
+    fsum += __builtin_sqrtf(sq) / (float)i; /* exactly 1 */
   }
   p->isum = isum;
   p->fsum = fsum;
 }
 
-static void worker(void* arg) { divsqrt((struct part*)arg); }
+static void worker(void* arg) {
+  divsqrt((struct part*)arg);
+}
 
 int main(void) {
   for (uint32_t k = 0; k < 4; ++k) parts[k].seed = 1000u * (k + 1);

@@ -13,9 +13,9 @@ static float ftable[N];
 int main(void) {
   uint32_t x = 12345u;
   for (int i = 0; i < N; ++i) {
-    x = x * 1664525u + 1013904223u;  /* Numerical Recipes LCG */
+    x = x * 1664525u + 1013904223u; /* Numerical Recipes LCG */
     table[i] = x;
-    ftable[i] = (float)(x >> 8) * (1.0f / 16777216.0f);  /* in [0, 1) exactly */
+    ftable[i] = (float)(x >> 8) * (1.0f / 16777216.0f); /* in [0, 1) exactly */
   }
   uint32_t isum = 0;
   float facc = 0.0f;
@@ -29,7 +29,7 @@ int main(void) {
   }
   /* Integer self-check: the LCG has a closed form for its 64th value; recompute it by squaring. */
   uint32_t a = 1664525u, c = 1013904223u, am = 1u, cm = 0u;
-  for (int i = 0; i < N; ++i) {  /* (am, cm) = composition of N steps */
+  for (int i = 0; i < N; ++i) { /* (am, cm) = composition of N steps */
     cm = cm * a + c;
     am = am * a;
   }

@@ -11,7 +11,7 @@ static void worker(void* arg) {
   uint32_t w = (uint32_t)(uintptr_t)arg;
   float x = (float)(w + 2);
   for (;;) {
-    x = 1.0f / x + 1.0f;  /* converges to the golden ratio; never exits */
+    x = 1.0f / x + 1.0f; /* converges to the golden ratio; never exits */
     sink[w] = x;
   }
 }
@@ -25,5 +25,5 @@ int main(void) {
   sink[0] = acc;
   tessera_puts("wl_trap_end\n");
   __asm__ volatile("ebreak");
-  return 1;  /* not reached */
+  return 1; /* not reached */
 }

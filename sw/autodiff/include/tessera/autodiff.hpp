@@ -50,9 +50,9 @@ class Value {
 /// A gradient during the backward pass: a tensor, or the same known float in every element (the
 /// seed of a loss, and what ops such as scale and reduceSum make of it, with no device work).
 struct Gradient {
-  Tensor tensor;               ///< valid unless the gradient is a constant
-  float constant = 0.0f;       ///< the value of every element of a constant gradient
-  std::vector<size_t> shape;   ///< the shape of a constant gradient
+  Tensor tensor;              ///< valid unless the gradient is a constant
+  float constant = 0.0f;      ///< the value of every element of a constant gradient
+  std::vector<size_t> shape;  ///< the shape of a constant gradient
   /// True when the gradient is a known constant rather than a tensor.
   bool isConstant() const { return !tensor.valid(); }
   /// A constant gradient.
@@ -72,12 +72,12 @@ struct GradientSink {
 
 /// One recorded op (read by backward functions).
 struct OpNode {
-  std::string type;                ///< the registry name, "MatMul"
-  std::string name;                ///< debug name, used in every error
+  std::string type;  ///< the registry name, "MatMul"
+  std::string name;  ///< debug name, used in every error
   Attributes attributes;
-  std::vector<size_t> inputs;      ///< value ids
-  std::vector<size_t> outputs;     ///< value ids
-  std::vector<Tensor> saved;       ///< extra tensors the forward kept for the backward
+  std::vector<size_t> inputs;   ///< value ids
+  std::vector<size_t> outputs;  ///< value ids
+  std::vector<Tensor> saved;    ///< extra tensors the forward kept for the backward
   /// Integer attribute key, or fallback when absent; throws naming the op if it has another type.
   int64_t intAttr(const std::string& key, int64_t fallback) const;
   /// Float attribute (an integer is accepted).
@@ -185,11 +185,11 @@ class Tape {
   Value parameter(const Tensor& t);
   /// Record op type on inputs: runs its forward now and returns its outputs. Throws naming name
   /// when the op is unknown or its inputs do not fit it.
-  std::vector<Value> apply(const std::string& type, const std::vector<Value>& inputs, const Attributes& attributes,
-                           const std::string& name);
+  std::vector<Value> apply(const std::string& type, const std::vector<Value>& inputs,
+                           const Attributes& attributes, const std::string& name);
   /// apply for an op with one output.
-  Value apply1(const std::string& type, const std::vector<Value>& inputs, const Attributes& attributes,
-               const std::string& name);
+  Value apply1(const std::string& type, const std::vector<Value>& inputs,
+               const Attributes& attributes, const std::string& name);
 
   /// The gradients of lossScale * (the sum of loss's elements) with respect to each of wrt, in
   /// order, appended to prog: tensors mapped like the parameters (views of a gradient are
@@ -198,12 +198,14 @@ class Tape {
   std::vector<Tensor> gradients(const Value& loss, const std::vector<Value>& wrt, Sequence& prog,
                                 float lossScale = 1.0f, const std::string& name = "bwd");
   /// The vector-Jacobian product: gradients of sum(seed * output) with respect to wrt.
-  std::vector<Tensor> gradients(const Value& output, const Tensor& seed, const std::vector<Value>& wrt,
-                                Sequence& prog, const std::string& name = "bwd");
+  std::vector<Tensor> gradients(const Value& output, const Tensor& seed,
+                                const std::vector<Value>& wrt, Sequence& prog,
+                                const std::string& name = "bwd");
   /// The backward pass where the gradient of each wrt[i] goes into sinks[i] (target += factor *
   /// scalar * gradient) as soon as it is complete; used by Optimizer.
-  void backwardInto(const Value& loss, const std::vector<Value>& wrt, const std::vector<GradientSink>& sinks,
-                    Sequence& prog, float lossScale, const std::string& name);
+  void backwardInto(const Value& loss, const std::vector<Value>& wrt,
+                    const std::vector<GradientSink>& sinks, Sequence& prog, float lossScale,
+                    const std::string& name);
 
   /// The recorded ops, in forward order.
   const std::vector<OpNode>& ops() const { return ops_; }
@@ -216,9 +218,10 @@ class Tape {
     size_t index = 0;              // output index within the producer
   };
   Value make(const Tensor& t, bool parameter, size_t producer, size_t index);
-  std::vector<std::optional<Tensor>> run(const Value& output, const Gradient& seed, const std::vector<Value>& wrt,
-                                         const std::vector<const GradientSink*>& sinks, Sequence& prog,
-                                         const std::string& name);
+  std::vector<std::optional<Tensor>> run(const Value& output, const Gradient& seed,
+                                         const std::vector<Value>& wrt,
+                                         const std::vector<const GradientSink*>& sinks,
+                                         Sequence& prog, const std::string& name);
 
   Graph& graph_;
   Sequence& forward_;
@@ -230,7 +233,8 @@ class Tape {
 // Typed builders over Tape::apply (one per built-in op; the name is the op's debug name).
 
 /// op(a) op(b) (matmul with optional transposes).
-Value matmul(Tape& tape, const Value& a, const Value& b, const std::string& name, const ops::MatMulOptions& o = {});
+Value matmul(Tape& tape, const Value& a, const Value& b, const std::string& name,
+             const ops::MatMulOptions& o = {});
 /// a + b.
 Value add(Tape& tape, const Value& a, const Value& b, const std::string& name);
 /// a - b.
@@ -252,11 +256,14 @@ Value reduceSum(Tape& tape, const Value& x, size_t axis, const std::string& name
 Value softmaxCrossEntropy(Tape& tape, const Value& logits, const Value& labels, float gradScale,
                           const std::string& name);
 /// The same elements with another shape (a view).
-Value reshape(Tape& tape, const Value& x, const std::vector<size_t>& shape, const std::string& name);
+Value reshape(Tape& tape, const Value& x, const std::vector<size_t>& shape,
+              const std::string& name);
 /// Dimensions permuted (a view): result dimension i is dimension perm[i].
-Value transpose(Tape& tape, const Value& x, const std::vector<size_t>& perm, const std::string& name);
+Value transpose(Tape& tape, const Value& x, const std::vector<size_t>& perm,
+                const std::string& name);
 /// Elements [begin, end) of dimension axis (a view).
-Value slice(Tape& tape, const Value& x, size_t begin, size_t end, size_t axis, const std::string& name);
+Value slice(Tape& tape, const Value& x, size_t begin, size_t end, size_t axis,
+            const std::string& name);
 /// Values joined along axis (a view).
 Value concat(Tape& tape, const std::vector<Value>& xs, size_t axis, const std::string& name);
 
@@ -287,8 +294,8 @@ class Optimizer {
   /// Plain SGD without weight decay adds each gradient into its parameter as soon as it is known
   /// (fused into the matmul that makes it where the op allows); the others compute every gradient,
   /// then update.
-  void minimize(Tape& tape, const Value& loss, const std::vector<Value>& params, Sequence& prog, float lossScale,
-                const std::string& name = "opt");
+  void minimize(Tape& tape, const Value& loss, const std::vector<Value>& params, Sequence& prog,
+                float lossScale, const std::string& name = "opt");
   /// The update of params from gradients already computed (e.g. summed over replicas).
   void update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, Sequence& prog,
               const std::string& name = "opt");

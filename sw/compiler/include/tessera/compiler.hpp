@@ -17,38 +17,40 @@ namespace tessera {
 /// Memory of one tile by use, in bytes.
 struct TileMemoryReport {
   unsigned tile = 0;
-  uint32_t code = 0;              ///< the codelet image (runtime and codelets)
-  uint32_t tensors = 0;           ///< variables and constants
+  uint32_t code = 0;                    ///< the codelet image (runtime and codelets)
+  uint32_t tensors = 0;                 ///< variables and constants
   uint32_t tensorsWithoutLiveness = 0;  ///< what tensors would take if no two shared memory
-  uint32_t vertexState = 0;       ///< vertex states and worker vertex lists
-  uint32_t exchangePrograms = 0;  ///< exchange programs
-  uint32_t control = 0;           ///< control program, loop counters, flags
-  uint32_t exchangeBuffers = 0;   ///< receive buffers (shared by all steps: the largest step)
-  uint32_t stacks = 0;            ///< supervisor and worker stacks
-  uint32_t capacity = 0;          ///< tile memory
+  uint32_t vertexState = 0;             ///< vertex states and worker vertex lists
+  uint32_t exchangePrograms = 0;        ///< exchange programs
+  uint32_t control = 0;                 ///< control program, loop counters, flags
+  uint32_t exchangeBuffers = 0;         ///< receive buffers (shared by all steps: the largest step)
+  uint32_t stacks = 0;                  ///< supervisor and worker stacks
+  uint32_t capacity = 0;                ///< tile memory
   /// Bytes in use.
-  uint32_t used() const { return code + tensors + vertexState + exchangePrograms + control + exchangeBuffers + stacks; }
+  uint32_t used() const {
+    return code + tensors + vertexState + exchangePrograms + control + exchangeBuffers + stacks;
+  }
   /// The largest users (name, bytes), largest first.
   std::vector<std::pair<std::string, uint32_t>> largest;
 };
 
 /// One scheduled exchange.
 struct ExchangeReport {
-  std::string name;           ///< what needed it ("inputs of compute set mm", "copy x")
-  uint32_t cycles = 0;        ///< from the sync release to the last tile's end of exchange
-  uint32_t lowerBound = 0;    ///< max over tiles of max(words sent, words received)
+  std::string name;         ///< what needed it ("inputs of compute set mm", "copy x")
+  uint32_t cycles = 0;      ///< from the sync release to the last tile's end of exchange
+  uint32_t lowerBound = 0;  ///< max over tiles of max(words sent, words received)
   uint32_t phases = 0;
-  uint64_t words = 0;         ///< words received, all tiles
+  uint64_t words = 0;           ///< words received, all tiles
   uint32_t localCopyWords = 0;  ///< words copied by supervisors instead
 };
 
 /// What the compiler did.
 struct CompileReport {
   Target target;
-  double seconds = 0;              ///< compile time
-  unsigned computeSets = 0;        ///< Execute steps compiled
+  double seconds = 0;        ///< compile time
+  unsigned computeSets = 0;  ///< Execute steps compiled
   unsigned vertices = 0;
-  unsigned syncs = 0;              ///< internal syncs per pass through the program
+  unsigned syncs = 0;  ///< internal syncs per pass through the program
   unsigned hostSyncs = 0;
   std::vector<TileMemoryReport> tiles;
   std::vector<ExchangeReport> exchanges;
@@ -71,7 +73,8 @@ struct Compiled {
   CompileReport report;
 };
 
-/// Compile prog over graph. Throws tessera::Error naming the tile, vertex, field or tensor at fault.
+/// Compile prog over graph. Throws tessera::Error naming the tile, vertex, field or tensor at
+/// fault.
 Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& options = {});
 
 }  // namespace tessera

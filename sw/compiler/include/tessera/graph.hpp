@@ -60,16 +60,16 @@ struct GraphVariable {
   std::string name;
   ElemType type = ElemType::Float32;
   std::vector<size_t> shape;
-  std::vector<int32_t> tileOf;       ///< tile of each element, -1 = unmapped
-  std::vector<uint32_t> initial;     ///< initial bits of each element; empty = zeros
+  std::vector<int32_t> tileOf;    ///< tile of each element, -1 = unmapped
+  std::vector<uint32_t> initial;  ///< initial bits of each element; empty = zeros
   bool constant = false;
 };
 
 /// A vertex connection or value.
 struct GraphField {
   std::string name;
-  Tensor tensor;         ///< regions
-  uint32_t value = 0;    ///< Param fields (bits)
+  Tensor tensor;       ///< regions
+  uint32_t value = 0;  ///< Param fields (bits)
   bool hasValue = false;
 };
 
@@ -112,9 +112,11 @@ class Graph {
   /// A new variable (unmapped; map it with setTileMapping before compiling).
   Tensor addVariable(ElemType type, std::vector<size_t> shape, const std::string& name);
   /// A new float32 constant with the given values (one per element), unmapped.
-  Tensor addConstant(std::vector<size_t> shape, std::span<const float> values, const std::string& name);
+  Tensor addConstant(std::vector<size_t> shape, std::span<const float> values,
+                     const std::string& name);
   /// A new int32 constant.
-  Tensor addConstant(std::vector<size_t> shape, std::span<const int32_t> values, const std::string& name);
+  Tensor addConstant(std::vector<size_t> shape, std::span<const int32_t> values,
+                     const std::string& name);
   /// Map every element of t to tile.
   void setTileMapping(const Tensor& t, unsigned tile);
   /// Tile of each element of t (-1 = unmapped).
@@ -162,7 +164,7 @@ class Graph {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   void checkTensor(const Tensor& t, const char* what) const;
-  GraphVertex& vertex(VertexRef v, const std::string& field, bool param) ;
+  GraphVertex& vertex(VertexRef v, const std::string& field, bool param);
 };
 
 }  // namespace tessera

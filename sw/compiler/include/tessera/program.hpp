@@ -13,18 +13,27 @@
 namespace tessera {
 
 /// What a program node does.
-enum class ProgramKind : uint8_t { Sequence, Execute, Copy, StreamToTensor, TensorToStream, Repeat, RepeatWhile };
+enum class ProgramKind : uint8_t {
+  Sequence,
+  Execute,
+  Copy,
+  StreamToTensor,
+  TensorToStream,
+  Repeat,
+  RepeatWhile
+};
 
 /// The node behind a Program (read by the compiler).
 struct ProgramNode {
   ProgramKind kind = ProgramKind::Sequence;
-  std::vector<std::shared_ptr<ProgramNode>> children;  ///< Sequence: steps; Repeat: body; RepeatWhile: cond, body
-  ComputeSet computeSet;                                ///< Execute
-  Tensor src, dst;                                      ///< Copy; stream copies use one of them
-  DataStream stream;                                    ///< stream copies
-  uint32_t count = 0;                                   ///< Repeat
-  Tensor predicate;                                     ///< RepeatWhile
-  std::string name;                                     ///< debug name
+  std::vector<std::shared_ptr<ProgramNode>>
+      children;           ///< Sequence: steps; Repeat: body; RepeatWhile: cond, body
+  ComputeSet computeSet;  ///< Execute
+  Tensor src, dst;        ///< Copy; stream copies use one of them
+  DataStream stream;      ///< stream copies
+  uint32_t count = 0;     ///< Repeat
+  Tensor predicate;       ///< RepeatWhile
+  std::string name;       ///< debug name
 };
 
 /// A program: a handle to a node.
@@ -75,7 +84,8 @@ class Repeat : public Program {
 /// cond, then while the int32 scalar predicate is not 0: body, cond.
 class RepeatWhile : public Program {
  public:
-  RepeatWhile(const Program& cond, const Tensor& predicate, const Program& body, const std::string& name = "");
+  RepeatWhile(const Program& cond, const Tensor& predicate, const Program& body,
+              const std::string& name = "");
 };
 
 }  // namespace tessera

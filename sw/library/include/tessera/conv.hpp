@@ -33,7 +33,8 @@ struct Pool2dParams {
 
 /// The output shape [N, OC, OH, OW] of conv2d(in [N, C, H, W], weights [OC, C / groups, KH, KW]);
 /// throws naming `name` and the shapes when they do not fit together.
-std::vector<size_t> conv2dOutputShape(const std::vector<size_t>& in, const std::vector<size_t>& weights,
+std::vector<size_t> conv2dOutputShape(const std::vector<size_t>& in,
+                                      const std::vector<size_t>& weights,
                                       const Conv2dParams& params, const std::string& name);
 
 /// The output shape [N, C, OH, OW] of pooling in [N, C, H, W]; throws naming `name`.
@@ -49,24 +50,25 @@ Tensor createConv2dInput(Graph& graph, const std::vector<size_t>& shape, const s
 /// in[n, c, y*sh - ph + kh*dh, x*sw - pw + kw*dw] * weights[o, c', kh, kw] over the taps
 /// (c', kh, kw) in increasing order, taps in the padding skipped; bias is [OC] or an invalid
 /// Tensor() for none.
-Tensor conv2d(Graph& graph, const Tensor& in, const Tensor& weights, const Tensor& bias, Sequence& prog,
-              const std::string& name, const Conv2dParams& params = {});
+Tensor conv2d(Graph& graph, const Tensor& in, const Tensor& weights, const Tensor& bias,
+              Sequence& prog, const std::string& name, const Conv2dParams& params = {});
 
 /// d(loss)/d(in) [N, C, H, W] of conv2d from gradOut [N, OC, OH, OW]: each element a fused
 /// multiply-add chain from +0 over (o, kh, kw) in increasing order of the outputs it reached.
 Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& weights,
-                           const std::vector<size_t>& inShape, Sequence& prog, const std::string& name,
-                           const Conv2dParams& params = {});
+                           const std::vector<size_t>& inShape, Sequence& prog,
+                           const std::string& name, const Conv2dParams& params = {});
 
 /// d(loss)/d(weights) [OC, C / groups, KH, KW] of conv2d: per sample a fused multiply-add chain
 /// from +0 over (y, x) in increasing order, then the samples added in order (whatever the tiles).
 Tensor conv2dBackwardWeights(Graph& graph, const Tensor& in, const Tensor& gradOut,
-                             const std::vector<size_t>& weightsShape, Sequence& prog, const std::string& name,
-                             const Conv2dParams& params = {});
+                             const std::vector<size_t>& weightsShape, Sequence& prog,
+                             const std::string& name, const Conv2dParams& params = {});
 
 /// d(loss)/d(bias) [OC] of conv2d: for each sample the sum of its plane left to right, then the
 /// samples added in order.
-Tensor conv2dBackwardBias(Graph& graph, const Tensor& gradOut, Sequence& prog, const std::string& name);
+Tensor conv2dBackwardBias(Graph& graph, const Tensor& gradOut, Sequence& prog,
+                          const std::string& name);
 
 /// Max pooling: the largest element of each window, padding ignored (a NaN wins, as in PyTorch).
 Tensor maxPool2d(Graph& graph, const Tensor& in, Sequence& prog, const std::string& name,
@@ -84,7 +86,7 @@ Tensor avgPool2d(Graph& graph, const Tensor& in, Sequence& prog, const std::stri
 
 /// d(loss)/d(in) [inShape] of avgPool2d: each input element sums gradOut / (KH * KW) from +0 over
 /// the windows that contain it, in output order.
-Tensor avgPool2dBackward(Graph& graph, const Tensor& gradOut, const std::vector<size_t>& inShape, Sequence& prog,
-                         const std::string& name, const Pool2dParams& params = {});
+Tensor avgPool2dBackward(Graph& graph, const Tensor& gradOut, const std::vector<size_t>& inShape,
+                         Sequence& prog, const std::string& name, const Pool2dParams& params = {});
 
 }  // namespace tessera::ops

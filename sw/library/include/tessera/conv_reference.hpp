@@ -19,18 +19,30 @@ struct ConvGeom {
   long N, C, H, W, OC, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw, G, icg, ocg;
   /// From in [N, C, H, W], weights [OC, C / groups, KH, KW] and the params.
   ConvGeom(const std::vector<size_t>& in, const std::vector<size_t>& w, const Conv2dParams& p)
-      : N(long(in[0])), C(long(in[1])), H(long(in[2])), W(long(in[3])), OC(long(w[0])), KH(long(w[2])),
-        KW(long(w[3])), sh(long(p.stride[0])), sw(long(p.stride[1])), ph(long(p.padding[0])),
-        pw(long(p.padding[1])), dh(long(p.dilation[0])), dw(long(p.dilation[1])), G(long(p.groups)),
-        icg(long(in[1] / p.groups)), ocg(long(w[0] / p.groups)) {
+      : N(long(in[0])),
+        C(long(in[1])),
+        H(long(in[2])),
+        W(long(in[3])),
+        OC(long(w[0])),
+        KH(long(w[2])),
+        KW(long(w[3])),
+        sh(long(p.stride[0])),
+        sw(long(p.stride[1])),
+        ph(long(p.padding[0])),
+        pw(long(p.padding[1])),
+        dh(long(p.dilation[0])),
+        dw(long(p.dilation[1])),
+        G(long(p.groups)),
+        icg(long(in[1] / p.groups)),
+        ocg(long(w[0] / p.groups)) {
     const std::vector<size_t> o = conv2dOutputShape(in, w, p, "reference");
     OH = long(o[2]), OW = long(o[3]);
   }
 };
 
 /// conv2d: bias (or +0), then fmaf over (c', kh, kw) increasing, padding taps skipped.
-inline std::vector<float> conv2d(const ConvGeom& g, const std::vector<float>& x, const std::vector<float>& w,
-                                 const std::vector<float>* bias) {
+inline std::vector<float> conv2d(const ConvGeom& g, const std::vector<float>& x,
+                                 const std::vector<float>& w, const std::vector<float>* bias) {
   std::vector<float> y(size_t(g.N * g.OC * g.OH * g.OW));
   for (long n = 0; n < g.N; ++n)
     for (long o = 0; o < g.OC; ++o) {
@@ -135,9 +147,16 @@ struct PoolGeom {
   long N, C, H, W, KH, KW, sh, sw, ph, pw, OH, OW;
   /// From in [N, C, H, W] and the params.
   PoolGeom(const std::vector<size_t>& in, const Pool2dParams& p)
-      : N(long(in[0])), C(long(in[1])), H(long(in[2])), W(long(in[3])), KH(long(p.kernel[0])),
-        KW(long(p.kernel[1])), sh(long(p.stride[0] ? p.stride[0] : p.kernel[0])),
-        sw(long(p.stride[1] ? p.stride[1] : p.kernel[1])), ph(long(p.padding[0])), pw(long(p.padding[1])) {
+      : N(long(in[0])),
+        C(long(in[1])),
+        H(long(in[2])),
+        W(long(in[3])),
+        KH(long(p.kernel[0])),
+        KW(long(p.kernel[1])),
+        sh(long(p.stride[0] ? p.stride[0] : p.kernel[0])),
+        sw(long(p.stride[1] ? p.stride[1] : p.kernel[1])),
+        ph(long(p.padding[0])),
+        pw(long(p.padding[1])) {
     const std::vector<size_t> o = pool2dOutputShape(in, p, "reference");
     OH = long(o[2]), OW = long(o[3]);
   }
@@ -195,7 +214,8 @@ inline std::vector<float> avgPool2d(const PoolGeom& g, const std::vector<float>&
         float s = 0.0f;
         for (long iy = oy * g.sh - g.ph; iy < oy * g.sh - g.ph + g.KH; ++iy)
           for (long ix = ox * g.sw - g.pw; ix < ox * g.sw - g.pw + g.KW; ++ix)
-            if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) s += x[size_t((p * g.H + iy) * g.W + ix)];
+            if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W)
+              s += x[size_t((p * g.H + iy) * g.W + ix)];
         y[size_t((p * g.OH + oy) * g.OW + ox)] = s / div;
       }
   return y;

@@ -29,9 +29,11 @@ Tensor scale(Graph& graph, const Tensor& a, float scale, Sequence& prog, const s
 /// max(a, 0).
 Tensor relu(Graph& graph, const Tensor& a, Sequence& prog, const std::string& name);
 /// grad where act > 0, else 0 (the gradient of relu at its output act).
-Tensor reluGrad(Graph& graph, const Tensor& grad, const Tensor& act, Sequence& prog, const std::string& name);
+Tensor reluGrad(Graph& graph, const Tensor& grad, const Tensor& act, Sequence& prog,
+                const std::string& name);
 /// x + bias along the last dimension of x (x is [rows, n], bias is [n]); mapped like x.
-Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog, const std::string& name);
+Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+               const std::string& name);
 /// Every element of t (float32) set to value, in place.
 void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name);
 /// data += scale * delta, in place, fused (one rounding per element).
@@ -40,7 +42,8 @@ void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float sc
 
 /// Sum of a 2-D tensor along dimension axis: axis 0 gives [n] (column sums, rows added in
 /// order), axis 1 gives [m] (row sums, left to right).
-Tensor reduceSum(Graph& graph, const Tensor& x, size_t axis, Sequence& prog, const std::string& name);
+Tensor reduceSum(Graph& graph, const Tensor& x, size_t axis, Sequence& prog,
+                 const std::string& name);
 /// Maximum of a 2-D tensor along axis 0.
 Tensor reduceMax(Graph& graph, const Tensor& x, Sequence& prog, const std::string& name);
 
@@ -51,16 +54,18 @@ struct SoftmaxCrossEntropyResult {
 };
 /// Softmax cross-entropy of logits [rows, classes] against int32 labels [rows]; the gradient is
 /// scaled by gradScale (1 / global batch size for the gradient of the mean loss).
-SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits, const Tensor& labels,
-                                              float gradScale, Sequence& prog, const std::string& name);
+SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits,
+                                              const Tensor& labels, float gradScale, Sequence& prog,
+                                              const std::string& name);
 /// Index of the largest element of each row of logits [rows, classes] (the first one on ties).
 Tensor argMax(Graph& graph, const Tensor& logits, Sequence& prog, const std::string& name);
 /// Number of rows whose argmax equals the label, as a float32 scalar [1].
-Tensor correctCount(Graph& graph, const Tensor& logits, const Tensor& labels, Sequence& prog, const std::string& name);
+Tensor correctCount(Graph& graph, const Tensor& logits, const Tensor& labels, Sequence& prog,
+                    const std::string& name);
 /// SGD with momentum in place: v = momentum v + grad; w -= lr v. Returns the velocity v, a new
 /// variable mapped like w and starting at zero.
-Tensor sgdMomentum(Graph& graph, const Tensor& w, const Tensor& grad, float lr, float momentum, Sequence& prog,
-                   const std::string& name);
+Tensor sgdMomentum(Graph& graph, const Tensor& w, const Tensor& grad, float lr, float momentum,
+                   Sequence& prog, const std::string& name);
 
 /// How matmul treats its operands.
 struct MatMulOptions {
@@ -72,8 +77,8 @@ struct MatMulOptions {
 /// k; partial sums of a k-split are added by a reduction on the tiles that own the result. Every
 /// result element is a sum over k in increasing order within each k-part (fused multiply-adds),
 /// then of the parts in order.
-Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
-              const MatMulOptions& options = {});
+Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
+              const std::string& name, const MatMulOptions& options = {});
 
 /// A new [m, k] variable mapped where matmul(graph, it, b [k, n]) reads it: each block on one of
 /// the tiles that use it (the others receive it by multicast).
@@ -86,8 +91,8 @@ Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
 /// and the supervisor, gathering the rows of op(a) and columns of op(b) it needs. Each element is
 /// c followed by fused multiply-adds over k in increasing order (no k split). With a scaled b
 /// (say -lr times a gradient) this is an SGD step that never stores the weight gradient.
-void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b, Sequence& prog,
-                      const std::string& name, const MatMulOptions& options = {});
+void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b,
+                      Sequence& prog, const std::string& name, const MatMulOptions& options = {});
 
 /// The split matmul would choose for these sizes on this graph's tiles: parts along m, n and k.
 struct MatMulPlan {

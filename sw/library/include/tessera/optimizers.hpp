@@ -19,12 +19,13 @@ Tensor scaleByScalar(Graph& graph, const Tensor& a, const Tensor& s, float facto
                      const std::string& name);
 
 /// SGD in place: w = w - lr (g + weightDecay w), each step fused (one rounding).
-void sgdUpdate(Graph& graph, const Tensor& w, const Tensor& g, const Tensor& lr, float weightDecay, Sequence& prog,
-               const std::string& name);
+void sgdUpdate(Graph& graph, const Tensor& w, const Tensor& g, const Tensor& lr, float weightDecay,
+               Sequence& prog, const std::string& name);
 
 /// SGD with momentum in place: v = momentum v + (g + weightDecay w); w = w - lr v.
-void sgdMomentumUpdate(Graph& graph, const Tensor& w, const Tensor& v, const Tensor& g, const Tensor& lr,
-                       float momentum, float weightDecay, Sequence& prog, const std::string& name);
+void sgdMomentumUpdate(Graph& graph, const Tensor& w, const Tensor& v, const Tensor& g,
+                       const Tensor& lr, float momentum, float weightDecay, Sequence& prog,
+                       const std::string& name);
 
 /// Adam's device state of one training run: the running powers of beta1 and beta2 and the per-step
 /// scalars (step size, square root of the second bias correction), all on tile 0.
@@ -37,10 +38,12 @@ struct AdamScalars {
 /// Adam's scalars for betas beta1, beta2 (state created once, advanced by adamStep).
 AdamScalars createAdamScalars(Graph& graph, float beta1, float beta2, const std::string& name);
 /// Advance the step count t by one and compute this step's scalars from lr (once per step).
-void adamStep(Graph& graph, const AdamScalars& s, const Tensor& lr, Sequence& prog, const std::string& name);
+void adamStep(Graph& graph, const AdamScalars& s, const Tensor& lr, Sequence& prog,
+              const std::string& name);
 /// Adam in place with bias correction (torch.optim.Adam's order of operations, see AdamUpdate.cpp):
 /// m and v are the first and second moments, mapped like w.
-void adamUpdate(Graph& graph, const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g, const AdamScalars& s,
-                float eps, float weightDecay, Sequence& prog, const std::string& name);
+void adamUpdate(Graph& graph, const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g,
+                const AdamScalars& s, float eps, float weightDecay, Sequence& prog,
+                const std::string& name);
 
 }  // namespace tessera::ops
