@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config python3 git time
+  clang-format                         # the format check (scripts/check-format.sh, CTest format.check)
   clang lld llvm                       # rv32 cross compiler, linker, objdump for device code
   verilator yosys iverilog             # RTL: simulate, synthesize, second simulator/linter
   nextpnr-ice40 fpga-icestorm          # FPGA: iCE40 place and route, bitstream (scripts/fpga-ice40.sh)
