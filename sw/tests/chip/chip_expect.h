@@ -5,6 +5,8 @@
  * block of sw/tests/traps/trap_test.h plus the tile. The same ELF runs on every tile, so a label
  * gives the pc on any tile. Context 6 (EXCHANGE_CONTEXT) is the exchange engine. A program whose
  * error does not happen exits with NO_ERROR_EXIT. */
+/* Assembler macros: clang-format would break them (".section.tess", "8889 :"). */
+/* clang-format off */
 #ifndef TESSERA_CHIP_EXPECT_H
 #define TESSERA_CHIP_EXPECT_H
 
@@ -16,7 +18,7 @@
 #define CHIP_EXPECT_MAGIC1 0x50494843
 
 #define CHIP_EXPECT(tile, context, cause, pc, value) \
-  .section.tess.expect, "a";                         \
+  .section .tess.expect, "a";                        \
   .globl tess_expect;                                \
   .p2align 2;                                        \
   tess_expect:                                       \
@@ -31,10 +33,12 @@
 #define X_RECV(n) ((TESS_XOP_RECV << TESS_XCHG_OP_LSB) | (n))
 
 /* Exit with NO_ERROR_EXIT (reached only when the expected error did not stop the chip). */
-#define NO_ERROR         \
-  li a0, NO_ERROR_EXIT;  \
-  li t0, TESS_MMIO_EXIT; \
-  sw a0, 0(t0);          \
-  8889 : j 8889b;
+#define NO_ERROR              \
+  li a0, NO_ERROR_EXIT;       \
+  li t0, TESS_MMIO_EXIT;      \
+  sw a0, 0(t0);               \
+  8889:                       \
+  j 8889b;
 
 #endif
+/* clang-format on */

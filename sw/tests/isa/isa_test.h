@@ -6,6 +6,8 @@
  * the program). Passing every check prints "<program> ok" and exits 0.
  *
  * Expected values are written in each test file next to the check, with how they were obtained. */
+/* Assembler macros: clang-format would break them (".section.tess", "8889 :"). */
+/* clang-format off */
 #ifndef TESSERA_ISA_TEST_H
 #define TESSERA_ISA_TEST_H
 
@@ -39,10 +41,10 @@
   main:
 
 /* Both reported through C helpers in isa_support.c; neither returns. */
-#define TEST_END \
-  call isa_pass; \
-  fail:          \
-  mv a0, gp;     \
+#define TEST_END       \
+  call isa_pass;       \
+  fail:                \
+  mv a0, gp;           \
   call isa_fail;
 
 /* Compare register reg with the constant val; on mismatch go to fail. */
@@ -95,7 +97,8 @@
   li a2, v2;                               \
   inst a1, a2, 8885f;                      \
   j 8884f;                                 \
-  8885 : j fail;                           \
+  8885:                                    \
+  j fail;                                  \
   8884:
 
 /* -------- floating point --------
@@ -189,3 +192,4 @@
   CHECK_EQ(a0, result)
 
 #endif
+/* clang-format on */

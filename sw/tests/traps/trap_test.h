@@ -7,6 +7,8 @@
  * its address. The host harness looks the block up by the symbol tess_expect, checks the magic and
  * compares it with the device's TrapInfo. If the instruction does not trap,
  * the program exits with NO_TRAP_EXIT. */
+/* Assembler macros: clang-format would break them (".section.tess", "8889 :"). */
+/* clang-format off */
 #ifndef TESSERA_TRAP_TEST_H
 #define TESSERA_TRAP_TEST_H
 
@@ -18,30 +20,32 @@
 #define TRAP_EXPECT_MAGIC1 0x54505845
 
 #define TRAP_EXPECT_CONTEXT(cause, pc, value, context) \
-  .section.tess.expect, "a";                           \
+  .section .tess.expect, "a";                          \
   .globl tess_expect;                                  \
   .p2align 2;                                          \
   tess_expect:                                         \
-  .word TRAP_EXPECT_MAGIC0, TRAP_EXPECT_MAGIC1;        \
+  .word TRAP_EXPECT_MAGIC0, TRAP_EXPECT_MAGIC1;         \
   .word cause, pc, value, context;                     \
   .text
 
 #define TRAP_EXPECT(cause, pc, value) TRAP_EXPECT_CONTEXT(cause, pc, value, 0)
 
-#define TRAP_BEGIN          \
-  .text;                    \
-  .globl main;              \
-  .p2align 2;               \
-  main:                     \
+#define TRAP_BEGIN \
+  .text;           \
+  .globl main;     \
+  .p2align 2;      \
+  main:            \
   li t0, TESS_MMIO_CONSOLE; \
-  li t1, 'T';               \
+  li t1, 'T';      \
   sw t1, 0(t0);
 
 /* Reached only if nothing trapped. */
-#define TRAP_END         \
-  li a0, NO_TRAP_EXIT;   \
-  li t0, TESS_MMIO_EXIT; \
-  sw a0, 0(t0);          \
-  8889 : j 8889b;
+#define TRAP_END          \
+  li a0, NO_TRAP_EXIT;    \
+  li t0, TESS_MMIO_EXIT;  \
+  sw a0, 0(t0);           \
+  8889:                   \
+  j 8889b;
 
 #endif
+/* clang-format on */
