@@ -3,6 +3,7 @@
 //   run it cycle-exact and print FLOPs per cycle per tile against the tile's peak of one fused
 //   multiply-add (2 FLOPs) per cycle: over the whole program (exchanges and syncs included) and
 //   over the compute phases only (each tile's cycles less its sync-wait and exchange cycles).
+//   tessera-bench conv: the same for LeNet's conv layers (bench/conv_bench.hpp).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <optional>
 
+#include "conv_bench.hpp"
 #include "file_io.hpp"
 #include "mlp_model.hpp"
 #include "mpi_comm.hpp"
@@ -108,6 +110,20 @@ int main(int argc, char** argv) {
   CLI::App* mm =
       app.add_subcommand("matmul", "matmul: FLOPs per cycle per tile against the FMA peak");
   mm->add_option("--device", device, "device string (model, rtl, tcp://HOST:PORT, serial:PATH)");
+  tessera::bench::ConvBenchOptions conv;
+  CLI::App* cv = app.add_subcommand(
+      "conv", "conv2d: LeNet's conv layers, FMAs per cycle per tile against the peak");
+  cv->add_option("--device", conv.device, "device string")->capture_default_str();
+  cv->add_option("--tiles", conv.tiles, "tiles")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1472u));
+  cv->add_option("--tile-mem-kib", conv.memKiB, "memory per tile, KiB")
+      ->capture_default_str()
+      ->check(CLI::Range(16u, 4096u));
+  cv->add_option("--batch", conv.batch, "batch size")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{4096}));
+  cv->add_flag("!--no-backward", conv.backward, "forward only");
   tessera::bench::MlpConfig mlp;
   unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
   uint32_t memKiB = TESS_TILE_MEM_BYTES / 1024;
@@ -225,6 +241,7 @@ int main(int argc, char** argv) {
   try {
     if (tr->parsed()) return tessera::bench::runTrain(train);
     if (mm->parsed()) return runMatmul(device);
+    if (cv->parsed()) return tessera::bench::runConvBench(conv);
     if (cm->parsed()) return compileMlp(mlp, tiles, memKiB, outDir);
   } catch (const std::exception& ex) {
     fmt::print(stderr, "tessera-bench: {}\n", ex.what());

@@ -1,7 +1,8 @@
 // Lowering of a Graph and a Program to an Executable (docs/compiler.md).
 //
 // Memory of a tile, low to high:
-//   [0, imageEnd)          the codelet image (runtime + codelets), the same on every tile
+//   [0, imageEnd)          the codelet image (runtime + the codelets the graph uses, linked for
+//                          this graph by codelet_linker.cpp), the same on every tile
 //   imageEnd               one word: address of this tile's control program
 //   persistent data        variables, vertex states and lists, exchange programs, control; the
 //                          variables that live only part of the program share one pool
@@ -19,9 +20,11 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
+#include "codelet_linker.hpp"
 #include "exchange_encoding.hpp"
 #include "exchange_scheduler.hpp"
 #include "tessera/control.h"
@@ -56,23 +59,32 @@ class Lowering {
       : g_(g), T_(g.target().tiles), options_(options) {
     const Target& t = g.target();
     mem_ = t.tileMemBytes;
-    if (g.imageEnd() + 4 > mem_ - TESS_GRAPH_STACK_BYTES) {
-      throw Error(fmt::format("the codelet image ({} bytes) does not fit a tile of {} bytes",
-                              g.imageEnd(), mem_));
+    // The image of the runtime and of the codelets this graph's vertices use, nothing else.
+    std::set<std::string> used;
+    for (const GraphVertex& v : g.vertices()) used.insert(v.codelet);
+    image_ = g.codeletLibrary()->linkCached(used);
+    imageEnd_ = image_->imageEnd;
+    if (imageEnd_ + 4 > mem_ - TESS_GRAPH_STACK_BYTES) {
+      throw Error(
+          fmt::format("the codelet image ({} bytes: the runtime and {}) does not fit a "
+                      "tile of {} bytes",
+                      imageEnd_, fmt::join(used, ", "), mem_));
     }
-    next_.assign(T_, g.imageEnd() + 4);
+    next_.assign(T_, imageEnd_ + 4);
     scratchTop_ = mem_ - TESS_GRAPH_STACK_BYTES;
     scratchLow_.assign(T_, scratchTop_);
     scratch_.assign(T_, scratchTop_);
     data_.resize(T_);
     cp_.resize(T_);
     report_.target = t;
+    report_.codeImageBytes = imageEnd_;
+    report_.codelets.assign(used.begin(), used.end());
     report_.tiles.resize(T_);
     users_.resize(T_);
     for (unsigned i = 0; i < T_; ++i) {
       TileMemoryReport& r = report_.tiles[i];
       r.tile = i;
-      r.code = g.imageEnd() + 4;
+      r.code = imageEnd_ + 4;
       r.stacks = TESS_GRAPH_STACK_BYTES;
       r.capacity = mem_;
     }
@@ -87,6 +99,8 @@ class Lowering {
 
  private:
   const Graph& g_;
+  std::shared_ptr<const CodeletImage> image_;
+  uint32_t imageEnd_ = 0;
   unsigned T_;
   CompileOptions options_;
   uint32_t mem_ = 0;
@@ -519,7 +533,7 @@ class Lowering {
           alloc(tile, 4 * static_cast<uint32_t>(state.size()), &TileMemoryReport::vertexState,
                 fmt::format("vertex states of \"{}\"", csName));
       put(tile, sa, state);
-      perTile[tile].emplace_back(cost, c.entry, sa);
+      perTile[tile].emplace_back(cost, image_->codelet(v.codelet)->entry, sa);
       ++report_.vertices;
     }
     if (!pre.empty()) exchange(std::move(pre), fmt::format("inputs of compute set \"{}\"", csName));
@@ -684,18 +698,18 @@ class Lowering {
       for (size_t f : c.fixups) c.words[f] = base + 4 * c.words[f];
       put(t, base, c.words);
       const uint32_t ptr[1] = {base};
-      put(t, g_.imageEnd(), ptr);
+      put(t, imageEnd_, ptr);
       report_.tiles[t].exchangeBuffers = scratchTop_ - scratchLow_[t];
     }
-    // The codelet image: one blob per segment, on every tile.
-    for (const auto& [addr, bytes] : g_.imageSegments()) {
+    // The codelet image: one blob at 0, on every tile.
+    {
       const uint32_t blob = static_cast<uint32_t>(exe_.blobs.size());
-      exe_.blobs.push_back(bytes);
-      for (unsigned t = 0; t < T_; ++t) exe_.segments.push_back({t, addr, blob});
+      exe_.blobs.push_back(image_->bytes);
+      for (unsigned t = 0; t < T_; ++t) exe_.segments.push_back({t, 0, blob});
     }
     // Each tile's data: one blob from imageEnd to the end of its persistent data.
     for (unsigned t = 0; t < T_; ++t) {
-      const uint32_t lo = g_.imageEnd();
+      const uint32_t lo = imageEnd_;
       std::vector<uint8_t> blob(next_[t] - lo, 0);
       for (const auto& [addr, bytes] : data_[t])
         std::copy(bytes.begin(), bytes.end(), blob.begin() + (addr - lo));
@@ -752,6 +766,8 @@ std::string CompileReport::toJson() const {
   j["vertices"] = vertices;
   j["syncs"] = syncs;
   j["hostSyncs"] = hostSyncs;
+  j["codeImageBytes"] = codeImageBytes;
+  j["codelets"] = codelets;
   auto& tl = j["tiles"] = nlohmann::ordered_json::array();
   for (const TileMemoryReport& t : tiles) {
     nlohmann::ordered_json lg = nlohmann::ordered_json::array();
@@ -784,8 +800,10 @@ std::string CompileReport::toJson() const {
 std::string CompileReport::summary() const {
   std::string s = fmt::format(
       "compiled for {} tiles x {} bytes in {:.3f} s: {} compute sets, {} vertices, "
-      "{} syncs, {} host syncs\n",
-      target.tiles, target.tileMemBytes, seconds, computeSets, vertices, syncs, hostSyncs);
+      "{} syncs, {} host syncs\n"
+      "codelet image: {} bytes on every tile (the runtime and {} codelets: {})\n",
+      target.tiles, target.tileMemBytes, seconds, computeSets, vertices, syncs, hostSyncs,
+      codeImageBytes, codelets.size(), fmt::join(codelets, ", "));
   std::vector<const TileMemoryReport*> byUse;
   for (const TileMemoryReport& t : tiles) byUse.push_back(&t);
   std::sort(byUse.begin(), byUse.end(), [](auto* a, auto* b) { return a->used() > b->used(); });

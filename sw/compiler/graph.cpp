@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <map>
 
+#include "codelet_linker.hpp"
 #include "exchange_encoding.hpp"
 #include "tessera/control.h"
-#include "tessera/elf_image.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -25,75 +25,6 @@ namespace {
 
 std::atomic<uint64_t> nextGraphId{1};
 
-// Read a NUL-terminated string of the image at addr.
-std::string readString(const ElfImage& img, uint32_t addr, const std::string& path) {
-  std::string s;
-  for (;;) {
-    const uint32_t base = addr & ~3u;
-    auto w = img.word(base);
-    if (!w)
-      throw Error(fmt::format("{}: codelet text at 0x{:08x} is outside the image", path, addr));
-    const char c = static_cast<char>((*w >> (8 * (addr - base))) & 0xffu);
-    if (c == '\0') return s;
-    s.push_back(c);
-    ++addr;
-    if (s.size() > 4096)
-      throw Error(fmt::format("{}: codelet text at 0x{:08x} is unterminated", path, addr));
-  }
-}
-
-FieldKind parseKind(const std::string& k, const std::string& where) {
-  if (k == "Input") return FieldKind::Input;
-  if (k == "Output") return FieldKind::Output;
-  if (k == "InOut") return FieldKind::InOut;
-  if (k == "Param") return FieldKind::Param;
-  throw Error(fmt::format("{}: unknown field kind \"{}\"", where, k));
-}
-
-// Parse every descriptor between __tess_codelets_start and __tess_codelets_end.
-std::vector<CodeletInfo> readCodelets(const ElfImage& img, const std::string& path) {
-  auto start = img.symbol("__tess_codelets_start");
-  auto end = img.symbol("__tess_codelets_end");
-  if (!start || !end) {
-    throw Error(
-        fmt::format("{}: not a codelet image (no __tess_codelets_start/_end symbols)", path));
-  }
-  std::vector<CodeletInfo> out;
-  for (uint32_t a = *start; a + 16 <= *end; a += 16) {
-    auto magic = img.word(a);
-    auto entry = img.word(a + 4);
-    auto bytes = img.word(a + 8);
-    auto text = img.word(a + 12);
-    if (!magic || *magic != TESS_CODELET_MAGIC || !entry || !bytes || !text) {
-      throw Error(fmt::format("{}: bad codelet descriptor at 0x{:08x}", path, a));
-    }
-    CodeletInfo c;
-    c.entry = *entry;
-    c.stateBytes = *bytes;
-    uint32_t t = *text;
-    c.name = readString(img, t, path);
-    t += static_cast<uint32_t>(c.name.size()) + 1;
-    for (;;) {
-      std::string f = readString(img, t, path);
-      if (f.empty()) break;
-      t += static_cast<uint32_t>(f.size()) + 1;
-      const auto sp1 = f.find(' ');
-      const auto sp2 = f.rfind(' ');
-      if (sp1 == std::string::npos || sp1 == sp2) {
-        throw Error(fmt::format("{}: codelet {}: bad field \"{}\"", path, c.name, f));
-      }
-      c.fields.push_back({f.substr(sp2 + 1), parseKind(f.substr(0, sp1), path + ": " + c.name),
-                          f.substr(sp1 + 1, sp2 - sp1 - 1)});
-    }
-    if (c.stateBytes != 8 * c.fields.size()) {
-      throw Error(fmt::format("{}: codelet {}: state of {} bytes for {} fields", path, c.name,
-                              c.stateBytes, c.fields.size()));
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
 bool typeMatches(const std::string& fieldType, ElemType t) {
   if (t == ElemType::Float32) return fieldType == "float";
   return fieldType == "int32_t" || fieldType == "uint32_t" || fieldType == "int";
@@ -108,7 +39,7 @@ struct Graph::Impl {
   std::vector<CodeletInfo> codelets;
   std::map<std::string, size_t, std::less<>> codeletIndex;
   uint32_t imageEnd = 0;
-  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> segments;
+  std::shared_ptr<const CodeletLibrary> library;
   std::vector<GraphVariable> variables;
   std::vector<std::string> computeSets;
   std::vector<GraphVertex> vertices;
@@ -127,14 +58,14 @@ Graph::Graph(Target target, std::string codeletsPath) : impl_(std::make_unique<I
   impl_->id = nextGraphId++;
   impl_->target = target;
   impl_->codeletsPath = codeletsPath;
-  ElfImage img = ElfImage::fromFile(codeletsPath, target.tileMemBytes);
-  impl_->codelets = readCodelets(img, codeletsPath);
+  // The image of every codelet gives the list addVertex checks against and the largest image a
+  // compiled graph can have; compile() links each graph's own (codelet_linker.hpp).
+  impl_->library = CodeletLibrary::fromFile(codeletsPath);
+  const std::shared_ptr<const CodeletImage> all = impl_->library->linkAll();
+  impl_->codelets = all->codelets;
   for (size_t i = 0; i < impl_->codelets.size(); ++i)
     impl_->codeletIndex[impl_->codelets[i].name] = i;
-  auto end = img.symbol("__tess_image_end");
-  if (!end) throw Error(fmt::format("{}: no __tess_image_end symbol", codeletsPath));
-  impl_->imageEnd = *end;
-  for (const ElfSegment& s : img.segments()) impl_->segments.emplace_back(s.addr, s.bytes);
+  impl_->imageEnd = all->imageEnd;
 }
 
 Graph::~Graph() = default;
@@ -155,8 +86,8 @@ const std::vector<CodeletInfo>& Graph::codelets() const {
 uint32_t Graph::imageEnd() const {
   return impl_->imageEnd;
 }
-const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& Graph::imageSegments() const {
-  return impl_->segments;
+const std::shared_ptr<const CodeletLibrary>& Graph::codeletLibrary() const {
+  return impl_->library;
 }
 uint64_t Graph::id() const {
   return impl_->id;

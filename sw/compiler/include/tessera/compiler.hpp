@@ -52,6 +52,8 @@ struct CompileReport {
   unsigned vertices = 0;
   unsigned syncs = 0;  ///< internal syncs per pass through the program
   unsigned hostSyncs = 0;
+  uint32_t codeImageBytes = 0;        ///< the linked codelet image, loaded on every tile
+  std::vector<std::string> codelets;  ///< the codelets it holds (sorted)
   std::vector<TileMemoryReport> tiles;
   std::vector<ExchangeReport> exchanges;
   /// JSON text of the whole report.

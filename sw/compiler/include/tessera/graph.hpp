@@ -30,10 +30,12 @@ struct CodeletField {
   std::string type;  ///< "float", "int32_t" or "uint32_t"
 };
 
-/// A codelet found in the codelet image.
+class CodeletLibrary;
+
+/// A codelet found in the codelet library.
 struct CodeletInfo {
   std::string name;
-  uint32_t entry = 0;       ///< address of its entry function
+  uint32_t entry = 0;       ///< address of its entry function in the image it was read from
   uint32_t stateBytes = 0;  ///< 8 bytes per field
   std::vector<CodeletField> fields;
   /// The field called name, or nullptr.
@@ -92,21 +94,22 @@ struct GraphStream {
 /// A graph for one target.
 class Graph {
  public:
-  /// A graph for target using the codelet image at codeletsPath (default: the library's
-  /// tessera_codelets.elf of this build; see defaultCodeletsPath()).
+  /// A graph for target using the codelet library at codeletsPath (default: the
+  /// libtessera_codelets.a of this build; see defaultCodeletsPath()).
   explicit Graph(Target target, std::string codeletsPath = defaultCodeletsPath());
   ~Graph();
   Graph(Graph&&) noexcept;
   Graph& operator=(Graph&&) noexcept;
 
-  /// Path of the codelet image built with this library.
+  /// Path of the codelet library built with this compiler ($TESSERA_CODELETS overrides it).
   static std::string defaultCodeletsPath();
 
   /// The target.
   const Target& target() const;
   /// The codelet called name; throws naming the known ones if it does not exist.
   const CodeletInfo& codelet(const std::string& name) const;
-  /// All codelets of the image.
+  /// Every codelet of the library (entry: its address in the image of every codelet; a compiled
+  /// graph links its own image of the codelets it uses).
   const std::vector<CodeletInfo>& codelets() const;
 
   /// A new variable (unmapped; map it with setTileMapping before compiling).
@@ -153,10 +156,11 @@ class Graph {
   const std::vector<GraphVertex>& vertices() const;
   const std::vector<GraphStream>& streams() const;
   const std::vector<std::pair<std::string, Tensor>>& exposedTensors() const;
-  /// Address where the codelet image ends (the first free byte of every tile).
+  /// Where the image of every codelet ends: an upper bound of the image a compiled graph loads,
+  /// which holds only the codelets its vertices use (for planning memory before compiling).
   uint32_t imageEnd() const;
-  /// The codelet image's loadable segments (the same on every tile).
-  const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& imageSegments() const;
+  /// The relocatable codelet library the compiler links each graph's image from.
+  const std::shared_ptr<const CodeletLibrary>& codeletLibrary() const;
   /// Identity shared by the tensors of this graph.
   uint64_t id() const;
 

@@ -1,0 +1,24 @@
+// tessera-bench conv: the efficiency of conv2d and its gradients (docs/library.md, "conv2d and
+// pooling").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tessera::bench {
+
+/// Options of `tessera-bench conv`.
+struct ConvBenchOptions {
+  std::string device = "model";
+  unsigned tiles = 16;
+  uint32_t memKiB = 624;  ///< the IPU's; LeNet's first layer at batch 32 does not fit 64 KiB tiles
+  size_t batch = 32;
+  bool backward = true;  ///< also the gradients to the input and to the weights
+};
+
+/// Compile and run each conv layer of LeNet (one op per program) and print cycles, fused
+/// multiply-adds per cycle per tile and the share of the peak (1 FMA/cycle/tile); 0 on success.
+int runConvBench(const ConvBenchOptions& options);
+
+}  // namespace tessera::bench

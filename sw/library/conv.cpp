@@ -1,0 +1,538 @@
+// conv2d and pooling, forward and backward (docs/library.md, "conv2d and pooling").
+#include "tessera/conv.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "tessera/error.hpp"
+#include "tessera/ops.hpp"
+#include "tile_chunks.hpp"
+
+namespace tessera::ops {
+
+namespace {
+
+size_t ceilDiv(size_t a, size_t b) {
+  return (a + b - 1) / b;
+}
+
+// ceil(a / b) for a signed a, b > 0.
+long ceilDivS(long a, long b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+// floor(a / b) for a signed a, b > 0.
+long floorDivS(long a, long b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+std::string shapeText(const std::vector<size_t>& s) {
+  return fmt::format("[{}]", fmt::join(s, ","));
+}
+
+// One tile's share of an [N, C, R, *] result: sample n, channels [c0, c1), rows [r0, r1).
+struct Block {
+  unsigned tile;
+  size_t n, c0, c1, r0, r1;
+};
+
+// The result cut into units (sample, channel range, row range), as many as the tiles need
+// (rows first, then channels, when the batch is smaller than the tile count), dealt to the tiles
+// in runs of consecutive units; a tile's consecutive row ranges of one sample and channel range
+// merge into one block. So each tile's elements of a block are contiguous in its memory.
+std::vector<Block> planBlocks(size_t tiles, size_t N, size_t C, size_t R) {
+  const size_t qh = std::min(R, ceilDiv(tiles, N));
+  const size_t qc = std::min(C, ceilDiv(tiles, N * qh));
+  const size_t units = N * qc * qh;
+  std::vector<Block> out;
+  for (size_t t = 0; t < tiles; ++t) {
+    for (size_t u = units * t / tiles; u < units * (t + 1) / tiles; ++u) {
+      const size_t n = u / (qc * qh), ci = u / qh % qc, ri = u % qh;
+      const Block b{static_cast<unsigned>(t), n,           C * ci / qc,
+                    C * (ci + 1) / qc,        R * ri / qh, R * (ri + 1) / qh};
+      Block* last = out.empty() ? nullptr : &out.back();
+      if (last && last->tile == b.tile && last->n == b.n && last->c0 == b.c0 && last->r1 == b.r0) {
+        last->r1 = b.r1;
+      } else {
+        out.push_back(b);
+      }
+    }
+  }
+  return out;
+}
+
+// Parts of a block for its vertices: rows [row, row + rows) by channels [c, c + n), a grid with
+// the smallest largest part; channels in groups of `grain` (the forward codelet's 6-channel block).
+struct Part {
+  size_t row, rows, c, n;
+};
+
+std::vector<Part> splitBlock(size_t R, size_t C, size_t parts, size_t grain) {
+  const size_t cg = ceilDiv(C, grain);
+  size_t bestR = 1, bestC = 1, bestLoad = SIZE_MAX;
+  for (size_t pr = 1; pr <= std::min(R, parts); ++pr) {
+    for (size_t pc = 1; pr * pc <= parts && pc <= cg; ++pc) {
+      const size_t load = ceilDiv(R, pr) * std::min(C, ceilDiv(cg, pc) * grain);
+      if (load < bestLoad) bestLoad = load, bestR = pr, bestC = pc;
+    }
+  }
+  std::vector<Part> out;
+  for (size_t i = 0; i < bestR; ++i) {
+    const size_t r0 = R * i / bestR, r1 = R * (i + 1) / bestR;
+    for (size_t j = 0; j < bestC; ++j) {
+      const size_t c0 = std::min(C, grain * (cg * j / bestC)),
+                   c1 = std::min(C, grain * (cg * (j + 1) / bestC));
+      if (r0 < r1 && c0 < c1) out.push_back({r0, r1 - r0, c0, c1 - c0});
+    }
+  }
+  return out;
+}
+
+// Vertices per block so that each tile has about one per context.
+std::vector<size_t> partsPerBlock(const std::vector<Block>& blocks, size_t tiles, size_t contexts) {
+  std::vector<size_t> count(tiles, 0);
+  for (const Block& b : blocks) ++count[b.tile];
+  std::vector<size_t> out;
+  for (const Block& b : blocks) out.push_back(std::max<size_t>(1, contexts / count[b.tile]));
+  return out;
+}
+
+uint32_t pack(size_t lo, size_t hi) {
+  return static_cast<uint32_t>(lo | (hi << 16));
+}
+uint32_t bits(long v) {
+  return static_cast<uint32_t>(static_cast<int32_t>(v));
+}
+
+void check4d(const Tensor& t, const char* what, const std::string& name) {
+  if (t.rank() != 4 || t.elementType() != ElemType::Float32) {
+    throw Error(fmt::format("{}: {} \"{}\" must be a float32 [N, C, H, W] tensor, got {} {}", name,
+                            what, t.debugName(), elemTypeName(t.elementType()), t.shapeString()));
+  }
+}
+
+// Every size a codelet receives packed in 16 bits.
+void checkPacked(const std::string& name, std::initializer_list<size_t> sizes) {
+  for (size_t s : sizes) {
+    if (s > 0xffff)
+      throw Error(fmt::format("{}: size {} exceeds the codelets' 16-bit fields (65535)", name, s));
+  }
+}
+
+struct Geom {
+  size_t N, C, H, W, OC, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw, G, icg, ocg;
+};
+
+Geom convGeom(const std::vector<size_t>& in, const std::vector<size_t>& w, const Conv2dParams& p,
+              const std::string& name) {
+  const std::vector<size_t> o = conv2dOutputShape(in, w, p, name);
+  Geom g{in[0],
+         in[1],
+         in[2],
+         in[3],
+         w[0],
+         w[2],
+         w[3],
+         o[2],
+         o[3],
+         p.stride[0],
+         p.stride[1],
+         p.padding[0],
+         p.padding[1],
+         p.dilation[0],
+         p.dilation[1],
+         p.groups,
+         in[1] / p.groups,
+         w[0] / p.groups};
+  checkPacked(
+      name, {g.N, g.C, g.H, g.W, g.OC, g.KH, g.KW, g.OH, g.OW, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw});
+  return g;
+}
+
+// Rows [lo, hi) of a dimension of size `size`, clamped; an empty range becomes one row that no
+// tap reaches (the codelets bound every tap by the range they are told).
+std::pair<size_t, size_t> clampRows(long lo, long hi, size_t size) {
+  const long s = static_cast<long>(size);
+  long a = std::clamp(lo, 0L, s), b = std::clamp(hi, 0L, s);
+  if (a >= b) a = std::min(a, s - 1), b = a + 1;
+  return {static_cast<size_t>(a), static_cast<size_t>(b)};
+}
+
+}  // namespace
+
+std::vector<size_t> conv2dOutputShape(const std::vector<size_t>& in, const std::vector<size_t>& w,
+                                      const Conv2dParams& p, const std::string& name) {
+  auto bad = [&](const std::string& why) {
+    return Error(fmt::format(
+        "{}: conv2d of input {} with weights {} (stride {}x{}, padding {}x{}, dilation {}x{}, "
+        "groups {}): {}",
+        name, shapeText(in), shapeText(w), p.stride[0], p.stride[1], p.padding[0], p.padding[1],
+        p.dilation[0], p.dilation[1], p.groups, why));
+  };
+  if (in.size() != 4 || w.size() != 4) throw bad("input and weights must be 4-D");
+  if (p.groups == 0 || p.stride[0] == 0 || p.stride[1] == 0 || p.dilation[0] == 0 ||
+      p.dilation[1] == 0) {
+    throw bad("groups, strides and dilations must be at least 1");
+  }
+  if (in[1] % p.groups || w[0] % p.groups)
+    throw bad("channels and output channels must be multiples of groups");
+  if (w[1] != in[1] / p.groups)
+    throw bad(fmt::format("weights must have {} input channels", in[1] / p.groups));
+  for (size_t v : {in[0], in[1], in[2], in[3], w[0], w[2], w[3]}) {
+    if (v == 0) throw bad("every dimension must be at least 1");
+  }
+  const long eh = static_cast<long>(in[2] + 2 * p.padding[0]) -
+                  static_cast<long>(p.dilation[0] * (w[2] - 1)) - 1;
+  const long ew = static_cast<long>(in[3] + 2 * p.padding[1]) -
+                  static_cast<long>(p.dilation[1] * (w[3] - 1)) - 1;
+  if (eh < 0 || ew < 0) throw bad("the dilated kernel is larger than the padded input");
+  return {in[0], w[0], static_cast<size_t>(eh) / p.stride[0] + 1,
+          static_cast<size_t>(ew) / p.stride[1] + 1};
+}
+
+std::vector<size_t> pool2dOutputShape(const std::vector<size_t>& in, const Pool2dParams& p,
+                                      const std::string& name) {
+  const size_t sh = p.stride[0] ? p.stride[0] : p.kernel[0],
+               sw = p.stride[1] ? p.stride[1] : p.kernel[1];
+  auto bad = [&](const std::string& why) {
+    return Error(fmt::format(
+        "{}: pooling of input {} (kernel {}x{}, stride {}x{}, padding {}x{}): {}", name,
+        shapeText(in), p.kernel[0], p.kernel[1], sh, sw, p.padding[0], p.padding[1], why));
+  };
+  if (in.size() != 4) throw bad("the input must be 4-D");
+  if (p.kernel[0] == 0 || p.kernel[1] == 0) throw bad("the kernel must be at least 1x1");
+  if (2 * p.padding[0] > p.kernel[0] || 2 * p.padding[1] > p.kernel[1]) {
+    throw bad("padding must be at most half the kernel");
+  }
+  for (size_t v : in) {
+    if (v == 0) throw bad("every dimension must be at least 1");
+  }
+  if (in[2] + 2 * p.padding[0] < p.kernel[0] || in[3] + 2 * p.padding[1] < p.kernel[1]) {
+    throw bad("the kernel is larger than the padded input");
+  }
+  return {in[0], in[1], (in[2] + 2 * p.padding[0] - p.kernel[0]) / sh + 1,
+          (in[3] + 2 * p.padding[1] - p.kernel[1]) / sw + 1};
+}
+
+Tensor createConv2dInput(Graph& graph, const std::vector<size_t>& shape, const std::string& name) {
+  if (shape.size() != 4)
+    throw Error(fmt::format("{}: a conv2d input is [N, C, H, W], got {}", name, shapeText(shape)));
+  Tensor t = graph.addVariable(ElemType::Float32, shape, name);
+  for (const Block& b : planBlocks(graph.target().tiles, shape[0], shape[1], shape[2])) {
+    graph.setTileMapping(t[b.n].slice(b.c0, b.c1, 0).slice(b.r0, b.r1, 1), b.tile);
+  }
+  return t;
+}
+
+Tensor conv2d(Graph& graph, const Tensor& in, const Tensor& weights, const Tensor& bias,
+              Sequence& prog, const std::string& name, const Conv2dParams& p) {
+  check4d(in, "input", name);
+  check4d(weights, "weights", name);
+  const Geom g = convGeom(in.shape(), weights.shape(), p, name);
+  Tensor b = bias;
+  if (b.valid()) {
+    if (b.rank() != 1 || b.dim(0) != g.OC || b.elementType() != ElemType::Float32) {
+      throw Error(fmt::format("{}: bias \"{}\" must be float32 [{}], got {}", name, b.debugName(),
+                              g.OC, b.shapeString()));
+    }
+  } else {
+    // Starting the chain from +0 is what no bias means (fmaf(a, b, +0) == a * b).
+    const std::vector<float> zeros(g.OC, 0.0f);
+    b = graph.addConstant({g.OC}, zeros, name + "/nobias");
+    mapLinearly(graph, b);
+  }
+  const size_t tiles = graph.target().tiles;
+  Tensor out = graph.addVariable(ElemType::Float32, {g.N, g.OC, g.OH, g.OW}, name);
+  // Weights as [taps, OC]: a block's columns gather tap-major, as the codelet reads them.
+  const Tensor wT = weights.reshape({g.OC, g.icg * g.KH * g.KW}).transpose();
+  ComputeSet cs = graph.addComputeSet(name);
+  const std::vector<Block> blocks = planBlocks(tiles, g.N, g.OC, g.OH);
+  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& bk = blocks[bi];
+    const Tensor ob = out[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
+    graph.setTileMapping(ob, bk.tile);
+    const size_t g0 = bk.c0 / g.ocg, g1 = (bk.c1 - 1) / g.ocg + 1;
+    const long top = static_cast<long>(bk.r0 * g.sh) - static_cast<long>(g.ph);
+    const auto [y0, y1] = clampRows(
+        top,
+        static_cast<long>((bk.r1 - 1) * g.sh + (g.KH - 1) * g.dh + 1) - static_cast<long>(g.ph),
+        g.H);
+    const Tensor slab = in[bk.n].slice(g0 * g.icg, g1 * g.icg, 0).slice(y0, y1, 1).flatten();
+    const Tensor wb = wT.slice(bk.c0, bk.c1, 1).flatten();
+    const Tensor bb = b.slice(bk.c0, bk.c1);
+    for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], 6)) {
+      VertexRef v = graph.addVertex(cs, "Conv2d",
+                                    {{"in", slab}, {"w", wb}, {"bias", bb}, {"out", ob.flatten()}});
+      graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
+      graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
+      graph.setFieldValue(v, "dilation", pack(g.dh, g.dw));
+      graph.setFieldValue(v, "colPad", static_cast<uint32_t>(g.pw));
+      graph.setFieldValue(v, "inSize", pack(y1 - y0, g.W));
+      graph.setFieldValue(v, "outSize", pack(bk.r1 - bk.r0, g.OW));
+      graph.setFieldValue(v, "channels", pack(g.icg, g.ocg));
+      graph.setFieldValue(v, "rowBase", bits(top - static_cast<long>(y0)));
+      graph.setFieldValue(v, "ocFirst", static_cast<uint32_t>(bk.c0 % g.ocg));
+      graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
+      graph.setFieldValue(v, "ocs", pack(pt.c, pt.n));
+      graph.setTileMapping(v, bk.tile);
+    }
+  }
+  prog.add(Execute(cs, name));
+  return out;
+}
+
+Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& weights,
+                           const std::vector<size_t>& inShape, Sequence& prog,
+                           const std::string& name, const Conv2dParams& p) {
+  check4d(gradOut, "gradient", name);
+  check4d(weights, "weights", name);
+  const Geom g = convGeom(inShape, weights.shape(), p, name);
+  if (gradOut.shape() != std::vector<size_t>{g.N, g.OC, g.OH, g.OW}) {
+    throw Error(fmt::format("{}: gradient \"{}\" is {}, conv2d's output is [{},{},{},{}]", name,
+                            gradOut.debugName(), gradOut.shapeString(), g.N, g.OC, g.OH, g.OW));
+  }
+  const size_t tiles = graph.target().tiles;
+  Tensor dx = graph.addVariable(ElemType::Float32, inShape, name);
+  ComputeSet cs = graph.addComputeSet(name);
+  const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.H);
+  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& bk = blocks[bi];
+    const Tensor db = dx[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
+    graph.setTileMapping(db, bk.tile);
+    const size_t g0 = bk.c0 / g.icg, g1 = (bk.c1 - 1) / g.icg + 1;
+    // Output rows oy with oy * sh - ph + kh * dh in [r0, r1) for some kh.
+    const long lo = ceilDivS(static_cast<long>(bk.r0 + g.ph) - static_cast<long>((g.KH - 1) * g.dh),
+                             static_cast<long>(g.sh));
+    const long hi = floorDivS(static_cast<long>(bk.r1 - 1 + g.ph), static_cast<long>(g.sh)) + 1;
+    const auto [y0, y1] = clampRows(lo, hi, g.OH);
+    const Tensor dys = gradOut[bk.n].slice(g0 * g.ocg, g1 * g.ocg, 0).slice(y0, y1, 1).flatten();
+    const Tensor wb = weights.slice(g0 * g.ocg, g1 * g.ocg, 0).flatten();
+    for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], 1)) {
+      VertexRef v = graph.addVertex(cs, "Conv2dBackwardInput",
+                                    {{"dy", dys}, {"w", wb}, {"dx", db.flatten()}});
+      graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
+      graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
+      graph.setFieldValue(v, "padding", pack(g.ph, g.pw));
+      graph.setFieldValue(v, "dilation", pack(g.dh, g.dw));
+      graph.setFieldValue(v, "dySize", pack(y1 - y0, g.OW));
+      graph.setFieldValue(v, "dxSize", pack(bk.r1 - bk.r0, g.W));
+      graph.setFieldValue(v, "channels", pack(g.icg, g.ocg));
+      graph.setFieldValue(v, "rowBase", static_cast<uint32_t>(bk.r0 + g.ph));
+      graph.setFieldValue(v, "dyRow0", static_cast<uint32_t>(y0));
+      graph.setFieldValue(v, "cFirst", static_cast<uint32_t>(bk.c0 % g.icg));
+      graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
+      graph.setFieldValue(v, "chans", pack(pt.c, pt.n));
+      graph.setTileMapping(v, bk.tile);
+    }
+  }
+  prog.add(Execute(cs, name));
+  return dx;
+}
+
+Tensor conv2dBackwardWeights(Graph& graph, const Tensor& in, const Tensor& gradOut,
+                             const std::vector<size_t>& weightsShape, Sequence& prog,
+                             const std::string& name, const Conv2dParams& p) {
+  check4d(in, "input", name);
+  check4d(gradOut, "gradient", name);
+  const Geom g = convGeom(in.shape(), weightsShape, p, name);
+  if (gradOut.shape() != std::vector<size_t>{g.N, g.OC, g.OH, g.OW}) {
+    throw Error(fmt::format("{}: gradient \"{}\" is {}, conv2d's output is [{},{},{},{}]", name,
+                            gradOut.debugName(), gradOut.shapeString(), g.N, g.OC, g.OH, g.OW));
+  }
+  const size_t tiles = graph.target().tiles;
+  const size_t E = g.icg * g.KH * g.KW;
+  // One partial per sample; tiles take sample ranges, and output channel ranges when the batch is
+  // smaller than the tile count.
+  const size_t pn = std::min(g.N, tiles), po = std::min(g.OC, std::max<size_t>(1, tiles / pn));
+  Tensor partials =
+      graph.addVariable(ElemType::Float32, {g.N, g.OC, g.icg, g.KH, g.KW}, name + "/samples");
+  ComputeSet cs = graph.addComputeSet(name);
+  for (size_t i = 0; i < pn; ++i) {
+    const size_t n0 = g.N * i / pn, n1 = g.N * (i + 1) / pn;
+    for (size_t j = 0; j < po; ++j) {
+      const size_t o0 = g.OC * j / po, o1 = g.OC * (j + 1) / po;
+      const unsigned tile = static_cast<unsigned>(i * po + j);
+      const Tensor pb = partials.slice(n0, n1, 0).slice(o0, o1, 1);
+      graph.setTileMapping(pb, tile);
+      const size_t g0 = o0 / g.ocg, g1 = (o1 - 1) / g.ocg + 1;
+      const Tensor xs = in.slice(n0, n1, 0).slice(g0 * g.icg, g1 * g.icg, 1).flatten();
+      const Tensor dys = gradOut.slice(n0, n1, 0).slice(o0, o1, 1).flatten();
+      const size_t count = pb.numElements();
+      const size_t vparts = std::min<size_t>(count, graph.target().contexts);
+      for (size_t v = 0; v < vparts; ++v) {
+        const size_t e0 = count * v / vparts, e1 = count * (v + 1) / vparts;
+        VertexRef vx = graph.addVertex(cs, "Conv2dBackwardWeights",
+                                       {{"x", xs}, {"dy", dys}, {"dw", pb.flatten()}});
+        graph.setFieldValue(vx, "kernel", pack(g.KH, g.KW));
+        graph.setFieldValue(vx, "stride", pack(g.sh, g.sw));
+        graph.setFieldValue(vx, "padding", pack(g.ph, g.pw));
+        graph.setFieldValue(vx, "dilation", pack(g.dh, g.dw));
+        graph.setFieldValue(vx, "inSize", pack(g.H, g.W));
+        graph.setFieldValue(vx, "outSize", pack(g.OH, g.OW));
+        graph.setFieldValue(vx, "channels", pack(g.icg, g.ocg));
+        graph.setFieldValue(vx, "ocFirst", static_cast<uint32_t>(o0 % g.ocg));
+        graph.setFieldValue(vx, "outChannels", static_cast<uint32_t>(o1 - o0));
+        graph.setFieldValue(vx, "first", static_cast<uint32_t>(e0));
+        graph.setFieldValue(vx, "count", static_cast<uint32_t>(e1 - e0));
+        graph.setTileMapping(vx, tile);
+      }
+    }
+  }
+  prog.add(Execute(cs, name));
+  if (g.N == 1) return partials.reshape(weightsShape);
+  return reduceSum(graph, partials.reshape({g.N, g.OC * E}), 0, prog, name + "/sum")
+      .reshape(weightsShape);
+}
+
+Tensor conv2dBackwardBias(Graph& graph, const Tensor& gradOut, Sequence& prog,
+                          const std::string& name) {
+  check4d(gradOut, "gradient", name);
+  const size_t N = gradOut.dim(0), OC = gradOut.dim(1), S = gradOut.dim(2) * gradOut.dim(3);
+  const Tensor perSample =
+      reduceSum(graph, gradOut.reshape({N * OC, S}), 1, prog, name + "/planes");
+  if (N == 1) return perSample;
+  return reduceSum(graph, perSample.reshape({N, OC}), 0, prog, name + "/samples");
+}
+
+namespace {
+
+struct PoolGeom {
+  size_t N, C, H, W, KH, KW, sh, sw, ph, pw, OH, OW;
+};
+
+PoolGeom poolGeom(const std::vector<size_t>& in, const Pool2dParams& p, const std::string& name) {
+  const std::vector<size_t> o = pool2dOutputShape(in, p, name);
+  PoolGeom g{in[0],
+             in[1],
+             in[2],
+             in[3],
+             p.kernel[0],
+             p.kernel[1],
+             p.stride[0] ? p.stride[0] : p.kernel[0],
+             p.stride[1] ? p.stride[1] : p.kernel[1],
+             p.padding[0],
+             p.padding[1],
+             o[2],
+             o[3]};
+  checkPacked(name, {g.N, g.C, g.H, g.W, g.KH, g.KW, g.sh, g.sw, g.ph, g.pw, g.OH, g.OW});
+  return g;
+}
+
+Tensor poolForward(Graph& graph, const Tensor& in, Sequence& prog, const std::string& name,
+                   const Pool2dParams& p, const char* codelet) {
+  check4d(in, "input", name);
+  const PoolGeom g = poolGeom(in.shape(), p, name);
+  const size_t tiles = graph.target().tiles;
+  Tensor out = graph.addVariable(ElemType::Float32, {g.N, g.C, g.OH, g.OW}, name);
+  ComputeSet cs = graph.addComputeSet(name);
+  const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.OH);
+  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& bk = blocks[bi];
+    const Tensor ob = out[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
+    graph.setTileMapping(ob, bk.tile);
+    const long top = static_cast<long>(bk.r0 * g.sh) - static_cast<long>(g.ph);
+    const auto [y0, y1] =
+        clampRows(top, static_cast<long>((bk.r1 - 1) * g.sh + g.KH) - static_cast<long>(g.ph), g.H);
+    const Tensor slab = in[bk.n].slice(bk.c0, bk.c1, 0).slice(y0, y1, 1).flatten();
+    for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], 1)) {
+      VertexRef v = graph.addVertex(cs, codelet, {{"in", slab}, {"out", ob.flatten()}});
+      graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
+      graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
+      graph.setFieldValue(v, "colPad", static_cast<uint32_t>(g.pw));
+      graph.setFieldValue(v, "inSize", pack(y1 - y0, g.W));
+      graph.setFieldValue(v, "outSize", pack(bk.r1 - bk.r0, g.OW));
+      graph.setFieldValue(v, "rowBase", bits(top - static_cast<long>(y0)));
+      graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
+      graph.setFieldValue(v, "chans", pack(pt.c, pt.n));
+      graph.setTileMapping(v, bk.tile);
+    }
+  }
+  prog.add(Execute(cs, name));
+  return out;
+}
+
+// The gradient of a pooling layer: dx blocks, the gradient rows of the windows that reach each
+// (and, for max pooling, the input rows of those windows).
+Tensor poolBackward(Graph& graph, const Tensor* in, const Tensor& gradOut,
+                    const std::vector<size_t>& inShape, Sequence& prog, const std::string& name,
+                    const Pool2dParams& p) {
+  check4d(gradOut, "gradient", name);
+  const PoolGeom g = poolGeom(inShape, p, name);
+  if (gradOut.shape() != std::vector<size_t>{g.N, g.C, g.OH, g.OW}) {
+    throw Error(fmt::format("{}: gradient \"{}\" is {}, the pooling's output is [{},{},{},{}]",
+                            name, gradOut.debugName(), gradOut.shapeString(), g.N, g.C, g.OH,
+                            g.OW));
+  }
+  const size_t tiles = graph.target().tiles;
+  Tensor dx = graph.addVariable(ElemType::Float32, inShape, name);
+  ComputeSet cs = graph.addComputeSet(name);
+  const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.H);
+  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& bk = blocks[bi];
+    const Tensor db = dx[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
+    graph.setTileMapping(db, bk.tile);
+    // Windows oy with oy * sh - ph <= iy < oy * sh - ph + KH for some iy in [r0, r1).
+    const long lo = ceilDivS(static_cast<long>(bk.r0 + g.ph) - static_cast<long>(g.KH) + 1,
+                             static_cast<long>(g.sh));
+    const long hi = floorDivS(static_cast<long>(bk.r1 - 1 + g.ph), static_cast<long>(g.sh)) + 1;
+    const auto [d0, d1] = clampRows(lo, hi, g.OH);
+    const Tensor dys = gradOut[bk.n].slice(bk.c0, bk.c1, 0).slice(d0, d1, 1).flatten();
+    const auto [x0, x1] =
+        clampRows(static_cast<long>(d0 * g.sh) - static_cast<long>(g.ph),
+                  static_cast<long>((d1 - 1) * g.sh + g.KH) - static_cast<long>(g.ph), g.H);
+    for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], 1)) {
+      VertexRef v;
+      if (in) {
+        const Tensor xs = (*in)[bk.n].slice(bk.c0, bk.c1, 0).slice(x0, x1, 1).flatten();
+        v = graph.addVertex(cs, "MaxPoolGrad", {{"x", xs}, {"dy", dys}, {"dx", db.flatten()}});
+        graph.setFieldValue(v, "xSize", pack(x1 - x0, g.W));
+        graph.setFieldValue(v, "dxRow0", pack(bk.r0, bk.r1 - bk.r0));
+        graph.setFieldValue(v, "origin", pack(x0, d0));
+      } else {
+        v = graph.addVertex(cs, "AvgPoolGrad", {{"dy", dys}, {"dx", db.flatten()}});
+        graph.setFieldValue(v, "dxSize", pack(bk.r1 - bk.r0, g.W));
+        graph.setFieldValue(v, "origin", pack(bk.r0, d0));
+      }
+      graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
+      graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
+      graph.setFieldValue(v, "padding", pack(g.ph, g.pw));
+      graph.setFieldValue(v, "dySize", pack(d1 - d0, g.OW));
+      graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
+      graph.setFieldValue(v, "chans", pack(pt.c, pt.n));
+      graph.setTileMapping(v, bk.tile);
+    }
+  }
+  prog.add(Execute(cs, name));
+  return dx;
+}
+
+}  // namespace
+
+Tensor maxPool2d(Graph& graph, const Tensor& in, Sequence& prog, const std::string& name,
+                 const Pool2dParams& p) {
+  return poolForward(graph, in, prog, name, p, "MaxPool");
+}
+
+Tensor avgPool2d(Graph& graph, const Tensor& in, Sequence& prog, const std::string& name,
+                 const Pool2dParams& p) {
+  return poolForward(graph, in, prog, name, p, "AvgPool");
+}
+
+Tensor maxPool2dBackward(Graph& graph, const Tensor& in, const Tensor& gradOut, Sequence& prog,
+                         const std::string& name, const Pool2dParams& p) {
+  check4d(in, "input", name);
+  return poolBackward(graph, &in, gradOut, in.shape(), prog, name, p);
+}
+
+Tensor avgPool2dBackward(Graph& graph, const Tensor& gradOut, const std::vector<size_t>& inShape,
+                         Sequence& prog, const std::string& name, const Pool2dParams& p) {
+  return poolBackward(graph, nullptr, gradOut, inShape, prog, name, p);
+}
+
+}  // namespace tessera::ops

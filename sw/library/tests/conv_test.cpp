@@ -1,0 +1,407 @@
+// conv2d and pooling, forward and backward (tessera/conv.hpp), on each backend of
+// TESSERA_TEST_DEVICES against tessera/conv_reference.hpp bit for bit, over fixed awkward shapes
+// and random ones; and the references' gradients against finite differences in double precision
+// (docs/library.md, "conv2d and pooling").
+#include "tessera/conv.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+
+#include "tessera/compiler.hpp"
+#include "tessera/conv_reference.hpp"
+#include "tessera/engine.hpp"
+#include "tessera/ops.hpp"
+
+namespace tessera {
+namespace {
+
+namespace ref = ops::reference;
+
+std::vector<std::string> devices() {
+  std::vector<std::string> out;
+  std::stringstream ss(TESSERA_TEST_DEVICES);
+  for (std::string d; std::getline(ss, d, ',');) out.push_back(d);
+  return out;
+}
+
+std::vector<float> randomFloats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+size_t count(const std::vector<size_t>& s) {
+  size_t n = 1;
+  for (size_t d : s) n *= d;
+  return n;
+}
+
+void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want,
+                    const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
+  }
+}
+
+struct ConvCase {
+  std::vector<size_t> in, w;
+  ops::Conv2dParams p;
+  bool bias;
+  std::string text() const {
+    return fmt::format("in [{}] w [{}] stride {}x{} pad {}x{} dil {}x{} groups {}{}",
+                       fmt::join(in, ","), fmt::join(w, ","), p.stride[0], p.stride[1],
+                       p.padding[0], p.padding[1], p.dilation[0], p.dilation[1], p.groups,
+                       bias ? " bias" : "");
+  }
+};
+
+ConvCase convCase(std::vector<size_t> in, std::vector<size_t> w, std::array<size_t, 2> s,
+                  std::array<size_t, 2> pd, std::array<size_t, 2> d, size_t g, bool bias) {
+  ConvCase c{std::move(in), std::move(w), {}, bias};
+  c.p.stride = s, c.p.padding = pd, c.p.dilation = d, c.p.groups = g;
+  return c;
+}
+
+// A random valid convolution whose tensors stay below `maxElems` elements each.
+ConvCase randomConv(std::mt19937& rng, size_t maxElems) {
+  auto pick = [&](size_t lo, size_t hi) {
+    return std::uniform_int_distribution<size_t>(lo, hi)(rng);
+  };
+  for (;;) {
+    const size_t g = pick(0, 3) == 0 ? pick(2, 3) : 1;
+    const bool depthwise = pick(0, 4) == 0;
+    const size_t C = depthwise ? pick(2, 5) : g * pick(1, 3);
+    const size_t G = depthwise ? C : g;
+    const size_t OC = G * pick(1, 3);
+    ConvCase c = convCase({pick(1, 3), C, pick(3, 11), pick(3, 11)},
+                          {OC, C / G, pick(1, 4), pick(1, 4)}, {pick(1, 3), pick(1, 3)},
+                          {pick(0, 2), pick(0, 2)}, {pick(1, 2), pick(1, 2)}, G, pick(0, 1) == 1);
+    std::vector<size_t> out;
+    try {
+      out = ops::conv2dOutputShape(c.in, c.w, c.p, "random");
+    } catch (const Error&) {
+      continue;
+    }
+    if (count(c.in) <= maxElems && count(out) <= maxElems) return c;
+  }
+}
+
+class ConvTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  static constexpr unsigned kTiles = 4;
+  bool rtl() const { return GetParam() == "rtl"; }
+  // Tile memory: the RTL's 64 KiB, more for the model-only larger shapes.
+  uint32_t mem = 65536;
+
+  // Compile graph + prog, run on the parameter's device, read each output.
+  std::map<std::string, std::vector<float>> run(
+      Graph& graph, Sequence& prog, const std::vector<std::pair<std::string, Tensor>>& outputs) {
+    for (const auto& [name, t] : outputs) graph.exposeTensor(name, t);
+    Compiled c = compile(graph, prog);
+    DeviceOptions o;
+    o.tiles = kTiles;
+    o.tileMemBytes = mem;
+    auto dev = openDevice(GetParam(), o);
+    Engine engine(*dev, c.executable);
+    RunResult r = engine.run(2'000'000'000);
+    EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
+    std::map<std::string, std::vector<float>> out;
+    for (const auto& [name, t] : outputs) {
+      std::vector<uint8_t> bytes = engine.readTensor(name);
+      std::vector<float> f(bytes.size() / 4);
+      std::memcpy(f.data(), bytes.data(), bytes.size());
+      out[name] = f;
+    }
+    return out;
+  }
+
+  // Forward and the three gradients of one convolution against the reference.
+  void checkConv(const ConvCase& c, uint32_t seed, bool convMapped) {
+    SCOPED_TRACE(c.text());
+    Graph graph{Target{kTiles, mem, 6}};
+    Sequence prog;
+    const ref::ConvGeom g(c.in, c.w, c.p);
+    const std::vector<size_t> outShape = ops::conv2dOutputShape(c.in, c.w, c.p, "conv");
+    const std::vector<float> xv = randomFloats(count(c.in), seed),
+                             wv = randomFloats(count(c.w), seed + 1),
+                             bv = randomFloats(c.w[0], seed + 2),
+                             dyv = randomFloats(count(outShape), seed + 3);
+    Tensor x = convMapped ? ops::createConv2dInput(graph, c.in, "x")
+                          : ops::createLinear(graph, ElemType::Float32, c.in, "x");
+    Tensor w = ops::createLinear(graph, ElemType::Float32, c.w, "w");
+    Tensor b = ops::createLinear(graph, ElemType::Float32, {c.w[0]}, "b");
+    Tensor dy = ops::createLinear(graph, ElemType::Float32, outShape, "dy");
+    graph.setInitialValue(x, xv);
+    graph.setInitialValue(w, wv);
+    graph.setInitialValue(b, bv);
+    graph.setInitialValue(dy, dyv);
+    Tensor y = ops::conv2d(graph, x, w, c.bias ? b : Tensor(), prog, "conv", c.p);
+    Tensor dx = ops::conv2dBackwardInput(graph, dy, w, c.in, prog, "conv/dx", c.p);
+    Tensor dw = ops::conv2dBackwardWeights(graph, x, dy, c.w, prog, "conv/dw", c.p);
+    Tensor db = ops::conv2dBackwardBias(graph, dy, prog, "conv/db");
+    auto out = run(graph, prog, {{"y", y}, {"dx", dx}, {"dw", dw}, {"db", db}});
+    expectBitEqual(out["y"], ref::conv2d(g, xv, wv, c.bias ? &bv : nullptr), "conv2d");
+    expectBitEqual(out["dx"], ref::conv2dBackwardInput(g, dyv, wv), "conv2dBackwardInput");
+    expectBitEqual(out["dw"], ref::conv2dBackwardWeights(g, xv, dyv), "conv2dBackwardWeights");
+    expectBitEqual(out["db"], ref::conv2dBackwardBias(g, dyv), "conv2dBackwardBias");
+  }
+
+  void checkPool(const std::vector<size_t>& in, const ops::Pool2dParams& p, uint32_t seed) {
+    SCOPED_TRACE(fmt::format("in [{}] kernel {}x{} stride {}x{} pad {}x{}", fmt::join(in, ","),
+                             p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], p.padding[0],
+                             p.padding[1]));
+    Graph graph{Target{kTiles, mem, 6}};
+    Sequence prog;
+    const ref::PoolGeom g(in, p);
+    const std::vector<size_t> outShape = ops::pool2dOutputShape(in, p, "pool");
+    std::vector<float> xv = randomFloats(count(in), seed);
+    // Ties, so that the first-maximum rule is exercised.
+    for (size_t i = 0; i < xv.size(); i += 5) xv[i] = 0.5f;
+    const std::vector<float> dyv = randomFloats(count(outShape), seed + 1);
+    Tensor x = ops::createLinear(graph, ElemType::Float32, in, "x");
+    Tensor dy = ops::createLinear(graph, ElemType::Float32, outShape, "dy");
+    graph.setInitialValue(x, xv);
+    graph.setInitialValue(dy, dyv);
+    Tensor ym = ops::maxPool2d(graph, x, prog, "max", p);
+    Tensor dxm = ops::maxPool2dBackward(graph, x, dy, prog, "max/dx", p);
+    Tensor ya = ops::avgPool2d(graph, x, prog, "avg", p);
+    Tensor dxa = ops::avgPool2dBackward(graph, dy, in, prog, "avg/dx", p);
+    auto out = run(graph, prog, {{"ym", ym}, {"dxm", dxm}, {"ya", ya}, {"dxa", dxa}});
+    expectBitEqual(out["ym"], ref::maxPool2d(g, xv), "maxPool2d");
+    expectBitEqual(out["dxm"], ref::maxPool2dBackward(g, xv, dyv), "maxPool2dBackward");
+    expectBitEqual(out["ya"], ref::avgPool2d(g, xv), "avgPool2d");
+    expectBitEqual(out["dxa"], ref::avgPool2dBackward(g, dyv), "avgPool2dBackward");
+  }
+};
+
+TEST_P(ConvTest, FixedShapes) {
+  // Odd sizes, stride > kernel, padding, dilation, groups, depthwise, a 1x1 kernel, rows that
+  // see only padding, more tiles than samples.
+  std::vector<ConvCase> cases = {
+      convCase({2, 3, 9, 7}, {8, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true),
+      convCase({1, 4, 11, 10}, {6, 2, 3, 2}, {2, 3}, {1, 0}, {2, 1}, 2, false),
+      convCase({3, 4, 7, 7}, {4, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 4, true),  // depthwise
+      convCase({1, 2, 6, 9}, {3, 2, 1, 1}, {3, 4}, {2, 2}, {1, 1}, 1,
+               true),  // stride > kernel, padding only rows
+      convCase({2, 1, 12, 12}, {6, 1, 5, 5}, {1, 1}, {2, 2}, {1, 1}, 1,
+               true),  // LeNet's first layer, small
+  };
+  if (!rtl())
+    cases.push_back(convCase({5, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true));
+  uint32_t seed = 10;
+  for (const ConvCase& c : cases) {
+    mem = count(c.in) > 1000 ? 262144 : 65536;
+    checkConv(c, seed, seed % 20 == 10);
+    seed += 10;
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(ConvTest, RandomShapes) {
+  std::mt19937 rng(2024);
+  const int n = rtl() ? 2 : 12;
+  for (int i = 0; i < n; ++i) {
+    checkConv(randomConv(rng, rtl() ? 200 : 1200), 100 + 7 * static_cast<uint32_t>(i), i % 2 == 0);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(ConvTest, Pooling) {
+  auto pp = [](std::array<size_t, 2> k, std::array<size_t, 2> s, std::array<size_t, 2> pd) {
+    ops::Pool2dParams p;
+    p.kernel = k, p.stride = s, p.padding = pd;
+    return p;
+  };
+  checkPool({2, 3, 8, 8}, pp({2, 2}, {0, 0}, {0, 0}), 1);   // LeNet's max-pool 2
+  checkPool({1, 2, 9, 7}, pp({3, 3}, {2, 2}, {1, 1}), 2);   // odd sizes, padding
+  checkPool({2, 2, 7, 11}, pp({2, 3}, {3, 4}, {1, 0}), 3);  // stride > kernel
+  if (!rtl()) {
+    std::mt19937 rng(77);
+    auto pick = [&](size_t lo, size_t hi) {
+      return std::uniform_int_distribution<size_t>(lo, hi)(rng);
+    };
+    for (uint32_t i = 0; i < 6; ++i) {
+      const std::array<size_t, 2> k{pick(1, 4), pick(1, 4)};
+      checkPool({pick(1, 3), pick(1, 4), pick(4, 12), pick(4, 12)},
+                pp(k, {pick(1, 4), pick(1, 4)}, {pick(0, k[0] / 2), pick(0, k[1] / 2)}), 10 + i);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, ConvTest, ::testing::ValuesIn(devices()),
+                         [](const auto& info) { return info.param; });
+
+// ---- Gradients against finite differences (host only: the device equals the reference) ----
+
+// Loss = sum(f(v) * r) in double; its central difference along every element of v, compared with
+// the float gradient `grad`: |grad - fd| <= tol * (1 + |fd|). The ops are linear (conv, avg pool)
+// or piecewise linear (max pool, whose windows have distinct maxima here), so the difference is
+// exact up to double rounding and the tolerance covers float accumulation only.
+void checkFiniteDifferences(const std::function<std::vector<double>(const std::vector<double>&)>& f,
+                            std::vector<double> v, const std::vector<double>& r,
+                            const std::vector<float>& grad, double h, double tol,
+                            const std::string& what) {
+  ASSERT_EQ(grad.size(), v.size()) << what;
+  auto loss = [&](const std::vector<double>& a) {
+    const std::vector<double> y = f(a);
+    double s = 0;
+    for (size_t i = 0; i < y.size(); ++i) s += y[i] * r[i];
+    return s;
+  };
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double keep = v[i];
+    v[i] = keep + h;
+    const double up = loss(v);
+    v[i] = keep - h;
+    const double down = loss(v);
+    v[i] = keep;
+    const double fd = (up - down) / (2 * h);
+    ASSERT_LE(std::abs(double(grad[i]) - fd), tol * (1 + std::abs(fd))) << what << " element " << i;
+  }
+}
+
+std::vector<double> toDouble(const std::vector<float>& v) {
+  return {v.begin(), v.end()};
+}
+
+// conv2d in double (any order: double rounding is far below the tolerance).
+std::vector<double> convDouble(const ref::ConvGeom& g, const std::vector<double>& x,
+                               const std::vector<double>& w, const std::vector<double>& b) {
+  std::vector<double> y(size_t(g.N * g.OC * g.OH * g.OW));
+  for (long n = 0; n < g.N; ++n)
+    for (long o = 0; o < g.OC; ++o)
+      for (long oy = 0; oy < g.OH; ++oy)
+        for (long ox = 0; ox < g.OW; ++ox) {
+          double s = b[size_t(o)];
+          for (long c = 0; c < g.icg; ++c)
+            for (long kh = 0; kh < g.KH; ++kh)
+              for (long kw = 0; kw < g.KW; ++kw) {
+                const long iy = oy * g.sh - g.ph + kh * g.dh, ix = ox * g.sw - g.pw + kw * g.dw;
+                if (iy < 0 || iy >= g.H || ix < 0 || ix >= g.W) continue;
+                s += x[size_t(((n * g.C + (o / g.ocg) * g.icg + c) * g.H + iy) * g.W + ix)] *
+                     w[size_t(((o * g.icg + c) * g.KH + kh) * g.KW + kw)];
+              }
+          y[size_t(((n * g.OC + o) * g.OH + oy) * g.OW + ox)] = s;
+        }
+  return y;
+}
+
+TEST(ConvGradientCheck, Conv2dAgainstFiniteDifferences) {
+  // Tolerance 1e-4 relative: each float gradient sums at most ~200 products of values in [-1, 1]
+  // (accumulated error below ~200 * 2^-24 * 200 = 2.4e-3 absolute in the worst case, typically
+  // 1e-6); the double central difference of a linear loss is exact to ~1e-12.
+  std::mt19937 rng(99);
+  std::vector<ConvCase> cases = {
+      convCase({2, 4, 7, 6}, {6, 2, 3, 3}, {2, 1}, {1, 2}, {1, 2}, 2, true),
+      convCase({1, 3, 8, 8}, {3, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, true)};
+  for (int i = 0; i < 4; ++i) cases.push_back(randomConv(rng, 300));
+  uint32_t seed = 500;
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(c.text());
+    const ref::ConvGeom g(c.in, c.w, c.p);
+    const std::vector<size_t> outShape = ops::conv2dOutputShape(c.in, c.w, c.p, "conv");
+    const std::vector<float> xv = randomFloats(count(c.in), seed),
+                             wv = randomFloats(count(c.w), seed + 1),
+                             bv = randomFloats(c.w[0], seed + 2),
+                             r = randomFloats(count(outShape), seed + 3);
+    seed += 10;
+    const std::vector<double> xd = toDouble(xv), wd = toDouble(wv), bd = toDouble(bv),
+                              rd = toDouble(r);
+    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, a, wd, bd); },
+                           xd, rd, ref::conv2dBackwardInput(g, r, wv), 1e-3, 1e-4, "d/dx");
+    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, xd, a, bd); },
+                           wd, rd, ref::conv2dBackwardWeights(g, xv, r), 1e-3, 1e-4, "d/dw");
+    checkFiniteDifferences([&](const std::vector<double>& a) { return convDouble(g, xd, wd, a); },
+                           bd, rd, ref::conv2dBackwardBias(g, r), 1e-3, 1e-4, "d/db");
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(ConvGradientCheck, PoolingAgainstFiniteDifferences) {
+  // Inputs are a shuffled grid with steps of 1/64, so a window's maximum leads its runner-up by
+  // at least 1/64 and a step h = 1e-4 never changes which element wins; tolerance 1e-5 relative
+  // (the gradients are sums of a few floats).
+  std::mt19937 rng(5);
+  for (const auto& [in, k, s, pd] :
+       std::vector<std::tuple<std::vector<size_t>, std::array<size_t, 2>, std::array<size_t, 2>,
+                              std::array<size_t, 2>>>{{{2, 2, 8, 8}, {2, 2}, {2, 2}, {0, 0}},
+                                                      {{1, 3, 9, 7}, {3, 3}, {2, 2}, {1, 1}},
+                                                      {{1, 2, 7, 10}, {2, 3}, {3, 1}, {1, 1}}}) {
+    ops::Pool2dParams p;
+    p.kernel = k, p.stride = s, p.padding = pd;
+    const ref::PoolGeom g(in, p);
+    std::vector<float> xv(count(in));
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(i) / 64.0f - 1.0f;
+    std::shuffle(xv.begin(), xv.end(), rng);
+    const std::vector<float> r = randomFloats(size_t(g.N * g.C * g.OH * g.OW), 7);
+    auto maxD = [&](const std::vector<double>& a) {
+      std::vector<double> y;
+      for (long pl = 0; pl < g.N * g.C; ++pl)
+        for (long oy = 0; oy < g.OH; ++oy)
+          for (long ox = 0; ox < g.OW; ++ox) {
+            double m = -INFINITY;
+            for (long iy = std::max(0L, oy * g.sh - g.ph);
+                 iy < std::min(g.H, oy * g.sh - g.ph + g.KH); ++iy)
+              for (long ix = std::max(0L, ox * g.sw - g.pw);
+                   ix < std::min(g.W, ox * g.sw - g.pw + g.KW); ++ix)
+                m = std::max(m, a[size_t((pl * g.H + iy) * g.W + ix)]);
+            y.push_back(m);
+          }
+      return y;
+    };
+    auto avgD = [&](const std::vector<double>& a) {
+      std::vector<double> y;
+      for (long pl = 0; pl < g.N * g.C; ++pl)
+        for (long oy = 0; oy < g.OH; ++oy)
+          for (long ox = 0; ox < g.OW; ++ox) {
+            double s2 = 0;
+            for (long iy = std::max(0L, oy * g.sh - g.ph);
+                 iy < std::min(g.H, oy * g.sh - g.ph + g.KH); ++iy)
+              for (long ix = std::max(0L, ox * g.sw - g.pw);
+                   ix < std::min(g.W, ox * g.sw - g.pw + g.KW); ++ix)
+                s2 += a[size_t((pl * g.H + iy) * g.W + ix)];
+            y.push_back(s2 / double(g.KH * g.KW));
+          }
+      return y;
+    };
+    checkFiniteDifferences(maxD, toDouble(xv), toDouble(r), ref::maxPool2dBackward(g, xv, r), 1e-4,
+                           1e-5, "max pool");
+    checkFiniteDifferences(avgD, toDouble(xv), toDouble(r), ref::avgPool2dBackward(g, r), 1e-4,
+                           1e-5, "avg pool");
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(ConvErrors, NameTheOpAndTheShapes) {
+  Graph graph{Target{4, 65536, 6}};
+  Sequence prog;
+  Tensor x = ops::createLinear(graph, ElemType::Float32, {1, 3, 8, 8}, "x");
+  Tensor w = ops::createLinear(graph, ElemType::Float32, {4, 2, 3, 3}, "w");
+  try {
+    ops::conv2d(graph, x, w, Tensor(), prog, "layer1");
+    FAIL() << "a weight with the wrong channel count was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("layer1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[1,3,8,8]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[4,2,3,3]"), std::string::npos) << e.what();
+  }
+  ops::Pool2dParams p;
+  p.kernel = {2, 2}, p.padding = {2, 0};
+  EXPECT_THROW(ops::maxPool2d(graph, x, prog, "pool1", p), Error);
+}
+
+}  // namespace
+}  // namespace tessera
