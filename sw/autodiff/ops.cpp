@@ -17,37 +17,6 @@ namespace tessera::autodiff {
 
 namespace {
 
-void expectInputs(const OpNode& node, const std::vector<Tensor>& in, size_t n) {
-  if (in.size() != n)
-    throw Error(fmt::format("{} ({}): {} inputs, {} expected", node.name, node.type, in.size(), n));
-}
-
-void expectFloat(const OpNode& node, const Tensor& t, size_t i) {
-  if (t.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{} ({}): input {} \"{}\" {} must be float32", node.name, node.type, i,
-                            t.debugName(), t.shapeString()));
-  }
-}
-
-void expectSameShape(const OpNode& node, const std::vector<Tensor>& in) {
-  expectFloat(node, in[0], 0);
-  expectFloat(node, in[1], 1);
-  if (in[0].shape() != in[1].shape()) {
-    throw Error(fmt::format("{} ({}): shapes differ: \"{}\" {} and \"{}\" {}", node.name, node.type,
-                            in[0].debugName(), in[0].shapeString(), in[1].debugName(),
-                            in[1].shapeString()));
-  }
-}
-
-size_t dimAttr(const OpNode& node, const std::string& key, size_t rank) {
-  const int64_t d = node.intAttr(key, 0);
-  if (d < 0 || static_cast<size_t>(d) >= rank) {
-    throw Error(fmt::format("{} ({}): {} {} is out of range for rank {}", node.name, node.type, key,
-                            d, rank));
-  }
-  return static_cast<size_t>(d);
-}
-
 // ---- MatMul: c = op(a) op(b), attributes transA, transB (0 or 1).
 //
 // Backward, for c = op(a) op(b) with g = dc: each input's gradient is one product of g with the
@@ -318,15 +287,6 @@ void sceBackward(BackwardContext& ctx) {
 // Concat (axis). They copy nothing forward; the backward of a view is the inverse view, except
 // Slice, whose gradient is zero outside the slice.
 
-std::vector<size_t> sizesOf(const OpNode& n, const std::string& key) {
-  std::vector<size_t> out;
-  for (int64_t v : n.intsAttr(key)) {
-    if (v < 0) throw Error(fmt::format("{} ({}): negative {} entry {}", n.name, n.type, key, v));
-    out.push_back(static_cast<size_t>(v));
-  }
-  return out;
-}
-
 std::vector<Tensor> reshapeForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 1);
@@ -462,6 +422,7 @@ OpRegistry OpRegistry::builtin() {
   r.add({"Transpose", transposeForward, transposeBackward});
   r.add({"Slice", sliceForward, sliceBackward});
   r.add({"Concat", concatForward, concatBackward});
+  addConvOps(r);
   return r;
 }
 

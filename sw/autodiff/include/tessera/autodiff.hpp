@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "tessera/conv.hpp"
 #include "tessera/graph.hpp"
 #include "tessera/ops.hpp"
 #include "tessera/optimizers.hpp"
@@ -266,6 +267,19 @@ Value slice(Tape& tape, const Value& x, size_t begin, size_t end, size_t axis,
             const std::string& name);
 /// Values joined along axis (a view).
 Value concat(Tape& tape, const std::vector<Value>& xs, size_t axis, const std::string& name);
+
+/// Convolution (op "Conv"): x [N, C, H, W] with weights [OC, C / groups, KH, KW], plus bias [OC]
+/// (pass Value() for none); ops::conv2d's arguments and order of operations.
+Value conv2d(Tape& tape, const Value& x, const Value& weights, const Value& bias,
+             const std::string& name, const ops::Conv2dParams& params = {});
+/// Max pooling of x [N, C, H, W] (op "MaxPool"); stride 0 means the kernel size, as in the library.
+Value maxPool2d(Tape& tape, const Value& x, const std::string& name,
+                const ops::Pool2dParams& params = {});
+/// Average pooling of x [N, C, H, W] (op "AveragePool", count_include_pad = 1).
+Value avgPool2d(Tape& tape, const Value& x, const std::string& name,
+                const ops::Pool2dParams& params = {});
+/// x viewed as [product of dimensions before axis, product of the rest] (op "Flatten", a view).
+Value flatten(Tape& tape, const Value& x, size_t axis, const std::string& name);
 
 /// An optimizer on the tiles (docs/autodiff.md, "Optimizers"), PyTorch's semantics: weight decay
 /// is L2, added to the gradient (torch.optim.SGD and torch.optim.Adam, not AdamW).
