@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   tr->add_option("--optimizer", train.optimizer,
                  "sgd, momentum or adam (default: momentum if --momentum > 0 is given, else the "
-                 "model's: sgd for mlp, momentum for lenet)")
+                 "model's: sgd for mlp, adam for lenet)")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   tr->add_option("--lr", train.learningRate,
                  "learning rate (default: the model's for the optimizer; mlp 0.05 with sgd and "
