@@ -150,6 +150,10 @@ int main(int argc, char** argv) {
                  "SGD momentum (0 = plain SGD, whose weight gradients are never stored)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.999));
+  std::string compileOptimizer;
+  cm->add_option("--optimizer", compileOptimizer,
+                 "sgd, momentum or adam (default: momentum if --momentum > 0, else sgd)")
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   cm->add_option("--out", outDir, "directory for mlp.tess and mlp-report.json");
   tessera::bench::TrainOptions train;
   CLI::App* tr = app.add_subcommand(
@@ -270,7 +274,15 @@ int main(int argc, char** argv) {
     if (tr->parsed()) return tessera::bench::runTrain(train);
     if (mm->parsed()) return runMatmul(device);
     if (cv->parsed()) return tessera::bench::runConvBench(conv);
-    if (cm->parsed()) return compileMlp(mlp, compileModel, tiles, memKiB, outDir);
+    if (cm->parsed()) {
+      using Kind = tessera::autodiff::OptimizerConfig::Kind;
+      if (!compileOptimizer.empty())
+        mlp.optimizer = compileOptimizer == "sgd"        ? Kind::Sgd
+                        : compileOptimizer == "momentum" ? Kind::Momentum
+                                                         : Kind::Adam;
+      if (compileOptimizer == "momentum" && mlp.momentum == 0.0f) mlp.momentum = 0.9f;
+      return compileMlp(mlp, compileModel, tiles, memKiB, outDir);
+    }
   } catch (const std::exception& ex) {
     fmt::print(stderr, "tessera-bench: {}\n", ex.what());
     return 1;
