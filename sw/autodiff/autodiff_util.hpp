@@ -22,6 +22,12 @@ std::vector<size_t> sizesOf(const OpNode& n, const std::string& key);
 
 /// Registers Conv, MaxPool, AveragePool and Flatten (ops_conv.cpp).
 void addConvOps(OpRegistry& r);
+/// Registers the ops of tessera/nn.hpp (ops_nn.cpp).
+void addNnOps(OpRegistry& r);
+/// MatMul's forward and backward for 3-D (batched) operands (ops_nn.cpp).
+std::vector<Tensor> batchMatMulForward(ForwardContext& ctx);
+/// See batchMatMulForward.
+void batchMatMulBackward(BackwardContext& ctx);
 
 /// A new float32 variable of t's shape mapped element by element like t.
 Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name);

@@ -17,7 +17,8 @@ namespace tessera::autodiff {
 
 namespace {
 
-// ---- MatMul: c = op(a) op(b), attributes transA, transB (0 or 1).
+// ---- MatMul: c = op(a) op(b), attributes transA, transB (0 or 1). 3-D operands are a batched
+// product, ops_nn.cpp (batchMatMulForward).
 //
 // Backward, for c = op(a) op(b) with g = dc: each input's gradient is one product of g with the
 // other input, in the stored layout of that input:
@@ -35,6 +36,7 @@ std::vector<Tensor> matmulForward(ForwardContext& ctx) {
   const bool ta = n.intAttr("transA", 0) != 0, tb = n.intAttr("transB", 0) != 0;
   expectFloat(n, a, 0);
   expectFloat(n, b, 1);
+  if (a.rank() == 3 || b.rank() == 3) return batchMatMulForward(ctx);
   if (a.rank() != 2 || b.rank() != 2) {
     throw Error(fmt::format("{} ({}): 2-D operands expected, got \"{}\" {} and \"{}\" {}", n.name,
                             n.type, a.debugName(), a.shapeString(), b.debugName(),
@@ -73,6 +75,10 @@ void matmulGradOf(BackwardContext& ctx, size_t i, const Tensor& x, const Tensor&
 }
 
 void matmulBackward(BackwardContext& ctx) {
+  if (ctx.inputs[0].rank() == 3) {
+    batchMatMulBackward(ctx);
+    return;
+  }
   const bool ta = ctx.node.intAttr("transA", 0) != 0, tb = ctx.node.intAttr("transB", 0) != 0;
   const Tensor g = ctx.gradOutputTensor(0);
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
@@ -423,6 +429,7 @@ OpRegistry OpRegistry::builtin() {
   r.add({"Slice", sliceForward, sliceBackward});
   r.add({"Concat", concatForward, concatBackward});
   addConvOps(r);
+  addNnOps(r);
   return r;
 }
 

@@ -231,6 +231,74 @@ TEST_P(ConvOpsTest, ConvMaxPoolFlattenChain) {
   expectNearFiniteDifference(out["gb"], loss, {toDouble(wv), toDouble(bv)}, 1, "db");
 }
 
+// One SGD step of a small LeNet-like network (conv, relu, max pool, flatten, linear, softmax
+// cross-entropy) by Optimizer::minimize equals its gradients from Tape::gradients applied by hand:
+// the conv's weights and bias and the linear bias take SgdUpdate (w = fmaf(-lr, g, w)) bit for
+// bit; the linear weights, whose update is fused into the matmul (-lr g accumulated into w), agree
+// to float rounding.
+TEST_P(ConvOpsTest, SgdStepThroughConvAndPoolingMatchesTheGradients) {
+  const size_t n = 2, classes = 3;
+  const std::vector<size_t> in = {n, 1, 6, 6}, ws = {2, 1, 3, 3};
+  const ops::Conv2dParams cp = convParams({1, 1}, {1, 1}, {1, 1}, 1);
+  const Tensor xt = ops::createConv2dInput(graph, in, "x");
+  initialise(xt, randomFloats(xt.numElements(), 400));
+  Tensor labels = ops::createLinear(graph, ElemType::Int32, {n}, "labels");
+  graph.setInitialValue(labels, std::vector<int32_t>{2, 0});
+  const float lr = 0.125f, lossScale = 0.5f;
+  struct Net {
+    Value w, b, fw, fb, loss;
+  };
+  // The same network twice over the same initial values: once for its gradients, once trained.
+  auto build = [&](Tape& t, const std::string& p) {
+    Net net;
+    net.w = t.parameter(initialise(ops::createLinear(graph, ElemType::Float32, ws, p + "w"),
+                                   randomFloats(18, 401)));
+    net.b = t.parameter(initialise(ops::createLinear(graph, ElemType::Float32, {2}, p + "b"),
+                                   randomFloats(2, 402)));
+    const Tensor fwT = ops::createMatMulRhs(graph, n, 18, classes, p + "fw");
+    net.fw = t.parameter(initialise(fwT, randomFloats(18 * classes, 403)));
+    net.fb =
+        t.parameter(initialise(ops::createLinear(graph, ElemType::Float32, {classes}, p + "fb"),
+                               randomFloats(classes, 404)));
+    const Value h = relu(t, conv2d(t, t.input(xt), net.w, net.b, p + "conv", cp), p + "relu");
+    const Value f = flatten(t, maxPool2d(t, h, p + "pool"), 1, p + "flatten");
+    const Value logits = addBias(t, matmul(t, f, net.fw, p + "fc"), net.fb, p + "fc/bias");
+    net.loss = softmaxCrossEntropy(t, logits, t.input(labels), lossScale, p + "loss");
+    return net;
+  };
+  Tape other(graph, fwd);
+  const Net a = build(tape, "a/"), b = build(other, "b/");
+  const std::vector<Tensor> g = tape.gradients(a.loss, {a.w, a.b, a.fw, a.fb}, bwd, lossScale);
+  OptimizerConfig oc;
+  oc.learningRate = lr;
+  Optimizer opt(graph, oc, "lr");
+  opt.minimize(other, b.loss, {b.w, b.b, b.fw, b.fb}, bwd, lossScale);
+  auto out = run({{"gw", g[0]},
+                  {"gb", g[1]},
+                  {"gfw", g[2]},
+                  {"gfb", g[3]},
+                  {"w", b.w.tensor()},
+                  {"b", b.b.tensor()},
+                  {"fw", b.fw.tensor()},
+                  {"fb", b.fb.tensor()}});
+  const std::vector<std::pair<std::string, std::string>> sgd = {
+      {"w", "gw"}, {"b", "gb"}, {"fb", "gfb"}};
+  for (const auto& [w, gw] : sgd) {
+    const Floats& w0 = values["a/" + w];
+    Floats want(w0.size());
+    for (size_t i = 0; i < w0.size(); ++i) want[i] = std::fmaf(-lr, out[gw][i], w0[i]);
+    expectBitEqual(out[w], want, w + " after the step");
+  }
+  const Floats& fw0 = values["a/fw"];
+  for (size_t i = 0; i < fw0.size(); ++i) {
+    const float want = fw0[i] - lr * out["gfw"][i];
+    EXPECT_NEAR(out["fw"][i], want, 1e-6f * (1.0f + std::fabs(want))) << "fw element " << i;
+  }
+  // The step moved every parameter the loss reaches (a zero gradient would pass vacuously).
+  EXPECT_NE(out["w"], values["a/w"]);
+  EXPECT_NE(out["fw"], values["a/fw"]);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, ConvOpsTest, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 

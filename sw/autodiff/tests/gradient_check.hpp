@@ -96,8 +96,6 @@ class GradientCheckTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { backends::skipIfExcluded(GetParam()); }
   static constexpr unsigned kTiles = 4;
-  /// True on the RTL, where tests keep to their smallest cases.
-  bool rtl() const { return GetParam() == "rtl"; }
   Graph graph{Target{kTiles, 65536, 6}};
   Sequence fwd, bwd, prog{std::vector<Program>{fwd, bwd}};
   Tape tape{graph, fwd};
