@@ -15,31 +15,28 @@ std::vector<size_t> layerSizes(const MlpConfig& c) {
   return sizes;
 }
 
+std::shared_ptr<const Model> modelOf(const MlpConfig& c) {
+  return c.model ? c.model : std::make_shared<MlpModel>(c.inputs, c.hidden, c.classes);
+}
+
+autodiff::OptimizerConfig optimizerOf(const MlpConfig& c) {
+  autodiff::OptimizerConfig oc;
+  oc.kind = c.optimizer.value_or(c.momentum == 0.0f ? autodiff::OptimizerConfig::Kind::Sgd
+                                                    : autodiff::OptimizerConfig::Kind::Momentum);
+  oc.learningRate = c.learningRate;
+  oc.momentum = c.momentum;
+  oc.beta1 = c.beta1;
+  oc.beta2 = c.beta2;
+  oc.eps = c.eps;
+  oc.weightDecay = c.weightDecay;
+  return oc;
+}
+
 size_t gradientCount(const MlpConfig& c) {
-  const std::vector<size_t> sizes = layerSizes(c);
   size_t n = 0;
-  for (size_t l = 0; l + 1 < sizes.size(); ++l) n += sizes[l] * sizes[l + 1] + sizes[l + 1];
+  for (const ParameterShape& s : modelOf(c)->parameterShapes()) n += s.size();
   return n;
 }
-
-namespace {
-
-// The forward pass from x on tape; returns the logits.
-autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& weights,
-                        const std::vector<autodiff::Value>& biases, const autodiff::Value& x,
-                        const std::string& prefix) {
-  const size_t layers = weights.size();
-  autodiff::Value act = x;
-  for (size_t l = 0; l < layers; ++l) {
-    const autodiff::Value z = autodiff::addBias(
-        tape, autodiff::matmul(tape, act, weights[l], fmt::format("{}{}/mm", prefix, l)), biases[l],
-        fmt::format("{}{}/bias", prefix, l));
-    act = l + 1 < layers ? autodiff::relu(tape, z, fmt::format("{}{}/relu", prefix, l)) : z;
-  }
-  return act;
-}
-
-}  // namespace
 
 MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   if (c.batch == 0 || c.inputs == 0 || c.classes == 0)
@@ -47,21 +44,19 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   if (c.replicas == 0) throw Error("mlp: replicas must be at least 1");
   if (c.replicas > 1 && !c.gradientSync)
     throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
-  for (size_t h : c.hidden) {
-    if (h == 0) throw Error("mlp: a hidden layer has no units");
+  const std::shared_ptr<const Model> model = modelOf(c);
+  if (model->inputs() != c.inputs || model->classes() != c.classes) {
+    throw Error(fmt::format("{}: the model has {} inputs and {} classes, the config {} and {}",
+                            model->name(), model->inputs(), model->classes(), c.inputs, c.classes));
   }
-  const std::vector<size_t> sizes = layerSizes(c);
-  const size_t layers = sizes.size() - 1;
+  const std::vector<ParameterShape> shapes = model->parameterShapes();
   MlpGraph out;
-  for (size_t l = 0; l < layers; ++l) {
-    out.weights.push_back(
-        ops::createMatMulRhs(g, c.batch, sizes[l], sizes[l + 1], fmt::format("w{}", l)));
-    out.biases.push_back(
-        ops::createLinear(g, ElemType::Float32, {sizes[l + 1]}, fmt::format("b{}", l)));
-    g.exposeTensor(fmt::format("w{}", l), out.weights.back());
-    g.exposeTensor(fmt::format("b{}", l), out.biases.back());
+  out.parameters = model->createParameters(g, c.batch);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    g.exposeTensor(shapes[i].name, out.parameters[i]);
+    (i % 2 == 0 ? out.weights : out.biases).push_back(out.parameters[i]);
   }
-  Tensor x = ops::createMatMulLhs(g, c.batch, c.inputs, sizes[1], "x");
+  Tensor x = model->createInput(g, c.batch);
   Tensor labels = ops::createLinear(g, ElemType::Int32, {c.batch}, "labels");
 
   // A step's minibatch in (images and labels streams named prefix + "images" / "labels"), then the
@@ -71,25 +66,14 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
     step.add(
         Copy(g.addHostToDeviceFIFO(prefix + "images", ElemType::Float32, c.batch * c.inputs), x));
     step.add(Copy(g.addHostToDeviceFIFO(prefix + "labels", ElemType::Int32, c.batch), labels));
-    std::vector<autodiff::Value> ws, bs;
-    for (size_t l = 0; l < layers; ++l) {
-      ws.push_back(tape.parameter(out.weights[l]));
-      bs.push_back(tape.parameter(out.biases[l]));
-      params.push_back(ws.back());
-      params.push_back(bs.back());
-    }
-    return forward(tape, ws, bs, tape.input(x), fwdName);
+    for (const Tensor& p : out.parameters) params.push_back(tape.parameter(p));
+    return model->forward(tape, params, tape.input(x), fwdName);
   };
-  // Momentum 0 is plain SGD: the autodiff adds x^T (-lr dz) straight into the weights (the
-  // matmul's backward fused with the step) and never stores a weight gradient. With momentum every
-  // gradient is accumulated from zero into a buffer laid out like its weights, then v = mu v + g,
-  // w -= lr v. The learning rate is the device scalar "lr".
-  autodiff::OptimizerConfig oc;
-  oc.kind = c.momentum == 0.0f ? autodiff::OptimizerConfig::Kind::Sgd
-                               : autodiff::OptimizerConfig::Kind::Momentum;
-  oc.learningRate = c.learningRate;
-  oc.momentum = c.momentum;
-  autodiff::Optimizer optimizer(g, oc, "lr");
+  // Plain SGD: the autodiff adds x^T (-lr dz) straight into the weights (the matmul's backward
+  // fused with the step) and never stores a weight gradient. With momentum (or Adam, or weight
+  // decay) every gradient is accumulated from zero into a buffer laid out like its weights, then
+  // v = mu v + g, w -= lr v (docs/autodiff.md). The learning rate is the device scalar "lr".
+  autodiff::Optimizer optimizer(g, optimizerOf(c), "lr");
   out.learningRate = optimizer.learningRate();
   const float lossScale = 1.0f / static_cast<float>(c.batch * c.replicas);
   if (c.trainSteps > 0) {

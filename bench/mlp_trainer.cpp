@@ -1,6 +1,7 @@
 #include "mlp_trainer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -257,6 +258,52 @@ void MlpTrainer::parameters(std::vector<std::vector<float>>& weights,
       std::memcpy(dst->data(), b.data(), b.size());
     }
   }
+}
+
+namespace {
+
+// [rows, cols] -> [cols, rows].
+std::vector<float> transposed(const std::vector<float>& v, size_t rows, size_t cols) {
+  std::vector<float> t(v.size());
+  for (size_t i = 0; i < rows; ++i)
+    for (size_t j = 0; j < cols; ++j) t[j * rows + i] = v[i * cols + j];
+  return t;
+}
+
+}  // namespace
+
+void MlpTrainer::setParameters(const ModelParameters& params) {
+  const std::shared_ptr<const Model> model = modelOf(impl_->cfg);
+  const std::vector<ParameterShape> shapes = model->parameterShapes();
+  params.validate();
+  if (params.shapes.size() != shapes.size())
+    throw Error(fmt::format("{}: {} parameter arrays given, the model has {}", model->name(),
+                            params.shapes.size(), shapes.size()));
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const ParameterShape& s = params.shapes[i];
+    if (s.name != shapes[i].name || s.shape != shapes[i].shape)
+      throw Error(fmt::format("{}: parameter {} is {} ({}), the model's is {} ({})", model->name(),
+                              i, s.name, fmt::join(s.shape, ", "), shapes[i].name,
+                              fmt::join(shapes[i].shape, ", ")));
+    const std::vector<float>& v = params.values[i];
+    impl_->engine->writeTensor(
+        s.name, bytesOf(model->deviceTransposed(i) ? transposed(v, s.shape[0], s.shape[1]) : v));
+  }
+}
+
+ModelParameters MlpTrainer::modelParameters() {
+  const std::shared_ptr<const Model> model = modelOf(impl_->cfg);
+  ModelParameters p;
+  p.shapes = model->parameterShapes();
+  for (size_t i = 0; i < p.shapes.size(); ++i) {
+    const ParameterShape& s = p.shapes[i];
+    const std::vector<uint8_t> b = impl_->engine->readTensor(s.name);
+    std::vector<float> v(b.size() / 4);
+    std::memcpy(v.data(), b.data(), b.size());
+    p.values.push_back(model->deviceTransposed(i) ? transposed(v, s.shape[1], s.shape[0]) : v);
+  }
+  p.validate();
+  return p;
 }
 
 Device& MlpTrainer::device() {

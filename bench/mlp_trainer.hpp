@@ -1,6 +1,7 @@
-// Runs the benchmark MLP (mlp_model.hpp) on a Device: compiles it for the device's chip, loads it
-// once, and then trains and evaluates in runs of the compiled program, the weights staying on the
-// device between runs (Engine::restart). Data comes from callbacks on the Engine's prefetch thread.
+// Runs the benchmark's training graph (mlp_model.hpp; any model of model.hpp, the MLP by default)
+// on a Device: compiles it for the device's chip, loads it once, and then trains and evaluates in
+// runs of the compiled program, the weights staying on the device between runs
+// (Engine::restart). Data comes from callbacks on the Engine's prefetch thread.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "mlp_model.hpp"
+#include "model_parameters.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
@@ -53,7 +55,7 @@ struct MlpRunResult {
   uint64_t gradientBytes = 0;  ///< bytes of one step's gradients (0 without gradientSync)
 };
 
-/// The compiled MLP on one device.
+/// The compiled training graph on one device.
 class MlpTrainer {
  public:
   /// Compile config for dev's chip and load it. trainSteps and evalSteps are per run.
@@ -70,6 +72,11 @@ class MlpTrainer {
   /// Read the parameters.
   void parameters(std::vector<std::vector<float>>& weights,
                   std::vector<std::vector<float>>& biases);
+  /// Write any model's parameters (its parameterShapes(), .npz layouts; transposed where the
+  /// device holds the transpose); throws naming the array whose shape differs.
+  void setParameters(const ModelParameters& params);
+  /// Read any model's parameters in .npz layouts (the input scaling left at its default).
+  ModelParameters modelParameters();
   /// The device.
   Device& device();
   /// Id of the host sync that brings each training minibatch's images (0 without training steps).

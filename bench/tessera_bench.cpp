@@ -87,8 +87,11 @@ int runMatmul(const std::string& device) {
 }
 
 // Compile the benchmark MLP and write its executable and compile report.
-int compileMlp(const tessera::bench::MlpConfig& cfg, unsigned tiles, uint32_t memKiB,
-               const std::string& outDir) {
+int compileMlp(tessera::bench::MlpConfig cfg, const std::string& model, unsigned tiles,
+               uint32_t memKiB, const std::string& outDir) {
+  cfg.model = tessera::bench::makeModel(model, cfg.hidden);
+  cfg.inputs = cfg.model->inputs();
+  cfg.classes = cfg.model->classes();
   tessera::Graph g(tessera::Target{tiles, memKiB * 1024});
   tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
   tessera::Compiled c = tessera::compile(g, mlp.program);
@@ -127,9 +130,12 @@ int main(int argc, char** argv) {
   tessera::bench::MlpConfig mlp;
   unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
   uint32_t memKiB = TESS_TILE_MEM_BYTES / 1024;
-  std::string outDir;
-  CLI::App* cm =
-      app.add_subcommand("compile-mlp", "compile the training MLP and print its compile report");
+  std::string outDir, compileModel = "mlp";
+  CLI::App* cm = app.add_subcommand(
+      "compile-mlp", "compile a training model (the MLP by default) and print its compile report");
+  cm->add_option("--model", compileModel, "the network: mlp or lenet")
+      ->capture_default_str()
+      ->check(CLI::IsMember(tessera::bench::modelNames()));
   cm->add_option("--tiles", tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
   cm->add_option("--tile-mem", memKiB, "KiB of memory per tile")
       ->capture_default_str()
@@ -144,10 +150,17 @@ int main(int argc, char** argv) {
                  "SGD momentum (0 = plain SGD, whose weight gradients are never stored)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.999));
+  std::string compileOptimizer;
+  cm->add_option("--optimizer", compileOptimizer,
+                 "sgd, momentum or adam (default: momentum if --momentum > 0, else sgd)")
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   cm->add_option("--out", outDir, "directory for mlp.tess and mlp-report.json");
   tessera::bench::TrainOptions train;
   CLI::App* tr = app.add_subcommand(
-      "train", "train the Fashion-MNIST MLP and report like MLPerf (docs/training.md)");
+      "train", "train a model on Fashion-MNIST and report like MLPerf (docs/training.md)");
+  tr->add_option("--model", train.model, "the network: mlp or lenet")
+      ->capture_default_str()
+      ->check(CLI::IsMember(tessera::bench::modelNames()));
   tr->add_option("--device", train.device,
                  "device string: model, rtl, tcp://HOST:PORT, serial:PATH")
       ->capture_default_str();
@@ -155,7 +168,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
   tr->add_option("--tile-mem", train.tileMemKiB,
-                 "KiB per tile (default: 128 on the model, the backend's own elsewhere)")
+                 "KiB per tile (default on the model: 128 for mlp, 624 for lenet; elsewhere the "
+                 "backend's own)")
       ->check(CLI::Range(16, 1024));
   tr->add_option("--batch", train.batch, "minibatch size")
       ->capture_default_str()
@@ -163,17 +177,35 @@ int main(int argc, char** argv) {
   tr->add_option("--epochs", train.epochs, "epochs at most")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
-  tr->add_option("--hidden", train.hidden, "hidden layer sizes, comma separated")
+  tr->add_option("--hidden", train.hidden, "the MLP's hidden layer sizes, comma separated")
       ->delimiter(',')
       ->capture_default_str();
-  tr->add_option("--lr", train.learningRate, "learning rate")
-      ->capture_default_str()
+  tr->add_option("--optimizer", train.optimizer,
+                 "sgd, momentum or adam (default: momentum if --momentum > 0 is given, else the "
+                 "model's: sgd for mlp, adam for lenet)")
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
+  tr->add_option("--lr", train.learningRate,
+                 "learning rate (default: the model's for the optimizer; mlp 0.05 with sgd and "
+                 "momentum, lenet 0.05 sgd, 0.01 momentum; 0.001 with adam)")
       ->check(CLI::PositiveNumber);
   tr->add_option("--momentum", train.momentum,
-                 "SGD momentum (0 = plain SGD; needs room for a gradient and a velocity "
-                 "per weight, e.g. --tile-mem 256 for the default network)")
-      ->capture_default_str()
+                 "SGD momentum (default 0.9 with --optimizer momentum; given alone, > 0 selects "
+                 "momentum and 0 plain SGD; each weight then also needs a gradient and a "
+                 "velocity, e.g. --tile-mem 256 for the default MLP)")
       ->check(CLI::Range(0.0, 0.999));
+  tr->add_option("--weight-decay", train.weightDecay,
+                 "L2 weight decay, added to the gradient (PyTorch's weight_decay)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  tr->add_option("--adam-beta1", train.beta1, "Adam's beta1")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.999999));
+  tr->add_option("--adam-beta2", train.beta2, "Adam's beta2")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.999999));
+  tr->add_option("--adam-eps", train.eps, "Adam's epsilon")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   tr->add_option("--target-accuracy", train.targetAccuracy,
                  "stop when the test accuracy reaches this fraction")
       ->capture_default_str()
@@ -242,7 +274,15 @@ int main(int argc, char** argv) {
     if (tr->parsed()) return tessera::bench::runTrain(train);
     if (mm->parsed()) return runMatmul(device);
     if (cv->parsed()) return tessera::bench::runConvBench(conv);
-    if (cm->parsed()) return compileMlp(mlp, tiles, memKiB, outDir);
+    if (cm->parsed()) {
+      using Kind = tessera::autodiff::OptimizerConfig::Kind;
+      if (!compileOptimizer.empty())
+        mlp.optimizer = compileOptimizer == "sgd"        ? Kind::Sgd
+                        : compileOptimizer == "momentum" ? Kind::Momentum
+                                                         : Kind::Adam;
+      if (compileOptimizer == "momentum" && mlp.momentum == 0.0f) mlp.momentum = 0.9f;
+      return compileMlp(mlp, compileModel, tiles, memKiB, outDir);
+    }
   } catch (const std::exception& ex) {
     fmt::print(stderr, "tessera-bench: {}\n", ex.what());
     return 1;

@@ -1,10 +1,11 @@
-// tessera-bench train (docs/training.md): Fashion-MNIST through the compiled MLP on any device,
-// reported like MLPerf. The device trains epoch runs of the compiled program (its weights stay on
-// it); the host prepares minibatches on the Engine's prefetch thread and writes the log, the
-// result, the per-tile trace and the pictures.
+// tessera-bench train (docs/training.md): Fashion-MNIST through any model of model.hpp (the MLP by
+// default) compiled for any device, reported like MLPerf. The device trains epoch runs of the
+// compiled program (its weights stay on it); the host prepares minibatches on the Engine's prefetch
+// thread and writes the log, the result, the per-tile trace and the pictures.
 #include "train_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -24,8 +25,8 @@
 #include "train/chrome_trace.hpp"
 #include "train/fashion_mnist.hpp"
 #include "train/minibatcher.hpp"
-#include "train/mlp_parameters.hpp"
 #include "train/mlperf_logger.hpp"
+#include "train/model_parameters.hpp"
 #include "train/npz_file.hpp"
 #include "train/progress_bar.hpp"
 #include "train/svg_chart.hpp"
@@ -127,6 +128,8 @@ struct TrainContext {
   size_t localBatch = 0;  // this replica's share of each global minibatch
   double clockHz = 0;
   size_t testCount = 0;
+  std::shared_ptr<const Model> model;
+  std::string optimizer;  // resolved: "sgd", "momentum" or "adam"
   MlpConfig cfg;
 };
 
@@ -176,48 +179,63 @@ unsigned checkTrainOptions(const TrainOptions& opt, ReplicaComm* comm) {
     // Every replica must train the same network on the same data; only the device may differ.
     comm->checkSame(
         "options",
-        fmt::format("batch {} epochs {} hidden {} lr {} momentum {} target {} max-steps {} "
-                    "seed {} data '{}' load '{}' eval-images {} tiles {} tile-mem {}",
-                    opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.learningRate,
-                    opt.momentum, opt.targetAccuracy, opt.maxSteps, opt.seed, opt.dataDir,
-                    opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB));
+        fmt::format("model {} batch {} epochs {} hidden {} optimizer '{}' lr {} momentum {} "
+                    "weight-decay {} betas {},{} eps {} target {} max-steps {} seed {} data '{}' "
+                    "load '{}' eval-images {} tiles {} tile-mem {}",
+                    opt.model, opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.optimizer,
+                    opt.learningRate ? fmt::format("{}", *opt.learningRate) : "default",
+                    opt.momentum ? fmt::format("{}", *opt.momentum) : "default", opt.weightDecay,
+                    opt.beta1, opt.beta2, opt.eps, opt.targetAccuracy, opt.maxSteps, opt.seed,
+                    opt.dataDir, opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB));
   }
   return replicas;
 }
 
+// The optimizer of the options: --optimizer, else what --momentum implies, else the model's.
+std::string optimizerName(const TrainOptions& o, const ModelDefaults& d) {
+  if (!o.optimizer.empty()) return o.optimizer;
+  if (o.momentum) return *o.momentum > 0.0f ? "momentum" : "sgd";
+  return d.optimizer;
+}
+
 // The network of the options, with this replica's share of the batch (steps are set later).
 MlpConfig networkConfig(const TrainContext& ctx) {
+  const ModelDefaults d = ctx.model->defaults();
   MlpConfig cfg;
-  cfg.inputs = FashionMnist::kPixels;
+  cfg.model = ctx.model;
+  cfg.inputs = ctx.model->inputs();
   cfg.hidden = ctx.o.hidden;
-  cfg.classes = FashionMnist::kClasses;
+  cfg.classes = ctx.model->classes();
   cfg.batch = ctx.localBatch;
   cfg.replicas = ctx.replicas;
   cfg.gradientSync = ctx.replicas > 1;
-  cfg.learningRate = ctx.o.learningRate;
-  cfg.momentum = ctx.o.momentum;
+  cfg.learningRate = ctx.o.learningRate.value_or(d.learningRate(ctx.optimizer));
+  using Kind = autodiff::OptimizerConfig::Kind;
+  cfg.optimizer = ctx.optimizer == "sgd"        ? Kind::Sgd
+                  : ctx.optimizer == "momentum" ? Kind::Momentum
+                                                : Kind::Adam;
+  cfg.momentum = ctx.optimizer == "momentum" ? ctx.o.momentum.value_or(d.momentum) : 0.0f;
+  cfg.weightDecay = ctx.o.weightDecay;
+  cfg.beta1 = ctx.o.beta1;
+  cfg.beta2 = ctx.o.beta2;
+  cfg.eps = ctx.o.eps;
   return cfg;
 }
 
-// The starting weights: seeded, or loaded from --load-weights and checked against the network.
-MlpParameters initialParameters(const TrainOptions& o, const MlpConfig& cfg) {
-  MlpParameters params = o.loadWeights.empty()
-                             ? MlpParameters::initialize(layerSizes(cfg), o.seed)
-                             : MlpParameters::fromNpz(NpzFile::load(o.loadWeights));
-  if (params.sizes != layerSizes(cfg)) {
-    throw Error(fmt::format("train: {} holds a {}-layer network that does not match --hidden",
-                            o.loadWeights, params.layers()));
-  }
-  return params;
+// The starting parameters: seeded, or loaded from --load-weights and checked against the model.
+ModelParameters initialParameters(const TrainOptions& o, const Model& model) {
+  if (o.loadWeights.empty()) return model.initialize(o.seed);
+  return ModelParameters::fromNpz(NpzFile::load(o.loadWeights), model.parameterShapes(),
+                                  o.loadWeights);
 }
 
-std::unique_ptr<Device> openTrainDevice(const TrainOptions& o) {
+std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& model) {
   DeviceOptions dopt;
   dopt.tiles = o.tiles;
   if (o.tileMemKiB)
     dopt.tileMemBytes = o.tileMemKiB * 1024;
   else if (o.device == "model")
-    dopt.tileMemBytes = 128 * 1024;
+    dopt.tileMemBytes = model.defaults().modelTileMemKiB * 1024;
   return openDevice(o.device, dopt);
 }
 
@@ -225,11 +243,19 @@ std::unique_ptr<Device> openTrainDevice(const TrainOptions& o) {
 void logRunStart(MlperfLogger& log, const TrainContext& ctx) {
   const TrainOptions& o = ctx.o;
   log.globalBatchSize(o.batch);
-  log.optBaseLearningRate(std::stod(fmt::format("{}", o.learningRate)));
+  log.optBaseLearningRate(std::stod(fmt::format("{}", ctx.cfg.learningRate)));
   log.point("seed", o.seed);
   log.point("replicas", ctx.replicas);
   log.point("replica_batch_size", ctx.localBatch);
-  log.point("opt_momentum", std::stod(fmt::format("{}", o.momentum)));
+  log.point("model", ctx.model->name());
+  log.point("opt_name", ctx.optimizer);
+  log.point("opt_momentum", std::stod(fmt::format("{}", ctx.cfg.momentum)));
+  log.point("opt_weight_decay", std::stod(fmt::format("{}", ctx.cfg.weightDecay)));
+  if (ctx.optimizer == "adam") {
+    log.point("opt_adam_beta_1", std::stod(fmt::format("{}", ctx.cfg.beta1)));
+    log.point("opt_adam_beta_2", std::stod(fmt::format("{}", ctx.cfg.beta2)));
+    log.point("opt_adam_epsilon", std::stod(fmt::format("{}", ctx.cfg.eps)));
+  }
   log.point("train_samples", static_cast<uint64_t>(ctx.cfg.trainSteps) * o.batch);
   log.point("eval_samples", ctx.testCount);
   log.initStop();
@@ -324,18 +350,15 @@ TrainFigures trainFigures(const TrainContext& ctx, const TrainTotals& tt, unsign
 }
 
 // Every replica must end with the same weights: a hash of them (FNV-1a, 64 bits, over the
-// float32 bytes of w0, b0, w1, ...) to compare the ranks' results.
-uint64_t weightsHash(MlpTrainer& trainer) {
-  std::vector<std::vector<float>> w, b;
-  trainer.parameters(w, b);
+// float32 bytes of the parameters in order and in their .npz layouts: w0, b0, w1, ... for the MLP)
+// to compare the ranks' results.
+uint64_t weightsHash(const ModelParameters& params) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t l = 0; l < w.size(); ++l) {
-    for (const std::vector<float>* v : {&w[l], &b[l]}) {
-      for (float x : *v) {
-        uint32_t bits;
-        std::memcpy(&bits, &x, 4);
-        for (int i = 0; i < 4; ++i) h = (h ^ ((bits >> (8 * i)) & 0xffu)) * 0x100000001b3ull;
-      }
+  for (const std::vector<float>& v : params.values) {
+    for (float x : v) {
+      uint32_t bits;
+      std::memcpy(&bits, &x, 4);
+      for (int i = 0; i < 4; ++i) h = (h ^ ((bits >> (8 * i)) & 0xffu)) * 0x100000001b3ull;
     }
   }
   return h;
@@ -348,17 +371,23 @@ nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& t
   const double clockHz = ctx.clockHz;
   const double steps = static_cast<double>(tt.steps);
   nlohmann::ordered_json res;
-  res["benchmark"] = "fashion_mnist_mlp";
+  res["benchmark"] = "fashion_mnist_" + ctx.model->name();
+  res["model"] = ctx.model->name();
   res["device"] = o.device;
   res["tiles"] = f.tiles;
   res["tile_mem_bytes"] = tileMemBytes;
-  res["layers"] = layerSizes(ctx.cfg);
+  if (ctx.model->name() == "mlp") res["layers"] = layerSizes(ctx.cfg);
+  nlohmann::ordered_json shapes;
+  for (const ParameterShape& s : ctx.model->parameterShapes()) shapes[s.name] = s.shape;
+  res["parameters"] = shapes;
   res["global_batch_size"] = o.batch;
   res["replicas"] = ctx.replicas;
   res["replica_batch_size"] = ctx.localBatch;
   res["rank"] = ctx.rank;
-  res["learning_rate"] = std::stod(fmt::format("{}", o.learningRate));
-  res["momentum"] = std::stod(fmt::format("{}", o.momentum));
+  res["optimizer"] = ctx.optimizer;
+  res["learning_rate"] = std::stod(fmt::format("{}", ctx.cfg.learningRate));
+  res["momentum"] = std::stod(fmt::format("{}", ctx.cfg.momentum));
+  res["weight_decay"] = std::stod(fmt::format("{}", ctx.cfg.weightDecay));
   res["seed"] = o.seed;
   res["epochs_run"] = tt.epochsRun;
   res["steps"] = tt.steps;
@@ -413,28 +442,24 @@ nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& t
 
 // The pictures, the trace and the trained weights.
 void writeTrainOutputs(const TrainContext& ctx, const TrainTotals& tt, const TrainFigures& f,
-                       const ChromeTrace& trace, MlpTrainer& trainer, MlpParameters& params) {
+                       const ChromeTrace& trace, const ModelParameters& trained) {
   const TrainOptions& o = ctx.o;
   std::vector<SvgChart::TileTimes> bars;
   for (const TileCycles& t : tt.tileTotals)
     bars.push_back({t.compute, t.syncWait, t.exchange, 0, f.interChipCycles});
-  SvgChart::write(o.outDir + "/bsp.svg",
-                  SvgChart::bspBreakdown(
-                      bars, fmt::format("BSP cycles per tile, {} on {}{}", "MLP", o.device,
-                                        ctx.replicas > 1 ? fmt::format(", replica {} of {}",
-                                                                       ctx.rank, ctx.replicas)
-                                                         : "")));
+  SvgChart::write(
+      o.outDir + "/bsp.svg",
+      SvgChart::bspBreakdown(
+          bars,
+          fmt::format(
+              "BSP cycles per tile, {} on {}{}", ctx.model->name(), o.device,
+              ctx.replicas > 1 ? fmt::format(", replica {} of {}", ctx.rank, ctx.replicas) : "")));
   SvgChart::write(o.outDir + "/curves.svg",
-                  SvgChart::trainingCurves(tt.lossCurve, tt.accCurve,
-                                           "Fashion-MNIST MLP: loss and test accuracy"));
+                  SvgChart::trainingCurves(
+                      tt.lossCurve, tt.accCurve,
+                      fmt::format("Fashion-MNIST {}: loss and test accuracy", ctx.model->name())));
   if (o.traceSteps > 0) trace.write(o.outDir + "/trace.json");
-  if (!o.saveWeights.empty()) {
-    std::vector<std::vector<float>> w, b;
-    trainer.parameters(w, b);
-    params.weights = w;
-    params.biases = b;
-    params.toNpz().save(o.saveWeights);
-  }
+  if (!o.saveWeights.empty()) trained.toNpz().save(o.saveWeights);
 }
 
 // Rank 0's summary on stdout.
@@ -444,7 +469,11 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
   const double clockHz = ctx.clockHz;
   fmt::print("\n{:<38} {}\n", "device",
              fmt::format("{} ({} tiles x {} KiB)", o.device, f.tiles, tileMemBytes / 1024));
-  fmt::print("{:<38} {}\n", "network", fmt::format("{}", fmt::join(layerSizes(ctx.cfg), "-")));
+  fmt::print("{:<38} {}: {}\n", "network", ctx.model->name(), ctx.model->describe());
+  fmt::print(
+      "{:<38} {}, lr {}{}{}\n", "optimizer", ctx.optimizer, ctx.cfg.learningRate,
+      ctx.optimizer == "momentum" ? fmt::format(", momentum {}", ctx.cfg.momentum) : "",
+      ctx.cfg.weightDecay != 0.0f ? fmt::format(", weight decay {}", ctx.cfg.weightDecay) : "");
   fmt::print("{:<38} {} steps of {} ({} epoch runs)\n", "trained", tt.steps, o.batch,
              res["epochs_run"].get<uint32_t>());
   if (ctx.replicas > 1)
@@ -508,13 +537,22 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   // Setup: the log, the data, the network, the device.
   std::filesystem::create_directories(o.outDir);
   MlperfLogger log(o.outDir + "/mlperf.log");
-  log.submission("fashion_mnist_mlp", "tessera", "open", "research", "tessera " + o.device);
+  ctx.model = makeModel(o.model, o.hidden);
+  ctx.optimizer = optimizerName(o, ctx.model->defaults());
+  ctx.model->defaults().learningRate(ctx.optimizer);  // an unknown optimizer fails here
+  if (o.momentum && *o.momentum != 0.0f && ctx.optimizer != "momentum")
+    throw Error(
+        fmt::format("train: --momentum {} with --optimizer {} (momentum is for "
+                    "--optimizer momentum)",
+                    *o.momentum, ctx.optimizer));
+  log.submission("fashion_mnist_" + ctx.model->name(), "tessera", "open", "research",
+                 "tessera " + o.device);
   log.cacheClear();
   log.initStart();
   const FashionMnist data =
       FashionMnist::load(o.dataDir.empty() ? FashionMnist::defaultDir() : o.dataDir);
   ctx.cfg = networkConfig(ctx);
-  MlpParameters params = initialParameters(o, ctx.cfg);
+  const ModelParameters params = initialParameters(o, *ctx.model);
   // Different seeds for the initialization (seed) and the minibatch order (seed + 1).
   Minibatcher batches(data.train(), o.batch, o.seed + 1, params.inputScale, params.inputOffset);
   const size_t stepsPerEpoch = batches.stepsPerEpoch();
@@ -522,7 +560,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
       o.maxSteps ? std::min<uint64_t>(stepsPerEpoch, o.maxSteps) : stepsPerEpoch);
   ctx.testCount = o.evalImages ? std::min(o.evalImages, data.test().count()) : data.test().count();
   ctx.cfg.evalSteps = static_cast<uint32_t>((ctx.testCount + o.batch - 1) / o.batch);
-  auto dev = openTrainDevice(o);
+  auto dev = openTrainDevice(o, *ctx.model);
   MlpTrainer trainer(*dev, ctx.cfg);
   if (ctx.replicas > 1) {
     trainer.setReplicaHooks({[comm](std::span<const float> local, std::span<float> sum) {
@@ -533,7 +571,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
                              }});
   }
   writeFileChecked(o.outDir + "/compile-report.json", trainer.report().toJson());
-  trainer.setParameters(params.weights, params.biases);
+  trainer.setParameters(params);
   logRunStart(log, ctx);
   const auto runStart = Clock::now();
 
@@ -571,13 +609,16 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   const uint32_t tileMemBytes = dev->info().tileMemBytes;
   const TrainFigures figures = trainFigures(ctx, totals, dev->info().tiles);
   nlohmann::ordered_json res = trainResult(ctx, totals, figures, tileMemBytes);
-  res["weights_hash"] = fmt::format("{:016x}", weightsHash(trainer));
+  ModelParameters trained = trainer.modelParameters();
+  trained.inputScale = params.inputScale;
+  trained.inputOffset = params.inputOffset;
+  res["weights_hash"] = fmt::format("{:016x}", weightsHash(trained));
   std::vector<double> curve;
   for (const SvgChart::Point& p : totals.lossCurve) curve.push_back(p.y);
   res["loss_curve"] = curve;
   res["total_wall_s"] = secondsSince(t0);
   writeFileChecked(o.outDir + "/result.json", res.dump(2) + "\n");
-  writeTrainOutputs(ctx, totals, figures, trace, trainer, params);
+  writeTrainOutputs(ctx, totals, figures, trace, trained);
 
   const int exitCode = o.requireTarget && totals.status != "success" ? 3 : 0;
   if (ctx.rank > 0)

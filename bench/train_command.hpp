@@ -1,7 +1,8 @@
-// tessera-bench train: the Fashion-MNIST MLP benchmark (docs/training.md).
+// tessera-bench train: the Fashion-MNIST training benchmark of every model (docs/training.md).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,14 +14,20 @@ namespace tessera::bench {
 
 /// Options of tessera-bench train (defaults are the benchmark's).
 struct TrainOptions {
+  std::string model = "mlp";  ///< "mlp", "lenet" (model.hpp, makeModel)
   std::string device = "model";
   unsigned tiles = 16;
-  uint32_t tileMemKiB = 0;  ///< 0: 128 KiB on the model, the backend's own elsewhere
+  uint32_t tileMemKiB = 0;  ///< 0: the model's default on the model, the backend's own elsewhere
   size_t batch = 32;
   uint32_t epochs = 1;
-  std::vector<size_t> hidden = {128};
-  float learningRate = 0.05f;
-  float momentum = 0.0f;  ///< 0: plain SGD
+  std::vector<size_t> hidden = {128};  ///< the MLP's hidden layers
+  /// "sgd", "momentum" or "adam"; "" = "momentum" when --momentum > 0 is given, "sgd" when
+  /// --momentum 0 is, else the model's default (ModelDefaults).
+  std::string optimizer;
+  std::optional<float> learningRate;  ///< unset: the model's default for the optimizer
+  std::optional<float> momentum;      ///< unset: the model's default (momentum only)
+  float weightDecay = 0.0f;           ///< L2 weight decay (PyTorch's weight_decay)
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  ///< Adam
   double targetAccuracy = 0.85;
   uint64_t maxSteps = 0;  ///< 0 = whole epochs; else at most this many steps per epoch run
   uint32_t seed = 1;

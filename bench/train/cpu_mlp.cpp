@@ -5,43 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu_dense.hpp"
 #include "minibatcher.hpp"
 #include "tessera/error.hpp"
-#include "tessera/mathf.h"
 
 namespace tessera::bench {
 namespace {
 
-// y[j] = fmaf(a, x[j], y[j]) for every j: one fused multiply-add per element, so the loop may run
-// in vector registers without changing any result. On x86-64 a clone with FMA instructions is
-// picked at load time when the CPU has them (the default clone calls libm's fmaf; both are exact).
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("fma", "default")))
-#endif
-void fmaRow(float a, const float* x, float* y, size_t n) {
-  for (size_t j = 0; j < n; ++j) y[j] = std::fma(a, x[j], y[j]);
-}
-
-// out[c] (c < n) = sum over t < k of coef(t) * rows[t][c], as the device's matmul computes it: k
-// in `parts` parts of ceil(k / parts) terms, each an fmaf chain over t in increasing order from
-// 0.0f, the parts added in order (part 0 + part 1 + ...). out must hold n zeros.
-template <typename Coef>
-void splitDot(size_t k, size_t parts, Coef coef, const float* rows, size_t stride, float* out,
-              size_t n, std::vector<float>& tmp) {
-  parts = std::max<size_t>(1, std::min(parts, k));
-  const size_t kb = (k + parts - 1) / parts;
-  for (size_t t0 = 0; t0 < k; t0 += kb) {
-    const size_t t1 = std::min(k, t0 + kb);
-    float* acc = out;
-    if (t0 > 0) {
-      tmp.assign(n, 0.0f);
-      acc = tmp.data();
-    }
-    for (size_t t = t0; t < t1; ++t) fmaRow(coef(t), rows + t * stride, acc, n);
-    if (t0 > 0)
-      for (size_t c = 0; c < n; ++c) out[c] = out[c] + tmp[c];
-  }
-}
+using cpu::fmaRow;
 
 size_t partsOf(const std::vector<size_t>& splits, size_t l) {
   return l < splits.size() ? splits[l] : 1;
@@ -96,8 +67,7 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
     z.assign(batch * n, 0.0f);
     const size_t parts = partsOf(splits_.forward, l);
     for (size_t r = 0; r < batch; ++r)
-      splitDot(
-          m, parts, [&](size_t k) { return a[r * m + k]; }, w, n, z.data() + r * n, n, tmp);
+      cpu::splitDot(m, parts, a + r * m, w, n, z.data() + r * n, n, tmp);
     for (size_t r = 0; r < batch; ++r)
       for (size_t j = 0; j < n; ++j) z[r * n + j] = z[r * n + j] + b[j];
     if (l + 1 < layers) {
@@ -107,32 +77,9 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
   }
   pass.logits = z;
   // Softmax cross-entropy exactly as sw/codelets/nn/SoftmaxCrossEntropy.cpp, scale 1/batch.
-  const size_t c = sizes.back();
   const float sc = 1.0f / static_cast<float>(scaleBatch ? scaleBatch : batch);
-  pass.dz.assign(batch * c, 0.0f);
   StepResult& res = pass.result;
-  res.rowLoss.assign(batch, 0.0f);
-  res.correct = 0;
-  for (size_t r = 0; r < batch; ++r) {
-    const float* x = z.data() + r * c;
-    float* g = pass.dz.data() + r * c;
-    float mx = x[0];
-    for (size_t j = 1; j < c; ++j) mx = x[j] > mx ? x[j] : mx;
-    float sum = 0.0f;
-    for (size_t j = 0; j < c; ++j) {
-      g[j] = tessera_expf(x[j] - mx);
-      sum += g[j];
-    }
-    const int32_t label = labels[r];
-    const bool valid = label >= 0 && static_cast<size_t>(label) < c;
-    const float inv = 1.0f / sum;
-    for (size_t j = 0; j < c; ++j)
-      g[j] = (g[j] * inv - (static_cast<int32_t>(j) == label ? 1.0f : 0.0f)) * sc;
-    res.rowLoss[r] = valid ? tessera_logf(sum) - (x[label] - mx) : std::nanf("");
-    size_t best = 0;  // ArgMax: the first maximum
-    for (size_t j = 1; j < c; ++j) best = x[j] > x[best] ? j : best;
-    res.correct += static_cast<int32_t>(best) == label ? 1u : 0u;
-  }
+  cpu::softmaxCrossEntropy(z, labels, sizes.back(), sc, pass.dz, res.rowLoss, res.correct);
   float total = 0.0f;
   for (float v : res.rowLoss) total += v;
   res.meanLoss = total / static_cast<float>(batch);
@@ -164,9 +111,7 @@ void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
       std::vector<float> tmp;
       const size_t parts = partsOf(splits_.backward, l);
       for (size_t r = 0; r < batch; ++r)
-        splitDot(
-            n, parts, [&](size_t j) { return dz[r * n + j]; }, wt.data(), m, dAct.data() + r * m, m,
-            tmp);
+        cpu::splitDot(n, parts, dz.data() + r * n, wt.data(), m, dAct.data() + r * m, m, tmp);
     }
     // db: rows added in order, from row 0 (ReduceSumStrided).
     std::vector<float> db(dz.begin(), dz.begin() + static_cast<std::ptrdiff_t>(n));

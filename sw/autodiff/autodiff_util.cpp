@@ -8,6 +8,46 @@
 
 namespace tessera::autodiff {
 
+void expectInputs(const OpNode& node, const std::vector<Tensor>& in, size_t n) {
+  if (in.size() != n)
+    throw Error(fmt::format("{} ({}): {} inputs, {} expected", node.name, node.type, in.size(), n));
+}
+
+void expectFloat(const OpNode& node, const Tensor& t, size_t i) {
+  if (t.elementType() != ElemType::Float32) {
+    throw Error(fmt::format("{} ({}): input {} \"{}\" {} must be float32", node.name, node.type, i,
+                            t.debugName(), t.shapeString()));
+  }
+}
+
+void expectSameShape(const OpNode& node, const std::vector<Tensor>& in) {
+  expectFloat(node, in[0], 0);
+  expectFloat(node, in[1], 1);
+  if (in[0].shape() != in[1].shape()) {
+    throw Error(fmt::format("{} ({}): shapes differ: \"{}\" {} and \"{}\" {}", node.name, node.type,
+                            in[0].debugName(), in[0].shapeString(), in[1].debugName(),
+                            in[1].shapeString()));
+  }
+}
+
+size_t dimAttr(const OpNode& node, const std::string& key, size_t rank) {
+  const int64_t d = node.intAttr(key, 0);
+  if (d < 0 || static_cast<size_t>(d) >= rank) {
+    throw Error(fmt::format("{} ({}): {} {} is out of range for rank {}", node.name, node.type, key,
+                            d, rank));
+  }
+  return static_cast<size_t>(d);
+}
+
+std::vector<size_t> sizesOf(const OpNode& n, const std::string& key) {
+  std::vector<size_t> out;
+  for (int64_t v : n.intsAttr(key)) {
+    if (v < 0) throw Error(fmt::format("{} ({}): negative {} entry {}", n.name, n.type, key, v));
+    out.push_back(static_cast<size_t>(v));
+  }
+  return out;
+}
+
 Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name) {
   Tensor out = graph.addVariable(ElemType::Float32, t.shape(), name);
   const std::vector<int32_t> map = graph.tileMapping(t);

@@ -2,10 +2,32 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tessera/autodiff.hpp"
 
 namespace tessera::autodiff {
+
+/// Throws naming the op unless it has n inputs.
+void expectInputs(const OpNode& node, const std::vector<Tensor>& in, size_t n);
+/// Throws naming the op and input i unless t is float32.
+void expectFloat(const OpNode& node, const Tensor& t, size_t i);
+/// Throws naming the op and both tensors unless in[0] and in[1] are float32 of one shape.
+void expectSameShape(const OpNode& node, const std::vector<Tensor>& in);
+/// Integer attribute key (default 0) as a dimension of a tensor of rank `rank`; throws naming the
+/// op when out of range.
+size_t dimAttr(const OpNode& node, const std::string& key, size_t rank);
+/// List attribute key as sizes; throws naming the op on a negative entry.
+std::vector<size_t> sizesOf(const OpNode& n, const std::string& key);
+
+/// Registers Conv, MaxPool, AveragePool and Flatten (ops_conv.cpp).
+void addConvOps(OpRegistry& r);
+/// Registers the ops of tessera/nn.hpp (ops_nn.cpp).
+void addNnOps(OpRegistry& r);
+/// MatMul's forward and backward for 3-D (batched) operands (ops_nn.cpp).
+std::vector<Tensor> batchMatMulForward(ForwardContext& ctx);
+/// See batchMatMulForward.
+void batchMatMulBackward(BackwardContext& ctx);
 
 /// A new float32 variable of t's shape mapped element by element like t.
 Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name);

@@ -17,38 +17,8 @@ namespace tessera::autodiff {
 
 namespace {
 
-void expectInputs(const OpNode& node, const std::vector<Tensor>& in, size_t n) {
-  if (in.size() != n)
-    throw Error(fmt::format("{} ({}): {} inputs, {} expected", node.name, node.type, in.size(), n));
-}
-
-void expectFloat(const OpNode& node, const Tensor& t, size_t i) {
-  if (t.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{} ({}): input {} \"{}\" {} must be float32", node.name, node.type, i,
-                            t.debugName(), t.shapeString()));
-  }
-}
-
-void expectSameShape(const OpNode& node, const std::vector<Tensor>& in) {
-  expectFloat(node, in[0], 0);
-  expectFloat(node, in[1], 1);
-  if (in[0].shape() != in[1].shape()) {
-    throw Error(fmt::format("{} ({}): shapes differ: \"{}\" {} and \"{}\" {}", node.name, node.type,
-                            in[0].debugName(), in[0].shapeString(), in[1].debugName(),
-                            in[1].shapeString()));
-  }
-}
-
-size_t dimAttr(const OpNode& node, const std::string& key, size_t rank) {
-  const int64_t d = node.intAttr(key, 0);
-  if (d < 0 || static_cast<size_t>(d) >= rank) {
-    throw Error(fmt::format("{} ({}): {} {} is out of range for rank {}", node.name, node.type, key,
-                            d, rank));
-  }
-  return static_cast<size_t>(d);
-}
-
-// ---- MatMul: c = op(a) op(b), attributes transA, transB (0 or 1).
+// ---- MatMul: c = op(a) op(b), attributes transA, transB (0 or 1). 3-D operands are a batched
+// product, ops_nn.cpp (batchMatMulForward).
 //
 // Backward, for c = op(a) op(b) with g = dc: each input's gradient is one product of g with the
 // other input, in the stored layout of that input:
@@ -66,6 +36,7 @@ std::vector<Tensor> matmulForward(ForwardContext& ctx) {
   const bool ta = n.intAttr("transA", 0) != 0, tb = n.intAttr("transB", 0) != 0;
   expectFloat(n, a, 0);
   expectFloat(n, b, 1);
+  if (a.rank() == 3 || b.rank() == 3) return batchMatMulForward(ctx);
   if (a.rank() != 2 || b.rank() != 2) {
     throw Error(fmt::format("{} ({}): 2-D operands expected, got \"{}\" {} and \"{}\" {}", n.name,
                             n.type, a.debugName(), a.shapeString(), b.debugName(),
@@ -104,6 +75,10 @@ void matmulGradOf(BackwardContext& ctx, size_t i, const Tensor& x, const Tensor&
 }
 
 void matmulBackward(BackwardContext& ctx) {
+  if (ctx.inputs[0].rank() == 3) {
+    batchMatMulBackward(ctx);
+    return;
+  }
   const bool ta = ctx.node.intAttr("transA", 0) != 0, tb = ctx.node.intAttr("transB", 0) != 0;
   const Tensor g = ctx.gradOutputTensor(0);
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
@@ -318,15 +293,6 @@ void sceBackward(BackwardContext& ctx) {
 // Concat (axis). They copy nothing forward; the backward of a view is the inverse view, except
 // Slice, whose gradient is zero outside the slice.
 
-std::vector<size_t> sizesOf(const OpNode& n, const std::string& key) {
-  std::vector<size_t> out;
-  for (int64_t v : n.intsAttr(key)) {
-    if (v < 0) throw Error(fmt::format("{} ({}): negative {} entry {}", n.name, n.type, key, v));
-    out.push_back(static_cast<size_t>(v));
-  }
-  return out;
-}
-
 std::vector<Tensor> reshapeForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 1);
@@ -462,6 +428,8 @@ OpRegistry OpRegistry::builtin() {
   r.add({"Transpose", transposeForward, transposeBackward});
   r.add({"Slice", sliceForward, sliceBackward});
   r.add({"Concat", concatForward, concatBackward});
+  addConvOps(r);
+  addNnOps(r);
   return r;
 }
 

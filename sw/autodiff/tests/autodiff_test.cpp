@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "autodiff_util.hpp"
-#include "backends.hpp"
+#include "gradient_check.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/error.hpp"
@@ -26,103 +26,9 @@
 namespace tessera::autodiff {
 namespace {
 
-using Floats = std::vector<float>;
-using Doubles = std::vector<double>;
+using namespace gradcheck;
 
-// Values in [-2, 2] at least 0.05 from 0 (so that relu's kink is further than the step of a finite
-// difference).
-Floats randomFloats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  Floats v(n);
-  for (float& x : v) {
-    x = dist(rng);
-    if (std::fabs(x) < 0.05f) x += x < 0 ? -0.1f : 0.1f;
-  }
-  return v;
-}
-
-void expectBitEqual(const Floats& got, const Floats& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
-        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
-  }
-}
-
-// The gradient-check tolerance: |device - finite difference| <= 1e-4 * max(1, max |finite
-// difference|). The device gradient is float32 with sums of at most a few dozen terms (relative
-// error ~1e-6); the central difference in double with step 1e-3 of these smooth (or piecewise
-// linear away from their kinks) functions is exact to ~1e-7. 1e-4 leaves two orders of margin
-// either way yet catches any wrong term, sign or transpose (errors of order 1).
-void expectNearFiniteDifference(const Floats& got,
-                                const std::function<double(const std::vector<Doubles>&)>& f,
-                                std::vector<Doubles> inputs, size_t which,
-                                const std::string& what) {
-  const double h = 1e-3;
-  Doubles fd(inputs[which].size());
-  double mx = 1.0;
-  for (size_t i = 0; i < fd.size(); ++i) {
-    const double x = inputs[which][i];
-    inputs[which][i] = x + h;
-    const double up = f(inputs);
-    inputs[which][i] = x - h;
-    const double down = f(inputs);
-    inputs[which][i] = x;
-    fd[i] = (up - down) / (2 * h);
-    mx = std::max(mx, std::fabs(fd[i]));
-  }
-  ASSERT_EQ(got.size(), fd.size()) << what;
-  for (size_t i = 0; i < fd.size(); ++i) {
-    ASSERT_LE(std::fabs(got[i] - fd[i]), 1e-4 * mx)
-        << what << " element " << i << ": got " << got[i] << ", finite difference " << fd[i];
-  }
-}
-
-Doubles toDouble(const Floats& v) {
-  return {v.begin(), v.end()};
-}
-
-class AutodiffTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override { backends::skipIfExcluded(GetParam()); }
-  static constexpr unsigned kTiles = 4;
-  Graph graph{Target{kTiles, 65536, 6}};
-  Sequence fwd, bwd, prog{std::vector<Program>{fwd, bwd}};
-  Tape tape{graph, fwd};
-  std::map<std::string, Floats> values;
-
-  Tensor variable(std::vector<size_t> shape, const std::string& name, uint32_t seed,
-                  size_t grain = 1) {
-    Tensor t = ops::createLinear(graph, ElemType::Float32, shape, name, grain);
-    Floats v = randomFloats(t.numElements(), seed);
-    graph.setInitialValue(t, v);
-    values[name] = v;
-    return t;
-  }
-  Value param(std::vector<size_t> shape, const std::string& name, uint32_t seed) {
-    return tape.parameter(variable(std::move(shape), name, seed));
-  }
-
-  std::map<std::string, Floats> run(const std::vector<std::pair<std::string, Tensor>>& outputs) {
-    for (const auto& [name, t] : outputs) graph.exposeTensor(name, t);
-    Compiled c = compile(graph, prog);
-    DeviceOptions o;
-    o.tiles = kTiles;
-    const backends::Opened dev = backends::open(GetParam(), o);
-    Engine engine(*dev.device, c.executable);
-    RunResult r = engine.run(200'000'000);
-    EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
-    std::map<std::string, Floats> out;
-    for (const auto& [name, t] : outputs) {
-      std::vector<uint8_t> bytes = engine.readTensor(name);
-      Floats f(bytes.size() / 4);
-      std::memcpy(f.data(), bytes.data(), bytes.size());
-      out[name] = f;
-    }
-    return out;
-  }
-};
+class AutodiffTest : public GradientCheckTest {};
 
 // op(x) op(y) on the host in the order the backward uses: from zero in k order (accumulate, the
 // path of a block-mapped leaf), or ops::matmul's k parts.

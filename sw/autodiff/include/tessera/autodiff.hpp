@@ -17,7 +17,9 @@
 #include <variant>
 #include <vector>
 
+#include "tessera/conv.hpp"
 #include "tessera/graph.hpp"
+#include "tessera/nn.hpp"
 #include "tessera/ops.hpp"
 #include "tessera/optimizers.hpp"
 #include "tessera/program.hpp"
@@ -232,7 +234,8 @@ class Tape {
 
 // Typed builders over Tape::apply (one per built-in op; the name is the op's debug name).
 
-/// op(a) op(b) (matmul with optional transposes).
+/// op(a) op(b) (matmul with optional transposes); 3-D operands [B, M, K] and [B, K, N] give a
+/// batched product (ops::batchMatMul), the options transposing each batch's matrices.
 Value matmul(Tape& tape, const Value& a, const Value& b, const std::string& name,
              const ops::MatMulOptions& o = {});
 /// a + b.
@@ -266,6 +269,46 @@ Value slice(Tape& tape, const Value& x, size_t begin, size_t end, size_t axis,
             const std::string& name);
 /// Values joined along axis (a view).
 Value concat(Tape& tape, const std::vector<Value>& xs, size_t axis, const std::string& name);
+
+/// Convolution (op "Conv"): x [N, C, H, W] with weights [OC, C / groups, KH, KW], plus bias [OC]
+/// (pass Value() for none); ops::conv2d's arguments and order of operations.
+Value conv2d(Tape& tape, const Value& x, const Value& weights, const Value& bias,
+             const std::string& name, const ops::Conv2dParams& params = {});
+/// Max pooling of x [N, C, H, W] (op "MaxPool"); stride 0 means the kernel size, as in the library.
+Value maxPool2d(Tape& tape, const Value& x, const std::string& name,
+                const ops::Pool2dParams& params = {});
+/// Average pooling of x [N, C, H, W] (op "AveragePool", count_include_pad = 1).
+Value avgPool2d(Tape& tape, const Value& x, const std::string& name,
+                const ops::Pool2dParams& params = {});
+/// x viewed as [product of dimensions before axis, product of the rest] (op "Flatten", a view).
+Value flatten(Tape& tape, const Value& x, size_t axis, const std::string& name);
+
+/// tanh(x) (op "Tanh").
+Value tanh(Tape& tape, const Value& x, const std::string& name);
+/// 1 / (1 + e^-x) (op "Sigmoid").
+Value sigmoid(Tape& tape, const Value& x, const std::string& name);
+/// GELU, erf form (op "Gelu", PyTorch's default).
+Value gelu(Tape& tape, const Value& x, const std::string& name);
+/// Softmax of x along axis (op "Softmax").
+Value softmax(Tape& tape, const Value& x, size_t axis, const std::string& name);
+/// Log-softmax of x along axis (op "LogSoftmax").
+Value logSoftmax(Tape& tape, const Value& x, size_t axis, const std::string& name);
+/// Layer normalisation of x over its trailing dimensions of weight's shape, scaled by weight and
+/// shifted by bias (op "LayerNormalization"; PyTorch's LayerNorm).
+Value layerNorm(Tape& tape, const Value& x, const Value& weight, const Value& bias, float eps,
+                const std::string& name);
+/// Batch normalisation of x [N, C, ...] with weight and bias [C] (op "BatchNormalization"):
+/// training uses the batch statistics and updates runningMean and runningVar (Tape::input
+/// values, or Value() for none) in place with PyTorch's momentum; evaluation uses them.
+Value batchNorm(Tape& tape, const Value& x, const Value& weight, const Value& bias,
+                const Value& runningMean, const Value& runningVar, bool training, float eps,
+                float momentum, const std::string& name);
+/// Dropout in training with probability p (op "Dropout"): the mask is Philox under seed (an
+/// int32 [2] Tape::input from ops::createDropoutSeed) at this stream, the same on every backend.
+Value dropout(Tape& tape, const Value& x, const Value& seed, float p, uint32_t stream,
+              const std::string& name);
+/// Rows of table [V, D] picked by int32 indices (op "Gather" along axis 0: an embedding lookup).
+Value embedding(Tape& tape, const Value& table, const Value& indices, const std::string& name);
 
 /// An optimizer on the tiles (docs/autodiff.md, "Optimizers"), PyTorch's semantics: weight decay
 /// is L2, added to the gradient (torch.optim.SGD and torch.optim.Adam, not AdamW).

@@ -1,0 +1,116 @@
+// The networks of the training benchmark (docs/training.md, "Models") behind one interface, so
+// that one training graph (mlp_model.cpp), one trainer (mlp_trainer.cpp) and one command
+// (train_command.cpp) serve every model: its parameters (names, shapes, initialization), its
+// forward pass on the autodiff tape, and its training defaults. The MLP and LeNet-5 are here;
+// `makeModel` is the registry.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/autodiff.hpp"
+#include "tessera/graph.hpp"
+#include "train/model_parameters.hpp"
+
+namespace tessera::bench {
+
+/// What a model trains best with when the command line does not say (docs/training.md).
+struct ModelDefaults {
+  std::string optimizer;      ///< "sgd", "momentum" or "adam"
+  float sgdLearningRate = 0;  ///< the step size of each optimizer
+  float momentumLearningRate = 0;
+  float adamLearningRate = 0;
+  float momentum = 0.9f;           ///< for "momentum"
+  uint32_t modelTileMemKiB = 128;  ///< tile memory on the "model" backend (others: their own)
+  /// The step size of optimizer; throws tessera::Error naming an unknown optimizer.
+  float learningRate(const std::string& optimizer) const;
+};
+
+/// A network of the benchmark.
+class Model {
+ public:
+  virtual ~Model() = default;
+  /// The registry name ("mlp", "lenet").
+  virtual std::string name() const = 0;
+  /// One line naming its layers, for the summary.
+  virtual std::string describe() const = 0;
+  /// Input values per sample (784: 28 x 28 pixels, row by row).
+  virtual size_t inputs() const = 0;
+  /// Classes of the output.
+  virtual size_t classes() const = 0;
+  /// The parameters in order, named and shaped as in the .npz (weight/bias pairs, layer order).
+  virtual std::vector<ParameterShape> parameterShapes() const = 0;
+  /// True when the device holds parameter i as the transpose of its 2-D .npz shape (a Linear
+  /// weight, (out, in) in PyTorch, is [in, out] on the device: the right operand of x W).
+  virtual bool deviceTransposed(size_t i) const = 0;
+  /// The parameter variables for a minibatch of `batch`, in order, each mapped for the op that
+  /// uses it; the caller exposes them under their names.
+  virtual std::vector<Tensor> createParameters(Graph& graph, size_t batch) const = 0;
+  /// The input variable for a minibatch of `batch` (batch x inputs() values in stream order).
+  virtual Tensor createInput(Graph& graph, size_t batch) const = 0;
+  /// Record the forward pass of x on tape; returns the logits [batch, classes()]. Op names start
+  /// with prefix.
+  virtual autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
+                                  const autodiff::Value& x, const std::string& prefix) const = 0;
+  /// The seeded initialization (the run's seed).
+  virtual ModelParameters initialize(uint32_t seed) const = 0;
+  /// The training defaults.
+  virtual ModelDefaults defaults() const = 0;
+};
+
+/// The MLP: inputs -> hidden... -> classes, ReLU between layers. Its arrays keep the names and
+/// layouts the benchmark has always saved: w0 (fan_in, fan_out), b0, w1, b1, ...
+class MlpModel : public Model {
+ public:
+  /// The layer sizes.
+  MlpModel(size_t inputs, std::vector<size_t> hidden, size_t classes);
+  std::string name() const override { return "mlp"; }
+  std::string describe() const override;
+  size_t inputs() const override { return sizes_.front(); }
+  size_t classes() const override { return sizes_.back(); }
+  std::vector<ParameterShape> parameterShapes() const override;
+  bool deviceTransposed(size_t) const override { return false; }
+  std::vector<Tensor> createParameters(Graph& graph, size_t batch) const override;
+  Tensor createInput(Graph& graph, size_t batch) const override;
+  autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
+                          const autodiff::Value& x, const std::string& prefix) const override;
+  /// MlpParameters::initialize (Glorot uniform, biases 0).
+  ModelParameters initialize(uint32_t seed) const override;
+  ModelDefaults defaults() const override;
+  /// inputs, hidden..., classes.
+  const std::vector<size_t>& sizes() const { return sizes_; }
+
+ private:
+  std::vector<size_t> sizes_;
+};
+
+/// LeNet-5 (lenetShapes()): two 5x5 convolutions with ReLU and 2x2 max-pooling, then three
+/// Linear layers, on 1 x 28 x 28 images.
+class LenetModel : public Model {
+ public:
+  std::string name() const override { return "lenet"; }
+  std::string describe() const override;
+  size_t inputs() const override { return 784; }
+  size_t classes() const override { return 10; }
+  std::vector<ParameterShape> parameterShapes() const override { return lenetShapes(); }
+  bool deviceTransposed(size_t i) const override { return i >= 4 && i % 2 == 0; }
+  std::vector<Tensor> createParameters(Graph& graph, size_t batch) const override;
+  Tensor createInput(Graph& graph, size_t batch) const override;
+  autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
+                          const autodiff::Value& x, const std::string& prefix) const override;
+  /// ModelParameters::kaimingUniform (PyTorch's default for Conv2d and Linear).
+  ModelParameters initialize(uint32_t seed) const override;
+  ModelDefaults defaults() const override;
+};
+
+/// The model called name ("mlp" with the given hidden layers, "lenet"); throws tessera::Error
+/// listing the known names otherwise.
+std::shared_ptr<const Model> makeModel(const std::string& name,
+                                       const std::vector<size_t>& hidden = {128});
+/// The registry's names.
+std::vector<std::string> modelNames();
+
+}  // namespace tessera::bench

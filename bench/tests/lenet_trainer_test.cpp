@@ -1,0 +1,211 @@
+// LeNet-5 (bench/model.cpp) trained on devices against its CPU reference (bench/train/
+// cpu_lenet.cpp), and its saved weights evaluated by NumPy.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "cpu_lenet.hpp"
+#include "fashion_mnist.hpp"
+#include "minibatcher.hpp"
+#include "mlp_trainer.hpp"
+#include "npz_file.hpp"
+#include "tessera/ops.hpp"
+#include "train_command.hpp"
+
+namespace tessera::bench {
+namespace {
+
+// Step `step`'s minibatch: pixels uniform in [0, 1), labels uniform in 0..9, from a generator
+// seeded by the step (the same on every device and in the reference).
+void randomImages(uint64_t step, std::span<float> images, std::span<int32_t> labels) {
+  std::mt19937 rng(static_cast<uint32_t>(7000 + step));
+  for (float& v : images) v = static_cast<float>(rng() >> 8) * 0x1p-24f;
+  for (int32_t& l : labels) l = static_cast<int32_t>(rng() % 10);
+}
+
+MlpConfig lenetConfig(size_t batch, uint32_t trainSteps, const CpuOptimizerConfig& opt) {
+  MlpConfig c;
+  c.model = makeModel("lenet");
+  c.inputs = 784;
+  c.classes = 10;
+  c.batch = batch;
+  c.trainSteps = trainSteps;
+  c.learningRate = opt.learningRate;
+  c.momentum = opt.momentum;
+  using Kind = autodiff::OptimizerConfig::Kind;
+  c.optimizer = opt.kind == CpuOptimizerConfig::Kind::Sgd        ? Kind::Sgd
+                : opt.kind == CpuOptimizerConfig::Kind::Momentum ? Kind::Momentum
+                                                                 : Kind::Adam;
+  c.weightDecay = opt.weightDecay;
+  c.beta1 = opt.beta1;
+  c.beta2 = opt.beta2;
+  c.eps = opt.eps;
+  return c;
+}
+
+std::unique_ptr<Device> open(const std::string& spec, unsigned tiles, uint32_t memKiB) {
+  DeviceOptions o;
+  o.tiles = tiles;
+  o.tileMemBytes = memKiB * 1024;
+  return openDevice(spec, o);
+}
+
+// The reference with the k splits of the device's fc matmul plans.
+CpuLenet reference(const ModelParameters& p, const CpuOptimizerConfig& opt, const Device& dev,
+                   size_t batch) {
+  CpuLenet cpu(p, opt);
+  Graph g(Target::of(dev.info()));
+  const size_t dense[4] = {400, 120, 84, 10};
+  CpuMlp::KSplits ks;
+  for (size_t l = 0; l < 3; ++l) {
+    ks.forward.push_back(ops::planMatMul(g, batch, dense[l], dense[l + 1]).k);
+    ks.backward.push_back(ops::planMatMul(g, batch, dense[l + 1], dense[l]).k);
+  }
+  cpu.setKSplits(ks);
+  return cpu;
+}
+
+// Trains `steps` steps on dev and on the CPU; every step's loss and correct count, and the
+// parameters after them, equal bit for bit. Returns the run.
+MlpRunResult expectMatchesReference(Device& dev, size_t batch, uint32_t steps,
+                                    const CpuOptimizerConfig& opt, ModelParameters* trained) {
+  MlpTrainer t(dev, lenetConfig(batch, steps, opt));
+  const ModelParameters p = LenetModel().initialize(11);
+  t.setParameters(p);
+  CpuLenet cpu = reference(p, opt, dev, batch);
+  const MlpRunResult r = t.run(randomImages, randomImages);
+  EXPECT_EQ(r.stepLoss.size(), steps);
+  for (uint64_t s = 0; s < steps && s < r.stepLoss.size(); ++s) {
+    std::vector<float> img(batch * 784);
+    std::vector<int32_t> lab(batch);
+    randomImages(s, img, lab);
+    const CpuLenet::StepResult want = cpu.trainStep(img, lab);
+    EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
+    EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
+  }
+  const ModelParameters got = t.modelParameters();
+  for (size_t i = 0; i < got.values.size(); ++i) {
+    EXPECT_EQ(got.values[i], cpu.parameters().values[i]) << got.shapes[i].name;
+    EXPECT_NE(got.values[i], p.values[i]) << got.shapes[i].name << " did not change";
+  }
+  if (trained) *trained = got;
+  return r;
+}
+
+TEST(LenetTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
+  CpuOptimizerConfig sgd;
+  sgd.learningRate = 0.05f;
+  CpuOptimizerConfig momentum = sgd;
+  momentum.kind = CpuOptimizerConfig::Kind::Momentum;
+  momentum.weightDecay = 0.001f;
+  CpuOptimizerConfig adam;
+  adam.kind = CpuOptimizerConfig::Kind::Adam;
+  adam.learningRate = 0.001f;
+  for (const auto& [name, opt] :
+       {std::pair{"sgd", sgd}, std::pair{"momentum + weight decay", momentum},
+        std::pair{"adam", adam}}) {
+    SCOPED_TRACE(name);
+    auto dev = open("model", 4, 624);
+    expectMatchesReference(*dev, 4, 3, opt, nullptr);
+  }
+}
+
+// A short run of the command with --model lenet; the saved .npz has PyTorch's state_dict names
+// and layouts, and NumPy, from the file alone, predicts the evaluated test images as the device
+// did (the same correct count) and computes the reference's logits.
+TEST(LenetTrainer, SavedWeightsEvaluateInNumpy) {
+  if (std::string(TESSERA_NUMPY_PYTHON).empty())
+    GTEST_SKIP() << "no python3 with numpy (install python3-numpy)";
+  const std::string out = ::testing::TempDir() + "/tessera-lenet-test";
+  std::filesystem::remove_all(out);
+  TrainOptions o;
+  o.model = "lenet";
+  o.tiles = 4;
+  o.batch = 8;
+  o.maxSteps = 4;
+  o.evalImages = 40;
+  o.traceSteps = 0;
+  o.outDir = out;
+  o.saveWeights = out + "/lenet.npz";
+  o.quiet = true;
+  ASSERT_EQ(runTrain(o), 0);
+  std::ifstream rf(out + "/result.json");
+  const nlohmann::json res = nlohmann::json::parse(rf);
+  EXPECT_EQ(res["model"], "lenet");
+  EXPECT_EQ(res["optimizer"], "adam");
+  EXPECT_EQ(res["tile_mem_bytes"], 624 * 1024);
+  EXPECT_EQ(res["parameters"]["fc0.weight"], nlohmann::json::array({120, 400}));
+  const NpzFile npz = NpzFile::load(o.saveWeights);
+  std::vector<std::string> names;
+  for (const ParameterShape& s : lenetShapes()) {
+    names.push_back(s.name);
+    EXPECT_EQ(npz.get(s.name).shape, s.shape) << s.name;
+  }
+  names.push_back("input_scale");
+  names.push_back("input_offset");
+  EXPECT_EQ(npz.names(), names);
+  // The first 40 test images and the reference's logits for them, for NumPy.
+  const FashionMnist data = FashionMnist::load();
+  const ModelParameters p = ModelParameters::fromNpz(npz, lenetShapes(), o.saveWeights);
+  std::vector<uint32_t> idx(40);
+  for (uint32_t i = 0; i < 40; ++i) idx[i] = i;
+  std::vector<float> img(40 * 784);
+  std::vector<int32_t> lab(40);
+  Minibatcher::gather(data.test(), idx, p.inputScale, p.inputOffset, img, lab);
+  CpuOptimizerConfig unused;
+  NpzFile io;
+  io.set("logits", {40, 10}, CpuLenet(p, unused).logits(img));
+  std::vector<float> pixels, labels;
+  for (uint32_t i = 0; i < 40 * 784; ++i) pixels.push_back(data.test().images[i]);
+  for (uint32_t i = 0; i < 40; ++i) labels.push_back(static_cast<float>(data.test().labels[i]));
+  io.set("pixels", {40, 28, 28}, pixels);
+  io.set("labels", {40}, labels);
+  io.save(out + "/io.npz");
+  const std::string script = out + "/lenet.py";
+  std::ofstream(script) << R"(import sys
+import numpy as np
+w = np.load(sys.argv[1]); io = np.load(sys.argv[2])
+def conv(x, wt, b, pad):
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape; o, _, kh, kw = wt.shape
+    oh, ow = h - kh + 1, wd - kw + 1
+    cols = np.stack([x[:, :, i:i + oh, j:j + ow] for i in range(kh) for j in range(kw)], axis=2)
+    cols = cols.reshape(n, c * kh * kw, oh, ow)  # (c, kh, kw) order, as wt.reshape(o, -1)
+    return np.einsum('ok,nkhw->nohw', wt.reshape(o, -1), cols) + b[None, :, None, None]
+def pool(x):
+    n, c, h, wd = x.shape
+    return x.reshape(n, c, h // 2, 2, wd // 2, 2).max(axis=(3, 5))
+relu = lambda v: np.maximum(v, 0)
+x = io['pixels'].astype(np.float32)[:, None] * w['input_scale'] + w['input_offset']
+x = pool(relu(conv(x, w['conv0.weight'], w['conv0.bias'], 2)))
+x = pool(relu(conv(x, w['conv1.weight'], w['conv1.bias'], 0))).reshape(len(x), -1)
+x = relu(x @ w['fc0.weight'].T + w['fc0.bias'])
+x = relu(x @ w['fc1.weight'].T + w['fc1.bias'])
+logits = x @ w['fc2.weight'].T + w['fc2.bias']
+print(int((logits.argmax(axis=1) == io['labels']).sum()))
+print(float(np.abs(logits - io['logits']).max()))
+)";
+  const std::string result = out + "/numpy.txt";
+  const int rc = std::system(fmt::format("'{}' '{}' '{}' '{}' > '{}' 2>&1", TESSERA_NUMPY_PYTHON,
+                                         script, o.saveWeights, out + "/io.npz", result)
+                                 .c_str());
+  std::ifstream in(result);
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSERT_EQ(rc, 0) << text.str();
+  size_t correct = 0;
+  double maxDiff = 1;
+  text >> correct >> maxDiff;
+  EXPECT_EQ(static_cast<double>(correct) / 40.0, res["eval_accuracy"].get<double>());
+  // NumPy sums in its own order (float32 throughout): the logits agree to float rounding.
+  EXPECT_LT(maxDiff, 1e-4) << text.str();
+}
+
+}  // namespace
+}  // namespace tessera::bench

@@ -1,0 +1,106 @@
+#include "model_parameters.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <random>
+
+#include "tessera/error.hpp"
+
+namespace tessera::bench {
+
+size_t ParameterShape::size() const {
+  size_t n = 1;
+  for (size_t d : shape) n *= d;
+  return n;
+}
+
+size_t ModelParameters::indexOf(const std::string& name) const {
+  for (size_t i = 0; i < shapes.size(); ++i)
+    if (shapes[i].name == name) return i;
+  throw Error(fmt::format("model parameters: no array \"{}\"", name));
+}
+
+void ModelParameters::validate() const {
+  if (values.size() != shapes.size())
+    throw Error(
+        fmt::format("model parameters: {} arrays for {} shapes", values.size(), shapes.size()));
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (values[i].size() != shapes[i].size())
+      throw Error(fmt::format("model parameters: {} has {} values, its shape ({}) needs {}",
+                              shapes[i].name, values[i].size(), fmt::join(shapes[i].shape, ", "),
+                              shapes[i].size()));
+  }
+}
+
+ModelParameters ModelParameters::kaimingUniform(const std::vector<ParameterShape>& shapes,
+                                                uint32_t seed) {
+  ModelParameters p;
+  p.shapes = shapes;
+  std::mt19937 rng(seed);
+  size_t fanIn = 0;
+  for (const ParameterShape& s : shapes) {
+    const bool bias = s.name.size() > 5 && s.name.substr(s.name.size() - 5) == ".bias";
+    if (!bias) {
+      if (s.shape.size() < 2)
+        throw Error(fmt::format("model parameters: weight {} needs at least 2 dimensions", s.name));
+      fanIn = s.size() / s.shape[0];
+    } else if (fanIn == 0) {
+      throw Error(fmt::format("model parameters: bias {} comes before any weight", s.name));
+    }
+    const float bound = 1.0f / std::sqrt(static_cast<float>(fanIn));
+    std::vector<float> v(s.size());
+    for (float& x : v) {
+      const float u = static_cast<float>(static_cast<uint32_t>(rng()) >> 8) * 0x1p-24f;  // exact
+      x = bound * (2.0f * u - 1.0f);  // 2u - 1 exact
+    }
+    p.values.push_back(std::move(v));
+  }
+  return p;
+}
+
+NpzFile ModelParameters::toNpz() const {
+  validate();
+  NpzFile npz;
+  for (size_t i = 0; i < shapes.size(); ++i) npz.set(shapes[i].name, shapes[i].shape, values[i]);
+  npz.setScalar("input_scale", inputScale);
+  npz.setScalar("input_offset", inputOffset);
+  return npz;
+}
+
+ModelParameters ModelParameters::fromNpz(const NpzFile& npz,
+                                         const std::vector<ParameterShape>& expected,
+                                         const std::string& what) {
+  ModelParameters p;
+  p.shapes = expected;
+  for (const ParameterShape& s : expected) {
+    if (!npz.contains(s.name))
+      throw Error(fmt::format("{}: no array {} (the model needs shape ({}))", what, s.name,
+                              fmt::join(s.shape, ", ")));
+    const NpzFile::Array& a = npz.get(s.name);
+    if (a.shape != s.shape)
+      throw Error(fmt::format("{}: {} has shape ({}), the model needs ({})", what, s.name,
+                              fmt::join(a.shape, ", "), fmt::join(s.shape, ", ")));
+    p.values.push_back(a.data);
+  }
+  for (const std::string& name : npz.names()) {
+    bool known = name == "input_scale" || name == "input_offset";
+    for (const ParameterShape& s : expected) known = known || s.name == name;
+    if (!known)
+      throw Error(fmt::format("{}: array {} is not a parameter of the model", what, name));
+  }
+  p.inputScale = npz.scalar("input_scale");
+  p.inputOffset = npz.scalar("input_offset");
+  return p;
+}
+
+std::vector<ParameterShape> lenetShapes() {
+  return {{"conv0.weight", {6, 1, 5, 5}},  {"conv0.bias", {6}},
+          {"conv1.weight", {16, 6, 5, 5}}, {"conv1.bias", {16}},
+          {"fc0.weight", {120, 400}},      {"fc0.bias", {120}},
+          {"fc1.weight", {84, 120}},       {"fc1.bias", {84}},
+          {"fc2.weight", {10, 84}},        {"fc2.bias", {10}}};
+}
+
+}  // namespace tessera::bench

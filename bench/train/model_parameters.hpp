@@ -1,0 +1,64 @@
+// The parameters of any network of the training benchmark on the host, named and shaped as
+// PyTorch's state_dict holds them (docs/training.md, "Models"): PyTorch's default initialization
+// from the run's seed, the .npz layout, and the layer list of LeNet-5.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "npz_file.hpp"
+
+namespace tessera::bench {
+
+/// A trainable array: its state_dict name and shape.
+struct ParameterShape {
+  std::string name;
+  std::vector<size_t> shape;
+  /// Elements (the product of shape).
+  size_t size() const;
+};
+
+/// Named float32 arrays in layer order, plus the input scaling (input = pixel * inputScale +
+/// inputOffset, pixels 0-255).
+struct ModelParameters {
+  std::vector<ParameterShape> shapes;
+  std::vector<std::vector<float>> values;  ///< values[i]: shapes[i], row-major
+  float inputScale = 1.0f / 255.0f;
+  float inputOffset = 0.0f;
+
+  /// Index of array `name`; throws tessera::Error naming it if absent.
+  size_t indexOf(const std::string& name) const;
+  /// Values of array `name`.
+  std::vector<float>& operator[](const std::string& name) { return values[indexOf(name)]; }
+  /// Values of array `name`.
+  const std::vector<float>& operator[](const std::string& name) const {
+    return values[indexOf(name)];
+  }
+  /// Throws tessera::Error naming the array whose value count does not match its shape.
+  void validate() const;
+
+  /// PyTorch's default initialization of Conv2d and Linear (kaiming_uniform_ with a = sqrt(5) for
+  /// the weight, which is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the same bound for the bias):
+  /// one std::mt19937(seed) draws the arrays in order, each row-major, each value
+  /// u = (rng() >> 8) * 2^-24, v = bound * (2u - 1) (float), bound = 1 / sqrtf(fan_in), where
+  /// fan_in is the product of the weight's dimensions after the first (a bias takes its weight's).
+  /// Arrays are weight/bias pairs named "<layer>.weight", "<layer>.bias".
+  static ModelParameters kaimingUniform(const std::vector<ParameterShape>& shapes, uint32_t seed);
+  /// The arrays in order, then the scalars input_scale and input_offset.
+  NpzFile toNpz() const;
+  /// From an .npz holding exactly the arrays of `expected` (and the two scalars); throws
+  /// tessera::Error naming `what` (the file), the array and both shapes on a mismatch.
+  static ModelParameters fromNpz(const NpzFile& npz, const std::vector<ParameterShape>& expected,
+                                 const std::string& what);
+};
+
+/// LeNet-5 of issue 24 (docs/training.md): 1x28x28 -> conv0 5x5, 6 channels, padding 2 -> ReLU
+/// -> max-pool 2 -> conv1 5x5, 16 channels -> ReLU -> max-pool 2 -> flatten (400) -> fc0 120 ->
+/// ReLU -> fc1 84 -> ReLU -> fc2 10. Its arrays: conv0.weight (6,1,5,5), conv0.bias (6,),
+/// conv1.weight (16,6,5,5), conv1.bias (16,), fc0.weight (120,400), fc0.bias (120,), fc1.weight
+/// (84,120), fc1.bias (84,), fc2.weight (10,84), fc2.bias (10,).
+std::vector<ParameterShape> lenetShapes();
+
+}  // namespace tessera::bench
