@@ -349,7 +349,7 @@ TEST_F(NnOpsBuilding, ShapeMismatchesNameTheOpTensorsAndShapes) {
                         {"emb (Gather)", "\"ids\"", "[3]", "int32"});
 }
 
-TEST_F(NnOpsBuilding, StatisticsSeedsAndIndicesHaveNoGradient) {
+TEST_F(NnOpsBuilding, RunningStatisticsHaveNoGradient) {
   // A running statistic that is a parameter: asking for its gradient names the op and tensor.
   const Value x = param({2, 3, 2, 2}, "x"), w = param({3}, "w"), b = param({3}, "b");
   const Value rm = param({3}, "mean_as_param"), rv = param({3}, "var");
