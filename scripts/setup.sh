@@ -13,6 +13,9 @@ packages=(
   libgtest-dev libgmock-dev
   zlib1g-dev dataset-fashion-mnist     # training benchmark: gzipped IDX reader, Fashion-MNIST
   python3-numpy                        # checks that saved .npz weights load with numpy
+  python3-torch python3-onnx           # framework models: PyTorch references, ONNX export (docs/onnx.md)
+  libonnx-dev libprotobuf-dev protobuf-compiler  # ONNX import in C++
+  pybind11-dev python3-dev             # the Python module
   libopenmpi-dev openmpi-bin           # MPI: training replicas (docs/training.md), the sharded chip (docs/scale-out.md)
   qemu-user linux-perf                 # scripts/bench.sh: qemu-riscv32 comparison, CPU times, profiles
 )
