@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "backends.hpp"
 #include "synthetic_problem.hpp"
 
 namespace tessera::bench {
@@ -46,6 +47,13 @@ std::unique_ptr<Device> open(const std::string& spec) {
   DeviceOptions o;
   o.tiles = 4;
   return openDevice(spec, o);
+}
+
+// A device of one backend of the one list (host/testing/backends.hpp), with the same 4 tiles.
+backends::Opened openBackend(const std::string& backend) {
+  DeviceOptions o;
+  o.tiles = 4;
+  return backends::open(backend, o);
 }
 
 TEST(MlpTrainer, LearnsASyntheticProblemAndEvaluates) {
@@ -91,9 +99,6 @@ TEST(MlpTrainer, TwoRunsEqualOneRunOfTheirSteps) {
 }
 
 TEST(MlpTrainer, EveryBackendGivesTheModelsWeightsAndCycles) {
-  std::vector<std::string> specs;
-  std::stringstream ss(TESSERA_TEST_DEVICES);
-  for (std::string d; std::getline(ss, d, ',');) specs.push_back(d);
   std::vector<std::vector<float>> w0, b0, wRef, bRef;
   initialParameters(smallConfig(3, 1), w0, b0);
   auto ref = open("model");
@@ -101,10 +106,10 @@ TEST(MlpTrainer, EveryBackendGivesTheModelsWeightsAndCycles) {
   tr.setParameters(w0, b0);
   const MlpRunResult r = tr.run(syntheticBatch, syntheticBatch);
   tr.parameters(wRef, bRef);
-  for (const std::string& spec : specs) {
+  for (const std::string& spec : backends::names()) {
     if (spec == "model") continue;
-    auto dev = open(spec);
-    MlpTrainer t(*dev, smallConfig(3, 1));
+    backends::Opened dev = openBackend(spec);
+    MlpTrainer t(*dev.device, smallConfig(3, 1));
     t.setParameters(w0, b0);
     const MlpRunResult x = t.run(syntheticBatch, syntheticBatch);
     std::vector<std::vector<float>> w, b;
@@ -197,13 +202,11 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
     MlpConfig c = smallConfig(3, 0);
     c.inputs = kInputs;
     c.momentum = momentum;
-    std::vector<std::string> specs;
-    std::stringstream ss(TESSERA_TEST_DEVICES);
-    for (std::string d; std::getline(ss, d, ',');) specs.push_back(d);
     const std::vector<size_t> sizes = layerSizes(c);
-    for (const std::string& spec : specs) {
+    for (const std::string& spec : backends::names()) {
       SCOPED_TRACE(spec);
-      auto dev = open(spec);
+      backends::Opened opened = openBackend(spec);
+      Device* dev = opened.device.get();
       MlpTrainer t(*dev, c);
       MlpParameters p = MlpParameters::initialize(sizes, 3);
       t.setParameters(p.weights, p.biases);

@@ -30,6 +30,7 @@ using tessera::link::TcpListener;
 struct ServerOptions {
   std::string device = "model";
   unsigned tiles = 0;
+  unsigned tileMemKiB = 0;
   unsigned maxTiles = 0;
   std::string listen = "127.0.0.1:7455";
   bool pty = false;
@@ -73,6 +74,7 @@ int serve(ServerOptions o) {
   }
   tessera::DeviceOptions options;
   options.tiles = o.tiles;
+  options.tileMemBytes = o.tileMemKiB * 1024u;
   options.maxTiles = o.maxTiles;
   auto device = tessera::openDevice(o.device, options);
   LinkServer server(*device);
@@ -114,7 +116,12 @@ int main(int argc, char** argv) {
   size_t maxReplyQueue = o.limits.maxReplyQueueBytes;
   unsigned idleMs = static_cast<unsigned>(o.limits.idleTimeout.count());
   app.add_option("--device", o.device, "device to serve: model or rtl")->capture_default_str();
-  app.add_option("--tiles", o.tiles, "tiles in the chip (0 = the default, 4)");
+  app.add_option("--tiles", o.tiles,
+                 fmt::format("tiles in the chip (0 = the default, {})", TESS_DEFAULT_TILES));
+  app.add_option("--tile-mem", o.tileMemKiB,
+                 "KiB of SRAM per tile (0 = the backend's default; the RTL's is fixed when it is "
+                 "built)")
+      ->check(CLI::Range(0u, 1u << 21));
   app.add_option(
       "--max-tiles", o.maxTiles,
       fmt::format("refuse more tiles than this (default {})", tessera::kDefaultMaxTiles));

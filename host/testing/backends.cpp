@@ -70,16 +70,19 @@ Opened open(const std::string& backend, const DeviceOptions& options) {
   if (backend == "tcp") {
     DeviceOptions plain;
     plain.tiles = options.tiles;
-    if (options.tileMemBytes != plain.tileMemBytes || options.preset != plain.preset ||
-        options.noFpu || options.noMulDiv || options.contexts != plain.contexts ||
-        options.counterBits != plain.counterBits || options.shard) {
+    plain.tileMemBytes = options.tileMemBytes;
+    if (options.preset != plain.preset || options.noFpu || options.noMulDiv ||
+        options.contexts != plain.contexts || options.counterBits != plain.counterBits ||
+        options.shard || options.tileMemBytes % 1024 != 0) {
       throw Error(
-          "backend tcp: tessera-server takes only the tile count; the test asks for more "
-          "(memory size, preset, extensions, contexts, counter width or sharding)");
+          "backend tcp: tessera-server takes the tile count and a tile memory in KiB; the test "
+          "asks for more (preset, extensions, contexts, counter width, sharding or a memory size "
+          "that is not whole KiB)");
     }
     o.server = std::make_unique<link::ServerProcess>(
         TESSERA_SERVER_PATH,
         std::vector<std::string>{"--device", "model", "--tiles", std::to_string(options.tiles),
+                                 "--tile-mem", std::to_string(options.tileMemBytes / 1024),
                                  "--listen", "127.0.0.1:0"});
     o.device = openDevice(o.server->deviceString());
   } else if (backend == "shard") {

@@ -10,9 +10,8 @@
 #include <cstring>
 #include <numeric>
 #include <random>
-#include <sstream>
 
-#include "server_process.hpp"
+#include "backends.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
 
@@ -196,13 +195,6 @@ LoopRun runLoopGraph(Device& dev) {
   return LoopRun{r.cycles, outBytes, e.readTensor("acc")};
 }
 
-std::vector<std::string> devices() {
-  std::vector<std::string> out;
-  std::stringstream ss(TESSERA_TEST_DEVICES);
-  for (std::string d; std::getline(ss, d, ',');) out.push_back(d);
-  return out;
-}
-
 TEST(CompiledExecutable, RunsIdenticallyOnEveryBackend) {
   auto model = open("model", 4);
   const LoopRun ref = runLoopGraph(*model);
@@ -229,22 +221,16 @@ TEST(CompiledExecutable, RunsIdenticallyOnEveryBackend) {
   }
   for (float& v : acc) v = std::fmaf(1.0f, v, v), v = std::fmaf(1.0f, v, v);
   EXPECT_EQ(floatsOf(ref.acc), acc);
-  std::vector<std::string> specs = devices();
-  for (const std::string& spec : specs) {
+  for (const std::string& spec : backends::names()) {
     if (spec == "model") continue;
-    auto dev = open(spec, 4);
-    const LoopRun r = runLoopGraph(*dev);
+    DeviceOptions o;
+    o.tiles = 4;
+    backends::Opened dev = backends::open(spec, o);
+    const LoopRun r = runLoopGraph(*dev.device);
     EXPECT_EQ(r.cycles, ref.cycles) << spec;
     EXPECT_EQ(r.out, ref.out) << spec;
     EXPECT_EQ(r.acc, ref.acc) << spec;
   }
-  link::ServerProcess server(TESSERA_SERVER_PATH,
-                             {"--device", "model", "--tiles", "4", "--listen", "127.0.0.1:0"});
-  auto remote = openDevice(server.deviceString());
-  const LoopRun r = runLoopGraph(*remote);
-  EXPECT_EQ(r.cycles, ref.cycles) << "tcp";
-  EXPECT_EQ(r.out, ref.out) << "tcp";
-  EXPECT_EQ(r.acc, ref.acc) << "tcp";
 }
 
 // ---- errors name the tile, tensor, vertex or field at fault ----

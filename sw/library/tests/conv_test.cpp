@@ -1,7 +1,7 @@
-// conv2d and pooling, forward and backward (tessera/conv.hpp), on each backend of
-// TESSERA_TEST_DEVICES against tessera/conv_reference.hpp bit for bit, over fixed awkward shapes
-// and random ones; and the references' gradients against finite differences in double precision
-// (docs/library.md, "conv2d and pooling").
+// conv2d and pooling, forward and backward (tessera/conv.hpp), on every backend of the one list
+// (host/testing/backends.hpp) against tessera/conv_reference.hpp bit for bit, over fixed awkward
+// shapes and random ones; and the references' gradients against finite differences in double
+// precision (docs/library.md, "conv2d and pooling").
 #include "tessera/conv.hpp"
 
 #include <fmt/format.h>
@@ -13,8 +13,8 @@
 #include <cstring>
 #include <functional>
 #include <random>
-#include <sstream>
 
+#include "backends.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/conv_reference.hpp"
 #include "tessera/engine.hpp"
@@ -24,13 +24,6 @@ namespace tessera {
 namespace {
 
 namespace ref = ops::reference;
-
-std::vector<std::string> devices() {
-  std::vector<std::string> out;
-  std::stringstream ss(TESSERA_TEST_DEVICES);
-  for (std::string d; std::getline(ss, d, ',');) out.push_back(d);
-  return out;
-}
 
 std::vector<float> randomFloats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -113,8 +106,8 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
     DeviceOptions o;
     o.tiles = kTiles;
     o.tileMemBytes = mem;
-    auto dev = openDevice(GetParam(), o);
-    Engine engine(*dev, c.executable);
+    backends::Opened opened = backends::open(GetParam(), o);
+    Engine engine(*opened.device, c.executable);
     RunResult r = engine.run(2'000'000'000);
     EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
     std::map<std::string, std::vector<float>> out;
@@ -241,7 +234,7 @@ TEST_P(ConvTest, Pooling) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, ConvTest, ::testing::ValuesIn(devices()),
+INSTANTIATE_TEST_SUITE_P(Devices, ConvTest, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 
 // ---- Gradients against finite differences (host only: the device equals the reference) ----
