@@ -1,10 +1,12 @@
 #include "tessera/graph.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <atomic>
 #include <bit>
 #include <cstdlib>
+#include <limits>
 #include <map>
 
 #include "codelet_linker.hpp"
@@ -128,6 +130,27 @@ void Graph::checkTensor(const Tensor& t, const char* what) const {
 }
 
 Tensor Graph::addVariable(ElemType type, std::vector<size_t> shape, const std::string& name) {
+  // A variable larger than the whole chip is refused here, before its per-element bookkeeping
+  // exists, so that a compile that cannot fit says so in time proportional to the graph, not to
+  // the tensor's bytes (docs/limits.md). The product is checked for overflow first.
+  uint64_t elements = 1;
+  bool overflow = false;
+  for (size_t d : shape) {
+    if (d != 0 && elements > std::numeric_limits<uint64_t>::max() / d) {
+      overflow = true;
+      break;
+    }
+    elements *= d;
+  }
+  const uint64_t chipBytes = uint64_t{impl_->target.tiles} * impl_->target.tileMemBytes;
+  if (overflow || elements > chipBytes / 4) {
+    throw Error(fmt::format(
+        "variable \"{}\" [{}] needs {} bytes, more than the whole chip holds ({} tiles of {} "
+        "bytes)",
+        name, fmt::join(shape, ","),
+        overflow ? std::string("more than 2^64") : std::to_string(elements * 4),
+        impl_->target.tiles, impl_->target.tileMemBytes));
+  }
   GraphVariable v;
   v.name = name;
   v.type = type;

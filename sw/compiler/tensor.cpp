@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "tessera/error.hpp"
@@ -21,6 +22,49 @@ size_t product(const std::vector<size_t>& shape) {
 
 std::string viewName(const std::string& name) {
   return name.ends_with(" (view)") ? name : name + " (view)";
+}
+
+// Views are built from runs, never element by element, so that a slice or a concatenation costs
+// what it picks (plus a binary search), not the size of the tensor it is taken from: a mapping
+// loop that slices a large tensor region by region stays linear (issue 29, item 3).
+
+// r appended to out, merged with the last run when it continues it.
+void appendRun(std::vector<ElementRun>& out, const ElementRun& r) {
+  if (r.begin == r.end) return;
+  if (!out.empty() && out.back().var == r.var && out.back().end == r.begin) {
+    out.back().end = r.end;
+  } else {
+    out.push_back(r);
+  }
+}
+
+// The flat element index at which each run starts (prefix sums of the run lengths).
+std::vector<size_t> runOffsets(const std::vector<ElementRun>& runs) {
+  std::vector<size_t> starts(runs.size());
+  size_t at = 0;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    starts[k] = at;
+    at += runs[k].end - runs[k].begin;
+  }
+  return starts;
+}
+
+// The runs of flat elements [begin, end) of a run list, appended to out.
+void appendRange(const std::vector<ElementRun>& runs, const std::vector<size_t>& starts,
+                 size_t begin, size_t end, std::vector<ElementRun>& out) {
+  if (begin >= end) return;
+  size_t k =
+      static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), begin) - starts.begin()) -
+      1;
+  while (begin < end) {
+    const ElementRun& r = runs[k];
+    const size_t offset = begin - starts[k];
+    const size_t len = std::min(end - begin, size_t{r.end - r.begin} - offset);
+    appendRun(out, {r.var, static_cast<uint32_t>(r.begin + offset),
+                    static_cast<uint32_t>(r.begin + offset + len)});
+    begin += len;
+    ++k;
+  }
 }
 
 }  // namespace
@@ -71,6 +115,28 @@ Tensor Tensor::fromElements(uint64_t graphId, ElemType type, std::vector<size_t>
   return t;
 }
 
+const std::vector<size_t>& Tensor::runStarts() const {
+  if (!runStarts_) runStarts_ = std::make_shared<const std::vector<size_t>>(runOffsets(runs_));
+  return *runStarts_;
+}
+
+Tensor Tensor::fromRuns(uint64_t graphId, ElemType type, std::vector<size_t> shape,
+                        const std::vector<ElementRun>& runs, std::string name) {
+  size_t count = 0;
+  for (const ElementRun& r : runs) count += r.end - r.begin;
+  if (product(shape) != count) {
+    throw Error(fmt::format("tensor \"{}\": shape [{}] needs {} elements, got {}", name,
+                            fmt::join(shape, ","), product(shape), count));
+  }
+  Tensor t;
+  t.graphId_ = graphId;
+  t.type_ = type;
+  t.shape_ = std::move(shape);
+  t.name_ = std::move(name);
+  for (const ElementRun& r : runs) appendRun(t.runs_, r);
+  return t;
+}
+
 Tensor Tensor::ofVariable(uint64_t graphId, ElemType type, std::vector<size_t> shape, uint32_t var,
                           std::string name) {
   Tensor t;
@@ -90,18 +156,14 @@ Tensor Tensor::slice(size_t begin, size_t end, size_t d) const {
   }
   const size_t inner = product(std::vector<size_t>(shape_.begin() + d + 1, shape_.end()));
   const size_t outer = product(std::vector<size_t>(shape_.begin(), shape_.begin() + d));
-  const auto all = elements();
-  std::vector<std::pair<uint32_t, uint32_t>> picked;
-  picked.reserve(outer * (end - begin) * inner);
+  std::vector<ElementRun> picked;
   for (size_t o = 0; o < outer; ++o) {
-    for (size_t i = begin; i < end; ++i) {
-      const size_t base = (o * shape_[d] + i) * inner;
-      picked.insert(picked.end(), all.begin() + base, all.begin() + base + inner);
-    }
+    appendRange(runs_, runStarts(), (o * shape_[d] + begin) * inner, (o * shape_[d] + end) * inner,
+                picked);
   }
   std::vector<size_t> shape = shape_;
   shape[d] = end - begin;
-  return fromElements(graphId_, type_, shape, picked, viewName(name_));
+  return fromRuns(graphId_, type_, shape, picked, viewName(name_));
 }
 
 Tensor Tensor::operator[](size_t i) const {
@@ -170,8 +232,16 @@ Tensor Tensor::broadcast(size_t n, size_t d) const {
     throw Error(
         fmt::format("tensor \"{}\" {}: broadcast along dimension {}", name_, shapeString(), d));
   }
-  std::vector<Tensor> copies(n, *this);
-  return concat(copies, d);
+  // concat of n copies along d, without n copies of the tensor.
+  const size_t outer = product(std::vector<size_t>(shape_.begin(), shape_.begin() + d));
+  const size_t chunk = numElements() / std::max<size_t>(outer, 1);
+  std::vector<ElementRun> out;
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t k = 0; k < n; ++k) appendRange(runs_, runStarts(), o * chunk, (o + 1) * chunk, out);
+  }
+  std::vector<size_t> shape = shape_;
+  shape[d] *= n;
+  return fromRuns(graphId_, type_, shape, out, viewName(name_));
 }
 
 Tensor Tensor::expand(size_t d) const {
@@ -206,16 +276,16 @@ Tensor concat(const std::vector<Tensor>& tensors, size_t d) {
     shape[d] += t.shape()[d];
   }
   const size_t outer = product(std::vector<size_t>(shape.begin(), shape.begin() + d));
-  std::vector<std::pair<uint32_t, uint32_t>> out;
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parts;
-  for (const Tensor& t : tensors) parts.push_back(t.elements());
+  std::vector<ElementRun> out;
+  std::vector<std::vector<size_t>> starts;
+  for (const Tensor& t : tensors) starts.push_back(runOffsets(t.runs()));
   for (size_t o = 0; o < outer; ++o) {
     for (size_t k = 0; k < tensors.size(); ++k) {
-      const size_t chunk = parts[k].size() / std::max<size_t>(outer, 1);
-      out.insert(out.end(), parts[k].begin() + o * chunk, parts[k].begin() + (o + 1) * chunk);
+      const size_t chunk = tensors[k].numElements() / std::max<size_t>(outer, 1);
+      appendRange(tensors[k].runs(), starts[k], o * chunk, (o + 1) * chunk, out);
     }
   }
-  return Tensor::fromElements(
+  return Tensor::fromRuns(
       first.graphId(), first.elementType(), shape, out,
       first.debugName().ends_with(" (view)") ? first.debugName() : first.debugName() + " (view)");
 }

@@ -136,6 +136,7 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   const Tensor out = cloneMapped(graph, x, ElemType::Float32, name);
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor flatOut = out.flatten(), flatX = x.flatten();
+  Tensor rows;  // the bias element of every element of x, built once if a chunk needs it
   for (const Chunk& c : tileChunks(graph, out, kPerContext, n)) {
     VertexRef v;
     if (c.begin % n == 0 && c.end % n == 0) {
@@ -145,7 +146,7 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
                            {"out", flatOut.slice(c.begin, c.end)}});
     } else {
       // A chunk that is not whole rows: the bias elements it needs, one per element.
-      const Tensor rows = bias.expand(0).broadcast(x.dim(0), 0).flatten();
+      if (!rows.valid()) rows = bias.expand(0).broadcast(x.dim(0), 0).flatten();
       v = graph.addVertex(cs, "Add",
                           {{"a", flatX.slice(c.begin, c.end)},
                            {"b", rows.slice(c.begin, c.end)},

@@ -316,6 +316,72 @@ TEST(CompilerErrors, AnOverflowingTileNamesItselfAndItsLargestUsers) {
   expectError([&] { compile(g, Sequence()); }, "tensor \"weights\" 60000 B");
 }
 
+TEST(CompilerErrors, AVariableLargerThanTheWholeChipIsRefusedWhenCreated) {
+  // Refused by addVariable, before any per-element bookkeeping: the message names the variable,
+  // its shape and the chip. Shapes whose element count overflows 64 bits are refused the same way.
+  Graph g(Target{4, 65536, 6});
+  g.addVariable(ElemType::Float32, {65536}, "exactly the chip");
+  expectError([&] { g.addVariable(ElemType::Float32, {65537}, "x"); },
+              "variable \"x\" [65537] needs 262148 bytes, more than the whole chip holds (4 "
+              "tiles of 65536 bytes)");
+  expectError(
+      [&] {
+        g.addVariable(ElemType::Int32, {60000, 784}, "images");
+      },
+      "variable \"images\" [60000,784] needs 188160000 bytes");
+  expectError(
+      [&] {
+        g.addVariable(ElemType::Float32, {size_t{1} << 40, size_t{1} << 40}, "huge");
+      },
+      "needs more than 2^64 bytes");
+}
+
+// Views are built from runs of variable elements; each view below is checked against its
+// definition element by element, on views of views whose runs are fragmented (a transposed
+// concatenation of two variables), so that slicing, concatenating and broadcasting across run
+// boundaries is exercised.
+TEST(TensorViews, SlicesConcatenationsAndBroadcastsPickTheElementsTheyDefine) {
+  Graph g(Target{4, 262144, 6});
+  const Tensor a = g.addVariable(ElemType::Float32, {3, 4}, "a");
+  const Tensor b = g.addVariable(ElemType::Float32, {2, 4}, "b");
+  const Tensor ab = concat({a, b}, 0).transpose();  // [4, 5], one run per element
+  const auto all = ab.elements();
+  auto at = [&](size_t i, size_t j) { return all[i * 5 + j]; };
+  for (size_t d = 0; d < 2; ++d) {
+    for (size_t begin = 0; begin <= ab.dim(d); ++begin) {
+      for (size_t end = begin; end <= ab.dim(d); ++end) {
+        const auto got = ab.slice(begin, end, d).elements();
+        std::vector<std::pair<uint32_t, uint32_t>> want;
+        for (size_t i = 0; i < 4; ++i) {
+          for (size_t j = 0; j < 5; ++j) {
+            const size_t k = d == 0 ? i : j;
+            if (k >= begin && k < end) want.push_back(at(i, j));
+          }
+        }
+        EXPECT_EQ(got, want) << "slice [" << begin << ", " << end << ") of dimension " << d;
+      }
+    }
+  }
+  // Concatenation along 1 of [4, 2] and [4, 3] slices, and three copies along each dimension.
+  const auto joined = concat({ab.slice(0, 2, 1), ab.slice(2, 5, 1)}, 1).elements();
+  EXPECT_EQ(joined, all);
+  const auto rows = ab.broadcast(3, 0).elements();
+  ASSERT_EQ(rows.size(), 60u);
+  for (size_t r = 0; r < 12; ++r) {
+    for (size_t j = 0; j < 5; ++j) EXPECT_EQ(rows[r * 5 + j], at(r % 4, j));
+  }
+  const auto cols = ab.broadcast(3, 1).elements();
+  ASSERT_EQ(cols.size(), 60u);
+  for (size_t i = 0; i < 4; ++i) {
+    for (size_t c = 0; c < 15; ++c) EXPECT_EQ(cols[i * 15 + c], at(i, c % 5));
+  }
+  // A whole variable sliced keeps one run per contiguous piece: runs merge where they continue.
+  const Tensor whole = g.addVariable(ElemType::Float32, {6, 7}, "whole");
+  EXPECT_EQ(whole.slice(2, 5, 0).runs().size(), 1u);
+  EXPECT_EQ(whole.slice(1, 3, 1).runs().size(), 6u);
+  EXPECT_EQ(concat({whole.slice(0, 2, 0), whole.slice(2, 6, 0)}, 0).runs(), whole.runs());
+}
+
 TEST(CompilerErrors, BadConnectionsAreNamed) {
   Graph g(Target{4, 65536, 6});
   Tensor f = ops::createLinear(g, ElemType::Float32, {8}, "f");

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,16 +76,25 @@ class Tensor {
   static Tensor fromElements(uint64_t graphId, ElemType type, std::vector<size_t> shape,
                              const std::vector<std::pair<uint32_t, uint32_t>>& elements,
                              std::string name);
+  /// Build a tensor from runs of variable elements (adjacent runs of one variable are merged, as
+  /// fromElements does). Throws on a size mismatch.
+  static Tensor fromRuns(uint64_t graphId, ElemType type, std::vector<size_t> shape,
+                         const std::vector<ElementRun>& runs, std::string name);
   /// Build a tensor over one whole variable.
   static Tensor ofVariable(uint64_t graphId, ElemType type, std::vector<size_t> shape, uint32_t var,
                            std::string name);
 
  private:
+  /// The flat index at which each run starts, computed on first use and shared by copies (a
+  /// view sliced chunk by chunk finds each chunk by binary search).
+  const std::vector<size_t>& runStarts() const;
+
   uint64_t graphId_ = 0;
   ElemType type_ = ElemType::Float32;
   std::vector<size_t> shape_;
   std::vector<ElementRun> runs_;
   std::string name_;
+  mutable std::shared_ptr<const std::vector<size_t>> runStarts_;
 };
 
 /// Tensors joined along dimension d (all other dimensions equal, same graph and type).
