@@ -9,6 +9,7 @@
 #include <chrono>
 #include <vector>
 
+#include "cli_numbers.hpp"
 #include "server_process.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   app.add_option("--bytes", bytes, "bytes per transfer direction")->capture_default_str();
   app.add_option("--small-reads", smallReads, "4-byte reads for the latency")
       ->capture_default_str();
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
 
   tessera::link::ServerProcess board(TESSERA_BOARD_SIM_PATH, {});

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_numbers.hpp"
 #include "mlp_model.hpp"
 #include "tessera/checkpoint.hpp"
 #include "tessera/compiler.hpp"
@@ -242,6 +243,7 @@ int main(int argc, char** argv) {
                  "training steps run on the model before the checkpoint")
       ->capture_default_str();
   app.add_flag("--full-rtl", o.fullRtl, "also run everything on the rtl, to compare and time it");
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   try {
     return fastForward(o);

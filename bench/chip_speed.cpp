@@ -15,6 +15,7 @@
 #include <map>
 #include <vector>
 
+#include "cli_numbers.hpp"
 #include "program_loader.hpp"
 #include "tessera/device.hpp"
 
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->allow_extra_args(false);
   app.add_option("program", program, "A tile program (ELF) that halts on every tile")->required();
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   try {
     fmt::print("{:<12} {:>6} {:>12} {:>14} {:>16} {:>14} {:>6}\n", "config", "tiles", "chip cycles",

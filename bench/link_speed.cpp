@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "cli_numbers.hpp"
 #include "server_process.hpp"
 #include "tessera/device.hpp"
 
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   app.add_option("--device", backend, "backend the server fronts (model or rtl)")
       ->capture_default_str();
   app.add_option("--seconds", seconds, "time per measurement")->capture_default_str();
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   try {
     fmt::print("{:<22} {:>14} {:>14} {:>18}\n", "path (" + backend + ")", "write MB/s", "read MB/s",

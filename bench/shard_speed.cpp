@@ -13,6 +13,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "cli_numbers.hpp"
 #include "program_loader.hpp"
 #include "tessera/device.hpp"
 #include "tessera/shard.hpp"
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int status = 0;
   try {
+    tessera::cli::requireFiniteNumbers(app);
     app.parse(argc, argv);
     status = bench(o);
   } catch (const CLI::ParseError& e) {

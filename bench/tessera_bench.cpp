@@ -9,8 +9,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
+#include "cli_numbers.hpp"
 #include "conv_bench.hpp"
 #include "file_io.hpp"
 #include "mlp_model.hpp"
@@ -92,6 +94,9 @@ int compileMlp(tessera::bench::MlpConfig cfg, const std::string& model, unsigned
   cfg.model = tessera::bench::makeModel(model, cfg.hidden);
   cfg.inputs = cfg.model->inputs();
   cfg.classes = cfg.model->classes();
+  // The output directory is made (or refused) before the compile, not after it.
+  if (!outDir.empty()) std::filesystem::create_directories(outDir);
+  if (memKiB == 0) memKiB = cfg.model->defaults().modelTileMemKiB;  // as train on the model
   tessera::Graph g(tessera::Target{tiles, memKiB * 1024});
   tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
   tessera::Compiled c = tessera::compile(g, mlp.program);
@@ -129,7 +134,7 @@ int main(int argc, char** argv) {
   cv->add_flag("!--no-backward", conv.backward, "forward only");
   tessera::bench::MlpConfig mlp;
   unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
-  uint32_t memKiB = TESS_TILE_MEM_BYTES / 1024;
+  uint32_t memKiB = 0;              // 0: the model's default, as train uses on the model backend
   std::string outDir, compileModel = "mlp";
   CLI::App* cm = app.add_subcommand(
       "compile-mlp", "compile a training model (the MLP by default) and print its compile report");
@@ -137,15 +142,17 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(tessera::bench::modelNames()));
   cm->add_option("--tiles", tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
-  cm->add_option("--tile-mem", memKiB, "KiB of memory per tile")
-      ->capture_default_str()
+  cm->add_option("--tile-mem", memKiB,
+                 "KiB of memory per tile (default: the model's, as train uses on the model "
+                 "backend: 128 for mlp, 624 for lenet)")
       ->check(CLI::Range(16, 1024));
   cm->add_option("--batch", mlp.batch, "minibatch size")
       ->capture_default_str()
       ->check(CLI::Range(1, 65536));
   cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")
       ->delimiter(',')
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
   cm->add_option("--momentum", mlp.momentum,
                  "SGD momentum (0 = plain SGD, whose weight gradients are never stored)")
       ->capture_default_str()
@@ -179,7 +186,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 10000));
   tr->add_option("--hidden", train.hidden, "the MLP's hidden layer sizes, comma separated")
       ->delimiter(',')
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
   tr->add_option("--optimizer", train.optimizer,
                  "sgd, momentum or adam (default: momentum if --momentum > 0 is given, else the "
                  "model's: sgd for mlp, adam for lenet)")
@@ -246,6 +254,7 @@ int main(int argc, char** argv) {
                  "modelled latency of one all-reduce ring step, microseconds")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   // MPI only for replicas: --replicas > 1, or started by mpirun. Any failure on one rank then ends
   // the whole job with a message naming the rank, instead of leaving the others waiting.

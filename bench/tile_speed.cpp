@@ -18,6 +18,7 @@
 #include <map>
 #include <vector>
 
+#include "cli_numbers.hpp"
 #include "program_loader.hpp"
 #include "tessera/device.hpp"
 
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_option("programs", programs, "Tile programs (ELF) that halt with exit code 0")
       ->required();
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   try {
     if (!mxcsr.empty()) _mm_setcsr(static_cast<unsigned>(std::stoul(mxcsr, nullptr, 16)));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_numbers.hpp"
 #include "executable_packer.hpp"
 #include "file_io.hpp"
 #include "tessera/chip_params.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   app.add_option("--tile-mem-bytes", target.tileMemBytes, "Target SRAM bytes per tile")
       ->capture_default_str();
   app.add_option("--contexts", target.contexts, "Target contexts per tile")->capture_default_str();
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   try {
     std::string json;

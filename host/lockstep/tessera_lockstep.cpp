@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "cli_numbers.hpp"
 #include "lockstep.hpp"
 #include "tessera/executable.hpp"
 
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   app.add_flag("--fast", fast,
                "Compare memory, counters and stops at every sync only, not every retirement");
   app.add_option("program", path, "The program: a tile ELF or a *.tess")->required();
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   o.compareRetirements = !fast;
   try {

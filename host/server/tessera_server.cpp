@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "cli_numbers.hpp"
 #include "link_server.hpp"
 #include "link_session.hpp"
 #include "pty_endpoint.hpp"
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
                  "disconnect a client that sends no request for this long (its run is stopped); "
                  "0 = never")
       ->capture_default_str();
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   o.limits.maxReplyQueueBytes = maxReplyQueue;
   o.limits.idleTimeout = std::chrono::milliseconds(idleMs);

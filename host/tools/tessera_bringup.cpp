@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bad_frame_probe.hpp"
+#include "cli_numbers.hpp"
 #include "program_loader.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
@@ -414,6 +415,7 @@ int main(int argc, char** argv) {
                  "model: chip preset (ice40 = the iCE40 board's RV32I 4 KiB tile, no M, no F)");
   app.footer("Exit status: 0 every step passed, 1 a step failed, 2 usage error.");
   try {
+    tessera::cli::requireFiniteNumbers(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;

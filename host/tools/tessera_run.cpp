@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cli_numbers.hpp"
 #include "run_options.hpp"
 #include "run_program.hpp"
 #include "tessera/error.hpp"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   app.footer(tessera::tools::kExitCodes);
   tessera::tools::Options o;
   tessera::tools::addOptions(app, o);
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
 
   if (o.device.empty()) {
