@@ -225,7 +225,13 @@ MlpConfig networkConfig(const TrainContext& ctx) {
 // The starting parameters: seeded, or loaded from --load-weights and checked against the model.
 ModelParameters initialParameters(const TrainOptions& o, const Model& model) {
   if (o.loadWeights.empty()) return model.initialize(o.seed);
-  return ModelParameters::fromNpz(NpzFile::load(o.loadWeights), model.parameterShapes(),
+  // Only the model's arrays are read, each at most its expected size, so a file cannot make the
+  // loader decode what the network does not use (docs/limits.md, "Files").
+  std::map<std::string, uint64_t> wanted{{"input_scale", NpzFile::maxNpyBytes(1)},
+                                         {"input_offset", NpzFile::maxNpyBytes(1)}};
+  for (const ParameterShape& s : model.parameterShapes())
+    wanted[s.name] = NpzFile::maxNpyBytes(s.size());
+  return ModelParameters::fromNpz(NpzFile::load(o.loadWeights, &wanted), model.parameterShapes(),
                                   o.loadWeights);
 }
 

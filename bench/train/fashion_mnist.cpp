@@ -8,6 +8,7 @@
 #include <iterator>
 #include <memory>
 
+#include "file_io.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::bench {
@@ -25,18 +26,16 @@ constexpr uint32_t kMaxImages = 10'000'000;
                   path, what, FashionMnist::kPackage));
 }
 
+// A regular file of at most kMaxCompressed bytes (a FIFO is refused, never waited on).
 std::vector<uint8_t> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open file");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) fail(path, "cannot read file size");
-  if (static_cast<size_t>(size) > kMaxCompressed)
-    fail(path, fmt::format("file too large ({} bytes)", size));
-  in.seekg(0);
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) fail(path, "read error");
-  return bytes;
+  try {
+    return readRegularFile(path, kMaxCompressed, "a gzipped IDX file");
+  } catch (const Error& e) {
+    throw Error(
+        fmt::format("fashion-mnist: {} (the files come from the Debian package {}; "
+                    "scripts/setup.sh installs it)",
+                    e.what(), FashionMnist::kPackage));
+  }
 }
 
 // Inflate every gzip member of the file; truncation, a bad CRC or length, or trailing non-gzip

@@ -90,8 +90,23 @@ ModelParameters ModelParameters::fromNpz(const NpzFile& npz,
     if (!known)
       throw Error(fmt::format("{}: array {} is not a parameter of the model", what, name));
   }
+  for (const char* name : {"input_scale", "input_offset"}) {
+    if (!npz.contains(name)) throw Error(fmt::format("{}: no array {}", what, name));
+  }
   p.inputScale = npz.scalar("input_scale");
   p.inputOffset = npz.scalar("input_offset");
+  for (const float v : {p.inputScale, p.inputOffset}) {
+    if (!std::isfinite(v))
+      throw Error(fmt::format("{}: input_scale and input_offset must be finite, got {} and {}",
+                              what, p.inputScale, p.inputOffset));
+  }
+  for (size_t k = 0; k < p.values.size(); ++k) {
+    for (size_t i = 0; i < p.values[k].size(); ++i) {
+      if (!std::isfinite(p.values[k][i]))
+        throw Error(fmt::format("{}: {} element {} is {} (parameters must be finite)", what,
+                                expected[k].name, i, p.values[k][i]));
+    }
+  }
   return p;
 }
 

@@ -26,6 +26,11 @@ constexpr uint16_t kDosDate1980 = 0x0021;  // 1980-01-01: a fixed date keeps fil
 constexpr uint64_t kMaxFile = uint64_t{1} << 30;
 constexpr uint64_t kMaxMember = uint64_t{1} << 30;
 constexpr uint32_t kMaxMembers = 4096;
+// The decoded members together; a network's parameters are far below it.
+constexpr uint64_t kMaxTotal = uint64_t{2} << 30;
+// Deflate expands at most 1032:1 (a length-258 match per 2 bits, RFC 1951); a member declaring
+// more than that of its compressed bytes is malformed, found before any allocation.
+constexpr uint64_t kMaxDeflateRatio = 1032;
 
 uint32_t crcOf(const std::vector<uint8_t>& b) {
   return static_cast<uint32_t>(
@@ -50,19 +55,36 @@ struct Reader {
 
 std::vector<uint8_t> inflateRaw(const uint8_t* data, size_t size, uint64_t expected,
                                 const std::string& what) {
-  std::vector<uint8_t> out(expected);
+  // The output grows with what the data actually inflates to (in steps of at most 16 MiB, never
+  // past the declared size), so a small member that declares a large size costs what it holds.
+  std::vector<uint8_t> out;
   z_stream zs{};
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
     throw Error(fmt::format("npz: {}: zlib inflateInit2 failed", what));
   std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
   zs.next_in = const_cast<Bytef*>(data);
   zs.avail_in = static_cast<uInt>(size);
-  zs.next_out = out.data();
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = inflate(&zs, Z_FINISH);
-  if (rc != Z_STREAM_END || zs.avail_out != 0)
-    throw Error(fmt::format("npz: {}: corrupt deflate data ({})", what,
-                            zs.msg != nullptr ? zs.msg : zError(rc)));
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    if (out.size() == expected) break;
+    const size_t done = out.size();
+    out.resize(done + static_cast<size_t>(std::min<uint64_t>(expected - done, uint64_t{16} << 20)));
+    zs.next_out = out.data() + done;
+    zs.avail_out = static_cast<uInt>(out.size() - done);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.resize(out.size() - zs.avail_out);
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0) break;  // the data ends before the stream does
+  }
+  if (rc == Z_OK && out.size() == expected) {  // room is used up: the stream must end here
+    uint8_t extra = 0;
+    zs.next_out = &extra;
+    zs.avail_out = 1;
+    rc = inflate(&zs, Z_FINISH);
+    if (zs.avail_out == 0) rc = Z_DATA_ERROR;  // more data than declared
+  }
+  if (rc != Z_STREAM_END || out.size() != expected)
+    throw Error(fmt::format("npz: {}: corrupt deflate data ({}; {} of the declared {} bytes)", what,
+                            zs.msg != nullptr ? zs.msg : zError(rc), out.size(), expected));
   return out;
 }
 
@@ -269,18 +291,20 @@ void NpzFile::save(const std::string& path) const {
   writeFileChecked(path, out);
 }
 
-NpzFile NpzFile::load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("npz: {}: cannot open file", path));
-  f.seekg(0, std::ios::end);
-  const std::streamoff fileSize = f.tellg();
-  if (fileSize < 0 || static_cast<uint64_t>(fileSize) > kMaxFile)
-    throw Error(fmt::format("npz: {}: bad or too large file size", path));
-  f.seekg(0);
-  std::vector<uint8_t> bytes(static_cast<size_t>(fileSize));
-  if (fileSize > 0 && !f.read(reinterpret_cast<char*>(bytes.data()), fileSize))
-    throw Error(fmt::format("npz: {}: read error", path));
+uint64_t NpzFile::maxNpyBytes(uint64_t elements) {
+  return 10 + 65535 + elements * 4;  // magic, version and length, the longest header, the data
+}
+
+NpzFile NpzFile::load(const std::string& path, const std::map<std::string, uint64_t>* only) {
+  // A regular file only (a FIFO would block the loader), at most kMaxFile bytes.
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = readRegularFile(path, kMaxFile, "an .npz archive");
+  } catch (const Error& e) {
+    throw Error(fmt::format("npz: {}", e.what()));
+  }
   const Reader r{bytes, path};
+  uint64_t decoded = 0;
   // The end-of-central-directory record: the last signature within 22 + 65535 bytes of the end.
   if (bytes.size() < kEndSize) r.fail("not a zip archive (too short)");
   size_t end = bytes.size() - kEndSize;
@@ -294,7 +318,15 @@ NpzFile NpzFile::load(const std::string& path) {
   const uint64_t cdOffset = r.u32(end + 16);
   if (entries > kMaxMembers) r.fail(fmt::format("{} members is too many", entries));
   r.need(cdOffset, cdSize, "central directory");
-  NpzFile out;
+  // First the whole directory, with every size check; then the members are decoded, so nothing is
+  // allocated for a member before the archive as a whole is known to be within the limits.
+  struct Member {
+    std::string name, what;
+    uint16_t method = 0;
+    uint32_t crc = 0;
+    uint64_t data = 0, csize = 0, usize = 0;
+  };
+  std::vector<Member> members;
   uint64_t at = cdOffset;
   for (uint32_t e = 0; e < entries; ++e) {
     r.need(at, kCentralSize, "central directory entry");
@@ -343,6 +375,11 @@ NpzFile NpzFile::load(const std::string& path) {
                          method));
     if (usize > kMaxMember || csize > kMaxMember)
       r.fail(fmt::format("{}: member too large", member));
+    if (method == 8 && usize > csize * kMaxDeflateRatio + 1024)
+      r.fail(
+          fmt::format("{}: declares {} bytes from {} compressed bytes, more than deflate "
+                      "can expand to",
+                      member, usize, csize));
     if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
       r.fail(fmt::format("member '{}' is not a .npy file", member));
     r.need(local, kLocalSize, "local file header");
@@ -350,20 +387,46 @@ NpzFile NpzFile::load(const std::string& path) {
       r.fail(fmt::format("{}: bad local header signature at offset {}", member, local));
     const uint64_t data = local + kLocalSize + r.u16(local + 26) + r.u16(local + 28);
     r.need(data, csize, "member data");
-    std::vector<uint8_t> npy;
-    if (method == 0) {
-      if (csize != usize) r.fail(fmt::format("{}: stored member with different sizes", member));
-      npy.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data),
-                 bytes.begin() + static_cast<std::ptrdiff_t>(data + csize));
-    } else {
-      npy = inflateRaw(bytes.data() + data, static_cast<size_t>(csize), usize, what);
-    }
-    if (crcOf(npy) != crc) r.fail(fmt::format("{}: CRC-32 mismatch (file is corrupt)", member));
     const std::string name = member.substr(0, member.size() - 4);
-    if (out.contains(name)) r.fail(fmt::format("duplicate member '{}'", member));
-    Array a = decodeNpy(npy, what);
+    if (only != nullptr) {
+      const auto it = only->find(name);
+      if (it == only->end()) {
+        std::string names;
+        for (const auto& [n, bytes] : *only) names += (names.empty() ? "" : ", ") + n;
+        r.fail(fmt::format("array '{}' is not one of those expected ({})", name, names));
+      }
+      if (usize > it->second)
+        r.fail(
+            fmt::format("{}: declares {} bytes, more than the {} an array of its expected "
+                        "shape takes",
+                        member, usize, it->second));
+    }
+    if (method == 0 && csize != usize)
+      r.fail(fmt::format("{}: stored member with different sizes", member));
     if (!validName(name)) r.fail(fmt::format("bad member name '{}'", member));
-    out.arrays_.emplace_back(name, std::move(a));
+    for (const Member& m : members) {
+      if (m.name == name) r.fail(fmt::format("duplicate member '{}'", member));
+    }
+    decoded += usize;
+    if (decoded > kMaxTotal)
+      r.fail(
+          fmt::format("{}: the members declare {} bytes together, more than the {} allowed "
+                      "(docs/limits.md)",
+                      member, decoded, kMaxTotal));
+    members.push_back({name, what, method, crc, data, csize, usize});
+  }
+  NpzFile out;
+  for (const Member& m : members) {
+    std::vector<uint8_t> npy;
+    if (m.method == 0) {
+      npy.assign(bytes.begin() + static_cast<std::ptrdiff_t>(m.data),
+                 bytes.begin() + static_cast<std::ptrdiff_t>(m.data + m.csize));
+    } else {
+      npy = inflateRaw(bytes.data() + m.data, static_cast<size_t>(m.csize), m.usize, m.what);
+    }
+    if (crcOf(npy) != m.crc)
+      r.fail(fmt::format("{}.npy: CRC-32 mismatch (file is corrupt)", m.name));
+    out.arrays_.emplace_back(m.name, decodeNpy(npy, m.what));
   }
   return out;
 }

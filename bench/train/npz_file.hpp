@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,16 @@ class NpzFile {
   void save(const std::string& path) const;
   /// Read an archive; throws tessera::Error naming the file and member on malformed input,
   /// unsupported dtypes (only little-endian float32 '<f4'), Fortran order or CRC mismatches.
-  static NpzFile load(const std::string& path);
+  /// With `only` (array name -> most .npy bytes it may declare), any other member, or one that
+  /// declares more, is refused before it is decoded (a file of parameters read for one network).
+  /// Sizes are bounded before anything is allocated: the file (a regular file, never a FIFO),
+  /// each member, their sum, and each member's declared size against what deflate can make of its
+  /// compressed bytes (docs/limits.md, "Files").
+  static NpzFile load(const std::string& path,
+                      const std::map<std::string, uint64_t>* only = nullptr);
+  /// The most .npy bytes an array of `elements` float32 values takes (the largest header and the
+  /// data), for load's `only`.
+  static uint64_t maxNpyBytes(uint64_t elements);
 
   /// The .npy encoding (version 1.0 header padded to 64 bytes, then the data) of one array.
   static std::vector<uint8_t> encodeNpy(const Array& array);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "cpu_lenet.hpp"
@@ -72,6 +73,21 @@ TEST(ModelParameters, NpzRoundTripAndErrors) {
   extra.set("fc3.weight", {1, 1}, {0.0f});
   expectErrorContains([&] { ModelParameters::fromNpz(extra, lenetShapes(), "x.npz"); },
                       "x.npz: array fc3.weight is not a parameter of the model");
+  // NaN or infinity in a parameter or in the input scaling is refused, naming where.
+  std::vector<float> w = p["fc1.weight"];
+  w[17] = std::numeric_limits<float>::quiet_NaN();
+  NpzFile nan = p.toNpz();
+  nan.set("fc1.weight", {84, 120}, w);
+  expectErrorContains([&] { ModelParameters::fromNpz(nan, lenetShapes(), "n.npz"); },
+                      "n.npz: fc1.weight element 17 is nan (parameters must be finite)");
+  NpzFile inf = p.toNpz();
+  inf.setScalar("input_scale", std::numeric_limits<float>::infinity());
+  expectErrorContains([&] { ModelParameters::fromNpz(inf, lenetShapes(), "i.npz"); },
+                      "i.npz: input_scale and input_offset must be finite, got inf and");
+  NpzFile noScale;
+  for (const ParameterShape& s : lenetShapes()) noScale.set(s.name, s.shape, p[s.name]);
+  expectErrorContains([&] { ModelParameters::fromNpz(noScale, lenetShapes(), "s.npz"); },
+                      "s.npz: no array input_scale");
 }
 
 // The reference's gradients (recovered from an SGD step with learning rate 1) against central

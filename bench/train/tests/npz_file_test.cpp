@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
+#include "fashion_mnist.hpp"
 #include "mlp_parameters.hpp"
 #include "tessera/error.hpp"
 #include "test_util.hpp"
@@ -129,6 +134,182 @@ TEST(NpzFile, MalformedFilesAreClearErrors) {
   EXPECT_THROW(NpzFile::decodeNpy(npy, "x.npy"), Error);
 }
 
+// ---- archives made by hand, declaring what a test likes (issue 29, items 2 and 7) ----
+
+void le16(std::vector<uint8_t>& b, uint32_t v) {
+  b.push_back(static_cast<uint8_t>(v));
+  b.push_back(static_cast<uint8_t>(v >> 8));
+}
+void le32(std::vector<uint8_t>& b, uint32_t v) {
+  le16(b, v & 0xffff);
+  le16(b, v >> 16);
+}
+
+/// One member as it goes into the archive: its bytes (stored or raw deflate), the uncompressed
+/// size and CRC-32 it declares.
+struct RawMember {
+  std::string name;  // with ".npy"
+  uint16_t method;   // 0 stored, 8 deflate
+  std::vector<uint8_t> data;
+  uint32_t usize;
+  uint32_t crc;
+};
+
+uint32_t crcOf(const std::vector<uint8_t>& b) {
+  return static_cast<uint32_t>(crc32(0, b.data(), static_cast<uInt>(b.size())));
+}
+
+std::vector<uint8_t> deflateRaw(const std::vector<uint8_t>& in) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 9, Z_DEFLATED, -MAX_WBITS, 9, Z_DEFAULT_STRATEGY), Z_OK);
+  std::vector<uint8_t> out(deflateBound(&zs, static_cast<uLong>(in.size())));
+  zs.next_in = const_cast<Bytef*>(in.data());
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = out.data();
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+/// A member holding `npy` deflated, declaring its true size and CRC unless told otherwise.
+RawMember deflated(const std::string& name, const std::vector<uint8_t>& npy) {
+  return {name, 8, deflateRaw(npy), static_cast<uint32_t>(npy.size()), crcOf(npy)};
+}
+
+std::vector<uint8_t> zipOf(const std::vector<RawMember>& members) {
+  std::vector<uint8_t> out, central;
+  for (const RawMember& m : members) {
+    const uint32_t offset = static_cast<uint32_t>(out.size());
+    for (std::vector<uint8_t>* b : {&out, &central}) {
+      le32(*b, b == &out ? 0x04034b50 : 0x02014b50);
+      if (b == &central) le16(*b, 20);
+      for (uint32_t v : {20u, 0u, uint32_t{m.method}, 0u, 0x21u}) le16(*b, v);
+      le32(*b, m.crc);
+      le32(*b, static_cast<uint32_t>(m.data.size()));
+      le32(*b, m.usize);
+      le16(*b, static_cast<uint32_t>(m.name.size()));
+      le16(*b, 0);
+      if (b == &central) {
+        for (int i = 0; i < 3; ++i) le16(*b, 0);  // comment length, disk, internal attributes
+        le32(*b, 0);                              // external attributes
+        le32(*b, offset);
+      }
+      b->insert(b->end(), m.name.begin(), m.name.end());
+    }
+    out.insert(out.end(), m.data.begin(), m.data.end());
+  }
+  const uint32_t cdOffset = static_cast<uint32_t>(out.size());
+  out.insert(out.end(), central.begin(), central.end());
+  le32(out, 0x06054b50);
+  le16(out, 0);
+  le16(out, 0);
+  le16(out, static_cast<uint32_t>(members.size()));
+  le16(out, static_cast<uint32_t>(members.size()));
+  le32(out, static_cast<uint32_t>(central.size()));
+  le32(out, cdOffset);
+  le16(out, 0);
+  return out;
+}
+
+std::string loadError(const std::string& path, const std::map<std::string, uint64_t>& only) {
+  try {
+    NpzFile::load(path, &only);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// The process's peak resident set, MiB.
+long peakRssMiB() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024;
+}
+
+// Every size an archive declares is checked against the limits (docs/limits.md, "Files") before
+// anything is allocated for it, so a few kilobytes cannot make the loader commit gigabytes: the
+// process's peak RSS grows by less than 64 MiB over all the cases below (each would have
+// allocated from 8 MiB to 3 GiB before).
+TEST(NpzFile, DeclaredSizesAreCheckedBeforeAnythingIsDecoded) {
+  TempDir dir;
+  const std::string path = dir.file("bomb.npz");
+  const long rssBefore = peakRssMiB();
+  const std::vector<uint8_t> w0 = NpzFile::encodeNpy({{2, 3}, {1, 2, 3, 4, 5, 6}});
+
+  // A small member declaring 1 GiB: more than deflate can make of its bytes.
+  RawMember big = deflated("w0.npy", w0);
+  big.usize = 1u << 30;
+  testing::writeBytes(path, zipOf({big}));
+  EXPECT_NE(loadError(path).find("w0.npy: declares 1073741824 bytes from"), std::string::npos)
+      << loadError(path);
+  EXPECT_NE(loadError(path).find("more than deflate can expand to"), std::string::npos);
+
+  // 8 MiB of zeros deflated to a few kilobytes: refused unread when the reader expects other
+  // arrays, or a smaller one of that name.
+  const std::vector<uint8_t> zeros =
+      NpzFile::encodeNpy({{size_t{1} << 21}, std::vector<float>(size_t{1} << 21, 0.0f)});
+  const std::map<std::string, uint64_t> wanted{{"w0", NpzFile::maxNpyBytes(6)}};
+  testing::writeBytes(path, zipOf({deflated("w0.npy", w0), deflated("junk.npy", zeros)}));
+  EXPECT_NE(loadError(path, wanted).find("array 'junk' is not one of those expected (w0)"),
+            std::string::npos)
+      << loadError(path, wanted);
+  testing::writeBytes(path, zipOf({deflated("w0.npy", zeros)}));
+  EXPECT_NE(loadError(path, wanted).find("w0.npy: declares 8388736 bytes, more than the 65569"),
+            std::string::npos)
+      << loadError(path, wanted);
+
+  // Three members declaring 1 GiB - 1 each (within deflate's ratio of their 1.1 MB): refused
+  // together, before the first is decoded.
+  std::vector<RawMember> three;
+  for (const char* name : {"a.npy", "b.npy", "c.npy"})
+    three.push_back({name, 8, std::vector<uint8_t>(1100000, 0x55), (1u << 30) - 1, 0});
+  testing::writeBytes(path, zipOf(three));
+  EXPECT_NE(loadError(path).find("c.npy: the members declare 3221225469 bytes together, more "
+                                 "than the 2147483648 allowed"),
+            std::string::npos)
+      << loadError(path);
+
+  // A stream shorter or longer than it declares (both within the ratio): corrupt, named.
+  RawMember shorter = deflated("w0.npy", w0);
+  shorter.usize += 100;
+  testing::writeBytes(path, zipOf({shorter}));
+  EXPECT_NE(loadError(path).find("w0.npy: corrupt deflate data"), std::string::npos)
+      << loadError(path);
+  RawMember longer = deflated("w0.npy", w0);
+  longer.usize -= 1;
+  testing::writeBytes(path, zipOf({longer}));
+  EXPECT_NE(loadError(path).find("w0.npy: corrupt deflate data"), std::string::npos)
+      << loadError(path);
+
+  // The hand-made archive itself is right: the true sizes load.
+  testing::writeBytes(path, zipOf({deflated("w0.npy", w0)}));
+  const NpzFile ok = NpzFile::load(path, &wanted);
+  EXPECT_EQ(ok.get("w0").data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+
+  EXPECT_LT(peakRssMiB() - rssBefore, 64) << "peak RSS grew from " << rssBefore << " MiB";
+}
+
+// A FIFO given as weights or as a dataset file is refused at once, never waited on.
+TEST(NpzFile, FifosAreRefusedNotWaitedOn) {
+  TempDir dir;
+  const std::string fifo = dir.file("weights.npz");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(loadError(fifo).find("weights.npz: is a FIFO (pipe), not a file"), std::string::npos)
+      << loadError(fifo);
+  const std::string labels = dir.file("labels-idx1-ubyte.gz");
+  ASSERT_EQ(mkfifo(labels.c_str(), 0600), 0);
+  try {
+    FashionMnist::loadSplit(fifo, labels);
+    ADD_FAILURE() << "a FIFO dataset was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a FIFO (pipe), not a file"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(NpzFile, MlpParametersRoundTripAndLayoutChecks) {
   TempDir dir;
   MlpParameters p = MlpParameters::initialize({6, 5, 4, 3}, 11);
@@ -170,8 +351,6 @@ int runPython(const std::string& script, const std::string& scriptPath, std::str
 }
 
 TEST(NpzFile, NumpyLoadsOurFilesAndWeLoadNumpys) {
-  if (std::string(TESSERA_NUMPY_PYTHON).empty())
-    GTEST_SKIP() << "no python3 with numpy (install python3-numpy)";
   TempDir dir;
   MlpParameters p = MlpParameters::initialize({784, 16, 10}, 5);
   p.biases[0][3] = -1.5f;
