@@ -15,7 +15,8 @@ inline constexpr size_t kMaxTokenBytes = 1024;
 
 /// The token in file (trailing whitespace and newlines dropped) or, if file is "", in
 /// $TESSERA_TOKEN ("" when unset or empty). A token shorter than kMinTokenBytes, longer than
-/// kMaxTokenBytes or with control bytes is a tessera::Error naming its source.
+/// kMaxTokenBytes or with a byte that is not printable ASCII (a second line included), or a file
+/// that group or others may read or write, is a tessera::Error naming its source.
 std::string loadToken(const std::string& file);
 
 }  // namespace tessera::link

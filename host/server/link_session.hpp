@@ -35,6 +35,10 @@ struct SessionLimits {
   std::string token;
   /// With a token: time a new client has to present it.
   std::chrono::milliseconds authTimeout{5000};
+  /// With a token: a wrong or missing one is answered (Unauthorized) this long after it arrives,
+  /// then the connection closes. With one client at a time, that is one guess, and one log line,
+  /// per delay (docs/limits.md, "Exposure").
+  std::chrono::milliseconds refusalDelay{1000};
   /// Sessions that can be closed (TCP) are; a pty session only abandons its run and carries on.
   bool closable = true;
 };
@@ -61,6 +65,7 @@ class LinkSession : public std::enable_shared_from_this<LinkSession<Stream>> {
         server_(server),
         stall_(stream_.get_executor()),
         idle_(stream_.get_executor()),
+        refusal_(stream_.get_executor()),
         onClose_(std::move(onClose)),
         limits_(std::move(limits)),
         peer_(std::move(peer)),
@@ -141,9 +146,23 @@ class LinkSession : public std::enable_shared_from_this<LinkSession<Stream>> {
                                     "(device string ?token_file=PATH or TESSERA_TOKEN)";
     out.status = static_cast<uint16_t>(Status::Unauthorized);
     out.payload.assign(msg.begin(), msg.end());
-    send(FrameCodec::encode(out));
-    log(tried ? "presented a wrong token" : "sent a request before AUTH");
-    if (limits_.closable) closeAfterSending();
+    const std::string what = tried ? "presented a wrong token" : "sent a request before AUTH";
+    if (!limits_.closable || limits_.refusalDelay.count() == 0) {
+      send(FrameCodec::encode(out));
+      log(what);
+      if (limits_.closable) closeAfterSending();
+      return;
+    }
+    // Nothing more is read from this client; the refusal goes out after the delay.
+    closing_ = true;
+    auto self = this->shared_from_this();
+    refusal_.expires_after(limits_.refusalDelay);
+    refusal_.async_wait([self, out, what](const boost::system::error_code& ec) {
+      if (ec || self->closed_) return;
+      self->send(FrameCodec::encode(out));
+      self->log(what);
+      if (!self->writing_) self->close();
+    });
   }
 
   void armStallTimer() {
@@ -256,6 +275,7 @@ class LinkSession : public std::enable_shared_from_this<LinkSession<Stream>> {
     stream_.close(ignored);
     stall_.cancel();
     idle_.cancel();
+    refusal_.cancel();
     // A write in flight still refers to the front buffer until its handler runs.
     out_.erase(out_.begin() + (writing_ && !out_.empty() ? 1 : 0), out_.end());
     queuedBytes_ = 0;
@@ -271,6 +291,7 @@ class LinkSession : public std::enable_shared_from_this<LinkSession<Stream>> {
   LinkServer& server_;
   boost::asio::steady_timer stall_;
   boost::asio::steady_timer idle_;
+  boost::asio::steady_timer refusal_;
   std::function<void()> onClose_;
   SessionLimits limits_;
   std::string peer_;

@@ -24,6 +24,7 @@
 #include "tessera/chip_params.h"
 #include "tessera/device.hpp"
 #include "tessera/error.hpp"
+#include "token.hpp"
 
 namespace tessera::link {
 namespace {
@@ -257,14 +258,45 @@ TEST(ServerLimits, ATokenServerAnswersOnlyClientsThatPresentIt) {
   const std::string good = (dir / "good").string(), bad = (dir / "bad").string();
   std::ofstream(good) << token << "\n";
   std::ofstream(bad) << "fedcba9876543210fedcba9876543210\n";
+  // A token file others may read is refused, by the server and by a client (issue 29, item 11).
+  std::filesystem::permissions(good, std::filesystem::perms::group_read,
+                               std::filesystem::perm_options::add);
+  {
+    const auto [status, out] =
+        runCommand(kServer + " --device model --listen 127.0.0.1:0 " + "--token-file " + good);
+    EXPECT_EQ(status, 1) << out;
+    EXPECT_NE(out.find("the token file can be read or written by others (mode 0"),
+              std::string::npos)
+        << out;
+  }
+  for (const std::string& f : {good, bad}) {
+    std::filesystem::permissions(
+        f, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+        std::filesystem::perm_options::replace);
+  }
+  // Bytes that are not printable ASCII, and a second line, are refused naming the byte.
+  const std::string odd = (dir / "odd").string();
+  for (const std::string& content :
+       {token + "\xe9", token + "\nsecond line", std::string("0123456789abcdef\x7f")}) {
+    std::ofstream(odd, std::ios::trunc) << content;
+    std::filesystem::permissions(
+        odd, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+        std::filesystem::perm_options::replace);
+    EXPECT_NE(errorOf([&] { loadToken(odd); }).find("a token is one line of printable ASCII"),
+              std::string::npos)
+        << errorOf([&] { loadToken(odd); });
+  }
   ServerProcess server(kServer,
                        {"--device", "model", "--listen", "127.0.0.1:0", "--token-file", good});
   ::unsetenv("TESSERA_TOKEN");
   const std::string spec = server.deviceString() + "?timeout_ms=3000";
   EXPECT_NE(errorOf([&] { openDevice(spec); }).find("needs a token"), std::string::npos)
       << errorOf([&] { openDevice(spec); });
+  // A wrong token is answered after the refusal delay (1 s): one guess per second at most.
+  const auto t0 = std::chrono::steady_clock::now();
   EXPECT_NE(errorOf([&] { openDevice(spec + "&token_file=" + bad); }).find("wrong token"),
             std::string::npos);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1000));
   {
     RawClient raw(server.port());
     ASSERT_TRUE(raw.send(request(Opcode::MemRead, 0, 0, PayloadWriter().u32(4).data())));
