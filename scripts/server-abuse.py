@@ -19,13 +19,19 @@ import subprocess
 import sys
 import threading
 import time
+import json
 import zlib
 
-MAGIC = b"TsLk"
+# The protocol's version and magic from the one source, rtl/params.json ("link"), so that the
+# frames are current ones and the server measures the abuse, not a BadVersion refusal.
+_LINK = {e["name"]: e["value"] for e in json.load(
+    open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rtl", "params.json")))["link"]}
+VERSION = int(_LINK["VERSION"])
+MAGIC = struct.pack("<I", int(str(_LINK["MAGIC"]), 0))
 
 
 def frame(opcode, payload=b"", seq=1, tile=0, addr=0):
-    head = MAGIC + struct.pack("<BBHIIII", 1, opcode, 0, seq, tile, addr, len(payload))
+    head = MAGIC + struct.pack("<BBHIIII", VERSION, opcode, 0, seq, tile, addr, len(payload))
     body = head + payload
     return body + struct.pack("<I", zlib.crc32(body))
 
