@@ -81,9 +81,16 @@ Frame LinkDevice::transact(Opcode op, uint32_t tile, uint32_t addr, std::vector<
       if (f.status == static_cast<uint16_t>(Status::Ok) ||
           f.status == static_cast<uint16_t>(Status::Running))
         return std::move(f);
+      std::string why(f.payload.begin(), f.payload.end());
+      if (f.status == static_cast<uint16_t>(Status::Busy)) {
+        // A board gives no reason; say what holds the device and how to free it.
+        if (why.empty()) why = "the device is running a program";
+        why +=
+            "; a run started by another client, or by one that went away, holds it until it "
+            "ends or the device is reset (tessera-run --reset, Device::reset)";
+      }
       throw Error(fmt::format("{}: {} tile {} address 0x{:x}: {}: {}", name_, opName(op), tile,
-                              addr, statusName(f.status),
-                              std::string(f.payload.begin(), f.payload.end())));
+                              addr, statusName(f.status), why));
     }
     return std::nullopt;
   };

@@ -72,6 +72,9 @@ void addOptions(CLI::App& app, Options& o) {
                              "{}, docs/limits.md)",
                              tessera::kDefaultMaxChipBytes >> 20))
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  app.add_flag("--reset", o.reset,
+               "reset the device before anything else: ends a run that another client, or one "
+               "that went away, left on a board or server (the device answers Busy until then)");
   app.add_flag("--all-tiles", o.allTiles,
                "Load the program on every tile (default: tile 0 only, the others disabled)");
   app.add_option("--input", o.inputs,

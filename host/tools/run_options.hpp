@@ -43,6 +43,7 @@ struct Options {
   uint64_t checkpointAt = 0;  // save at this sync (1 = the first since the program start)
   std::string save;           // checkpoint file to write
   std::string restore;        // checkpoint file to continue from
+  bool reset = false;         // RESET the device once opened (ends a run another client left)
 };
 
 /// Declares every option of tessera-run on app, stored into o when app parses.

@@ -42,6 +42,14 @@ std::pair<std::string, std::string> streamFile(const std::string& spec, const ch
   return {spec.substr(0, eq), spec.substr(eq + 1)};
 }
 
+/// The device of the run; with --reset, RESET first (a link device serves RESET during a run, so
+/// this recovers a board or server that a vanished client left running).
+std::unique_ptr<Device> openRunDevice(const Options& o, const DeviceOptions& options) {
+  auto device = openDevice(o.device, options);
+  if (o.reset) device->reset();
+  return device;
+}
+
 /// Run a *.tess executable through the Engine, streams connected to files.
 int runExecutable(const Options& o, DeviceOptions options) {
   const Executable exe = Executable::fromFile(o.elfPath);
@@ -52,7 +60,7 @@ int runExecutable(const Options& o, DeviceOptions options) {
   }
   LoadedCheckpoint checkpoint;
   if (!o.restore.empty()) checkpoint = loadCheckpoint(o.restore);
-  auto device = openDevice(o.device, options);
+  auto device = openRunDevice(o, options);
   if (o.checkpointAt != 0) requireCheckpoints(*device, o.device);
   Engine engine(*device, exe);
   RunCheckpoint resumed;
@@ -222,7 +230,7 @@ int runProgram(const Options& o) {
     if (o.device == "model" && options.preset.empty()) {
       options.tileMemBytes = checkpoint.info.tileMemBytes;
     }
-    device = openDevice(o.device, options);
+    device = openRunDevice(o, options);
     const RunCheckpoint c = restoreInto(*device, checkpoint, o.restore, savedConsoles);
     if (c.executable) {
       throw Error(fmt::format("{}: a checkpoint of a *.tess run: give the executable", o.restore));
@@ -236,7 +244,7 @@ int runProgram(const Options& o) {
     device->writeControl(TESS_CR_TILE_SEL, 0);
   } else {
     if (o.elfPath.empty()) throw Error("give a program (prog.elf) or --restore FILE");
-    device = openDevice(o.device, options);
+    device = openRunDevice(o, options);
     const unsigned tiles = device->info().tiles;
     if (o.allTiles) {
       loadProgramOnAllTiles(*device, o.elfPath);

@@ -66,7 +66,7 @@ module tess_link_bridge #(
   output logic [11:0]                     ctl_addr_o,
   output logic [31:0]                     ctl_wdata_o,
   input  logic [31:0]                     ctl_rdata_i,
-  input  logic                            ctl_err_i,     // the chip refuses this control write
+  input  logic                            ctl_err_i,     // the chip refuses this control access
   input  logic [3:0]                      state_i,
   input  logic                            stopping_i,
   input  logic [63:0]                     cycle_i,

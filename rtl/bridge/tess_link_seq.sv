@@ -91,7 +91,7 @@ module tess_link_seq #(
   output logic [11:0]            ctl_addr_o,
   output logic [31:0]            ctl_wdata_o,
   input  logic [31:0]            ctl_rdata_i,
-  input  logic                   ctl_err_i,        // the chip refuses this control write
+  input  logic                   ctl_err_i,        // the chip refuses this control access
   input  logic [3:0]             state_i,
   input  logic                   stopping_i,
   input  logic                   cycle0_i,         // bit 0 of the chip's cycle counter
@@ -163,6 +163,7 @@ module tess_link_seq #(
   logic [11:0] fill_ctl;                  // the control register it reads
   logic [7:0]  fill_byte;
   logic        breg_hit;                  // the address is a bridge register
+  logic        ctl_wide;                  // the address is beyond the 12-bit control offsets
   logic [2:0]  stats_ctx;                 // context of STATS words 4..15
   logic        ctx_word;                  // this STATS byte starts a context's words
 
@@ -213,6 +214,7 @@ module tess_link_seq #(
   // Range of MEM_READ / MEM_WRITE: addr + count <= MemBytes, the address flag clear.
   logic [Ew-1:0] mem_end;
   logic          mem_ok;
+  assign ctl_wide = addr_hi_q || ((addr_q >> 12) != '0);
   assign mem_end = Ew'(addr_q) + Ew'(len_q[Pw:0]);
   assign mem_ok  = !addr_hi_q && (mem_end <= Ew'(MemBytes));
 
@@ -406,7 +408,12 @@ module tess_link_seq #(
             end
           end
           OpCtlWrite: begin
-            if (!breg_hit) begin
+            // The control-register contract of docs/chip.md, as tessera-server --device rtl
+            // keeps it: a bridge register is read-only and an offset of 0x1000 or more is no
+            // register; both are refused, and nothing is written.
+            if (breg_hit || ctl_wide) begin
+              status_d = tess_params_pkg::LINK_ST_DEVICE_ERROR[3:0];
+            end else begin
               ctl_we_o   = 1'b1;
               ctl_addr_o = addr_q[11:0];
               cons_clear_o = (addr_q[11:0] == CrCtrl) && pword[0];
@@ -468,6 +475,17 @@ module tess_link_seq #(
               ex_d = ExSend;
             end
           end
+        end
+        // CTRL_READ of what the chip refuses (an unknown or write-only offset: ctl_err_i for the
+        // read now on the ports) or of an offset of 0x1000 or more: an error, no data. (Only the
+        // reply is decided here, never the control port, which ctl_err_i depends on.)
+        if ((fill_q == tess_bridge_pkg::FILL_CTL) && !breg_hit && (ctl_err_i || ctl_wide)) begin
+          buf_we_o    = 1'b0;
+          ex_idx_step = 1'b0;
+          ex_idx_clr  = 1'b1;
+          status_d    = tess_params_pkg::LINK_ST_DEVICE_ERROR[3:0];
+          rpay_d      = 1'b0;
+          ex_d        = ExSend;
         end
       end
       ExSelRestore: begin

@@ -4,8 +4,11 @@
 // CRC before acting, rejects and counts bad frames, and reports a maximum payload that the host
 // library splits its transfers to fit.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <chrono>
+#include <cstdio>
+#include <functional>
 #include <random>
 
 #include "frame_codec.hpp"
@@ -143,6 +146,34 @@ TEST_F(BoardSimTest, ACorruptedFrameIsRejectedCountedAndNeverExecuted) {
   EXPECT_EQ(mem, std::vector<uint8_t>(8, 0x11));  // neither bad frame wrote
 }
 
+// The board's bridge keeps the control-register contract of docs/chip.md as tessera-server
+// --device rtl does (issue 29, item 9): reads of unknown or write-only offsets and of offsets of
+// 0x1000 or more, and writes of the bridge's read-only registers, are refused on both, so the
+// board cannot report registers (and checkpoint support) it does not have.
+TEST_F(BoardSimTest, ControlRegistersAreRefusedAsTheServerRefusesThem) {
+  ServerProcess server(TESSERA_SERVER_PATH,
+                       std::vector<std::string>{"--device", "rtl", "--tiles", "4", "--pty"});
+  auto refused = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error&) {
+      return true;
+    }
+    return false;
+  };
+  for (const std::string& spec : {board_->deviceString(), server.deviceString()}) {
+    SCOPED_TRACE(spec);
+    auto dev = openDevice(spec);
+    for (const uint32_t offset : {0x38u, 0xffcu, 0x1000u, 0x1000u + TESS_CR_ID, 0xffffffffu}) {
+      EXPECT_TRUE(refused([&] { dev->readControl(offset); })) << "read of " << offset;
+    }
+    EXPECT_TRUE(refused([&] { dev->writeControl(TESS_CR_LINK_BAD_FRAMES, 1); }));
+    EXPECT_TRUE(refused([&] { dev->writeControl(0x1000u + TESS_CR_TILE_SEL, 1); }));
+    EXPECT_EQ(dev->readControl(TESS_CR_TILE_SEL), 0u);  // the refused write changed nothing
+    EXPECT_EQ(dev->readControl(TESS_CR_ID), TESS_CHIP_ID);
+  }
+}
+
 TEST_F(BoardSimTest, ABoardLeftRunningIsBusyUntilReset) {
   {
     auto dev = open();
@@ -169,6 +200,41 @@ TEST_F(BoardSimTest, ABoardLeftRunningIsBusyUntilReset) {
   EXPECT_EQ(request(0x08, 4, {}), static_cast<uint16_t>(Status::Ok));  // RESET ends the run
   EXPECT_EQ(request(0x02, 5, {4, 0, 0, 0}), static_cast<uint16_t>(Status::Ok));
   EXPECT_EQ(request(0x07, 6, {20, 0, 0, 0}), static_cast<uint16_t>(Status::NotRunning));
+
+  // Left running again: a request says what holds the board and how to free it (issue 29,
+  // item 5), and tessera-run --reset frees it.
+  {
+    auto dev = open();  // RESET enabled every tile again: tile 0 alone runs the loop
+    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
+  }
+  EXPECT_EQ(request(0x06, 7, {0, 0, 0, 0, 0, 1, 0, 0}), static_cast<uint16_t>(Status::Ok));
+  {
+    auto dev = open();
+    std::vector<uint8_t> word(4);
+    try {
+      dev->readMemory(0, 0, word);
+      ADD_FAILURE() << "a memory read of a running board was answered";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "busy (a run is in progress): the device is running a program; a run "
+                    "started by another client, or by one that went away, holds it until it "
+                    "ends or the device is reset (tessera-run --reset, Device::reset)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  std::string out;
+  FILE* p = ::popen((std::string(TESSERA_RUN_PATH) + " --reset --device " + board_->deviceString() +
+                     " " + kBin + "/hello.elf 2>&1")
+                        .c_str(),
+                    "r");
+  ASSERT_NE(p, nullptr);
+  char buf[512];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = ::pclose(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  EXPECT_NE(out.find("hello from tessera tile 0"), std::string::npos) << out;
+  EXPECT_EQ(request(0x07, 8, {20, 0, 0, 0}), static_cast<uint16_t>(Status::NotRunning));
 }
 
 }  // namespace
