@@ -189,7 +189,19 @@ int run() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // No options: anything on the command line (--help included) is answered, not simulated.
+  if (argc > 1) {
+    const std::string arg = argv[1];
+    const bool help = arg == "--help" || arg == "-h";
+    std::fprintf(help ? stdout : stderr,
+                 "%stessera-board-sim: the verilated board (rtl/boards/tess_board.sv) behind a "
+                 "pty\nUsage: tessera-board-sim\n  takes no options; prints \"tessera-board-sim: "
+                 "pty PATH\" and serves\n  the board there until SIGINT or SIGTERM "
+                 "(docs/bringup.md, \"Without a board\")\n",
+                 help ? "" : ("tessera-board-sim: unknown argument \"" + arg + "\"\n").c_str());
+    return help ? 0 : 2;
+  }
   struct sigaction sa {};
   sa.sa_handler = onSignal;
   ::sigaction(SIGINT, &sa, nullptr);

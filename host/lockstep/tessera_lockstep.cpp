@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "cli_numbers.hpp"
 #include "lockstep.hpp"
@@ -32,7 +33,8 @@ int main(int argc, char** argv) {
   tessera::LockstepOptions o;
   app.add_option("--a", a, "First device (default model)");
   app.add_option("--b", b, "Second device (default rtl)");
-  app.add_option("--max-cycles", o.maxCycles, "Cycle limit for each run (default 10,000,000)");
+  app.add_option("--max-cycles", o.maxCycles, "Cycle limit for each run (default 10,000,000)")
+      ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()));
   app.add_option("--tiles", o.tiles,
                  "Tiles in the chip (default: the devices' default, or the executable's)");
   app.add_flag("--all-tiles", o.allTiles, "Load the ELF on every tile (default: tile 0)");
