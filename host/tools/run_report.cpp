@@ -25,11 +25,29 @@ std::FILE* reportStream(std::FILE* f) {
 }
 
 /// The consoles; before[t] (a restored checkpoint's) comes before each tile's text.
+namespace {
+// Console bytes read from a checkpoint file are data, not the program's own output: control bytes
+// (escape sequences included) and bytes over 0x7e are shown as \xNN, never sent to the terminal.
+std::string shownFromFile(const std::string& bytes) {
+  std::string out;
+  for (const char ch : bytes) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) {
+      out += ch;
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  return out;
+}
+}  // namespace
+
 void printConsoles(const Device& device, unsigned tiles, bool prefixed,
                    const std::vector<std::string>& before) {
   std::string out;
   for (unsigned t = 0; t < tiles; ++t) {
-    const std::string text = (t < before.size() ? before[t] : std::string()) + device.console(t);
+    const std::string text =
+        (t < before.size() ? shownFromFile(before[t]) : std::string()) + device.console(t);
     if (!prefixed) {
       out += text;
       continue;

@@ -8,6 +8,8 @@
 #include <sys/resource.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -80,6 +82,47 @@ TEST(CheckpointLimits, AHugeDeclaredTileCostsWhatIsWrittenNotWhatIsDeclared) {
   // Before: the restore's buffer and the tile's memory, both of the declared 2 GiB, committed.
   const uint64_t grew = peakRssBytes() - before;
   EXPECT_LT(grew, uint64_t{256} << 20) << fmt::format("peak RSS grew by {} MiB", grew >> 20);
+}
+
+// Console bytes in a checkpoint are the file's, not the program's: tessera-run shows their
+// control bytes (a terminal escape here) and bytes over 0x7e as \xNN (issue 29, item 12).
+TEST(CheckpointLimits, ConsoleBytesFromAFileNeverReachTheTerminalRaw) {
+  // A checkpoint tessera-run saved (its own record of the run inside), with tile 0's saved
+  // console replaced.
+  const std::string saved = ::testing::TempDir() + "/console-saved.ckpt";
+  const std::string path = ::testing::TempDir() + "/console-escape.ckpt";
+  const std::string elf = std::string(TESSERA_SW_BIN_DIR) + "/chip_all_to_all.elf";
+  ASSERT_EQ(std::system((std::string(TESSERA_RUN_PATH) + " --device model --all-tiles " +
+                         "--checkpoint-at 1 --save " + saved + " " + elf + " > /dev/null 2>&1")
+                            .c_str()),
+            0);
+  std::vector<uint8_t> bytes;
+  {
+    FILE* f = std::fopen(saved.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+      bytes.insert(bytes.end(), buf, buf + n);
+    std::fclose(f);
+  }
+  checkpoint::Image img = checkpoint::decode(bytes);
+  img.info.consoles[0] = std::string("saved \x1b[2J\x07\xff line\n");
+  {
+    const std::vector<uint8_t> file = checkpoint::encode(img);
+    FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), f), file.size());
+    std::fclose(f);
+  }
+  FILE* p = ::popen(
+      (std::string(TESSERA_RUN_PATH) + " --device model --restore " + path + " 2>&1").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ::pclose(p);
+  EXPECT_NE(out.find("[tile 0] saved \\x1b[2J\\x07\\xff line\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
 }
 
 TEST(CheckpointLimits, AChipOverTheLimitIsRefusedBeforeAnythingIsReserved) {
