@@ -101,14 +101,15 @@ if(NOT path STREQUAL "${prefix}/lib/tessera/libtessera_codelets.a")
 endif()
 
 # The installed tools and Python module find the codelets relative to themselves.
-run("tessera-bench compile-mlp" ${clean_env} ${prefix}/bin/tessera-bench compile-mlp
+file(MAKE_DIRECTORY ${WORK_DIR}/compile-mlp)
+run("tessera-bench compile-mlp" ${clean_env} ${prefix}/bin/tessera-bench compile-mlp --tile-mem 624
     --out ${WORK_DIR}/compile-mlp)
 if(NOT EXISTS ${WORK_DIR}/compile-mlp/mlp.tess)
   message(FATAL_ERROR "sdk test: the installed tessera-bench compile-mlp wrote no mlp.tess")
 endif()
 run("the installed Python module" ${clean_env}
     PYTHONPATH=${prefix}/lib/python3/dist-packages ${PYTHON} -c
-    "import tessera; print(tessera.Graph.default_codelets_path())")
+    "print(__import__('tessera').Graph.default_codelets_path())")
 string(STRIP "${run_output}" path)
 if(NOT path STREQUAL "${prefix}/lib/tessera/libtessera_codelets.a")
   message(FATAL_ERROR "sdk test: the installed Python module takes the codelets from ${path}, "

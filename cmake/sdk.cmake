@@ -18,9 +18,11 @@ set(TESSERA_SDK_ROOTS tessera_device tessera_engine tessera_checkpoint tessera_l
 if(TARGET tessera_onnx)
   list(APPEND TESSERA_SDK_ROOTS tessera_onnx)
 endif()
-set(_tess_sdk_known_external fmt::fmt Threads::Threads MPI::MPI_C PkgConfig::LIBELF
-                             Boost::headers nlohmann_json::nlohmann_json -pthread -lpthread
-                             -latomic)
+# Libraries a user's program links (the package finds them again) and header-only ones.
+set(_tess_sdk_link_targets fmt::fmt Threads::Threads MPI::MPI_C PkgConfig::LIBELF onnx_proto
+                           protobuf::libprotobuf)
+set(_tess_sdk_known_external ${_tess_sdk_link_targets} Boost::headers
+                             nlohmann_json::nlohmann_json -pthread -lpthread -latomic)
 set(_tess_sdk_static "")
 set(_tess_sdk_external "")
 set(_tess_sdk_todo ${TESSERA_SDK_ROOTS})
@@ -111,14 +113,18 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/sw/include/tessera
         DESTINATION ${TESSERA_INSTALL_DEVICEDIR}/include)
 install(FILES ${TESSERA_PARAMS_H} DESTINATION ${TESSERA_INSTALL_DEVICEDIR}/include/tessera)
 
-# The CMake package. Raw link flags the libraries carry (the verilated chips' -pthread, -latomic)
-# go into tessera::tessera's link interface as they are.
-set(TESSERA_SDK_LINK_FLAGS "")
+# The CMake package: tessera::tessera links what the archive needs from outside, the raw flags
+# the libraries carry (the verilated chips' -pthread, -latomic) as they are.
+set(TESSERA_SDK_LINK_LIBRARIES "")
 foreach(_item IN LISTS _tess_sdk_external)
-  if(_item MATCHES "^-")
-    list(APPEND TESSERA_SDK_LINK_FLAGS ${_item})
+  if(_item MATCHES "^-" OR _item IN_LIST _tess_sdk_link_targets)
+    list(APPEND TESSERA_SDK_LINK_LIBRARIES ${_item})
   endif()
 endforeach()
+set(TESSERA_SDK_HAS_ONNX OFF)
+if("onnx_proto" IN_LIST _tess_sdk_external)
+  set(TESSERA_SDK_HAS_ONNX ON)
+endif()
 include(CMakePackageConfigHelpers)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/tesseraConfig.cmake.in
   ${CMAKE_BINARY_DIR}/sdk/tesseraConfig.cmake
