@@ -68,6 +68,8 @@ class OnnxModel {
   void save(const std::string& path, const std::map<std::string, std::vector<float>>& values) const;
 
   struct Impl;
+  /// The parsed file (sw/onnx's own code reads it).
+  const Impl& impl() const;
 
  private:
   std::shared_ptr<const Impl> impl_;
@@ -105,6 +107,7 @@ struct InferOptions {
 /// The first output of the model at modelPath for every row of input (float32, the model's input
 /// shape after the leading dimension), computed on a device in batches of options.batch (the
 /// last one padded). Throws tessera::Error naming the file, node or array at fault.
-NpyArray infer(const std::string& modelPath, const NpyArray& input, const InferOptions& options = {});
+NpyArray infer(const std::string& modelPath, const NpyArray& input,
+               const InferOptions& options = {});
 
 }  // namespace tessera::onnx
