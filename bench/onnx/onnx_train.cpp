@@ -40,7 +40,7 @@ TrainResult train(const std::string& modelPath, const TrainOptions& o) {
   b.evalImages = o.evalImages;
   b.quiet = o.quiet;
   b.traceSteps = o.traceSteps;
-  b.targetAccuracy = 2.0;  // no target: every epoch asked for runs
+  b.targetAccuracy = o.targetAccuracy;
   std::map<std::string, std::vector<float>> trained;
   b.onTrained = [&](const bench::ModelParameters& p) {
     for (size_t i = 0; i < p.shapes.size(); ++i) trained[p.shapes[i].name] = p.values[i];

@@ -61,6 +61,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1u << 20));
   train->add_option("--steps", to.steps, "at most N steps per epoch (0: whole epochs)");
   train->add_option("--eval-images", to.evalImages, "test images per evaluation (0: all)");
+  train
+      ->add_option("--target-accuracy", to.targetAccuracy,
+                   "stop after the epoch reaching it (1: every epoch runs)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   train->add_option("--out", to.out, "TRAINED.onnx")->required();
   train->add_option("--log-dir", to.logDir, "mlperf.log, result.json, pictures")
       ->capture_default_str();

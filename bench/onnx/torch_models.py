@@ -232,7 +232,10 @@ def export(args):
                 torch.onnx.export(m, x[:2], path, opset_version=opset, input_names=["x"],
                                   output_names=["logits"],
                                   dynamic_axes={"x": {0: "batch"}, "logits": {0: "batch"}},
-                                  do_constant_folding=False)
+                                  do_constant_folding=False,
+                                  # PRESERVE (the model is in eval mode): EVAL would fold each
+                                  # BatchNorm into its Conv, leaving nothing to train.
+                                  training=torch.onnx.TrainingMode.PRESERVE)
                 import onnx
                 ops = sorted({n.op_type for n in onnx.load(path).graph.node})
                 report[f"{name}-op{opset}"] = ops

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -203,6 +204,14 @@ class Builder {
     if (op == "Split") {
       split(n, name);
       return;
+    }
+    if (op == "Pad" && n.input_size() > 1 && !n.input(1).empty()) {
+      // PyTorch exports avg_pool2d with a Pad of zeros in front: nothing to do.
+      const std::vector<int64_t> pads = hostInput(n, 1).ints("pads");
+      if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+        slots_[n.output(0)] = slot(n.input(0));
+        return;
+      }
     }
     if (op == "Gemm" && !registryHas("Gemm")) {
       gemmAsMatMul(n, name, index);

@@ -86,6 +86,7 @@ bool isSupportedOp(const std::string& op) {
   // Folded when its inputs are constants (the shape arithmetic around a Reshape); on device
   // values only with a registry op (checked when the graph is built).
   if (isFoldable(op)) return true;
+  if (op == "Pad") return true;  // zero pads pass the value on; others need the registry's Pad
   if (op == "Slice" || op == "Split") return registry.find("Slice") != nullptr;
   // Until the registry has ONNX's Gemm, the importer lowers the 2-D Linear form (alpha = beta =
   // 1, a 1-D bias) to MatMul and AddBias.

@@ -24,10 +24,11 @@ struct TrainOptions {
   uint32_t seed = 1;                  ///< the minibatch order is tessera-bench's for this seed
   std::string device = "model";
   unsigned tiles = 16;
-  uint32_t tileMemKiB = 0;  ///< 0: 624 KiB on the model, the backend's own elsewhere
-  uint64_t steps = 0;       ///< 0: whole epochs; else at most this many steps per epoch
-  size_t evalImages = 0;    ///< test images evaluated after each epoch (0: all 10,000)
-  std::string out;          ///< the trained model (.onnx); "" = not written
+  uint32_t tileMemKiB = 0;      ///< 0: 624 KiB on the model, the backend's own elsewhere
+  uint64_t steps = 0;           ///< 0: whole epochs; else at most this many steps per epoch
+  size_t evalImages = 0;        ///< test images evaluated after each epoch (0: all 10,000)
+  double targetAccuracy = 1.0;  ///< stop after the epoch that reaches it (1: run every epoch)
+  std::string out;              ///< the trained model (.onnx); "" = not written
   std::string logDir = "tessera-onnx-train";  ///< mlperf.log, result.json, pictures
   uint32_t traceSteps = 0;                    ///< steps traced superstep by superstep
   bool quiet = false;                         ///< no progress bar or summary
