@@ -32,14 +32,20 @@ DATA_DIR = "/usr/share/datasets/fashion-mnist"
 class Mlp(nn.Module):
     """784-128-10 with ReLU (the benchmark's default MLP, in PyTorch's layout)."""
     flat = True
+    hidden = 128
 
     def __init__(self):
         super().__init__()
-        self.fc0 = nn.Linear(784, 128)
-        self.fc1 = nn.Linear(128, 10)
+        self.fc0 = nn.Linear(784, self.hidden)
+        self.fc1 = nn.Linear(self.hidden, 10)
 
     def forward(self, x):
         return self.fc1(F.relu(self.fc0(x)))
+
+
+class MlpSmall(Mlp):
+    """784-16-10: small enough for the RTL's 64 KiB tiles."""
+    hidden = 16
 
 
 class Lenet(nn.Module):
@@ -133,7 +139,7 @@ class TorchEncoder(nn.Module):
         return self.head(x.mean(dim=1))
 
 
-MODELS = {"mlp": Mlp, "lenet": Lenet, "cnn_bn": CnnBn, "encoder": Encoder,
+MODELS = {"mlp": Mlp, "mlp16": MlpSmall, "lenet": Lenet, "cnn_bn": CnnBn, "encoder": Encoder,
           "torch_encoder": TorchEncoder}
 
 
@@ -307,7 +313,7 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export")
     e.add_argument("--out-dir", required=True)
-    e.add_argument("--models", default="mlp,lenet,cnn_bn,encoder")
+    e.add_argument("--models", default="mlp,mlp16,lenet,cnn_bn,encoder,torch_encoder")
     e.add_argument("--opsets", default="13,17")
     e.add_argument("--images", type=int, default=64)
     e.add_argument("--seed", type=int, default=0)
