@@ -524,6 +524,233 @@ TEST_P(OnnxOpsTest, GemmWithBiasScalesAndTransposes) {
   }
 }
 
+// ---- Reshape, Transpose, Squeeze, Unsqueeze, Flatten, Concat, Pad, Gather (constant indices),
+// Identity: each result element is an input element (or Pad's constant), so the reference is a
+// map from result elements to the inputs' elements (all inputs' elements in one row, in input
+// order); each input element's gradient sums the gradients of the result elements that read it,
+// the first copied, the others added in order (Gather's repeats), zero where none does.
+
+TEST_P(OnnxOpsTest, ShapeOpsAndTheirGradients) {
+  using Ints = std::vector<int64_t>;
+  struct Case {
+    std::string op;
+    std::vector<Shape> inputs;
+    Attributes attributes;
+    Shape result;
+    std::function<std::vector<long>()> map;  // source of each result element, -1: the constant
+  };
+  // Row-major index helpers.
+  auto at = [](const Shape& s, const std::vector<size_t>& idx) {
+    size_t i = 0;
+    for (size_t d = 0; d < s.size(); ++d) i = i * s[d] + idx[d];
+    return i;
+  };
+  auto unravel = [](const Shape& s, size_t i) {
+    std::vector<size_t> idx(s.size());
+    for (size_t d = s.size(); d-- > 0;) idx[d] = i % s[d], i /= s[d];
+    return idx;
+  };
+  auto identity = [](size_t n) {
+    return [n] {
+      std::vector<long> m(n);
+      std::iota(m.begin(), m.end(), 0);
+      return m;
+    };
+  };
+  std::vector<Case> cases = {
+      {"Reshape", {{2, 3, 4}}, {{"shape", Ints{0, -1}}}, {2, 12}, identity(24)},
+      {"Reshape",
+       {{2, 3, 4}},
+       {{"shape", Ints{4, 0, 2}}, {"allowzero", int64_t{0}}},
+       {4, 3, 2},
+       identity(24)},
+      {"Squeeze", {{3, 1, 4}}, {{"axes", Ints{-2}}}, {3, 4}, identity(12)},
+      {"Unsqueeze", {{3, 4}}, {{"axes", Ints{0, -1}}}, {1, 3, 4, 1}, identity(12)},
+      {"Flatten", {{2, 3, 4}}, {{"axis", int64_t{-1}}}, {6, 4}, identity(24)},
+      {"Identity", {{3, 5}}, {}, {3, 5}, identity(15)},
+      {"Transpose",
+       {{2, 3, 4}},
+       {{"perm", Ints{2, 0, 1}}},
+       {4, 2, 3},
+       [&] {
+         std::vector<long> m;
+         for (size_t i = 0; i < 24; ++i) {
+           const auto o = unravel({4, 2, 3}, i);
+           m.push_back(static_cast<long>(at({2, 3, 4}, {o[1], o[2], o[0]})));
+         }
+         return m;
+       }},
+      {"Concat",
+       {{2, 3}, {2, 2}},
+       {{"axis", int64_t{-1}}},
+       {2, 5},
+       [&] {
+         std::vector<long> m;
+         for (size_t r = 0; r < 2; ++r) {
+           for (size_t c = 0; c < 5; ++c)
+             m.push_back(static_cast<long>(c < 3 ? r * 3 + c : 6 + r * 2 + (c - 3)));
+         }
+         return m;
+       }},
+      {"Pad",
+       {{2, 3}},
+       {{"pads", Ints{1, 0, 0, 2}}, {"constant_value", 0.5}},
+       {3, 5},
+       [&] {
+         std::vector<long> m;
+         for (size_t r = 0; r < 3; ++r) {
+           for (size_t c = 0; c < 5; ++c)
+             m.push_back(r >= 1 && c < 3 ? static_cast<long>((r - 1) * 3 + c) : -1);
+         }
+         return m;
+       }},
+      {"Gather",
+       {{3, 4, 2}},
+       {{"axis", int64_t{1}}},
+       {3, 3, 2},
+       [&] {
+         const size_t picks[3] = {2, 3, 2};  // indices [2, -1, 2]
+         std::vector<long> m;
+         for (size_t i = 0; i < 18; ++i) {
+           const auto o = unravel({3, 3, 2}, i);
+           m.push_back(static_cast<long>(at({3, 4, 2}, {o[0], picks[o[1]], o[2]})));
+         }
+         return m;
+       }},
+      {"Gather",
+       {{3, 4}},
+       {{"axis", int64_t{-1}}},
+       {3},
+       [&] {
+         return std::vector<long>{1, 5, 9};  // a rank-0 index 1
+       }},
+  };
+  std::vector<std::pair<std::string, Tensor>> outs;
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    const std::string id = std::to_string(c);
+    std::vector<Value> ins, wrt;
+    for (size_t i = 0; i < k.inputs.size(); ++i) {
+      ins.push_back(param(k.inputs[i], fmt::format("x{}_{}", id, i),
+                          600 + 10 * static_cast<uint32_t>(c) + static_cast<uint32_t>(i)));
+      wrt.push_back(ins.back());
+    }
+    if (k.op == "Gather") {
+      const std::vector<int32_t> idx =
+          k.result.size() == 1 ? std::vector<int32_t>{1} : std::vector<int32_t>{2, -1, 2};
+      const Shape ishape = k.result.size() == 1 ? Shape{} : Shape{3};
+      ins.push_back(tape.input(graph.addConstant(ishape, idx, "idx" + id)));
+    }
+    const Value y = tape.apply1(k.op, ins, k.attributes, k.op + id);
+    ASSERT_EQ(y.tensor().shape(), k.result) << k.op;
+    const Tensor seed = variable(k.result, "seed" + id, 650 + static_cast<uint32_t>(c));
+    const std::vector<Tensor> g = tape.gradients(y, seed, wrt, bwd, "bwd" + id);
+    outs.emplace_back("y" + id, y.tensor());
+    for (size_t i = 0; i < g.size(); ++i) outs.emplace_back(fmt::format("dx{}_{}", id, i), g[i]);
+  }
+  auto out = run(outs);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    const std::string id = std::to_string(c);
+    SCOPED_TRACE(fmt::format("{} {}", k.op, c));
+    Floats x;
+    std::vector<size_t> offsets;
+    for (size_t i = 0; i < k.inputs.size(); ++i) {
+      offsets.push_back(x.size());
+      const Floats& v = values[fmt::format("x{}_{}", id, i)];
+      x.insert(x.end(), v.begin(), v.end());
+    }
+    const std::vector<long> map = k.map();
+    const Floats& dy = values["seed" + id];
+    Floats y(map.size()), dx(x.size(), 0.0f);
+    std::vector<bool> started(x.size(), false);
+    for (size_t i = 0; i < map.size(); ++i) {
+      if (map[i] < 0) {
+        y[i] = 0.5f;
+        continue;
+      }
+      const size_t src = static_cast<size_t>(map[i]);
+      y[i] = x[src];
+      dx[src] = started[src] ? dx[src] + dy[i] : dy[i];
+      started[src] = true;
+    }
+    expectBitEqual(out["y" + id], y, "forward");
+    for (size_t i = 0; i < k.inputs.size(); ++i) {
+      const size_t end = i + 1 < offsets.size() ? offsets[i + 1] : x.size();
+      const Floats want(dx.begin() + static_cast<long>(offsets[i]),
+                        dx.begin() + static_cast<long>(end));
+      expectBitEqual(out[fmt::format("dx{}_{}", id, i)], want, fmt::format("dx{}", i));
+      std::vector<Doubles> in;
+      for (size_t j = 0; j < k.inputs.size(); ++j)
+        in.push_back(toDouble(values[fmt::format("x{}_{}", id, j)]));
+      expectNearFiniteDifference(
+          out[fmt::format("dx{}_{}", id, i)],
+          [&](const std::vector<Doubles>& v) {
+            double t = 0;
+            for (size_t e = 0; e < map.size(); ++e) {
+              if (map[e] < 0) {
+                t += double{dy[e]} * 0.5;
+                continue;
+              }
+              size_t src = static_cast<size_t>(map[e]), which = 0;
+              while (which + 1 < offsets.size() && src >= offsets[which + 1]) ++which;
+              t += double{dy[e]} * v[which][src - offsets[which]];
+            }
+            return t;
+          },
+          in, i, fmt::format("dx{}", i));
+    }
+  }
+}
+
+// ---- The ONNX forms of the nn ops: LayerNormalization without a bias, Softmax along a negative
+// axis, Dropout as ONNX gives it (the identity).
+
+TEST_P(OnnxOpsTest, LayerNormWithoutBiasSoftmaxNegativeAxisAndDropout) {
+  const Shape shape = {3, 2, 5};
+  const float eps = 1e-5f;
+  const Value x = param(shape, "x", 700), w = param({5}, "w", 701);
+  const Value ln =
+      tape.apply1("LayerNormalization", {x, w, Value()}, {{"epsilon", double{eps}}}, "ln");
+  const Value sm = tape.apply1("Softmax", {x}, {{"axis", int64_t{-2}}}, "softmax");
+  const Value dr = tape.apply1("Dropout", {x}, {{"ratio", 0.25}}, "dropout");
+  const Tensor s0 = variable(shape, "s0", 702), s1 = variable(shape, "s1", 703),
+               s2 = variable(shape, "s2", 704);
+  const std::vector<Tensor> g0 = tape.gradients(ln, s0, {x, w}, bwd, "bwd_ln");
+  const std::vector<Tensor> g1 = tape.gradients(sm, s1, {x}, bwd, "bwd_softmax");
+  const std::vector<Tensor> g2 = tape.gradients(dr, s2, {x}, bwd, "bwd_dropout");
+  auto out = run({{"ln", ln.tensor()},
+                  {"dx0", g0[0]},
+                  {"dw0", g0[1]},
+                  {"sm", sm.tensor()},
+                  {"dx1", g1[0]},
+                  {"dr", dr.tensor()},
+                  {"dx2", g2[0]}});
+  const Floats &xv = values["x"], &wv = values["w"];
+  const Floats zeros(5, 0.0f);
+  const nnref::Norm r = nnref::layerNorm(xv, wv, zeros, values["s0"], 5, eps);
+  expectBitEqual(out["ln"], r.out, "layer norm");
+  expectBitEqual(out["dx0"], r.dx, "layer norm dx");
+  expectBitEqual(out["dw0"], r.dw, "layer norm dscale");
+  const std::vector<Doubles> in = {toDouble(xv), toDouble(wv), Doubles(5, 0.0)};
+  auto fl = [&](const std::vector<Doubles>& v) {
+    return dot(values["s0"], nnref::layerNormDouble(v[0], v[1], v[2], 5, eps));
+  };
+  expectNearFiniteDifference(out["dx0"], fl, in, 0, "layer norm dx");
+  expectNearFiniteDifference(out["dw0"], fl, in, 1, "layer norm dscale");
+  const Floats y = nnref::softmax(xv, shape, 1, false);
+  expectBitEqual(out["sm"], y, "softmax");
+  expectBitEqual(out["dx1"], nnref::softmaxGrad(values["s1"], y, shape, 1, false), "softmax dx");
+  expectNearFiniteDifference(
+      out["dx1"],
+      [&](const std::vector<Doubles>& v) {
+        return dot(values["s1"], nnref::softmaxDouble(v[0], shape, 1, false));
+      },
+      {toDouble(xv)}, 0, "softmax dx");
+  expectBitEqual(out["dr"], xv, "dropout");
+  expectBitEqual(out["dx2"], values["s2"], "dropout dx");
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, OnnxOpsTest, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 
