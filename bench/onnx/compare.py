@@ -92,6 +92,8 @@ def cmd_train(a):
            "--out", out, "--log-dir", logdir, "--quiet"]
     if a.steps:
         cmd += ["--steps", str(a.steps)]
+    if a.tiles:
+        cmd += ["--tiles", str(a.tiles)]
     r = run(cmd)
     check(r.returncode == 0, f"tessera-onnx train: {r.stderr.strip()}")
     res = json.load(open(os.path.join(logdir, "result.json")))
@@ -124,7 +126,7 @@ def cmd_train(a):
         torch_models.main()
     expected = np.load(os.path.join(a.dir, f"{a.model}-trained.torch.npy"))[:a.images]
     a.device_saved, a.device = a.device, "model"
-    a.tiles, a.batch = 0, 32
+    a.tiles, a.batch = 16, a.infer_batch
     diff, _ = infer_diff(a, a.tool, out, base, flat, a.images, expected, f"{a.model}-trained")
     report["trained_model_infer_max_abs_diff"] = diff
     print(json.dumps(report))
@@ -236,6 +238,7 @@ def main():
     t.add_argument("--rtol", type=float, default=1e-4)
     t.add_argument("--eval-images", type=int, default=64)
     t.add_argument("--accuracy-pp", type=float, default=None)
+    t.add_argument("--infer-batch", type=int, default=8, help="batch of the trained model's infer")
     a = p.parse_args()
     {"export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile}[a.cmd](a)
 

@@ -65,7 +65,7 @@ autodiff::Value OnnxBenchModel::forwardPhase(autodiff::Tape& tape,
   BuildOptions o;
   o.batch = x.tensor().dim(0);
   o.training = training;
-  o.prefix = prefix + "/";
+  o.prefix = prefix;
   const autodiff::Value logits = buildGraph(tape, model_, params, {x}, o).front();
   const std::vector<size_t> want{o.batch, 10};
   if (logits.tensor().shape() != want) {

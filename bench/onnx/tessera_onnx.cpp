@@ -21,8 +21,9 @@ int main(int argc, char** argv) {
   infer->add_option("--input", input, "X.npy: float32, the model's input shape")->required();
   infer->add_option("--output", output, "Y.npy: the first output")->required();
   infer->add_option("--device", io.device, "device string")->capture_default_str();
-  infer->add_option("--tiles", io.tiles, "tiles (0: the backend's default)")
-      ->check(CLI::Range(0u, 1472u));
+  infer->add_option("--tiles", io.tiles, "tiles")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1472u));
   infer->add_option("--batch", io.batch, "rows per run (default: the model's batch)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
   infer->add_option("--tile-mem", io.tileMemKiB, "KiB per tile (model: 624)")

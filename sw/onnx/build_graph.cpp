@@ -148,7 +148,9 @@ class Builder {
 
   void node(const ::onnx::NodeProto& n, size_t index) {
     const std::string& op = n.op_type();
-    const std::string name = opt_.prefix + nodeName(n, index);
+    const std::string own = nodeName(n, index);
+    const std::string name =
+        opt_.prefix.empty() || own.front() == '/' ? opt_.prefix + own : opt_.prefix + "/" + own;
     bool allHost = true;
     for (const auto& in : n.input()) {
       if (!in.empty() && !slot(in).host) allHost = false;

@@ -84,7 +84,7 @@ Tensor createInput(Graph& graph, const OnnxModel& model, size_t i, size_t batch)
 struct BuildOptions {
   size_t batch = 0;       ///< the bound batch (0: the model's default)
   bool training = false;  ///< BatchNormalization uses the batch statistics (training_mode 1)
-  std::string prefix;     ///< prepended to every op's debug name
+  std::string prefix;     ///< prepended to every op's debug name (with a '/' between)
 };
 
 /// Record the model's nodes on tape, in file order: variables are Values of variables() (in that
@@ -99,7 +99,7 @@ std::vector<autodiff::Value> buildGraph(autodiff::Tape& tape, const OnnxModel& m
 /// Where and how infer runs.
 struct InferOptions {
   std::string device = "model";  ///< a device string (model, rtl, tcp://..., serial:...)
-  unsigned tiles = 0;            ///< 0: the backend's default
+  unsigned tiles = 16;           ///< tiles of the chip
   size_t batch = 0;              ///< rows per run of the compiled graph; 0: the model's default
   uint32_t tileMemKiB = 0;       ///< 0: 624 KiB on the model, the backend's own elsewhere
 };
