@@ -146,6 +146,15 @@ MODELS = {"mlp": Mlp, "mlp16": MlpSmall, "lenet": Lenet, "cnn_bn": CnnBn, "encod
 def build(name, seed):
     torch.manual_seed(seed)
     m = MODELS[name]()
+    # torch.onnx.export merges initializers with equal values: fresh LayerNorms (ones, zeros)
+    # would become one shared tensor in the file, which an ONNX consumer then trains as one
+    # parameter while PyTorch trains three. Distinct starting values keep the file's parameters
+    # PyTorch's.
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, (nn.LayerNorm, nn.BatchNorm2d)):
+                mod.weight.uniform_(0.9, 1.1)
+                mod.bias.uniform_(-0.1, 0.1)
     if name == "cnn_bn":
         # Running statistics that are not the identity, so that the inference comparison
         # exercises them: one pass over a few training images in training mode.

@@ -215,10 +215,6 @@ class Builder {
         return;
       }
     }
-    if (op == "Gemm" && !registryHas("Gemm")) {
-      gemmAsMatMul(n, name, index);
-      return;
-    }
     if (!registryHas(op)) {
       throw Error(
           fmt::format("operator {} is not supported on values computed on the device "
@@ -326,30 +322,6 @@ class Builder {
     }
     if (begin != dim)
       throw Error(fmt::format("split sizes [{}] do not add up to {}", fmt::join(sizes, ","), dim));
-  }
-
-  // Gemm while the registry has none: Linear's form only, op(A) op(B) + C with alpha = beta = 1
-  // and C absent or 1-D, as MatMul (with its transposes) and AddBias.
-  void gemmAsMatMul(const ::onnx::NodeProto& n, const std::string& name, size_t index) {
-    int64_t ta = 0, tb = 0;
-    for (const auto& a : n.attribute()) {
-      if (a.name() == "transA")
-        ta = a.i();
-      else if (a.name() == "transB")
-        tb = a.i();
-      else if ((a.name() == "alpha" || a.name() == "beta") && a.f() != 1.0f)
-        throw Error(fmt::format("attribute {} = {} is not supported (1 only)", a.name(), a.f()));
-    }
-    const ad::Value a = device(n.input(0), fmt::format("{}/0", nodeName(n, index)));
-    const ad::Value b = device(n.input(1), fmt::format("{}/1", nodeName(n, index)));
-    ad::Value y = tape_.apply1("MatMul", {a, b}, {{"transA", ta}, {"transB", tb}}, name + "/mm");
-    if (n.input_size() > 2 && !n.input(2).empty()) {
-      const ad::Value c = device(n.input(2), fmt::format("{}/2", nodeName(n, index)));
-      if (c.tensor().rank() != 1)
-        throw Error(fmt::format("bias C {} is not supported (1-D only)", c.tensor().shapeString()));
-      y = tape_.apply1("AddBias", {y, c}, {}, name + "/bias");
-    }
-    slots_[n.output(0)].value = y;
   }
 
   ad::Tape& tape_;

@@ -88,10 +88,6 @@ bool isSupportedOp(const std::string& op) {
   if (isFoldable(op)) return true;
   if (op == "Pad") return true;  // zero pads pass the value on; others need the registry's Pad
   if (op == "Slice" || op == "Split") return registry.find("Slice") != nullptr;
-  // Until the registry has ONNX's Gemm, the importer lowers the 2-D Linear form (alpha = beta =
-  // 1, a 1-D bias) to MatMul and AddBias.
-  if (op == "Gemm" && !registry.find("Gemm"))
-    return registry.find("MatMul") && registry.find("AddBias");
   return deviceOps().count(op) > 0 && registry.find(op) != nullptr;
 }
 
