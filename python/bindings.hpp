@@ -53,5 +53,7 @@ void bindRuntime(py::module_& m);
 void bindGraph(py::module_& m);
 /// Bind the autodiff submodule: Tape, Value, typed builders, Optimizer (autodiff_bindings.cpp).
 void bindAutodiff(py::module_& m);
+/// Bind the onnx submodule: Model, infer, train (onnx_bindings.cpp).
+void bindOnnx(py::module_& m);
 
 }  // namespace tessera::python

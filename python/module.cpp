@@ -1,7 +1,7 @@
 // The Python module tessera (docs/python.md): devices, executables and the Engine with NumPy
 // arrays, here; the graph API and the op library in graph_bindings.cpp; autodiff in
-// autodiff_bindings.cpp. Every tessera::Error becomes tessera.Error (a RuntimeError) carrying the
-// C++ message.
+// autodiff_bindings.cpp; ONNX import in onnx_bindings.cpp. Every tessera::Error becomes
+// tessera.Error (a RuntimeError) carrying the C++ message.
 #include <fmt/format.h>
 #include <pybind11/functional.h>
 #include <pybind11/operators.h>
@@ -473,4 +473,5 @@ PYBIND11_MODULE(_tessera, m) {
   tp::bindRuntime(m);
   tp::bindGraph(m);
   tp::bindAutodiff(m);
+  tp::bindOnnx(m);
 }
