@@ -3,6 +3,7 @@
 #   - build the host example of SOURCE_DIR/docs/sdk.md (its files are the code blocks marked
 #     <!-- sdk-example: FILE -->), run it, and compare what it prints with the block marked
 #     <!-- sdk-example-output -->;
+#   - compile every installed host header against the install alone;
 #   - check that a program built against the package, the installed tessera-bench and the
 #     installed Python module (run with PYTHON) take the prefix's codelet library;
 #   - build sw/examples/hello with the installed device toolchain and run it with the installed
@@ -56,16 +57,27 @@ if(NOT "CMakeLists.txt" IN_LIST written OR NOT "main.cpp" IN_LIST written OR exp
                       "output block (found: ${written})")
 endif()
 
-# A wrapper project: the doc's example as it is, and a program printing where the compiler looks
-# for the codelet library.
+# A wrapper project: the doc's example as it is, a program printing where the compiler looks for
+# the codelet library, and every installed host header in one file (each must compile against the
+# install alone; vertex.hpp is device code, for clang --target=riscv32).
 file(WRITE ${WORK_DIR}/example/CMakeLists.txt [=[
 cmake_minimum_required(VERSION 3.25)
 project(sdk_test LANGUAGES CXX)
 find_package(tessera REQUIRED)
 add_executable(codelets_path codelets_path.cpp)
 target_link_libraries(codelets_path PRIVATE tessera::tessera)
+add_library(all_headers OBJECT all_headers.cpp)
+target_link_libraries(all_headers PRIVATE tessera::tessera)
+target_compile_options(all_headers PRIVATE -Wall -Wextra -Werror)
 add_subdirectory(doc)
 ]=])
+file(GLOB headers RELATIVE ${prefix}/include ${prefix}/include/tessera/*.hpp)
+list(REMOVE_ITEM headers tessera/vertex.hpp)
+set(includes "")
+foreach(h IN LISTS headers)
+  string(APPEND includes "#include \"${h}\"\n")
+endforeach()
+file(WRITE ${WORK_DIR}/example/all_headers.cpp "${includes}")
 file(WRITE ${WORK_DIR}/example/codelets_path.cpp [=[
 #include <cstdio>
 
