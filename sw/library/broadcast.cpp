@@ -184,10 +184,15 @@ Tensor binary(Graph& graph, BinaryOp op, const Tensor& a, const Tensor& b, Seque
   }
   static const char* const codelets[] = {"Add", "Sub", "Mul", "Div", "Pow"};
   const Tensor va = broadcastTo(a, out), vb = broadcastTo(b, out);
-  Tensor like = mappingFor({a, b}, out);
-  if (!like.valid()) like = createLinear(graph, ElemType::Float32, out, name + "/mapping");
-  return elementwise(graph, codelets[static_cast<int>(op)], {{"a", va}, {"b", vb}}, "out", prog,
-                     name, {}, like);
+  const Tensor like = mappingFor({a, b}, out);
+  if (like.valid()) {
+    return elementwise(graph, codelets[static_cast<int>(op)], {{"a", va}, {"b", vb}}, "out", prog,
+                       name, {}, like);
+  }
+  const Tensor result = createLinear(graph, ElemType::Float32, out, name);
+  elementwiseInto(graph, codelets[static_cast<int>(op)], {{"a", va}, {"b", vb}}, "out", result,
+                  prog, name);
+  return result;
 }
 
 Tensor div(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
