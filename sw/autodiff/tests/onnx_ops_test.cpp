@@ -950,6 +950,105 @@ TEST_P(OnnxOpsTest, ExportedAttentionBlockMatchesDoubles) {
     expectNearFiniteDifference(out[std::string("d") + names[i]], f, in, i, names[i]);
 }
 
+// ---- A CNN with batch normalisation as exported (ONNX attributes throughout): Conv with padding
+// and bias, BatchNormalization in training mode (batch statistics; ONNX's momentum), Tanh,
+// AveragePool, GlobalAveragePool, Flatten and Gemm (transB). The forward against doubles, every
+// gradient against finite differences.
+
+TEST_P(OnnxOpsTest, ExportedCnnWithBatchNormMatchesDoubles) {
+  using Ints = std::vector<int64_t>;
+  const size_t N = 2, C = 3, HW = 6, K = 2;
+  const Value x = param({N, 1, HW, HW}, "x", 1000), w = param({C, 1, 3, 3}, "w", 1001),
+              b = param({C}, "b", 1002), gamma = param({C}, "gamma", 1003),
+              beta = param({C}, "beta", 1004), w2 = param({K, C}, "w2", 1005),
+              b2 = param({K}, "b2", 1006);
+  const Value mean = tape.input(variable({C}, "mean", 1007));
+  const Value var = tape.input(ranged({C}, "var", 1008, 0.5f, 2.0f));
+  const Value conv = tape.apply1(
+      "Conv", {x, w, b},
+      {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{1, 1}}}, "conv");
+  const Value bn =
+      tape.apply1("BatchNormalization", {conv, gamma, beta, mean, var},
+                  {{"epsilon", 1e-5}, {"momentum", 0.9}, {"training_mode", int64_t{1}}}, "bn");
+  const Value act = tape.apply1("Tanh", {bn}, {}, "tanh");
+  const Value pool = tape.apply1("AveragePool", {act},
+                                 {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}}, "pool");
+  const Value gap = tape.apply1("GlobalAveragePool", {pool}, {}, "gap");
+  const Value flat = tape.apply1("Flatten", {gap}, {}, "flatten");
+  const Value y = tape.apply1("Gemm", {flat, w2, b2}, {{"transB", int64_t{1}}}, "fc");
+  ASSERT_EQ(y.tensor().shape(), (Shape{N, K}));
+  const Tensor seed = variable({N, K}, "seed", 1009);
+  const std::vector<Value> ps = {x, w, b, gamma, beta, w2, b2};
+  const std::vector<Tensor> grads = tape.gradients(y, seed, ps, bwd, "bwd");
+  const char* names[] = {"x", "w", "b", "gamma", "beta", "w2", "b2"};
+  std::vector<std::pair<std::string, Tensor>> outs = {{"y", y.tensor()}};
+  for (size_t i = 0; i < ps.size(); ++i) outs.emplace_back(std::string("d") + names[i], grads[i]);
+  auto out = run(outs);
+  auto forward = [&](const std::vector<Doubles>& in) {
+    const Doubles &X = in[0], &W = in[1], &Bc = in[2], &G = in[3], &Be = in[4], &W2 = in[5],
+                  &B2 = in[6];
+    Doubles c(N * C * HW * HW);
+    for (size_t n = 0; n < N; ++n) {
+      for (size_t o = 0; o < C; ++o) {
+        for (size_t i = 0; i < HW; ++i) {
+          for (size_t j = 0; j < HW; ++j) {
+            double s2 = Bc[o];
+            for (size_t ki = 0; ki < 3; ++ki) {
+              for (size_t kj = 0; kj < 3; ++kj) {
+                const long ii = long(i + ki) - 1, jj = long(j + kj) - 1;
+                if (ii < 0 || jj < 0 || ii >= long(HW) || jj >= long(HW)) continue;
+                s2 += X[(n * HW + size_t(ii)) * HW + size_t(jj)] * W[(o * 3 + ki) * 3 + kj];
+              }
+            }
+            c[((n * C + o) * HW + i) * HW + j] = s2;
+          }
+        }
+      }
+    }
+    const double count = double(N * HW * HW);
+    Doubles feat(N * C, 0.0);
+    for (size_t o = 0; o < C; ++o) {
+      double m = 0, v2 = 0;
+      for (size_t n = 0; n < N; ++n) {
+        for (size_t p = 0; p < HW * HW; ++p) m += c[(n * C + o) * HW * HW + p] / count;
+      }
+      for (size_t n = 0; n < N; ++n) {
+        for (size_t p = 0; p < HW * HW; ++p) {
+          const double d = c[(n * C + o) * HW * HW + p] - m;
+          v2 += d * d / count;
+        }
+      }
+      for (size_t n = 0; n < N; ++n) {
+        // Average pooling 2x2 then the global average: the mean of the 36 activations.
+        double total = 0;
+        for (size_t p = 0; p < HW * HW; ++p) {
+          const double z = (c[(n * C + o) * HW * HW + p] - m) / std::sqrt(v2 + 1e-5) * G[o] + Be[o];
+          total += std::tanh(z);
+        }
+        feat[n * C + o] = total / double(HW * HW);
+      }
+    }
+    Doubles yv(N * K);
+    for (size_t n = 0; n < N; ++n) {
+      for (size_t k = 0; k < K; ++k) {
+        double s2 = B2[k];
+        for (size_t o = 0; o < C; ++o) s2 += feat[n * C + o] * W2[k * C + o];
+        yv[n * K + k] = s2;
+      }
+    }
+    return yv;
+  };
+  std::vector<Doubles> in;
+  for (const char* nm : names) in.push_back(toDouble(values[nm]));
+  const Doubles want = forward(in);
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(out["y"][i], want[i], 1e-5) << "y element " << i;
+  const Floats& dy = values["seed"];
+  auto f = [&](const std::vector<Doubles>& v) { return dot(dy, forward(v)); };
+  for (size_t i = 0; i < ps.size(); ++i)
+    expectNearFiniteDifference(out[std::string("d") + names[i]], f, in, i, names[i]);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, OnnxOpsTest, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 
