@@ -11,6 +11,7 @@ Run with Debian's Python (CMake's TESSERA_PYTHON), which sees python3-torch and 
       PyTorch's training on the CPU with tessera-bench's minibatch order for --seed (the same
       std::mt19937 and Fisher-Yates shuffle), printing JSON: each step's loss, the test accuracy,
       the CPU time per step.
+      --ulp-noise: one ulp of noise in every weight and gradient (the curve's sensitivity).
   torch_models.py evaluate --model M --onnx TRAINED.onnx --input X.npy --output Y.npy
       PyTorch's first output with the initializers of TRAINED.onnx loaded by name.
 """
@@ -271,6 +272,11 @@ def train(args):
     else:
         opt = torch.optim.Adam(m.parameters(), lr=args.lr)
     torch.set_num_threads(1)
+    noise = torch.Generator().manual_seed(5)
+    if args.ulp_noise:
+        with torch.no_grad():
+            for p in m.parameters():
+                p.mul_(1 + 2**-23 * (torch.rand(p.shape, generator=noise) - 0.5).sign())
     losses, cpu = [], 0.0
     for _ in range(args.steps):
         idx = batches.next()
@@ -281,6 +287,11 @@ def train(args):
         opt.zero_grad()
         loss = F.cross_entropy(m(x), y)
         loss.backward()
+        if args.ulp_noise:
+            # One ulp of rounding noise in every weight and gradient element: how far PyTorch's own
+            # loss curve moves when only roundings change (docs/onnx.md, "Tolerance").
+            for p in m.parameters():
+                p.grad.mul_(1 + 2**-23 * (torch.rand(p.shape, generator=noise) - 0.5).sign())
         opt.step()
         cpu += time.process_time() - t0
         losses.append(float(loss))
@@ -336,6 +347,8 @@ def main():
     t.add_argument("--seed", type=int, default=1, help="tessera's --seed (order: seed + 1)")
     t.add_argument("--seed-model", type=int, default=0, help="the export's torch seed")
     t.add_argument("--eval-images", type=int, default=0)
+    t.add_argument("--ulp-noise", action="store_true",
+                   help="multiply each initial weight and each gradient element by 1 +- 2^-24")
     v = sub.add_parser("evaluate")
     v.add_argument("--model", required=True, choices=MODELS)
     v.add_argument("--onnx", required=True)

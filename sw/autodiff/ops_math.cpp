@@ -129,8 +129,10 @@ void powBackward(BackwardContext& ctx) {
   const Tensor& y = ctx.outputs[0];
   const Tensor a = ops::broadcastTo(ctx.inputs[0], y.shape());
   const Tensor b = ops::broadcastTo(ctx.inputs[1], y.shape());
+  // A one-element exponent (Pow(x, 2)) is read whole by every vertex rather than gathered.
+  const Tensor e = ctx.inputs[1].numElements() == 1 ? ctx.inputs[1] : b;
   if (ctx.needsGrad(0))
-    setReduced(ctx, 0, ops::powBackwardA(ctx.graph, g, a, b, ctx.prog, ctx.stepName("a")), "a");
+    setReduced(ctx, 0, ops::powBackwardA(ctx.graph, g, a, e, ctx.prog, ctx.stepName("a")), "a");
   if (ctx.needsGrad(1))
     setReduced(ctx, 1, ops::powBackwardB(ctx.graph, g, a, b, y, ctx.prog, ctx.stepName("b")), "b");
 }

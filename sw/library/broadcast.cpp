@@ -21,7 +21,7 @@ std::string shapeText(const std::vector<size_t>& s) {
   return fmt::format("[{}]", fmt::join(s, ","));
 }
 
-size_t product(const std::vector<size_t>& s) {
+size_t count(const std::vector<size_t>& s) {
   size_t n = 1;
   for (size_t d : s) n *= d;
   return n;
@@ -31,7 +31,7 @@ size_t product(const std::vector<size_t>& s) {
 // elements (its broadcast view is then the input itself), else none (the caller maps linearly).
 Tensor mappingFor(const std::vector<Tensor>& inputs, const std::vector<size_t>& out) {
   for (const Tensor& t : inputs) {
-    if (t.numElements() == product(out)) return broadcastTo(t, out);
+    if (t.numElements() == count(out)) return broadcastTo(t, out);
   }
   return {};
 }
@@ -46,6 +46,30 @@ Tensor pointwise(Graph& graph, const std::string& codelet,
     ts.push_back(t);
   }
   return elementwise(graph, codelet, inputs, "out", prog, name, {}, mappingFor(ts, ts[0].shape()));
+}
+
+// codelet(inputs..., b) element by element where b has one element, connected whole to every
+// vertex (field "b"); out mapped like inputs[0].
+Tensor withExponent(Graph& graph, const std::string& codelet,
+                    const std::vector<std::pair<std::string, Tensor>>& inputs, const Tensor& b,
+                    Sequence& prog, const std::string& name) {
+  requireFloat(b, "b", name);
+  const Tensor out = cloneMapped(graph, inputs[0].second, ElemType::Float32, name);
+  ComputeSet cs = graph.addComputeSet(name);
+  const Tensor flat = out.flatten();
+  for (const Chunk& c : tileChunks(graph, out)) {
+    std::vector<std::pair<std::string, Tensor>> conn;
+    for (const auto& [field, t] : inputs) {
+      requireFloat(t, field, name);
+      conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
+    }
+    conn.emplace_back("b", b.flatten());
+    conn.emplace_back("out", flat.slice(c.begin, c.end));
+    VertexRef v = graph.addVertex(cs, codelet, conn);
+    graph.setTileMapping(v, c.tile);
+  }
+  prog.add(Execute(cs, name));
+  return out;
 }
 
 }  // namespace
@@ -114,25 +138,61 @@ Tensor binary(Graph& graph, BinaryOp op, const Tensor& a, const Tensor& b, Seque
         break;
     }
   }
-  // A constant scalar factor or divisor goes into the vertices: the same roundings, no exchange.
-  if (a.shape() == out && (op == BinaryOp::Mul || op == BinaryOp::Div)) {
+  // A constant scalar operand goes into the vertices as a parameter: the same roundings, no
+  // gathering of a repeated element. x - c is x + (-c) exactly in IEEE arithmetic.
+  auto withValue = [&](const char* codelet, const Tensor& in, const char* field, float value) {
+    return elementwise(graph, codelet, {{"in", in}}, "out", prog, name,
+                       [&](VertexRef v) { graph.setFieldValue(v, field, value); });
+  };
+  if (a.shape() == out) {
     if (const std::optional<float> c = constantScalar(graph, b)) {
-      return op == BinaryOp::Mul ? scale(graph, a, *c, prog, name)
-                                 : divScalar(graph, a, *c, prog, name);
+      switch (op) {
+        case BinaryOp::Add:
+          return withValue("AddScalar", a, "value", *c);
+        case BinaryOp::Sub:
+          return withValue("AddScalar", a, "value", -*c);
+        case BinaryOp::Mul:
+          return scale(graph, a, *c, prog, name);
+        case BinaryOp::Div:
+          return divScalar(graph, a, *c, prog, name);
+        case BinaryOp::Pow:
+          break;
+      }
     }
   }
-  if (b.shape() == out && op == BinaryOp::Mul) {
+  // A one-element exponent is connected as it is: the Pow codelet reads it for every element.
+  if (op == BinaryOp::Pow && a.shape() == out && b.numElements() == 1 && out.size() > 0 &&
+      count(out) > 1) {
+    return withExponent(graph, "Pow", {{"a", a}}, b, prog, name);
+  }
+  if (b.shape() == out) {
     if (const std::optional<float> c = constantScalar(graph, a)) {
-      // c * b: multiplication commutes bit for bit.
-      return scale(graph, b, *c, prog, name);
+      // c + b and c * b: addition and multiplication commute bit for bit.
+      switch (op) {
+        case BinaryOp::Add:
+          return withValue("AddScalar", b, "value", *c);
+        case BinaryOp::Sub:
+          return withValue("ScalarSub", b, "value", *c);
+        case BinaryOp::Mul:
+          return scale(graph, b, *c, prog, name);
+        case BinaryOp::Div:
+          return withValue("ScalarDiv", b, "value", *c);
+        case BinaryOp::Pow:
+          break;
+      }
     }
   }
   static const char* const codelets[] = {"Add", "Sub", "Mul", "Div", "Pow"};
   const Tensor va = broadcastTo(a, out), vb = broadcastTo(b, out);
-  Tensor like = mappingFor({a, b}, out);
-  if (!like.valid()) like = createLinear(graph, ElemType::Float32, out, name + "/mapping");
-  return elementwise(graph, codelets[static_cast<int>(op)], {{"a", va}, {"b", vb}}, "out", prog,
-                     name, {}, like);
+  const Tensor like = mappingFor({a, b}, out);
+  if (like.valid()) {
+    return elementwise(graph, codelets[static_cast<int>(op)], {{"a", va}, {"b", vb}}, "out", prog,
+                       name, {}, like);
+  }
+  const Tensor result = createLinear(graph, ElemType::Float32, out, name);
+  elementwiseInto(graph, codelets[static_cast<int>(op)], {{"a", va}, {"b", vb}}, "out", result,
+                  prog, name);
+  return result;
 }
 
 Tensor div(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
@@ -239,6 +299,10 @@ Tensor divBackwardB(Graph& graph, const Tensor& grad, const Tensor& y, const Ten
 }
 Tensor powBackwardA(Graph& graph, const Tensor& grad, const Tensor& a, const Tensor& b,
                     Sequence& prog, const std::string& name) {
+  if (b.numElements() == 1 && grad.numElements() > 1) {
+    requireSameShape(grad, a, name);
+    return withExponent(graph, "PowGradA", {{"g", grad}, {"a", a}}, b, prog, name);
+  }
   return pointwise(graph, "PowGradA", {{"g", grad}, {"a", a}, {"b", b}}, prog, name);
 }
 Tensor powBackwardB(Graph& graph, const Tensor& grad, const Tensor& a, const Tensor& b,

@@ -60,6 +60,14 @@ Tensor elementwise(Graph& graph, const std::string& codelet,
                    const std::function<void(VertexRef)>& params, const Tensor& like) {
   const Tensor out =
       cloneMapped(graph, like.valid() ? like : inputs[0].second, ElemType::Float32, name);
+  elementwiseInto(graph, codelet, inputs, outField, out, prog, name, params);
+  return out;
+}
+
+void elementwiseInto(Graph& graph, const std::string& codelet,
+                     const std::vector<std::pair<std::string, Tensor>>& inputs,
+                     const std::string& outField, const Tensor& out, Sequence& prog,
+                     const std::string& name, const std::function<void(VertexRef)>& params) {
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor flat = out.flatten();
   for (const Chunk& c : tileChunks(graph, out)) {
@@ -72,7 +80,6 @@ Tensor elementwise(Graph& graph, const std::string& codelet,
     if (params) params(v);
   }
   prog.add(Execute(cs, name));
-  return out;
 }
 
 namespace {

@@ -40,5 +40,10 @@ Tensor elementwise(Graph& graph, const std::string& codelet,
                    const std::vector<std::pair<std::string, Tensor>>& inputs,
                    const std::string& outField, Sequence& prog, const std::string& name,
                    const std::function<void(VertexRef)>& params = {}, const Tensor& like = {});
+/// elementwise into an existing float32 variable out (mapped) of the inputs' shape.
+void elementwiseInto(Graph& graph, const std::string& codelet,
+                     const std::vector<std::pair<std::string, Tensor>>& inputs,
+                     const std::string& outField, const Tensor& out, Sequence& prog,
+                     const std::string& name, const std::function<void(VertexRef)>& params = {});
 
 }  // namespace tessera::ops

@@ -88,6 +88,9 @@ TEST_P(OnnxOpsTest, BroadcastBinaryOpsAndTheirGradients) {
       {"Add", {2, 3}, {2, 3}, false, false, {-2, -2}, {2, 2}},
       {"Sub", {3, 5, 7}, {}, false, true, {-2, -2}, {2, 2}},
       {"Sub", {7}, {3, 5, 7}, false, false, {-2, -2}, {2, 2}},
+      {"Sub", {}, {2, 3}, true, false, {-2, -2}, {2, 2}},
+      {"Add", {3, 4}, {}, false, true, {-2, -2}, {2, 2}},
+      {"Add", {1}, {3, 4}, true, false, {-2, -2}, {2, 2}},
       {"Mul", {3, 1}, {2, 1, 4}, false, false, {-2, -2}, {2, 2}},
       {"Mul", {3, 5, 7}, {}, false, true, {-2, -2}, {2, 2}},
       {"Mul", {1}, {2, 3}, true, false, {-2, -2}, {2, 2}},
@@ -749,6 +752,301 @@ TEST_P(OnnxOpsTest, LayerNormWithoutBiasSoftmaxNegativeAxisAndDropout) {
       {toDouble(xv)}, 0, "softmax dx");
   expectBitEqual(out["dr"], xv, "dropout");
   expectBitEqual(out["dx2"], values["s2"], "dropout dx");
+}
+
+// ---- A chain as PyTorch exports it before opset 17: Linear on [B, S, D] (MatMul + Add), GELU
+// through Div, Erf, Add, Mul, Mul with scalar constants, layer normalisation through ReduceMean,
+// Sub, Pow, Sqrt and Div, then Transpose, Reshape, Gemm and Softmax. Each op is checked bit for
+// bit above; here the composition: the forward against a double-precision forward (within 1e-5)
+// and every gradient against finite differences.
+
+TEST_P(OnnxOpsTest, ExportedGeluAndLayerNormChainMatchesDoubles) {
+  using Ints = std::vector<int64_t>;
+  const size_t B = 2, S = 3, D = 4, N = 5;
+  const Value x = param({B, S, D}, "x", 800), w = param({D, D}, "w", 801), b = param({D}, "b", 802),
+              w2 = param({S * D, N}, "w2", 803), b2 = param({N}, "b2", 804);
+  auto scalar = [&](float v, const std::string& name, Shape shape = {}) {
+    return tape.input(graph.addConstant(shape, Floats(1, v), name));
+  };
+  const Value h = tape.apply1("Add", {tape.apply1("MatMul", {x, w}, {}, "fc/mm"), b}, {}, "fc/add");
+  const Value e =
+      tape.apply1("Erf", {tape.apply1("Div", {h, scalar(1.41421354f, "sqrt2")}, {}, "gelu/div")},
+                  {}, "gelu/erf");
+  const Value g = tape.apply1(
+      "Mul",
+      {tape.apply1("Mul", {h, tape.apply1("Add", {e, scalar(1.0f, "one", {1})}, {}, "gelu/add")},
+                   {}, "gelu/mul"),
+       scalar(0.5f, "half")},
+      {}, "gelu/half");
+  const Attributes last = {{"axes", Ints{-1}}, {"keepdims", int64_t{1}}};
+  const Value m = tape.apply1("ReduceMean", {g}, last, "ln/mean");
+  const Value d = tape.apply1("Sub", {g, m}, {}, "ln/sub");
+  const Value v = tape.apply1(
+      "ReduceMean", {tape.apply1("Pow", {d, scalar(2.0f, "two")}, {}, "ln/pow")}, last, "ln/var");
+  const Value n = tape.apply1(
+      "Div",
+      {d, tape.apply1("Sqrt", {tape.apply1("Add", {v, scalar(1e-5f, "eps")}, {}, "ln/eps")}, {},
+                      "ln/sqrt")},
+      {}, "ln/div");
+  const Value t = tape.apply1("Transpose", {n}, {{"perm", Ints{0, 2, 1}}}, "t");
+  const Value r = tape.apply1("Reshape", {t}, {{"shape", Ints{0, -1}}}, "r");
+  const Value o = tape.apply1("Gemm", {r, w2, b2}, {}, "head");
+  const Value y = tape.apply1("Softmax", {o}, {}, "softmax");
+  const Tensor seed = variable({B, N}, "seed", 805);
+  const std::vector<Tensor> grads = tape.gradients(y, seed, {x, w, b, w2, b2}, bwd, "bwd");
+  auto out = run({{"y", y.tensor()},
+                  {"dx", grads[0]},
+                  {"dw", grads[1]},
+                  {"db", grads[2]},
+                  {"dw2", grads[3]},
+                  {"db2", grads[4]}});
+  auto forward = [&](const std::vector<Doubles>& in) {
+    const Doubles &X = in[0], &W = in[1], &Bv = in[2], &W2 = in[3], &B2 = in[4];
+    Doubles nn(B * S * D);
+    for (size_t bs = 0; bs < B * S; ++bs) {
+      double gl[4], mean = 0, var = 0;
+      for (size_t j = 0; j < D; ++j) {
+        double hv = Bv[j];
+        for (size_t q = 0; q < D; ++q) hv += X[bs * D + q] * W[q * D + j];
+        gl[j] = hv * (1.0 + std::erf(hv / std::sqrt(2.0))) * 0.5;
+        mean += gl[j] / D;
+      }
+      for (size_t j = 0; j < D; ++j) var += (gl[j] - mean) * (gl[j] - mean) / D;
+      for (size_t j = 0; j < D; ++j) nn[bs * D + j] = (gl[j] - mean) / std::sqrt(var + 1e-5);
+    }
+    Doubles yv(B * N);
+    for (size_t i = 0; i < B; ++i) {
+      double logits[5], mx = -1e300, sum = 0;
+      for (size_t k = 0; k < N; ++k) {
+        double s = B2[k];
+        // r[i][dd * S + ss] = n[i][ss][dd]
+        for (size_t dd = 0; dd < D; ++dd) {
+          for (size_t ss = 0; ss < S; ++ss)
+            s += nn[(i * S + ss) * D + dd] * W2[(dd * S + ss) * N + k];
+        }
+        logits[k] = s;
+        mx = std::max(mx, s);
+      }
+      for (size_t k = 0; k < N; ++k) sum += std::exp(logits[k] - mx);
+      for (size_t k = 0; k < N; ++k) yv[i * N + k] = std::exp(logits[k] - mx) / sum;
+    }
+    return yv;
+  };
+  const std::vector<Doubles> in = {toDouble(values["x"]), toDouble(values["w"]),
+                                   toDouble(values["b"]), toDouble(values["w2"]),
+                                   toDouble(values["b2"])};
+  const Doubles want = forward(in);
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(out["y"][i], want[i], 1e-5) << "y element " << i;
+  const Floats& dy = values["seed"];
+  auto f = [&](const std::vector<Doubles>& v) { return dot(dy, forward(v)); };
+  const char* names[] = {"dx", "dw", "db", "dw2", "db2"};
+  for (size_t i = 0; i < 5; ++i) expectNearFiniteDifference(out[names[i]], f, in, i, names[i]);
+}
+
+// ---- Self-attention as PyTorch exports it: projections on [B, S, D], Reshape and Transpose into
+// heads, batched MatMul with broadcast-free batches [B, H], scaling by a constant, Softmax on the
+// last axis, the residual Add, LayerNormalization, Gather of the first position (a rank-0 constant
+// index), Gemm (transB) and LogSoftmax. The forward against doubles, every gradient against finite
+// differences.
+
+TEST_P(OnnxOpsTest, ExportedAttentionBlockMatchesDoubles) {
+  using Ints = std::vector<int64_t>;
+  const size_t B = 2, S = 3, D = 4, H = 2, E = 2, N = 3;
+  const Value x = param({B, S, D}, "x", 900), wq = param({D, D}, "wq", 901),
+              wk = param({D, D}, "wk", 902), wv = param({D, D}, "wv", 903),
+              gamma = param({D}, "gamma", 904), beta = param({D}, "beta", 905),
+              wo = param({N, D}, "wo", 906), bo = param({N}, "bo", 907);
+  auto heads = [&](const Value& w, const std::string& name, const Ints& perm) {
+    const Value p = tape.apply1("MatMul", {x, w}, {}, name + "/mm");
+    const Value r = tape.apply1("Reshape", {p}, {{"shape", Ints{0, 0, int64_t(H), int64_t(E)}}},
+                                name + "/heads");
+    return tape.apply1("Transpose", {r}, {{"perm", perm}}, name + "/t");
+  };
+  const Value q = heads(wq, "q", {0, 2, 1, 3}), kt = heads(wk, "k", {0, 2, 3, 1}),
+              v = heads(wv, "v", {0, 2, 1, 3});
+  const Value scale = tape.input(graph.addConstant({}, Floats{1.41421354f}, "scale"));
+  const Value scores =
+      tape.apply1("Div", {tape.apply1("MatMul", {q, kt}, {}, "qk"), scale}, {}, "scaled");
+  const Value att = tape.apply1("Softmax", {scores}, {{"axis", int64_t{-1}}}, "att");
+  const Value ctxv = tape.apply1("MatMul", {att, v}, {}, "av");
+  const Value merged = tape.apply1(
+      "Reshape", {tape.apply1("Transpose", {ctxv}, {{"perm", Ints{0, 2, 1, 3}}}, "merge/t")},
+      {{"shape", Ints{0, 0, -1}}}, "merge");
+  const Value res = tape.apply1("Add", {x, merged}, {}, "residual");
+  const Value ln = tape.apply1("LayerNormalization", {res, gamma, beta},
+                               {{"axis", int64_t{-1}}, {"epsilon", 1e-5}}, "ln");
+  const Value first = tape.input(graph.addConstant({}, std::vector<int32_t>{0}, "first"));
+  const Value cls = tape.apply1("Gather", {ln, first}, {{"axis", int64_t{1}}}, "cls");
+  const Value logits = tape.apply1("Gemm", {cls, wo, bo}, {{"transB", int64_t{1}}}, "head");
+  const Value y = tape.apply1("LogSoftmax", {logits}, {}, "logsoftmax");
+  const Tensor seed = variable({B, N}, "seed", 908);
+  const std::vector<Value> ps = {x, wq, wk, wv, gamma, beta, wo, bo};
+  const std::vector<Tensor> grads = tape.gradients(y, seed, ps, bwd, "bwd");
+  const char* names[] = {"x", "wq", "wk", "wv", "gamma", "beta", "wo", "bo"};
+  std::vector<std::pair<std::string, Tensor>> outs = {{"y", y.tensor()}};
+  for (size_t i = 0; i < ps.size(); ++i) outs.emplace_back(std::string("d") + names[i], grads[i]);
+  auto out = run(outs);
+  auto forward = [&](const std::vector<Doubles>& in) {
+    const Doubles &X = in[0], &G = in[4], &Be = in[5], &Wo = in[6], &Bo = in[7];
+    auto proj = [&](const Doubles& W) {
+      Doubles p(B * S * D, 0.0);
+      for (size_t bs = 0; bs < B * S; ++bs) {
+        for (size_t j = 0; j < D; ++j) {
+          for (size_t q2 = 0; q2 < D; ++q2) p[bs * D + j] += X[bs * D + q2] * W[q2 * D + j];
+        }
+      }
+      return p;
+    };
+    const Doubles Q = proj(in[1]), K = proj(in[2]), V = proj(in[3]);
+    Doubles ctx(B * S * D, 0.0);
+    for (size_t b = 0; b < B; ++b) {
+      for (size_t h = 0; h < H; ++h) {
+        for (size_t i = 0; i < S; ++i) {
+          double sc[3], mx = -1e300, sum = 0;
+          for (size_t j = 0; j < S; ++j) {
+            double s2 = 0;
+            for (size_t e = 0; e < E; ++e)
+              s2 += Q[(b * S + i) * D + h * E + e] * K[(b * S + j) * D + h * E + e];
+            sc[j] = s2 / 1.41421354;
+            mx = std::max(mx, sc[j]);
+          }
+          for (size_t j = 0; j < S; ++j) sum += std::exp(sc[j] - mx);
+          for (size_t j = 0; j < S; ++j) {
+            const double a = std::exp(sc[j] - mx) / sum;
+            for (size_t e = 0; e < E; ++e)
+              ctx[(b * S + i) * D + h * E + e] += a * V[(b * S + j) * D + h * E + e];
+          }
+        }
+      }
+    }
+    Doubles yv(B * N);
+    for (size_t b = 0; b < B; ++b) {
+      // Position 0 of the residual, normalised.
+      double r[4], mean = 0, var = 0;
+      for (size_t j = 0; j < D; ++j)
+        r[j] = X[(b * S) * D + j] + ctx[(b * S) * D + j], mean += r[j] / D;
+      for (size_t j = 0; j < D; ++j) var += (r[j] - mean) * (r[j] - mean) / D;
+      double l[3], mx = -1e300, sum = 0;
+      for (size_t k = 0; k < N; ++k) {
+        l[k] = Bo[k];
+        for (size_t j = 0; j < D; ++j)
+          l[k] += ((r[j] - mean) / std::sqrt(var + 1e-5) * G[j] + Be[j]) * Wo[k * D + j];
+        mx = std::max(mx, l[k]);
+      }
+      for (size_t k = 0; k < N; ++k) sum += std::exp(l[k] - mx);
+      for (size_t k = 0; k < N; ++k) yv[b * N + k] = l[k] - mx - std::log(sum);
+    }
+    return yv;
+  };
+  std::vector<Doubles> in;
+  for (const char* nm : names) in.push_back(toDouble(values[nm]));
+  const Doubles want = forward(in);
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(out["y"][i], want[i], 1e-5) << "y element " << i;
+  const Floats& dy = values["seed"];
+  auto f = [&](const std::vector<Doubles>& v) { return dot(dy, forward(v)); };
+  for (size_t i = 0; i < ps.size(); ++i)
+    expectNearFiniteDifference(out[std::string("d") + names[i]], f, in, i, names[i]);
+}
+
+// ---- A CNN with batch normalisation as exported (ONNX attributes throughout): Conv with padding
+// and bias, BatchNormalization in training mode (batch statistics; ONNX's momentum), Tanh,
+// AveragePool, GlobalAveragePool, Flatten and Gemm (transB). The forward against doubles, every
+// gradient against finite differences.
+
+TEST_P(OnnxOpsTest, ExportedCnnWithBatchNormMatchesDoubles) {
+  using Ints = std::vector<int64_t>;
+  const size_t N = 2, C = 3, HW = 6, K = 2;
+  const Value x = param({N, 1, HW, HW}, "x", 1000), w = param({C, 1, 3, 3}, "w", 1001),
+              b = param({C}, "b", 1002), gamma = param({C}, "gamma", 1003),
+              beta = param({C}, "beta", 1004), w2 = param({K, C}, "w2", 1005),
+              b2 = param({K}, "b2", 1006);
+  const Value mean = tape.input(variable({C}, "mean", 1007));
+  const Value var = tape.input(ranged({C}, "var", 1008, 0.5f, 2.0f));
+  const Value conv = tape.apply1(
+      "Conv", {x, w, b},
+      {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{1, 1}}}, "conv");
+  const Value bn =
+      tape.apply1("BatchNormalization", {conv, gamma, beta, mean, var},
+                  {{"epsilon", 1e-5}, {"momentum", 0.9}, {"training_mode", int64_t{1}}}, "bn");
+  const Value act = tape.apply1("Tanh", {bn}, {}, "tanh");
+  const Value pool = tape.apply1("AveragePool", {act},
+                                 {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}}, "pool");
+  const Value gap = tape.apply1("GlobalAveragePool", {pool}, {}, "gap");
+  const Value flat = tape.apply1("Flatten", {gap}, {}, "flatten");
+  const Value y = tape.apply1("Gemm", {flat, w2, b2}, {{"transB", int64_t{1}}}, "fc");
+  ASSERT_EQ(y.tensor().shape(), (Shape{N, K}));
+  const Tensor seed = variable({N, K}, "seed", 1009);
+  const std::vector<Value> ps = {x, w, b, gamma, beta, w2, b2};
+  const std::vector<Tensor> grads = tape.gradients(y, seed, ps, bwd, "bwd");
+  const char* names[] = {"x", "w", "b", "gamma", "beta", "w2", "b2"};
+  std::vector<std::pair<std::string, Tensor>> outs = {{"y", y.tensor()}};
+  for (size_t i = 0; i < ps.size(); ++i) outs.emplace_back(std::string("d") + names[i], grads[i]);
+  auto out = run(outs);
+  auto forward = [&](const std::vector<Doubles>& in) {
+    const Doubles &X = in[0], &W = in[1], &Bc = in[2], &G = in[3], &Be = in[4], &W2 = in[5],
+                  &B2 = in[6];
+    Doubles c(N * C * HW * HW);
+    for (size_t n = 0; n < N; ++n) {
+      for (size_t o = 0; o < C; ++o) {
+        for (size_t i = 0; i < HW; ++i) {
+          for (size_t j = 0; j < HW; ++j) {
+            double s2 = Bc[o];
+            for (size_t ki = 0; ki < 3; ++ki) {
+              for (size_t kj = 0; kj < 3; ++kj) {
+                const long ii = long(i + ki) - 1, jj = long(j + kj) - 1;
+                if (ii < 0 || jj < 0 || ii >= long(HW) || jj >= long(HW)) continue;
+                s2 += X[(n * HW + size_t(ii)) * HW + size_t(jj)] * W[(o * 3 + ki) * 3 + kj];
+              }
+            }
+            c[((n * C + o) * HW + i) * HW + j] = s2;
+          }
+        }
+      }
+    }
+    const double count = double(N * HW * HW);
+    Doubles feat(N * C, 0.0);
+    for (size_t o = 0; o < C; ++o) {
+      double m = 0, v2 = 0;
+      for (size_t n = 0; n < N; ++n) {
+        for (size_t p = 0; p < HW * HW; ++p) m += c[(n * C + o) * HW * HW + p] / count;
+      }
+      for (size_t n = 0; n < N; ++n) {
+        for (size_t p = 0; p < HW * HW; ++p) {
+          const double d = c[(n * C + o) * HW * HW + p] - m;
+          v2 += d * d / count;
+        }
+      }
+      for (size_t n = 0; n < N; ++n) {
+        // Average pooling 2x2 then the global average: the mean of the 36 activations.
+        double total = 0;
+        for (size_t p = 0; p < HW * HW; ++p) {
+          const double z = (c[(n * C + o) * HW * HW + p] - m) / std::sqrt(v2 + 1e-5) * G[o] + Be[o];
+          total += std::tanh(z);
+        }
+        feat[n * C + o] = total / double(HW * HW);
+      }
+    }
+    Doubles yv(N * K);
+    for (size_t n = 0; n < N; ++n) {
+      for (size_t k = 0; k < K; ++k) {
+        double s2 = B2[k];
+        for (size_t o = 0; o < C; ++o) s2 += feat[n * C + o] * W2[k * C + o];
+        yv[n * K + k] = s2;
+      }
+    }
+    return yv;
+  };
+  std::vector<Doubles> in;
+  for (const char* nm : names) in.push_back(toDouble(values[nm]));
+  const Doubles want = forward(in);
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(out["y"][i], want[i], 1e-5) << "y element " << i;
+  const Floats& dy = values["seed"];
+  auto f = [&](const std::vector<Doubles>& v) { return dot(dy, forward(v)); };
+  for (size_t i = 0; i < ps.size(); ++i)
+    expectNearFiniteDifference(out[std::string("d") + names[i]], f, in, i, names[i]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, OnnxOpsTest, ::testing::ValuesIn(backends::names()),
