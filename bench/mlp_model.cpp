@@ -34,7 +34,11 @@ autodiff::OptimizerConfig optimizerOf(const MlpConfig& c) {
 
 size_t gradientCount(const MlpConfig& c) {
   size_t n = 0;
-  for (const ParameterShape& s : modelOf(c)->parameterShapes()) n += s.size();
+  const std::shared_ptr<const Model> model = modelOf(c);
+  const std::vector<ParameterShape> shapes = model->parameterShapes();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (model->trainable(i)) n += shapes[i].size();
+  }
   return n;
 }
 
@@ -61,13 +65,20 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
 
   // A step's minibatch in (images and labels streams named prefix + "images" / "labels"), then the
   // forward pass recorded on tape.
+  // params gets the trainable parameters (what the optimizer updates); the forward sees all of
+  // them, buffers as tape inputs.
   auto stepWithForward = [&](const std::string& prefix, const std::string& fwdName, Sequence& step,
                              autodiff::Tape& tape, std::vector<autodiff::Value>& params) {
     step.add(
         Copy(g.addHostToDeviceFIFO(prefix + "images", ElemType::Float32, c.batch * c.inputs), x));
     step.add(Copy(g.addHostToDeviceFIFO(prefix + "labels", ElemType::Int32, c.batch), labels));
-    for (const Tensor& p : out.parameters) params.push_back(tape.parameter(p));
-    return model->forward(tape, params, tape.input(x), fwdName);
+    std::vector<autodiff::Value> all;
+    for (size_t i = 0; i < out.parameters.size(); ++i) {
+      all.push_back(model->trainable(i) ? tape.parameter(out.parameters[i])
+                                        : tape.input(out.parameters[i]));
+      if (model->trainable(i)) params.push_back(all.back());
+    }
+    return model->forwardPhase(tape, all, tape.input(x), fwdName, prefix.empty());
   };
   // Plain SGD: the autodiff adds x^T (-lr dz) straight into the weights (the matmul's backward
   // fused with the step) and never stores a weight gradient. With momentum (or Adam, or weight

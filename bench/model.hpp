@@ -55,6 +55,17 @@ class Model {
   /// with prefix.
   virtual autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
                                   const autodiff::Value& x, const std::string& prefix) const = 0;
+  /// forward for training (training = true) or for the evaluation: a model whose layers differ
+  /// between the two (batch normalisation's statistics) overrides it; the others are forward.
+  virtual autodiff::Value forwardPhase(autodiff::Tape& tape,
+                                       const std::vector<autodiff::Value>& params,
+                                       const autodiff::Value& x, const std::string& prefix,
+                                       bool /*training*/) const {
+    return forward(tape, params, x, prefix);
+  }
+  /// False for a parameter the optimizer leaves alone: a buffer the forward updates itself (batch
+  /// normalisation's running statistics), held on the device and saved like the others.
+  virtual bool trainable(size_t /*i*/) const { return true; }
   /// The seeded initialization (the run's seed).
   virtual ModelParameters initialize(uint32_t seed) const = 0;
   /// The training defaults.

@@ -543,7 +543,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   // Setup: the log, the data, the network, the device.
   std::filesystem::create_directories(o.outDir);
   MlperfLogger log(o.outDir + "/mlperf.log");
-  ctx.model = makeModel(o.model, o.hidden);
+  ctx.model = o.modelObject ? o.modelObject : makeModel(o.model, o.hidden);
   ctx.optimizer = optimizerName(o, ctx.model->defaults());
   ctx.model->defaults().learningRate(ctx.optimizer);  // an unknown optimizer fails here
   if (o.momentum && *o.momentum != 0.0f && ctx.optimizer != "momentum")
@@ -625,6 +625,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   res["total_wall_s"] = secondsSince(t0);
   writeFileChecked(o.outDir + "/result.json", res.dump(2) + "\n");
   writeTrainOutputs(ctx, totals, figures, trace, trained);
+  if (o.onTrained) o.onTrained(trained);
 
   const int exitCode = o.requireTarget && totals.status != "success" ? 3 : 0;
   if (ctx.rank > 0)

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,9 +14,16 @@ class MpiComm;
 
 namespace tessera::bench {
 
+class Model;
+struct ModelParameters;
+
 /// Options of tessera-bench train (defaults are the benchmark's).
 struct TrainOptions {
   std::string model = "mlp";  ///< "mlp", "lenet" (model.hpp, makeModel)
+  /// A model object to train instead of makeModel(model) (tessera-onnx train's ONNX model).
+  std::shared_ptr<const Model> modelObject;
+  /// Called with the trained parameters (.npz layouts) at the end of the run.
+  std::function<void(const ModelParameters&)> onTrained;
   std::string device = "model";
   unsigned tiles = 16;
   uint32_t tileMemKiB = 0;  ///< 0: the model's default on the model, the backend's own elsewhere

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Check that arrows point down only: bench -> sw -> host (docs/architecture.md, "Layout").
+"""Check that arrows point down only: python -> bench -> sw -> host (docs/architecture.md, "Layout").
 
-A file under host/ may include only headers that live under host/ (or outside the three rooms:
-generated, system); a file under sw/ may include host/ and sw/ headers; bench/ may include all.
+A file under host/ may include only headers that live under host/ (or outside the rooms:
+generated, system); a file under sw/ may include host/ and sw/ headers; bench/ may include those
+and its own; python/ (the Python module) may include all.
 The same holds for CMake: a target_link_libraries() under host/ may not name a library defined
 under sw/ or bench/, nor one under sw/ a library of bench/. Device programs that sw/ builds and
 host tests load at run time are data, not an arrow, and are not checked.
@@ -15,7 +16,8 @@ import re
 import sys
 import tempfile
 
-ROOMS = ["host", "sw", "bench"]  # lowest first: a room may use itself and the rooms before it
+# Lowest first: a room may use itself and the rooms before it.
+ROOMS = ["host", "sw", "bench", "python"]
 SOURCE_EXT = (".c", ".cc", ".cpp", ".h", ".hpp", ".S", ".inc")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 ADD_TARGET = re.compile(r"\badd_(?:library|executable)\s*\(\s*([A-Za-z0-9_.+-]+)")
@@ -110,10 +112,10 @@ def main():
     for p in problems:
         print(p)
     if problems:
-        print(f"{len(problems)} back-arrow(s): arrows point down only, bench -> sw -> host "
-              "(docs/architecture.md, \"Layout\")")
+        print(f"{len(problems)} back-arrow(s): arrows point down only, "
+              "python -> bench -> sw -> host (docs/architecture.md, \"Layout\")")
         return 1
-    print("layout: arrows point down only (bench -> sw -> host)")
+    print("layout: arrows point down only (python -> bench -> sw -> host)")
     return 0
 
 

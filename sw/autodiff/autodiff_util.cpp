@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "tessera/error.hpp"
@@ -39,6 +40,16 @@ size_t dimAttr(const OpNode& node, const std::string& key, size_t rank) {
   return static_cast<size_t>(d);
 }
 
+size_t signedAxis(const OpNode& node, const Tensor& t, int64_t fallback) {
+  const int64_t rank = static_cast<int64_t>(t.rank());
+  const int64_t a = node.intAttr("axis", fallback);
+  if (a < -rank || a >= rank) {
+    throw Error(fmt::format("{} ({}): axis {} is out of range for \"{}\" {}", node.name, node.type,
+                            a, t.debugName(), t.shapeString()));
+  }
+  return static_cast<size_t>(a < 0 ? a + rank : a);
+}
+
 std::vector<size_t> sizesOf(const OpNode& n, const std::string& key) {
   std::vector<size_t> out;
   for (int64_t v : n.intsAttr(key)) {
@@ -46,6 +57,19 @@ std::vector<size_t> sizesOf(const OpNode& n, const std::string& key) {
     out.push_back(static_cast<size_t>(v));
   }
   return out;
+}
+
+void mapUnmapped(Graph& graph, const Tensor& t) {
+  std::vector<uint32_t> vars;
+  for (const ElementRun& r : t.runs()) {
+    if (std::find(vars.begin(), vars.end(), r.var) == vars.end()) vars.push_back(r.var);
+  }
+  for (uint32_t v : vars) {
+    const GraphVariable& var = graph.variables()[v];
+    if (std::all_of(var.tileOf.begin(), var.tileOf.end(), [](int32_t tile) { return tile < 0; })) {
+      ops::mapLinearly(graph, Tensor::ofVariable(graph.id(), var.type, var.shape, v, var.name));
+    }
+  }
 }
 
 Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name) {

@@ -17,6 +17,9 @@ void expectSameShape(const OpNode& node, const std::vector<Tensor>& in);
 /// Integer attribute key (default 0) as a dimension of a tensor of rank `rank`; throws naming the
 /// op when out of range.
 size_t dimAttr(const OpNode& node, const std::string& key, size_t rank);
+/// The ONNX attribute "axis" (fallback when absent; negative counts from the end) as a dimension
+/// of t; throws naming the op, the tensor and its shape when out of range.
+size_t signedAxis(const OpNode& node, const Tensor& t, int64_t fallback);
 /// List attribute key as sizes; throws naming the op on a negative entry.
 std::vector<size_t> sizesOf(const OpNode& n, const std::string& key);
 
@@ -24,6 +27,19 @@ std::vector<size_t> sizesOf(const OpNode& n, const std::string& key);
 void addConvOps(OpRegistry& r);
 /// Registers the ops of tessera/nn.hpp (ops_nn.cpp).
 void addNnOps(OpRegistry& r);
+/// Registers the element-by-element ONNX ops with broadcasting and the math functions
+/// (ops_math.cpp).
+void addMathOps(OpRegistry& r);
+/// True when a ReduceSum node has ONNX's attributes (axes, keepdims, …) rather than the typed
+/// builder's 2-D `axis` (ops_math.cpp).
+bool onnxReduceSum(const OpNode& n);
+/// ReduceSum with ONNX's attributes (ops_math.cpp).
+std::vector<Tensor> reduceSumOnnxForward(ForwardContext& ctx);
+/// See reduceSumOnnxForward.
+void reduceSumOnnxBackward(BackwardContext& ctx);
+/// Maps every element of each whole variable under t that has no tile yet (a constant an importer
+/// made with Graph::addConstant) linearly over the tiles (ops::mapLinearly).
+void mapUnmapped(Graph& graph, const Tensor& t);
 /// MatMul's forward and backward for 3-D (batched) operands (ops_nn.cpp).
 std::vector<Tensor> batchMatMulForward(ForwardContext& ctx);
 /// See batchMatMulForward.

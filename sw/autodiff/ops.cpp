@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <numeric>
+#include <optional>
 
 #include "autodiff_util.hpp"
 #include "tessera/autodiff.hpp"
@@ -29,6 +30,59 @@ namespace {
 // order); with a sink, g is scaled by -lr first and accumulated straight into the parameter (the
 // SGD step that never stores the weight gradient). Other gradients use ops::matmul's plan.
 
+// numpy.matmul's shapes (ONNX MatMul) beyond the 2-D and equal-batch 3-D products: a 1-D
+// operand is a row (a) or a column (b) dropped from the result; an N-D a with a 2-D b is one 2-D
+// product of a viewed as [rows, K] (PyTorch's Linear on [B, S, D]); otherwise the batch
+// dimensions broadcast and each batch is one product (ops::batchMatMul).
+struct MatMulShapes {
+  std::vector<size_t> a, b;    // the operands as matrices or batches of them (views' shapes)
+  std::vector<size_t> batch;   // the broadcast batch dimensions (none for a 2-D product)
+  std::vector<size_t> result;  // numpy.matmul's result shape
+  size_t m = 0, k = 0, n = 0;
+  bool flat = false;  // a 2-D product of a viewed as [rows, K]
+};
+
+MatMulShapes matmulShapes(const OpNode& n, const Tensor& a, const Tensor& b) {
+  MatMulShapes s;
+  auto fail = [&](const std::string& why) {
+    return Error(fmt::format("{} ({}): {}: \"{}\" {} and \"{}\" {}", n.name, n.type, why,
+                             a.debugName(), a.shapeString(), b.debugName(), b.shapeString()));
+  };
+  if (a.rank() == 0 || b.rank() == 0) throw fail("scalar operands");
+  s.a = a.shape(), s.b = b.shape();
+  if (a.rank() == 1) s.a.insert(s.a.begin(), 1);
+  if (b.rank() == 1) s.b.push_back(1);
+  s.m = s.a[s.a.size() - 2], s.k = s.a.back(), s.n = s.b.back();
+  if (s.b[s.b.size() - 2] != s.k) throw fail("inner dimensions differ");
+  const std::vector<size_t> ba(s.a.begin(), s.a.end() - 2), bb(s.b.begin(), s.b.end() - 2);
+  s.batch = ops::broadcastShape(ba, bb, fmt::format("{} ({}): batch dimensions", n.name, n.type));
+  if (bb.empty()) {
+    s.flat = true;
+    for (size_t d : ba) s.m *= d;
+    s.a = {s.m, s.k};
+  }
+  s.result = s.flat ? ba : s.batch;
+  if (a.rank() > 1) s.result.push_back(a.dim(a.rank() - 2));
+  if (b.rank() > 1) s.result.push_back(s.n);
+  return s;
+}
+
+// The operand t as [B, rows, cols] for the batch: its own batch dimensions broadcast (a view).
+Tensor asBatches(const Tensor& t, const std::vector<size_t>& matrixShape,
+                 const std::vector<size_t>& batch) {
+  const size_t rows = matrixShape[matrixShape.size() - 2], cols = matrixShape.back();
+  std::vector<size_t> full = batch;
+  full.push_back(rows), full.push_back(cols);
+  size_t count = 1;
+  for (size_t d : batch) count *= d;
+  return ops::broadcastTo(t.reshape(matrixShape), full).reshape({count, rows, cols});
+}
+
+bool plainMatMul(const Tensor& a, const Tensor& b) {
+  return (a.rank() == 2 && b.rank() == 2) ||
+         (a.rank() == 3 && b.rank() == 3 && a.dim(0) == b.dim(0));
+}
+
 std::vector<Tensor> matmulForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 2);
@@ -36,11 +90,22 @@ std::vector<Tensor> matmulForward(ForwardContext& ctx) {
   const bool ta = n.intAttr("transA", 0) != 0, tb = n.intAttr("transB", 0) != 0;
   expectFloat(n, a, 0);
   expectFloat(n, b, 1);
-  if (a.rank() == 3 || b.rank() == 3) return batchMatMulForward(ctx);
-  if (a.rank() != 2 || b.rank() != 2) {
-    throw Error(fmt::format("{} ({}): 2-D operands expected, got \"{}\" {} and \"{}\" {}", n.name,
-                            n.type, a.debugName(), a.shapeString(), b.debugName(),
-                            b.shapeString()));
+  if (a.rank() == 3 && b.rank() == 3 && a.dim(0) == b.dim(0)) return batchMatMulForward(ctx);
+  if (!plainMatMul(a, b)) {
+    if (ta || tb) {
+      throw Error(fmt::format(
+          "{} ({}): transA and transB apply to 2-D and equal-batch 3-D operands only, got \"{}\" "
+          "{} and \"{}\" {}",
+          n.name, n.type, a.debugName(), a.shapeString(), b.debugName(), b.shapeString()));
+    }
+    const MatMulShapes s = matmulShapes(n, a, b);
+    if (s.flat) {
+      return {ops::matmul(ctx.graph, a.reshape(s.a), b.reshape(s.b), ctx.prog, n.name)
+                  .reshape(s.result)};
+    }
+    return {ops::batchMatMul(ctx.graph, asBatches(a, s.a, s.batch), asBatches(b, s.b, s.batch),
+                             ctx.prog, n.name)
+                .reshape(s.result)};
   }
   const size_t ka = ta ? a.dim(0) : a.dim(1), kb = tb ? b.dim(1) : b.dim(0);
   if (ka != kb) {
@@ -52,107 +117,163 @@ std::vector<Tensor> matmulForward(ForwardContext& ctx) {
   return {ops::matmul(ctx.graph, a, b, ctx.prog, n.name, {ta, tb})};
 }
 
-// The product x y (with options) that is input i's gradient; see the comment above.
-void matmulGradOf(BackwardContext& ctx, size_t i, const Tensor& x, const Tensor& y,
-                  ops::MatMulOptions o, bool gIsX) {
-  const Tensor& in = ctx.inputs[i];
+// The product x y (with options) that is the gradient of input i, stored as `in` (input i or a
+// 2-D view of it); see the comment above. Returns nothing when it went into the sink.
+std::optional<Tensor> matmulGradOf(BackwardContext& ctx, size_t i, const Tensor& in,
+                                   const Tensor& x, const Tensor& y, ops::MatMulOptions o,
+                                   bool gIsX) {
   const std::string what = i == 0 ? "a" : "b";
-  if (const GradientSink* s = ctx.sink(i); s && blockMapped(ctx.graph, s->target)) {
+  const bool whole = in.shape() == ctx.inputs[i].shape();
+  if (const GradientSink* s = ctx.sink(i); whole && s && blockMapped(ctx.graph, s->target)) {
     const Tensor& g = gIsX ? x : y;
     const Tensor scaled =
         ops::scaleByScalar(ctx.graph, g, s->scalar, -1.0f, ctx.prog, ctx.stepName(what + "/scale"));
     ops::matmulAccumulate(ctx.graph, s->target, gIsX ? scaled : x, gIsX ? y : scaled, ctx.prog,
                           ctx.stepName(what + "/update"), o);
     ctx.sinkUsed(i);
-  } else if (ctx.isLeaf(i) && blockMapped(ctx.graph, in)) {
+    return {};
+  }
+  if (whole && ctx.isLeaf(i) && blockMapped(ctx.graph, in)) {
     const Tensor buf = likeMapped(ctx.graph, in, ctx.stepName(what));
     ops::fill(ctx.graph, buf, 0.0f, ctx.prog, ctx.stepName(what + "/zero"));
     ops::matmulAccumulate(ctx.graph, buf, x, y, ctx.prog, ctx.stepName(what), o);
-    ctx.setGrad(i, Gradient::of(buf));
-  } else {
-    ctx.setGrad(i, Gradient::of(ops::matmul(ctx.graph, x, y, ctx.prog, ctx.stepName(what), o)));
+    return buf;
   }
+  return ops::matmul(ctx.graph, x, y, ctx.prog, ctx.stepName(what), o);
 }
 
-void matmulBackward(BackwardContext& ctx) {
-  if (ctx.inputs[0].rank() == 3) {
-    batchMatMulBackward(ctx);
-    return;
-  }
-  const bool ta = ctx.node.intAttr("transA", 0) != 0, tb = ctx.node.intAttr("transB", 0) != 0;
-  const Tensor g = ctx.gradOutputTensor(0);
-  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+// The gradients of c = op(a) op(b) for 2-D a and b (views of the inputs, of the shapes given)
+// from g = dc [m, n]; each set in its input's shape.
+void matmul2dBackward(BackwardContext& ctx, const Tensor& g, const Tensor& a, const Tensor& b,
+                      bool ta, bool tb) {
   // Input a first, b second; a sink target is read by the other input's gradient, so the sunk
   // input goes last.
   std::vector<size_t> order = {0, 1};
   if (ctx.sink(0)) order = {1, 0};
   for (size_t i : order) {
     if (!ctx.needsGrad(i)) continue;
+    std::optional<Tensor> d;
     if (i == 0) {
-      if (!ta) {
-        matmulGradOf(ctx, 0, g, b, {false, !tb}, true);
-      } else {
-        matmulGradOf(ctx, 0, b, g, {tb, true}, false);
-      }
+      d = !ta ? matmulGradOf(ctx, 0, a, g, b, {false, !tb}, true)
+              : matmulGradOf(ctx, 0, a, b, g, {tb, true}, false);
     } else {
-      if (!tb) {
-        matmulGradOf(ctx, 1, a, g, {!ta, false}, false);
-      } else {
-        matmulGradOf(ctx, 1, g, a, {true, ta}, true);
-      }
+      d = !tb ? matmulGradOf(ctx, 1, b, a, g, {!ta, false}, false)
+              : matmulGradOf(ctx, 1, b, g, a, {true, ta}, true);
     }
+    if (d) ctx.setGrad(i, Gradient::of(d->reshape(ctx.inputs[i].shape())));
   }
 }
 
-// ---- Add, Sub, Mul, Scale: element by element.
-
-std::vector<Tensor> addForward(ForwardContext& ctx) {
-  expectInputs(ctx.node, ctx.inputs, 2);
-  expectSameShape(ctx.node, ctx.inputs);
-  return {ops::add(ctx.graph, ctx.inputs[0], ctx.inputs[1], ctx.prog, ctx.node.name)};
-}
-
-void addBackward(BackwardContext& ctx) {
-  for (size_t i = 0; i < 2; ++i) {
-    if (ctx.needsGrad(i)) ctx.setGrad(i, ctx.gradOutput(0));
+void matmulBackward(BackwardContext& ctx) {
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+  if (a.rank() == 3 && b.rank() == 3 && a.dim(0) == b.dim(0)) {
+    batchMatMulBackward(ctx);
+    return;
   }
-}
-
-std::vector<Tensor> subForward(ForwardContext& ctx) {
-  expectInputs(ctx.node, ctx.inputs, 2);
-  expectSameShape(ctx.node, ctx.inputs);
-  return {ops::sub(ctx.graph, ctx.inputs[0], ctx.inputs[1], ctx.prog, ctx.node.name)};
-}
-
-// db = -g: a scale by -1, exact.
-void subBackward(BackwardContext& ctx) {
-  if (ctx.needsGrad(0)) ctx.setGrad(0, ctx.gradOutput(0));
-  if (ctx.needsGrad(1)) {
-    const Gradient& g = ctx.gradOutput(0);
-    ctx.setGrad(1, g.isConstant() ? Gradient::uniform(-g.constant, g.shape)
-                                  : Gradient::of(ops::scale(ctx.graph, g.tensor, -1.0f, ctx.prog,
-                                                            ctx.stepName("b"))));
+  const Tensor g = ctx.gradOutputTensor(0);
+  if (plainMatMul(a, b)) {
+    matmul2dBackward(ctx, g, a, b, ctx.node.intAttr("transA", 0) != 0,
+                     ctx.node.intAttr("transB", 0) != 0);
+    return;
   }
-}
-
-std::vector<Tensor> mulForward(ForwardContext& ctx) {
-  expectInputs(ctx.node, ctx.inputs, 2);
-  expectSameShape(ctx.node, ctx.inputs);
-  return {ops::mul(ctx.graph, ctx.inputs[0], ctx.inputs[1], ctx.prog, ctx.node.name)};
-}
-
-// da = g * b, db = g * a (one rounding each; a constant g is a scale of the other input).
-void mulBackward(BackwardContext& ctx) {
-  const Gradient& g = ctx.gradOutput(0);
+  const MatMulShapes s = matmulShapes(ctx.node, a, b);
+  if (s.flat) {
+    matmul2dBackward(ctx, g.reshape({s.m, s.n}), a.reshape(s.a), b.reshape(s.b), false, false);
+    return;
+  }
+  // Batches: each operand's gradient per batch (batchMatMulBackwardA/B), then summed over the
+  // batch dimensions it was broadcast along (ops::reduceToShape).
+  size_t count = 1;
+  for (size_t d : s.batch) count *= d;
+  const Tensor g3 = g.reshape({count, s.m, s.n});
+  const Tensor a3 = asBatches(a, s.a, s.batch), b3 = asBatches(b, s.b, s.batch);
   for (size_t i = 0; i < 2; ++i) {
     if (!ctx.needsGrad(i)) continue;
-    const Tensor& other = ctx.inputs[1 - i];
-    const std::string step = ctx.stepName(i == 0 ? "a" : "b");
-    ctx.setGrad(
-        i, Gradient::of(g.isConstant() ? ops::scale(ctx.graph, other, g.constant, ctx.prog, step)
-                                       : ops::mul(ctx.graph, g.tensor, other, ctx.prog, step)));
+    const std::string what = i == 0 ? "a" : "b";
+    const Tensor d =
+        i == 0 ? ops::batchMatMulBackwardA(ctx.graph, g3, b3, ctx.prog, ctx.stepName(what), {})
+               : ops::batchMatMulBackwardB(ctx.graph, g3, a3, ctx.prog, ctx.stepName(what), {});
+    const std::vector<size_t>& m = i == 0 ? s.a : s.b;
+    std::vector<size_t> full = s.batch;
+    full.push_back(m[m.size() - 2]), full.push_back(m.back());
+    ctx.setGrad(i, Gradient::of(ops::reduceToShape(ctx.graph, d.reshape(full), m, ctx.prog,
+                                                   ctx.stepName(what + "/sum"))
+                                    .reshape(ctx.inputs[i].shape())));
   }
 }
+
+// ---- Gemm (ONNX): y = alpha op(A) op(B) + beta C, A and B 2-D, C optional and broadcast to
+// [M, N]; attributes alpha, beta (default 1), transA, transB (0/1). Forward order: the product
+// (ops::matmul), times alpha when alpha != 1, plus (C times beta when beta != 1); a C of [N] with
+// beta 1 is ops::addBias (the same bits as a broadcast add). Backward: g times alpha (when
+// != 1) through MatMul's backward (sinks and accumulation included); dC = g summed to C's shape
+// (rows in order), times beta when != 1.
+
+std::vector<Tensor> gemmForward(ForwardContext& ctx) {
+  const OpNode& n = ctx.node;
+  if (ctx.inputs.size() != 2 && ctx.inputs.size() != 3) {
+    throw Error(fmt::format("{} ({}): {} inputs, 2 or 3 expected (A, B and an optional C)", n.name,
+                            n.type, ctx.inputs.size()));
+  }
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) expectFloat(n, ctx.inputs[i], i);
+  const bool ta = n.intAttr("transA", 0) != 0, tb = n.intAttr("transB", 0) != 0;
+  if (a.rank() != 2 || b.rank() != 2 || (ta ? a.dim(0) : a.dim(1)) != (tb ? b.dim(1) : b.dim(0))) {
+    throw Error(fmt::format(
+        "{} ({}): A and B must be matrices with op(A) [M, K] and op(B) [K, N] (transA {}, transB "
+        "{}), got \"{}\" {} and \"{}\" {}",
+        n.name, n.type, int{ta}, int{tb}, a.debugName(), a.shapeString(), b.debugName(),
+        b.shapeString()));
+  }
+  const float alpha = static_cast<float>(n.floatAttr("alpha", 1.0));
+  const float beta = static_cast<float>(n.floatAttr("beta", 1.0));
+  Tensor y = ops::matmul(ctx.graph, a, b, ctx.prog, n.name + "/mm", {ta, tb});
+  if (alpha != 1.0f) y = ops::scale(ctx.graph, y, alpha, ctx.prog, n.name + "/alpha");
+  if (ctx.inputs.size() == 3) {
+    Tensor c = ctx.inputs[2];
+    const std::vector<size_t> out = y.shape();
+    if (ops::broadcastShape(c.shape(), out,
+                            fmt::format("{} ({}): C \"{}\"", n.name, n.type, c.debugName())) !=
+        out) {
+      throw Error(fmt::format("{} ({}): C \"{}\" {} does not broadcast to the product's [{}]",
+                              n.name, n.type, c.debugName(), c.shapeString(), fmt::join(out, ",")));
+    }
+    if (beta != 1.0f) c = ops::scale(ctx.graph, c, beta, ctx.prog, n.name + "/beta");
+    if (c.rank() == 1 && c.dim(0) == out[1]) {
+      y = ops::addBias(ctx.graph, y, c, ctx.prog, n.name);
+    } else {
+      y = ops::binary(ctx.graph, ops::BinaryOp::Add, y, c, ctx.prog, n.name);
+    }
+  }
+  return {y};
+}
+
+void gemmBackward(BackwardContext& ctx) {
+  const OpNode& n = ctx.node;
+  const float alpha = static_cast<float>(n.floatAttr("alpha", 1.0));
+  const float beta = static_cast<float>(n.floatAttr("beta", 1.0));
+  if (ctx.inputs.size() == 3 && ctx.needsGrad(2)) {
+    const Gradient& g = ctx.gradOutput(0);
+    const std::vector<size_t>& shape = ctx.inputs[2].shape();
+    if (g.isConstant()) {
+      size_t count = g.shape[0] * g.shape[1], in = ctx.inputs[2].numElements();
+      float s = g.constant;
+      for (size_t r = 1; r < count / in; ++r) s += g.constant;
+      ctx.setGrad(2, Gradient::uniform(beta != 1.0f ? s * beta : s, shape));
+    } else {
+      Tensor d = ops::reduceToShape(ctx.graph, g.tensor, shape, ctx.prog, ctx.stepName("c"));
+      if (beta != 1.0f) d = ops::scale(ctx.graph, d, beta, ctx.prog, ctx.stepName("c/beta"));
+      ctx.setGrad(2, Gradient::of(d));
+    }
+  }
+  if (!ctx.needsGrad(0) && !ctx.needsGrad(1)) return;
+  Tensor g = ctx.gradOutputTensor(0);
+  if (alpha != 1.0f) g = ops::scale(ctx.graph, g, alpha, ctx.prog, ctx.stepName("alpha"));
+  matmul2dBackward(ctx, g, ctx.inputs[0], ctx.inputs[1], n.intAttr("transA", 0) != 0,
+                   n.intAttr("transB", 0) != 0);
+}
+
+// ---- Scale: a * scale (attribute). (Add, Sub, Mul: ops_math.cpp, with broadcasting.)
 
 std::vector<Tensor> scaleForward(ForwardContext& ctx) {
   expectInputs(ctx.node, ctx.inputs, 1);
@@ -219,6 +340,7 @@ void addBiasBackward(BackwardContext& ctx) {
 
 std::vector<Tensor> reduceSumForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
+  if (onnxReduceSum(n)) return reduceSumOnnxForward(ctx);
   expectInputs(n, ctx.inputs, 1);
   expectFloat(n, ctx.inputs[0], 0);
   if (ctx.inputs[0].rank() != 2) {
@@ -230,6 +352,10 @@ std::vector<Tensor> reduceSumForward(ForwardContext& ctx) {
 }
 
 void reduceSumBackward(BackwardContext& ctx) {
+  if (onnxReduceSum(ctx.node)) {
+    reduceSumOnnxBackward(ctx);
+    return;
+  }
   const size_t axis = static_cast<size_t>(ctx.node.intAttr("axis", 0));
   const Tensor& x = ctx.inputs[0];
   const Gradient& g = ctx.gradOutput(0);
@@ -293,17 +419,89 @@ void sceBackward(BackwardContext& ctx) {
 // Concat (axis). They copy nothing forward; the backward of a view is the inverse view, except
 // Slice, whose gradient is zero outside the slice.
 
+// Reshape's shape attribute with ONNX's meaning: 0 copies the input's dimension at that position
+// (unless allowzero = 1, when 0 is a size), one -1 is inferred from the element count; [] is a
+// scalar.
+std::vector<size_t> reshapeTarget(const OpNode& n, const Tensor& x) {
+  if (n.attributes.count("shape") == 0)
+    throw Error(fmt::format("{} ({}): the shape attribute is required", n.name, n.type));
+  const std::vector<int64_t> want = n.intsAttr("shape");
+  const bool allowZero = n.intAttr("allowzero", 0) != 0;
+  std::vector<size_t> shape;
+  size_t known = 1;
+  std::optional<size_t> inferred;
+  auto fail = [&](const std::string& why) {
+    return Error(fmt::format("{} ({}): \"{}\" {} cannot take shape [{}]: {}", n.name, n.type,
+                             x.debugName(), x.shapeString(), fmt::join(want, ","), why));
+  };
+  for (size_t i = 0; i < want.size(); ++i) {
+    const int64_t v = want[i];
+    if (v == -1) {
+      if (inferred) throw fail("more than one -1");
+      inferred = i;
+      shape.push_back(1);
+    } else if (v == 0 && !allowZero) {
+      if (i >= x.rank()) throw fail(fmt::format("0 at {} copies no dimension", i));
+      shape.push_back(x.dim(i));
+      known *= x.dim(i);
+    } else if (v < 0) {
+      throw fail(fmt::format("entry {} is negative", v));
+    } else {
+      shape.push_back(static_cast<size_t>(v));
+      known *= static_cast<size_t>(v);
+    }
+  }
+  if (inferred) {
+    if (known == 0 || x.numElements() % known != 0) throw fail("-1 cannot be inferred");
+    shape[*inferred] = x.numElements() / known;
+  } else if (known != x.numElements()) {
+    throw fail("the element counts differ");
+  }
+  return shape;
+}
+
 std::vector<Tensor> reshapeForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 1);
-  const std::vector<size_t> shape = sizesOf(n, "shape");
-  const size_t count = std::accumulate(shape.begin(), shape.end(), size_t{1}, std::multiplies<>());
-  if (count != ctx.inputs[0].numElements()) {
-    throw Error(fmt::format("{} ({}): \"{}\" {} cannot take shape [{}]", n.name, n.type,
-                            ctx.inputs[0].debugName(), ctx.inputs[0].shapeString(),
-                            fmt::join(shape, ",")));
+  return {ctx.inputs[0].reshape(reshapeTarget(n, ctx.inputs[0]))};
+}
+
+// ---- Squeeze (axes: dimensions of size 1 to drop, negative from the end; absent: every
+// dimension of size 1) and Unsqueeze (axes: positions of new dimensions of size 1 in the result,
+// negative from the result's end): views, whose gradient is g viewed in the input's shape
+// (reshapeBackward).
+
+std::vector<Tensor> squeezeForward(ForwardContext& ctx) {
+  const OpNode& n = ctx.node;
+  expectInputs(n, ctx.inputs, 1);
+  const Tensor& x = ctx.inputs[0];
+  const bool squeeze = n.type == "Squeeze";
+  const std::vector<int64_t> axes = n.intsAttr("axes");
+  const int64_t rank = static_cast<int64_t>(squeeze ? x.rank() : x.rank() + axes.size());
+  std::vector<bool> marked(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) {
+    const int64_t d = a < 0 ? a + rank : a;
+    if (d < 0 || d >= rank || marked[static_cast<size_t>(d)] ||
+        (squeeze && x.dim(static_cast<size_t>(d)) != 1)) {
+      throw Error(fmt::format(
+          "{} ({}): axes [{}] are out of range, repeated or (Squeeze) not of size 1 for \"{}\" {}",
+          n.name, n.type, fmt::join(axes, ","), x.debugName(), x.shapeString()));
+    }
+    marked[static_cast<size_t>(d)] = true;
   }
-  return {ctx.inputs[0].reshape(shape)};
+  if (!squeeze && axes.empty())
+    throw Error(fmt::format("{} ({}): the axes attribute is required", n.name, n.type));
+  std::vector<size_t> shape;
+  if (squeeze) {
+    for (size_t d = 0; d < x.rank(); ++d) {
+      const bool drop = axes.empty() ? x.dim(d) == 1 : marked[d];
+      if (!drop) shape.push_back(x.dim(d));
+    }
+  } else {
+    size_t next = 0;
+    for (size_t d = 0; d < marked.size(); ++d) shape.push_back(marked[d] ? 1 : x.dim(next++));
+  }
+  return {x.reshape(shape)};
 }
 
 void reshapeBackward(BackwardContext& ctx) {
@@ -383,7 +581,7 @@ void sliceBackward(BackwardContext& ctx) {
 std::vector<Tensor> concatForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   if (ctx.inputs.empty()) throw Error(fmt::format("{} ({}): no inputs", n.name, n.type));
-  const size_t axis = dimAttr(n, "axis", ctx.inputs[0].rank());
+  const size_t axis = signedAxis(n, ctx.inputs[0], 0);
   for (size_t i = 1; i < ctx.inputs.size(); ++i) {
     const Tensor& t = ctx.inputs[i];
     bool ok = t.rank() == ctx.inputs[0].rank() && t.elementType() == ctx.inputs[0].elementType();
@@ -398,7 +596,7 @@ std::vector<Tensor> concatForward(ForwardContext& ctx) {
 }
 
 void concatBackward(BackwardContext& ctx) {
-  const size_t axis = static_cast<size_t>(ctx.node.intAttr("axis", 0));
+  const size_t axis = signedAxis(ctx.node, ctx.inputs[0], 0);
   const Gradient& g = ctx.gradOutput(0);
   size_t offset = 0;
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
@@ -411,14 +609,98 @@ void concatBackward(BackwardContext& ctx) {
   }
 }
 
+// ---- Pad (ONNX, mode "constant"): pads [begin of every dimension..., end of every dimension...]
+// (the importer folds the pads input into this attribute), constant_value (default 0), optional
+// axes (the dimensions pads refer to; default all). Forward: a new tensor (mapped linearly) filled
+// with the value, x copied into its interior. Backward: the interior of g (a view). Negative pads
+// (cropping) and the modes reflect, edge and wrap are refused naming the attribute.
+
+struct Padding {
+  std::vector<size_t> begin, end;
+};
+
+Padding padding(const OpNode& n, const Tensor& x) {
+  auto it = n.attributes.find("mode");
+  if (it != n.attributes.end()) {
+    const std::string* mode = std::get_if<std::string>(&it->second);
+    if (!mode || *mode != "constant") {
+      throw Error(fmt::format("{} ({}): mode \"{}\" is not supported (only \"constant\")", n.name,
+                              n.type, mode ? *mode : "?"));
+    }
+  }
+  const std::vector<int64_t> pads = n.intsAttr("pads");
+  std::vector<int64_t> axes = n.intsAttr("axes");
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  if (axes.empty()) {
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  if (pads.size() != 2 * axes.size()) {
+    throw Error(fmt::format(
+        "{} ({}): pads [{}] must have two entries per padded axis ({}) of "
+        "\"{}\" {}",
+        n.name, n.type, fmt::join(pads, ","), axes.size(), x.debugName(), x.shapeString()));
+  }
+  Padding p;
+  p.begin.assign(x.rank(), 0);
+  p.end.assign(x.rank(), 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t d = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (d < 0 || d >= rank) {
+      throw Error(fmt::format("{} ({}): axes [{}] are out of range for \"{}\" {}", n.name, n.type,
+                              fmt::join(axes, ","), x.debugName(), x.shapeString()));
+    }
+    const int64_t b = pads[i], e = pads[i + axes.size()];
+    if (b < 0 || e < 0) {
+      throw Error(fmt::format("{} ({}): negative pads [{}] (cropping) are not supported", n.name,
+                              n.type, fmt::join(pads, ",")));
+    }
+    p.begin[static_cast<size_t>(d)] = static_cast<size_t>(b);
+    p.end[static_cast<size_t>(d)] = static_cast<size_t>(e);
+  }
+  return p;
+}
+
+// The part of t (of the padded shape) where x lies.
+Tensor interior(const Tensor& t, const Padding& p, const std::vector<size_t>& shape) {
+  Tensor v = t;
+  for (size_t d = 0; d < shape.size(); ++d) v = v.slice(p.begin[d], p.begin[d] + shape[d], d);
+  return v;
+}
+
+std::vector<Tensor> padForward(ForwardContext& ctx) {
+  const OpNode& n = ctx.node;
+  expectInputs(n, ctx.inputs, 1);
+  const Tensor& x = ctx.inputs[0];
+  expectFloat(n, x, 0);
+  const Padding p = padding(n, x);
+  std::vector<size_t> shape = x.shape();
+  bool none = true;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    shape[d] += p.begin[d] + p.end[d];
+    none = none && p.begin[d] == 0 && p.end[d] == 0;
+  }
+  if (none) return {x};
+  const Tensor out = ops::createLinear(ctx.graph, ElemType::Float32, shape, n.name);
+  ops::fill(ctx.graph, out, static_cast<float>(n.floatAttr("constant_value", 0.0)), ctx.prog,
+            n.name + "/fill");
+  ctx.prog.add(Copy(x, interior(out, p, x.shape()), n.name + "/copy"));
+  return {out};
+}
+
+void padBackward(BackwardContext& ctx) {
+  const Gradient& g = ctx.gradOutput(0);
+  const std::vector<size_t>& shape = ctx.inputs[0].shape();
+  ctx.setGrad(0, g.isConstant()
+                     ? Gradient::uniform(g.constant, shape)
+                     : Gradient::of(interior(g.tensor, padding(ctx.node, ctx.inputs[0]), shape)));
+}
+
 }  // namespace
 
 OpRegistry OpRegistry::builtin() {
   OpRegistry r;
   r.add({"MatMul", matmulForward, matmulBackward});
-  r.add({"Add", addForward, addBackward});
-  r.add({"Sub", subForward, subBackward});
-  r.add({"Mul", mulForward, mulBackward});
+  r.add({"Gemm", gemmForward, gemmBackward});
   r.add({"Scale", scaleForward, scaleBackward});
   r.add({"Relu", reluForward, reluBackward});
   r.add({"AddBias", addBiasForward, addBiasBackward});
@@ -428,8 +710,12 @@ OpRegistry OpRegistry::builtin() {
   r.add({"Transpose", transposeForward, transposeBackward});
   r.add({"Slice", sliceForward, sliceBackward});
   r.add({"Concat", concatForward, concatBackward});
+  r.add({"Squeeze", squeezeForward, reshapeBackward});
+  r.add({"Pad", padForward, padBackward});
+  r.add({"Unsqueeze", squeezeForward, reshapeBackward});
   addConvOps(r);
   addNnOps(r);
+  addMathOps(r);
   return r;
 }
 

@@ -203,14 +203,16 @@ void avgPoolBackward(BackwardContext& ctx) {
 }
 
 // ---- Flatten (ONNX): x to [product of dimensions before axis, product of the rest]; a view, as
-// Reshape is; the gradient is g viewed in x's shape. Attribute axis (default 1, 0 to rank).
+// Reshape is; the gradient is g viewed in x's shape. Attribute axis (default 1, -rank to rank).
 
 std::vector<Tensor> flattenForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 1);
   const Tensor& x = ctx.inputs[0];
-  const int64_t axis = n.intAttr("axis", 1);
-  if (axis < 0 || static_cast<size_t>(axis) > x.rank()) {
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  int64_t axis = n.intAttr("axis", 1);
+  if (axis < 0) axis += rank;  // ONNX: negative counts from the end
+  if (axis < 0 || axis > rank) {
     throw Error(fmt::format("{} ({}): axis {} is out of range for \"{}\" {}", n.name, n.type, axis,
                             x.debugName(), x.shapeString()));
   }

@@ -92,16 +92,30 @@ void softmaxBackward(BackwardContext& ctx) {
                  : ops::logSoftmaxBackward(ctx.graph, g, y, axis, ctx.prog, ctx.stepName("x"))));
 }
 
-// ---- LayerNormalization (ONNX): x, scale, bias; normalised over the dimensions from axis
-// (default -1) to the end, which are scale's and bias's shape; epsilon (default 1e-5). The
-// forward keeps each row's mean and 1 / sqrt(var + eps); the backward is ops::layerNormBackward
+// ---- LayerNormalization (ONNX): x, scale, optional bias (absent: zero); normalised over the
+// dimensions from axis (default -1) to the end, which are scale's and bias's shape; epsilon
+// (default 1e-5); stash_type 1 only; only the first output (Y; Mean and InvStdDev are not outputs).
+// The forward keeps each row's mean and 1 / sqrt(var + eps); the backward is ops::layerNormBackward
 // (all three gradients from one pass; the input's, the scale's and the bias's are set as needed).
 
 std::vector<Tensor> layerNormForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
-  expectInputs(n, ctx.inputs, 3);
-  for (size_t i = 0; i < 3; ++i) expectFloat(n, ctx.inputs[i], i);
-  const Tensor &x = ctx.inputs[0], &w = ctx.inputs[1], &b = ctx.inputs[2];
+  if (ctx.inputs.size() != 2 && ctx.inputs.size() != 3) {
+    throw Error(fmt::format("{} ({}): {} inputs, 2 or 3 expected (x, scale and an optional bias)",
+                            n.name, n.type, ctx.inputs.size()));
+  }
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) expectFloat(n, ctx.inputs[i], i);
+  if (n.intAttr("stash_type", 1) != 1) {
+    throw Error(fmt::format("{} ({}): stash_type {} is not supported (1: float32 statistics)",
+                            n.name, n.type, n.intAttr("stash_type", 1)));
+  }
+  const Tensor &x = ctx.inputs[0], &w = ctx.inputs[1];
+  // ONNX's absent bias is zero: a zero tensor mapped like the scale (the affine map then adds +0).
+  Tensor b = ctx.inputs.size() == 3 ? ctx.inputs[2] : Tensor();
+  if (!b.valid() && w.numElements() > 0) {
+    b = likeMapped(ctx.graph, w, n.name + "/bias");
+    ops::fill(ctx.graph, b, 0.0f, ctx.prog, n.name + "/bias");
+  }
   if (x.rank() == 0)
     throw Error(fmt::format("{} ({}): \"{}\" is a scalar", n.name, n.type, x.debugName()));
   const size_t axis = axisAttr(n, x, -1);
@@ -123,7 +137,7 @@ std::vector<Tensor> layerNormForward(ForwardContext& ctx) {
 void normGradients(BackwardContext& ctx, const ops::NormGradients& g) {
   if (ctx.needsGrad(0)) ctx.setGrad(0, Gradient::of(g.input));
   if (ctx.needsGrad(1)) ctx.setGrad(1, Gradient::of(g.weight));
-  if (ctx.needsGrad(2)) ctx.setGrad(2, Gradient::of(g.bias));
+  if (ctx.inputs.size() > 2 && ctx.needsGrad(2)) ctx.setGrad(2, Gradient::of(g.bias));
 }
 
 void layerNormBackward(BackwardContext& ctx) {
@@ -211,10 +225,13 @@ void batchNormBackward(BackwardContext& ctx) {
 
 // ---- Dropout: x and the seed (int32 [2], ops::createDropoutSeed, a Tape::input). Attributes
 // ratio (the probability of dropping, default 0.5), stream (default 0: give each dropout of a
-// network its own) and training_mode (default 1; 0 is the identity). The mask is Philox under the
-// seed at (element, stream), the same on every backend and mapping (tessera/nn.hpp); the backward
-// applies the same mask and scale 1 / (1 - ratio) to g. Unlike ONNX's, the seed is a device
-// tensor, so that a host write of its step gives a new mask per training step without recompiling.
+// network its own) and training_mode (default 1 with a seed; 0 is the identity). ONNX's form, x
+// alone (the importer folds ratio and training_mode into attributes), is the identity, which is
+// training_mode's ONNX default; training_mode 1 there is an error asking for the seed. The mask is
+// Philox under the seed at (element, stream), the same on every backend and mapping
+// (tessera/nn.hpp); the backward applies the same mask and scale 1 / (1 - ratio) to g. Unlike
+// ONNX's, the seed is a device tensor, so that a host write of its step gives a new mask per
+// training step without recompiling.
 
 float dropoutRatio(const OpNode& n) {
   const double p = n.floatAttr("ratio", 0.5);
@@ -233,8 +250,21 @@ uint32_t dropoutStream(const OpNode& n) {
 
 std::vector<Tensor> dropoutForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
-  expectInputs(n, ctx.inputs, 2);
+  if (ctx.inputs.size() != 1 && ctx.inputs.size() != 2) {
+    throw Error(fmt::format("{} ({}): {} inputs, 1 (data) or 2 (data, seed) expected", n.name,
+                            n.type, ctx.inputs.size()));
+  }
   expectFloat(n, ctx.inputs[0], 0);
+  if (ctx.inputs.size() == 1) {
+    // ONNX's form: training_mode defaults to 0, the identity.
+    dropoutRatio(n);
+    if (n.intAttr("training_mode", 0) != 0) {
+      throw Error(fmt::format(
+          "{} ({}): training_mode 1 needs a seed input (int32 [2], ops::createDropoutSeed)", n.name,
+          n.type));
+    }
+    return {ctx.inputs[0]};
+  }
   const Tensor& seed = ctx.inputs[1];
   if (seed.elementType() != ElemType::Int32 || seed.shape() != std::vector<size_t>{2}) {
     throw Error(fmt::format("{} ({}): the seed \"{}\" {} {} must be int32 [2] (createDropoutSeed)",
@@ -248,6 +278,10 @@ std::vector<Tensor> dropoutForward(ForwardContext& ctx) {
 }
 
 void dropoutBackward(BackwardContext& ctx) {
+  if (ctx.inputs.size() == 1) {
+    ctx.setGrad(0, ctx.gradOutput(0));
+    return;
+  }
   if (ctx.needsGrad(1)) {
     throw Error(fmt::format("{} ({}): the seed \"{}\" has no gradient", ctx.node.name,
                             ctx.node.type, ctx.inputs[1].debugName()));
@@ -267,20 +301,96 @@ void dropoutBackward(BackwardContext& ctx) {
 // gradient is ops::embeddingBackward, each row the sum of the rows of g whose index picks it,
 // from +0 in increasing order of position; a new [V, D] tensor mapped as createEmbeddingTable.
 
+// ---- Gather along any axis with constant int32 indices (Graph::addConstant, as an importer
+// makes them; negative ones count from the end of the axis): a view, the slices of data picked by
+// the indices joined along the axis, of shape data[:axis] + indices + data[axis+1:]. Backward: a
+// zero tensor mapped like data, into whose slice v the gradient slices of the positions that pick
+// v go, the first copied, the others added in order of position.
+
+struct ConstantGather {
+  size_t axis = 0;
+  std::vector<size_t> picks;        // the slice of data each position of indices picks
+  std::vector<size_t> joinedShape;  // data's shape with picks.size() at axis
+  std::vector<size_t> shape;        // the result's shape
+};
+
+ConstantGather constantGather(const Graph& graph, const OpNode& n, const Tensor& data,
+                              const Tensor& indices) {
+  ConstantGather c;
+  c.axis = signedAxis(n, data, 0);
+  const std::vector<std::pair<uint32_t, uint32_t>> elems = indices.elements();
+  for (const auto& [var, index] : elems) {
+    const GraphVariable& v = graph.variables()[var];
+    if (!v.constant) {
+      throw Error(fmt::format(
+          "{} ({}): indices \"{}\" {} must be a constant (Graph::addConstant) to gather along axis "
+          "{} of \"{}\" {} (computed indices: a 2-D table along axis 0 only)",
+          n.name, n.type, indices.debugName(), indices.shapeString(), c.axis, data.debugName(),
+          data.shapeString()));
+    }
+    const int64_t size = static_cast<int64_t>(data.dim(c.axis));
+    int64_t k = static_cast<int32_t>(v.initial.empty() ? 0u : v.initial[index]);
+    if (k < -size || k >= size) {
+      throw Error(fmt::format("{} ({}): index {} is out of range for axis {} of \"{}\" {}", n.name,
+                              n.type, k, c.axis, data.debugName(), data.shapeString()));
+    }
+    c.picks.push_back(static_cast<size_t>(k < 0 ? k + size : k));
+  }
+  c.joinedShape = data.shape();
+  c.joinedShape[c.axis] = c.picks.size();
+  c.shape.assign(data.shape().begin(), data.shape().begin() + static_cast<long>(c.axis));
+  c.shape.insert(c.shape.end(), indices.shape().begin(), indices.shape().end());
+  c.shape.insert(c.shape.end(), data.shape().begin() + static_cast<long>(c.axis) + 1,
+                 data.shape().end());
+  return c;
+}
+
+std::vector<Tensor> gatherConstantForward(ForwardContext& ctx) {
+  const Tensor &data = ctx.inputs[0], &indices = ctx.inputs[1];
+  const ConstantGather c = constantGather(ctx.graph, ctx.node, data, indices);
+  std::vector<Tensor> parts;
+  for (size_t k : c.picks) parts.push_back(data.slice(k, k + 1, c.axis));
+  return {tessera::concat(parts, c.axis).reshape(c.shape)};
+}
+
+void gatherConstantBackward(BackwardContext& ctx) {
+  const Tensor& data = ctx.inputs[0];
+  const ConstantGather c = constantGather(ctx.graph, ctx.node, data, ctx.inputs[1]);
+  const Tensor g = ctx.gradOutputTensor(0).reshape(c.joinedShape);
+  const Tensor out = likeMapped(ctx.graph, data, ctx.stepName("data"));
+  ops::fill(ctx.graph, out, 0.0f, ctx.prog, ctx.stepName("zero"));
+  std::vector<bool> seen(data.dim(c.axis), false);
+  for (size_t p = 0; p < c.picks.size(); ++p) {
+    const size_t k = c.picks[p];
+    const Tensor dst = out.slice(k, k + 1, c.axis), src = g.slice(p, p + 1, c.axis);
+    const std::string step = ctx.stepName(fmt::format("data/{}", p));
+    if (!seen[k]) {
+      ctx.prog.add(Copy(src, dst, step));
+    } else {
+      ctx.prog.add(Copy(ops::add(ctx.graph, dst, src, ctx.prog, step), dst, step + "/copy"));
+    }
+    seen[k] = true;
+  }
+  ctx.setGrad(0, Gradient::of(out));
+}
+
+bool embeddingGather(const OpNode& n, const Tensor& table) {
+  return table.rank() == 2 && signedAxis(n, table, 0) == 0;
+}
+
 std::vector<Tensor> gatherForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 2);
   const Tensor &table = ctx.inputs[0], &indices = ctx.inputs[1];
   expectFloat(n, table, 0);
+  if (indices.elementType() == ElemType::Int32 && table.rank() > 0 && !embeddingGather(n, table))
+    return gatherConstantForward(ctx);
   if (table.rank() != 2 || indices.elementType() != ElemType::Int32) {
     throw Error(fmt::format(
         "{} ({}): a table [vocab, dim] and int32 indices expected, got \"{}\" {} and \"{}\" {} {}",
         n.name, n.type, table.debugName(), table.shapeString(), indices.debugName(),
         elemTypeName(indices.elementType()), indices.shapeString()));
   }
-  if (n.intAttr("axis", 0) != 0)
-    throw Error(
-        fmt::format("{} ({}): only axis 0 (rows of the table) is supported", n.name, n.type));
   return {ops::embedding(ctx.graph, table, indices, ctx.prog, n.name)};
 }
 
@@ -288,6 +398,10 @@ void gatherBackward(BackwardContext& ctx) {
   if (ctx.needsGrad(1)) {
     throw Error(fmt::format("{} ({}): the indices \"{}\" have no gradient", ctx.node.name,
                             ctx.node.type, ctx.inputs[1].debugName()));
+  }
+  if (!embeddingGather(ctx.node, ctx.inputs[0])) {
+    gatherConstantBackward(ctx);
+    return;
   }
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(0,

@@ -126,13 +126,24 @@ std::vector<Value> Tape::apply(const std::string& type, const std::vector<Value>
   node.name = name;
   node.attributes = attributes;
   std::vector<Tensor> tensors;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].valid() || inputs[i].id() >= values_.size() ||
+  // An absent optional input (ONNX's empty name) is an invalid Value; ONNX's optional inputs of
+  // these ops are trailing, so the op sees fewer inputs.
+  size_t count = inputs.size();
+  while (count > 0 && !inputs[count - 1].valid()) --count;
+  for (size_t i = 0; i < count; ++i) {
+    if (!inputs[i].valid()) {
+      throw Error(
+          fmt::format("{} ({}): input {} is absent; only trailing optional inputs may be left out",
+                      name, type, i));
+    }
+    if (inputs[i].id() >= values_.size() ||
         values_[inputs[i].id()].tensor.runs() != inputs[i].tensor().runs()) {
       throw Error(fmt::format("{} ({}): input {} is not a value of this tape", name, type, i));
     }
     node.inputs.push_back(inputs[i].id());
     tensors.push_back(inputs[i].tensor());
+    // Constants an importer made (Graph::addConstant) may have no tiles yet.
+    mapUnmapped(graph_, inputs[i].tensor());
   }
   ForwardContext ctx{graph_, forward_, node, tensors};
   std::vector<Tensor> outs = def->forward(ctx);

@@ -3,7 +3,8 @@
 # Include this file from a CMake project configured with sw/cmake/riscv32-clang.cmake. It adds the
 # runtime (crt0 + tile library, target tessera_rt) once, and links every program with the tile
 # linker script. Chip constants come from the generated tessera/chip_params.h: pass
-# -DTESSERA_GEN_DIR=<host build>/gen, or leave it unset and it is generated here from rtl/params.json.
+# -DTESSERA_GEN_DIR=<host build>/gen, or leave it unset and it is generated here from rtl/params.json
+# (or, in an installed SDK, taken from its include/).
 include_guard(GLOBAL)
 enable_language(C CXX ASM)
 
@@ -12,6 +13,10 @@ cmake_path(NORMAL_PATH TESSERA_SW_DIR)
 set(TESSERA_ROOT_DIR ${TESSERA_SW_DIR}/..)
 cmake_path(NORMAL_PATH TESSERA_ROOT_DIR)
 
+# An installed SDK (docs/sdk.md) carries the generated header beside the device headers.
+if(NOT TESSERA_GEN_DIR AND EXISTS ${TESSERA_SW_DIR}/include/tessera/chip_params.h)
+  set(TESSERA_GEN_DIR ${TESSERA_SW_DIR}/include)
+endif()
 if(NOT TESSERA_GEN_DIR)
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
   set(TESSERA_GEN_DIR ${CMAKE_BINARY_DIR}/gen)

@@ -1,18 +1,27 @@
 #include "tessera/graph.hpp"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <link.h>
 
 #include <atomic>
 #include <bit>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include "codelet_linker.hpp"
 #include "exchange_encoding.hpp"
 #include "tessera/control.h"
 #include "tessera/error.hpp"
+
+// Defined by the source file the installed CMake package adds to every program that links
+// tessera::tessera (cmake/tesseraConfig.cmake.in): that SDK's codelet library. Weak and
+// undefined everywhere else, so it reads as null (docs/sdk.md, "Where the codelets are").
+extern "C" __attribute__((weak)) const char* tessera_sdk_codelets_path();
 
 namespace tessera {
 
@@ -74,8 +83,68 @@ Graph::~Graph() = default;
 Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
 
+namespace {
+
+// The file of the executable or shared object holding this code: an installed tool, the Python
+// module, or a user's program.
+std::filesystem::path binaryHoldingCompiler() {
+  struct Search {
+    uintptr_t address = 0;
+    bool found = false;
+    std::string file;
+  } search;
+  search.address = reinterpret_cast<uintptr_t>(&binaryHoldingCompiler);
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && s->address >= start && s->address < start + ph.p_memsz) {
+            s->found = true;
+            s->file = info->dlpi_name;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
+  if (!search.found) return {};
+  std::error_code ec;
+  // The main program has no name in the list of loaded objects.
+  std::filesystem::path file = search.file.empty()
+                                   ? std::filesystem::read_symlink("/proc/self/exe", ec)
+                                   : std::filesystem::path(search.file);
+  if (ec) return {};
+  return std::filesystem::absolute(file, ec);
+}
+
+bool isFile(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec);
+}
+
+}  // namespace
+
 std::string Graph::defaultCodeletsPath() {
   if (const char* env = std::getenv("TESSERA_CODELETS")) return env;
+  // A program built against an installed SDK (its CMake package names the SDK's library).
+  if (tessera_sdk_codelets_path != nullptr) {
+    if (const char* sdk = tessera_sdk_codelets_path(); sdk != nullptr && isFile(sdk)) return sdk;
+  }
+  // An installed tool (<prefix>/bin) or the installed Python module: the library is at a fixed
+  // place relative to them in the SDK's layout (TESSERA_SDK_CODELETS_RELATIVE, '|'-separated).
+  if (const std::filesystem::path self = binaryHoldingCompiler(); !self.empty()) {
+    std::string_view rel = TESSERA_SDK_CODELETS_RELATIVE;
+    while (!rel.empty()) {
+      const size_t bar = rel.find('|');
+      const std::filesystem::path candidate =
+          (self.parent_path() / std::string(rel.substr(0, bar))).lexically_normal();
+      if (isFile(candidate)) return candidate.string();
+      rel = bar == std::string_view::npos ? std::string_view{} : rel.substr(bar + 1);
+    }
+  }
+  // The build tree this compiler was built in.
   return TESSERA_DEFAULT_CODELETS;
 }
 

@@ -54,24 +54,20 @@ Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::stri
   return out;
 }
 
-namespace {
-
-void checkSame(const Tensor& a, const Tensor& b, const std::string& name) {
-  if (a.shape() != b.shape()) {
-    throw Error(fmt::format("{}: shapes {} (\"{}\") and {} (\"{}\") differ", name, a.shapeString(),
-                            a.debugName(), b.shapeString(), b.debugName()));
-  }
-  if (a.elementType() != ElemType::Float32 || b.elementType() != ElemType::Float32) {
-    throw Error(fmt::format("{}: float32 tensors expected", name));
-  }
-}
-
-// out = codelet(inputs...) element by element, out mapped like inputs[0].
 Tensor elementwise(Graph& graph, const std::string& codelet,
                    const std::vector<std::pair<std::string, Tensor>>& inputs,
                    const std::string& outField, Sequence& prog, const std::string& name,
-                   const std::function<void(VertexRef)>& params = {}) {
-  const Tensor out = cloneMapped(graph, inputs[0].second, ElemType::Float32, name);
+                   const std::function<void(VertexRef)>& params, const Tensor& like) {
+  const Tensor out =
+      cloneMapped(graph, like.valid() ? like : inputs[0].second, ElemType::Float32, name);
+  elementwiseInto(graph, codelet, inputs, outField, out, prog, name, params);
+  return out;
+}
+
+void elementwiseInto(Graph& graph, const std::string& codelet,
+                     const std::vector<std::pair<std::string, Tensor>>& inputs,
+                     const std::string& outField, const Tensor& out, Sequence& prog,
+                     const std::string& name, const std::function<void(VertexRef)>& params) {
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor flat = out.flatten();
   for (const Chunk& c : tileChunks(graph, out)) {
@@ -84,7 +80,18 @@ Tensor elementwise(Graph& graph, const std::string& codelet,
     if (params) params(v);
   }
   prog.add(Execute(cs, name));
-  return out;
+}
+
+namespace {
+
+void checkSame(const Tensor& a, const Tensor& b, const std::string& name) {
+  if (a.shape() != b.shape()) {
+    throw Error(fmt::format("{}: shapes {} (\"{}\") and {} (\"{}\") differ", name, a.shapeString(),
+                            a.debugName(), b.shapeString(), b.debugName()));
+  }
+  if (a.elementType() != ElemType::Float32 || b.elementType() != ElemType::Float32) {
+    throw Error(fmt::format("{}: float32 tensors expected", name));
+  }
 }
 
 }  // namespace

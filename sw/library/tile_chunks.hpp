@@ -2,9 +2,13 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/graph.hpp"
+#include "tessera/program.hpp"
 
 namespace tessera::ops {
 
@@ -27,5 +31,19 @@ std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTil
 
 /// A new variable of t's type and shape mapped exactly like t.
 Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::string& name);
+
+/// out = codelet(inputs...) element by element in one compute set: out (field outField) is a new
+/// float32 variable of the inputs' shape mapped like `like` (default: inputs[0]); each tile's
+/// elements are cut by tileChunks, and the inputs (any views of that shape, broadcast ones
+/// included) are gathered where they are not local. params sets each vertex's Param fields.
+Tensor elementwise(Graph& graph, const std::string& codelet,
+                   const std::vector<std::pair<std::string, Tensor>>& inputs,
+                   const std::string& outField, Sequence& prog, const std::string& name,
+                   const std::function<void(VertexRef)>& params = {}, const Tensor& like = {});
+/// elementwise into an existing float32 variable out (mapped) of the inputs' shape.
+void elementwiseInto(Graph& graph, const std::string& codelet,
+                     const std::vector<std::pair<std::string, Tensor>>& inputs,
+                     const std::string& outField, const Tensor& out, Sequence& prog,
+                     const std::string& name, const std::function<void(VertexRef)>& params = {});
 
 }  // namespace tessera::ops

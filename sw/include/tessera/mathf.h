@@ -1,7 +1,7 @@
-/* expf, logf, expm1f, tanhf, erff and sqrtf for tiles, which have no C library, written with IEEE
- * basic operations and explicit fused multiply-adds only: the host compiles the same functions to
- * the same bits, so host references of codelets that use them (softmax, normalisations, GELU) are
- * bit-exact (docs/library.md). Accuracy against the host's libm, checked in sw/library/tests:
+/* expf, logf, expm1f, tanhf, erff, sqrtf and powf for tiles, which have no C library, written with
+ * IEEE basic operations and explicit fused multiply-adds only: the host compiles the same functions
+ * to the same bits, so host references of codelets that use them (softmax, normalisations, GELU)
+ * are bit-exact (docs/library.md). Accuracy against the host's libm, checked in sw/library/tests:
  * expf and logf within 2 ulp, expm1f within 4, tanhf and erff within 3, for normal results; no
  * errno, NaN in gives NaN out. */
 #ifndef TESSERA_MATHF_H
@@ -175,6 +175,38 @@ static inline float tessera_erff(float x) {
     r = tessera_fmaf_(-e, q, 1.0f);
   }
   return x < 0.0f ? -r : r;
+}
+
+/** a^b (ONNX's Pow, torch.pow on float32). The exponents for which PyTorch computes a power
+ * exactly are exact here too: b = 0 gives 1, 1 gives a, 2 a*a, 3 (a*a)*a, 0.5 sqrtf(a), -1 1/a,
+ * -2 1/(a*a), -0.5 1/sqrtf(a). Otherwise e^(b ln|a|) with this file's expf and logf (relative
+ * error about |b ln a| x 2^-22 plus 4 ulp: within 1e-5 for |b ln a| < 40); a negative a takes the
+ * sign of an odd integral b and gives NaN for a non-integral b; 0^b is +0 for b > 0 and +inf for
+ * b < 0; +inf^b is +inf for b > 0 and +0 for b < 0. */
+static inline float tessera_powf(float a, float b) {
+  if (b == 0.0f) return 1.0f;
+  if (b == 1.0f) return a;
+  if (b == 2.0f) return a * a;
+  if (b == 3.0f) return a * a * a;
+  if (b == 0.5f) return tessera_sqrtf(a);
+  if (b == -1.0f) return 1.0f / a;
+  if (b == -2.0f) return 1.0f / (a * a);
+  if (b == -0.5f) return 1.0f / tessera_sqrtf(a);
+  if (a != a || b != b) return a + b;
+  const float inf = tessera_bits_to_float_(0x7f800000u);
+  float m = a < 0.0f ? -a : a;
+  float sign = 1.0f;
+  if (a < 0.0f) {
+    const float bm = b < 0.0f ? -b : b;
+    if (bm < 16777216.0f) { /* below 2^24 a float may have a fraction */
+      const int32_t i = (int32_t)b;
+      if ((float)i != b) return tessera_bits_to_float_(0x7fc00000u);
+      if (i & 1) sign = -1.0f;
+    }
+  }
+  if (m == 0.0f) return b > 0.0f ? 0.0f : inf;
+  if (m == inf) return b > 0.0f ? sign * inf : 0.0f;
+  return sign * tessera_expf(b * tessera_logf(m));
 }
 
 #ifdef __cplusplus

@@ -101,7 +101,8 @@ class Graph {
   Graph(Graph&&) noexcept;
   Graph& operator=(Graph&&) noexcept;
 
-  /// Path of the codelet library built with this compiler ($TESSERA_CODELETS overrides it).
+  /// Path of the codelet library: $TESSERA_CODELETS, else the installed SDK's (for a program
+  /// built with its CMake package, an installed tool or the Python module), else this build's.
   static std::string defaultCodeletsPath();
 
   /// The target.

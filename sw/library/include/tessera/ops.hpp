@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "tessera/graph.hpp"
 #include "tessera/program.hpp"
@@ -101,5 +103,69 @@ struct MatMulPlan {
 /// The plan of matmul(graph, a [m,k], b [k,n]): the least estimated cycles among the splits whose
 /// estimated memory fits a tile (or the least cycles when none does).
 MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n);
+
+// ---- Broadcasting and math (docs/library.md, "Broadcasting and math").
+
+/// The shape of a op b under NumPy's multidirectional broadcasting (ONNX's); throws naming name
+/// and both shapes when they do not broadcast.
+std::vector<size_t> broadcastShape(const std::vector<size_t>& a, const std::vector<size_t>& b,
+                                   const std::string& name);
+/// t viewed in shape by NumPy broadcasting (leading dimensions added, dimensions of 1 repeated):
+/// a view, no copy.
+Tensor broadcastTo(const Tensor& t, const std::vector<size_t>& shape);
+/// The value of a float32 one-element constant (Graph::addConstant), or nothing.
+std::optional<float> constantScalar(const Graph& graph, const Tensor& t);
+/// The binary ops of binary().
+enum class BinaryOp { Add, Sub, Mul, Div, Pow };
+/// a op b element by element with NumPy broadcasting: out[i] = a[ia] op b[ib], one rounding (Pow:
+/// tessera_powf). Same shapes give add/sub/mul's vertices; a constant scalar factor or divisor
+/// goes into the vertices (scale, divScalar: the same bits). The result is mapped like the first
+/// operand with as many elements, else linearly.
+Tensor binary(Graph& graph, BinaryOp op, const Tensor& a, const Tensor& b, Sequence& prog,
+              const std::string& name);
+/// a / b (same shape).
+Tensor div(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name);
+/// a / divisor, mapped like a.
+Tensor divScalar(Graph& graph, const Tensor& a, float divisor, Sequence& prog,
+                 const std::string& name);
+/// Sum of x over the dimensions axes (the result has x's other dimensions, rank 0 when none
+/// remain). Each result element sums its inputs in row-major order of the reduced indices,
+/// starting from the first (reduceSum's orders: the 2-D cases are reduceSum itself). When every
+/// reduced dimension has size 1 the result is a view of x.
+Tensor reduceSumAxes(Graph& graph, const Tensor& x, const std::vector<size_t>& axes, Sequence& prog,
+                     const std::string& name);
+/// g (of a broadcast result's shape) summed down to shape, the operand's shape before
+/// broadcasting (the backward of broadcasting): reduceSumAxes over the added and repeated
+/// dimensions; g itself when the shapes are equal.
+Tensor reduceToShape(Graph& graph, const Tensor& g, const std::vector<size_t>& shape,
+                     Sequence& prog, const std::string& name);
+/// sqrt(x), correctly rounded.
+Tensor sqrt(Graph& graph, const Tensor& x, Sequence& prog, const std::string& name);
+/// grad / (2 y): the gradient of y = sqrt(x).
+Tensor sqrtBackward(Graph& graph, const Tensor& grad, const Tensor& y, Sequence& prog,
+                    const std::string& name);
+/// e^x (tessera_expf).
+Tensor exp(Graph& graph, const Tensor& x, Sequence& prog, const std::string& name);
+/// ln x (tessera_logf).
+Tensor log(Graph& graph, const Tensor& x, Sequence& prog, const std::string& name);
+/// 1 / x.
+Tensor reciprocal(Graph& graph, const Tensor& x, Sequence& prog, const std::string& name);
+/// -(grad (y y)): the gradient of y = 1 / x.
+Tensor reciprocalBackward(Graph& graph, const Tensor& grad, const Tensor& y, Sequence& prog,
+                          const std::string& name);
+/// erf(x) (tessera_erff).
+Tensor erf(Graph& graph, const Tensor& x, Sequence& prog, const std::string& name);
+/// (2/sqrt(pi) e^-(x x)) grad: the gradient of erf.
+Tensor erfBackward(Graph& graph, const Tensor& grad, const Tensor& x, Sequence& prog,
+                   const std::string& name);
+/// -(grad (y / b)): the gradient of y = a / b with respect to b (all of y's shape).
+Tensor divBackwardB(Graph& graph, const Tensor& grad, const Tensor& y, const Tensor& b,
+                    Sequence& prog, const std::string& name);
+/// grad (b a^(b-1)), 0 where b = 0: the gradient of a^b with respect to a (all of one shape).
+Tensor powBackwardA(Graph& graph, const Tensor& grad, const Tensor& a, const Tensor& b,
+                    Sequence& prog, const std::string& name);
+/// grad (y ln a), 0 where a = 0 and b >= 0: the gradient of y = a^b with respect to b.
+Tensor powBackwardB(Graph& graph, const Tensor& grad, const Tensor& a, const Tensor& b,
+                    const Tensor& y, Sequence& prog, const std::string& name);
 
 }  // namespace tessera::ops

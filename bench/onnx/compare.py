@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""tessera against PyTorch on ONNX models (docs/onnx.md, "Tests"); run with TESSERA_PYTHON.
+
+  compare.py export DIR [--images N]         the models of torch_models.py into DIR (a fixture)
+  compare.py infer TOOL DIR MODEL [--device D --tiles T --batch B --images N --tol 1e-4]
+      tessera-onnx infer on the first N test images against PyTorch's outputs (max abs diff)
+  compare.py train TOOL DIR MODEL [--steps S --batch B --lr X --optimizer O --rtol R
+                                   --accuracy-pp P --eval-images N]
+      tessera-onnx train against PyTorch's training (same minibatches): each step's loss within
+      relative R; the test accuracies within P percentage points; then TRAINED.onnx passes
+      onnx.checker and PyTorch with its initializers agrees with tessera-onnx infer on it.
+  compare.py hostile TOOL DIR
+      malformed, truncated, unsupported and non-constant-shape models: exit code 1 (not a
+      signal), a message naming the file, node, op type and opset.
+Every figure goes to stdout as JSON; any check that fails exits 1.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import torch_models  # noqa: E402
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, text=True, capture_output=True, **kw)
+
+
+def check(ok, what):
+    if not ok:
+        print(f"FAIL: {what}", flush=True)
+        sys.exit(1)
+
+
+def save_report(a, name, report):
+    """The figures on stdout and in DIR/report-NAME.json (docs/onnx.md's tables)."""
+    print(json.dumps(report), flush=True)
+    with open(os.path.join(a.dir, f"report-{name}.json"), "w") as f:
+        json.dump(report, f)
+
+
+def model_file(d, model):
+    return os.path.join(d, f"{model}.onnx")
+
+
+def kind(model):
+    base = model.split("-op")[0]
+    return base, torch_models.MODELS[base].flat
+
+
+def cmd_export(a):
+    sys.argv = ["torch_models.py", "export", "--out-dir", a.dir, "--images", str(a.images)]
+    torch_models.main()
+
+
+def infer_diff(a, tool, onnx_path, base, flat, images, expected, tag):
+    x = np.load(os.path.join(a.dir, f"input-{'flat' if flat else 'image'}.npy"))[:images]
+    xin = os.path.join(a.dir, f"{tag}.in.npy")
+    yout = os.path.join(a.dir, f"{tag}.out.npy")
+    np.save(xin, x)
+    cmd = [tool, "infer", onnx_path, "--input", xin, "--output", yout, "--device", a.device]
+    if a.tiles:
+        cmd += ["--tiles", str(a.tiles)]
+    if a.batch:
+        cmd += ["--batch", str(a.batch)]
+    t0 = time.time()
+    r = run(cmd)
+    check(r.returncode == 0, f"tessera-onnx infer: {r.stderr.strip()}")
+    y = np.load(yout)
+    check(y.shape == expected.shape, f"output shape {y.shape}, PyTorch's {expected.shape}")
+    return float(np.abs(y - expected).max()), time.time() - t0
+
+
+def cmd_infer(a):
+    base, flat = kind(a.model)
+    expected = np.load(os.path.join(a.dir, f"{base}.torch.npy"))[:a.images]
+    diff, wall = infer_diff(a, a.tool, model_file(a.dir, a.model), base, flat, a.images, expected,
+                            f"{a.model}-{a.device}")
+    report = {"model": a.model, "device": a.device, "images": a.images, "max_abs_diff": diff,
+              "tolerance": a.tol, "wall_s": wall}
+    save_report(a, f"infer-{a.model}-{a.device}-{a.images}", report)
+    check(diff <= a.tol, f"{a.model}: max abs diff {diff} > {a.tol}")
+
+
+def cmd_train(a):
+    base, flat = kind(a.model)
+    out = os.path.join(a.dir, f"{a.model}-trained-{a.steps}.onnx")
+    logdir = os.path.join(a.dir, f"{a.model}-train-{a.steps}")
+    cmd = [a.tool, "train", model_file(a.dir, a.model), "--data", "fashion-mnist", "--epochs", "1",
+           "--batch", str(a.batch), "--lr", str(a.lr), "--optimizer", a.optimizer,
+           "--seed", str(a.seed), "--device", a.device, "--eval-images", str(a.eval_images),
+           "--out", out, "--log-dir", logdir, "--quiet"]
+    if a.steps:
+        cmd += ["--steps", str(a.steps)]
+    if a.tiles:
+        cmd += ["--tiles", str(a.tiles)]
+    r = run(cmd)
+    check(r.returncode == 0, f"tessera-onnx train: {r.stderr.strip()}")
+    res = json.load(open(os.path.join(logdir, "result.json")))
+    tess = np.array(res["loss_curve"], dtype=np.float64)
+    steps = len(tess)
+    sys.argv = ["torch_models.py", "train", "--model", base, "--steps", str(steps), "--batch",
+                str(a.batch), "--lr", str(a.lr), "--optimizer", a.optimizer, "--seed", str(a.seed),
+                "--eval-images", str(a.eval_images)]
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        torch_models.main()
+    ref = json.loads(buf.getvalue())
+    torch_loss = np.array(ref["losses"], dtype=np.float64)
+    rel = np.abs(tess - torch_loss) / np.abs(torch_loss)
+    report = {"model": a.model, "steps": steps, "max_rel_loss_diff": float(rel.max()),
+              "rtol": a.rtol, "tessera_accuracy": res["eval_accuracy"],
+              "torch_accuracy": ref.get("accuracy"),
+              "tessera_device_s_per_step": res["step_device_s"],
+              "tessera_cycles_per_step": res["cycles_per_step"],
+              "tessera_wall_s_per_step": res["step_wall_s"],
+              "torch_cpu_s_per_step": ref["cpu_s_per_step"],
+              "device_over_torch_cpu": res["step_device_s"] / ref["cpu_s_per_step"]}
+    # The trained model: onnx.checker, and PyTorch with its initializers against tessera's infer.
+    sys.argv = ["torch_models.py", "evaluate", "--model", base, "--onnx", out, "--input",
+                os.path.join(a.dir, f"input-{'flat' if flat else 'image'}.npy"), "--output",
+                os.path.join(a.dir, f"{a.model}-trained.torch.npy")]
+    with contextlib.redirect_stdout(io.StringIO()):
+        torch_models.main()
+    expected = np.load(os.path.join(a.dir, f"{a.model}-trained.torch.npy"))[:a.images]
+    a.device_saved, a.device = a.device, "model"
+    a.tiles, a.batch = 16, a.infer_batch
+    diff, _ = infer_diff(a, a.tool, out, base, flat, a.images, expected, f"{a.model}-trained")
+    report["trained_model_infer_max_abs_diff"] = diff
+    save_report(a, f"train-{a.model}-{a.steps}", report)
+    check(a.rtol >= 1 or rel.max() <= a.rtol, f"{a.model}: loss curves differ by {rel.max()} > {a.rtol} relative")
+    check(diff <= 1e-4, f"{a.model}: TRAINED.onnx in PyTorch and tessera differ by {diff}")
+    if a.accuracy_pp is not None:
+        pp = 100 * abs(res["eval_accuracy"] - ref["accuracy"])
+        check(pp <= a.accuracy_pp, f"{a.model}: accuracies differ by {pp} pp > {a.accuracy_pp}")
+
+
+def cmd_hostile(a):
+    import onnx
+    from onnx import TensorProto, helper
+    d = os.path.join(a.dir, "hostile")
+    os.makedirs(d, exist_ok=True)
+    x = os.path.join(d, "x.npy")
+    np.save(x, np.zeros((2, 4), dtype=np.float32))
+
+    def model(nodes, opset=17, inits=()):
+        g = helper.make_graph(nodes, "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              list(inits))
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+    good = model([helper.make_node("Relu", ["x"], ["y"], name="r")]).SerializeToString()
+    cases = {}
+
+    def case(name, data, *expect):
+        p = os.path.join(d, name + ".onnx")
+        with open(p, "wb") as f:
+            f.write(data)
+        cases[name] = (p, expect)
+
+    case("truncated", good[:len(good) // 2], "truncated.onnx", "not an ONNX model")
+    rng = random.Random(26)
+    case("random", bytes(rng.randrange(256) for _ in range(4096)), "random.onnx")
+    case("empty", b"", "empty.onnx")
+    case("unsupported_op",
+         model([helper.make_node("Relu", ["x"], ["h"], name="r"),
+                helper.make_node("HardSwish", ["h"], ["y"], name="hs")]).SerializeToString(),
+         "node \"hs\"", "#1", "HardSwish", "opset 17", "not supported")
+    case("opset18", model([helper.make_node("Relu", ["x"], ["y"], name="r")], opset=18)
+         .SerializeToString(), "opset 18", "not supported")
+    # Reshape's shape computed on the device (Relu of a float): must be a constant.
+    case("nonconst_reshape",
+         model([helper.make_node("Relu", ["x"], ["s"], name="r"),
+                helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")])
+         .SerializeToString(), "node \"reshape\"", "Reshape", "must be a constant")
+    big = helper.make_tensor("w", TensorProto.FLOAT, [4, 4], np.zeros(16, np.float32).tobytes(),
+                             raw=True)
+    big.raw_data = big.raw_data[:20]  # 20 bytes for 16 floats
+    case("short_initializer",
+         model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], inits=[big])
+         .SerializeToString(), "initializer \"w\"", "bytes")
+    huge = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1 << 40, 1 << 40])
+    case("huge_dims",
+         model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], inits=[huge])
+         .SerializeToString(), "initializer \"w\"")
+    case("undefined_input", model([helper.make_node("Relu", ["nowhere"], ["y"], name="r")])
+         .SerializeToString(), "\"nowhere\"", "not defined")
+    results = {}
+    for name, (p, expect) in cases.items():
+        r = run([a.tool, "infer", p, "--input", x, "--output", os.path.join(d, "y.npy"),
+                 "--batch", "2"])
+        results[name] = {"exit": r.returncode, "stderr": r.stderr.strip()}
+        check(r.returncode == 1, f"{name}: exit code {r.returncode} (want 1): {r.stderr}")
+        for e in expect:
+            check(e in r.stderr, f"{name}: the message does not say {e!r}: {r.stderr}")
+    # The good model runs (the cases above fail for their own reason only).
+    p = os.path.join(d, "good.onnx")
+    with open(p, "wb") as f:
+        f.write(good)
+    r = run([a.tool, "infer", p, "--input", x, "--output", os.path.join(d, "y.npy"),
+             "--batch", "2"])
+    check(r.returncode == 0, f"good model: {r.stderr}")
+    # A bad .npy.
+    bad = os.path.join(d, "bad.npy")
+    np.save(bad, np.zeros((2, 4), dtype=np.float64))
+    r = run([a.tool, "infer", p, "--input", bad, "--output", os.path.join(d, "y.npy")])
+    check(r.returncode == 1 and "bad.npy" in r.stderr and "float32" in r.stderr,
+          f"float64 .npy: {r.returncode} {r.stderr}")
+    print(json.dumps(results, indent=1))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("export")
+    e.add_argument("dir")
+    e.add_argument("--images", type=int, default=1000)
+    for name in ("infer", "train", "hostile"):
+        s = sub.add_parser(name)
+        s.add_argument("tool")
+        s.add_argument("dir")
+        if name != "hostile":
+            s.add_argument("model", help="e.g. lenet-op13")
+            s.add_argument("--device", default="model")
+            s.add_argument("--tiles", type=int, default=0)
+            s.add_argument("--batch", type=int, default=32)
+            s.add_argument("--images", type=int, default=64)
+    i = sub.choices["infer"]
+    i.add_argument("--tol", type=float, default=1e-4)
+    t = sub.choices["train"]
+    t.add_argument("--steps", type=int, default=5)
+    t.add_argument("--lr", type=float, default=0.05)
+    t.add_argument("--optimizer", default="sgd")
+    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--rtol", type=float, default=1e-5,
+                   help="largest relative loss difference (1: losses not compared)")
+    t.add_argument("--eval-images", type=int, default=64)
+    t.add_argument("--accuracy-pp", type=float, default=None)
+    t.add_argument("--infer-batch", type=int, default=8, help="batch of the trained model's infer")
+    a = p.parse_args()
+    {"export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,383 @@
+// Building an ONNX model's nodes on an autodiff tape (tessera/onnx.hpp, buildGraph; docs/onnx.md,
+// "How a model is built"). Every value is either a constant known on the host (HostTensor:
+// initializers that are not variables, Constant nodes and everything folded from them) or a
+// Value on the tape. A node whose inputs are all host constants and that can be folded is folded;
+// any other node goes to the registry op of its type, with its constant-only inputs (Reshape's
+// shape, axes, pads...) turned into attributes and its other constant inputs into graph constants.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "host_tensor.hpp"
+#include "model_impl.hpp"
+#include "onnx_ops.hpp"
+#include "tessera/error.hpp"
+#include "tessera/ops.hpp"
+
+namespace tessera::onnx {
+
+namespace ad = autodiff;
+
+namespace {
+
+// What an ONNX value name stands for while the graph is built.
+struct Slot {
+  std::optional<HostTensor> host;
+  ad::Value value;
+  bool valid() const { return host.has_value() || value.valid(); }
+};
+
+class Builder {
+ public:
+  Builder(ad::Tape& tape, const OnnxModel& model, const BuildOptions& options)
+      : tape_(tape), m_(model.impl()), opt_(options) {}
+
+  std::vector<ad::Value> build(const std::vector<ad::Value>& variables,
+                               const std::vector<ad::Value>& inputs) {
+    const ::onnx::GraphProto& g = m_.proto.graph();
+    if (variables.size() != m_.variables.size())
+      throw Error(fmt::format("{}: {} variables given, the model has {}", m_.path, variables.size(),
+                              m_.variables.size()));
+    if (inputs.size() != m_.inputs.size())
+      throw Error(fmt::format("{}: {} inputs given, the model has {}", m_.path, inputs.size(),
+                              m_.inputs.size()));
+    for (size_t i = 0; i < variables.size(); ++i) slots_[m_.variables[i].name].value = variables[i];
+    for (const auto& t : g.initializer()) {
+      if (!slots_.count(t.name())) slots_[t.name()].host = fromProto(t);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) slots_[m_.inputs[i].name].value = inputs[i];
+    for (int i = 0; i < g.node_size(); ++i) {
+      const size_t idx = static_cast<size_t>(i);
+      try {
+        node(g.node(i), idx);
+      } catch (const Error& e) {
+        const std::string where = nodeWhere(m_, g.node(i), idx);
+        const std::string what = e.what();
+        // A nested node error (from a registry op naming its debug name) keeps its text.
+        throw Error(what.rfind(m_.path, 0) == 0 ? what : fmt::format("{}: {}", where, what));
+      }
+    }
+    std::vector<ad::Value> outs;
+    for (const ValueShape& o : m_.outputs) outs.push_back(device(o.name, o.name));
+    return outs;
+  }
+
+ private:
+  const Slot& slot(const std::string& name) const {
+    const auto it = slots_.find(name);
+    if (it == slots_.end() || !it->second.valid())
+      throw Error(
+          fmt::format("value \"{}\" is not computed (an optional output tessera does not "
+                      "produce?)",
+                      name));
+    return it->second;
+  }
+
+  std::vector<int64_t> shapeOf(const Slot& s) const {
+    if (s.host) return s.host->shape;
+    std::vector<int64_t> r;
+    for (size_t d : s.value.tensor().shape()) r.push_back(static_cast<int64_t>(d));
+    return r;
+  }
+
+  // The value as a tape Value: host constants become graph constants (int64 -> int32).
+  ad::Value device(const std::string& name, const std::string& debug) {
+    const Slot& s = slot(name);
+    if (s.value.valid()) return s.value;
+    auto cached = constants_.find(name);
+    if (cached != constants_.end()) return cached->second;
+    const HostTensor& h = *s.host;
+    std::vector<size_t> shape;
+    for (int64_t d : h.shape) shape.push_back(static_cast<size_t>(d));
+    Tensor t;
+    const std::string cname = opt_.prefix + "const/" + debug;
+    if (h.isFloat) {
+      std::vector<float> v(h.f.begin(), h.f.end());
+      t = tape_.graph().addConstant(shape, v, cname);
+    } else {
+      std::vector<int32_t> v;
+      for (int64_t x : h.i) {
+        if (x < INT32_MIN || x > INT32_MAX)
+          throw Error(fmt::format("constant \"{}\" holds {}, out of int32's range", name, x));
+        v.push_back(static_cast<int32_t>(x));
+      }
+      t = tape_.graph().addConstant(shape, v, cname);
+    }
+    ad::Value v = tape_.input(t);
+    constants_[name] = v;
+    return v;
+  }
+
+  const HostTensor& hostInput(const ::onnx::NodeProto& n, int i) const {
+    const Slot& s = slot(n.input(i));
+    if (!s.host) {
+      throw Error(
+          fmt::format("input {} (\"{}\") must be a constant: tessera needs it when the "
+                      "graph is built, but it is computed on the device",
+                      i, n.input(i)));
+    }
+    return *s.host;
+  }
+
+  static ad::Attribute attribute(const ::onnx::AttributeProto& a) {
+    switch (a.type()) {
+      case ::onnx::AttributeProto::INT:
+        return a.i();
+      case ::onnx::AttributeProto::FLOAT:
+        return static_cast<double>(a.f());
+      case ::onnx::AttributeProto::INTS:
+        return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      case ::onnx::AttributeProto::STRING:
+        return a.s();
+      default:
+        throw Error(fmt::format("attribute \"{}\" has type {}, which tessera's ops do not take",
+                                a.name(), ::onnx::AttributeProto::AttributeType_Name(a.type())));
+    }
+  }
+
+  void setOutputs(const ::onnx::NodeProto& n, const std::vector<ad::Value>& outs) {
+    for (int i = 0; i < n.output_size(); ++i) {
+      if (n.output(i).empty()) continue;
+      if (static_cast<size_t>(i) < outs.size())
+        slots_[n.output(i)].value = outs[static_cast<size_t>(i)];
+    }
+  }
+
+  void node(const ::onnx::NodeProto& n, size_t index) {
+    const std::string& op = n.op_type();
+    const std::string own = nodeName(n, index);
+    const std::string name =
+        opt_.prefix.empty() || own.front() == '/' ? opt_.prefix + own : opt_.prefix + "/" + own;
+    bool allHost = true;
+    for (const auto& in : n.input()) {
+      if (!in.empty() && !slot(in).host) allHost = false;
+    }
+    if (op == "Constant" || (allHost && isFoldable(op))) {
+      std::vector<HostTensor> in;
+      for (const auto& i : n.input()) {
+        if (i.empty()) {
+          in.push_back(HostTensor{});  // an absent optional input: empty
+        } else {
+          in.push_back(*slot(i).host);
+        }
+      }
+      const std::vector<HostTensor> out = fold(n, in);
+      for (size_t i = 0; i < out.size() && i < static_cast<size_t>(n.output_size()); ++i)
+        slots_[n.output(static_cast<int>(i))].host = out[i];
+      return;
+    }
+    if (op == "Shape") {
+      // The shape of a device value is known when the graph is built.
+      const std::vector<int64_t> shape = shapeOf(slot(n.input(0)));
+      HostTensor t;
+      t.shape = shape;
+      const std::vector<HostTensor> out = fold(n, {t});
+      slots_[n.output(0)].host = out[0];
+      return;
+    }
+    if (isHostOnly(op)) {
+      for (int i = 0; i < n.input_size(); ++i) {
+        if (!n.input(i).empty()) hostInput(n, i);  // names the device input
+      }
+    }
+    if (op == "Identity") {
+      slots_[n.output(0)] = slot(n.input(0));
+      return;
+    }
+    if (op == "Dropout") {
+      // Inference (training_mode absent or 0) or a ratio of 0: the identity. Dropout in training
+      // needs a device seed (docs/autodiff.md), which an ONNX file does not carry.
+      const double ratio = n.input_size() > 1 && !n.input(1).empty() ? hostInput(n, 1).at(0) : 0.5;
+      const bool training = n.input_size() > 2 && !n.input(2).empty() && hostInput(n, 2).at(0) != 0;
+      if (training && ratio != 0)
+        throw Error("Dropout in training mode (training_mode 1) is not supported");
+      slots_[n.output(0)] = slot(n.input(0));
+      if (n.output_size() > 1 && !n.output(1).empty())
+        throw Error("Dropout's mask output is not supported");
+      return;
+    }
+    if (op == "Slice") {
+      slice(n, name);
+      return;
+    }
+    if (op == "Split") {
+      split(n, name);
+      return;
+    }
+    if (op == "Pad" && n.input_size() > 1 && !n.input(1).empty()) {
+      // PyTorch exports avg_pool2d with a Pad of zeros in front: nothing to do.
+      const std::vector<int64_t> pads = hostInput(n, 1).ints("pads");
+      if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+        slots_[n.output(0)] = slot(n.input(0));
+        return;
+      }
+    }
+    if (!registryHas(op)) {
+      throw Error(
+          fmt::format("operator {} is not supported on values computed on the device "
+                      "(tessera folds it only when all its inputs are constants)",
+                      op));
+    }
+    std::vector<ad::Value> inputs;
+    ad::Attributes attrs;
+    for (const auto& a : n.attribute()) attrs[a.name()] = attribute(a);
+    for (int i = 0; i < n.input_size(); ++i) {
+      const std::string key = constantInputAttribute(op, i);
+      if (!key.empty()) {
+        if (n.input(i).empty()) continue;
+        const HostTensor& h = hostInput(n, i);
+        if (key == "constant_value" || key == "ratio")
+          attrs[key] = h.size() ? h.at(0) : 0.0;
+        else if (key == "training_mode")
+          attrs[key] = static_cast<int64_t>(h.size() && h.at(0) != 0);
+        else
+          attrs[key] = h.ints(key);
+        continue;
+      }
+      if (n.input(i).empty()) {
+        inputs.push_back(ad::Value());
+        continue;
+      }
+      inputs.push_back(device(n.input(i), fmt::format("{}/{}", nodeName(n, index), i)));
+    }
+    // Trailing absent optional inputs are dropped, as ONNX allows.
+    while (!inputs.empty() && !inputs.back().valid()) inputs.pop_back();
+    if (op == "BatchNormalization" && opt_.training) attrs["training_mode"] = int64_t{1};
+    const std::vector<ad::Value> outs = tape_.apply(op, inputs, attrs, name);
+    setOutputs(n, outs);
+  }
+
+  // ONNX Slice on a device value: constant starts/ends/axes, steps of 1, one registry Slice (a
+  // view) per sliced axis.
+  void slice(const ::onnx::NodeProto& n, const std::string& name) {
+    ad::Value x = device(n.input(0), name);
+    const std::vector<size_t> shape = x.tensor().shape();
+    const std::vector<int64_t> starts = hostInput(n, 1).ints("starts"),
+                               ends = hostInput(n, 2).ints("ends");
+    std::vector<int64_t> axes, steps;
+    if (n.input_size() > 3 && !n.input(3).empty())
+      axes = hostInput(n, 3).ints("axes");
+    else
+      for (size_t a = 0; a < starts.size(); ++a) axes.push_back(static_cast<int64_t>(a));
+    if (n.input_size() > 4 && !n.input(4).empty()) steps = hostInput(n, 4).ints("steps");
+    if (ends.size() != starts.size() || axes.size() != starts.size())
+      throw Error("starts, ends and axes differ in length");
+    for (int64_t s : steps) {
+      if (s != 1) throw Error(fmt::format("Slice step {} on a device value (only 1)", s));
+    }
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    for (size_t k = 0; k < starts.size(); ++k) {
+      int64_t a = axes[k];
+      if (a < -rank || a >= rank) throw Error(fmt::format("Slice axis {} out of range", a));
+      if (a < 0) a += rank;
+      const int64_t dim = static_cast<int64_t>(shape[static_cast<size_t>(a)]);
+      int64_t b = starts[k], e = ends[k];
+      if (b < 0) b += dim;
+      if (e < 0) e += dim;
+      b = std::clamp<int64_t>(b, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+      if (e <= b) throw Error("Slice to an empty tensor");
+      x = tape_.apply1("Slice", {x}, {{"begin", b}, {"end", e}, {"axis", a}},
+                       fmt::format("{}/axis{}", name, a));
+    }
+    slots_[n.output(0)].value = x;
+  }
+
+  // Split on a device value: constant sizes (the "split" input, or equal parts), one registry
+  // Slice view per output.
+  void split(const ::onnx::NodeProto& n, const std::string& name) {
+    const ad::Value x = device(n.input(0), name);
+    const std::vector<size_t> shape = x.tensor().shape();
+    int64_t axis = 0;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "axis") axis = a.i();
+    }
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    if (axis < -rank || axis >= rank) throw Error(fmt::format("Split axis {} out of range", axis));
+    if (axis < 0) axis += rank;
+    const int64_t dim = static_cast<int64_t>(shape[static_cast<size_t>(axis)]);
+    std::vector<int64_t> sizes;
+    if (n.input_size() > 1 && !n.input(1).empty()) {
+      sizes = hostInput(n, 1).ints("split");
+    } else {
+      const int64_t parts = n.output_size();
+      if (parts == 0 || dim % parts != 0)
+        throw Error(fmt::format("Split of {} into {} equal parts", dim, parts));
+      sizes.assign(static_cast<size_t>(parts), dim / parts);
+    }
+    if (sizes.size() != static_cast<size_t>(n.output_size()))
+      throw Error(fmt::format("{} split sizes for {} outputs", sizes.size(), n.output_size()));
+    int64_t begin = 0;
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      if (sizes[k] <= 0 || begin + sizes[k] > dim)
+        throw Error(
+            fmt::format("split sizes [{}] do not fit dimension {}", fmt::join(sizes, ","), dim));
+      slots_[n.output(static_cast<int>(k))].value =
+          tape_.apply1("Slice", {x}, {{"begin", begin}, {"end", begin + sizes[k]}, {"axis", axis}},
+                       fmt::format("{}/{}", name, k));
+      begin += sizes[k];
+    }
+    if (begin != dim)
+      throw Error(fmt::format("split sizes [{}] do not add up to {}", fmt::join(sizes, ","), dim));
+  }
+
+  ad::Tape& tape_;
+  const OnnxModel::Impl& m_;
+  BuildOptions opt_;
+  std::map<std::string, Slot> slots_;
+  std::map<std::string, ad::Value> constants_;
+};
+
+// The first node that reads value name, and at which input.
+std::pair<const ::onnx::NodeProto*, int> firstConsumer(const OnnxModel::Impl& m,
+                                                       const std::string& name) {
+  for (const auto& n : m.proto.graph().node()) {
+    for (int i = 0; i < n.input_size(); ++i) {
+      if (n.input(i) == name) return {&n, i};
+    }
+  }
+  return {nullptr, 0};
+}
+
+int64_t intAttrOf(const ::onnx::NodeProto& n, const std::string& key, int64_t fallback) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == key) return a.i();
+  }
+  return fallback;
+}
+
+}  // namespace
+
+std::vector<ad::Value> buildGraph(ad::Tape& tape, const OnnxModel& model,
+                                  const std::vector<ad::Value>& variables,
+                                  const std::vector<ad::Value>& inputs,
+                                  const BuildOptions& options) {
+  BuildOptions o = options;
+  if (o.batch == 0) o.batch = model.defaultBatch();
+  return Builder(tape, model, o).build(variables, inputs);
+}
+
+Tensor createVariable(Graph& graph, const OnnxModel& model, size_t i, size_t batch) {
+  const Variable& v = model.variables().at(i);
+  const auto [consumer, at] = firstConsumer(model.impl(), v.name);
+  // The right operand of a 2-D product without a transpose is laid out as the matmul reads it
+  // (one block per tile, which also lets plain SGD add into it in place: docs/autodiff.md).
+  if (consumer && at == 1 && v.shape.size() == 2 &&
+      ((consumer->op_type() == "Gemm" && intAttrOf(*consumer, "transB", 0) == 0) ||
+       consumer->op_type() == "MatMul")) {
+    return ops::createMatMulRhs(graph, batch ? batch : 1, v.shape[0], v.shape[1], v.name);
+  }
+  return ops::createLinear(graph, ElemType::Float32, v.shape, v.name);
+}
+
+Tensor createInput(Graph& graph, const OnnxModel& model, size_t i, size_t batch) {
+  const std::vector<size_t> shape = model.inputShape(i, batch);
+  const std::string& name = model.inputs().at(i).name;
+  if (shape.size() == 4) return ops::createConv2dInput(graph, shape, name);
+  return ops::createLinear(graph, ElemType::Float32, shape, name);
+}
+
+}  // namespace tessera::onnx
