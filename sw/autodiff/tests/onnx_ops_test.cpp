@@ -1167,6 +1167,22 @@ TEST(OnnxOpsErrors, NameTheOpTheShapesAndTheAttribute) {
               tape.apply1("Add", {a, Value(), b}, {}, "gap");
             }).find("gap (Add): input 1 is absent"),
             std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              tape.apply1("Dropout", {a}, {{"training_mode", int64_t{1}}}, "drop");
+            }).find("drop (Dropout): training_mode 1 needs a seed input"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf([&] {
+        tape.apply1("Squeeze", {a}, {{"axes", std::vector<int64_t>{0}}}, "sq");
+      })
+          .find("sq (Squeeze): axes [0] are out of range, repeated or (Squeeze) not of size 1 "
+                "for \"a\" [2,3]"),
+      std::string::npos);
+  const Value idx = tape.input(ops::createLinear(graph, ElemType::Int32, {2}, "idx"));
+  EXPECT_NE(errorOf([&] {
+              tape.apply1("Gather", {a, idx}, {{"axis", int64_t{1}}}, "pick");
+            }).find("pick (Gather): indices \"idx\" [2] must be a constant"),
+            std::string::npos);
 }
 
 }  // namespace
