@@ -1049,6 +1049,72 @@ TEST_P(OnnxOpsTest, ExportedCnnWithBatchNormMatchesDoubles) {
     expectNearFiniteDifference(out[std::string("d") + names[i]], f, in, i, names[i]);
 }
 
+// ---- Plain SGD through the ONNX forms of Linear (MatMul of [B, S, D] by a 2-D weight, broadcast
+// Add of a bias; Flatten; Gemm with transB and C): Optimizer::minimize fuses the weights' update
+// into their matmuls (sinks) and applies the biases' gradients, exactly what Tape::gradients gives.
+
+TEST_P(OnnxOpsTest, SgdStepThroughOnnxLinearLayersMatchesTheGradients) {
+  const size_t B = 2, S = 3, D = 4, H = 5, K = 3;
+  const Tensor xt = variable({B, S, D}, "x", 1100);
+  Tensor labels = ops::createLinear(graph, ElemType::Int32, {B}, "labels");
+  graph.setInitialValue(labels, std::vector<int32_t>{2, 0});
+  const float lr = 0.125f, lossScale = 0.5f;
+  struct Net {
+    Value w1, b1, w2, b2, loss;
+  };
+  auto build = [&](Tape& t, const std::string& p) {
+    Net net;
+    net.w1 = t.parameter(
+        initialise(ops::createMatMulRhs(graph, B * S, D, H, p + "w1"), randomFloats(D * H, 1101)));
+    net.b1 = t.parameter(initialise(ops::createLinear(graph, ElemType::Float32, {H}, p + "b1"),
+                                    randomFloats(H, 1102)));
+    net.w2 = t.parameter(initialise(ops::createMatMulRhs(graph, B, K, S * H, p + "w2"),
+                                    randomFloats(K * S * H, 1103)));
+    net.b2 = t.parameter(initialise(ops::createLinear(graph, ElemType::Float32, {K}, p + "b2"),
+                                    randomFloats(K, 1104)));
+    const Value h = t.apply1(
+        "Tanh",
+        {t.apply1("Add", {t.apply1("MatMul", {t.input(xt), net.w1}, {}, p + "fc1"), net.b1}, {},
+                  p + "fc1/bias")},
+        {}, p + "tanh");
+    const Value f = t.apply1("Flatten", {h}, {{"axis", int64_t{1}}}, p + "flatten");
+    const Value logits = t.apply1("Gemm", {f, net.w2, net.b2}, {{"transB", int64_t{1}}}, p + "fc2");
+    net.loss = softmaxCrossEntropy(t, logits, t.input(labels), lossScale, p + "loss");
+    return net;
+  };
+  Tape other(graph, fwd);
+  const Net a = build(tape, "a/"), b = build(other, "b/");
+  const std::vector<Tensor> g = tape.gradients(a.loss, {a.w1, a.b1, a.w2, a.b2}, bwd, lossScale);
+  OptimizerConfig oc;
+  oc.learningRate = lr;
+  Optimizer opt(graph, oc, "lr");
+  opt.minimize(other, b.loss, {b.w1, b.b1, b.w2, b.b2}, bwd, lossScale);
+  auto out = run({{"gw1", g[0]},
+                  {"gb1", g[1]},
+                  {"gw2", g[2]},
+                  {"gb2", g[3]},
+                  {"w1", b.w1.tensor()},
+                  {"b1", b.b1.tensor()},
+                  {"w2", b.w2.tensor()},
+                  {"b2", b.b2.tensor()}});
+  for (const char* w : {"b1", "b2"}) {
+    const Floats& w0 = values[std::string("a/") + w];
+    Floats want(w0.size());
+    for (size_t i = 0; i < w0.size(); ++i)
+      want[i] = std::fmaf(-lr, out[std::string("g") + w][i], w0[i]);
+    expectBitEqual(out[w], want, std::string(w) + " after the step");
+  }
+  // The weights' updates are fused into their matmuls (w + sum of a (-lr g)): within rounding.
+  for (const char* w : {"w1", "w2"}) {
+    const Floats& w0 = values[std::string("a/") + w];
+    for (size_t i = 0; i < w0.size(); ++i) {
+      const float want = w0[i] - lr * out[std::string("g") + w][i];
+      EXPECT_NEAR(out[w][i], want, 1e-6f * (1.0f + std::fabs(want))) << w << " element " << i;
+    }
+    EXPECT_NE(out[w], w0) << w;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, OnnxOpsTest, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 
@@ -1100,6 +1166,22 @@ TEST(OnnxOpsErrors, NameTheOpTheShapesAndTheAttribute) {
   EXPECT_NE(errorOf([&] {
               tape.apply1("Add", {a, Value(), b}, {}, "gap");
             }).find("gap (Add): input 1 is absent"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              tape.apply1("Dropout", {a}, {{"training_mode", int64_t{1}}}, "drop");
+            }).find("drop (Dropout): training_mode 1 needs a seed input"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf([&] {
+        tape.apply1("Squeeze", {a}, {{"axes", std::vector<int64_t>{0}}}, "sq");
+      })
+          .find("sq (Squeeze): axes [0] are out of range, repeated or (Squeeze) not of size 1 "
+                "for \"a\" [2,3]"),
+      std::string::npos);
+  const Value idx = tape.input(ops::createLinear(graph, ElemType::Int32, {2}, "idx"));
+  EXPECT_NE(errorOf([&] {
+              tape.apply1("Gather", {a, idx}, {{"axis", int64_t{1}}}, "pick");
+            }).find("pick (Gather): indices \"idx\" [2] must be a constant"),
             std::string::npos);
 }
 
