@@ -194,6 +194,12 @@ def cmd_hostile(a):
     case("huge_dims",
          model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], inits=[huge])
          .SerializeToString(), "initializer \"w\"")
+    # Shape arithmetic that overflows int64 while it is folded.
+    case("overflow_fold",
+         model([helper.make_node("Mul", ["a", "a"], ["s"], name="mul"),
+                helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+               inits=[helper.make_tensor("a", TensorProto.INT64, [2], [1 << 62, 2])])
+         .SerializeToString(), "node \"mul\"", "overflows int64")
     case("undefined_input", model([helper.make_node("Relu", ["nowhere"], ["y"], name="r")])
          .SerializeToString(), "\"nowhere\"", "not defined")
     results = {}

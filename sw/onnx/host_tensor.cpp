@@ -119,18 +119,25 @@ HostTensor binary(const HostTensor& a, const HostTensor& b, const std::string& o
       r.f[k] = v;
     } else {
       const int64_t x = a.i[ia], y = b.i[ib];
+      int64_t v = 0;
+      bool overflow = false;
       if (op == "Add")
-        r.i[k] = x + y;
+        overflow = __builtin_add_overflow(x, y, &v);
       else if (op == "Sub")
-        r.i[k] = x - y;
+        overflow = __builtin_sub_overflow(x, y, &v);
       else if (op == "Mul")
-        r.i[k] = x * y;
+        overflow = __builtin_mul_overflow(x, y, &v);
       else if (op == "Div") {
         if (y == 0) throw Error("integer division by zero");
-        r.i[k] = x / y;
+        overflow = x == INT64_MIN && y == -1;
+        if (!overflow) v = x / y;
       } else if (op == "Pow") {
-        r.i[k] = static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+        const double p = std::pow(static_cast<double>(x), static_cast<double>(y));
+        overflow = !(std::fabs(p) < 9.2e18);
+        if (!overflow) v = static_cast<int64_t>(p);
       }
+      if (overflow) throw Error(fmt::format("integer {} of {} and {} overflows int64", op, x, y));
+      r.i[k] = v;
     }
   }
   return r;
@@ -486,6 +493,8 @@ std::vector<HostTensor> fold(const ::onnx::NodeProto& node, const std::vector<Ho
         r.f[k] = asFloat(in[0].at(k));
       else if (to == ::onnx::TensorProto::BOOL)
         r.i[k] = in[0].at(k) != 0;
+      else if (in[0].isFloat && !(std::fabs(in[0].f[k]) < 9.2e18))
+        throw Error(fmt::format("Cast of {} to an integer", in[0].f[k]));
       else
         r.i[k] = in[0].intAt(k);
     }
@@ -522,9 +531,10 @@ std::vector<HostTensor> fold(const ::onnx::NodeProto& node, const std::vector<Ho
     HostTensor r = in[0];
     if (op != "Neg" && !r.isFloat) throw Error(op + " of an integer tensor");
     for (size_t k = 0; k < r.size(); ++k) {
-      if (!r.isFloat)
+      if (!r.isFloat) {
+        if (r.i[k] == INT64_MIN) throw Error("Neg of the smallest int64 overflows");
         r.i[k] = -r.i[k];
-      else if (op == "Neg")
+      } else if (op == "Neg")
         r.f[k] = -r.f[k];
       else if (op == "Sqrt")
         r.f[k] = std::sqrt(asFloat(r.f[k]));
@@ -581,8 +591,13 @@ std::vector<HostTensor> fold(const ::onnx::NodeProto& node, const std::vector<Ho
     for (size_t k = 0; k < r.size(); ++k) {
       if (r.isFloat)
         r.f[k] = asFloat(start + static_cast<double>(k) * delta);
-      else
-        r.i[k] = in[0].i[0] + static_cast<int64_t>(k) * in[2].i[0];
+      else {
+        int64_t step = 0, v = 0;
+        if (__builtin_mul_overflow(static_cast<int64_t>(k), in[2].i[0], &step) ||
+            __builtin_add_overflow(in[0].i[0], step, &v))
+          throw Error("Range overflows int64");
+        r.i[k] = v;
+      }
     }
     return {r};
   }
