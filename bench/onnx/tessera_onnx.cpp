@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "cli_numbers.hpp"
 #include "tessera/error.hpp"
 #include "tessera/npy.hpp"
 #include "tessera/onnx.hpp"
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
   train->add_option("--trace-steps", to.traceSteps, "steps traced superstep by superstep");
   train->add_flag("--quiet", to.quiet, "no progress bar");
 
+  tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   try {
     if (infer->parsed()) {
