@@ -136,7 +136,7 @@ int fastForward(const Options& o) {
   Run model("model", exe, data, o);
   unsigned hostSyncs = 0;
   std::vector<uint8_t> checkpoint;
-  std::vector<uint64_t> offsets;
+  std::vector<uint64_t> offsets, counts;
   model.dev->setSyncBreak(true);
   model.engine->setSyncObserver([&](const tessera::RunResult& r) {
     if (r.reason != tessera::StopReason::HostSync || r.hostSyncId != trainSync ||
@@ -145,6 +145,7 @@ int fastForward(const Options& o) {
     }
     checkpoint = tessera::saveCheckpoint(*model.dev);
     offsets = model.engine->streamOffsets();
+    counts = model.engine->hostSyncCounts();
     return false;
   });
   auto t0 = Clock::now();
@@ -162,8 +163,8 @@ int fastForward(const Options& o) {
   tessera::restoreCheckpoint(*rtl.dev, checkpoint);
   const double restoreSeconds = since(t0);
   tessera::restoreCheckpoint(*cont.dev, checkpoint);
-  rtl.engine->resumeFromCheckpoint(offsets);
-  cont.engine->resumeFromCheckpoint(offsets);
+  rtl.engine->resumeFromCheckpoint(offsets, counts);
+  cont.engine->resumeFromCheckpoint(offsets, counts);
   unsigned compared = 0;
   tessera::RunResult rr, mr;
   for (;;) {

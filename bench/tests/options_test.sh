@@ -38,6 +38,7 @@ refused "compile-mlp --momentum nan" "--momentum: nan is not a finite number"
 refused "train --hidden -5" "--hidden: Value -5 not in range 1 to 16777216"
 refused "compile-mlp --hidden 64,0" "--hidden: Value 0 not in range 1 to 16777216"
 refused "compile-mlp --hidden 4294967297" "--hidden: Value 4294967297 not in range"
+refused "train --max-steps -1" "--max-steps: -1 is negative; the option counts"
 refused "compile-mlp --tiles 4 --tile-mem 64 --hidden 16 --batch 60000" \
   "variable \"x\" [60000,784] needs 188160000 bytes, more than the whole chip holds (4 tiles of 65536 bytes)"
 refused "compile-mlp --out /dev/null/x" "/dev/null/x"

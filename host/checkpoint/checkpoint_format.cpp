@@ -18,6 +18,9 @@ namespace {
 constexpr std::array<uint8_t, 8> kMagic = {'T', 'E', 'S', 'S', 'C', 'K', 'P', 'T'};
 constexpr uint32_t kVersion = 1;
 constexpr uint32_t kMergeGapWords = 4;  // zero runs shorter than this stay inside a data run
+// Largest counter a checkpoint may carry: 146 years of cycles at 1 GHz, far from the wrap at 2^64
+// that continuing the run would reach (docs/limits.md).
+constexpr uint64_t kMaxCounter = uint64_t{1} << 62;
 
 enum class Section : uint32_t {
   Config = 1,
@@ -246,6 +249,10 @@ Image decode(std::span<const uint8_t> bytes) {
         img.info.syncDescriptor = s.u32();
         img.info.syncBreak = s.u32() != 0;
         s.expectEnd();
+        if (img.info.cycle >= kMaxCounter) {
+          throw Error(fmt::format("checkpoint: cycle counter {} is 2^62 or more (docs/limits.md)",
+                                  img.info.cycle));
+        }
         if ((img.info.syncDescriptor & ~(TESS_SYNC_HOST_BIT | 0xffffu)) != 0) {
           throw Error(fmt::format("checkpoint: sync descriptor 0x{:08x} has undefined bits",
                                   img.info.syncDescriptor));
@@ -273,8 +280,23 @@ Image decode(std::span<const uint8_t> bytes) {
             cs.instret = s.u64();
             for (uint32_t& r : cs.regs) r = s.u32();
           }
+          // A counter near 2^64 would wrap when the run continues; a sum of them could too.
+          for (const uint64_t* c : {&ts.idle, &ts.syncWait, &ts.exch, &ts.instr}) {
+            if (*c >= kMaxCounter) {
+              throw Error(fmt::format(
+                  "checkpoint: {}: tile {} has a counter of {}, 2^62 or more (docs/limits.md)",
+                  what, t, *c));
+            }
+          }
           uint64_t sum = 0;
-          for (const ContextState& cs : ts.contexts) sum += cs.instret;
+          for (const ContextState& cs : ts.contexts) {
+            if (cs.instret >= kMaxCounter) {
+              throw Error(fmt::format(
+                  "checkpoint: {}: tile {} has a context with {} instructions, 2^62 or more", what,
+                  t, cs.instret));
+            }
+            sum += cs.instret;
+          }
           if (sum != ts.instr) {
             throw Error(
                 fmt::format("checkpoint: {}: tile {} has {} instructions but its contexts "

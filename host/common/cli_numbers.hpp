@@ -2,8 +2,9 @@
 // "inf" into a float option, and its Range and PositiveNumber checks let NaN through (every
 // comparison with NaN is false). requireFiniteNumbers makes every floating-point option of an app
 // and of its subcommands refuse a value that is not finite, with the option's name, the way a
-// malformed number is refused. Integer options are already parsed strictly by CLI11 (signs,
-// overflow and trailing characters refused).
+// malformed number is refused. It also makes every unsigned integer option refuse a minus sign:
+// CLI11 reads "-1" into an unsigned option as its largest value (`--max-steps -1` meant "no
+// limit"). Overflow and trailing characters CLI11 refuses itself.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,8 +14,9 @@
 
 namespace tessera::cli {
 
-/// Refuse NaN and infinities in every floating-point option of app and its subcommands, after
-/// parsing (CLI11 reports the error as it reports any other invalid value).
+/// Refuse NaN and infinities in every floating-point option, and negative values in every unsigned
+/// one, of app and its subcommands, after parsing (CLI11 reports the error as it reports any other
+/// invalid value).
 inline void requireFiniteNumbers(CLI::App& app) {
   app.parse_complete_callback([&app] {
     std::vector<CLI::App*> apps{&app};
@@ -23,7 +25,16 @@ inline void requireFiniteNumbers(CLI::App& app) {
     }
     for (CLI::App* a : apps) {
       for (const CLI::Option* o : a->get_options()) {
-        if (o->get_type_name().rfind("FLOAT", 0) != 0) continue;
+        const std::string type = o->get_type_name();
+        if (type.rfind("UINT", 0) == 0) {
+          for (const std::string& text : o->results()) {
+            if (text.find('-') != std::string::npos) {
+              throw CLI::ValidationError(o->get_name(), text + " is negative; the option counts");
+            }
+          }
+          continue;
+        }
+        if (type.rfind("FLOAT", 0) != 0) continue;
         for (const std::string& text : o->results()) {
           const double v = std::strtod(text.c_str(), nullptr);
           if (!std::isfinite(v)) {

@@ -42,6 +42,7 @@ struct Engine::Impl {
   std::vector<StreamCallback> callbacks;  // per stream; empty = unconnected
   std::vector<bool> buffered;             // host→device stream served from a buffer, no thread
   std::vector<uint64_t> offsets;          // bytes moved so far, per stream
+  std::vector<uint64_t> serviced;         // times each host sync (exe.hostSyncs order) ran
   bool unconnectedOk = false;
   std::unique_ptr<StreamPrefetcher> prefetcher;  // started by the first run()
   std::map<uint32_t, uint32_t> successor;  // host sync id → the one that followed it last time
@@ -105,6 +106,7 @@ struct Engine::Impl {
     bool waited = false;
     double waitSeconds = 0;
     if (const ExeHostSync* h = exe.findHostSync(id)) {
+      ++serviced[static_cast<size_t>(h - exe.hostSyncs.data())];
       for (const ExeStreamCopy& c : h->copies) {
         const size_t s = c.stream;
         std::vector<uint8_t> data(c.region.bytes);
@@ -163,6 +165,7 @@ Engine::Engine(Device& dev, const Executable& exe) : impl_(std::make_unique<Impl
   impl_->callbacks.resize(exe.streams.size());
   impl_->buffered.resize(exe.streams.size(), false);
   impl_->offsets.resize(exe.streams.size(), 0);
+  impl_->serviced.resize(exe.hostSyncs.size(), 0);
 }
 
 Engine::~Engine() = default;
@@ -277,14 +280,44 @@ std::vector<uint64_t> Engine::streamOffsets() const {
   return impl_->offsets;
 }
 
-void Engine::resumeFromCheckpoint(const std::vector<uint64_t>& offsets) {
+std::vector<uint64_t> Engine::hostSyncCounts() const {
+  return impl_->serviced;
+}
+
+void Engine::resumeFromCheckpoint(const std::vector<uint64_t>& offsets,
+                                  const std::vector<uint64_t>& hostSyncCounts) {
   Impl& m = *impl_;
   if (m.prefetcher) throw Error("Engine::resumeFromCheckpoint: call it before the first run()");
   if (offsets.size() != m.exe.streams.size()) {
     throw Error(fmt::format("checkpoint: {} stream positions for an executable with {} streams",
                             offsets.size(), m.exe.streams.size()));
   }
+  if (hostSyncCounts.size() != m.exe.hostSyncs.size()) {
+    throw Error(fmt::format("checkpoint: {} host sync counts for an executable with {} host syncs",
+                            hostSyncCounts.size(), m.exe.hostSyncs.size()));
+  }
+  // A position is only right if it is exactly what the serviced host syncs moved: anything else
+  // would feed an input twice or leave a gap in an output. The bound keeps the sums exact.
+  constexpr uint64_t kMaxCount = uint64_t{1} << 40;
+  std::vector<uint64_t> moved(offsets.size(), 0);
+  for (size_t h = 0; h < hostSyncCounts.size(); ++h) {
+    if (hostSyncCounts[h] > kMaxCount) {
+      throw Error(fmt::format("checkpoint: host sync {} serviced {} times, more than 2^40",
+                              m.exe.hostSyncs[h].id, hostSyncCounts[h]));
+    }
+    for (const ExeStreamCopy& c : m.exe.hostSyncs[h].copies)
+      moved[c.stream] += hostSyncCounts[h] * c.region.bytes;
+  }
+  for (size_t s = 0; s < offsets.size(); ++s) {
+    if (offsets[s] != moved[s]) {
+      throw Error(fmt::format(
+          "checkpoint: stream \"{}\" is at byte {}, but the host syncs it records moved {} bytes "
+          "of it",
+          m.exe.streams[s].name, offsets[s], moved[s]));
+    }
+  }
   m.offsets = offsets;
+  m.serviced = hostSyncCounts;
   m.chipCycles = m.dev.readControl(TESS_CR_CYCLE_LO) | uint64_t{m.dev.readControl(TESS_CR_CYCLE_HI)}
                                                            << 32;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
 #include <sstream>
 
@@ -14,6 +15,26 @@ namespace tessera::tools {
 namespace {
 
 constexpr uint64_t kMaxCheckpointBytes = uint64_t{4} << 30;
+// Counts beyond this are refused: a run at 1 GHz would need 146 years to reach it, and a counter
+// near 2^64 would wrap when the run continues (docs/limits.md).
+constexpr uint64_t kMaxCount = uint64_t{1} << 62;
+
+std::vector<uint64_t> readNumbers(std::istream& in, const std::string& path, const char* item) {
+  std::string line;
+  std::getline(in, line);
+  std::istringstream nums(line);
+  std::vector<uint64_t> out;
+  for (std::string word; nums >> word;) {
+    uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+    if (ec != std::errc() || end != word.data() + word.size() || v >= kMaxCount) {
+      throw Error(fmt::format("{}: tessera-run item \"{}\": \"{}\" is not a count below 2^62", path,
+                              item, word));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -22,6 +43,8 @@ std::vector<uint8_t> encodeRunCheckpoint(const RunCheckpoint& c) {
   if (c.executable) {
     s += fmt::format("exe-crc {}\noffsets", c.exeCrc);
     for (uint64_t o : c.offsets) s += fmt::format(" {}", o);
+    s += "\nhost-syncs";
+    for (uint64_t n : c.hostSyncCounts) s += fmt::format(" {}", n);
     s += "\n";
   }
   return std::vector<uint8_t>(s.begin(), s.end());
@@ -34,21 +57,31 @@ RunCheckpoint decodeRunCheckpoint(const std::vector<uint8_t>& data, const std::s
   if (!(in >> word) || word != "tessera-run" || !(in >> word) || word != "1") {
     throw Error(fmt::format("{}: not a checkpoint written by tessera-run", path));
   }
+  bool haveCounts = false;
   while (in >> word) {
     if (word == "syncs") {
-      in >> c.syncs;
+      const std::vector<uint64_t> n = readNumbers(in, path, "syncs");
+      if (n.size() != 1)
+        throw Error(fmt::format("{}: tessera-run item \"syncs\" needs one count", path));
+      c.syncs = n[0];
     } else if (word == "exe-crc") {
       c.executable = true;
       in >> c.exeCrc;
     } else if (word == "offsets") {
-      std::string line;
-      std::getline(in, line);
-      std::istringstream nums(line);
-      for (uint64_t o; nums >> o;) c.offsets.push_back(o);
+      c.offsets = readNumbers(in, path, "offsets");
+    } else if (word == "host-syncs") {
+      c.hostSyncCounts = readNumbers(in, path, "host-syncs");
+      haveCounts = true;
     } else {
       throw Error(fmt::format("{}: unknown tessera-run item \"{}\"", path, word));
     }
-    if (!in) throw Error(fmt::format("{}: bad tessera-run item \"{}\"", path, word));
+    if (!in && !in.eof()) throw Error(fmt::format("{}: bad tessera-run item \"{}\"", path, word));
+  }
+  if (c.executable && !haveCounts) {
+    throw Error(fmt::format(
+        "{}: a checkpoint of a *.tess run without its host sync counts (written by an older "
+        "tessera-run; take it again)",
+        path));
   }
   return c;
 }

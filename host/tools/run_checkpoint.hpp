@@ -20,6 +20,7 @@ struct RunCheckpoint {
   bool executable = false;
   uint32_t exeCrc = 0;
   std::vector<uint64_t> offsets;
+  std::vector<uint64_t> hostSyncCounts;  ///< per Executable::hostSyncs entry (Engine)
 };
 
 /// The application data of c (text, one item a line).

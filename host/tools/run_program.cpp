@@ -22,6 +22,16 @@
 namespace tessera::tools {
 namespace {
 
+// A --checkpoint-at the run never reached saves nothing; saying so (and failing) keeps a script
+// from taking the missing file for a run that ended normally. status is the run's own exit status.
+int missedCheckpoint(const Options& o, uint64_t syncs, int status) {
+  fmt::print(reportStream(stderr),
+             "tessera-run: --checkpoint-at {}: the run ended after {} syncs; no checkpoint was "
+             "saved to {}\n",
+             o.checkpointAt, syncs, o.save);
+  return status != 0 ? status : kExitBadInput;
+}
+
 /// True if the file at path starts with the *.tess magic (else it is treated as an ELF, whose
 /// reader refuses what is not a regular file: opening a FIFO here would wait for a writer).
 bool isExecutable(const std::string& path) {
@@ -70,6 +80,12 @@ int runExecutable(const Options& o, DeviceOptions options) {
     if (!resumed.executable || resumed.exeCrc != fileCrc(o.elfPath) ||
         resumed.offsets.size() != exe.streams.size()) {
       throw Error(fmt::format("{}: not a checkpoint of a run of {}", o.restore, o.elfPath));
+    }
+    // Checked before any output file is truncated to its saved position.
+    try {
+      engine.resumeFromCheckpoint(resumed.offsets, resumed.hostSyncCounts);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", o.restore, e.what()));
     }
   }
   auto offsetOf = [&](const std::string& name) -> uint64_t {
@@ -150,7 +166,6 @@ int runExecutable(const Options& o, DeviceOptions options) {
     }
   }
   engine.setUnconnectedOk(o.unconnectedOk);
-  if (!o.restore.empty()) engine.resumeFromCheckpoint(resumed.offsets);
   uint64_t syncs = resumed.syncs;
   bool saved = false;
   if (o.checkpointAt != 0) {
@@ -166,6 +181,7 @@ int runExecutable(const Options& o, DeviceOptions options) {
       c.executable = true;
       c.exeCrc = fileCrc(o.elfPath);
       c.offsets = engine.streamOffsets();
+      c.hostSyncCounts = engine.hostSyncCounts();
       saveRun(*device, o, c, r.cycles);
       saved = true;
       return false;
@@ -186,6 +202,9 @@ int runExecutable(const Options& o, DeviceOptions options) {
   const unsigned tiles = exe.target.tiles;
   printConsoles(*device, tiles, tiles > 1, savedConsoles);
   if (saved) return 0;
+  if (o.checkpointAt != 0) {
+    return missedCheckpoint(o, syncs, exitStatus(*device, result, tiles));
+  }
   if (o.stats) {
     printStats(*device, tiles, result.cycles, seconds);
     const EngineStats s = engine.stats();
@@ -269,7 +288,7 @@ int runProgram(const Options& o) {
   RunResult result = device->run(o.maxCycles > first ? o.maxCycles - first : 0);
   while (result.reason == StopReason::HostSync || result.reason == StopReason::SyncBreak) {
     ++syncs;
-    if (syncs == o.checkpointAt) {
+    if (o.checkpointAt != 0 && syncs == o.checkpointAt) {
       RunCheckpoint c;
       c.syncs = syncs;
       saveRun(*device, o, c, result.cycles);
@@ -286,6 +305,9 @@ int runProgram(const Options& o) {
 
   printConsoles(*device, enabled, enabled > 1, savedConsoles);
   if (o.stats) printStats(*device, enabled, result.cycles, seconds);
+  if (o.checkpointAt != 0) {
+    return missedCheckpoint(o, syncs, exitStatus(*device, result, enabled));
+  }
 
   return exitStatus(*device, result, enabled);
 }

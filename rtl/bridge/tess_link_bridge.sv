@@ -142,6 +142,7 @@ module tess_link_bridge #(
   logic [3:0]  op;
   logic        rx_crc_init, rx_crc_start, rx_idx_four, rx_idx_clr;
   logic        rx_buf_we, rx_buf_hdr;
+  logic        rx_framing;              // a frame is past its magic
   logic [4:0]  rx_buf_widx;
   logic [7:0]  rx_buf_wdata;
   logic        rx_busy;
@@ -151,7 +152,7 @@ module tess_link_bridge #(
   logic [7:0]  crc_byte;
   logic [31:0] crc;
   // sequencer
-  logic          seq_idle, seq_send, seq_idx_clr, seq_idx_step, seq_crc_init, seq_crc_start;
+  logic          seq_idle, seq_hunt, seq_send, seq_idx_clr, seq_idx_step, seq_crc_init, seq_crc_start;
   logic          seq_buf_we, seq_busy, wait_load, big;
   logic [7:0]    seq_buf_wdata;
   logic [3:0]    status;
@@ -176,6 +177,7 @@ module tess_link_bridge #(
     .rx_valid_i   (rx_valid_i),
     .rx_data_i    (rx_data_i),
     .accept_i     (seq_idle),
+    .hunt_i       (seq_hunt),
     .idx_i        (idx_q),
     .idx_end_i    (idx_end),
     .len_i        (len),
@@ -200,6 +202,7 @@ module tess_link_bridge #(
     .buf_widx_o   (rx_buf_widx),
     .buf_wdata_o  (rx_buf_wdata),
     .busy_o       (rx_busy),
+    .framing_o    (rx_framing),
     .bad_frames_o (bad_frames)
   );
 
@@ -237,6 +240,7 @@ module tess_link_bridge #(
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .frame_done_i (frame_done),
+    .rx_frame_i   (rx_framing),
     .frame_good_i (frame_good),
     .ver_bad_i    (ver_bad),
     .op_i         (op),
@@ -257,6 +261,7 @@ module tess_link_bridge #(
     .status_o     (status),
     .reply_len_o  (reply_len),
     .idle_o       (seq_idle),
+    .hunt_o       (seq_hunt),
     .idx_clr_o    (seq_idx_clr),
     .idx_step_o   (seq_idx_step),
     .crc_init_o   (seq_crc_init),
@@ -350,7 +355,10 @@ module tess_link_bridge #(
   assign idx_d    = idx_four ? 17'd4 : (idx_clr ? 17'd0 : (idx_step ? idx_inc : idx_q));
 
   assign tick_d  = ms_tick ? TickLast : (tick_q - Kw'(1));
-  assign ms_d    = (rx_take || wait_load) ? 16'd0 : (ms_tick ? ms_inc : ms_q);
+  // A byte taken while a WAIT is held restarts the count only when it completes a magic (the WAIT
+  // ends, the stall timer starts): stray bytes on the line never stretch a WAIT.
+  assign ms_d    = ((rx_take && (seq_idle || rx_idx_four)) || wait_load) ? 16'd0 :
+                   (ms_tick ? ms_inc : ms_q);
   assign clock_d = clock_q + 32'd1;
 
   always_comb begin

@@ -9,7 +9,9 @@
 // (answered with BadCrc) and counted. A length field above LINK_MAX_PAYLOAD, or a frame stalled for
 // StallMs between two bytes, is dropped and counted without a reply.
 // Bytes are taken only while accept_i (no request in execution): the protocol has one request in
-// flight. The byte counter (idx_i) is the bridge's, shared with the sequencer and the reply sender.
+// flight. While the sequencer holds a WAIT (hunt_i) bytes are taken only to find a frame's magic:
+// a whole magic (framing_o) tells the sequencer that a new request is coming, which ends the WAIT
+// (its client has gone: a client sends nothing while its WAIT is pending). The byte counter (idx_i) is the bridge's, shared with the sequencer and the reply sender.
 // Timing: a byte per clock at most, but the CRC takes 8 clocks a byte: bytes must come at least 9
 // clocks apart (the UART gives 10 * ClkPerBit >= 40); frame_done_o 9 clocks after the last byte.
 module tess_link_rx #(
@@ -22,6 +24,7 @@ module tess_link_rx #(
   input  logic        rx_valid_i,
   input  logic [7:0]  rx_data_i,
   input  logic        accept_i,       // the sequencer is idle
+  input  logic        hunt_i,         // the sequencer holds a WAIT: take magic bytes only
   input  logic [16:0] idx_i,          // the byte counter
   input  logic        idx_end_i,      // ... is at the last byte of len_i
   input  logic [16:0] len_i,          // the length field as received so far
@@ -46,6 +49,7 @@ module tess_link_rx #(
   output logic [4:0]  buf_widx_o,     // ... low address bits
   output logic [7:0]  buf_wdata_o,
   output logic        busy_o,         // a frame is partly received
+  output logic        framing_o,      // ... past its magic
   output logic [31:0] bad_frames_o
 );
 
@@ -82,7 +86,7 @@ module tess_link_rx #(
   logic [31:0] bad_q, bad_d;
   logic       rx_bad;                     // a frame is dropped or fails its CRC
   logic [7:0] magic_byte;
-  assign take_o     = rx_valid_i && accept_i;
+  assign take_o     = rx_valid_i && (accept_i || (hunt_i && (rx_q == RxHunt)));
   assign hdr_take_o = take_o && (rx_q == RxHdr);
   assign magic_byte = Magic[8*magic_q +: 8];
 
@@ -216,6 +220,7 @@ module tess_link_rx #(
   assign op_o         = op_q;
   assign op_hi_o      = op_hi_q;
   assign busy_o       = (rx_q != RxHunt) || (magic_q != 2'd0);
+  assign framing_o    = (rx_q != RxHunt);
   assign bad_frames_o = bad_q;
 
 endmodule

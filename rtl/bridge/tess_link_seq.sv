@@ -41,6 +41,7 @@ module tess_link_seq #(
   input  logic [3:0]             op_i,
   input  logic                   op_hi_i,
   input  logic                   hdr_take_i,       // rx_data_i is a header byte
+  input  logic                   rx_frame_i,       // the receiver has a frame's magic: a request comes
   input  logic [7:0]             rx_data_i,
   // shared: the byte counter, the frame buffer's read data, the CRC engine, the millisecond timer
   input  logic [6:0]             idx_i,            // low bits: reply word and byte, lanes
@@ -59,6 +60,7 @@ module tess_link_seq #(
   output logic [16:0]            reply_len_o,
   // controls of the shared parts
   output logic                   idle_o,           // no request in execution: the receiver takes bytes
+  output logic                   hunt_o,           // a WAIT is held: the receiver looks for a magic
   output logic                   idx_clr_o,
   output logic                   idx_step_o,
   output logic                   crc_init_o,       // the reply starts in the next cycle
@@ -536,8 +538,13 @@ module tess_link_seq #(
           endcase
         end
       end
+      // A new request ends a held WAIT without a reply: a client sends nothing while its WAIT is
+      // pending, so the WAIT's client has gone, and its WAIT must not make the board deaf (a
+      // RESET from the next client would otherwise wait up to 60 s).
       ExWait: begin
-        if (!run_q) begin
+        if (rx_frame_i) begin
+          ex_d = ExIdle;
+        end else if (!run_q) begin
           ex_d = ExWaitDone;
         end else if (wait_out) begin
           status_d = tess_params_pkg::LINK_ST_RUNNING[3:0];
@@ -545,6 +552,7 @@ module tess_link_seq #(
         end
       end
       ExWaitDone: begin
+        ex_idx_clr = 1'b1;                  // magic bytes looked for during the WAIT moved it
         result_d  = 1'b0;
         fill_d    = tess_bridge_pkg::FILL_RESULT;
         len_const = 1'b1;
@@ -708,6 +716,7 @@ module tess_link_seq #(
   end
 
   assign idle_o      = (ex_q == ExIdle);
+  assign hunt_o      = (ex_q == ExWait);
   assign send_o      = (ex_q == ExSend);
   assign status_o    = status_q;
   assign reply_len_o = rpay_q ? len_q : 17'd0;

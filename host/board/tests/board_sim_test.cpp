@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <thread>
 
 #include "frame_codec.hpp"
 #include "link_device.hpp"
@@ -235,6 +236,44 @@ TEST_F(BoardSimTest, ABoardLeftRunningIsBusyUntilReset) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
   EXPECT_NE(out.find("hello from tessera tile 0"), std::string::npos) << out;
   EXPECT_EQ(request(0x07, 8, {20, 0, 0, 0}), static_cast<uint16_t>(Status::NotRunning));
+}
+
+// A client that sent a WAIT of 60,000 ms and went away used to leave the board deaf until the WAIT
+// ended (171 s of wall time on the simulator), RESET included. The next request now ends the WAIT
+// without a reply (issue 29, item 5): the first reply on the line is the RESET's.
+TEST_F(BoardSimTest, AWaitFromAClientThatWentAwayEndsWhenTheNextRequestComes) {
+  {
+    auto dev = open();
+    dev->reset();
+    const uint32_t loop = 0x0000006f;  // jal x0, 0: tile 0 spins forever
+    dev->writeMemory(0, 0, std::span(reinterpret_cast<const uint8_t*>(&loop), 4));
+    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
+  }
+  RawSerialLine line(path());
+  auto send = [&](uint8_t op, uint32_t seq, std::vector<uint8_t> payload) {
+    Frame req;
+    req.opcode = op;
+    req.seq = seq;
+    req.payload = std::move(payload);
+    line.write(FrameCodec::encode(req));
+  };
+  send(0x06, 1, {0, 0, 0, 0, 0, 1, 0, 0});  // RUN for 2^40 cycles
+  auto ev = line.read(kHang);
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->frame.status, static_cast<uint16_t>(Status::Ok));
+  send(0x07, 2, {0x60, 0xea, 0, 0});  // WAIT 60,000 ms, whose client never reads the reply
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  send(0x08, 3, {});  // the next client's RESET
+  ev = line.read(kHang);
+  ASSERT_TRUE(ev.has_value()) << "no reply to a RESET sent during a WAIT";
+  EXPECT_EQ(ev->frame.seq, 3u) << "the WAIT was answered (status " << ev->frame.status << ")";
+  EXPECT_EQ(ev->frame.status, static_cast<uint16_t>(Status::Ok));
+  // The RESET ended the run; the board serves requests again.
+  send(0x07, 4, {20, 0, 0, 0});
+  ev = line.read(kHang);
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->frame.seq, 4u);
+  EXPECT_EQ(ev->frame.status, static_cast<uint16_t>(Status::NotRunning));
 }
 
 }  // namespace

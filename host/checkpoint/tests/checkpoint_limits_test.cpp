@@ -185,5 +185,43 @@ TEST(CheckpointLimits, ASavedCycleOutOfPhaseIsRefusedAndOneInPhaseRestoresAlikeO
   EXPECT_GT(refused, 0u);
 }
 
+// A counter near 2^64 would wrap as the run continues (a cycle counter of 2^64 - 1 stopped a run
+// at once "after 18446744073709551615 cycles"): every counter of 2^62 or more is refused.
+TEST(CheckpointLimits, CountersThatContinuingWouldWrapAreRefused) {
+  const checkpoint::Image saved = savedAtTheSync("model", 4);
+  const uint64_t limit = uint64_t{1} << 62;
+  // In the sync stops' slot phase, so that only the size can be at fault.
+  const uint64_t phase = saved.info.cycle % TESS_ROUND_CYCLES;
+  const auto inPhaseFrom = [&](uint64_t v) {
+    return v + (phase + TESS_ROUND_CYCLES - v % TESS_ROUND_CYCLES) % TESS_ROUND_CYCLES;
+  };
+  const uint64_t atLimit = inPhaseFrom(limit);
+  const uint64_t nearWrap = inPhaseFrom(~uint64_t{0} - 2 * TESS_ROUND_CYCLES);
+  using Edit = void (*)(checkpoint::Image&, uint64_t);
+  const std::vector<std::pair<const char*, Edit>> edits = {
+      {"cycle", [](checkpoint::Image& i, uint64_t v) { i.info.cycle = v; }},
+      {"idle", [](checkpoint::Image& i, uint64_t v) { i.tiles[0].idle = v; }},
+      {"sync wait", [](checkpoint::Image& i, uint64_t v) { i.tiles[0].syncWait = v; }},
+      {"exchange", [](checkpoint::Image& i, uint64_t v) { i.tiles[0].exch = v; }},
+      {"instret", [](checkpoint::Image& i, uint64_t v) {
+         i.tiles[0].instr += v - i.tiles[0].contexts[0].instret;
+         i.tiles[0].contexts[0].instret = v;
+       }}};
+  for (const auto& [name, edit] : edits) {
+    for (uint64_t value : {atLimit, nearWrap}) {
+      checkpoint::Image img = saved;
+      edit(img, value);
+      auto dev = openDevice("model", chip(4, 0));
+      try {
+        restoreCheckpoint(*dev, checkpoint::encode(img));
+        ADD_FAILURE() << name << " " << value << " accepted";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("2^62"), std::string::npos)
+            << name << ": " << e.what();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera::test

@@ -83,10 +83,14 @@ class Engine {
       std::function<void(const std::string& stream, uint64_t end)> observer);
   /// Bytes each stream has moved so far, in the executable's stream order.
   std::vector<uint64_t> streamOffsets() const;
+  /// Times each host sync has been serviced so far, in Executable::hostSyncs order.
+  std::vector<uint64_t> hostSyncCounts() const;
   /// Continue on a device restored (restoreCheckpoint) from a checkpoint taken in a sync
-  /// observer: streams continue at offsets (streamOffsets() then) and maxCycles keeps counting
-  /// from cycle 0. Call after connecting streams, before the first run().
-  void resumeFromCheckpoint(const std::vector<uint64_t>& offsets);
+  /// observer: streams continue at offsets and the host syncs at counts (streamOffsets() and
+  /// hostSyncCounts() then), and maxCycles keeps counting from cycle 0. Refuses offsets that are
+  /// not exactly what those host syncs moved. Call before the first run().
+  void resumeFromCheckpoint(const std::vector<uint64_t>& offsets,
+                            const std::vector<uint64_t>& hostSyncCounts);
 
   /// Bytes of a tensor: the sum of its regions.
   uint64_t tensorBytes(const std::string& name) const;
