@@ -60,6 +60,7 @@ def page_checks(html):
     res = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
     check(not console, f"{html}: no console messages ({console[:3]})")
     check(not res["errors"], f"{html}: no script errors ({res['errors'][:3]})")
+    check(not res["badText"], f"{html}: no view shows 'undefined' or 'NaN' ({res['badText']})")
     check(res["cells"] == res["tiles"] and res["distinctTiles"] == res["tiles"],
           f"{html}: the tile map has one cell per tile ({res['cells']} cells, {res['tiles']} tiles)")
     check(res["detailTitle"] == f"tile {res['clickedTile']}",
@@ -73,13 +74,13 @@ def page_checks(html):
     return res
 
 
-def screenshots(html, out_dir, prefix, tile):
+def screenshots(html, out_dir, prefix, tile, extra=""):
     url = "file://" + os.path.abspath(html)
     for v in VIEWS:
         png = os.path.join(out_dir, f"{prefix}-{v}.png")
         if os.path.exists(png):
             os.remove(png)
-        browse(url + f"#view={v}&tile={tile}", f"--screenshot={png}")
+        browse(url + f"#view={v}&tile={tile}{extra}", f"--screenshot={png}")
         check(os.path.getsize(png) > 1000 if os.path.exists(png) else False, f"screenshot {png}")
 
 
@@ -115,13 +116,13 @@ def main():
         check(res["programNodes"] == len(report["program"]) and res["programNodesWithCycles"] > 0,
               f"the program tree has its {len(report['program'])} nodes, "
               f"{res['programNodesWithCycles']} with profiled cycles")
-        screenshots(html, out_dir, "mlp-report", res["clickedTile"])
+        screenshots(html, out_dir, "mlp-report", res["peakTile"])
     else:
         html = os.path.join(out_dir, "mk2-report.html")
         run([bench, "compile-mlp", "--tiles", "1472", "--tile-mem", "624", "--report", html])
         res = page_checks(html)
         check(res["tiles"] == 1472, "the mk2-size report has 1,472 tiles")
-        screenshots(html, out_dir, "mk2-report", res["clickedTile"])
+        screenshots(html, out_dir, "mk2-report", res["peakTile"], "&scale=fullest")
     print("PASS")
 
 
