@@ -757,6 +757,11 @@ class Lowering {
       std::vector<int64_t> delta(report_.steps + 1, 0);
       if (t < temporaries_.size()) {
         for (const auto& [bytes, first, last] : temporaries_[t]) {
+          if (first < 0 || last >= nextStep_) {
+            throw Error(fmt::format(
+                "tile {}: a temporary lives over steps {}..{} of a program of {} steps (internal)",
+                t, first, last, nextStep_));
+          }
           delta[static_cast<size_t>(first)] += bytes;
           delta[static_cast<size_t>(last) + 1] -= bytes;
         }
