@@ -17,6 +17,7 @@
 #include "file_io.hpp"
 #include "mlp_model.hpp"
 #include "mpi_comm.hpp"
+#include "report_html.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
@@ -90,7 +91,7 @@ int runMatmul(const std::string& device) {
 
 // Compile the benchmark MLP and write its executable and compile report.
 int compileMlp(tessera::bench::MlpConfig cfg, const std::string& model, unsigned tiles,
-               uint32_t memKiB, const std::string& outDir) {
+               uint32_t memKiB, const std::string& outDir, const std::string& reportPath) {
   cfg.model = tessera::bench::makeModel(model, cfg.hidden);
   cfg.inputs = cfg.model->inputs();
   cfg.classes = cfg.model->classes();
@@ -105,6 +106,12 @@ int compileMlp(tessera::bench::MlpConfig cfg, const std::string& model, unsigned
     c.executable.writeFile(outDir + "/mlp.tess");
     tessera::writeFileChecked(outDir + "/mlp-report.json", c.report.toJson());
     fmt::print("wrote {0}/mlp.tess and {0}/mlp-report.json\n", outDir);
+  }
+  if (!reportPath.empty()) {
+    tessera::bench::writeReportHtml(
+        reportPath, {c.report.toJson(), "", "",
+                     fmt::format("compile of {} on {} tiles x {} KiB", model, tiles, memKiB)});
+    fmt::print("wrote {}\n", reportPath);
   }
   return 0;
 }
@@ -162,6 +169,9 @@ int main(int argc, char** argv) {
                  "sgd, momentum or adam (default: momentum if --momentum > 0, else sgd)")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   cm->add_option("--out", outDir, "directory for mlp.tess and mlp-report.json");
+  std::string compileReport;
+  cm->add_option("--report", compileReport,
+                 "FILE.html: the browser report of the compile (docs/report.md)");
   tessera::bench::TrainOptions train;
   CLI::App* tr = app.add_subcommand(
       "train", "train a model on Fashion-MNIST and report like MLPerf (docs/training.md)");
@@ -228,6 +238,8 @@ int main(int argc, char** argv) {
   tr->add_option("--data", train.dataDir,
                  "directory of the Fashion-MNIST IDX files (default: the Debian package's)");
   tr->add_option("--save-weights", train.saveWeights, "write the trained parameters to this .npz");
+  tr->add_option("--report", train.reportPath,
+                 "FILE.html: the browser report of the compile and the run (docs/report.md)");
   tr->add_option("--load-weights", train.loadWeights, "start from the parameters in this .npz");
   tr->add_option("--clock-mhz", train.clockMHz,
                  "nominal clock for device time (default: the chip's)")
@@ -290,7 +302,7 @@ int main(int argc, char** argv) {
                         : compileOptimizer == "momentum" ? Kind::Momentum
                                                          : Kind::Adam;
       if (compileOptimizer == "momentum" && mlp.momentum == 0.0f) mlp.momentum = 0.9f;
-      return compileMlp(mlp, compileModel, tiles, memKiB, outDir);
+      return compileMlp(mlp, compileModel, tiles, memKiB, outDir, compileReport);
     }
   } catch (const std::exception& ex) {
     fmt::print(stderr, "tessera-bench: {}\n", ex.what());

@@ -19,6 +19,7 @@
 #include "file_io.hpp"
 #include "mlp_trainer.hpp"
 #include "mpi_comm.hpp"
+#include "report_html.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/error.hpp"
 #include "train/all_reduce_model.hpp"
@@ -92,21 +93,26 @@ class SuperstepTracer {
       const uint64_t dx = s.exchangeCycles - prev_[t].exchangeCycles;
       const uint64_t dw = s.syncWaitCycles - prev_[t].syncWaitCycles;
       const uint64_t span = r.cycles - last_;
-      if (dx) trace_.addInterval(t, ChromeTrace::Phase::Exchange, last_, dx);
+      // The superstep index: the n-th stop is the program's n-th sync (internal or host) in the
+      // order it runs, which is how the browser report gives the program tree its cycles.
+      if (dx) trace_.addInterval(t, ChromeTrace::Phase::Exchange, last_, dx, "", superstep_);
       if (span > dx + dw)
-        trace_.addInterval(t, ChromeTrace::Phase::Compute, last_ + dx, span - dx - dw);
-      if (dw) trace_.addInterval(t, ChromeTrace::Phase::SyncWait, r.cycles - dw, dw);
+        trace_.addInterval(t, ChromeTrace::Phase::Compute, last_ + dx, span - dx - dw, "",
+                           superstep_);
+      if (dw)
+        trace_.addInterval(t, ChromeTrace::Phase::SyncWait, r.cycles - dw, dw, "", superstep_);
       prev_[t] = s;
     }
     if (r.reason == StopReason::HostSync) {
       // Host I/O takes no chip cycles (the chip waits stopped): a one-cycle marker on the host.
-      trace_.addHostInterval(fmt::format("host sync {}", r.hostSyncId), r.cycles, 1);
+      trace_.addHostInterval(fmt::format("host sync {}", r.hostSyncId), r.cycles, 1, superstep_);
       if (r.hostSyncId == trainSync_ && ++trainSyncs_ > steps_) {
         dev_.setSyncBreak(false);
         done_ = true;
       }
     }
     last_ = r.cycles;
+    ++superstep_;
   }
 
  private:
@@ -117,6 +123,7 @@ class SuperstepTracer {
   std::vector<TileStats> prev_;
   uint64_t last_ = 0;
   uint32_t trainSyncs_ = 0;
+  int64_t superstep_ = 0;
   bool done_ = false;
 };
 
@@ -625,6 +632,11 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   res["total_wall_s"] = secondsSince(t0);
   writeFileChecked(o.outDir + "/result.json", res.dump(2) + "\n");
   writeTrainOutputs(ctx, totals, figures, trace, trained);
+  if (!o.reportPath.empty() && ctx.rank == 0) {
+    writeReportHtml(o.reportPath,
+                    {trainer.report().toJson(), o.traceSteps > 0 ? trace.json() : "", res.dump(),
+                     fmt::format("{} on {}", ctx.model->name(), o.device)});
+  }
   if (o.onTrained) o.onTrained(trained);
 
   const int exitCode = o.requireTarget && totals.status != "success" ? 3 : 0;

@@ -43,6 +43,7 @@ struct TrainOptions {
   std::string outDir = "tessera-train";
   std::string dataDir;  ///< "" = the Debian package's directory
   std::string saveWeights, loadWeights;
+  std::string reportPath;      ///< "" = none; else the browser report (docs/report.md), rank 0 only
   double clockMHz = 0;         ///< nominal clock for device time; 0 = the chip's (params.json)
   uint32_t traceSteps = 1;     ///< training steps traced superstep by superstep
   size_t evalImages = 0;       ///< test images evaluated each epoch (0 = all 10,000)

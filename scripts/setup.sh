@@ -18,6 +18,7 @@ packages=(
   pybind11-dev python3-dev             # the Python module
   libopenmpi-dev openmpi-bin           # MPI: training replicas (docs/training.md), the sharded chip (docs/scale-out.md)
   qemu-user linux-perf                 # scripts/bench.sh: qemu-riscv32 comparison, CPU times, profiles
+  chromium                             # the browser report's test (docs/report.md), headless
 )
 
 missing=()

@@ -40,6 +40,7 @@ TrainResult train(const std::string& modelPath, const TrainOptions& o) {
   b.evalImages = o.evalImages;
   b.quiet = o.quiet;
   b.traceSteps = o.traceSteps;
+  b.reportPath = o.report;
   b.targetAccuracy = o.targetAccuracy;
   std::map<std::string, std::vector<float>> trained;
   b.onTrained = [&](const bench::ModelParameters& p) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli_numbers.hpp"
+#include "report_html.hpp"
 #include "tessera/error.hpp"
 #include "tessera/npy.hpp"
 #include "tessera/onnx.hpp"
@@ -73,11 +74,21 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--trace-steps", to.traceSteps, "steps traced superstep by superstep");
   train->add_flag("--quiet", to.quiet, "no progress bar");
+  std::string inferReport;
+  infer->add_option("--report", inferReport,
+                    "FILE.html: the browser report of the compile (docs/report.md)");
+  train->add_option("--report", to.report,
+                    "FILE.html: the browser report of the compile and the run (docs/report.md)");
 
   tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   try {
     if (infer->parsed()) {
+      if (!inferReport.empty()) {
+        io.onCompiled = [&](const std::string& json) {
+          tessera::bench::writeReportHtml(inferReport, {json, "", "", model});
+        };
+      }
       const tx::NpyArray y = tx::infer(model, tx::readNpy(input), io);
       tx::writeNpy(output, y);
     } else {

@@ -36,7 +36,7 @@ bool ChromeTrace::admit() {
 }
 
 void ChromeTrace::addInterval(uint32_t tile, Phase phase, uint64_t startCycle, uint64_t cycles,
-                              const std::string& name) {
+                              const std::string& name, int64_t superstep) {
   if (tile >= tiles_)
     throw Error(fmt::format("trace: tile {} out of range (the chip has {} tiles)", tile, tiles_));
   if (!admit()) return;
@@ -46,18 +46,20 @@ void ChromeTrace::addInterval(uint32_t tile, Phase phase, uint64_t startCycle, u
                      phaseName(phase),
                      startCycle,
                      cycles,
-                     {}});
+                     {},
+                     superstep});
 }
 
-void ChromeTrace::addHostInterval(const std::string& name, uint64_t startCycle, uint64_t cycles) {
+void ChromeTrace::addHostInterval(const std::string& name, uint64_t startCycle, uint64_t cycles,
+                                  int64_t superstep) {
   if (!admit()) return;
-  events_.push_back({'X', tiles_, name, "host", startCycle, cycles, {}});
+  events_.push_back({'X', tiles_, name, "host", startCycle, cycles, {}, superstep});
 }
 
 void ChromeTrace::addCounter(const std::string& name, uint64_t cycle,
                              const std::map<std::string, double>& values) {
   if (!admit()) return;
-  events_.push_back({'C', 0, name, "counter", cycle, 0, values});
+  events_.push_back({'C', 0, name, "counter", cycle, 0, values, -1});
 }
 
 std::string ChromeTrace::json() const {
@@ -90,6 +92,7 @@ std::string ChromeTrace::json() const {
     if (e.ph == 'X') {
       j["dur"] = micros(e.cycles);
       j["args"] = {{"start_cycle", e.start}, {"cycles", e.cycles}};
+      if (e.superstep >= 0) j["args"]["superstep"] = e.superstep;
     } else {
       j["args"] = Json::object();
       for (const auto& [k, v] : e.values) j["args"][k] = v;

@@ -21,11 +21,13 @@ class ChromeTrace {
   ChromeTrace(uint32_t tiles, double clockHz, size_t maxEvents = 2'000'000);
 
   /// A complete event on a tile's thread: `cycles` cycles from startCycle; name defaults to the
-  /// phase's name.
+  /// phase's name; superstep (when >= 0) is the index of the BSP superstep it belongs to, written
+  /// in its args so that a reader can match supersteps to the program's syncs.
   void addInterval(uint32_t tile, Phase phase, uint64_t startCycle, uint64_t cycles,
-                   const std::string& name = "");
+                   const std::string& name = "", int64_t superstep = -1);
   /// A complete event on the host's thread (same cycle timeline), e.g. a host sync's service.
-  void addHostInterval(const std::string& name, uint64_t startCycle, uint64_t cycles);
+  void addHostInterval(const std::string& name, uint64_t startCycle, uint64_t cycles,
+                       int64_t superstep = -1);
   /// A counter sample (one track per name, one series per key) at a cycle.
   void addCounter(const std::string& name, uint64_t cycle,
                   const std::map<std::string, double>& values);
@@ -53,6 +55,7 @@ class ChromeTrace {
     uint64_t start;
     uint64_t cycles;
     std::map<std::string, double> values;  // counters only
+    int64_t superstep;                     // -1: none
   };
   bool admit();
 

@@ -116,6 +116,12 @@ class Lowering {
   uint32_t nextSyncId_ = 1;
   int whileBodies_ = 0;  // RepeatWhile bodies around the scan (their writes may not happen)
   uint32_t nextHostSync_ = 1;
+  int node_ = -1;         // the report's program node being lowered
+  int64_t nextStep_ = 0;  // program order position of the next step, as scan() counts them
+  // Per tile: bytes of tensors placed for the whole program, and the temporaries' lifetimes
+  // (bytes, first step, last step), for the report's live bytes per step.
+  std::vector<uint32_t> persistentBytes_;
+  std::vector<std::vector<std::tuple<uint32_t, int64_t, int64_t>>> temporaries_;
 
   uint32_t alloc(unsigned tile, uint32_t bytes, uint32_t TileMemoryReport::*category,
                  const std::string& user) {
@@ -341,6 +347,12 @@ class Lowering {
         if (count[t]) put(t, base[t], init[t]);
       }
     }
+    persistentBytes_.resize(T_);
+    temporaries_.resize(T_);
+    for (unsigned t = 0; t < T_; ++t) {
+      persistentBytes_[t] = report_.tiles[t].tensors;
+      for (const Temp& x : temps[t]) temporaries_[t].emplace_back(x.bytes, x.first, x.last);
+    }
     // The pool: first fit, largest first, at the lowest offset clear of every placed temporary
     // whose lifetime overlaps (two lifetimes overlap when they share a position).
     std::vector<std::vector<uint32_t>> offsetOf(vars.size());
@@ -436,6 +448,8 @@ class Lowering {
       r.localCopyWords += c.words;
     }
     ++report_.syncs;
+    if (node_ >= 0)
+      report_.program[node_].syncs.push_back(static_cast<int32_t>(report_.exchanges.size()));
     report_.exchanges.push_back(std::move(r));
   }
 
@@ -625,9 +639,54 @@ class Lowering {
     for (unsigned tt = 0; tt < T_; ++tt)
       cp_[tt].op(TESS_CP_SYNC, {TESS_SYNC_HOST_BIT | exe_.hostSyncs.back().id, 0});
     ++report_.hostSyncs;
+    if (node_ >= 0)
+      report_.program[node_].syncs.push_back(-static_cast<int32_t>(exe_.hostSyncs.back().id));
   }
 
+  static const char* kindName(ProgramKind k) {
+    switch (k) {
+      case ProgramKind::Sequence:
+        return "Sequence";
+      case ProgramKind::Execute:
+        return "Execute";
+      case ProgramKind::Copy:
+        return "Copy";
+      case ProgramKind::StreamToTensor:
+        return "StreamToTensor";
+      case ProgramKind::TensorToStream:
+        return "TensorToStream";
+      case ProgramKind::Repeat:
+        return "Repeat";
+      case ProgramKind::RepeatWhile:
+        return "RepeatWhile";
+    }
+    return "?";
+  }
+
+  // Lower n, recording it in the report's program tree (the parent is the node being lowered).
   void lower(const ProgramNode& n) {
+    if (n.kind == ProgramKind::Repeat && n.count == 0) return;  // scan() gives it no step either
+    ProgramNodeReport r{
+        kindName(n.kind), n.name, node_, n.kind == ProgramKind::Repeat ? n.count : 0, -1, {}};
+    if (r.name.empty() && n.kind == ProgramKind::Execute &&
+        n.computeSet.id < g_.computeSetNames().size())
+      r.name = g_.computeSetNames()[n.computeSet.id];
+    if (r.name.empty() &&
+        (n.kind == ProgramKind::StreamToTensor || n.kind == ProgramKind::TensorToStream) &&
+        n.stream.id < g_.streams().size())
+      r.name = g_.streams()[n.stream.id].name;
+    if (r.name.empty() && n.kind == ProgramKind::Copy) r.name = n.dst.debugName();
+    if (n.kind == ProgramKind::Execute || n.kind == ProgramKind::Copy ||
+        n.kind == ProgramKind::StreamToTensor || n.kind == ProgramKind::TensorToStream)
+      r.step = static_cast<int>(nextStep_++);
+    const int parent = node_;
+    node_ = static_cast<int>(report_.program.size());
+    report_.program.push_back(std::move(r));
+    lowerNode(n);
+    node_ = parent;
+  }
+
+  void lowerNode(const ProgramNode& n) {
     switch (n.kind) {
       case ProgramKind::Sequence:
         for (const auto& c : n.children) lower(*c);
@@ -668,6 +727,7 @@ class Lowering {
           top[t] = cp_[t].words.size();
         }
         lower(*n.children[0]);
+        report_.program[node_].step = static_cast<int>(nextStep_++);
         // Every tile needs the predicate to take the same branch: multicast it to a flag word.
         const Loc p = locate(n.predicate)[0];
         XMessage m{p.tile, p.addr, 1, {}};
@@ -689,7 +749,32 @@ class Lowering {
     }
   }
 
+  // Each tile's tensor bytes live at each step: the persistent ones and the temporaries whose
+  // lifetime holds the step (a difference array over the steps).
+  void reportLiveness() {
+    report_.steps = static_cast<unsigned>(nextStep_);
+    for (unsigned t = 0; t < T_; ++t) {
+      std::vector<int64_t> delta(report_.steps + 1, 0);
+      if (t < temporaries_.size()) {
+        for (const auto& [bytes, first, last] : temporaries_[t]) {
+          if (first < 0 || last >= nextStep_) {
+            throw Error(fmt::format(
+                "tile {}: a temporary lives over steps {}..{} of a program of {} steps (internal)",
+                t, first, last, nextStep_));
+          }
+          delta[static_cast<size_t>(first)] += bytes;
+          delta[static_cast<size_t>(last) + 1] -= bytes;
+        }
+      }
+      std::vector<uint32_t>& live = report_.tiles[t].liveTensors;
+      live.resize(report_.steps);
+      int64_t sum = t < persistentBytes_.size() ? persistentBytes_[t] : report_.tiles[t].tensors;
+      for (unsigned s = 0; s < report_.steps; ++s) live[s] = static_cast<uint32_t>(sum += delta[s]);
+    }
+  }
+
   Compiled finish() {
+    reportLiveness();
     exe_.target = ChipShape{T_, mem_, g_.target().contexts};
     for (unsigned t = 0; t < T_; ++t) {
       ControlProgram& c = cp_[t];
@@ -770,6 +855,13 @@ std::string CompileReport::toJson() const {
   j["codelets"] = codelets;
   auto& tl = j["tiles"] = nlohmann::ordered_json::array();
   for (const TileMemoryReport& t : tiles) {
+    // Live bytes as [step, bytes] where they change: a program of thousands of steps on 1,472
+    // tiles stays a few MB, most tiles' temporaries changing at few steps.
+    nlohmann::ordered_json live = nlohmann::ordered_json::array();
+    for (size_t s = 0; s < t.liveTensors.size(); ++s) {
+      if (s == 0 || t.liveTensors[s] != t.liveTensors[s - 1])
+        live.push_back(nlohmann::ordered_json::array({s, t.liveTensors[s]}));
+    }
     nlohmann::ordered_json lg = nlohmann::ordered_json::array();
     for (const auto& [n, b] : t.largest) lg.push_back({{"name", n}, {"bytes", b}});
     tl.push_back({{"tile", t.tile},
@@ -783,7 +875,8 @@ std::string CompileReport::toJson() const {
                   {"control", t.control},
                   {"exchangeBuffers", t.exchangeBuffers},
                   {"stacks", t.stacks},
-                  {"largest", lg}});
+                  {"largest", lg},
+                  {"liveTensors", std::move(live)}});
   }
   auto& xl = j["exchanges"] = nlohmann::ordered_json::array();
   for (const ExchangeReport& x : exchanges) {
@@ -793,6 +886,15 @@ std::string CompileReport::toJson() const {
                   {"phases", x.phases},
                   {"words", x.words},
                   {"localCopyWords", x.localCopyWords}});
+  }
+  j["steps"] = steps;
+  auto& pl = j["program"] = nlohmann::ordered_json::array();
+  for (const ProgramNodeReport& n : program) {
+    nlohmann::ordered_json o{{"kind", n.kind}, {"name", n.name}, {"parent", n.parent}};
+    if (n.kind == "Repeat") o["count"] = n.count;
+    if (n.step >= 0) o["step"] = n.step;
+    if (!n.syncs.empty()) o["syncs"] = n.syncs;
+    pl.push_back(std::move(o));
   }
   return j.dump(2);
 }

@@ -67,6 +67,7 @@ NpyArray infer(const std::string& modelPath, const NpyArray& input, const InferO
   const size_t outRow = y.numElements() / batch;
   step.add(Copy(y, g.addDeviceToHostFIFO("output", ElemType::Float32, y.numElements())));
   const Compiled compiled = compile(g, Repeat(static_cast<uint32_t>(runs), step, "infer"));
+  if (options.onCompiled) options.onCompiled(compiled.report.toJson());
 
   std::vector<float> in(runs * batch * rowSize, 0.0f);  // the last batch padded with zeros
   std::copy(input.data.begin(), input.data.end(), in.begin());

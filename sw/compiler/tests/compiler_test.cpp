@@ -305,6 +305,66 @@ TEST(CompilerLiveness, TemporariesShareMemoryAndResultsDoNotChange) {
   EXPECT_EQ(results[1][96 + 5], 6 * ((0.25f * 5 - 3.0f) * 1.5f * 1.5f * 1.5f * 1.5f));
 }
 
+// The report's program tree and live bytes per step (the browser report's liveness and program
+// views, docs/report.md): every step, exchange and host sync belongs to exactly one node, and the
+// live bytes never exceed what the tile reserved for tensors.
+TEST(CompilerReport, ProgramTreeAndLiveBytesPerStep) {
+  for (bool liveness : {false, true}) {
+    Graph g(Target{4, 65536, 6});
+    Sequence prog, body;
+    Tensor a = ops::createLinear(g, ElemType::Float32, {96}, "a");
+    Tensor t = a;
+    for (int i = 0; i < 3; ++i) t = ops::scale(g, t, 1.5f, body, fmt::format("loop{}", i));
+    prog.add(Copy(g.addHostToDeviceFIFO("in", ElemType::Float32, 96), a));
+    prog.add(Repeat(2, body, "loop"));
+    Tensor u = ops::relu(g, ops::scale(g, t, -0.5f, prog, "tail"), prog, "relu");
+    prog.add(Copy(u, g.addDeviceToHostFIFO("out", ElemType::Float32, 96)));
+    CompileOptions o;
+    o.liveness = liveness;
+    const CompileReport r = compile(g, prog, o).report;
+    ASSERT_FALSE(r.program.empty());
+    EXPECT_EQ(r.program[0].kind, "Sequence");
+    EXPECT_EQ(r.program[0].parent, -1);
+    std::vector<int> stepOwners(r.steps, 0), exchangeOwners(r.exchanges.size(), 0);
+    unsigned hostSyncs = 0, repeats = 0;
+    for (size_t i = 0; i < r.program.size(); ++i) {
+      const ProgramNodeReport& n = r.program[i];
+      if (i > 0) {
+        EXPECT_LT(n.parent, static_cast<int>(i)) << "node " << i;
+      }
+      if (n.kind == "Repeat") {
+        EXPECT_EQ(n.count, 2u);
+        EXPECT_EQ(n.name, "loop");
+        ++repeats;
+      }
+      if (n.step >= 0) ++stepOwners.at(n.step);
+      for (int32_t s : n.syncs) {
+        if (s < 0) {
+          ++hostSyncs;
+        } else {
+          ++exchangeOwners.at(s);
+        }
+      }
+    }
+    EXPECT_EQ(repeats, 1u);
+    EXPECT_GT(r.steps, 5u);
+    for (int c : stepOwners) EXPECT_EQ(c, 1);
+    for (int c : exchangeOwners) EXPECT_EQ(c, 1);
+    EXPECT_EQ(hostSyncs, r.hostSyncs);
+    bool varies = false;
+    for (const TileMemoryReport& tile : r.tiles) {
+      ASSERT_EQ(tile.liveTensors.size(), r.steps) << "tile " << tile.tile;
+      const auto [lo, hi] = std::minmax_element(tile.liveTensors.begin(), tile.liveTensors.end());
+      EXPECT_LE(*hi, tile.tensors) << "tile " << tile.tile;
+      if (!liveness) {
+        EXPECT_EQ(*lo, tile.tensors) << "tile " << tile.tile;
+      }
+      varies = varies || *lo < *hi;
+    }
+    EXPECT_EQ(varies, liveness);
+  }
+}
+
 TEST(CompilerErrors, AnOverflowingTileNamesItselfAndItsLargestUsers) {
   // 60,000 B over the stacks' 7 KiB does not fit whatever the (per-graph) codelet image.
   Graph g(Target{4, 65536, 6});

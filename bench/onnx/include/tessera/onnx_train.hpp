@@ -30,8 +30,9 @@ struct TrainOptions {
   double targetAccuracy = 1.0;  ///< stop after the epoch that reaches it (1: run every epoch)
   std::string out;              ///< the trained model (.onnx); "" = not written
   std::string logDir = "tessera-onnx-train";  ///< mlperf.log, result.json, pictures
-  uint32_t traceSteps = 0;                    ///< steps traced superstep by superstep
-  bool quiet = false;                         ///< no progress bar or summary
+  std::string report;       ///< "" = none; else the browser report's HTML file (docs/report.md)
+  uint32_t traceSteps = 0;  ///< steps traced superstep by superstep
+  bool quiet = false;       ///< no progress bar or summary
 };
 
 /// What a training run gave.

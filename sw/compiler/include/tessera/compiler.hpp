@@ -32,6 +32,22 @@ struct TileMemoryReport {
   }
   /// The largest users (name, bytes), largest first.
   std::vector<std::pair<std::string, uint32_t>> largest;
+  /// Tensor bytes live at each step of the program (index: ProgramNodeReport::step); with
+  /// liveness off every step holds all of `tensors`.
+  std::vector<uint32_t> liveTensors;
+};
+
+/// One node of the compiled program, in pre-order (a parent before its children).
+struct ProgramNodeReport {
+  /// Sequence, Execute, Copy, StreamToTensor, TensorToStream, Repeat or RepeatWhile.
+  std::string kind;
+  std::string name;    ///< the debug name (else the compute set, stream or copy destination)
+  int parent = -1;     ///< index of the parent node; -1 for the root
+  uint32_t count = 0;  ///< Repeat: iterations
+  int step = -1;       ///< position in program order of a step (a RepeatWhile's: its predicate's)
+  /// The syncs the node makes itself, in order: an exchange's index in CompileReport::exchanges,
+  /// or -id of a host sync.
+  std::vector<int32_t> syncs;
 };
 
 /// One scheduled exchange.
@@ -56,6 +72,8 @@ struct CompileReport {
   std::vector<std::string> codelets;  ///< the codelets it holds (sorted)
   std::vector<TileMemoryReport> tiles;
   std::vector<ExchangeReport> exchanges;
+  std::vector<ProgramNodeReport> program;  ///< the program tree, pre-order
+  unsigned steps = 0;  ///< steps of the program in program order (liveness positions)
   /// JSON text of the whole report.
   std::string toJson() const;
   /// A readable summary: memory of the fullest tiles, exchanges against their lower bound.

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -102,6 +103,8 @@ struct InferOptions {
   unsigned tiles = 16;           ///< tiles of the chip
   size_t batch = 0;              ///< rows per run of the compiled graph; 0: the model's default
   uint32_t tileMemKiB = 0;       ///< 0: 624 KiB on the model, the backend's own elsewhere
+  /// Called with the compile report's JSON (CompileReport::toJson) before the run, if set.
+  std::function<void(const std::string&)> onCompiled;
 };
 
 /// The first output of the model at modelPath for every row of input (float32, the model's input
