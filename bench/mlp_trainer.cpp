@@ -329,6 +329,8 @@ MlpRunState MlpTrainer::runState() const {
   s.evalStart = m.evalStart;
   s.stepsDone = m.stepsDone;
   s.streamOffsets = m.engine->streamOffsets();
+  s.gradientSum = m.gradSum;
+  s.gradientSteps = m.gradSteps;
   const EngineStats e = m.engine->stats();
   const EngineStats& b = m.statsBase;
   s.engine = {b.hostSyncs + e.hostSyncs,
@@ -368,6 +370,8 @@ void MlpTrainer::resume(std::span<const uint8_t> checkpoint, const MlpRunState& 
   m.evalStart = state.evalStart;
   m.stepsDone = state.stepsDone;
   m.statsBase = state.engine;
+  m.gradSum = state.gradientSum;
+  m.gradSteps = state.gradientSteps;
   m.resumed = true;
 }
 

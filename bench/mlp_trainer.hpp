@@ -66,6 +66,8 @@ struct MlpRunState {
   std::optional<uint64_t> evalStart;    ///< chip cycle of the run's first evaluation host sync
   uint64_t stepsDone = 0;               ///< training steps over all runs
   std::vector<uint64_t> streamOffsets;  ///< Engine::streamOffsets()
+  std::vector<float> gradientSum;       ///< gradientSync: the summed gradients not yet sent back
+  uint64_t gradientSteps = 0;           ///< gradientSync: steps whose gradients were summed
   EngineStats engine;                   ///< the Engine's figures since the first load
 };
 

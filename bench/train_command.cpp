@@ -226,12 +226,14 @@ unsigned checkTrainOptions(const TrainOptions& opt, ReplicaComm* comm) {
         "options",
         fmt::format("model {} batch {} epochs {} hidden {} optimizer '{}' lr {} momentum {} "
                     "weight-decay {} betas {},{} eps {} target {} max-steps {} seed {} data '{}' "
-                    "load '{}' eval-images {} tiles {} tile-mem {}",
+                    "load '{}' eval-images {} tiles {} tile-mem {} checkpoint-every {} "
+                    "checkpoints {} resume {}",
                     opt.model, opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.optimizer,
                     opt.learningRate ? fmt::format("{}", *opt.learningRate) : "default",
                     opt.momentum ? fmt::format("{}", *opt.momentum) : "default", opt.weightDecay,
                     opt.beta1, opt.beta2, opt.eps, opt.targetAccuracy, opt.maxSteps, opt.seed,
-                    opt.dataDir, opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB));
+                    opt.dataDir, opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB,
+                    opt.checkpointEvery, !opt.checkpointDir.empty(), !opt.resumeDir.empty()));
   }
   return replicas;
 }
@@ -395,12 +397,16 @@ void restoreTotals(TrainTotals& tt, const nlohmann::json& j) {
 nlohmann::json runStateJson(const MlpRunState& r) {
   nlohmann::json loss = nlohmann::json::array();
   for (float x : r.stepLoss) loss.push_back(bitsOf(x));
+  nlohmann::json gradSum = nlohmann::json::array();
+  for (float x : r.gradientSum) gradSum.push_back(bitsOf(x));
   return {{"step_loss", loss},
           {"step_correct", r.stepCorrect},
           {"eval_correct", r.evalCorrect},
           {"eval_start", r.evalStart ? nlohmann::json(*r.evalStart) : nlohmann::json(nullptr)},
           {"steps_done", r.stepsDone},
           {"stream_offsets", r.streamOffsets},
+          {"gradient_sum", gradSum},
+          {"gradient_steps", r.gradientSteps},
           {"engine", engineJson(r.engine)}};
 }
 
@@ -413,6 +419,9 @@ MlpRunState runStateOf(const nlohmann::json& j) {
   if (!j.at("eval_start").is_null()) r.evalStart = j.at("eval_start").get<uint64_t>();
   r.stepsDone = j.at("steps_done").get<uint64_t>();
   r.streamOffsets = j.at("stream_offsets").get<std::vector<uint64_t>>();
+  for (const nlohmann::json& x : j.at("gradient_sum"))
+    r.gradientSum.push_back(floatOf(x.get<uint32_t>()));
+  r.gradientSteps = j.at("gradient_steps").get<uint64_t>();
   r.engine = engineOf(j.at("engine"));
   return r;
 }
@@ -425,9 +434,22 @@ struct TrainResume {
 };
 
 // Read and check the newest checkpoint of dir against this run; every refusal names the file.
-TrainResume loadTrainCheckpoint(const std::string& dir, const TrainContext& ctx) {
+// With replicas, every rank continues from the same host sync: the newest that all ranks saved (a
+// rank killed during a save may be one checkpoint behind the others; each keeps two).
+TrainResume loadTrainCheckpoint(const std::string& dir, const TrainContext& ctx,
+                                ReplicaComm* comm) {
   TrainResume r;
+  if (ctx.replicas > 1 && ctx.rank > 0 && !std::filesystem::is_directory(dir)) {
+    throw Error(fmt::format(
+        "train: --resume: no checkpoints of rank {} ({}): they were saved by fewer ranks than "
+        "this run's {}, and a run resumes only with the rank count it was saved with",
+        ctx.rank, dir, ctx.replicas));
+  }
   r.path = TrainingCheckpointDir::newest(dir);
+  if (ctx.replicas > 1) {
+    const double mine = static_cast<double>(TrainingCheckpointDir::hostSyncsOf(r.path));
+    r.path = TrainingCheckpointDir::path(dir, static_cast<uint64_t>(-comm->max(-mine)));
+  }
   try {
     r.bytes = readRegularFile(r.path, uint64_t{4} << 30, "checkpoint");
     const CheckpointInfo info = readCheckpointInfo(r.bytes);
@@ -524,7 +546,9 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
     // At a training step's host sync every `every` steps, at the first evaluation host sync of a
     // run (the epoch's training is over), and at any host sync after SIGINT/SIGTERM.
     trainer.setSyncHook([&](const RunResult& r) {
-      const int sig = stopSignal();
+      // Every replica stops at the same host sync, whichever got the signal.
+      int sig = stopSignal();
+      if (ctx.replicas > 1) sig = static_cast<int>(comm->max(sig));
       const MlpRunState state = trainer.runState();
       bool due = false;
       if (r.hostSyncId == trainer.trainSyncId() && ctx.cfg.trainSteps > 0) {
@@ -807,7 +831,7 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
       "{:<38} 0 cycles (the chip stops at host syncs); {} prefetch waits, {:.3f} s host time\n",
       "device waiting for host data", tt.engine.prefetchWaits, tt.engine.prefetchWaitSeconds);
   if (tt.checkpointsSaved > 0) {
-    fmt::print("{:<38} {} saved, {} bytes each, {:.3f} s per save (newest {})\n", "checkpoints",
+    fmt::print("{:<38} {} saved, the last {} bytes, {:.3f} s per save (newest {})\n", "checkpoints",
                tt.checkpointsSaved, tt.checkpointBytes,
                tt.checkpointSeconds / static_cast<double>(tt.checkpointsSaved), tt.lastCheckpoint);
   }
@@ -830,6 +854,15 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
     ctx.o.outDir = fmt::format("{}/rank-{}", opt.outDir, ctx.rank);
     ctx.o.quiet = true;
     ctx.o.saveWeights.clear();  // every replica holds the same weights: rank 0 saves them
+    // Each rank checkpoints into DIR/rank-N of the checkpoint and resume directories.
+    const bool checkpoints =
+        opt.checkpointEvery > 0 || !opt.checkpointDir.empty() || !opt.resumeDir.empty();
+    const std::string base = !opt.checkpointDir.empty() ? opt.checkpointDir
+                             : !opt.resumeDir.empty()   ? opt.resumeDir
+                                                        : opt.outDir + "/checkpoints";
+    if (checkpoints) ctx.o.checkpointDir = fmt::format("{}/rank-{}", base, ctx.rank);
+    if (!opt.resumeDir.empty())
+      ctx.o.resumeDir = fmt::format("{}/rank-{}", opt.resumeDir, ctx.rank);
   }
   const TrainOptions& o = ctx.o;
   ctx.localBatch = o.batch / ctx.replicas;
@@ -839,10 +872,6 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   std::filesystem::create_directories(o.outDir);
   const bool resuming = !o.resumeDir.empty();
   const bool checkpoints = o.checkpointEvery > 0 || !o.checkpointDir.empty() || resuming;
-  if (checkpoints && ctx.replicas > 1)
-    throw Error(
-        "train: checkpoints (--checkpoint-every, --checkpoint-dir, --resume) are not yet "
-        "available with --replicas > 1");
   // From here SIGINT/SIGTERM end the run at its next host sync, with a checkpoint.
   std::optional<StopSignals> stopSignals;
   if (checkpoints) stopSignals.emplace();
@@ -876,7 +905,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   ctx.cfg.evalSteps = static_cast<uint32_t>((ctx.testCount + o.batch - 1) / o.batch);
   std::optional<TrainResume> resume;
   if (resuming) {
-    resume = loadTrainCheckpoint(o.resumeDir, ctx);
+    resume = loadTrainCheckpoint(o.resumeDir, ctx, comm);
     logFile.emplace(o.outDir + "/mlperf.log");
     logFile->continueFrom(resume->host.at("mllog").get<std::string>());
   }
@@ -961,6 +990,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   const TrainTotals totals = trainEpochs(ctx, trainer, log, comm, trainSource, evalSource,
                                          dev->info().tiles, runStart, plan);
   if (totals.interruptedBy != 0) {
+    if (ctx.rank > 0) return 128 + totals.interruptedBy;
     fmt::print(stderr,
                "\ntrain: stopped by {} after step {}: saved {}; continue with the same command and "
                "--resume {}\n",

@@ -61,7 +61,7 @@ TrainingCheckpointDir::TrainingCheckpointDir(std::string dir) : dir_(std::move(d
 
 std::string TrainingCheckpointDir::save(uint64_t hostSyncs, std::span<const uint8_t> bytes) {
   ++saves_;
-  const std::string path = fmt::format("{}/train-{:012}.ckpt", dir_, hostSyncs);
+  const std::string path = TrainingCheckpointDir::path(dir_, hostSyncs);
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(tmp, "open");
@@ -102,6 +102,19 @@ std::string TrainingCheckpointDir::save(uint64_t hostSyncs, std::span<const uint
     if (ec) throw Error(fmt::format("train: checkpoint {}/{}: {}", dir_, files[i], ec.message()));
   }
   return path;
+}
+
+std::string TrainingCheckpointDir::path(const std::string& dir, uint64_t hostSyncs) {
+  return fmt::format("{}/train-{:012}.ckpt", dir, hostSyncs);
+}
+
+uint64_t TrainingCheckpointDir::hostSyncsOf(const std::string& path) {
+  static const std::regex name(R"(train-([0-9]{12})\.ckpt)");
+  std::smatch m;
+  const std::string f = fs::path(path).filename().string();
+  if (!std::regex_match(f, m, name))
+    throw Error(fmt::format("train: {} is not a checkpoint's name (train-N.ckpt)", path));
+  return std::stoull(m[1].str());
 }
 
 std::string TrainingCheckpointDir::newest(const std::string& dir) {
@@ -152,8 +165,8 @@ void trainTestPause(const char* where, uint64_t n) {
   if (!env) return;
   const std::string want = fmt::format("{}:{}", where, n);
   if (want != env) return;
-  std::fprintf(stderr, "tessera-train-test: paused at %s %llu\n", where,
-               static_cast<unsigned long long>(n));
+  std::fprintf(stderr, "tessera-train-test: paused at %s %llu (pid %ld)\n", where,
+               static_cast<unsigned long long>(n), static_cast<long>(::getpid()));
   std::fflush(stderr);
   while (stopSignal() == 0) ::pause();
 }

@@ -23,6 +23,11 @@ class TrainingCheckpointDir {
   /// The newest checkpoint file in dir (temporary files of an interrupted save are not
   /// checkpoints); throws tessera::Error naming dir if it holds none.
   static std::string newest(const std::string& dir);
+  /// The path of the checkpoint of dir taken after hostSyncs host syncs.
+  static std::string path(const std::string& dir, uint64_t hostSyncs);
+  /// The host sync count in a checkpoint's file name; throws tessera::Error naming the file if it
+  /// is not one of these names.
+  static uint64_t hostSyncsOf(const std::string& path);
 
  private:
   std::string dir_;
@@ -49,7 +54,7 @@ int stopSignal();
 /// The resume test's stopping points: with TESSERA_TRAIN_TEST_PAUSE=WHERE:N in the environment,
 /// the N-th time WHERE is reached ("save": halfway through writing a checkpoint's temporary
 /// file; "step": after training step N's loss arrived) prints "tessera-train-test: paused at
-/// WHERE N" on stderr and waits to be killed (or for a signal StopSignals records).
+/// WHERE N (pid P)" on stderr and waits to be killed (or for a signal StopSignals records).
 void trainTestPause(const char* where, uint64_t n);
 
 }  // namespace tessera::bench

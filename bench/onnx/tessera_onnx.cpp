@@ -73,6 +73,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--trace-steps", to.traceSteps, "steps traced superstep by superstep");
   train->add_flag("--quiet", to.quiet, "no progress bar");
+  train
+      ->add_option("--checkpoint-every", to.checkpointEvery,
+                   "save a training checkpoint every N steps and at every epoch end")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  train->add_option("--checkpoint-dir", to.checkpointDir,
+                    "directory of the checkpoints (default: LOG_DIR/checkpoints)");
+  train->add_option("--resume", to.resumeDir,
+                    "continue from the newest checkpoint in this directory (same options)");
 
   tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
@@ -84,6 +92,7 @@ int main(int argc, char** argv) {
       if (*lrOpt) to.learningRate = lr;
       if (*momOpt) to.momentum = momentum;
       const tx::TrainResult r = tx::train(trainModel, to);
+      if (r.stoppedBySignal) return 128 + r.stoppedBySignal;
       fmt::print("wrote {} ({} steps, test accuracy {:.2f}%)\n", to.out, r.steps, 100 * r.accuracy);
     }
   } catch (const std::exception& e) {

@@ -6,8 +6,11 @@
 # saved weights, byte for byte; SIGTERM and SIGINT save, say how to resume and resume the same;
 # corrupt, truncated and mismatched checkpoints are refused naming the file and what differs.
 # On rtl and tcp (a tessera-server fronting the model) the short form runs: the uninterrupted run
-# and one SIGKILL halfway through a save, resumed.
-# Usage: train_resume_test.sh TESSERA_BENCH PYTHON WORK_DIR [model | rtl | tcp TESSERA_SERVER]
+# and one SIGKILL halfway through a save, resumed. With mpi, 2 replicas under mpirun: rank 1
+# killed halfway through its 3rd save (rank 0 has saved it: both resume from the one before),
+# SIGTERM to rank 1 alone (both save at the same host sync), and other rank counts refused.
+# Usage: train_resume_test.sh TESSERA_BENCH PYTHON WORK_DIR [model | rtl | tcp TESSERA_SERVER |
+#        mpi MPIRUN]
 set -u
 bench=$1
 python=$2
@@ -38,9 +41,9 @@ fi
 args=(train --device "$device" --tiles 4 --batch 8 --hidden 16 --max-steps 6 --epochs 2
       --eval-images 32 --quiet --target-accuracy 1)
 
-# same DIR: DIR's outputs equal the uninterrupted run's (ref).
+# same DIR [REF]: DIR's outputs equal the uninterrupted run's (REF, default ref).
 same() {
-  if ! "$python" - "$work/ref" "$1" <<'PY'; then
+  if ! "$python" - "${2:-$work/ref}" "$1" <<'PY'; then
 import json, sys
 def result(d):
     # Wall-clock figures differ between any two runs; everything else must not.
@@ -64,7 +67,10 @@ bad += [f"result.json {k}: {ra.get(k)} != {rb.get(k)}" for k in sorted(set(ra) |
         if ra.get(k) != rb.get(k)]
 if mllog(a) != mllog(b):
     bad.append(f"mlperf.log differs ({len(mllog(a))} and {len(mllog(b))} lines)")
+import os
 for f in ["trace.json", "curves.svg", "bsp.svg", "weights.npz"]:
+    if f == "weights.npz" and not os.path.exists(a + "/" + f):
+        continue  # replicas: rank 0 saves the weights
     if open(a + "/" + f, "rb").read() != open(b + "/" + f, "rb").read():
         bad.append(f + " differs")
 if len(mllog(a)) < 20:
@@ -106,6 +112,76 @@ resume() {
   fi
 }
 
+if [ "$backend" = mpi ]; then
+  mpirun=$5
+  mpi_args=(train --tiles 4 --hidden 16 --batch 16 --max-steps 6 --epochs 2 --eval-images 64
+            --quiet --target-accuracy 1 --replicas 2)
+  # mpi_run DIR [RANK1_PAUSE] -- ARGS...: 2 ranks, rank 1 with TESSERA_TRAIN_TEST_PAUSE set.
+  mpi_start() {
+    local dir=$1 pause=$2
+    shift 2
+    mkdir -p "$dir"
+    "$mpirun" --oversubscribe -np 1 "$bench" "${mpi_args[@]}" --out "$dir" "$@" : \
+      -np 1 env TESSERA_TRAIN_TEST_PAUSE="$pause" "$bench" "${mpi_args[@]}" --out "$dir" "$@" \
+      >"$dir.out" 2>"$dir.err" &
+    mpi_pid=$!
+  }
+  mpi_paused_rank() {
+    for _ in $(seq 600); do
+      rank_pid=$(grep -o "paused at .* (pid [0-9]*)" "$1.err" | grep -o "pid [0-9]*" | cut -d' ' -f2)
+      [ -n "$rank_pid" ] && return 0
+      sleep 0.1
+    done
+    fail "$1: rank 1 never paused: $(cat "$1.err")"
+    return 1
+  }
+  mpi_resume() {
+    if ! timeout 300 "$mpirun" --oversubscribe -np 2 "$bench" "${mpi_args[@]}" --out "$1" \
+         --checkpoint-every 2 --resume "$1/checkpoints" >"$1.resume.out" 2>&1; then
+      fail "$1: resume failed: $(cat "$1.resume.out")"
+      return 1
+    fi
+  }
+  timeout 300 "$mpirun" --oversubscribe -np 2 "$bench" "${mpi_args[@]}" --out "$work/ref" \
+    >"$work/ref.out" 2>&1 || fail "the uninterrupted run failed: $(cat "$work/ref.out")"
+  dir="$work/kill-rank1-save-3"
+  mpi_start "$dir" save:3 --checkpoint-every 2
+  if mpi_paused_rank "$dir"; then
+    sleep 1  # rank 0 finishes its 3rd save and waits for rank 1 in the next step
+    kill -9 "$rank_pid"
+    wait "$mpi_pid" 2>/dev/null
+    n0=$(ls "$dir/checkpoints" | grep -c 'ckpt$')
+    new0=$(ls "$dir/checkpoints" | grep 'ckpt$' | tail -1)
+    new1=$(ls "$dir/checkpoints/rank-1" | grep 'ckpt$' | tail -1)
+    [ "$n0" -eq 2 ] && [ "$new0" != "$new1" ] ||
+      fail "want rank 0 one checkpoint ahead of rank 1: $new0, $new1"
+    mpi_resume "$dir" && same "$dir" && same "$dir/rank-1" "$work/ref/rank-1"
+  fi
+  dir="$work/term-rank1"
+  mpi_start "$dir" step:5 --checkpoint-every 100
+  if mpi_paused_rank "$dir"; then
+    kill -TERM "$rank_pid"
+    wait "$mpi_pid"
+    [ $? -ne 0 ] || fail "SIGTERM: mpirun exited 0"
+    grep -q "stopped by SIGTERM after step 5" "$dir.err" || fail "SIGTERM: no resume hint: $(cat "$dir.err")"
+    [ "$(ls "$dir/checkpoints" | grep 'ckpt$' | tail -1)" = "$(ls "$dir/checkpoints/rank-1" | grep 'ckpt$' | tail -1)" ] ||
+      fail "SIGTERM: the ranks saved at different host syncs"
+    mpi_resume "$dir" && same "$dir" && same "$dir/rank-1" "$work/ref/rank-1"
+  fi
+  # Other rank counts.
+  out=$(timeout 120 "$mpirun" --oversubscribe -np 4 "$bench" train --tiles 4 --hidden 16 --batch 16 \
+        --max-steps 6 --epochs 2 --eval-images 64 --quiet --target-accuracy 1 --replicas 4 \
+        --out "$dir" --resume "$dir/checkpoints" 2>&1)
+  grep -q "they were saved by fewer ranks than this run's 4\|saved with replicas 2, this run has replicas 4" <<<"$out" ||
+    fail "4 ranks resumed a 2-rank checkpoint: $out"
+  out=$("$bench" train --tiles 4 --hidden 16 --batch 16 --max-steps 6 --epochs 2 --eval-images 64 \
+        --quiet --target-accuracy 1 --out "$dir" --resume "$dir/checkpoints" 2>&1)
+  grep -q "saved with replicas 2, this run has replicas 1" <<<"$out" ||
+    fail "1 rank resumed a 2-rank checkpoint: $out"
+  [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+  echo "all passed"
+  exit 0
+fi
 "$bench" "${args[@]}" --out "$work/ref" --save-weights "$work/ref/weights.npz" >"$work/ref.out" 2>&1 ||
   fail "the uninterrupted run failed: $(cat "$work/ref.out")"
 # Checkpoints alone change nothing.
