@@ -4,7 +4,8 @@
 # save, in the second epoch, twice in a row) and resumed ends with the uninterrupted run's
 # result.json (all but the wall-clock figures), MLLOG lines (all but time_ms), trace, pictures and
 # saved weights, byte for byte; SIGTERM and SIGINT save, say how to resume and resume the same;
-# corrupt, truncated and mismatched checkpoints are refused naming the file and what differs.
+# corrupt, truncated and mismatched (options, chip configuration) checkpoints are refused naming
+# the file and what differs.
 # On rtl and tcp (a tessera-server fronting the model) the short form runs: the uninterrupted run
 # and one SIGKILL halfway through a save, resumed. With mpi, 2 replicas under mpirun: rank 1
 # killed halfway through its 3rd save (rank 0 has saved it: both resume from the one before),
@@ -265,6 +266,11 @@ if start "$dir" step:5 --checkpoint-every 2; then
   refused "$dir" "--lr 0.5" "checkpoint $ckpt: saved with lr 0.05, this run has lr 0.5"
   refused "$dir" "--model lenet" "checkpoint $ckpt: saved with model mlp, this run has model lenet"
   refused "$dir" "--tile-mem 64" "checkpoint $ckpt: saved with tile-mem 0, this run has tile-mem 64"
+  # A chip of another configuration: the rtl's 64 KiB tiles, the model's 128 KiB for this MLP.
+  out=$("$bench" train --device rtl --tiles 4 --batch 8 --hidden 16 --max-steps 6 --epochs 2 \
+        --eval-images 32 --quiet --target-accuracy 1 --out "$dir" --resume "$dir/checkpoints" 2>&1)
+  want="checkpoint $ckpt: checkpoint: saved on a chip of 4 tiles x 131072 bytes (6 contexts); this device has 4 tiles x 65536 bytes"
+  if grep -qF -- "$want" <<<"$out"; then echo "ok: refused: $want"; else fail "rtl resume: want \"$want\", got: $out"; fi
   cp "$ckpt" "$work/good.ckpt"
   # A flipped byte in the middle, then the file cut short.
   size=$(stat -c %s "$ckpt")
