@@ -146,6 +146,9 @@ StopSignals::StopSignals() : saved_(std::make_unique<Saved>()) {
   recordedSignal = 0;
   struct sigaction sa {};
   sa.sa_handler = recordStopSignal;
+  // Interrupted system calls resume (a device's socket or UART wait must not fail with EINTR);
+  // the run sees the signal at its next host sync.
+  sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &saved_->intAction);
   sigaction(SIGTERM, &sa, &saved_->termAction);
