@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 
+#include "tessera/checkpoint.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::bench {
@@ -46,6 +47,10 @@ struct MlpTrainer::Impl {
   uint64_t gradSteps = 0;      // steps whose gradients were summed
   double replicaSeconds = 0;
   bool hooksSet = false;
+  std::function<bool(const RunResult&)> syncHook;
+  bool stopped = false;   // the sync hook ended the run
+  bool resumed = false;   // the next run() continues a restored one
+  EngineStats statsBase;  // the figures of the runs before a resume
   Impl(Device& d, const MlpConfig& c) : dev(d), cfg(c) {}
 };
 
@@ -94,6 +99,11 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config)
       m.evalStart = r.cycles;
     }
     if (m.userObserver) m.userObserver(r);
+  });
+  m.engine->setSyncObserver([&m](const RunResult& r) {
+    if (r.reason != StopReason::HostSync || !m.syncHook || m.syncHook(r)) return true;
+    m.stopped = true;
+    return false;
   });
   // A stream's offset counts its bytes since the load, and a host sync copies one step's bytes in
   // several regions (one per contiguous run of the tensor on a tile): step = offset / step bytes,
@@ -306,6 +316,65 @@ ModelParameters MlpTrainer::modelParameters() {
   return p;
 }
 
+void MlpTrainer::setSyncHook(std::function<bool(const RunResult&)> hook) {
+  impl_->syncHook = std::move(hook);
+}
+
+MlpRunState MlpTrainer::runState() const {
+  const Impl& m = *impl_;
+  MlpRunState s;
+  s.stepLoss = m.current.stepLoss;
+  s.stepCorrect = m.current.stepCorrect;
+  s.evalCorrect = m.current.evalCorrect;
+  s.evalStart = m.evalStart;
+  s.stepsDone = m.stepsDone;
+  s.streamOffsets = m.engine->streamOffsets();
+  s.gradientSum = m.gradSum;
+  s.gradientSteps = m.gradSteps;
+  const EngineStats e = m.engine->stats();
+  const EngineStats& b = m.statsBase;
+  s.engine = {b.hostSyncs + e.hostSyncs,
+              b.hostToDeviceBytes + e.hostToDeviceBytes,
+              b.deviceToHostBytes + e.deviceToHostBytes,
+              b.deviceSeconds + e.deviceSeconds,
+              b.hostIoSeconds + e.hostIoSeconds,
+              b.prefetchWaits + e.prefetchWaits,
+              b.prefetchWaitSeconds + e.prefetchWaitSeconds,
+              b.prefetchMissBytes + e.prefetchMissBytes};
+  return s;
+}
+
+uint64_t MlpTrainer::trainBatchesTaken() const {
+  const int images = impl_->compiled.executable.findStream("images");
+  if (images < 0) return 0;
+  return impl_->engine->streamOffsets().at(static_cast<size_t>(images)) /
+         (4 * impl_->cfg.batch * impl_->cfg.inputs);
+}
+
+std::vector<uint8_t> MlpTrainer::saveCheckpoint(std::span<const uint8_t> appData) {
+  return tessera::saveCheckpoint(impl_->dev, appData);
+}
+
+void MlpTrainer::resume(std::span<const uint8_t> checkpoint, const MlpRunState& state) {
+  Impl& m = *impl_;
+  if (m.ran) throw Error("mlp: resume needs a trainer that has not run");
+  if (state.streamOffsets.size() != m.engine->streamOffsets().size())
+    throw Error(fmt::format("mlp: the saved run has {} streams, the program {}",
+                            state.streamOffsets.size(), m.engine->streamOffsets().size()));
+  restoreCheckpoint(m.dev, checkpoint);
+  m.engine->resumeFromCheckpoint(state.streamOffsets);
+  m.current = MlpRunResult{};
+  m.current.stepLoss = state.stepLoss;
+  m.current.stepCorrect = state.stepCorrect;
+  m.current.evalCorrect = state.evalCorrect;
+  m.evalStart = state.evalStart;
+  m.stepsDone = state.stepsDone;
+  m.statsBase = state.engine;
+  m.gradSum = state.gradientSum;
+  m.gradSteps = state.gradientSteps;
+  m.resumed = true;
+}
+
 Device& MlpTrainer::device() {
   return impl_->dev;
 }
@@ -327,17 +396,29 @@ MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval,
   Impl& m = *impl_;
   m.train = train;
   m.eval = eval;
-  m.current = MlpRunResult{};
-  m.evalStart.reset();
   m.replicaSeconds = 0;
   if (m.cfg.replicas > 1 && !m.hooksSet) {
     throw Error(fmt::format("mlp: {} replicas but no replica hooks (MlpTrainer::setReplicaHooks)",
                             m.cfg.replicas));
   }
-  if (m.ran) m.engine->restart();
+  if (m.resumed) {
+    m.resumed = false;  // the restored run goes on: its results so far are in m.current
+  } else {
+    m.current = MlpRunResult{};
+    m.evalStart.reset();
+    if (m.ran) m.engine->restart();
+  }
   m.ran = true;
+  m.stopped = false;
   const RunResult r = m.engine->run(maxCycles);
   if (r.reason == StopReason::Trap) throw Error("mlp: " + describeTrap(r.trap));
+  if (m.stopped && r.reason == StopReason::HostSync) {
+    MlpRunResult out = std::move(m.current);
+    out.stopped = true;
+    out.cycles = r.cycles;
+    out.engine = runState().engine;
+    return out;
+  }
   if (r.reason != StopReason::Halted)
     throw Error(fmt::format("mlp: the run did not end within {} cycles", maxCycles));
   MlpRunResult out = std::move(m.current);
@@ -350,7 +431,7 @@ MlpRunResult MlpTrainer::run(const BatchSource& train, const BatchSource& eval,
     out.tiles.push_back(
         {r.cycles - s.syncWaitCycles - s.exchangeCycles, s.syncWaitCycles, s.exchangeCycles});
   }
-  out.engine = m.engine->stats();
+  out.engine = runState().engine;
   out.replicaSeconds = m.replicaSeconds;
   out.gradientBytes = m.cfg.gradientSync ? 4 * gradientCount(m.cfg) : 0;
   return out;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -53,6 +54,21 @@ struct MlpRunResult {
   EngineStats engine;             ///< host-side figures (cumulative since the load)
   double replicaSeconds = 0;   ///< host time in the ReplicaHooks this run (gradient sums, gathers)
   uint64_t gradientBytes = 0;  ///< bytes of one step's gradients (0 without gradientSync)
+  bool stopped = false;  ///< the sync hook ended the run at a host sync (only a checkpoint goes on)
+};
+
+/// The host side of a run in progress at a host sync: what a training checkpoint keeps beside the
+/// chip's state to continue the run (MlpTrainer::resume).
+struct MlpRunState {
+  std::vector<float> stepLoss;          ///< the run's step losses so far
+  std::vector<uint32_t> stepCorrect;    ///< and correct counts
+  uint64_t evalCorrect = 0;             ///< correct predictions of the evaluation so far
+  std::optional<uint64_t> evalStart;    ///< chip cycle of the run's first evaluation host sync
+  uint64_t stepsDone = 0;               ///< training steps over all runs
+  std::vector<uint64_t> streamOffsets;  ///< Engine::streamOffsets()
+  std::vector<float> gradientSum;       ///< gradientSync: the summed gradients not yet sent back
+  uint64_t gradientSteps = 0;           ///< gradientSync: steps whose gradients were summed
+  EngineStats engine;                   ///< the Engine's figures since the first load
 };
 
 /// The compiled training graph on one device.
@@ -91,6 +107,19 @@ class MlpTrainer {
   /// How replicas combine steps; needed before the first run when config().replicas > 1 (one
   /// replica sums and gathers by itself).
   void setReplicaHooks(ReplicaHooks hooks);
+  /// Called at every host sync after its stream copies, before the device is released (the point
+  /// of a checkpoint); returning false ends run() there with MlpRunResult::stopped.
+  void setSyncHook(std::function<bool(const RunResult&)> hook);
+  /// The run's host-side state; meaningful in the sync hook.
+  MlpRunState runState() const;
+  /// Training minibatches the device has taken (over all runs); meaningful in the sync hook.
+  uint64_t trainBatchesTaken() const;
+  /// The chip's checkpoint (tessera/checkpoint.hpp) with appData; only in the sync hook.
+  std::vector<uint8_t> saveCheckpoint(std::span<const uint8_t> appData);
+  /// Restore a checkpoint saved in the sync hook of a trainer of the same configuration, with the
+  /// run state of that moment: the next run() continues that run. Throws tessera::Error if the
+  /// checkpoint does not fit the device.
+  void resume(std::span<const uint8_t> checkpoint, const MlpRunState& state);
   /// One run: config().trainSteps training steps from `train`, then config().evalSteps evaluation
   /// batches from `eval`. Throws on a trap or if the chip does not halt within maxCycles.
   MlpRunResult run(const BatchSource& train, const BatchSource& eval,

@@ -266,6 +266,16 @@ int main(int argc, char** argv) {
                  "modelled latency of one all-reduce ring step, microseconds")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  tr->add_option(
+        "--checkpoint-every", train.checkpointEvery,
+        "save a training checkpoint every N steps and at every epoch end (docs/training.md)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  tr->add_option("--checkpoint-dir", train.checkpointDir,
+                 "directory of the checkpoints (default: OUT/checkpoints; the --resume one when "
+                 "resuming)");
+  tr->add_option("--resume", train.resumeDir,
+                 "continue from the newest checkpoint in this directory (same options as the "
+                 "saved run)");
   tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   // MPI only for replicas: --replicas > 1, or started by mpirun. Any failure on one rank then ends

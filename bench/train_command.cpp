@@ -9,17 +9,20 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "file_io.hpp"
 #include "mlp_trainer.hpp"
 #include "mpi_comm.hpp"
 #include "report_html.hpp"
+#include "tessera/checkpoint.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/error.hpp"
 #include "train/all_reduce_model.hpp"
@@ -31,6 +34,7 @@
 #include "train/npz_file.hpp"
 #include "train/progress_bar.hpp"
 #include "train/svg_chart.hpp"
+#include "training_checkpoint.hpp"
 
 namespace tessera::bench {
 
@@ -114,6 +118,17 @@ class SuperstepTracer {
     last_ = r.cycles;
     ++superstep_;
   }
+  // What a checkpoint keeps; the counters at the last stop are the restored device's own.
+  nlohmann::json state() const {
+    return {{"syncs", trainSyncs_}, {"done", done_}, {"last", last_}, {"superstep", superstep_}};
+  }
+  void restore(const nlohmann::json& j) {
+    trainSyncs_ = j.at("syncs").get<uint32_t>();
+    done_ = j.at("done").get<bool>();
+    last_ = j.at("last").get<uint64_t>();
+    superstep_ = j.at("superstep").get<int64_t>();
+    for (unsigned t = 0; t < prev_.size(); ++t) prev_[t] = dev_.stats(t);
+  }
 
  private:
   Device& dev_;
@@ -151,6 +166,11 @@ struct TrainTotals {
   uint64_t gradientBytes = 0;
   EngineStats engine;
   uint32_t epochsRun = 0;
+  int interruptedBy = 0;       // the signal that ended the run at a checkpoint (0: none)
+  std::string lastCheckpoint;  // the newest checkpoint this process saved
+  uint64_t checkpointsSaved = 0;
+  size_t checkpointBytes = 0;    // of the last one
+  double checkpointSeconds = 0;  // all saves, wall
 };
 
 // The BSP breakdown and the modelled inter-chip all-reduce, from the totals.
@@ -166,6 +186,32 @@ struct TrainFigures {
     return allTileCycles > 0 ? 100.0 * static_cast<double>(v) / allTileCycles : 0.0;
   }
 };
+
+// Floating-point values go into a checkpoint as their bits, so that a resumed run continues
+// with exactly the numbers of the uninterrupted one.
+uint64_t bitsOf(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+double doubleOf(uint64_t b) {
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d;
+}
+uint32_t bitsOf(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+float floatOf(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+constexpr const char* kCheckpointFormat = "tessera-train-checkpoint";
+constexpr uint32_t kCheckpointVersion = 1;
 
 // The checks on the options and the MPI ranks; returns the replica count.
 unsigned checkTrainOptions(const TrainOptions& opt, ReplicaComm* comm) {
@@ -188,12 +234,14 @@ unsigned checkTrainOptions(const TrainOptions& opt, ReplicaComm* comm) {
         "options",
         fmt::format("model {} batch {} epochs {} hidden {} optimizer '{}' lr {} momentum {} "
                     "weight-decay {} betas {},{} eps {} target {} max-steps {} seed {} data '{}' "
-                    "load '{}' eval-images {} tiles {} tile-mem {}",
+                    "load '{}' eval-images {} tiles {} tile-mem {} checkpoint-every {} "
+                    "checkpoints {} resume {}",
                     opt.model, opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.optimizer,
                     opt.learningRate ? fmt::format("{}", *opt.learningRate) : "default",
                     opt.momentum ? fmt::format("{}", *opt.momentum) : "default", opt.weightDecay,
                     opt.beta1, opt.beta2, opt.eps, opt.targetAccuracy, opt.maxSteps, opt.seed,
-                    opt.dataDir, opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB));
+                    opt.dataDir, opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB,
+                    opt.checkpointEvery, !opt.checkpointDir.empty(), !opt.resumeDir.empty()));
   }
   return replicas;
 }
@@ -252,6 +300,194 @@ std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& mode
   return openDevice(o.device, dopt);
 }
 
+// What a resumed run must share with the saved one: everything that decides the bits it computes
+// (floating-point values as fmt's shortest round-trip text: equal text is equal bits)
+// (the device may differ: a checkpoint moves between backends; the chip's configuration is
+// checked by the chip checkpoint itself).
+nlohmann::ordered_json optionsRecord(const TrainContext& ctx) {
+  const TrainOptions& o = ctx.o;
+  nlohmann::ordered_json shapes;
+  for (const ParameterShape& s : ctx.model->parameterShapes())
+    shapes.push_back(fmt::format("{} ({})", s.name, fmt::join(s.shape, ", ")));
+  return {{"model", ctx.model->name()},
+          {"parameters", shapes},
+          {"replicas", ctx.replicas},
+          {"batch", o.batch},
+          {"epochs", o.epochs},
+          {"optimizer", ctx.optimizer},
+          {"lr", fmt::format("{}", ctx.cfg.learningRate)},
+          {"momentum", fmt::format("{}", ctx.cfg.momentum)},
+          {"weight-decay", fmt::format("{}", ctx.cfg.weightDecay)},
+          {"adam-beta1", fmt::format("{}", ctx.cfg.beta1)},
+          {"adam-beta2", fmt::format("{}", ctx.cfg.beta2)},
+          {"adam-eps", fmt::format("{}", ctx.cfg.eps)},
+          {"target-accuracy", fmt::format("{}", o.targetAccuracy)},
+          {"max-steps", o.maxSteps},
+          {"seed", o.seed},
+          {"data", o.dataDir},
+          {"load-weights", o.loadWeights},
+          {"eval-images", o.evalImages},
+          {"tiles", o.tiles},
+          {"tile-mem", o.tileMemKiB},
+          {"clock-mhz", fmt::format("{}", o.clockMHz)},
+          {"trace-steps", o.traceSteps},
+          {"link-gbps", fmt::format("{}", o.linkGBps)},
+          {"link-step-us", fmt::format("{}", o.linkStepUs)}};
+}
+
+nlohmann::json curveJson(const std::vector<SvgChart::Point>& c) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const SvgChart::Point& p : c) j.push_back({bitsOf(p.x), bitsOf(p.y)});
+  return j;
+}
+
+std::vector<SvgChart::Point> curveOf(const nlohmann::json& j) {
+  std::vector<SvgChart::Point> c;
+  for (const nlohmann::json& p : j)
+    c.push_back({doubleOf(p.at(0).get<uint64_t>()), doubleOf(p.at(1).get<uint64_t>())});
+  return c;
+}
+
+nlohmann::json engineJson(const EngineStats& e) {
+  return {e.hostSyncs,
+          e.hostToDeviceBytes,
+          e.deviceToHostBytes,
+          bitsOf(e.deviceSeconds),
+          bitsOf(e.hostIoSeconds),
+          e.prefetchWaits,
+          bitsOf(e.prefetchWaitSeconds),
+          e.prefetchMissBytes};
+}
+
+EngineStats engineOf(const nlohmann::json& j) {
+  return {j.at(0).get<uint64_t>(),           j.at(1).get<uint64_t>(),
+          j.at(2).get<uint64_t>(),           doubleOf(j.at(3).get<uint64_t>()),
+          doubleOf(j.at(4).get<uint64_t>()), j.at(5).get<uint64_t>(),
+          doubleOf(j.at(6).get<uint64_t>()), j.at(7).get<uint64_t>()};
+}
+
+nlohmann::json totalsJson(const TrainTotals& tt) {
+  nlohmann::json tiles = nlohmann::json::array();
+  for (const TileCycles& t : tt.tileTotals) tiles.push_back({t.compute, t.syncWait, t.exchange});
+  return {{"loss_curve", curveJson(tt.lossCurve)},
+          {"acc_curve", curveJson(tt.accCurve)},
+          {"tiles", tiles},
+          {"train_cycles", tt.trainCycles},
+          {"eval_cycles", tt.evalCycles},
+          {"steps", tt.steps},
+          {"accuracy", bitsOf(tt.accuracy)},
+          {"train_wall", bitsOf(tt.trainWall)},
+          {"replica_seconds", bitsOf(tt.replicaSeconds)},
+          {"gradient_bytes", tt.gradientBytes},
+          {"engine", engineJson(tt.engine)}};
+}
+
+void restoreTotals(TrainTotals& tt, const nlohmann::json& j) {
+  tt.lossCurve = curveOf(j.at("loss_curve"));
+  tt.accCurve = curveOf(j.at("acc_curve"));
+  const nlohmann::json& tiles = j.at("tiles");
+  if (tiles.size() != tt.tileTotals.size())
+    throw Error(
+        fmt::format("{} tiles saved, the device has {}", tiles.size(), tt.tileTotals.size()));
+  for (size_t t = 0; t < tiles.size(); ++t)
+    tt.tileTotals[t] = {tiles[t].at(0).get<uint64_t>(), tiles[t].at(1).get<uint64_t>(),
+                        tiles[t].at(2).get<uint64_t>()};
+  tt.trainCycles = j.at("train_cycles").get<uint64_t>();
+  tt.evalCycles = j.at("eval_cycles").get<uint64_t>();
+  tt.steps = j.at("steps").get<uint64_t>();
+  tt.accuracy = doubleOf(j.at("accuracy").get<uint64_t>());
+  tt.trainWall = doubleOf(j.at("train_wall").get<uint64_t>());
+  tt.replicaSeconds = doubleOf(j.at("replica_seconds").get<uint64_t>());
+  tt.gradientBytes = j.at("gradient_bytes").get<uint64_t>();
+  tt.engine = engineOf(j.at("engine"));
+}
+
+nlohmann::json runStateJson(const MlpRunState& r) {
+  nlohmann::json loss = nlohmann::json::array();
+  for (float x : r.stepLoss) loss.push_back(bitsOf(x));
+  nlohmann::json gradSum = nlohmann::json::array();
+  for (float x : r.gradientSum) gradSum.push_back(bitsOf(x));
+  return {{"step_loss", loss},
+          {"step_correct", r.stepCorrect},
+          {"eval_correct", r.evalCorrect},
+          {"eval_start", r.evalStart ? nlohmann::json(*r.evalStart) : nlohmann::json(nullptr)},
+          {"steps_done", r.stepsDone},
+          {"stream_offsets", r.streamOffsets},
+          {"gradient_sum", gradSum},
+          {"gradient_steps", r.gradientSteps},
+          {"engine", engineJson(r.engine)}};
+}
+
+MlpRunState runStateOf(const nlohmann::json& j) {
+  MlpRunState r;
+  for (const nlohmann::json& x : j.at("step_loss"))
+    r.stepLoss.push_back(floatOf(x.get<uint32_t>()));
+  r.stepCorrect = j.at("step_correct").get<std::vector<uint32_t>>();
+  r.evalCorrect = j.at("eval_correct").get<uint64_t>();
+  if (!j.at("eval_start").is_null()) r.evalStart = j.at("eval_start").get<uint64_t>();
+  r.stepsDone = j.at("steps_done").get<uint64_t>();
+  r.streamOffsets = j.at("stream_offsets").get<std::vector<uint64_t>>();
+  for (const nlohmann::json& x : j.at("gradient_sum"))
+    r.gradientSum.push_back(floatOf(x.get<uint32_t>()));
+  r.gradientSteps = j.at("gradient_steps").get<uint64_t>();
+  r.engine = engineOf(j.at("engine"));
+  return r;
+}
+
+// A checkpoint read for --resume: the chip's part and the host's (its APP section).
+struct TrainResume {
+  std::string path;
+  std::vector<uint8_t> bytes;
+  nlohmann::json host;
+};
+
+// Read and check the newest checkpoint of dir against this run; every refusal names the file.
+// With replicas, every rank continues from the same host sync: the newest that all ranks saved (a
+// rank killed during a save may be one checkpoint behind the others; each keeps two).
+TrainResume loadTrainCheckpoint(const std::string& dir, const TrainContext& ctx,
+                                ReplicaComm* comm) {
+  TrainResume r;
+  if (ctx.replicas > 1 && ctx.rank > 0 && !std::filesystem::is_directory(dir)) {
+    throw Error(fmt::format(
+        "train: --resume: no checkpoints of rank {} ({}): they were saved by fewer ranks than "
+        "this run's {}, and a run resumes only with the rank count it was saved with",
+        ctx.rank, dir, ctx.replicas));
+  }
+  r.path = TrainingCheckpointDir::newest(dir);
+  if (ctx.replicas > 1) {
+    const double mine = static_cast<double>(TrainingCheckpointDir::hostSyncsOf(r.path));
+    r.path = TrainingCheckpointDir::path(dir, static_cast<uint64_t>(-comm->max(-mine)));
+  }
+  try {
+    r.bytes = readRegularFile(r.path, uint64_t{4} << 30, "checkpoint");
+    const CheckpointInfo info = readCheckpointInfo(r.bytes);
+    r.host = nlohmann::json::parse(info.appData.begin(), info.appData.end());
+    if (!r.host.is_object() || r.host.value("format", "") != kCheckpointFormat)
+      throw Error("not a training checkpoint (tessera-run's?)");
+    if (r.host.at("version").get<uint32_t>() != kCheckpointVersion)
+      throw Error(fmt::format("version {}, this build reads version {}",
+                              r.host.at("version").dump(), kCheckpointVersion));
+    const nlohmann::ordered_json want = optionsRecord(ctx);
+    const nlohmann::json& saved = r.host.at("options");
+    for (const auto& [key, value] : want.items()) {
+      const nlohmann::json got = saved.contains(key) ? saved.at(key) : nlohmann::json(nullptr);
+      const nlohmann::json now = value;
+      auto text = [](const nlohmann::json& v) {
+        return v.is_string() ? v.get<std::string>() : v.dump();
+      };
+      if (got != now)
+        throw Error(
+            fmt::format("saved with {} {}, this run has {} {}", key, text(got), key, text(now)));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(
+        fmt::format("train: checkpoint {}: malformed training state: {}", r.path, e.what()));
+  } catch (const Error& e) {
+    throw Error(fmt::format("train: checkpoint {}: {}", r.path, e.what()));
+  }
+  return r;
+}
+
 // The MLPerf log's run parameters, up to run_start.
 void logRunStart(MlperfLogger& log, const TrainContext& ctx) {
   const TrainOptions& o = ctx.o;
@@ -275,24 +511,102 @@ void logRunStart(MlperfLogger& log, const TrainContext& ctx) {
   log.runStart();
 }
 
+// Where and what a run checkpoints (docs/training.md, "Checkpoints and resume").
+struct CheckpointPlan {
+  TrainingCheckpointDir* dir = nullptr;  // null: no checkpoints
+  uint64_t every = 0;                    // steps between checkpoints (0: epoch ends and signals)
+  const TrainResume* resume = nullptr;   // the checkpoint this run continues
+  SuperstepTracer* tracer = nullptr;
+  ChromeTrace* trace = nullptr;
+};
+
 // The epoch runs, each followed by its evaluation, until the target accuracy or the last epoch.
 TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogger& log,
                         ReplicaComm* comm, const BatchSource& trainSource,
-                        const BatchSource& evalSource, unsigned tiles, Clock::time_point runStart) {
+                        const BatchSource& evalSource, unsigned tiles, Clock::time_point runStart,
+                        const CheckpointPlan& plan) {
   const TrainOptions& o = ctx.o;
   const uint64_t totalSteps = static_cast<uint64_t>(ctx.cfg.trainSteps) * o.epochs;
   ProgressBar progress(stdout, totalSteps, o.epochs, o.batch);  // samples: global minibatches
   uint32_t epoch = 1;
   trainer.setStepObserver([&](uint64_t step, float loss) {
     if (!o.quiet) progress.update(step, epoch, loss);
+    trainTestPause("step", step);
   });
 
   TrainTotals tt;
   tt.tileTotals.resize(tiles);
+  bool midRun = false;  // the first run continues the checkpoint's
+  if (plan.resume) {
+    const nlohmann::json& h = plan.resume->host;
+    try {
+      restoreTotals(tt, h.at("totals"));
+      epoch = h.at("epoch").get<uint32_t>();
+      runStart -= std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(doubleOf(h.at("run_wall_s").get<uint64_t>())));
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("train: checkpoint {}: malformed training state: {}",
+                              plan.resume->path, e.what()));
+    }
+    midRun = true;
+  }
+  if (plan.dir) {
+    // At a training step's host sync every `every` steps, at the first evaluation host sync of a
+    // run (the epoch's training is over), and at any host sync after SIGINT/SIGTERM.
+    trainer.setSyncHook([&](const RunResult& r) {
+      // Every replica stops at the same host sync, whichever got the signal.
+      int sig = stopSignal();
+      if (ctx.replicas > 1) sig = static_cast<int>(comm->max(sig));
+      const MlpRunState state = trainer.runState();
+      bool due = false;
+      if (r.hostSyncId == trainer.trainSyncId() && ctx.cfg.trainSteps > 0) {
+        const uint64_t before = trainer.trainBatchesTaken() - 1;  // steps before this one
+        due = plan.every > 0 && before > 0 && before % plan.every == 0;
+      } else {
+        due = state.evalStart == r.cycles;
+      }
+      if (!due && sig == 0) return true;
+      const auto t0 = Clock::now();
+      nlohmann::json host = {{"format", kCheckpointFormat},
+                             {"version", kCheckpointVersion},
+                             {"options", optionsRecord(ctx)},
+                             {"epoch", epoch},
+                             {"data_position", trainer.trainBatchesTaken()},
+                             {"data_seed", o.seed + 1},
+                             {"run", runStateJson(state)},
+                             {"totals", totalsJson(tt)},
+                             {"run_wall_s", bitsOf(secondsSince(runStart))},
+                             {"mllog", ""}};
+      if (plan.tracer) {
+        host["tracer"] = plan.tracer->state();
+        host["trace"] = plan.trace->state();
+      }
+      const std::vector<uint8_t> mllog =
+          readRegularFile(log.path(), uint64_t{1} << 30, "MLPerf log");
+      host["mllog"] = std::string(mllog.begin(), mllog.end());
+      const std::string text = host.dump();
+      const std::vector<uint8_t> bytes =
+          trainer.saveCheckpoint({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+      tt.lastCheckpoint = plan.dir->save(state.engine.hostSyncs, bytes);
+      ++tt.checkpointsSaved;
+      tt.checkpointBytes = bytes.size();
+      tt.checkpointSeconds += secondsSince(t0);
+      if (sig == 0) return true;
+      tt.interruptedBy = sig;
+      return false;
+    });
+  }
   for (; epoch <= o.epochs; ++epoch) {
-    log.epochStart(epoch);
+    if (!midRun) log.epochStart(epoch);
+    midRun = false;
     const auto e0 = Clock::now();
     MlpRunResult r = trainer.run(trainSource, evalSource);
+    if (r.stopped) {
+      if (!o.quiet) progress.finish();
+      trainer.setStepObserver({});
+      trainer.setSyncHook({});
+      return tt;
+    }
     // This run's training share of the wall time, by this chip's own cycles.
     tt.trainWall +=
         secondsSince(e0) *
@@ -331,6 +645,7 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
   }
   if (!o.quiet) progress.finish();
   trainer.setStepObserver({});  // it refers to this function's progress bar
+  trainer.setSyncHook({});
   log.runStop(tt.status);
   tt.runWall = secondsSince(runStart);
   tt.epochsRun = epoch > o.epochs ? o.epochs : epoch;
@@ -523,6 +838,11 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
   fmt::print(
       "{:<38} 0 cycles (the chip stops at host syncs); {} prefetch waits, {:.3f} s host time\n",
       "device waiting for host data", tt.engine.prefetchWaits, tt.engine.prefetchWaitSeconds);
+  if (tt.checkpointsSaved > 0) {
+    fmt::print("{:<38} {} saved, the last {} bytes, {:.3f} s per save (newest {})\n", "checkpoints",
+               tt.checkpointsSaved, tt.checkpointBytes,
+               tt.checkpointSeconds / static_cast<double>(tt.checkpointsSaved), tt.lastCheckpoint);
+  }
   fmt::print(
       "\nwrote {0}/mlperf.log, {0}/result.json, {0}/compile-report.json, {0}/bsp.svg, "
       "{0}/curves.svg{1}{2}\n",
@@ -542,6 +862,15 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
     ctx.o.outDir = fmt::format("{}/rank-{}", opt.outDir, ctx.rank);
     ctx.o.quiet = true;
     ctx.o.saveWeights.clear();  // every replica holds the same weights: rank 0 saves them
+    // Each rank checkpoints into DIR/rank-N of the checkpoint and resume directories.
+    const bool checkpoints =
+        opt.checkpointEvery > 0 || !opt.checkpointDir.empty() || !opt.resumeDir.empty();
+    const std::string base = !opt.checkpointDir.empty() ? opt.checkpointDir
+                             : !opt.resumeDir.empty()   ? opt.resumeDir
+                                                        : opt.outDir + "/checkpoints";
+    if (checkpoints) ctx.o.checkpointDir = fmt::format("{}/rank-{}", base, ctx.rank);
+    if (!opt.resumeDir.empty())
+      ctx.o.resumeDir = fmt::format("{}/rank-{}", opt.resumeDir, ctx.rank);
   }
   const TrainOptions& o = ctx.o;
   ctx.localBatch = o.batch / ctx.replicas;
@@ -549,7 +878,14 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
 
   // Setup: the log, the data, the network, the device.
   std::filesystem::create_directories(o.outDir);
-  MlperfLogger log(o.outDir + "/mlperf.log");
+  const bool resuming = !o.resumeDir.empty();
+  const bool checkpoints = o.checkpointEvery > 0 || !o.checkpointDir.empty() || resuming;
+  // From here SIGINT/SIGTERM end the run at its next host sync, with a checkpoint.
+  std::optional<StopSignals> stopSignals;
+  if (checkpoints) stopSignals.emplace();
+  // A resumed run's log is the saved one continued: it is opened once the checkpoint is read.
+  std::optional<MlperfLogger> logFile;
+  if (!resuming) logFile.emplace(o.outDir + "/mlperf.log");
   ctx.model = o.modelObject ? o.modelObject : makeModel(o.model, o.hidden);
   ctx.optimizer = optimizerName(o, ctx.model->defaults());
   ctx.model->defaults().learningRate(ctx.optimizer);  // an unknown optimizer fails here
@@ -558,10 +894,12 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
         fmt::format("train: --momentum {} with --optimizer {} (momentum is for "
                     "--optimizer momentum)",
                     *o.momentum, ctx.optimizer));
-  log.submission("fashion_mnist_" + ctx.model->name(), "tessera", "open", "research",
-                 "tessera " + o.device);
-  log.cacheClear();
-  log.initStart();
+  if (!resuming) {
+    logFile->submission("fashion_mnist_" + ctx.model->name(), "tessera", "open", "research",
+                        "tessera " + o.device);
+    logFile->cacheClear();
+    logFile->initStart();
+  }
   const FashionMnist data =
       FashionMnist::load(o.dataDir.empty() ? FashionMnist::defaultDir() : o.dataDir);
   ctx.cfg = networkConfig(ctx);
@@ -573,6 +911,13 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
       o.maxSteps ? std::min<uint64_t>(stepsPerEpoch, o.maxSteps) : stepsPerEpoch);
   ctx.testCount = o.evalImages ? std::min(o.evalImages, data.test().count()) : data.test().count();
   ctx.cfg.evalSteps = static_cast<uint32_t>((ctx.testCount + o.batch - 1) / o.batch);
+  std::optional<TrainResume> resume;
+  if (resuming) {
+    resume = loadTrainCheckpoint(o.resumeDir, ctx, comm);
+    logFile.emplace(o.outDir + "/mlperf.log");
+    logFile->continueFrom(resume->host.at("mllog").get<std::string>());
+  }
+  MlperfLogger& log = *logFile;
   auto dev = openTrainDevice(o, *ctx.model);
   MlpTrainer trainer(*dev, ctx.cfg);
   if (ctx.replicas > 1) {
@@ -584,8 +929,10 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
                              }});
   }
   writeFileChecked(o.outDir + "/compile-report.json", trainer.report().toJson());
-  trainer.setParameters(params);
-  logRunStart(log, ctx);
+  if (!resuming) {
+    trainer.setParameters(params);
+    logRunStart(log, ctx);
+  }
   const auto runStart = Clock::now();
 
   // The streams: this replica's rows of each training minibatch, and the evaluation batches.
@@ -615,8 +962,50 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
     dev->setSyncBreak(true);
     trainer.setStopObserver([&](const RunResult& r) { tracer.onStop(r); });
   }
-  const TrainTotals totals =
-      trainEpochs(ctx, trainer, log, comm, trainSource, evalSource, dev->info().tiles, runStart);
+  CheckpointPlan plan;
+  std::optional<TrainingCheckpointDir> checkpointDir;
+  if (checkpoints) {
+    checkpointDir.emplace(!o.checkpointDir.empty() ? o.checkpointDir
+                          : resuming               ? o.resumeDir
+                                                   : o.outDir + "/checkpoints");
+    plan.dir = &*checkpointDir;
+    plan.every = o.checkpointEvery;
+  }
+  if (o.traceSteps > 0) {
+    plan.tracer = &tracer;
+    plan.trace = &trace;
+  }
+  if (resume) {
+    // The chip (weights, optimizer state, cycle and counters) and then the host's side of it.
+    try {
+      trainer.resume(resume->bytes, runStateOf(resume->host.at("run")));
+      if (o.traceSteps > 0) {
+        trace.restore(resume->host.at("trace"));
+        tracer.restore(resume->host.at("tracer"));
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(fmt::format("train: checkpoint {}: malformed training state: {}", resume->path,
+                              e.what()));
+    } catch (const Error& e) {
+      throw Error(fmt::format("train: checkpoint {}: {}", resume->path, e.what()));
+    }
+    plan.resume = &*resume;
+    if (!o.quiet)
+      fmt::print("resuming from {} (epoch {}, step {})\n", resume->path,
+                 resume->host.at("epoch").get<uint32_t>(),
+                 resume->host.at("run").at("steps_done").get<uint64_t>());
+  }
+  const TrainTotals totals = trainEpochs(ctx, trainer, log, comm, trainSource, evalSource,
+                                         dev->info().tiles, runStart, plan);
+  if (totals.interruptedBy != 0) {
+    if (ctx.rank > 0) return 128 + totals.interruptedBy;
+    fmt::print(stderr,
+               "\ntrain: stopped by {} after step {}: saved {}; continue with the same command and "
+               "--resume {}\n",
+               totals.interruptedBy == SIGINT ? "SIGINT" : "SIGTERM", trainer.runState().stepsDone,
+               totals.lastCheckpoint, checkpointDir->dir());
+    return 128 + totals.interruptedBy;
+  }
 
   // Reporting.
   const uint32_t tileMemBytes = dev->info().tileMemBytes;

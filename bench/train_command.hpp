@@ -52,6 +52,11 @@ struct TrainOptions {
   unsigned replicas = 1;  ///< data-parallel replicas, one MPI rank each; batch is the global batch
   double linkGBps = 160;  ///< modelled chip-to-chip bandwidth, GB/s each way per chip
   double linkStepUs = 1.0;  ///< modelled latency of one ring step of the all-reduce, microseconds
+  /// Save a training checkpoint every this many steps and at every epoch end (0: at epoch ends
+  /// and on SIGINT/SIGTERM only, when checkpointDir or resumeDir is set; docs/training.md).
+  uint64_t checkpointEvery = 0;
+  std::string checkpointDir;  ///< "" = outDir/checkpoints (resumeDir when resuming)
+  std::string resumeDir;      ///< continue from the newest checkpoint in this directory
 };
 
 /// The replicas of a job: the one MPI communicator of host/mpi (mpi_comm.hpp).

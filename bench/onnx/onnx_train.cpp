@@ -46,10 +46,17 @@ TrainResult train(const std::string& modelPath, const TrainOptions& o) {
   b.onTrained = [&](const bench::ModelParameters& p) {
     for (size_t i = 0; i < p.shapes.size(); ++i) trained[p.shapes[i].name] = p.values[i];
   };
-  bench::runTrain(b);
+  b.checkpointEvery = o.checkpointEvery;
+  b.checkpointDir = o.checkpointDir;
+  b.resumeDir = o.resumeDir;
+  TrainResult r;
+  const int code = bench::runTrain(b);
+  if (code >= 128) {  // stopped by a signal at a checkpoint: nothing trained to write yet
+    r.stoppedBySignal = code - 128;
+    return r;
+  }
   if (!o.out.empty()) model->model().save(o.out, trained);
 
-  TrainResult r;
   r.resultPath = o.logDir + "/result.json";
   std::ifstream in(r.resultPath);
   const nlohmann::json res = nlohmann::json::parse(in, nullptr, false);

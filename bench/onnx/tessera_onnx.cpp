@@ -79,6 +79,14 @@ int main(int argc, char** argv) {
                     "FILE.html: the browser report of the compile (docs/report.md)");
   train->add_option("--report", to.report,
                     "FILE.html: the browser report of the compile and the run (docs/report.md)");
+  train
+      ->add_option("--checkpoint-every", to.checkpointEvery,
+                   "save a training checkpoint every N steps and at every epoch end")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  train->add_option("--checkpoint-dir", to.checkpointDir,
+                    "directory of the checkpoints (default: LOG_DIR/checkpoints)");
+  train->add_option("--resume", to.resumeDir,
+                    "continue from the newest checkpoint in this directory (same options)");
 
   tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
@@ -95,6 +103,7 @@ int main(int argc, char** argv) {
       if (*lrOpt) to.learningRate = lr;
       if (*momOpt) to.momentum = momentum;
       const tx::TrainResult r = tx::train(trainModel, to);
+      if (r.stoppedBySignal) return 128 + r.stoppedBySignal;
       fmt::print("wrote {} ({} steps, test accuracy {:.2f}%)\n", to.out, r.steps, 100 * r.accuracy);
     }
   } catch (const std::exception& e) {

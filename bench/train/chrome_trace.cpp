@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "file_io.hpp"
@@ -104,6 +105,51 @@ std::string ChromeTrace::json() const {
       {"displayTimeUnit", "ns"},
       {"otherData", {{"clock_hz", clockHz_}, {"tiles", tiles_}, {"dropped_events", dropped_}}}};
   return doc.dump();
+}
+
+nlohmann::json ChromeTrace::state() const {
+  // Counter values as their bits: a resumed trace must be the uninterrupted one's, byte for byte.
+  nlohmann::json events = nlohmann::json::array();
+  for (const Event& e : events_) {
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& [k, v] : e.values) {
+      uint64_t bits;
+      std::memcpy(&bits, &v, 8);
+      values[k] = bits;
+    }
+    events.push_back({std::string(1, e.ph), e.tid, e.name, e.cat, e.start, e.cycles, values});
+  }
+  return {{"events", events}, {"dropped", dropped_}};
+}
+
+void ChromeTrace::restore(const nlohmann::json& state) {
+  try {
+    std::vector<Event> events;
+    for (const nlohmann::json& j : state.at("events")) {
+      Event e{j.at(0).get<std::string>().at(0),
+              j.at(1).get<uint32_t>(),
+              j.at(2).get<std::string>(),
+              j.at(3).get<std::string>(),
+              j.at(4).get<uint64_t>(),
+              j.at(5).get<uint64_t>(),
+              {}};
+      if (e.tid > tiles_) throw Error(fmt::format("tile {} out of range", e.tid));
+      for (const auto& [k, v] : j.at(6).items()) {
+        const uint64_t bits = v.get<uint64_t>();
+        double d;
+        std::memcpy(&d, &bits, 8);
+        e.values[k] = d;
+      }
+      events.push_back(std::move(e));
+    }
+    if (events.size() > maxEvents_) throw Error("more events than the trace holds");
+    events_ = std::move(events);
+    dropped_ = state.at("dropped").get<uint64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("trace: malformed saved state: {}", e.what()));
+  } catch (const Error& e) {
+    throw Error(fmt::format("trace: malformed saved state: {}", e.what()));
+  }
 }
 
 void ChromeTrace::write(const std::string& path) const {

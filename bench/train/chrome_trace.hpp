@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ class ChromeTrace {
 
   /// Events kept.
   size_t eventCount() const { return events_.size(); }
+  /// The events so far, exactly (a training checkpoint keeps them to continue the trace).
+  nlohmann::json state() const;
+  /// Replace the events with those of state(); throws tessera::Error on a malformed state.
+  void restore(const nlohmann::json& state);
   /// Events dropped because maxEvents was reached.
   uint64_t dropped() const { return dropped_; }
   /// Microseconds of a cycle count at the nominal clock.

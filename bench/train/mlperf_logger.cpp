@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "tessera/error.hpp"
@@ -16,6 +17,15 @@ MlperfLogger::MlperfLogger(const std::string& path, std::string nameSpace)
                std::chrono::system_clock::now().time_since_epoch())
         .count();
   };
+}
+
+void MlperfLogger::continueFrom(const std::string& text) {
+  out_.close();
+  out_.open(path_, std::ios::trunc);
+  out_ << text;
+  out_.flush();
+  if (!out_) throw Error(fmt::format("mllog: {}: write failed", path_));
+  lines_ = static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
 const char* MlperfLogger::typeName(EventType type) {

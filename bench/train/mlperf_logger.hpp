@@ -30,6 +30,9 @@ class MlperfLogger {
   const std::string& path() const { return path_; }
   /// Lines written so far.
   uint64_t lines() const { return lines_; }
+  /// Replace the file's contents with text (whole lines of an earlier log, e.g. a resumed run's
+  /// from its checkpoint) and continue after them; throws tessera::Error naming the file.
+  void continueFrom(const std::string& text);
 
   /// Log one event; metadata gets "file" (base name) and "lineno" of the caller unless present.
   void event(EventType type, const std::string& key, const Json& value = nullptr,

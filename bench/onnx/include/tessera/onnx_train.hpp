@@ -31,8 +31,13 @@ struct TrainOptions {
   std::string out;              ///< the trained model (.onnx); "" = not written
   std::string logDir = "tessera-onnx-train";  ///< mlperf.log, result.json, pictures
   std::string report;       ///< "" = none; else the browser report's HTML file (docs/report.md)
-  uint32_t traceSteps = 0;  ///< steps traced superstep by superstep
-  bool quiet = false;       ///< no progress bar or summary
+  uint32_t traceSteps = 0;                    ///< steps traced superstep by superstep
+  bool quiet = false;                         ///< no progress bar or summary
+  /// Training checkpoints every this many steps and at epoch ends (tessera-bench train's
+  /// --checkpoint-every; 0: none unless checkpointDir or resumeDir is set).
+  uint64_t checkpointEvery = 0;
+  std::string checkpointDir;  ///< "" = logDir/checkpoints (resumeDir when resuming)
+  std::string resumeDir;      ///< continue from the newest checkpoint in this directory
 };
 
 /// What a training run gave.
@@ -40,7 +45,8 @@ struct TrainResult {
   std::vector<float> losses;  ///< mean loss of each step
   double accuracy = 0;        ///< test accuracy after the last epoch
   uint64_t steps = 0;
-  std::string resultPath;  ///< result.json
+  std::string resultPath;   ///< result.json
+  int stoppedBySignal = 0;  ///< SIGINT/SIGTERM ended the run at a checkpoint (nothing else is set)
 };
 
 /// Train the model at modelPath (first output: logits over 10 classes; softmax cross-entropy,
