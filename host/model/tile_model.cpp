@@ -63,6 +63,7 @@ void TileModel::reset() {
   runArg_ = 0;
   recentStores_ = {};
   ampWeights_ = {};
+  ampAcc_ = {};
   cycles_ = 0;
   state_ = TileState::Running;
   exitCode_ = 0;
@@ -97,6 +98,7 @@ void TileModel::checkpoint() {
   saved_.ctx = ctx_;
   saved_.recentStores = recentStores_;
   saved_.ampWeights = ampWeights_;
+  saved_.ampAcc = ampAcc_;
   saved_.runArg = runArg_;
   saved_.cycles = cycles_;
   saved_.state = state_;
@@ -120,6 +122,7 @@ void TileModel::rollback() {
   ctx_ = saved_.ctx;
   recentStores_ = saved_.recentStores;
   ampWeights_ = saved_.ampWeights;
+  ampAcc_ = saved_.ampAcc;
   runArg_ = saved_.runArg;
   cycles_ = saved_.cycles;
   state_ = saved_.state;
@@ -931,44 +934,56 @@ inline bool TileModel::execFp(Issue& s) {
 }
 
 // The matrix unit (docs/tile.md, "Matrix unit"): one round like any instruction, executed whole
-// at issue. False after an alignment or access trap, which changes nothing.
+// at issue. False after an alignment or access trap, which changes nothing. The accesses and the
+// 16 FMAs are out of line (ampAccess): inlined, they made issue(), which every instruction runs,
+// a quarter slower.
 template <Op kOp>
 inline bool TileModel::execAmp(Issue& s) {
-  constexpr unsigned kCols = TESS_AMP_COLS, kRows = TESS_AMP_ROWS, kStep = TESS_AMP_STEP_BYTES;
-  static_assert(kStep == 4 * kRows && kStep == 4 * kCols,
-                "one 16-byte step is one row of x, W or acc");
   const DecodedInsn& d = s.d;
   Context& ctx = s.ctx;
-  uint32_t* const acc = ctx.acc.data() + d.rm * kCols;
   if constexpr (kOp == Op::AmpClr) {
-    ctx.acc.fill(0);
-    return true;
+    ampAcc_[s.c].fill(0);
   } else if constexpr (kOp == Op::AmpRd) {
-    ctx.f[d.rd] = acc[(d.rs3 >> 1) & 3];
-    return true;
+    ctx.f[d.rd] = ampAcc_[s.c][d.rm * TESS_AMP_COLS + ((d.rs3 >> 1) & 3)];
   } else {
-    constexpr bool kStore = kOp == Op::AmpSa;
-    const uint32_t addr = s.addr;  // x[rs1]: imm is 0
-    if (addr % kStep != 0) {
-      return accessFault(s, kStore ? TESS_CAUSE_STORE_MISALIGNED : TESS_CAUSE_LOAD_MISALIGNED);
-    }
-    // The MMIO page is never reached: the unit's accesses are SRAM only.
-    if (config_.memBytes < kStep || addr > config_.memBytes - kStep) {
-      return accessFault(s, kStore ? TESS_CAUSE_STORE_ACCESS : TESS_CAUSE_LOAD_ACCESS);
-    }
-    uint8_t* const mem = mem_.data() + addr;
-    if constexpr (kStore) {
-      noteStore(addr, s.cycle, kStep / 4);
+    if (!ampAccess(kOp, s.c, s.cycle, d, s.addr)) return false;
+    ctx.x[d.rd] = s.addr + TESS_AMP_STEP_BYTES;  // the post-increment; x0 is restored later
+  }
+  return true;
+}
+
+bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d, uint32_t addr) {
+  constexpr unsigned kCols = TESS_AMP_COLS, kRows = TESS_AMP_ROWS, kStep = TESS_AMP_STEP_BYTES;
+  static_assert(kStep == 4 * kRows && kStep == 4 * kCols, "one step is one row of x, W or acc");
+  const bool store = op == Op::AmpSa;
+  // addr is x[rs1] (imm is 0). The MMIO page is never reached: the unit's accesses are SRAM only.
+  if (addr % kStep != 0) {
+    raise(c, cycle, store ? TESS_CAUSE_STORE_MISALIGNED : TESS_CAUSE_LOAD_MISALIGNED, addr);
+    return false;
+  }
+  if (config_.memBytes < kStep || addr > config_.memBytes - kStep) {
+    raise(c, cycle, store ? TESS_CAUSE_STORE_ACCESS : TESS_CAUSE_LOAD_ACCESS, addr);
+    return false;
+  }
+  uint8_t* const mem = mem_.data() + addr;
+  uint32_t* const acc = ampAcc_[c].data() + d.rm * kCols;
+  const unsigned bank = d.rs3 & 1;
+  switch (op) {
+    case Op::AmpSa:
+      noteStore(addr, cycle, kStep / 4);
       std::memcpy(mem, acc, kStep);
       if (d.rs3 & 8) std::fill_n(acc, kCols, 0u);
-    } else if constexpr (kOp == Op::AmpLa) {
+      break;
+    case Op::AmpLa:
       std::memcpy(acc, mem, kStep);
-    } else if constexpr (kOp == Op::AmpLw) {
-      std::memcpy(ampWeights_.data() + ((d.rs3 & 1) * kRows + d.rm) * kCols, mem, kStep);
-    } else {  // AMP.S: per column, the FMA chain from the accumulator over k = 0..3, RNE
+      break;
+    case Op::AmpLw:
+      std::memcpy(ampWeights_.data() + (bank * kRows + d.rm) * kCols, mem, kStep);
+      break;
+    default: {  // AMP.S: per column, the FMA chain from the accumulator over k = 0..3, RNE
       uint32_t x[kRows];
       std::memcpy(x, mem, kStep);
-      const uint32_t* const w = ampWeights_.data() + (d.rs3 & 1) * kRows * kCols;
+      const uint32_t* const w = ampWeights_.data() + bank * kRows * kCols;
       for (unsigned j = 0; j < kCols; ++j) {
         uint32_t sum = acc[j];
         for (unsigned k = 0; k < kRows; ++k) {
@@ -976,10 +991,10 @@ inline bool TileModel::execAmp(Issue& s) {
         }
         acc[j] = sum;
       }
+      break;
     }
-    ctx.x[d.rd] = addr + kStep;  // the post-increment; x0 is restored after the handler
-    return true;
   }
+  return true;
 }
 
 // Fetch (through the decode cache, or the stale word the fetch-timing rule gives), execute by

@@ -130,7 +130,7 @@ class alignas(64) TileModel {
   uint32_t pc(unsigned ctx) const { return ctx_[ctx].pc; }
   /// Matrix-unit accumulator acc[r][j] of a context (bits).
   uint32_t accumulator(unsigned ctx, unsigned r, unsigned j) const {
-    return ctx_[ctx].acc[r * TESS_AMP_COLS + j];
+    return ampAcc_[ctx][r * TESS_AMP_COLS + j];
   }
   /// Matrix-unit weight W[b][k][j] (bits).
   uint32_t weight(unsigned b, unsigned k, unsigned j) const {
@@ -208,9 +208,11 @@ class alignas(64) TileModel {
     uint64_t waitCycle = 0;
     uint64_t doneCycle = 0;  // workers: issue cycle of the last DONE
     uint64_t busySlots = 0;  // slots used by issued instructions and long-op passes
-    // Matrix-unit accumulators acc[r][j], row-major (docs/tile.md, "Matrix unit").
-    std::array<uint32_t, TESS_AMP_ACC_ROWS * TESS_AMP_COLS> acc{};
   };
+  // Matrix-unit accumulators acc[r][j] of one context, row-major (docs/tile.md, "Matrix unit").
+  using AmpAccumulators = std::array<uint32_t, TESS_AMP_ACC_ROWS * TESS_AMP_COLS>;
+  // Matrix-unit weights W[b][k][j] of the tile.
+  using AmpWeights = std::array<uint32_t, TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS>;
 
   // A store's words (one, or four for AMP.SA) and the values they overwrote, kept for two
   // cycles (see staleFetch).
@@ -235,7 +237,8 @@ class alignas(64) TileModel {
   struct Saved {
     std::array<Context, kMaxContexts> ctx;
     std::array<StoreNote, 2> recentStores;
-    std::array<uint32_t, TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS> ampWeights{};
+    AmpWeights ampWeights{};
+    std::array<AmpAccumulators, kMaxContexts> ampAcc{};
     uint32_t runArg = 0;
     uint64_t cycles = 0;
     TileState state = TileState::Running;
@@ -279,6 +282,8 @@ class alignas(64) TileModel {
   [[gnu::always_inline]] bool execFp(Issue& s);
   template <Op kOp>
   [[gnu::always_inline]] bool execAmp(Issue& s);
+  [[gnu::noinline]] bool ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d,
+                                   uint32_t addr);
   [[gnu::cold]] bool accessFault(const Issue& s, uint32_t cause);
   // An access of size bytes (at most 4) at addr lies wholly inside SRAM (memBytes >= 4).
   bool inSramAccess(uint32_t addr, unsigned size) const { return addr <= config_.memBytes - size; }
@@ -309,8 +314,6 @@ class alignas(64) TileModel {
   std::vector<CacheLine> decodeCache_;
   std::array<Context, kMaxContexts> ctx_;
   std::array<StoreNote, 2> recentStores_{};
-  // Matrix-unit weights W[b][k][j], shared by the contexts (docs/tile.md, "Matrix unit").
-  std::array<uint32_t, TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS> ampWeights_{};
   uint32_t runArg_ = 0;
   uint64_t cycles_ = 0;
   TileState state_ = TileState::Running;
@@ -326,6 +329,9 @@ class alignas(64) TileModel {
   bool rescan_ = false;  // an instruction changed another context's next slot (runLoop)
   Saved saved_;
   std::vector<UndoEntry> undoLog_;
+  // The matrix unit's state, last: away from the fields every instruction touches.
+  AmpWeights ampWeights_{};
+  std::array<AmpAccumulators, kMaxContexts> ampAcc_{};
 };
 
 }  // namespace tessera::model
