@@ -258,6 +258,37 @@ constexpr uint32_t fclass(uint32_t rd, uint32_t fa) {
   return fop(0x70, rd, fa, 0, 1);
 }
 
+// Matrix unit (docs/tile.md, "Matrix unit", "Encoding"), written from that table: custom-0,
+// funct7 = C << 5 | j << 3 | b << 2 | r, rs2 = 0.
+constexpr uint32_t amp(uint32_t f3, uint32_t rd, uint32_t rs1, uint32_t r, uint32_t b = 0,
+                       uint32_t j = 0, uint32_t c = 0) {
+  return rv::r(c << 5 | j << 3 | b << 2 | r, 0, rs1, f3, rd, 0x0b);
+}
+/// AMP.LW b, r: W[b][r][0..3] <- 16 bytes at rs1; rd <- rs1 + 16.
+constexpr uint32_t amp_lw(uint32_t rd, uint32_t rs1, uint32_t b, uint32_t r) {
+  return amp(0, rd, rs1, r, b);
+}
+/// AMP.S b, r: acc[r][j] <- the FMA chain of 16 bytes at rs1 with W[b]; rd <- rs1 + 16.
+constexpr uint32_t amp_s(uint32_t rd, uint32_t rs1, uint32_t b, uint32_t r) {
+  return amp(1, rd, rs1, r, b);
+}
+/// AMP.LA r: acc[r][0..3] <- 16 bytes at rs1; rd <- rs1 + 16.
+constexpr uint32_t amp_la(uint32_t rd, uint32_t rs1, uint32_t r) {
+  return amp(3, rd, rs1, r);
+}
+/// AMP.SA r, C: 16 bytes at rs1 <- acc[r][0..3], cleared if c; rd <- rs1 + 16.
+constexpr uint32_t amp_sa(uint32_t rd, uint32_t rs1, uint32_t r, uint32_t c) {
+  return amp(4, rd, rs1, r, 0, 0, c);
+}
+/// AMP.RD r, j: fd <- acc[r][j].
+constexpr uint32_t amp_rd(uint32_t fd, uint32_t r, uint32_t j) {
+  return amp(5, fd, 0, r, 0, j);
+}
+/// AMP.CLR: every accumulator of the context <- +0.
+constexpr uint32_t amp_clr() {
+  return amp(6, 0, 0, 0);
+}
+
 // CSR numbers (docs/tile.md, "CSRs").
 inline constexpr uint32_t kFflags = 0x001, kFrm = 0x002, kFcsr = 0x003, kCycle = 0xc00,
                           kCycleh = 0xc80, kInstret = 0xc02, kInstreth = 0xc82, kTime = 0xc01,

@@ -1,5 +1,7 @@
 #include "insn_decoder.hpp"
 
+#include "tessera/chip_params.h"
+
 namespace tessera::model {
 namespace {
 
@@ -119,9 +121,60 @@ DecodedInsn decodeSystem(DecodedInsn d, uint32_t insn) {
   return withDest(d, kCsrOps[funct3], Dest::X);
 }
 
+// A custom-0 word on a tile with the matrix unit (docs/tile.md, "Matrix unit", "Encoding"): the
+// fields an instruction does not use must be 0, and funct3 010 and 111 are reserved.
+DecodedInsn decodeAmp(uint32_t insn) {
+  constexpr uint32_t kRowMask = 3u << TESS_AMP_ROW_LSB;
+  constexpr uint32_t kBankMask = 1u << TESS_AMP_BANK_BIT;
+  constexpr uint32_t kColMask = 3u << TESS_AMP_COL_LSB;
+  constexpr uint32_t kClearMask = 1u << TESS_AMP_CLEAR_BIT;
+  constexpr uint32_t kRdMask = 0x1fu << 7, kRs1Mask = 0x1fu << 15;
+  constexpr uint32_t kFixed = 0x7fu | 7u << 12;  // opcode and funct3
+  DecodedInsn d;
+  d.rd = static_cast<uint8_t>(bits(insn, 11, 7));
+  d.rs1 = static_cast<uint8_t>(bits(insn, 19, 15));
+  d.rm = static_cast<uint8_t>(bits(insn, TESS_AMP_ROW_LSB + 1, TESS_AMP_ROW_LSB));
+  d.rs3 = static_cast<uint8_t>(bits(insn, 31, 27));
+  Op op = Op::Illegal;
+  uint32_t allowed = 0;
+  Dest dest = Dest::X;
+  switch (bits(insn, 14, 12)) {
+    case TESS_AMP_F3_LW:
+      op = Op::AmpLw;
+      allowed = kRowMask | kBankMask | kRdMask | kRs1Mask;
+      break;
+    case TESS_AMP_F3_S:
+      op = Op::AmpS;
+      allowed = kRowMask | kBankMask | kRdMask | kRs1Mask;
+      break;
+    case TESS_AMP_F3_LA:
+      op = Op::AmpLa;
+      allowed = kRowMask | kRdMask | kRs1Mask;
+      break;
+    case TESS_AMP_F3_SA:
+      op = Op::AmpSa;
+      allowed = kRowMask | kClearMask | kRdMask | kRs1Mask;
+      break;
+    case TESS_AMP_F3_RD:
+      op = Op::AmpRd;
+      allowed = kRowMask | kColMask | kRdMask;
+      dest = Dest::F;
+      break;
+    case TESS_AMP_F3_CLR:
+      op = Op::AmpClr;
+      dest = Dest::None;
+      break;
+    default:  // AMP.H (phase 2) and 111
+      return {};
+  }
+  if ((insn & ~(allowed | kFixed)) != 0) return {};
+  return withDest(d, op, dest);
+}
+
 }  // namespace
 
-DecodedInsn decodeInsn(uint32_t insn, bool hasFpu, bool hasMulDiv) {
+DecodedInsn decodeInsn(uint32_t insn, bool hasFpu, bool hasMulDiv, bool hasMatrixUnit) {
+  if (hasMatrixUnit && bits(insn, 6, 0) == TESS_AMP_OPCODE) return decodeAmp(insn);
   const DecodedInsn d = decodeInsn(insn);
   if (!hasMulDiv && bits(insn, 6, 0) == 0x33 && bits(insn, 31, 25) == 0x01) return {};  // M
   if (hasFpu) return d;

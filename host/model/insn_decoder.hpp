@@ -91,6 +91,13 @@ enum class Op : uint8_t {
   FcvtSW,
   FcvtSWu,
   FmvWX,
+  // Matrix unit (docs/tile.md, "Matrix unit"); decoded only for a tile that has it.
+  AmpLw,
+  AmpS,
+  AmpLa,
+  AmpSa,
+  AmpRd,
+  AmpClr,
 };
 
 /// Register file an instruction writes; X with rd = x0 is reported as None.
@@ -107,7 +114,10 @@ struct DecodedInsn {
   uint8_t rs1 = 0;
   uint8_t rs2 = 0;
   uint8_t rs3 = 0;
-  uint8_t rm = 0;  ///< static rm 0..4 or kRmDynamic (5 and 6 decode as Illegal)
+  /// Static rm 0..4 or kRmDynamic (5 and 6 decode as Illegal); for a matrix-unit instruction
+  /// the row field r instead, and rs3 holds funct7 >> 2 (bank b in bit 0, column j in bits 2..1,
+  /// C in bit 3), imm being 0 so that the address is x[rs1].
+  uint8_t rm = 0;
   Dest dest = Dest::None;
   bool longOp = false;  ///< DIV/DIVU/REM/REMU/FDIV.S/FSQRT.S: LONG_OP_ROUNDS rounds
 };
@@ -118,8 +128,9 @@ DecodedInsn decodeInsn(uint32_t insn);
 /// Decode for a tile with or without the F and M extensions, as the RTL decoder does: with hasFpu
 /// false (integer-only tile, rtl/params.json HAS_FPU = 0) every F instruction and every
 /// fflags/frm/fcsr access is Op::Illegal; with hasMulDiv false (HAS_MULDIV = 0) every M
-/// instruction (OP, funct7 0000001) is.
-DecodedInsn decodeInsn(uint32_t insn, bool hasFpu, bool hasMulDiv);
+/// instruction (OP, funct7 0000001) is; with hasMatrixUnit (MATRIX_UNIT) the custom-0 words of
+/// the matrix unit decode, otherwise every custom-0 word is Op::Illegal.
+DecodedInsn decodeInsn(uint32_t insn, bool hasFpu, bool hasMulDiv, bool hasMatrixUnit = false);
 
 /// True if the CSR number exists (docs/tile.md, "CSRs").
 bool csrExists(uint32_t csr);

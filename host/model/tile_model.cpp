@@ -49,6 +49,10 @@ TileModel::TileModel(const TileConfig& config)
   if (config.counterBits != 32 && config.counterBits != 64) {
     throw Error(fmt::format("tile counters of {} bits: must be 32 or 64", config.counterBits));
   }
+  if (config.hasMatrixUnit && !config.hasFpu) {
+    throw Error(fmt::format("tile {}: the matrix unit needs the FPU (AMP.RD writes an f-register)",
+                            config.tileId));
+  }
   reset();
 }
 
@@ -58,6 +62,8 @@ void TileModel::reset() {
   ctx_[0].next = 0;
   runArg_ = 0;
   recentStores_ = {};
+  ampWeights_ = {};
+  ampAcc_ = {};
   cycles_ = 0;
   state_ = TileState::Running;
   exitCode_ = 0;
@@ -91,6 +97,8 @@ void TileModel::writeSramWord(uint32_t addr, uint32_t word) {
 void TileModel::checkpoint() {
   saved_.ctx = ctx_;
   saved_.recentStores = recentStores_;
+  saved_.ampWeights = ampWeights_;
+  saved_.ampAcc = ampAcc_;
   saved_.runArg = runArg_;
   saved_.cycles = cycles_;
   saved_.state = state_;
@@ -113,6 +121,8 @@ void TileModel::rollback() {
   for (CacheLine& line : decodeCache_) line.tag = kNoTag;
   ctx_ = saved_.ctx;
   recentStores_ = saved_.recentStores;
+  ampWeights_ = saved_.ampWeights;
+  ampAcc_ = saved_.ampAcc;
   runArg_ = saved_.runArg;
   cycles_ = saved_.cycles;
   state_ = saved_.state;
@@ -287,15 +297,19 @@ TileModel::Step TileModel::halt(uint64_t cycle) {
   return Step::Stop;
 }
 
-void TileModel::noteStore(uint32_t addr, uint64_t cycle) {
+void TileModel::noteStore(uint32_t addr, uint64_t cycle, unsigned words) {
   const uint32_t wordAddr = addr & ~3u;
   StoreNote& note = recentStores_[cycle & 1];
   note.cycle = cycle;
   note.wordAddr = wordAddr;
-  std::memcpy(&note.oldWord, mem_.data() + wordAddr, 4);
-  if (logging_) undoLog_.push_back(UndoEntry{wordAddr, note.oldWord});
-  CacheLine& line = decodeCache_[(wordAddr >> 2) & (kDecodeCacheLines - 1)];
-  if (line.tag == wordAddr) line.tag = kNoTag;
+  note.words = words;
+  for (unsigned i = 0; i < words; ++i) {
+    const uint32_t a = wordAddr + 4 * i;
+    std::memcpy(&note.oldWords[i], mem_.data() + a, 4);
+    if (logging_) undoLog_.push_back(UndoEntry{a, note.oldWords[i]});
+    CacheLine& line = decodeCache_[(a >> 2) & (kDecodeCacheLines - 1)];
+    if (line.tag == a) line.tag = kNoTag;
+  }
 }
 
 bool TileModel::staleFetch(uint32_t pc, uint64_t cycle, uint32_t& word) const {
@@ -305,8 +319,8 @@ bool TileModel::staleFetch(uint32_t pc, uint64_t cycle, uint32_t& word) const {
   for (uint64_t back = 2; back >= 1; --back) {
     if (cycle < back) continue;
     const StoreNote& note = recentStores_[(cycle - back) & 1];
-    if (note.cycle == cycle - back && note.wordAddr == pc) {
-      word = note.oldWord;
+    if (note.cycle == cycle - back && pc - note.wordAddr < 4 * note.words) {
+      word = note.oldWords[(pc - note.wordAddr) / 4];
       return true;
     }
   }
@@ -919,6 +933,70 @@ inline bool TileModel::execFp(Issue& s) {
   return true;
 }
 
+// The matrix unit (docs/tile.md, "Matrix unit"): one round like any instruction, executed whole
+// at issue. False after an alignment or access trap, which changes nothing. The accesses and the
+// 16 FMAs are out of line (ampAccess): inlined, they made issue(), which every instruction runs,
+// a quarter slower.
+template <Op kOp>
+inline bool TileModel::execAmp(Issue& s) {
+  const DecodedInsn& d = s.d;
+  Context& ctx = s.ctx;
+  if constexpr (kOp == Op::AmpClr) {
+    ampAcc_[s.c].fill(0);
+  } else if constexpr (kOp == Op::AmpRd) {
+    ctx.f[d.rd] = ampAcc_[s.c][d.rm * TESS_AMP_COLS + ((d.rs3 >> 1) & 3)];
+  } else {
+    if (!ampAccess(kOp, s.c, s.cycle, d, s.addr)) return false;
+    ctx.x[d.rd] = s.addr + TESS_AMP_STEP_BYTES;  // the post-increment; x0 is restored later
+  }
+  return true;
+}
+
+bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d, uint32_t addr) {
+  constexpr unsigned kCols = TESS_AMP_COLS, kRows = TESS_AMP_ROWS, kStep = TESS_AMP_STEP_BYTES;
+  static_assert(kStep == 4 * kRows && kStep == 4 * kCols, "one step is one row of x, W or acc");
+  const bool store = op == Op::AmpSa;
+  // addr is x[rs1] (imm is 0). The MMIO page is never reached: the unit's accesses are SRAM only.
+  if (addr % kStep != 0) {
+    raise(c, cycle, store ? TESS_CAUSE_STORE_MISALIGNED : TESS_CAUSE_LOAD_MISALIGNED, addr);
+    return false;
+  }
+  if (config_.memBytes < kStep || addr > config_.memBytes - kStep) {
+    raise(c, cycle, store ? TESS_CAUSE_STORE_ACCESS : TESS_CAUSE_LOAD_ACCESS, addr);
+    return false;
+  }
+  uint8_t* const mem = mem_.data() + addr;
+  uint32_t* const acc = ampAcc_[c].data() + d.rm * kCols;
+  const unsigned bank = d.rs3 & 1;
+  switch (op) {
+    case Op::AmpSa:
+      noteStore(addr, cycle, kStep / 4);
+      std::memcpy(mem, acc, kStep);
+      if (d.rs3 & 8) std::fill_n(acc, kCols, 0u);
+      break;
+    case Op::AmpLa:
+      std::memcpy(acc, mem, kStep);
+      break;
+    case Op::AmpLw:
+      std::memcpy(ampWeights_.data() + (bank * kRows + d.rm) * kCols, mem, kStep);
+      break;
+    default: {  // AMP.S: per column, the FMA chain from the accumulator over k = 0..3, RNE
+      uint32_t x[kRows];
+      std::memcpy(x, mem, kStep);
+      const uint32_t* const w = ampWeights_.data() + bank * kRows * kCols;
+      for (unsigned j = 0; j < kCols; ++j) {
+        uint32_t sum = acc[j];
+        for (unsigned k = 0; k < kRows; ++k) {
+          sum = fp::madd_inline(x[k], w[k * kCols + j], sum, fp::kRNE).value;
+        }
+        acc[j] = sum;
+      }
+      break;
+    }
+  }
+  return true;
+}
+
 // Fetch (through the decode cache, or the stale word the fetch-timing rule gives), execute by
 // instruction class, then retire: x0, pc, the context's next slot, instret, the record, and the
 // tile's stop on EXIT or SYNC.
@@ -937,13 +1015,13 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
   uint32_t word;
   if (lastStoreCycle() + 2 >= cycle && staleFetch(pc, cycle, word)) [[unlikely]] {
     // Not cached: the line must reflect the new memory from t+3 on.
-    staleInsn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv);
+    staleInsn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
     insn = &staleInsn;
   } else {
     CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
     std::memcpy(&word, mem_.data() + pc, 4);
     if (line.tag != pc) [[unlikely]] {
-      line.insn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv);
+      line.insn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
       line.tag = pc;
     }
     insn = &line.insn;
@@ -1053,6 +1131,12 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
       TESS_ISSUE(execFp, FcvtSW)
       TESS_ISSUE(execFp, FcvtSWu)
       TESS_ISSUE(execFp, FmvWX)
+      TESS_ISSUE(execAmp, AmpLw)
+      TESS_ISSUE(execAmp, AmpS)
+      TESS_ISSUE(execAmp, AmpLa)
+      TESS_ISSUE(execAmp, AmpSa)
+      TESS_ISSUE(execAmp, AmpRd)
+      TESS_ISSUE(execAmp, AmpClr)
 #undef TESS_ISSUE
   }
 

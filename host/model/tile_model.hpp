@@ -32,6 +32,9 @@ struct TileConfig {
   /// contexts - 1 workers; the round stays ROUND_CYCLES long, the other slots are empty.
   unsigned contexts = TESS_NUM_CONTEXTS;
   unsigned counterBits = TESS_COUNTER_BITS;  ///< 64 or 32: counter width (params COUNTER_BITS)
+  /// true: the matrix unit (docs/tile.md, "Matrix unit"; MATRIX_UNIT, needs the FPU); false: its
+  /// words trap as illegal. No preset sets it yet (phase 1: the RTL has no unit).
+  bool hasMatrixUnit = TESS_MATRIX_UNIT != 0;
 };
 
 /// Every counter of s (cycles, instructions, per context, idle slots, sync-wait and exchange
@@ -125,6 +128,14 @@ class alignas(64) TileModel {
   uint32_t freg(unsigned ctx, unsigned r) const { return ctx_[ctx].f[r]; }
   /// pc of a context's next instruction.
   uint32_t pc(unsigned ctx) const { return ctx_[ctx].pc; }
+  /// Matrix-unit accumulator acc[r][j] of a context (bits).
+  uint32_t accumulator(unsigned ctx, unsigned r, unsigned j) const {
+    return ampAcc_[ctx][r * TESS_AMP_COLS + j];
+  }
+  /// Matrix-unit weight W[b][k][j] (bits).
+  uint32_t weight(unsigned b, unsigned k, unsigned j) const {
+    return ampWeights_[(b * TESS_AMP_ROWS + k) * TESS_AMP_COLS + j];
+  }
   /// fcsr of a context (frm << 5 | fflags).
   uint32_t fcsr(unsigned ctx) const { return ctx_[ctx].frm << 5 | ctx_[ctx].fflags; }
 
@@ -198,12 +209,18 @@ class alignas(64) TileModel {
     uint64_t doneCycle = 0;  // workers: issue cycle of the last DONE
     uint64_t busySlots = 0;  // slots used by issued instructions and long-op passes
   };
+  // Matrix-unit accumulators acc[r][j] of one context, row-major (docs/tile.md, "Matrix unit").
+  using AmpAccumulators = std::array<uint32_t, TESS_AMP_ACC_ROWS * TESS_AMP_COLS>;
+  // Matrix-unit weights W[b][k][j] of the tile.
+  using AmpWeights = std::array<uint32_t, TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS>;
 
-  // A store's word and the value it overwrote, kept for two cycles (see staleFetch).
+  // A store's words (one, or four for AMP.SA) and the values they overwrote, kept for two
+  // cycles (see staleFetch).
   struct StoreNote {
     uint64_t cycle = 0;
     uint32_t wordAddr = kNoTag;  // unaligned: matches no fetch
-    uint32_t oldWord = 0;
+    uint32_t words = 1;
+    std::array<uint32_t, TESS_AMP_STEP_BYTES / 4> oldWords{};
   };
 
   // 16 bytes: a line never straddles two host cache lines. The instruction word itself is read
@@ -220,6 +237,8 @@ class alignas(64) TileModel {
   struct Saved {
     std::array<Context, kMaxContexts> ctx;
     std::array<StoreNote, 2> recentStores;
+    AmpWeights ampWeights{};
+    std::array<AmpAccumulators, kMaxContexts> ampAcc{};
     uint32_t runArg = 0;
     uint64_t cycles = 0;
     TileState state = TileState::Running;
@@ -261,6 +280,10 @@ class alignas(64) TileModel {
   [[gnu::always_inline]] bool execMulDiv(Issue& s);
   template <Op kOp>
   [[gnu::always_inline]] bool execFp(Issue& s);
+  template <Op kOp>
+  [[gnu::always_inline]] bool execAmp(Issue& s);
+  [[gnu::noinline]] bool ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d,
+                                   uint32_t addr);
   [[gnu::cold]] bool accessFault(const Issue& s, uint32_t cause);
   // An access of size bytes (at most 4) at addr lies wholly inside SRAM (memBytes >= 4).
   bool inSramAccess(uint32_t addr, unsigned size) const { return addr <= config_.memBytes - size; }
@@ -276,7 +299,7 @@ class alignas(64) TileModel {
   uint32_t readCsr(unsigned c, uint64_t cycle, uint32_t csr) const;
   void writeCsr(Context& ctx, uint32_t csr, uint32_t value);
   void releaseSupervisorIfDone(uint64_t doneCycle);
-  void noteStore(uint32_t addr, uint64_t cycle);
+  void noteStore(uint32_t addr, uint64_t cycle, unsigned words = 1);
   bool staleFetch(uint32_t pc, uint64_t cycle, uint32_t& word) const;
   uint64_t lastStoreCycle() const {
     return std::max(recentStores_[0].cycle, recentStores_[1].cycle);
@@ -306,6 +329,9 @@ class alignas(64) TileModel {
   bool rescan_ = false;  // an instruction changed another context's next slot (runLoop)
   Saved saved_;
   std::vector<UndoEntry> undoLog_;
+  // The matrix unit's state, last: away from the fields every instruction touches.
+  AmpWeights ampWeights_{};
+  std::array<AmpAccumulators, kMaxContexts> ampAcc_{};
 };
 
 }  // namespace tessera::model

@@ -1,0 +1,304 @@
+// The matrix unit on the model (docs/tile.md, "Matrix unit"): decoding and illegal forms, the
+// unit-absent trap, directed special values and a short random sweep against the host reference,
+// alignment and access traps, timing, and weights shared by the contexts.
+#include <gtest/gtest.h>
+
+#include "amp_reference.hpp"
+
+namespace tessera::model::test {
+namespace {
+
+using namespace rv;
+
+constexpr uint32_t kData = 0x2000;
+
+TileConfig withUnit() {
+  TileConfig config{0, 1, 65536, true, true, TESS_NUM_CONTEXTS};
+  config.hasMatrixUnit = true;
+  return config;
+}
+
+// Every instruction of the unit, one form each.
+const std::vector<uint32_t> kAllForms = {amp_lw(a0, a0, 1, 3), amp_s(a0, a0, 1, 2),
+                                         amp_la(a1, a2, 1),    amp_sa(a1, a2, 3, 1),
+                                         amp_rd(31, 2, 3),     amp_clr()};
+
+TEST(AmpDecode, EncodingsMatchParams) {
+  // rv_encode.hpp is written from the spec's table, the decoder from rtl/params.json.
+  EXPECT_EQ(amp_lw(0, 0, 0, 0) & 0x7fu, TESS_AMP_OPCODE);
+  EXPECT_EQ(amp_s(0, 0, 0, 0) >> 12 & 7u, TESS_AMP_F3_S);
+  EXPECT_EQ(amp_sa(0, 0, 0, 1), amp_sa(0, 0, 0, 0) | 1u << TESS_AMP_CLEAR_BIT);
+  EXPECT_EQ(amp_rd(0, 0, 3), amp_rd(0, 0, 0) | 3u << TESS_AMP_COL_LSB);
+  EXPECT_EQ(amp_lw(0, 0, 1, 2),
+            amp_lw(0, 0, 0, 0) | 1u << TESS_AMP_BANK_BIT | 2u << TESS_AMP_ROW_LSB);
+  const Op ops[] = {Op::AmpLw, Op::AmpS, Op::AmpLa, Op::AmpSa, Op::AmpRd, Op::AmpClr};
+  for (size_t i = 0; i < kAllForms.size(); ++i) {
+    EXPECT_EQ(decodeInsn(kAllForms[i], true, true, true).op, ops[i]) << std::hex << kAllForms[i];
+    EXPECT_EQ(decodeInsn(kAllForms[i], true, true, false).op, Op::Illegal);
+    EXPECT_EQ(decodeInsn(kAllForms[i]).op, Op::Illegal);
+  }
+  const DecodedInsn s = decodeInsn(amp_s(a3, a4, 1, 2), true, true, true);
+  EXPECT_EQ(s.rd, a3);
+  EXPECT_EQ(s.rs1, a4);
+  EXPECT_EQ(s.rm, 2);
+  EXPECT_EQ(s.rs3 & 1, 1);
+  EXPECT_EQ(s.imm, 0);
+  EXPECT_EQ(s.dest, Dest::X);
+  EXPECT_EQ(decodeInsn(amp_s(zero, a4, 0, 0), true, true, true).dest, Dest::None);
+  EXPECT_EQ(decodeInsn(amp_rd(5, 0, 0), true, true, true).dest, Dest::F);
+  EXPECT_EQ(decodeInsn(amp_clr(), true, true, true).dest, Dest::None);
+}
+
+TEST(AmpDecode, IllegalForms) {
+  auto illegal = [](uint32_t w) {
+    EXPECT_EQ(decodeInsn(w, true, true, true).op, Op::Illegal) << std::hex << w;
+  };
+  for (uint32_t w : kAllForms) {
+    illegal(w | 1u << 31);  // bit 31
+    illegal(w | 1u << 20);  // rs2
+  }
+  illegal(amp(2, a0, a0, 0));                              // AMP.H: phase 2
+  illegal(amp(7, a0, a0, 0));                              // reserved funct3
+  illegal(amp_lw(a0, a0, 0, 0) | 1u << TESS_AMP_COL_LSB);  // j on AMP.LW
+  illegal(amp_s(a0, a0, 0, 0) | 1u << TESS_AMP_CLEAR_BIT);
+  illegal(amp_la(a0, a0, 0) | 1u << TESS_AMP_BANK_BIT);
+  illegal(amp_sa(a0, a0, 0, 0) | 1u << TESS_AMP_BANK_BIT);
+  illegal(amp_sa(a0, a0, 0, 0) | 1u << TESS_AMP_COL_LSB);
+  illegal(amp_rd(1, 0, 0) | a0 << 15);  // rs1 on AMP.RD
+  illegal(amp_rd(1, 0, 0) | 1u << TESS_AMP_BANK_BIT);
+  illegal(amp_clr() | 1u << 7);  // rd
+  illegal(amp_clr() | 1u << 15);
+  illegal(amp_clr() | 1u << TESS_AMP_ROW_LSB);
+  // custom-1 stays reserved on a tile with the unit.
+  illegal(amp_s(a0, a0, 0, 0) ^ TESS_AMP_OPCODE ^ TESS_AMP_RESERVED_OPCODE);
+}
+
+TEST(AmpModel, RefusesAUnitWithoutFpu) {
+  TileConfig config = withUnit();
+  config.hasFpu = false;
+  EXPECT_THROW(TileModel{config}, Error);
+}
+
+// Without the unit (every configuration in phase 1) each unit word traps as illegal in EX,
+// after the instructions before it, with the word as the value.
+TEST(AmpModel, AbsentUnitTrapsAsIllegal) {
+  for (uint32_t w : kAllForms) {
+    TileHarness h;
+    h.place(0, {addi(a0, zero, 0x100), w, kLoadMmioBase, kExit});
+    ASSERT_EQ(h.run(), TileState::Trapped);
+    EXPECT_EQ(h.tile.trap().cause, TESS_CAUSE_ILLEGAL_INSN);
+    EXPECT_EQ(h.tile.trap().value, w);
+    EXPECT_EQ(h.tile.trap().pc, 4u);
+    EXPECT_EQ(h.tile.cycles(), 7u);  // issued at 6: h + 1
+  }
+}
+
+struct UnitHarness {
+  TileModel tile{withUnit()};
+  std::vector<RetireRecord> records;
+  UnitHarness() {
+    tile.setRetireSink([this](const RetireRecord& rec) { records.push_back(rec); });
+  }
+  void put(uint32_t addr, const std::vector<uint32_t>& words) {
+    tile.writeMemory(addr,
+                     std::span(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4));
+  }
+  uint32_t word(uint32_t addr) const {
+    uint32_t w = 0;
+    tile.readMemory(addr, std::span(reinterpret_cast<uint8_t*>(&w), 4));
+    return w;
+  }
+};
+
+// Directed special values, each against the reference and against the value the IEEE rules give.
+TEST(AmpModel, DirectedSpecialValues) {
+  constexpr uint32_t kOne = 0x3f800000u, kTwo = 0x40000000u, kInf = 0x7f800000u, kMax = 0x7f7fffffu,
+                     kMinSub = 0x00000001u, kNeg = 0x80000000u, kSnan = 0x7f800123u,
+                     kQnanPayload = 0xffc54321u, kNaN = 0x7fc00000u;
+  struct Case {
+    AmpOperands o;
+    std::array<uint32_t, 4> want;
+  };
+  auto diag = [](uint32_t v) {  // W = v on the diagonal, +0 elsewhere
+    std::array<uint32_t, 16> w{};
+    for (unsigned k = 0; k < 4; ++k) w[k * 4 + k] = v;
+    return w;
+  };
+  std::vector<Case> cases = {
+      // x·I + acc: column j gets fma(x_j, 1, acc_j) after three exact +0 products.
+      {{{kOne, kTwo, kNeg, 0}, diag(kOne), {0, 0, 0, kNeg}}, {kOne, kTwo, 0, 0}},
+      // Signed zeros: −0 products onto −0 stay −0 and onto +0 give +0; +0 products onto −0
+      // give +0 (an exact zero sum of opposite signs is +0 in RNE).
+      {{{kNeg, kNeg, kNeg, kNeg}, diag(kOne), {kNeg, 0, kNeg, 0}}, {kNeg, 0, kNeg, 0}},
+      {{{0, 0, 0, 0}, diag(kOne), {kNeg, kNeg, kNeg, kNeg}}, {0, 0, 0, 0}},
+      // Subnormals are kept: 1 · minsub + minsub = 2·minsub; x = minsub times 1 + 0.
+      {{{kMinSub, kMinSub, 0, 0}, diag(kOne), {kMinSub, 0, 0, 0}}, {2 * kMinSub, kMinSub, 0, 0}},
+      // Column 0 overflows to +∞ (max · 2 + max); column 1 meets 0 · ∞ and column 2 ∞ − ∞,
+      // both the canonical NaN; column 3 is 1 · 2 = 2 after three zero products.
+      {{{kMax, kOne, 0, kOne}, diag(kTwo), {kMax, 0, 0xff800000u, 0}}, {kInf, kNaN, kNaN, kTwo}},
+      // NaN payloads are not propagated: quiet and signalling inputs give the canonical NaN.
+      {{{kQnanPayload, kSnan, kOne, kOne}, diag(kOne), {0, 0, kSnan, kQnanPayload}},
+       {kNaN, kNaN, kNaN, kNaN}},
+  };
+  cases[4].o.w[2 * 4 + 1] = kInf;  // x2 = 0 times ∞ in column 1
+  cases[4].o.w[3 * 4 + 2] = kInf;  // x3 = 1 times ∞ onto −∞ in column 2
+  std::vector<AmpOperands> sets;
+  for (const Case& c : cases) {
+    // The reference must agree with the hand-derived values, or the test itself is wrong.
+    EXPECT_EQ(referenceAmp(c.o), c.want);
+    sets.push_back(c.o);
+  }
+  for (unsigned b = 0; b < 2; ++b) {
+    for (unsigned r = 0; r < 4; ++r) EXPECT_EQ(runAmpBatch(sets, b, r, r), 0u);
+  }
+}
+
+// AMP.S accumulates: two steps on the same row without AMP.LA, other rows and the other bank
+// untouched; AMP.CLR clears every row; the post-increments step 16 bytes, rd = x0 discards.
+TEST(AmpModel, AccumulatesAcrossStepsAndClears) {
+  UnitHarness h;
+  // W bank 1 = [k][j] = k + 1 (as floats); x = 1, 2, 3, 4 then 0.5 x 4.
+  std::vector<uint32_t> w(16);
+  for (unsigned k = 0; k < 4; ++k) {
+    for (unsigned j = 0; j < 4; ++j) w[k * 4 + j] = std::bit_cast<uint32_t>(float(k + 1));
+  }
+  h.put(kData, w);
+  h.put(kData + 64, {0x3f800000u, 0x40000000u, 0x40400000u, 0x40800000u, 0x3f000000u, 0x3f000000u,
+                     0x3f000000u, 0x3f000000u});
+  h.put(0, {li(a0, kData)[0], li(a0, kData)[1], amp_lw(a0, a0, 1, 0), amp_lw(a0, a0, 1, 1),
+            amp_lw(a0, a0, 1, 2), amp_lw(a0, a0, 1, 3), amp_s(a0, a0, 1, 2), amp_s(zero, a0, 1, 2),
+            amp_rd(1, 2, 0), amp_rd(2, 2, 3), amp_rd(3, 1, 0), addi(a1, zero, 0x400),
+            amp_sa(a1, a1, 2, 0), amp_clr(), amp_rd(4, 2, 1), amp_sa(zero, a1, 2, 0), kLoadMmioBase,
+            kExit});
+  ASSERT_EQ(h.tile.run(100000), TileState::Halted);
+  // 1·1 + 2·2 + 3·3 + 4·4 = 30, then + 0.5·(1+2+3+4) = 35.
+  EXPECT_EQ(h.tile.freg(0, 1), std::bit_cast<uint32_t>(35.0f));
+  EXPECT_EQ(h.tile.freg(0, 2), std::bit_cast<uint32_t>(35.0f));
+  EXPECT_EQ(h.tile.freg(0, 3), 0u);                // row 1 untouched
+  EXPECT_EQ(h.tile.freg(0, 4), 0u);                // cleared
+  EXPECT_EQ(h.tile.xreg(0, a0), kData + 64 + 16);  // the second AMP.S had rd = x0
+  EXPECT_EQ(h.tile.xreg(0, a1), 0x410u);
+  for (unsigned j = 0; j < 4; ++j) {
+    EXPECT_EQ(h.word(0x400 + 4 * j), std::bit_cast<uint32_t>(35.0f));
+    EXPECT_EQ(h.word(0x410 + 4 * j), 0u);  // stored after AMP.CLR
+    EXPECT_EQ(h.tile.weight(1, 2, j), std::bit_cast<uint32_t>(3.0f));
+    EXPECT_EQ(h.tile.weight(0, 2, j), 0u);
+  }
+  // Records: the post-increment as an x write, AMP.RD as an f write, AMP.CLR as none.
+  ASSERT_GE(h.records.size(), 16u);
+  EXPECT_EQ(h.records[6].dest, DestKind::X);
+  EXPECT_EQ(h.records[6].value, kData + 80);
+  EXPECT_EQ(h.records[7].dest, DestKind::None);
+  EXPECT_EQ(h.records[8].dest, DestKind::F);
+  EXPECT_EQ(h.records[8].value, std::bit_cast<uint32_t>(35.0f));
+  EXPECT_EQ(h.records[13].dest, DestKind::None);
+}
+
+// Alignment before access, as "Halting and traps" orders them; a trapping instruction writes
+// nothing (rd keeps its value).
+TEST(AmpModel, MisalignedAndOutOfSramTrap) {
+  struct Case {
+    uint32_t insn;
+    uint32_t addr;
+    uint32_t cause;
+  };
+  const Case cases[] = {
+      {amp_s(a0, a0, 0, 0), kData + 8, TESS_CAUSE_LOAD_MISALIGNED},
+      {amp_lw(a0, a0, 0, 0), kData + 4, TESS_CAUSE_LOAD_MISALIGNED},
+      {amp_la(a0, a0, 0), kData + 12, TESS_CAUSE_LOAD_MISALIGNED},
+      {amp_sa(a0, a0, 0, 1), kData + 2, TESS_CAUSE_STORE_MISALIGNED},
+      {amp_s(a0, a0, 0, 0), 65536, TESS_CAUSE_LOAD_ACCESS},
+      {amp_lw(a0, a0, 0, 0), 0xfffffff0u, TESS_CAUSE_LOAD_ACCESS},
+      {amp_la(a0, a0, 0), TESS_MMIO_BASE, TESS_CAUSE_LOAD_ACCESS},  // never MMIO
+      {amp_sa(a0, a0, 0, 1), TESS_MMIO_BASE, TESS_CAUSE_STORE_ACCESS},
+      {amp_sa(a0, a0, 0, 1), 65536 - 16 + 16, TESS_CAUSE_STORE_ACCESS},
+  };
+  for (const Case& c : cases) {
+    UnitHarness h;
+    h.put(0, {li(a0, c.addr)[0], li(a0, c.addr)[1], c.insn, kLoadMmioBase, kExit});
+    ASSERT_EQ(h.tile.run(1000), TileState::Trapped) << std::hex << c.insn;
+    EXPECT_EQ(h.tile.trap().cause, c.cause) << std::hex << c.insn;
+    EXPECT_EQ(h.tile.trap().value, c.addr);
+    EXPECT_EQ(h.tile.xreg(0, a0), c.addr);
+  }
+  // The last 16 bytes of SRAM are in range.
+  UnitHarness h;
+  h.put(0,
+        {li(a0, 65536 - 16)[0], li(a0, 65536 - 16)[1], amp_sa(a0, a0, 0, 0), kLoadMmioBase, kExit});
+  EXPECT_EQ(h.tile.run(1000), TileState::Halted);
+  EXPECT_EQ(h.tile.xreg(0, a0), 65536u);
+}
+
+// One round each: a program of unit instructions takes the cycles of as many ADDIs.
+TEST(AmpModel, EveryInstructionTakesOneRound) {
+  auto cycles = [](const std::vector<uint32_t>& body) {
+    UnitHarness h;
+    std::vector<uint32_t> prog = {addi(a0, zero, 0x400), addi(a1, zero, 0x500)};
+    prog.insert(prog.end(), body.begin(), body.end());
+    prog.push_back(kLoadMmioBase);
+    prog.push_back(kExit);
+    h.put(0, prog);
+    EXPECT_EQ(h.tile.run(100000), TileState::Halted);
+    return h.tile.cycles();
+  };
+  const std::vector<uint32_t> unit = {amp_lw(a0, a0, 0, 0), amp_s(a0, a0, 0, 0), amp_la(a0, a0, 1),
+                                      amp_sa(a1, a1, 1, 1), amp_rd(1, 1, 1),     amp_clr()};
+  const std::vector<uint32_t> scalar(unit.size(), addi(a2, a2, 1));
+  EXPECT_EQ(cycles(unit), cycles(scalar));
+  EXPECT_EQ(cycles(unit), 6u * (2 + unit.size() + 1) + 1);
+}
+
+// Weights are one set per tile, accumulators one per context: a worker's AMP.S uses the weights
+// the supervisor loaded and starts from its own (zero) accumulators, not the supervisor's.
+TEST(AmpModel, WeightsAreSharedAccumulatorsPerContext) {
+  UnitHarness h;
+  std::vector<uint32_t> w(16, 0);
+  for (unsigned k = 0; k < 4; ++k) w[k * 4 + k] = 0x40000000u;  // 2·I
+  h.put(kData, w);
+  h.put(kData + 64, {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u});  // x = 1
+  h.put(kData + 80, {0x41200000u, 0x41200000u, 0x41200000u, 0x41200000u});  // 10
+  // Worker 1 at 0x200: AMP.S row 0, AMP.SA to 0x600, DONE.
+  h.put(0x200, {li(a1, kData + 64)[0], li(a1, kData + 64)[1], amp_s(a1, a1, 0, 0),
+                addi(a2, zero, 0x600), amp_sa(a2, a2, 0, 0), kLoadMmioBase,
+                sw(zero, t0, static_cast<int32_t>(TESS_MMIO_DONE - TESS_MMIO_BASE))});
+  // Supervisor: its own row 0 = 10, load W, RUN worker 1, WAIT, store its row 0 to 0x700.
+  h.put(0, {li(a0, kData)[0], li(a0, kData)[1], amp_lw(a0, a0, 0, 0), amp_lw(a0, a0, 0, 1),
+            amp_lw(a0, a0, 0, 2), amp_lw(a0, a0, 0, 3), addi(a0, a0, 16), amp_la(a0, a0, 0),
+            kLoadMmioBase, addi(a3, zero, 0x200),
+            sw(a3, t0, static_cast<int32_t>(TESS_MMIO_RUN_BASE - TESS_MMIO_BASE)),
+            sw(zero, t0, static_cast<int32_t>(TESS_MMIO_WAIT - TESS_MMIO_BASE)),
+            addi(a2, zero, 0x700), amp_sa(a2, a2, 0, 0), kExit});
+  ASSERT_EQ(h.tile.run(100000), TileState::Halted);
+  for (unsigned j = 0; j < 4; ++j) {
+    EXPECT_EQ(h.word(0x600 + 4 * j), 0x40000000u);  // worker: 0 + 1·2
+    EXPECT_EQ(h.word(0x700 + 4 * j), 0x41200000u);  // supervisor: its 10 untouched
+    EXPECT_EQ(h.tile.accumulator(1, 0, j), 0x40000000u);
+  }
+}
+
+// A fetch does not see an AMP.SA issued one or two cycles before it, like any store
+// (docs/tile.md, "Order of effects"), and sees all four words from the third cycle on.
+TEST(AmpModel, StoreFollowsTheFetchRule) {
+  UnitHarness h;
+  // Worker 1 spins at 0x300; the supervisor's AMP.SA at cycle 48 writes zeros (illegal words)
+  // over 0x300..0x30f. RUN at 12 starts the worker at 19; its fetch at 49 still sees the JAL, the
+  // one at 55 the zero word.
+  h.put(0x300, {jal(zero, 0), jal(zero, 0), jal(zero, 0), jal(zero, 0)});
+  h.put(0,
+        {kLoadMmioBase, addi(a3, zero, 0x300),
+         sw(a3, t0, static_cast<int32_t>(TESS_MMIO_RUN_BASE - TESS_MMIO_BASE)), addi(a4, zero, 2),
+         addi(a4, a4, -1), bne(a4, zero, -4), amp_sa(zero, a3, 0, 0), addi(a4, zero, 3), kExit});
+  ASSERT_EQ(h.tile.run(100000), TileState::Trapped);
+  EXPECT_EQ(h.tile.trap().cause, TESS_CAUSE_ILLEGAL_INSN);
+  EXPECT_EQ(h.tile.trap().context, 1u);
+  EXPECT_EQ(h.tile.trap().pc, 0x300u);
+  EXPECT_EQ(h.tile.trap().value, 0u);
+  EXPECT_EQ(h.tile.cycles(), 56u);
+}
+
+TEST(AmpSweep, ShortRandomOperandSets) {
+  ampSweep(20000, 0x7e55e7aull);
+}
+
+}  // namespace
+}  // namespace tessera::model::test
