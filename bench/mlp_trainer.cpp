@@ -329,6 +329,7 @@ MlpRunState MlpTrainer::runState() const {
   s.evalStart = m.evalStart;
   s.stepsDone = m.stepsDone;
   s.streamOffsets = m.engine->streamOffsets();
+  s.hostSyncCounts = m.engine->hostSyncCounts();
   s.gradientSum = m.gradSum;
   s.gradientSteps = m.gradSteps;
   const EngineStats e = m.engine->stats();
@@ -362,7 +363,7 @@ void MlpTrainer::resume(std::span<const uint8_t> checkpoint, const MlpRunState& 
     throw Error(fmt::format("mlp: the saved run has {} streams, the program {}",
                             state.streamOffsets.size(), m.engine->streamOffsets().size()));
   restoreCheckpoint(m.dev, checkpoint);
-  m.engine->resumeFromCheckpoint(state.streamOffsets);
+  m.engine->resumeFromCheckpoint(state.streamOffsets, state.hostSyncCounts);
   m.current = MlpRunResult{};
   m.current.stepLoss = state.stepLoss;
   m.current.stepCorrect = state.stepCorrect;

@@ -60,15 +60,16 @@ struct MlpRunResult {
 /// The host side of a run in progress at a host sync: what a training checkpoint keeps beside the
 /// chip's state to continue the run (MlpTrainer::resume).
 struct MlpRunState {
-  std::vector<float> stepLoss;          ///< the run's step losses so far
-  std::vector<uint32_t> stepCorrect;    ///< and correct counts
-  uint64_t evalCorrect = 0;             ///< correct predictions of the evaluation so far
-  std::optional<uint64_t> evalStart;    ///< chip cycle of the run's first evaluation host sync
-  uint64_t stepsDone = 0;               ///< training steps over all runs
-  std::vector<uint64_t> streamOffsets;  ///< Engine::streamOffsets()
-  std::vector<float> gradientSum;       ///< gradientSync: the summed gradients not yet sent back
-  uint64_t gradientSteps = 0;           ///< gradientSync: steps whose gradients were summed
-  EngineStats engine;                   ///< the Engine's figures since the first load
+  std::vector<float> stepLoss;           ///< the run's step losses so far
+  std::vector<uint32_t> stepCorrect;     ///< and correct counts
+  uint64_t evalCorrect = 0;              ///< correct predictions of the evaluation so far
+  std::optional<uint64_t> evalStart;     ///< chip cycle of the run's first evaluation host sync
+  uint64_t stepsDone = 0;                ///< training steps over all runs
+  std::vector<uint64_t> streamOffsets;   ///< Engine::streamOffsets()
+  std::vector<uint64_t> hostSyncCounts;  ///< Engine::hostSyncCounts()
+  std::vector<float> gradientSum;        ///< gradientSync: the summed gradients not yet sent back
+  uint64_t gradientSteps = 0;            ///< gradientSync: steps whose gradients were summed
+  EngineStats engine;                    ///< the Engine's figures since the first load
 };
 
 /// The compiled training graph on one device.

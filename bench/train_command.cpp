@@ -413,6 +413,7 @@ nlohmann::json runStateJson(const MlpRunState& r) {
           {"eval_start", r.evalStart ? nlohmann::json(*r.evalStart) : nlohmann::json(nullptr)},
           {"steps_done", r.stepsDone},
           {"stream_offsets", r.streamOffsets},
+          {"host_sync_counts", r.hostSyncCounts},
           {"gradient_sum", gradSum},
           {"gradient_steps", r.gradientSteps},
           {"engine", engineJson(r.engine)}};
@@ -427,6 +428,7 @@ MlpRunState runStateOf(const nlohmann::json& j) {
   if (!j.at("eval_start").is_null()) r.evalStart = j.at("eval_start").get<uint64_t>();
   r.stepsDone = j.at("steps_done").get<uint64_t>();
   r.streamOffsets = j.at("stream_offsets").get<std::vector<uint64_t>>();
+  r.hostSyncCounts = j.at("host_sync_counts").get<std::vector<uint64_t>>();
   for (const nlohmann::json& x : j.at("gradient_sum"))
     r.gradientSum.push_back(floatOf(x.get<uint32_t>()));
   r.gradientSteps = j.at("gradient_steps").get<uint64_t>();

@@ -31,8 +31,8 @@ struct TrainOptions {
   std::string out;              ///< the trained model (.onnx); "" = not written
   std::string logDir = "tessera-onnx-train";  ///< mlperf.log, result.json, pictures
   std::string report;       ///< "" = none; else the browser report's HTML file (docs/report.md)
-  uint32_t traceSteps = 0;                    ///< steps traced superstep by superstep
-  bool quiet = false;                         ///< no progress bar or summary
+  uint32_t traceSteps = 0;  ///< steps traced superstep by superstep
+  bool quiet = false;       ///< no progress bar or summary
   /// Training checkpoints every this many steps and at epoch ends (tessera-bench train's
   /// --checkpoint-every; 0: none unless checkpointDir or resumeDir is set).
   uint64_t checkpointEvery = 0;
