@@ -117,7 +117,8 @@ nlohmann::json ChromeTrace::state() const {
       std::memcpy(&bits, &v, 8);
       values[k] = bits;
     }
-    events.push_back({std::string(1, e.ph), e.tid, e.name, e.cat, e.start, e.cycles, values});
+    events.push_back(
+        {std::string(1, e.ph), e.tid, e.name, e.cat, e.start, e.cycles, values, e.superstep});
   }
   return {{"events", events}, {"dropped", dropped_}};
 }
@@ -132,7 +133,8 @@ void ChromeTrace::restore(const nlohmann::json& state) {
               j.at(3).get<std::string>(),
               j.at(4).get<uint64_t>(),
               j.at(5).get<uint64_t>(),
-              {}};
+              {},
+              j.at(7).get<int64_t>()};
       if (e.tid > tiles_) throw Error(fmt::format("tile {} out of range", e.tid));
       for (const auto& [k, v] : j.at(6).items()) {
         const uint64_t bits = v.get<uint64_t>();
