@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "Vtess_board.h"
+#include "private_pty.hpp"
+#include "tessera/error.hpp"
 #include "verilated.h"
 
 namespace {
@@ -106,22 +108,15 @@ class LineReceiver {
 };
 
 int run() {
-  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
-  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) {
-    std::fprintf(stderr, "tessera-board-sim: cannot create a pseudo-terminal: %s\n",
-                 std::strerror(errno));
+  tessera::PrivatePty pty;
+  try {
+    pty = tessera::openPrivatePty();
+  } catch (const tessera::Error& e) {
+    std::fprintf(stderr, "tessera-board-sim: %s\n", e.what());
     return 1;
   }
-  const std::string path = ::ptsname(master);
-  const int slave = ::open(path.c_str(), O_RDWR | O_NOCTTY);
-  termios tio{};
-  if (slave < 0 || ::tcgetattr(slave, &tio) != 0) {
-    std::fprintf(stderr, "tessera-board-sim: cannot open %s: %s\n", path.c_str(),
-                 std::strerror(errno));
-    return 1;
-  }
-  ::cfmakeraw(&tio);
-  ::tcsetattr(slave, TCSANOW, &tio);
+  const int master = pty.master;
+  const std::string path = pty.path;
   ::fcntl(master, F_SETFL, ::fcntl(master, F_GETFL) | O_NONBLOCK);
 
   auto context = std::make_unique<VerilatedContext>();
@@ -182,7 +177,7 @@ int run() {
     }
   }
   top->final();
-  ::close(slave);
+  ::close(pty.slave);
   ::close(master);
   return 0;
 }

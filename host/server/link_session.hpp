@@ -33,8 +33,10 @@ struct SessionLimits {
   std::chrono::milliseconds idleTimeout{30000};
   /// The shared token a client must present with AUTH before anything else; "" = none needed.
   std::string token;
-  /// With a token: time a new client has to present it.
-  std::chrono::milliseconds authTimeout{5000};
+  /// With a token: time a new client has to present it. A client presents it with its first
+  /// frame, so less than a second is plenty, and a silent connection holds the one client slot
+  /// no longer than that (docs/limits.md, "Exposure").
+  std::chrono::milliseconds authTimeout{800};
   /// With a token: a wrong or missing one is answered (Unauthorized) this long after it arrives,
   /// then the connection closes. With one client at a time, that is one guess, and one log line,
   /// per delay (docs/limits.md, "Exposure").
@@ -196,6 +198,7 @@ class LinkSession : public std::enable_shared_from_this<LinkSession<Stream>> {
   }
 
   void onIdleTimer() {
+    if (closing_) return;  // a refusal is on its way, and closes the session after its delay
     const auto limit = authed_ ? limits_.idleTimeout : limits_.authTimeout;
     const auto now = Clock::now();
     if (server_.waitPending()) lastActivity_ = now;

@@ -4,7 +4,9 @@
 // CRC before acting, rejects and counts bad frames, and reports a maximum payload that the host
 // library splits its transfers to fit.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -45,6 +47,14 @@ class BoardSimTest : public testing::Test {
   std::string path() const { return board_->deviceString().substr(7); }
   std::unique_ptr<ServerProcess> board_;
 };
+
+// The simulated board's line is private to its owner, as tessera-server's pty is (issue 28).
+TEST_F(BoardSimTest, ThePtyIsPrivateToItsOwner) {
+  struct stat st {};
+  ASSERT_EQ(::stat(path().c_str(), &st), 0) << path();
+  EXPECT_EQ(st.st_mode & 077, 0u) << path() << " mode " << std::oct << (st.st_mode & 07777);
+  EXPECT_EQ(st.st_uid, ::geteuid());
+}
 
 TEST_F(BoardSimTest, InfoReportsTheBoardAndItsMaximumPayload) {
   auto dev = open();

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -231,6 +233,19 @@ TEST(LinkTcp, ASecondClientIsRefusedWhileOneIsConnected) {
   ASSERT_FALSE(message.empty()) << "a second client was accepted";
   EXPECT_EQ(message.find("3000 ms"), std::string::npos) << message;
   EXPECT_EQ(first->readControl(TESS_CR_ID), 0x7E550001u);  // the first one is unaffected
+}
+
+// A pty has no token: whoever opens its slave is the client. grantpt leaves it writable by the
+// tty group (`write`, `wall`), so the server makes it private to its owner (issue 28).
+TEST(LinkPty, ThePtyIsPrivateToItsOwner) {
+  ServerProcess server(kServer, serverArgs(Param{"model", true}));
+  const std::string device = server.deviceString();
+  ASSERT_EQ(device.rfind("serial:", 0), 0u) << device;
+  struct stat st {};
+  ASSERT_EQ(::stat(device.substr(7).c_str(), &st), 0) << device;
+  EXPECT_EQ(st.st_mode & 077, 0u) << device << " mode " << std::oct << (st.st_mode & 07777);
+  EXPECT_EQ(st.st_uid, ::geteuid());
+  EXPECT_EQ(openDevice(device)->readControl(TESS_CR_ID), 0x7E550001u);  // and it serves
 }
 
 }  // namespace
