@@ -25,7 +25,7 @@ PrivatePty openPrivatePty() {
   p.path = ::ptsname(p.master);
   p.slave = ::open(p.path.c_str(), O_RDWR | O_NOCTTY | O_CLOEXEC);
   termios tio{};
-  struct stat st{};
+  struct stat st {};
   auto fail = [&](const std::string& what) {
     const std::string why = std::strerror(errno);
     if (p.slave >= 0) ::close(p.slave);

@@ -11,7 +11,7 @@ namespace tessera {
 /// Both ends of a pty in raw mode; the caller owns the descriptors.
 struct PrivatePty {
   int master = -1;
-  int slave = -1;  ///< held open so the master never reads EIO when a client closes
+  int slave = -1;    ///< held open so the master never reads EIO when a client closes
   std::string path;  ///< the slave's path, for the client
 };
 

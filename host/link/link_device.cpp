@@ -82,8 +82,10 @@ Frame LinkDevice::transact(Opcode op, uint32_t tile, uint32_t addr, std::vector<
           f.status == static_cast<uint16_t>(Status::Running))
         return std::move(f);
       std::string why(f.payload.begin(), f.payload.end());
-      if (f.status == static_cast<uint16_t>(Status::Busy)) {
-        // A board gives no reason; say what holds the device and how to free it.
+      // A server refusing a second client names the holder itself; any other Busy is a run:
+      // say what holds the device and how to free it (a board gives no reason at all).
+      if (f.status == static_cast<uint16_t>(Status::Busy) &&
+          why.find("another client (") == std::string::npos) {
         if (why.empty()) why = "the device is running a program";
         why +=
             "; a run started by another client, or by one that went away, holds it until it "

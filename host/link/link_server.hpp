@@ -29,6 +29,8 @@ class LinkServer {
   /// Reply to a decoded or rejected frame; nothing when it is a WAIT that must wait (see
   /// pollWait) or a rejected frame whose header is not to be trusted enough to answer.
   std::optional<Frame> handle(const DecodeEvent& ev, Clock::time_point now = Clock::now());
+  /// What INFO reports (the device's ChipInfo as the server saw it).
+  const ChipInfo& info() const { return info_; }
   /// True while a run is in progress (step() has work).
   bool running() const { return running_; }
   /// True while a WAIT waits for its reply (the client is owed an answer, so it is not idle).

@@ -57,6 +57,8 @@ inline bool sameToken(const std::string& a, const std::vector<uint8_t>& b) {
 template <class Stream>
 class LinkSession : public std::enable_shared_from_this<LinkSession<Stream>> {
  public:
+  /// Who the client is ("client HOST:PORT", "pty client"), for messages.
+  const std::string& peer() const { return peer_; }
   /// Silence after which an unfinished frame is abandoned.
   static constexpr std::chrono::milliseconds kStallTimeout{500};
 

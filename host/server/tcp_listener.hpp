@@ -1,5 +1,6 @@
 // TcpListener: accepts TCP clients for a LinkServer, one at a time (docs/link-protocol.md,
-// "Transports"): a second client is closed at once, a client that already hung up is replaced.
+// "Transports"): a second client is answered by a RefusingSession (INFO, then Busy with the
+// reason), a client that already hung up is replaced.
 #pragma once
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "boost_asio.hpp"
 #include "link_server.hpp"
 #include "link_session.hpp"
+#include "refusing_session.hpp"
 
 namespace tessera::link {
 
@@ -41,8 +43,24 @@ class TcpListener {
       if (!ec) {
         // A client that just hung up may not have been noticed yet: it must not block the next.
         if (auto current = session_; current && current->peerGone()) current->stop();
-        if (session_) {
-          // One client at a time: a second one is told at once (EOF), not left hanging.
+        if (session_ && refusing_ < kMaxRefusing) {
+          // One client at a time: a second one gets INFO and a Busy naming the holder
+          // (RefusingSession), then EOF; it is never left hanging.
+          boost::system::error_code ignored;
+          const auto remote = socket.remote_endpoint(ignored);
+          const std::string peer =
+              ignored ? "client"
+                      : fmt::format("client {}:{}", remote.address().to_string(), remote.port());
+          ++refusing_;
+          auto refused = std::make_shared<RefusingSession>(
+              std::move(socket), server_.info(), limits_.token.empty(),
+              fmt::format("another client ({}) holds this server's device; it serves one client "
+                          "at a time: try again when that client has disconnected",
+                          session_->peer()),
+              peer);
+          refused->start([this]() { --refusing_; });
+        } else if (session_) {
+          // More refused clients than kMaxRefusing at once: EOF at once, nothing read.
           boost::system::error_code ignored;
           socket.close(ignored);
         } else {
@@ -66,7 +84,12 @@ class TcpListener {
     });
   }
 
+  /// Refused clients answered at the same time at most; more are closed at once (a flood of
+  /// connections costs the server no more than this).
+  static constexpr unsigned kMaxRefusing = 4;
+
   tcp::acceptor acceptor_;
+  unsigned refusing_ = 0;
   LinkServer& server_;
   SessionLimits limits_;
   std::shared_ptr<LinkSession<tcp::socket>> session_;

@@ -129,7 +129,10 @@ std::unique_ptr<Device> openWithin(const std::string& spec, std::chrono::millise
   const auto deadline = Clock::now() + within;
   while (Clock::now() < deadline) {
     try {
-      return openDevice(spec);
+      // A refused client gets INFO answered (so openDevice succeeds) and Busy for the rest.
+      auto dev = openDevice(spec);
+      dev->readControl(TESS_CR_ID);
+      return dev;
     } catch (const Error&) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -206,8 +209,9 @@ TEST(ServerLimits, AStalledClientLosesTheServerAfterTheIdleTimeoutAndItsRunStops
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, static_cast<uint16_t>(Status::Ok)) << "opcode " << int(f.opcode);
   }
-  // While it holds the server, others are refused at once.
-  EXPECT_THROW(openDevice(server.deviceString() + "?timeout_ms=2000"), Error);
+  // While it holds the server, others are refused at once (INFO answered, the rest Busy).
+  EXPECT_THROW(openDevice(server.deviceString() + "?timeout_ms=2000")->readControl(TESS_CR_ID),
+               Error);
   auto next = openWithin(server.deviceString() + "?timeout_ms=2000", kHang);
   ASSERT_TRUE(next) << "the stalled client still holds the server";
   // The abandoned run no longer advances: requests are not Busy and the cycle counter stands.
