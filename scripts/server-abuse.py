@@ -59,11 +59,18 @@ def start(server):
 
 
 def served(port, timeout=1.0):
-    """True if a new client gets an INFO reply."""
+    """True if a new client's CTRL_READ of the chip ID is answered Ok (a client refused while
+    another holds the server gets INFO answered, but Busy for everything else)."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-            s.sendall(frame(0x01, seq=7))
-            return len(s.recv(64)) > 0
+            s.sendall(frame(0x04, seq=7))
+            reply = b""
+            while len(reply) < 8:
+                chunk = s.recv(64)
+                if not chunk:
+                    return False
+                reply += chunk
+            return struct.unpack_from("<H", reply, 6)[0] == 0
     except OSError:
         return False
 
