@@ -6,12 +6,13 @@
 # saved weights, byte for byte; SIGTERM and SIGINT save, say how to resume and resume the same;
 # corrupt, truncated and mismatched (options, chip configuration) checkpoints are refused naming
 # the file and what differs.
-# On rtl and tcp (a tessera-server fronting the model) the short form runs: the uninterrupted run
+# On rtl, tcp and serial (a tessera-server fronting the model over TCP or a pty) the short form
+# runs: the uninterrupted run
 # and one SIGKILL halfway through a save, resumed. With mpi, 2 replicas under mpirun: rank 1
 # killed halfway through its 3rd save (rank 0 has saved it: both resume from the one before),
 # SIGTERM to rank 1 alone (both save at the same host sync), and other rank counts refused.
 # Usage: train_resume_test.sh TESSERA_BENCH PYTHON WORK_DIR [model | rtl | tcp TESSERA_SERVER |
-#        mpi MPIRUN]
+#        serial TESSERA_SERVER | mpi MPIRUN]
 set -u
 bench=$1
 python=$2
@@ -37,6 +38,18 @@ if [ "$backend" = tcp ]; then
   done
   [ -n "$port" ] || { echo "FAIL: tessera-server did not start: $(cat "$work/server.log")"; exit 1; }
   device=tcp://127.0.0.1:$port
+elif [ "$backend" = serial ]; then
+  "$5" --device model --tiles 4 --pty >"$work/server.log" 2>&1 &
+  server_pid=$!
+  trap 'kill $server_pid 2>/dev/null || true' EXIT
+  pty=
+  for _ in $(seq 100); do
+    pty=$(grep -o 'pty /dev/[^ ]*' "$work/server.log" | cut -d' ' -f2 || true)
+    [ -n "$pty" ] && break
+    sleep 0.1
+  done
+  [ -n "$pty" ] || { echo "FAIL: tessera-server --pty did not start: $(cat "$work/server.log")"; exit 1; }
+  device=serial:$pty
 fi
 
 args=(train --device "$device" --tiles 4 --batch 8 --hidden 16 --max-steps 6 --epochs 2

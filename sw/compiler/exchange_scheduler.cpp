@@ -49,6 +49,21 @@ struct TileState {
   bool used = false;
 };
 
+// What is wrong with a message's end on one tile, in the chip's terms (an address above the tile
+// is named as such: one near 2^32 is a negative offset that wrapped).
+std::string whyNot(uint32_t tile, uint32_t addr, uint32_t words, uint32_t tiles,
+                   uint32_t memBytes) {
+  if (tile >= tiles) return fmt::format("the chip has {} tiles", tiles);
+  if (words > xchg::kMaxCount)
+    return fmt::format("more than the {} words one message may carry", xchg::kMaxCount);
+  if (addr % 4 != 0) return "the address is not word-aligned";
+  if (addr >= memBytes) {
+    return fmt::format("the address is beyond the tile's {} bytes{}", memBytes,
+                       addr >= 0x80000000u ? " (a negative offset that wrapped)" : "");
+  }
+  return fmt::format("{} bytes from there end beyond the tile's {} bytes", 4ull * words, memBytes);
+}
+
 // The messages checked against the chip and merged by source range into multicasts, one
 // destination per tile per message.
 std::vector<XMessage> mergeMulticasts(uint32_t tiles, uint32_t memBytes,
@@ -59,14 +74,14 @@ std::vector<XMessage> mergeMulticasts(uint32_t tiles, uint32_t memBytes,
     if (m.words == 0 || m.dsts.empty()) continue;
     if (m.src >= tiles || m.words > xchg::kMaxCount ||
         uint64_t{m.srcAddr} + 4ull * m.words > memBytes || m.srcAddr % 4 != 0) {
-      throw Error(
-          fmt::format("exchange: message of {} words from tile {} address 0x{:x} does not fit",
-                      m.words, m.src, m.srcAddr));
+      throw Error(fmt::format("exchange: message of {} words from tile {} address 0x{:x}: {}",
+                              m.words, m.src, m.srcAddr,
+                              whyNot(m.src, m.srcAddr, m.words, tiles, memBytes)));
     }
     for (const XDest& d : m.dsts) {
       if (d.tile >= tiles || uint64_t{d.addr} + 4ull * m.words > memBytes || d.addr % 4 != 0) {
-        throw Error(fmt::format("exchange: {} words to tile {} address 0x{:x} do not fit", m.words,
-                                d.tile, d.addr));
+        throw Error(fmt::format("exchange: {} words to tile {} address 0x{:x}: {}", m.words, d.tile,
+                                d.addr, whyNot(d.tile, d.addr, m.words, tiles, memBytes)));
       }
       auto& group = bySource[{m.src, m.srcAddr, m.words}];
       bool placed = false;

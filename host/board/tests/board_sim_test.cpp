@@ -45,6 +45,22 @@ class BoardSimTest : public testing::Test {
   }
   std::unique_ptr<Device> open() { return openDevice(board_->deviceString()); }
   std::string path() const { return board_->deviceString().substr(7); }
+  /// Reset the board with tile 0 holding `jal x0, 0` (it spins forever) and the others disabled.
+  void loadASpinningTile0() {
+    auto dev = open();
+    dev->reset();
+    const uint32_t loop = 0x0000006f;
+    dev->writeMemory(0, 0, std::span(reinterpret_cast<const uint8_t*>(&loop), 4));
+    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
+  }
+  /// Raw requests on the line: send a frame; read() takes the next reply.
+  static void send(RawSerialLine& line, uint8_t op, uint32_t seq, std::vector<uint8_t> payload) {
+    Frame req;
+    req.opcode = op;
+    req.seq = seq;
+    req.payload = std::move(payload);
+    line.write(FrameCodec::encode(req));
+  }
   std::unique_ptr<ServerProcess> board_;
 };
 
@@ -186,20 +202,10 @@ TEST_F(BoardSimTest, ControlRegistersAreRefusedAsTheServerRefusesThem) {
 }
 
 TEST_F(BoardSimTest, ABoardLeftRunningIsBusyUntilReset) {
-  {
-    auto dev = open();
-    dev->reset();
-    const uint32_t loop = 0x0000006f;  // jal x0, 0: tile 0 spins forever
-    dev->writeMemory(0, 0, std::span(reinterpret_cast<const uint8_t*>(&loop), 4));
-    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
-  }
+  loadASpinningTile0();
   RawSerialLine line(path());
   auto request = [&](uint8_t op, uint32_t seq, std::vector<uint8_t> payload) {
-    Frame req;
-    req.opcode = op;
-    req.seq = seq;
-    req.payload = std::move(payload);
-    line.write(FrameCodec::encode(req));
+    send(line, op, seq, std::move(payload));
     auto ev = line.read(kHang);
     EXPECT_TRUE(ev.has_value()) << "no reply to opcode " << int{op};
     return ev ? ev->frame.status : uint16_t{0xffff};
@@ -252,34 +258,21 @@ TEST_F(BoardSimTest, ABoardLeftRunningIsBusyUntilReset) {
 // ended (171 s of wall time on the simulator), RESET included. The next request now ends the WAIT
 // without a reply (issue 29, item 5): the first reply on the line is the RESET's.
 TEST_F(BoardSimTest, AWaitFromAClientThatWentAwayEndsWhenTheNextRequestComes) {
-  {
-    auto dev = open();
-    dev->reset();
-    const uint32_t loop = 0x0000006f;  // jal x0, 0: tile 0 spins forever
-    dev->writeMemory(0, 0, std::span(reinterpret_cast<const uint8_t*>(&loop), 4));
-    for (unsigned t = 1; t < dev->info().tiles; ++t) dev->setTileEnabled(t, false);
-  }
+  loadASpinningTile0();
   RawSerialLine line(path());
-  auto send = [&](uint8_t op, uint32_t seq, std::vector<uint8_t> payload) {
-    Frame req;
-    req.opcode = op;
-    req.seq = seq;
-    req.payload = std::move(payload);
-    line.write(FrameCodec::encode(req));
-  };
-  send(0x06, 1, {0, 0, 0, 0, 0, 1, 0, 0});  // RUN for 2^40 cycles
+  send(line, 0x06, 1, {0, 0, 0, 0, 0, 1, 0, 0});  // RUN for 2^40 cycles
   auto ev = line.read(kHang);
   ASSERT_TRUE(ev.has_value());
   EXPECT_EQ(ev->frame.status, static_cast<uint16_t>(Status::Ok));
-  send(0x07, 2, {0x60, 0xea, 0, 0});  // WAIT 60,000 ms, whose client never reads the reply
+  send(line, 0x07, 2, {0x60, 0xea, 0, 0});  // WAIT 60,000 ms, whose client never reads the reply
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  send(0x08, 3, {});  // the next client's RESET
+  send(line, 0x08, 3, {});  // the next client's RESET
   ev = line.read(kHang);
   ASSERT_TRUE(ev.has_value()) << "no reply to a RESET sent during a WAIT";
   EXPECT_EQ(ev->frame.seq, 3u) << "the WAIT was answered (status " << ev->frame.status << ")";
   EXPECT_EQ(ev->frame.status, static_cast<uint16_t>(Status::Ok));
   // The RESET ended the run; the board serves requests again.
-  send(0x07, 4, {20, 0, 0, 0});
+  send(line, 0x07, 4, {20, 0, 0, 0});
   ev = line.read(kHang);
   ASSERT_TRUE(ev.has_value());
   EXPECT_EQ(ev->frame.seq, 4u);

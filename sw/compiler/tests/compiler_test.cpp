@@ -12,6 +12,7 @@
 #include <random>
 
 #include "backends.hpp"
+#include "exchange_scheduler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
 
@@ -490,6 +491,39 @@ TEST(CompilerErrors, SharedOutputsMustBeWrittenInPlace) {
     g.setTileMapping(v, tile);
   }
   expectError([&] { compile(g, Execute(cs)); }, "also writes, and one of them is not in place");
+}
+
+// An exchange that cannot fit says why in the chip's terms, and names an address near 2^32 as
+// a negative offset that wrapped (issue 29, item 10: "to tile 0 address 0xfff788c0").
+TEST(ExchangeScheduler, AMessageThatDoesNotFitSaysWhy) {
+  auto message = [](uint32_t src, uint32_t srcAddr, uint32_t dstTile, uint32_t dstAddr) {
+    XMessage m;
+    m.src = src;
+    m.srcAddr = srcAddr;
+    m.words = 4;
+    m.dsts.push_back(XDest{dstTile, dstAddr, false});
+    return m;
+  };
+  auto why = [](XMessage m) {
+    try {
+      scheduleExchange(4, 65536, {std::move(m)});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(why(message(1, 0, 0, 0xfff788c0)),
+            "exchange: 4 words to tile 0 address 0xfff788c0: the address is beyond the tile's "
+            "65536 bytes (a negative offset that wrapped)");
+  EXPECT_EQ(why(message(1, 0, 0, 65528)),
+            "exchange: 4 words to tile 0 address 0xfff8: 16 bytes from there end beyond the "
+            "tile's 65536 bytes");
+  EXPECT_EQ(why(message(1, 0, 7, 0)),
+            "exchange: 4 words to tile 7 address 0x0: the chip has 4 tiles");
+  EXPECT_EQ(why(message(1, 2, 0, 0)),
+            "exchange: message of 4 words from tile 1 address 0x2: the address is not "
+            "word-aligned");
+  EXPECT_EQ(why(message(1, 0, 2, 256)), "accepted");
 }
 
 }  // namespace
