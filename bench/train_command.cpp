@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -187,29 +188,8 @@ struct TrainFigures {
   }
 };
 
-// Floating-point values go into a checkpoint as their bits, so that a resumed run continues
-// with exactly the numbers of the uninterrupted one.
-uint64_t bitsOf(double d) {
-  uint64_t b;
-  std::memcpy(&b, &d, 8);
-  return b;
-}
-double doubleOf(uint64_t b) {
-  double d;
-  std::memcpy(&d, &b, 8);
-  return d;
-}
-uint32_t bitsOf(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-float floatOf(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
+// Floating-point values go into a checkpoint as their bits (std::bit_cast), so that a resumed
+// run continues with exactly the numbers of the uninterrupted one.
 constexpr const char* kCheckpointFormat = "tessera-train-checkpoint";
 constexpr uint32_t kCheckpointVersion = 1;
 
@@ -337,14 +317,16 @@ nlohmann::ordered_json optionsRecord(const TrainContext& ctx) {
 
 nlohmann::json curveJson(const std::vector<SvgChart::Point>& c) {
   nlohmann::json j = nlohmann::json::array();
-  for (const SvgChart::Point& p : c) j.push_back({bitsOf(p.x), bitsOf(p.y)});
+  for (const SvgChart::Point& p : c)
+    j.push_back({std::bit_cast<uint64_t>(p.x), std::bit_cast<uint64_t>(p.y)});
   return j;
 }
 
 std::vector<SvgChart::Point> curveOf(const nlohmann::json& j) {
   std::vector<SvgChart::Point> c;
   for (const nlohmann::json& p : j)
-    c.push_back({doubleOf(p.at(0).get<uint64_t>()), doubleOf(p.at(1).get<uint64_t>())});
+    c.push_back({std::bit_cast<double>(p.at(0).get<uint64_t>()),
+                 std::bit_cast<double>(p.at(1).get<uint64_t>())});
   return c;
 }
 
@@ -352,18 +334,22 @@ nlohmann::json engineJson(const EngineStats& e) {
   return {e.hostSyncs,
           e.hostToDeviceBytes,
           e.deviceToHostBytes,
-          bitsOf(e.deviceSeconds),
-          bitsOf(e.hostIoSeconds),
+          std::bit_cast<uint64_t>(e.deviceSeconds),
+          std::bit_cast<uint64_t>(e.hostIoSeconds),
           e.prefetchWaits,
-          bitsOf(e.prefetchWaitSeconds),
+          std::bit_cast<uint64_t>(e.prefetchWaitSeconds),
           e.prefetchMissBytes};
 }
 
 EngineStats engineOf(const nlohmann::json& j) {
-  return {j.at(0).get<uint64_t>(),           j.at(1).get<uint64_t>(),
-          j.at(2).get<uint64_t>(),           doubleOf(j.at(3).get<uint64_t>()),
-          doubleOf(j.at(4).get<uint64_t>()), j.at(5).get<uint64_t>(),
-          doubleOf(j.at(6).get<uint64_t>()), j.at(7).get<uint64_t>()};
+  return {j.at(0).get<uint64_t>(),
+          j.at(1).get<uint64_t>(),
+          j.at(2).get<uint64_t>(),
+          std::bit_cast<double>(j.at(3).get<uint64_t>()),
+          std::bit_cast<double>(j.at(4).get<uint64_t>()),
+          j.at(5).get<uint64_t>(),
+          std::bit_cast<double>(j.at(6).get<uint64_t>()),
+          j.at(7).get<uint64_t>()};
 }
 
 nlohmann::json totalsJson(const TrainTotals& tt) {
@@ -375,9 +361,9 @@ nlohmann::json totalsJson(const TrainTotals& tt) {
           {"train_cycles", tt.trainCycles},
           {"eval_cycles", tt.evalCycles},
           {"steps", tt.steps},
-          {"accuracy", bitsOf(tt.accuracy)},
-          {"train_wall", bitsOf(tt.trainWall)},
-          {"replica_seconds", bitsOf(tt.replicaSeconds)},
+          {"accuracy", std::bit_cast<uint64_t>(tt.accuracy)},
+          {"train_wall", std::bit_cast<uint64_t>(tt.trainWall)},
+          {"replica_seconds", std::bit_cast<uint64_t>(tt.replicaSeconds)},
           {"gradient_bytes", tt.gradientBytes},
           {"engine", engineJson(tt.engine)}};
 }
@@ -395,18 +381,18 @@ void restoreTotals(TrainTotals& tt, const nlohmann::json& j) {
   tt.trainCycles = j.at("train_cycles").get<uint64_t>();
   tt.evalCycles = j.at("eval_cycles").get<uint64_t>();
   tt.steps = j.at("steps").get<uint64_t>();
-  tt.accuracy = doubleOf(j.at("accuracy").get<uint64_t>());
-  tt.trainWall = doubleOf(j.at("train_wall").get<uint64_t>());
-  tt.replicaSeconds = doubleOf(j.at("replica_seconds").get<uint64_t>());
+  tt.accuracy = std::bit_cast<double>(j.at("accuracy").get<uint64_t>());
+  tt.trainWall = std::bit_cast<double>(j.at("train_wall").get<uint64_t>());
+  tt.replicaSeconds = std::bit_cast<double>(j.at("replica_seconds").get<uint64_t>());
   tt.gradientBytes = j.at("gradient_bytes").get<uint64_t>();
   tt.engine = engineOf(j.at("engine"));
 }
 
 nlohmann::json runStateJson(const MlpRunState& r) {
   nlohmann::json loss = nlohmann::json::array();
-  for (float x : r.stepLoss) loss.push_back(bitsOf(x));
+  for (float x : r.stepLoss) loss.push_back(std::bit_cast<uint32_t>(x));
   nlohmann::json gradSum = nlohmann::json::array();
-  for (float x : r.gradientSum) gradSum.push_back(bitsOf(x));
+  for (float x : r.gradientSum) gradSum.push_back(std::bit_cast<uint32_t>(x));
   return {{"step_loss", loss},
           {"step_correct", r.stepCorrect},
           {"eval_correct", r.evalCorrect},
@@ -422,7 +408,7 @@ nlohmann::json runStateJson(const MlpRunState& r) {
 MlpRunState runStateOf(const nlohmann::json& j) {
   MlpRunState r;
   for (const nlohmann::json& x : j.at("step_loss"))
-    r.stepLoss.push_back(floatOf(x.get<uint32_t>()));
+    r.stepLoss.push_back(std::bit_cast<float>(x.get<uint32_t>()));
   r.stepCorrect = j.at("step_correct").get<std::vector<uint32_t>>();
   r.evalCorrect = j.at("eval_correct").get<uint64_t>();
   if (!j.at("eval_start").is_null()) r.evalStart = j.at("eval_start").get<uint64_t>();
@@ -430,7 +416,7 @@ MlpRunState runStateOf(const nlohmann::json& j) {
   r.streamOffsets = j.at("stream_offsets").get<std::vector<uint64_t>>();
   r.hostSyncCounts = j.at("host_sync_counts").get<std::vector<uint64_t>>();
   for (const nlohmann::json& x : j.at("gradient_sum"))
-    r.gradientSum.push_back(floatOf(x.get<uint32_t>()));
+    r.gradientSum.push_back(std::bit_cast<float>(x.get<uint32_t>()));
   r.gradientSteps = j.at("gradient_steps").get<uint64_t>();
   r.engine = engineOf(j.at("engine"));
   return r;
@@ -545,7 +531,7 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
       restoreTotals(tt, h.at("totals"));
       epoch = h.at("epoch").get<uint32_t>();
       runStart -= std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(doubleOf(h.at("run_wall_s").get<uint64_t>())));
+          std::chrono::duration<double>(std::bit_cast<double>(h.at("run_wall_s").get<uint64_t>())));
     } catch (const std::exception& e) {
       throw Error(fmt::format("train: checkpoint {}: malformed training state: {}",
                               plan.resume->path, e.what()));
@@ -577,7 +563,7 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
                              {"data_seed", o.seed + 1},
                              {"run", runStateJson(state)},
                              {"totals", totalsJson(tt)},
-                             {"run_wall_s", bitsOf(secondsSince(runStart))},
+                             {"run_wall_s", std::bit_cast<uint64_t>(secondsSince(runStart))},
                              {"mllog", ""}};
       if (plan.tracer) {
         host["tracer"] = plan.tracer->state();

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
+#include <bit>
 #include <nlohmann/json.hpp>
 
 #include "file_io.hpp"
@@ -112,11 +112,7 @@ nlohmann::json ChromeTrace::state() const {
   nlohmann::json events = nlohmann::json::array();
   for (const Event& e : events_) {
     nlohmann::json values = nlohmann::json::object();
-    for (const auto& [k, v] : e.values) {
-      uint64_t bits;
-      std::memcpy(&bits, &v, 8);
-      values[k] = bits;
-    }
+    for (const auto& [k, v] : e.values) values[k] = std::bit_cast<uint64_t>(v);
     events.push_back(
         {std::string(1, e.ph), e.tid, e.name, e.cat, e.start, e.cycles, values, e.superstep});
   }
@@ -136,12 +132,8 @@ void ChromeTrace::restore(const nlohmann::json& state) {
               {},
               j.at(7).get<int64_t>()};
       if (e.tid > tiles_) throw Error(fmt::format("tile {} out of range", e.tid));
-      for (const auto& [k, v] : j.at(6).items()) {
-        const uint64_t bits = v.get<uint64_t>();
-        double d;
-        std::memcpy(&d, &bits, 8);
-        e.values[k] = d;
-      }
+      for (const auto& [k, v] : j.at(6).items())
+        e.values[k] = std::bit_cast<double>(v.get<uint64_t>());
       events.push_back(std::move(e));
     }
     if (events.size() > maxEvents_) throw Error("more events than the trace holds");

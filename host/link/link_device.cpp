@@ -82,14 +82,13 @@ Frame LinkDevice::transact(Opcode op, uint32_t tile, uint32_t addr, std::vector<
           f.status == static_cast<uint16_t>(Status::Running))
         return std::move(f);
       std::string why(f.payload.begin(), f.payload.end());
-      // A server refusing a second client names the holder itself; any other Busy is a run:
-      // say what holds the device and how to free it (a board gives no reason at all).
-      if (f.status == static_cast<uint16_t>(Status::Busy) &&
-          why.find("another client (") == std::string::npos) {
-        if (why.empty()) why = "the device is running a program";
-        why +=
-            "; a run started by another client, or by one that went away, holds it until it "
-            "ends or the device is reset (tessera-run --reset, Device::reset)";
+      // A board's Busy carries no reason (its bridge has no text): say what holds it and how to
+      // free it. A server's Busy names its reason itself (its own client's run, another client).
+      if (f.status == static_cast<uint16_t>(Status::Busy) && why.empty()) {
+        why =
+            "the device is running a program; a run started by another client, or by one that "
+            "went away, holds it until it ends or the device is reset (tessera-run --reset, "
+            "Device::reset)";
       }
       throw Error(fmt::format("{}: {} tile {} address 0x{:x}: {}: {}", name_, opName(op), tile,
                               addr, statusName(f.status), why));

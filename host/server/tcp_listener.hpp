@@ -37,6 +37,13 @@ class TcpListener {
   }
 
  private:
+  /// "client HOST:PORT" for messages ("client" when the peer is already gone).
+  static std::string peerOf(const tcp::socket& socket) {
+    boost::system::error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    return ec ? "client" : fmt::format("client {}:{}", remote.address().to_string(), remote.port());
+  }
+
   void accept() {
     acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
       if (ec == boost::asio::error::operation_aborted) return;  // closed by a signal
@@ -46,11 +53,7 @@ class TcpListener {
         if (session_ && refusing_ < kMaxRefusing) {
           // One client at a time: a second one gets INFO and a Busy naming the holder
           // (RefusingSession), then EOF; it is never left hanging.
-          boost::system::error_code ignored;
-          const auto remote = socket.remote_endpoint(ignored);
-          const std::string peer =
-              ignored ? "client"
-                      : fmt::format("client {}:{}", remote.address().to_string(), remote.port());
+          const std::string peer = peerOf(socket);
           ++refusing_;
           auto refused = std::make_shared<RefusingSession>(
               std::move(socket), server_.info(), limits_.token.empty(),
@@ -66,10 +69,7 @@ class TcpListener {
         } else {
           boost::system::error_code ignored;
           socket.set_option(tcp::no_delay(true), ignored);
-          const auto remote = socket.remote_endpoint(ignored);
-          const std::string peer =
-              ignored ? "client"
-                      : fmt::format("client {}:{}", remote.address().to_string(), remote.port());
+          const std::string peer = peerOf(socket);
           auto session = std::make_shared<LinkSession<tcp::socket>>(std::move(socket), server_,
                                                                     nullptr, limits_, peer);
           // Reset only if still current: an old session may close after a new one started.
