@@ -115,6 +115,8 @@ class SuperstepTracer {
         dev_.setSyncBreak(false);
         done_ = true;
       }
+    } else if (r.reason == StopReason::SyncBreak) {
+      trace_.addSyncMarker(r.hostSyncId, r.cycles, superstep_);
     }
     last_ = r.cycles;
     ++superstep_;

@@ -116,6 +116,14 @@ def main():
         check(res["programNodes"] == len(report["program"]) and res["programNodesWithCycles"] > 0,
               f"the program tree has its {len(report['program'])} nodes, "
               f"{res['programNodesWithCycles']} with profiled cycles")
+        check(res["matchedById"] and res["matchedSupersteps"] == len(steps),
+              f"all {len(steps)} supersteps matched to the program's syncs by their ids "
+              f"({res['matchedSupersteps']} matched)")
+        per_pass = sum(n.get("flops", 0) for n in report["program"])
+        check(report["target"]["peakFlopsPerCycle"] == 2 and per_pass > 0
+              and 0 < res["profiledFlops"] and res["programNodesWithFlops"] > 0,
+              f"FLOPs: {per_pass} per pass, {res['profiledFlops']} in the profiled supersteps' "
+              f"{res['profiledCycles']} cycles, {res['programNodesWithFlops']} nodes show FLOPs")
         screenshots(html, out_dir, "mlp-report", res["peakTile"])
     else:
         html = os.path.join(out_dir, "mk2-report.html")

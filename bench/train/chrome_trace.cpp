@@ -57,6 +57,11 @@ void ChromeTrace::addHostInterval(const std::string& name, uint64_t startCycle, 
   events_.push_back({'X', tiles_, name, "host", startCycle, cycles, {}, superstep});
 }
 
+void ChromeTrace::addSyncMarker(uint32_t syncId, uint64_t cycle, int64_t superstep) {
+  if (!admit()) return;
+  events_.push_back({'X', tiles_, fmt::format("sync {}", syncId), "sync", cycle, 0, {}, superstep});
+}
+
 void ChromeTrace::addCounter(const std::string& name, uint64_t cycle,
                              const std::map<std::string, double>& values) {
   if (!admit()) return;

@@ -29,6 +29,11 @@ class ChromeTrace {
   /// A complete event on the host's thread (same cycle timeline), e.g. a host sync's service.
   void addHostInterval(const std::string& name, uint64_t startCycle, uint64_t cycles,
                        int64_t superstep = -1);
+  /// A zero-length event on the host's thread where an internal sync (id = its descriptor's,
+  /// RunResult::hostSyncId at a SyncBreak) ends superstep `superstep`: with the host syncs'
+  /// markers it names the sync that ends every superstep, so that a reader (the browser report)
+  /// can match supersteps to the program's syncs, through data-dependent loops too.
+  void addSyncMarker(uint32_t syncId, uint64_t cycle, int64_t superstep);
   /// A counter sample (one track per name, one series per key) at a cycle.
   void addCounter(const std::string& name, uint64_t cycle,
                   const std::map<std::string, double>& values);

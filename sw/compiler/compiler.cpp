@@ -442,7 +442,7 @@ class Lowering {
       }
       cp_[t].op(TESS_CP_SYNC, {desc, prog});
     }
-    ExchangeReport r{name, s.cycles, s.lowerBound, s.phases, s.words, 0};
+    ExchangeReport r{name, s.cycles, s.lowerBound, s.phases, s.words, 0, desc};
     for (const XLocalCopy& c : s.localCopies) {
       cp_[c.tile].op(TESS_CP_COPY, {c.dst, c.src, c.words});
       r.localCopyWords += c.words;
@@ -468,6 +468,7 @@ class Lowering {
     for (uint32_t vi = 0; vi < verts.size(); ++vi) {
       const GraphVertex& v = verts[vi];
       if (v.computeSet != cs) continue;
+      if (node_ >= 0) report_.program[node_].flops += v.flops;
       const CodeletInfo& c = g_.codelet(v.codelet);
       const std::string where =
           fmt::format("compute set \"{}\": vertex {} ({})", csName, vi, v.codelet);
@@ -551,6 +552,9 @@ class Lowering {
       ++report_.vertices;
     }
     if (!pre.empty()) exchange(std::move(pre), fmt::format("inputs of compute set \"{}\"", csName));
+    if (node_ >= 0)
+      report_.program[node_].computeAfter =
+          static_cast<uint32_t>(report_.program[node_].syncs.size());
     for (unsigned t = 0; t < T_; ++t) {
       auto& list = perTile[t];
       if (list.empty()) continue;
@@ -843,9 +847,12 @@ Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& 
 
 std::string CompileReport::toJson() const {
   nlohmann::ordered_json j;
-  j["target"] = {{"tiles", target.tiles},
-                 {"tileMemBytes", target.tileMemBytes},
-                 {"contexts", target.contexts}};
+  j["target"] = {
+      {"tiles", target.tiles},
+      {"tileMemBytes", target.tileMemBytes},
+      {"contexts", target.contexts},
+      // One FMADD.S (2 FLOPs) per cycle per tile; none on a tile without the F extension.
+      {"peakFlopsPerCycle", target.hasFpu ? 2 : 0}};
   j["compileSeconds"] = seconds;
   j["computeSets"] = computeSets;
   j["vertices"] = vertices;
@@ -885,7 +892,8 @@ std::string CompileReport::toJson() const {
                   {"lowerBound", x.lowerBound},
                   {"phases", x.phases},
                   {"words", x.words},
-                  {"localCopyWords", x.localCopyWords}});
+                  {"localCopyWords", x.localCopyWords},
+                  {"syncId", x.syncId}});
   }
   j["steps"] = steps;
   auto& pl = j["program"] = nlohmann::ordered_json::array();
@@ -894,6 +902,8 @@ std::string CompileReport::toJson() const {
     if (n.kind == "Repeat") o["count"] = n.count;
     if (n.step >= 0) o["step"] = n.step;
     if (!n.syncs.empty()) o["syncs"] = n.syncs;
+    if (n.flops) o["flops"] = n.flops;
+    if (n.computeAfter) o["computeAfter"] = n.computeAfter;
     pl.push_back(std::move(o));
   }
   return j.dump(2);
@@ -928,6 +938,9 @@ std::string CompileReport::summary() const {
       "tensors on the fullest tile: {} bytes with liveness, {} without; peak tile memory {} bytes "
       "with liveness, {} without\n",
       peak, peakAll, used, usedAll);
+  uint64_t flops = 0;
+  for (const ProgramNodeReport& n : program) flops += n.flops;
+  s += fmt::format("FLOPs of one pass through the program (each Execute once): {}\n", flops);
   uint64_t cyc = 0, lb = 0;
   for (const ExchangeReport& x : exchanges) cyc += x.cycles, lb += x.lowerBound;
   s += fmt::format("exchanges: {} with {} cycles against a lower bound of {} ({:.2f}x)\n",

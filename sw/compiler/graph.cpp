@@ -324,6 +324,11 @@ VertexRef Graph::addVertex(ComputeSet cs, const std::string& codeletName,
   return ref;
 }
 
+void Graph::setFlops(VertexRef ref, uint64_t flops) {
+  if (ref.id >= impl_->vertices.size()) throw Error("setFlops: unknown vertex");
+  impl_->vertices[ref.id].flops = flops;
+}
+
 GraphVertex& Graph::vertex(VertexRef ref, const std::string& field, bool param) {
   if (ref.id >= impl_->vertices.size()) throw Error("unknown vertex");
   GraphVertex& v = impl_->vertices[ref.id];

@@ -1,6 +1,7 @@
 // tanh, sigmoid and GELU with their gradients (docs/library.md, "Layers").
 #include <functional>
 
+#include "flops.hpp"
 #include "rows.hpp"
 #include "tessera/nn.hpp"
 
@@ -24,7 +25,9 @@ Tensor pointwise(Graph& graph, const char* codelet,
     for (const auto& [field, t] : inputs)
       conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
     conn.emplace_back(outField, flat.slice(c.begin, c.end));
-    graph.setTileMapping(graph.addVertex(cs, codelet, conn), c.tile);
+    VertexRef v = graph.addVertex(cs, codelet, conn);
+    setElementwiseFlops(graph, v, codelet, c.end - c.begin);
+    graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
   return out;

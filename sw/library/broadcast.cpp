@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 
+#include "flops.hpp"
 #include "rows.hpp"
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
@@ -66,6 +67,7 @@ Tensor withExponent(Graph& graph, const std::string& codelet,
     conn.emplace_back("b", b.flatten());
     conn.emplace_back("out", flat.slice(c.begin, c.end));
     VertexRef v = graph.addVertex(cs, codelet, conn);
+    setElementwiseFlops(graph, v, codelet, c.end - c.begin);
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <string_view>
 
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
@@ -277,6 +278,8 @@ Tensor conv2d(Graph& graph, const Tensor& in, const Tensor& weights, const Tenso
       graph.setFieldValue(v, "ocFirst", static_cast<uint32_t>(bk.c0 % g.ocg));
       graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
       graph.setFieldValue(v, "ocs", pack(pt.c, pt.n));
+      // A multiply-add per output element and kernel tap (padding taps counted, as usual).
+      graph.setFlops(v, 2 * uint64_t{pt.rows} * g.OW * pt.n * g.icg * g.KH * g.KW);
       graph.setTileMapping(v, bk.tile);
     }
   }
@@ -326,6 +329,9 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
       graph.setFieldValue(v, "cFirst", static_cast<uint32_t>(bk.c0 % g.icg));
       graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
       graph.setFieldValue(v, "chans", pack(pt.c, pt.n));
+      // The forward's multiply-adds again, shared over dx by elements.
+      graph.setFlops(v, 2 * uint64_t{pt.rows} * g.W * pt.n * g.ocg * g.KH * g.KW * g.OH * g.OW /
+                            (uint64_t{g.H} * g.W));
       graph.setTileMapping(v, bk.tile);
     }
   }
@@ -378,6 +384,8 @@ Tensor conv2dBackwardWeights(Graph& graph, const Tensor& in, const Tensor& gradO
         graph.setFieldValue(vx, "outChannels", static_cast<uint32_t>(o1 - o0));
         graph.setFieldValue(vx, "first", static_cast<uint32_t>(e0));
         graph.setFieldValue(vx, "count", static_cast<uint32_t>(e1 - e0));
+        // Each partial weight sums one sample's output positions.
+        graph.setFlops(vx, 2 * uint64_t{e1 - e0} * g.OH * g.OW);
         graph.setTileMapping(vx, tile);
       }
     }
@@ -449,6 +457,9 @@ Tensor poolForward(Graph& graph, const Tensor& in, Sequence& prog, const std::st
       graph.setFieldValue(v, "rowBase", bits(top - static_cast<long>(y0)));
       graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
       graph.setFieldValue(v, "chans", pack(pt.c, pt.n));
+      // Max pooling compares (no FLOPs); average pooling adds its window and scales once.
+      if (std::string_view(codelet) == "AvgPool")
+        graph.setFlops(v, uint64_t{pt.rows} * g.OW * pt.n * g.KH * g.KW);
       graph.setTileMapping(v, bk.tile);
     }
   }
@@ -498,6 +509,9 @@ Tensor poolBackward(Graph& graph, const Tensor* in, const Tensor& gradOut,
         v = graph.addVertex(cs, "AvgPoolGrad", {{"dy", dys}, {"dx", db.flatten()}});
         graph.setFieldValue(v, "dxSize", pack(bk.r1 - bk.r0, g.W));
         graph.setFieldValue(v, "origin", pack(bk.r0, d0));
+        // Each gradient element reaches its window with a multiply-add, shared over dx.
+        graph.setFlops(v, 2 * uint64_t{pt.rows} * g.W * pt.n * g.OH * g.OW * g.KH * g.KW /
+                              (uint64_t{g.H} * g.W));
       }
       graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
       graph.setFieldValue(v, "stride", pack(g.sh, g.sw));

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "flops.hpp"
 #include "rows.hpp"
 #include "tessera/error.hpp"
 #include "tessera/nn.hpp"
@@ -47,6 +48,7 @@ Tensor dropout(Graph& graph, const Tensor& x, const Tensor& seed, float p, uint3
     graph.setFieldValue(v, "stream", stream);
     graph.setFieldValue(v, "threshold", threshold);
     graph.setFieldValue(v, "scale", scale);
+    setElementwiseFlops(graph, v, "Dropout", c.end - c.begin);
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));

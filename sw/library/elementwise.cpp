@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "flops.hpp"
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
 #include "tile_chunks.hpp"
@@ -77,6 +78,7 @@ void elementwiseInto(Graph& graph, const std::string& codelet,
     conn.emplace_back(outField, flat.slice(c.begin, c.end));
     VertexRef v = graph.addVertex(cs, codelet, conn);
     graph.setTileMapping(v, c.tile);
+    setElementwiseFlops(graph, v, codelet, c.end - c.begin);
     if (params) params(v);
   }
   prog.add(Execute(cs, name));
@@ -159,6 +161,7 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
                            {"b", rows.slice(c.begin, c.end)},
                            {"out", flatOut.slice(c.begin, c.end)}});
     }
+    graph.setFlops(v, c.end - c.begin);
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
@@ -187,6 +190,7 @@ void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float s,
         cs, "ScaledAddTo",
         {{"data", fd.slice(c.begin, c.end)}, {"delta", fdelta.slice(c.begin, c.end)}});
     graph.setFieldValue(v, "scale", s);
+    setElementwiseFlops(graph, v, "ScaledAddTo", c.end - c.begin);
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));

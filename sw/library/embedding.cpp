@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "rows.hpp"
 #include "tessera/error.hpp"
@@ -60,6 +61,9 @@ void columnVertices(Graph& graph, const char* codelet, const Tensor& in, const c
       graph.setFieldValue(v, "col", static_cast<uint32_t>(c0));
       graph.setFieldValue(v, "cols", static_cast<uint32_t>(c1 - c0));
       graph.setFieldValue(v, "vocab", static_cast<uint32_t>(vocab));
+      // A lookup moves rows; the gradient adds each index's row into the table.
+      if (std::string_view(codelet) == "EmbeddingGrad")
+        graph.setFlops(v, uint64_t{c1 - c0} * indices.numElements());
       graph.setTileMapping(v, static_cast<unsigned>(p));
     }
   }

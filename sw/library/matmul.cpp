@@ -70,6 +70,7 @@ void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a
   graph.setFieldValue(vx, "rows", static_cast<uint32_t>(p.rows));
   graph.setFieldValue(vx, "col", static_cast<uint32_t>(p.col));
   graph.setFieldValue(vx, "cols", static_cast<uint32_t>(p.cols));
+  graph.setFlops(vx, 2 * uint64_t{p.rows} * p.cols * k);
   graph.setTileMapping(vx, tile);
 }
 
@@ -245,6 +246,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                                          {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
           graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
           graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
+          graph.setFlops(vx, uint64_t{s1 - s0} * (parts - 1));
           graph.setTileMapping(vx, tile);
         }
       }

@@ -47,6 +47,9 @@ SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits
                                    {"loss", out.loss.slice(r0, r1)}});
     graph.setFieldValue(v, "classes", static_cast<uint32_t>(classes));
     graph.setFieldValue(v, "scale", gradScale);
+    // Per logit: subtract the maximum, exp, sum, and the gradient's multiply, subtract and
+    // scale; per row the reciprocal, log and loss.
+    graph.setFlops(v, (6 * uint64_t{classes} + 3) * (r1 - r0));
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
@@ -115,6 +118,7 @@ Tensor sgdMomentum(Graph& graph, const Tensor& w, const Tensor& grad, float lr, 
                                     {"g", fg.slice(c.begin, c.end)}});
     graph.setFieldValue(vx, "lr", lr);
     graph.setFieldValue(vx, "momentum", momentum);
+    graph.setFlops(vx, 4 * uint64_t{c.end - c.begin});  // two multiply-adds
     graph.setTileMapping(vx, c.tile);
   }
   prog.add(Execute(cs, name));

@@ -87,6 +87,9 @@ NormResult layerNorm(Graph& graph, const Tensor& x, const Tensor& weight, const 
                                    {"rstd", r.invStd.slice(c.begin, c.end)}});
     graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
     graph.setFieldValue(v, "eps", eps);
+    // Per element: the mean's add, the variance's subtract and multiply-add, normalising's
+    // subtract and multiply, the affine multiply-add.
+    graph.setFlops(v, 8 * uint64_t{c.end - c.begin} * len);
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
@@ -117,6 +120,8 @@ NormGradients layerNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
                                    {"dx", dx.slice(c.begin, c.end).flatten()},
                                    {"gxhat", gx.slice(c.begin, c.end).flatten()}});
     graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
+    // Per element: x-hat (2), g * weight (1), the two row sums (3), dx (4).
+    graph.setFlops(v, 10 * uint64_t{c.end - c.begin} * len);
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
@@ -226,11 +231,13 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
       const Tensor part = in[c].slice(p.begin, p.end);
       VertexRef v1 =
           graph.addVertex(cs1, "BatchNormSum", {{"in", part}, {"sum", sums[c].slice(k, k + 1)}});
+      graph.setFlops(v1, p.end - p.begin);
       graph.setTileMapping(v1, p.tile);
       VertexRef v2 = graph.addVertex(
           cs2, "BatchNormSquares",
           {{"in", part}, {"sums", sums[c]}, {"squares", squares[c].slice(k, k + 1)}});
       graph.setFieldValue(v2, "length", static_cast<uint32_t>(len));
+      graph.setFlops(v2, 3 * uint64_t{p.end - p.begin});  // subtract the mean, multiply-add
       graph.setTileMapping(v2, p.tile);
       VertexRef v3 = graph.addVertex(cs3, "BatchNormNormalise",
                                      {{"in", part},
@@ -241,6 +248,7 @@ NormResult batchNormTraining(Graph& graph, const Tensor& x, const Tensor& weight
                                       {"out", out[c].slice(p.begin, p.end)}});
       graph.setFieldValue(v3, "length", static_cast<uint32_t>(len));
       graph.setFieldValue(v3, "eps", eps);
+      graph.setFlops(v3, 4 * uint64_t{p.end - p.begin});  // subtract, multiply, multiply-add
       graph.setTileMapping(v3, p.tile);
     }
     VertexRef vs = graph.addVertex(cs3, "BatchNormStats",
@@ -301,6 +309,7 @@ NormResult batchNormInference(Graph& graph, const Tensor& x, const Tensor& weigh
                                    {"invStd", r.invStd.slice(c.begin, c.end)}});
     graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
     graph.setFieldValue(v, "eps", eps);
+    graph.setFlops(v, 4 * uint64_t{c.end - c.begin} * len);  // subtract, multiply, multiply-add
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
@@ -335,6 +344,7 @@ NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
                                       {"mean", mean.slice(c, c + 1)},
                                       {"invStd", invStd.slice(c, c + 1)},
                                       {"sums", sums[c].slice(2 * k, 2 * k + 2)}});
+      graph.setFlops(v1, 5 * uint64_t{p.end - p.begin});  // x-hat, two sums
       graph.setTileMapping(v1, p.tile);
       VertexRef v2 = graph.addVertex(cs2, "BatchNormGradApply",
                                      {{"grad", gp},
@@ -346,6 +356,7 @@ NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
                                       {"dx", dx[c].slice(p.begin, p.end)}});
       graph.setFieldValue(v2, "length", static_cast<uint32_t>(len));
       graph.setFieldValue(v2, "training", training ? 1u : 0u);
+      graph.setFlops(v2, 5 * uint64_t{p.end - p.begin});  // x-hat, two multiply-adds, a scale
       graph.setTileMapping(v2, p.tile);
     }
   }

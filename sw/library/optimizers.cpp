@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "flops.hpp"
 #include "tessera/error.hpp"
 #include "tile_chunks.hpp"
 
@@ -37,11 +38,17 @@ void checkLike(const Tensor& w, const Tensor& t, const std::string& what, const 
 
 // One vertex of codelet per chunk of w's elements (on w's tiles): fields of tensors shaped like w
 // are sliced, scalars are connected whole (the compiler sends them to every tile that reads them).
+// FLOPs per element of the optional weight decay d = wd * w + g (one multiply-add), as the
+// update codelets compute it only when wd is not 0.
+uint64_t decayFlops(float weightDecay) {
+  return weightDecay != 0.0f ? 2 : 0;
+}
+
 void perChunk(Graph& graph, const std::string& codelet, const Tensor& w,
               const std::vector<std::pair<std::string, Tensor>>& likeW,
               const std::vector<std::pair<std::string, Tensor>>& scalars,
-              const std::function<void(VertexRef)>& params, Sequence& prog,
-              const std::string& name) {
+              const std::function<void(VertexRef)>& params, uint64_t flopsPerElement,
+              Sequence& prog, const std::string& name) {
   ComputeSet cs = graph.addComputeSet(name);
   for (const Chunk& c : tileChunks(graph, w)) {
     std::vector<std::pair<std::string, Tensor>> conn;
@@ -50,6 +57,7 @@ void perChunk(Graph& graph, const std::string& codelet, const Tensor& w,
     for (const auto& [field, t] : scalars) conn.emplace_back(field, t.flatten());
     VertexRef v = graph.addVertex(cs, codelet, conn);
     graph.setTileMapping(v, c.tile);
+    graph.setFlops(v, flopsPerElement * (c.end - c.begin));
     params(v);
   }
   prog.add(Execute(cs, name));
@@ -72,7 +80,7 @@ Tensor scaleByScalar(Graph& graph, const Tensor& a, const Tensor& s, float facto
   const Tensor out = cloneMapped(graph, a, ElemType::Float32, name);
   perChunk(
       graph, "ScaleByScalar", out, {{"in", a}, {"out", out}}, {{"s", s}},
-      [&](VertexRef v) { graph.setFieldValue(v, "factor", factor); }, prog, name);
+      [&](VertexRef v) { graph.setFieldValue(v, "factor", factor); }, 1, prog, name);
   return out;
 }
 
@@ -83,7 +91,8 @@ void sgdUpdate(Graph& graph, const Tensor& w, const Tensor& g, const Tensor& lr,
   checkScalar(lr, "learning rate", name);
   perChunk(
       graph, "SgdUpdate", w, {{"w", w}, {"g", g}}, {{"lr", lr}},
-      [&](VertexRef v) { graph.setFieldValue(v, "weightDecay", weightDecay); }, prog, name);
+      [&](VertexRef v) { graph.setFieldValue(v, "weightDecay", weightDecay); },
+      decayFlops(weightDecay) + 2, prog, name);
 }
 
 void sgdMomentumUpdate(Graph& graph, const Tensor& w, const Tensor& v, const Tensor& g,
@@ -99,7 +108,7 @@ void sgdMomentumUpdate(Graph& graph, const Tensor& w, const Tensor& v, const Ten
         graph.setFieldValue(vx, "momentum", momentum);
         graph.setFieldValue(vx, "weightDecay", weightDecay);
       },
-      prog, name);
+      decayFlops(weightDecay) + 4, prog, name);
 }
 
 AdamScalars createAdamScalars(Graph& graph, float beta1, float beta2, const std::string& name) {
@@ -141,7 +150,9 @@ void adamUpdate(Graph& graph, const Tensor& w, const Tensor& m, const Tensor& v,
         graph.setFieldValue(vx, "eps", eps);
         graph.setFieldValue(vx, "weightDecay", weightDecay);
       },
-      prog, name);
+      // m: a multiply and a multiply-add; v: three multiplies and an add; sqrt, divide and add
+      // for the denominator; a divide and a multiply-add for w.
+      decayFlops(weightDecay) + 13, prog, name);
 }
 
 }  // namespace tessera::ops

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
 #include "tile_chunks.hpp"
@@ -29,6 +31,7 @@ Tensor reduce(Graph& graph, const Tensor& x, size_t axis, const char* codelet, S
                             {{"in", in}, {"out", out.slice(c.begin + w.begin, c.begin + w.end)}});
         graph.setFieldValue(v, "width", static_cast<uint32_t>(width));
         graph.setFieldValue(v, "offset", static_cast<uint32_t>(w.begin));
+        graph.setFlops(v, uint64_t{w.end - w.begin} * (in.numElements() / width - 1));
         graph.setTileMapping(v, c.tile);
       }
     }
@@ -39,6 +42,9 @@ Tensor reduce(Graph& graph, const Tensor& x, size_t axis, const char* codelet, S
     const Tensor in = axis == 0 ? x.slice(c.begin, c.end, 1) : x.slice(c.begin, c.end, 0);
     VertexRef v =
         graph.addVertex(cs, codelet, {{"in", in.flatten()}, {"out", out.slice(c.begin, c.end)}});
+    // A sum adds n - 1 values per output (a maximum compares: no FLOPs).
+    if (std::string_view(codelet) != "ReduceMax")
+      graph.setFlops(v, in.numElements() - (c.end - c.begin));
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));

@@ -32,6 +32,8 @@ Tensor forward(Graph& graph, const Tensor& x, size_t axis, bool log, Sequence& p
                                      {"out", out.slice(c.begin, c.end).flatten()}});
       graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
       graph.setFieldValue(v, "log", log ? 1u : 0u);
+      // Per element: subtract the maximum, exp, sum, normalise.
+      graph.setFlops(v, 4 * uint64_t{c.end - c.begin} * len);
       graph.setTileMapping(v, c.tile);
     }
   }
@@ -57,6 +59,8 @@ Tensor backward(Graph& graph, const Tensor& grad, const Tensor& y, size_t axis, 
                                      {"dx", dx.slice(c.begin, c.end).flatten()}});
       graph.setFieldValue(v, "length", static_cast<uint32_t>(len));
       graph.setFieldValue(v, "log", log ? 1u : 0u);
+      // Per element: the row's dot product (a multiply-add), then a subtract and a multiply.
+      graph.setFlops(v, 4 * uint64_t{c.end - c.begin} * len);
       graph.setTileMapping(v, c.tile);
     }
   }

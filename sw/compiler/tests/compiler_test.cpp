@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -364,6 +365,81 @@ TEST(CompilerReport, ProgramTreeAndLiveBytesPerStep) {
     }
     EXPECT_EQ(varies, liveness);
   }
+}
+
+// FLOPs and sync ids in the report (the browser report's FLOPs and its replay of the trace,
+// docs/report.md): an Execute carries its vertices' FLOPs, and the ids the device reports at
+// every sync break are the report's, in the program's order, through a data-dependent loop.
+TEST(CompilerReport, FlopsAndSyncIdsFollowTheProgram) {
+  auto dev = open("model", 4);
+  Graph g(Target::of(dev->info()));
+  constexpr size_t m = 12, k = 64, n = 8;
+  const ops::MatMulPlan plan = ops::planMatMul(g, m, k, n);
+  Tensor a = ops::createMatMulLhs(g, m, k, n, "a");
+  Tensor b = ops::createMatMulRhs(g, m, k, n, "b");
+  Tensor counter = g.addVariable(ElemType::Int32, {1}, "counter");
+  g.setTileMapping(counter, 3);
+  const int32_t three[1] = {3};
+  g.setInitialValue(counter, three);
+  Sequence prog, body;
+  Tensor c = ops::matmul(g, a, b, prog, "mm");
+  ops::scaledAddTo(g, c, c, 0.5f, body, "axpy");
+  ComputeSet dec = g.addComputeSet("dec");
+  VertexRef dv = g.addVertex(dec, "AddInt", {{"x", counter}});
+  g.setFieldValue(dv, "delta", static_cast<uint32_t>(-1));
+  g.setTileMapping(dv, 3);
+  prog.add(RepeatWhile(Execute(dec), counter, body, "loop"));
+  Compiled comp = compile(g, prog);
+  const CompileReport& r = comp.report;
+
+  // FLOPs: the matmul's multiply-adds (2 m k n) and the sums of its k split's partials; the
+  // loop body's multiply-add per element; the integer decrement none.
+  uint64_t mm = 0, axpy = 0, other = 0;
+  int loopNode = -1;
+  for (size_t i = 0; i < r.program.size(); ++i) {
+    const ProgramNodeReport& node = r.program[i];
+    if (node.kind == "RepeatWhile") loopNode = static_cast<int>(i);
+    if (node.kind != "Execute") {
+      EXPECT_EQ(node.flops, 0u) << node.kind << " " << node.name;
+      continue;
+    }
+    EXPECT_LE(node.computeAfter, node.syncs.size()) << node.name;
+    if (node.name.starts_with("mm")) {
+      mm += node.flops;
+    } else if (node.name == "axpy") {
+      axpy += node.flops;
+    } else {
+      other += node.flops;
+    }
+  }
+  EXPECT_EQ(mm, 2 * m * k * n + (plan.k - 1) * m * n) << "k split in " << plan.k;
+  EXPECT_EQ(axpy, 2 * m * n);
+  EXPECT_EQ(other, 0u);
+  ASSERT_GE(loopNode, 0);
+  ASSERT_EQ(r.program[loopNode].syncs.size(), 1u);  // the predicate's multicast
+  const uint32_t predicate = r.exchanges.at(r.program[loopNode].syncs[0]).syncId;
+
+  // Every exchange has its own id; the device reports them at its sync breaks.
+  std::map<uint32_t, size_t> exchangeOfId;
+  for (size_t i = 0; i < r.exchanges.size(); ++i) {
+    EXPECT_TRUE(exchangeOfId.emplace(r.exchanges[i].syncId, i).second)
+        << "sync id " << r.exchanges[i].syncId << " twice";
+  }
+  Engine e(*dev, comp.executable);
+  std::vector<uint32_t> seen;
+  e.setStopObserver([&](const RunResult& rr) {
+    if (rr.reason == StopReason::SyncBreak) seen.push_back(rr.hostSyncId);
+  });
+  dev->setSyncBreak(true);
+  ASSERT_EQ(e.run(50'000'000).reason, StopReason::Halted);
+  size_t predicates = 0;
+  for (uint32_t id : seen) {
+    EXPECT_TRUE(exchangeOfId.count(id)) << "sync id " << id << " is not in the report";
+    predicates += id == predicate;
+  }
+  // The condition decrements before the predicate is read: 2 and 1 go on, 0 ends the loop, so
+  // the predicate's sync comes three times and the body runs twice.
+  EXPECT_EQ(predicates, 3u);
 }
 
 TEST(CompilerErrors, AnOverflowingTileNamesItselfAndItsLargestUsers) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 
 #include "backends.hpp"
@@ -375,6 +376,37 @@ TEST(ConvGradientCheck, PoolingAgainstFiniteDifferences) {
     checkFiniteDifferences(avgD, toDouble(xv), toDouble(r), ref::avgPool2dBackward(g, r), 1e-4,
                            1e-5, "avg pool");
     if (HasFatalFailure()) return;
+  }
+}
+
+// FLOPs the conv builders declare (docs/compiler.md, "FLOPs"), summed over each compute set's
+// vertices however the plan splits the work: forward and the weights' gradient exactly
+// 2 N OC OH OW (C / groups) KH KW, the input's gradient the same up to its per-vertex rounding.
+TEST(ConvFlops, EveryTapOfEveryOutputCountsTwoHoweverTheWorkIsSplit) {
+  for (size_t groups : {size_t{1}, size_t{3}}) {
+    SCOPED_TRACE(fmt::format("groups {}", groups));
+    Graph graph{Target{4, 262144, 6}};
+    Sequence prog;
+    const std::vector<size_t> in{2, 6, 11, 9}, wshape{9, 6 / groups, 3, 2};
+    ops::Conv2dParams p;
+    p.stride = {2, 1}, p.padding = {1, 1}, p.groups = groups;
+    const std::vector<size_t> out = ops::conv2dOutputShape(in, wshape, p, "conv");
+    Tensor x = ops::createConv2dInput(graph, in, "x");
+    Tensor w = ops::createLinear(graph, ElemType::Float32, wshape, "w");
+    Tensor dy = ops::createLinear(graph, ElemType::Float32, out, "dy");
+    ops::conv2d(graph, x, w, Tensor(), prog, "conv", p);
+    ops::conv2dBackwardInput(graph, dy, w, in, prog, "dx", p);
+    ops::conv2dBackwardWeights(graph, x, dy, wshape, prog, "dw", p);
+    std::map<std::string, uint64_t> flops;
+    for (const GraphVertex& v : graph.vertices())
+      flops[graph.computeSetNames()[v.computeSet]] += v.flops;
+    const uint64_t macs = uint64_t{2} * out[1] * out[2] * out[3] * wshape[1] * 3 * 2;
+    EXPECT_EQ(flops["conv"], 2 * macs);
+    EXPECT_LE(flops["dx"], 2 * macs);
+    EXPECT_GE(flops["dx"], 2 * macs * 99 / 100);
+    EXPECT_EQ(flops["dw"], 2 * macs);
+    // The per-sample partial weights' sum: one add per weight and sample after the first.
+    EXPECT_EQ(flops["dw/sum"], uint64_t{9} * wshape[1] * 3 * 2 * (2 - 1));
   }
 }
 

@@ -48,6 +48,9 @@ struct ProgramNodeReport {
   /// The syncs the node makes itself, in order: an exchange's index in CompileReport::exchanges,
   /// or -id of a host sync.
   std::vector<int32_t> syncs;
+  uint64_t flops = 0;  ///< Execute: the floating-point operations of one run (Graph::setFlops)
+  /// Execute: how many of its syncs come before its compute (its inputs' exchange: 0 or 1).
+  uint32_t computeAfter = 0;
 };
 
 /// One scheduled exchange.
@@ -58,6 +61,7 @@ struct ExchangeReport {
   uint32_t phases = 0;
   uint64_t words = 0;           ///< words received, all tiles
   uint32_t localCopyWords = 0;  ///< words copied by supervisors instead
+  uint32_t syncId = 0;          ///< the id its sync reports (RunResult::hostSyncId at a SyncBreak)
 };
 
 /// What the compiler did.

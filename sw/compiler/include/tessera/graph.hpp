@@ -81,6 +81,7 @@ struct GraphVertex {
   std::string codelet;
   int32_t tile = -1;
   std::vector<GraphField> fields;
+  uint64_t flops = 0;  ///< floating-point operations per run (Graph::setFlops)
 };
 
 /// A host stream.
@@ -143,6 +144,10 @@ class Graph {
   void setFieldValue(VertexRef v, const std::string& field, uint32_t value);
   /// Place a vertex on a tile.
   void setTileMapping(VertexRef v, unsigned tile);
+  /// The floating-point operations one run of v does, for the reports' FLOPs and efficiency
+  /// (docs/compiler.md, "FLOPs": a fused or unfused multiply-add counts 2, any other arithmetic
+  /// result 1, moves 0). A vertex whose op does not say counts 0.
+  void setFlops(VertexRef v, uint64_t flops);
 
   /// A host-to-device stream of `elements` elements per copy.
   DataStream addHostToDeviceFIFO(const std::string& name, ElemType type, size_t elements);
