@@ -51,11 +51,33 @@ void bindOnnx(py::module_& m) {
       "infer",
       [](const std::string& path, const py::object& x, const std::string& device, unsigned tiles,
          size_t batch, uint32_t tileMemKiB) {
-        py::array a = toElements(x, ElemType::Float32, "infer: input");
-        onnx::NpyArray in;
-        in.shape = arrayShape(a);
-        const auto* p = static_cast<const float*>(a.data());
-        in.data.assign(p, p + a.size());
+        // One array, or a list or tuple of them (one per graph input); integer arrays feed
+        // integer inputs (token ids), whose values must fit int32.
+        std::vector<py::object> arrays;
+        if (py::isinstance<py::list>(x) || py::isinstance<py::tuple>(x)) {
+          for (const py::handle& h : x) arrays.push_back(py::reinterpret_borrow<py::object>(h));
+        } else {
+          arrays.push_back(x);
+        }
+        std::vector<onnx::NpyArray> in;
+        for (size_t i = 0; i < arrays.size(); ++i) {
+          const std::string what = fmt::format("infer: input {}", i);
+          py::array raw = py::array::ensure(arrays[i]);
+          onnx::NpyArray na;
+          if (raw && (raw.dtype().kind() == 'i' || raw.dtype().kind() == 'u')) {
+            py::array a = toElements(raw, ElemType::Int32, what);
+            const auto* p = static_cast<const int32_t*>(a.data());
+            na.shape = arrayShape(a);
+            na.integer = true;
+            na.ints.assign(p, p + a.size());
+          } else {
+            py::array a = toElements(arrays[i], ElemType::Float32, what);
+            const auto* p = static_cast<const float*>(a.data());
+            na.shape = arrayShape(a);
+            na.data.assign(p, p + a.size());
+          }
+          in.push_back(std::move(na));
+        }
         onnx::InferOptions opts;
         opts.device = device;
         opts.tiles = tiles;
@@ -72,8 +94,9 @@ void bindOnnx(py::module_& m) {
       },
       py::arg("path"), py::arg("x"), py::kw_only(), py::arg("device") = "model",
       py::arg("tiles") = 16, py::arg("batch") = 0, py::arg("tile_mem_kib") = 0,
-      "The model's first output for every row of x (float32, the model's input shape with a "
-      "leading batch dimension), computed on a device in batches of batch rows (0: the "
+      "The model's first output for every row of x (an array with the model's input shape after a "
+      "leading row count, or a list of them, one per graph input: float32, or integers for an "
+      "integer input such as token ids), computed on a device in batches of batch rows (0: the "
       "model's own).");
 
   o.def(

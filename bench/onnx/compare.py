@@ -9,6 +9,10 @@
       tessera-onnx train against PyTorch's training (same minibatches): each step's loss within
       relative R; the test accuracies within P percentage points; then TRAINED.onnx passes
       onnx.checker and PyTorch with its initializers agrees with tessera-onnx infer on it.
+  compare.py inputs TOOL DIR
+      models with integer inputs (an nn.Embedding of int64 token ids) and with two inputs,
+      exported by PyTorch: tessera-onnx infer against PyTorch (max abs diff 1e-5), and the errors
+      for a missing input, a float array for an integer input and an index beyond int32.
   compare.py hostile TOOL DIR
       malformed, truncated, unsupported and non-constant-shape models: exit code 1 (not a
       signal), a message naming the file, node, op type and opset.
@@ -145,6 +149,81 @@ def cmd_train(a):
         check(pp <= a.accuracy_pp, f"{a.model}: accuracies differ by {pp} pp > {a.accuracy_pp}")
 
 
+def cmd_inputs(a):
+    """Graph inputs beyond one float32 array: int64 token ids and two inputs."""
+    import torch
+
+    torch.manual_seed(3)
+    os.makedirs(a.dir, exist_ok=True)
+
+    class Tokens(torch.nn.Module):  # int64 ids -> embedding -> mean over tokens -> linear
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(50, 16)
+            self.fc = torch.nn.Linear(16, 5)
+
+        def forward(self, ids):
+            return self.fc(self.emb(ids).mean(dim=1))
+
+    class TwoInputs(torch.nn.Module):  # relu(fc(x) + 2 y)
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(12, 6)
+
+        def forward(self, x, y):
+            return torch.relu(self.fc(x) + 2.0 * y)
+
+    rows, batch = 10, 4  # three runs of the exported batch, the last one padded
+    rng = np.random.default_rng(5)
+    cases = {
+        "tokens": (Tokens(), [rng.integers(0, 50, size=(rows, 7), dtype=np.int64)]),
+        "two_inputs": (TwoInputs(), [rng.standard_normal((rows, 12), dtype=np.float32),
+                                     rng.standard_normal((rows, 6), dtype=np.float32)]),
+    }
+    report = {}
+    for name, (module, arrays) in cases.items():
+        module.eval()
+        path = os.path.join(a.dir, f"inputs-{name}.onnx")
+        example = tuple(torch.from_numpy(x[:batch]) for x in arrays)
+        torch.onnx.export(module, example, path, opset_version=17,
+                          input_names=[f"in{i}" for i in range(len(arrays))], output_names=["out"])
+        with torch.no_grad():
+            expected = module(*(torch.from_numpy(x) for x in arrays)).numpy()
+        ins = []
+        for i, x in enumerate(arrays):
+            ins.append(os.path.join(a.dir, f"inputs-{name}.in{i}.npy"))
+            np.save(ins[-1], x)
+        out = os.path.join(a.dir, f"inputs-{name}.out.npy")
+        cmd = [a.tool, "infer", path, "--output", out, "--batch", str(batch), "--tiles", "4"]
+        for f in ins:
+            cmd += ["--input", f]
+        r = run(cmd)
+        check(r.returncode == 0, f"{name}: tessera-onnx infer: {r.stderr.strip()}")
+        y = np.load(out)
+        check(y.shape == expected.shape, f"{name}: output shape {y.shape}, PyTorch's {expected.shape}")
+        diff = float(np.abs(y - expected).max())
+        report[name] = diff
+        check(diff <= 1e-5, f"{name}: max abs diff {diff} against PyTorch")
+        # The errors: one array short, and (tokens) a float array or an index beyond int32.
+        if len(arrays) > 1:
+            r = run(cmd[:-2])
+            check(r.returncode == 1 and f"has {len(arrays)} inputs" in r.stderr,
+                  f"{name}: one array short: {r.returncode} {r.stderr.strip()}")
+        else:
+            bad = os.path.join(a.dir, "inputs-tokens.float.npy")
+            np.save(bad, arrays[0].astype(np.float32))
+            r = run(cmd[:-2] + ["--input", bad])
+            check(r.returncode == 1 and "is integer, the array given for it is float32" in r.stderr,
+                  f"float ids: {r.returncode} {r.stderr.strip()}")
+            big = arrays[0].copy()
+            big[3, 2] = 1 << 40
+            np.save(bad, big)
+            r = run(cmd[:-2] + ["--input", bad])
+            check(r.returncode == 1 and "element 23 is 1099511627776" in r.stderr,
+                  f"ids beyond int32: {r.returncode} {r.stderr.strip()}")
+    print(json.dumps({"max_abs_diff": report}), flush=True)
+
+
 def cmd_hostile(a):
     import onnx
     from onnx import TensorProto, helper
@@ -232,11 +311,11 @@ def main():
     e = sub.add_parser("export")
     e.add_argument("dir")
     e.add_argument("--images", type=int, default=1000)
-    for name in ("infer", "train", "hostile"):
+    for name in ("infer", "train", "hostile", "inputs"):
         s = sub.add_parser(name)
         s.add_argument("tool")
         s.add_argument("dir")
-        if name != "hostile":
+        if name not in ("hostile", "inputs"):
             s.add_argument("model", help="e.g. lenet-op13")
             s.add_argument("--device", default="model")
             s.add_argument("--tiles", type=int, default=0)
@@ -255,7 +334,8 @@ def main():
     t.add_argument("--accuracy-pp", type=float, default=None)
     t.add_argument("--infer-batch", type=int, default=8, help="batch of the trained model's infer")
     a = p.parse_args()
-    {"export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile}[a.cmd](a)
+    {"export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile,
+     "inputs": cmd_inputs}[a.cmd](a)
 
 
 if __name__ == "__main__":

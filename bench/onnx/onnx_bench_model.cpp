@@ -13,6 +13,9 @@ OnnxBenchModel::OnnxBenchModel(OnnxModel model) : model_(std::move(model)) {
   if (model_.inputs().size() != 1)
     throw Error(fmt::format("{}: training feeds one input (the images); the model has {}",
                             model_.path(), model_.inputs().size()));
+  if (model_.inputs()[0].integer)
+    throw Error(fmt::format("{}: input \"{}\" is integer; training feeds the images as float32",
+                            model_.path(), model_.inputs()[0].name));
   const std::vector<int64_t>& d = model_.inputs()[0].dims;
   const bool image = d.size() == 4 && d[1] == 1 && d[2] == 28 && d[3] == 28;
   const bool flat = d.size() == 2 && d[1] == 784;

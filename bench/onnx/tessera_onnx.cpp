@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli_numbers.hpp"
 #include "report_html.hpp"
@@ -16,11 +18,17 @@ int main(int argc, char** argv) {
   CLI::App app{"tessera-onnx: ONNX models on tessera (docs/onnx.md)"};
   app.require_subcommand(1);
 
-  std::string model, input, output;
+  std::string model, output;
+  std::vector<std::string> inputs;
   tx::InferOptions io;
   CLI::App* infer = app.add_subcommand("infer", "the first output of MODEL for every row of X");
   infer->add_option("model", model, "MODEL.onnx")->required();
-  infer->add_option("--input", input, "X.npy: float32, the model's input shape")->required();
+  infer
+      ->add_option("--input", inputs,
+                   "X.npy: the model's input (float32; int64 or int32 for an integer input such "
+                   "as token ids), its shape with any leading row count; once per graph input, "
+                   "in the model's order")
+      ->required();
   infer->add_option("--output", output, "Y.npy: the first output")->required();
   infer->add_option("--device", io.device, "device string")->capture_default_str();
   infer->add_option("--tiles", io.tiles, "tiles")
@@ -97,7 +105,9 @@ int main(int argc, char** argv) {
           tessera::bench::writeReportHtml(inferReport, {json, "", "", model});
         };
       }
-      const tx::NpyArray y = tx::infer(model, tx::readNpy(input), io);
+      std::vector<tx::NpyArray> xs;
+      for (const std::string& path : inputs) xs.push_back(tx::readNpy(path));
+      const tx::NpyArray y = tx::infer(model, xs, io);
       tx::writeNpy(output, y);
     } else {
       if (*lrOpt) to.learningRate = lr;

@@ -376,6 +376,7 @@ Tensor createVariable(Graph& graph, const OnnxModel& model, size_t i, size_t bat
 Tensor createInput(Graph& graph, const OnnxModel& model, size_t i, size_t batch) {
   const std::vector<size_t> shape = model.inputShape(i, batch);
   const std::string& name = model.inputs().at(i).name;
+  if (model.inputs()[i].integer) return ops::createLinear(graph, ElemType::Int32, shape, name);
   if (shape.size() == 4) return ops::createConv2dInput(graph, shape, name);
   return ops::createLinear(graph, ElemType::Float32, shape, name);
 }

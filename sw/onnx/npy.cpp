@@ -1,5 +1,6 @@
 // .npy reading and writing (tessera/npy.hpp). The header is a Python dict literal; only the
-// three keys NumPy writes are accepted, in any order, with float32 little-endian data in C order.
+// three keys NumPy writes are accepted, in any order, with float32, int64 or int32 little-endian
+// data in C order.
 #include "tessera/npy.hpp"
 
 #include <fmt/format.h>
@@ -93,32 +94,49 @@ NpyArray readNpy(const std::string& path) {
   if (headerLen > bytes.size() - start) throw Error(fmt::format("{}: truncated .npy header", path));
   const std::string_view header(reinterpret_cast<const char*>(bytes.data() + start), headerLen);
   const std::string_view descr = dictValue(header, "descr", path);
-  if (descr != "'<f4'" && descr != "'float32'") {
+  NpyArray a;
+  size_t width = 4;
+  if (descr == "'<i8'" || descr == "'int64'") {
+    a.integer = true, width = 8;
+  } else if (descr == "'<i4'" || descr == "'int32'") {
+    a.integer = true;
+  } else if (descr != "'<f4'" && descr != "'float32'") {
     throw Error(
-        fmt::format("{}: the array's dtype is {}, tessera needs float32 ('<f4'): "
-                    "numpy's x.astype(np.float32)",
+        fmt::format("{}: the array's dtype is {}, tessera reads float32 ('<f4'), int64 ('<i8') and "
+                    "int32 ('<i4'): numpy's x.astype(np.float32)",
                     path, descr));
   }
   if (dictValue(header, "fortran_order", path) != "False")
     throw Error(fmt::format("{}: the array is in Fortran order; tessera reads C order", path));
-  NpyArray a;
   a.shape = parseShape(dictValue(header, "shape", path), path);
   uint64_t n = 1;
   for (size_t d : a.shape) {
     n *= d;
-    if (n > kMaxNpyBytes / 4) throw Error(fmt::format("{}: the array is too large", path));
+    if (n > kMaxNpyBytes / width) throw Error(fmt::format("{}: the array is too large", path));
   }
   const size_t dataStart = start + headerLen;
-  if (bytes.size() - dataStart != n * 4) {
+  if (bytes.size() - dataStart != n * width) {
     throw Error(fmt::format("{}: shape ({}) needs {} bytes of data, the file has {}", path,
-                            fmt::join(a.shape, ", "), n * 4, bytes.size() - dataStart));
+                            fmt::join(a.shape, ", "), n * width, bytes.size() - dataStart));
   }
-  a.data.resize(n);
-  std::memcpy(a.data.data(), bytes.data() + dataStart, n * 4);
+  const uint8_t* src = bytes.data() + dataStart;
+  if (!a.integer) {
+    a.data.resize(n);
+    std::memcpy(a.data.data(), src, n * 4);
+  } else if (width == 8) {
+    a.ints.resize(n);
+    std::memcpy(a.ints.data(), src, n * 8);
+  } else {
+    std::vector<int32_t> narrow(n);
+    std::memcpy(narrow.data(), src, n * 4);
+    a.ints.assign(narrow.begin(), narrow.end());
+  }
   return a;
 }
 
 void writeNpy(const std::string& path, const NpyArray& a) {
+  if (a.integer)
+    throw Error(fmt::format("{}: writing integer arrays is not supported (float32 only)", path));
   if (a.data.size() != a.size()) {
     throw Error(
         fmt::format("{}: {} values for shape ({})", path, a.data.size(), fmt::join(a.shape, ", ")));

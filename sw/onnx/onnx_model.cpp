@@ -101,11 +101,15 @@ ValueShape shapeOf(const ::onnx::ValueInfoProto& v, const std::string& path, boo
       fmt::format("{}: graph {} \"{}\"", path, input ? "input" : "output", v.name());
   if (!v.type().has_tensor_type()) throw Error(what + ": not a tensor");
   const auto& tt = v.type().tensor_type();
-  if (input && tt.elem_type() != ::onnx::TensorProto::FLOAT) {
-    throw Error(fmt::format("{}: element type {}; tessera's inputs are float32", what,
-                            ::onnx::TensorProto::DataType_Name(
-                                static_cast<::onnx::TensorProto::DataType>(tt.elem_type()))));
+  s.integer =
+      tt.elem_type() == ::onnx::TensorProto::INT64 || tt.elem_type() == ::onnx::TensorProto::INT32;
+  if (input && tt.elem_type() != ::onnx::TensorProto::FLOAT && !s.integer) {
+    throw Error(fmt::format(
+        "{}: element type {}; tessera's inputs are float32, or int64/int32 indices", what,
+        ::onnx::TensorProto::DataType_Name(
+            static_cast<::onnx::TensorProto::DataType>(tt.elem_type()))));
   }
+  if (!input) s.integer = false;
   if (!tt.has_shape()) {
     if (input) throw Error(what + ": no shape");
     return s;

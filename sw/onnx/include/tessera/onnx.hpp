@@ -33,6 +33,8 @@ inline constexpr int64_t kMinOpset = 13;
 struct ValueShape {
   std::string name;
   std::vector<int64_t> dims;
+  bool integer =
+      false;  ///< a graph input of int64 or int32 elements (indices), int32 on the device
 };
 
 /// A float initializer that becomes a device variable.
@@ -107,9 +109,14 @@ struct InferOptions {
   std::function<void(const std::string&)> onCompiled;
 };
 
-/// The first output of the model at modelPath for every row of input (float32, the model's input
-/// shape after the leading dimension), computed on a device in batches of options.batch (the
-/// last one padded). Throws tessera::Error naming the file, node or array at fault.
+/// The first output of the model at modelPath for every row of the inputs, one array per graph
+/// input in the model's order (float32, or integer for an integer input, whose values must fit
+/// int32; each with the input's shape after a leading dimension that all share), computed on a
+/// device in batches of options.batch (the last one padded with zeros). Throws tessera::Error
+/// naming the file, input, node or array at fault.
+NpyArray infer(const std::string& modelPath, const std::vector<NpyArray>& inputs,
+               const InferOptions& options = {});
+/// infer of a model with one input.
 NpyArray infer(const std::string& modelPath, const NpyArray& input,
                const InferOptions& options = {});
 
