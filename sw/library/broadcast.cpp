@@ -1,10 +1,14 @@
 // NumPy broadcasting, element-by-element binary ops over it, reductions over any set of axes and
-// the element-by-element math functions (docs/library.md, "Broadcasting and math"). A broadcast
-// operand is a view (Tensor::broadcast repeats its elements); the compiler gathers the repeated
-// elements each vertex needs, so one codelet per function serves every shape.
+// the element-by-element math functions (docs/library.md, "Broadcasting and math"). An operand
+// broadcast over a leading and a trailing block of dimensions (a bias, a per-row statistic, a
+// positional table) goes to BinaryBroadcast vertices compact; any other broadcast operand is a
+// view (Tensor::broadcast repeats its elements) whose repeated elements the compiler gathers for
+// each vertex, so one codelet per function serves every shape.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -68,6 +72,65 @@ Tensor withExponent(Graph& graph, const std::string& codelet,
     conn.emplace_back("out", flat.slice(c.begin, c.end));
     VertexRef v = graph.addVertex(cs, codelet, conn);
     setElementwiseFlops(graph, v, codelet, c.end - c.begin);
+    graph.setTileMapping(v, c.tile);
+  }
+  prog.add(Execute(cs, name));
+  return out;
+}
+
+// An operand of shape s broadcast over out (s right-aligned against out) whose kept dimensions
+// form one block [l, r), every dimension outside it broadcast: output element i reads the
+// operand's element (i / inner) % period, with inner the product of out[r:] and period that of
+// out[l:r] (the operand's element count).
+struct CompactBroadcast {
+  size_t inner = 1, period = 1;
+};
+
+std::optional<CompactBroadcast> compactBroadcast(const std::vector<size_t>& s,
+                                                 const std::vector<size_t>& out) {
+  if (s.size() > out.size()) return {};
+  const size_t lead = out.size() - s.size();
+  auto dim = [&](size_t d) { return d < lead ? size_t{1} : s[d - lead]; };
+  size_t l = out.size(), r = 0;  // the kept block: dimensions where s is not broadcast
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (dim(d) == out[d] && out[d] != 1) l = std::min(l, d), r = d + 1;
+  }
+  CompactBroadcast c;
+  for (size_t d = 0; d < out.size(); ++d) {
+    const bool kept = d >= l && d < r;
+    if (kept && dim(d) != out[d]) return {};  // a broadcast dimension inside the block
+    if (!kept && dim(d) != 1) return {};      // cannot happen for a valid broadcast
+    if (kept) c.period *= out[d];
+    if (d >= r && r > 0) c.inner *= out[d];
+  }
+  if (r == 0) c.inner = count(out);  // one element for every output element
+  if (c.period > UINT32_MAX || c.inner > UINT32_MAX || count(out) > UINT32_MAX) return {};
+  return c;
+}
+
+// full OP bc over broadcastShape (full's shape), bc connected compact to each vertex: the
+// elements its chunk reads, or all of bc where the chunk wraps around it.
+Tensor binaryBroadcast(Graph& graph, BinaryOp op, const Tensor& full, const Tensor& bc,
+                       bool bcFirst, const CompactBroadcast& cb, Sequence& prog,
+                       const std::string& name) {
+  const Tensor out = cloneMapped(graph, full, ElemType::Float32, name);
+  const Tensor flatFull = full.flatten(), flatOut = out.flatten(), flatBc = bc.flatten();
+  ComputeSet cs = graph.addComputeSet(name);
+  for (const Chunk& c : tileChunks(graph, out)) {
+    const size_t j0 = (c.begin / cb.inner) % cb.period, j1 = ((c.end - 1) / cb.inner) % cb.period;
+    const bool whole = (c.end - 1) / cb.inner - c.begin / cb.inner >= cb.period || j1 < j0;
+    const size_t base = whole ? 0 : j0;
+    VertexRef v = graph.addVertex(cs, "BinaryBroadcast",
+                                  {{"full", flatFull.slice(c.begin, c.end)},
+                                   {"bc", whole ? flatBc : flatBc.slice(j0, j1 + 1)},
+                                   {"out", flatOut.slice(c.begin, c.end)}});
+    graph.setFieldValue(v, "op", static_cast<uint32_t>(op));
+    graph.setFieldValue(v, "flags", bcFirst ? 1u : 0u);
+    graph.setFieldValue(v, "start", static_cast<uint32_t>(c.begin));
+    graph.setFieldValue(v, "inner", static_cast<uint32_t>(cb.inner));
+    graph.setFieldValue(v, "period", static_cast<uint32_t>(cb.period));
+    graph.setFieldValue(v, "base", static_cast<uint32_t>(base));
+    graph.setFlops(v, c.end - c.begin);
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
@@ -183,6 +246,16 @@ Tensor binary(Graph& graph, BinaryOp op, const Tensor& a, const Tensor& b, Seque
           break;
       }
     }
+  }
+  // One operand full and the other broadcast over a leading and a trailing block of dimensions:
+  // the compact operand goes to the vertices as it is (each element gathered once, not once per
+  // use).
+  if (a.shape() == out || b.shape() == out) {
+    const bool bcFirst = a.shape() != out;
+    const Tensor& full = bcFirst ? b : a;
+    const Tensor& bc = bcFirst ? a : b;
+    if (const std::optional<CompactBroadcast> cb = compactBroadcast(bc.shape(), out))
+      return binaryBroadcast(graph, op, full, bc, bcFirst, *cb, prog, name);
   }
   static const char* const codelets[] = {"Add", "Sub", "Mul", "Div", "Pow"};
   const Tensor va = broadcastTo(a, out), vb = broadcastTo(b, out);

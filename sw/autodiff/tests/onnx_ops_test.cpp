@@ -100,6 +100,12 @@ TEST_P(OnnxOpsTest, BroadcastBinaryOpsAndTheirGradients) {
       {"Pow", {3, 4}, {}, false, true, {-2, 2}, {2, 2}},
       {"Pow", {2, 3}, {3}, false, false, {0.5f, -1.5f}, {2, 1.5f}},
       {"Pow", {5}, {1}, false, true, {0.5f, 0.5f}, {2, 0.5f}},
+      // Compact broadcasts (BinaryBroadcast): a trailing block (a per-row statistic), the
+      // broadcast operand first, a middle block, and one that wraps within a vertex's chunk.
+      {"Sub", {3, 5, 7}, {3, 5, 1}, false, false, {-2, -2}, {2, 2}},
+      {"Div", {3, 5, 1}, {3, 5, 7}, false, false, {-2, 0.5f}, {2, 2}},
+      {"Mul", {1, 5, 1}, {3, 5, 7}, false, false, {-2, -2}, {2, 2}},
+      {"Pow", {4, 6, 5}, {6, 1}, false, false, {0.5f, -1.5f}, {2, 1.5f}},
   };
   std::vector<std::pair<std::string, Tensor>> outs;
   for (size_t c = 0; c < cases.size(); ++c) {
