@@ -13,6 +13,10 @@
       models with integer inputs (an nn.Embedding of int64 token ids) and with two inputs,
       exported by PyTorch: tessera-onnx infer against PyTorch (max abs diff 1e-5), and the errors
       for a missing input, a float array for an integer input and an index beyond int32.
+  compare.py dropout TOOL DIR
+      an MLP with nn.Dropout exported in training mode trains (its Dropout nodes drop under the
+      run's device seed): 4 steps whose losses differ from the same model exported in evaluation
+      mode, the same on a second run; infer refuses the training-mode file.
   compare.py hostile TOOL DIR
       malformed, truncated, unsupported and non-constant-shape models: exit code 1 (not a
       signal), a message naming the file, node, op type and opset.
@@ -224,6 +228,47 @@ def cmd_inputs(a):
     print(json.dumps({"max_abs_diff": report}), flush=True)
 
 
+def cmd_dropout(a):
+    """Training-mode Dropout nodes train under a device seed; evaluation-mode ones are absent."""
+    import torch
+
+    torch.manual_seed(7)
+    os.makedirs(a.dir, exist_ok=True)
+    module = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 32), torch.nn.ReLU(),
+                                 torch.nn.Dropout(0.5), torch.nn.Linear(32, 10))
+    example = torch.zeros(16, 784)
+    files = {}
+    for mode in ("training", "eval"):
+        files[mode] = os.path.join(a.dir, f"dropout-{mode}.onnx")
+        module.train(mode == "training")
+        torch.onnx.export(module, example, files[mode], opset_version=17, do_constant_folding=False,
+                          training=(torch.onnx.TrainingMode.TRAINING if mode == "training"
+                                    else torch.onnx.TrainingMode.EVAL))
+
+    def train(mode, tag):
+        logdir = os.path.join(a.dir, f"dropout-{tag}")
+        out = os.path.join(a.dir, f"dropout-{tag}.trained.onnx")
+        r = run([a.tool, "train", files[mode], "--data", "fashion-mnist", "--epochs", "1",
+                 "--steps", "4", "--batch", "16", "--lr", "0.05", "--seed", "3", "--tiles", "4",
+                 "--eval-images", "16", "--out", out, "--log-dir", logdir, "--quiet"])
+        check(r.returncode == 0, f"{tag}: tessera-onnx train: {r.stderr.strip()}")
+        return json.load(open(os.path.join(logdir, "result.json")))["loss_curve"]
+
+    with_dropout, again, without = train("training", "a"), train("training", "b"), train("eval", "c")
+    check(len(with_dropout) == 4 and all(np.isfinite(with_dropout)), f"losses {with_dropout}")
+    check(with_dropout == again, f"two runs of one seed differ: {with_dropout} {again}")
+    # The first step's forward drops half the hidden units: its loss is not the plain model's.
+    check(all(x != y for x, y in zip(with_dropout, without)),
+          f"dropout changed no loss: {with_dropout} against {without}")
+    x = os.path.join(a.dir, "dropout-x.npy")
+    np.save(x, np.zeros((16, 784), np.float32))
+    r = run([a.tool, "infer", files["training"], "--input", x, "--output",
+             os.path.join(a.dir, "dropout-y.npy")])
+    check(r.returncode == 1 and "drops at random in inference" in r.stderr,
+          f"infer of the training-mode file: {r.returncode} {r.stderr.strip()}")
+    print(json.dumps({"losses_with_dropout": with_dropout, "losses_without": without}), flush=True)
+
+
 def cmd_hostile(a):
     import onnx
     from onnx import TensorProto, helper
@@ -311,11 +356,11 @@ def main():
     e = sub.add_parser("export")
     e.add_argument("dir")
     e.add_argument("--images", type=int, default=1000)
-    for name in ("infer", "train", "hostile", "inputs"):
+    for name in ("infer", "train", "hostile", "inputs", "dropout"):
         s = sub.add_parser(name)
         s.add_argument("tool")
         s.add_argument("dir")
-        if name not in ("hostile", "inputs"):
+        if name not in ("hostile", "inputs", "dropout"):
             s.add_argument("model", help="e.g. lenet-op13")
             s.add_argument("--device", default="model")
             s.add_argument("--tiles", type=int, default=0)
@@ -335,7 +380,7 @@ def main():
     t.add_argument("--infer-batch", type=int, default=8, help="batch of the trained model's infer")
     a = p.parse_args()
     {"export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile,
-     "inputs": cmd_inputs}[a.cmd](a)
+     "inputs": cmd_inputs, "dropout": cmd_dropout}[a.cmd](a)
 
 
 if __name__ == "__main__":

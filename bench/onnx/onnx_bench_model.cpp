@@ -6,8 +6,18 @@
 #include <filesystem>
 
 #include "tessera/error.hpp"
+#include "tessera/nn.hpp"
+#include "tessera/program.hpp"
 
 namespace tessera::onnx {
+
+namespace {
+
+// The Philox key of the dropout masks of a model's training-mode Dropout nodes ("onnx"); the
+// counter's step is the training step.
+constexpr uint32_t kDropoutKey = 0x786e6e6f;
+
+}  // namespace
 
 OnnxBenchModel::OnnxBenchModel(OnnxModel model) : model_(std::move(model)) {
   if (model_.inputs().size() != 1)
@@ -69,6 +79,20 @@ autodiff::Value OnnxBenchModel::forwardPhase(autodiff::Tape& tape,
   o.batch = x.tensor().dim(0);
   o.training = training;
   o.prefix = prefix;
+  o.trainingRun = true;
+  // Dropout nodes exported in training mode drop under a device seed whose step the training step
+  // advances before its first dropout: a new mask every step, the same on every backend, and kept
+  // by a checkpoint (it is device memory). Evaluation leaves them out.
+  o.dropoutSeed = [&tape, &prefix] {
+    Graph& g = tape.graph();
+    const Tensor s = ops::createDropoutSeed(g, kDropoutKey, prefix + "dropout_seed");
+    ComputeSet next = g.addComputeSet(prefix + "dropout_seed/next");
+    const VertexRef v = g.addVertex(next, "AddInt", {{"x", s.slice(1, 2)}});
+    g.setFieldValue(v, "delta", uint32_t{1});
+    g.setTileMapping(v, 0);
+    tape.forward().add(Execute(next, prefix + "dropout_seed/next"));
+    return tape.input(s);
+  };
   const autodiff::Value logits = buildGraph(tape, model_, params, {x}, o).front();
   const std::vector<size_t> want{o.batch, 10};
   if (logits.tensor().shape() != want) {

@@ -188,15 +188,29 @@ class Builder {
       return;
     }
     if (op == "Dropout") {
-      // Inference (training_mode absent or 0) or a ratio of 0: the identity. Dropout in training
-      // needs a device seed (docs/autodiff.md), which an ONNX file does not carry.
+      // Inference (training_mode absent or 0) or a ratio of 0: the identity. In training mode it
+      // drops under the training run's device seed (docs/autodiff.md), which the file does not
+      // carry: one stream per Dropout node in file order.
       const double ratio = n.input_size() > 1 && !n.input(1).empty() ? hostInput(n, 1).at(0) : 0.5;
       const bool training = n.input_size() > 2 && !n.input(2).empty() && hostInput(n, 2).at(0) != 0;
-      if (training && ratio != 0)
-        throw Error("Dropout in training mode (training_mode 1) is not supported");
+      // The mask output (which PyTorch's training-mode export names but nothing reads) is not
+      // computed: a node that reads it is refused as reading a value tessera does not produce.
+      if (training && ratio != 0 && !opt_.trainingRun) {
+        throw Error(
+            "Dropout in training mode (training_mode 1) drops at random in inference; export the "
+            "model in evaluation mode to infer, or train it (tessera-onnx train gives it a seed)");
+      }
+      if (training && ratio != 0 && opt_.training) {
+        if (!opt_.dropoutSeed)
+          throw Error("Dropout in training mode needs a device seed (BuildOptions::dropoutSeed)");
+        if (!seed_.valid()) seed_ = opt_.dropoutSeed();
+        if (!(ratio > 0 && ratio < 1))
+          throw Error(fmt::format("Dropout ratio {} is not in [0, 1)", ratio));
+        slots_[n.output(0)].value = ad::dropout(tape_, device(n.input(0), n.input(0)), seed_,
+                                                static_cast<float>(ratio), dropoutStreams_++, name);
+        return;
+      }
       slots_[n.output(0)] = slot(n.input(0));
-      if (n.output_size() > 1 && !n.output(1).empty())
-        throw Error("Dropout's mask output is not supported");
       return;
     }
     if (op == "Slice") {
@@ -327,6 +341,8 @@ class Builder {
   ad::Tape& tape_;
   const OnnxModel::Impl& m_;
   BuildOptions opt_;
+  uint32_t dropoutStreams_ = 0;  // the stream of the next training-mode Dropout
+  ad::Value seed_;               // the training step's dropout seed, made at the first
   std::map<std::string, Slot> slots_;
   std::map<std::string, ad::Value> constants_;
 };

@@ -88,6 +88,13 @@ struct BuildOptions {
   size_t batch = 0;       ///< the bound batch (0: the model's default)
   bool training = false;  ///< BatchNormalization uses the batch statistics (training_mode 1)
   std::string prefix;     ///< prepended to every op's debug name (with a '/' between)
+  /// Makes the device seed (int32 [2], ops::createDropoutSeed) of the Dropout nodes whose
+  /// training_mode is 1, in the training step (training); called once, at the first of them.
+  /// Each node drops with its own stream, in file order.
+  std::function<autodiff::Value()> dropoutSeed;
+  /// Part of a training run: in its evaluation (training false) a training_mode Dropout is the
+  /// identity; outside one (plain inference) it is refused, as ONNX would drop at random.
+  bool trainingRun = false;
 };
 
 /// Record the model's nodes on tape, in file order: variables are Values of variables() (in that
