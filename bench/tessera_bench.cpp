@@ -145,13 +145,14 @@ int main(int argc, char** argv) {
   std::string outDir, compileModel = "mlp";
   CLI::App* cm = app.add_subcommand(
       "compile-mlp", "compile a training model (the MLP by default) and print its compile report");
-  cm->add_option("--model", compileModel, "the network: mlp or lenet")
+  cm->add_option("--model", compileModel,
+                 "the network: mlp, lenet, resnet-tiny or transformer-tiny")
       ->capture_default_str()
       ->check(CLI::IsMember(tessera::bench::modelNames()));
   cm->add_option("--tiles", tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
   cm->add_option("--tile-mem", memKiB,
                  "KiB of memory per tile (default: the model's, as train uses on the model "
-                 "backend: 128 for mlp, 624 for lenet)")
+                 "backend: 128 for mlp, 624 for the others)")
       ->check(CLI::Range(16, 1024));
   cm->add_option("--batch", mlp.batch, "minibatch size")
       ->capture_default_str()
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
   tessera::bench::TrainOptions train;
   CLI::App* tr = app.add_subcommand(
       "train", "train a model on Fashion-MNIST and report like MLPerf (docs/training.md)");
-  tr->add_option("--model", train.model, "the network: mlp or lenet")
+  tr->add_option("--model", train.model, "the network: mlp, lenet, resnet-tiny or transformer-tiny")
       ->capture_default_str()
       ->check(CLI::IsMember(tessera::bench::modelNames()));
   tr->add_option("--device", train.device,
@@ -184,9 +185,10 @@ int main(int argc, char** argv) {
   tr->add_option("--tiles", train.tiles, "tiles")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
-  tr->add_option("--tile-mem", train.tileMemKiB,
-                 "KiB per tile (default on the model: 128 for mlp, 624 for lenet; elsewhere the "
-                 "backend's own)")
+  tr->add_option(
+        "--tile-mem", train.tileMemKiB,
+        "KiB per tile (default on the model: 128 for mlp, 624 for the others; elsewhere the "
+        "backend's own)")
       ->check(CLI::Range(16, 1024));
   tr->add_option("--batch", train.batch, "minibatch size")
       ->capture_default_str()
@@ -200,11 +202,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 24));
   tr->add_option("--optimizer", train.optimizer,
                  "sgd, momentum or adam (default: momentum if --momentum > 0 is given, else the "
-                 "model's: sgd for mlp, adam for lenet)")
+                 "model's: sgd for mlp, adam for the others)")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   tr->add_option("--lr", train.learningRate,
                  "learning rate (default: the model's for the optimizer; mlp 0.05 with sgd and "
-                 "momentum, lenet 0.05 sgd, 0.01 momentum; 0.001 with adam)")
+                 "momentum, the others 0.05 sgd, 0.01 momentum; 0.001 with adam)")
       ->check(CLI::PositiveNumber);
   tr->add_option("--momentum", train.momentum,
                  "SGD momentum (default 0.9 with --optimizer momentum; given alone, > 0 selects "
