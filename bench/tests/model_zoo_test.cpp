@@ -1,5 +1,6 @@
 // resnet-tiny and transformer-tiny (bench/model.cpp) trained by the command, their saved .npz
-// evaluated by NumPy from the file alone, and NumPy's predictions checked against the device's.
+// evaluated by NumPy from the file alone, and NumPy's predictions checked against the device's;
+// resnet-tiny against its CPU reference (bench/train/cpu_resnet_tiny.cpp) bit for bit.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -7,12 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 
+#include "cpu_resnet_tiny.hpp"
 #include "fashion_mnist.hpp"
 #include "minibatcher.hpp"
 #include "mlp_trainer.hpp"
 #include "npz_file.hpp"
+#include "tessera/nn.hpp"
+#include "tessera/ops.hpp"
 #include "train_command.hpp"
 
 namespace tessera::bench {
@@ -168,6 +173,74 @@ void expectSavedWeightsEvaluateInNumpy(const std::string& model, const char* num
       });
   EXPECT_EQ(r.evalCorrect, kImages)
       << "the device's classes differ from NumPy's on " << kImages - r.evalCorrect << " images";
+}
+
+// Step `step`'s minibatch: pixels uniform in [0, 1), labels uniform in 0..9, from a generator
+// seeded by the step (the same on the device and in the reference).
+void randomImages(uint64_t step, std::span<float> images, std::span<int32_t> labels) {
+  std::mt19937 rng(static_cast<uint32_t>(9000 + step));
+  for (float& v : images) v = static_cast<float>(rng() >> 8) * 0x1p-24f;
+  for (int32_t& l : labels) l = static_cast<int32_t>(rng() % 10);
+}
+
+// Three steps of batch 4 on the model (4 tiles x 624 KiB) with plain SGD, momentum with weight
+// decay, and Adam: every step's loss and correct count, and every array after them (the running
+// statistics included), equal the reference's bit for bit.
+TEST(ResnetTinyTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
+  constexpr size_t batch = 4;
+  constexpr uint32_t steps = 3;
+  CpuOptimizerConfig sgd;
+  sgd.learningRate = 0.05f;
+  CpuOptimizerConfig momentum = sgd;
+  momentum.kind = CpuOptimizerConfig::Kind::Momentum;
+  momentum.weightDecay = 0.001f;
+  CpuOptimizerConfig adam;
+  adam.kind = CpuOptimizerConfig::Kind::Adam;
+  adam.learningRate = 0.001f;
+  for (const auto& [name, opt] :
+       {std::pair{"sgd", sgd}, std::pair{"momentum + weight decay", momentum},
+        std::pair{"adam", adam}}) {
+    SCOPED_TRACE(name);
+    DeviceOptions dopt;
+    dopt.tiles = 4;
+    dopt.tileMemBytes = 624 * 1024;
+    auto dev = openDevice("model", dopt);
+    MlpConfig c;
+    c.model = makeModel("resnet-tiny");
+    c.batch = batch;
+    c.trainSteps = steps;
+    c.learningRate = opt.learningRate;
+    c.momentum = opt.momentum;
+    using Kind = autodiff::OptimizerConfig::Kind;
+    c.optimizer = opt.kind == CpuOptimizerConfig::Kind::Sgd        ? Kind::Sgd
+                  : opt.kind == CpuOptimizerConfig::Kind::Momentum ? Kind::Momentum
+                                                                   : Kind::Adam;
+    c.weightDecay = opt.weightDecay;
+    MlpTrainer t(*dev, c);
+    const ModelParameters p = c.model->initialize(11);
+    t.setParameters(p);
+    Graph g(Target::of(dev->info()));
+    CpuResnetTiny::Plans plans;
+    plans.fcForward = ops::planMatMul(g, batch, 784, 10).k;
+    plans.fcBackward = ops::planMatMul(g, batch, 10, 784).k;
+    plans.bnParts = ops::batchNormParts(g, 16, batch * 14 * 14);
+    CpuResnetTiny cpu(p, opt, plans);
+    const MlpRunResult r = t.run(randomImages, randomImages);
+    ASSERT_EQ(r.stepLoss.size(), steps);
+    for (uint64_t s = 0; s < steps; ++s) {
+      std::vector<float> img(batch * 784);
+      std::vector<int32_t> lab(batch);
+      randomImages(s, img, lab);
+      const CpuResnetTiny::StepResult want = cpu.trainStep(img, lab);
+      EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
+      EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
+    }
+    const ModelParameters got = t.modelParameters();
+    for (size_t i = 0; i < got.values.size(); ++i) {
+      EXPECT_EQ(got.values[i], cpu.parameters().values[i]) << got.shapes[i].name;
+      EXPECT_NE(got.values[i], p.values[i]) << got.shapes[i].name << " did not change";
+    }
+  }
 }
 
 TEST(ResnetTinyTrainer, SavedWeightsEvaluateInNumpy) {
