@@ -25,6 +25,7 @@ struct ModelDefaults {
   float adamLearningRate = 0;
   float momentum = 0.9f;           ///< for "momentum"
   uint32_t modelTileMemKiB = 128;  ///< tile memory on the "model" backend (others: their own)
+  size_t batch = 32;               ///< the minibatch of tessera-bench train and compile-mlp
   /// The step size of optimizer; throws tessera::Error naming an unknown optimizer.
   float learningRate(const std::string& optimizer) const;
 };

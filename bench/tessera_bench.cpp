@@ -154,8 +154,8 @@ int main(int argc, char** argv) {
                  "KiB of memory per tile (default: the model's, as train uses on the model "
                  "backend: 128 for mlp, 624 for the others)")
       ->check(CLI::Range(16, 1024));
-  cm->add_option("--batch", mlp.batch, "minibatch size")
-      ->capture_default_str()
+  cm->add_option("--batch", mlp.batch,
+                 "minibatch size (default: the model's: 8 for transformer-tiny, 32 for the others)")
       ->check(CLI::Range(1, 65536));
   cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")
       ->delimiter(',')
@@ -190,8 +190,8 @@ int main(int argc, char** argv) {
         "KiB per tile (default on the model: 128 for mlp, 624 for the others; elsewhere the "
         "backend's own)")
       ->check(CLI::Range(16, 1024));
-  tr->add_option("--batch", train.batch, "minibatch size")
-      ->capture_default_str()
+  tr->add_option("--batch", train.batch,
+                 "minibatch size (default: the model's: 8 for transformer-tiny, 32 for the others)")
       ->check(CLI::Range(1, 60000));
   tr->add_option("--epochs", train.epochs, "epochs at most")
       ->capture_default_str()
@@ -280,6 +280,16 @@ int main(int argc, char** argv) {
                  "saved run)");
   tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
+  // A minibatch not given is the model's (transformer-tiny's batch 32 does not fit 16 tiles).
+  try {
+    if (tr->parsed() && tr->count("--batch") == 0 && !train.model.empty())
+      train.batch = tessera::bench::makeModel(train.model)->defaults().batch;
+    if (cm->parsed() && cm->count("--batch") == 0)
+      mlp.batch = tessera::bench::makeModel(compileModel)->defaults().batch;
+  } catch (const std::exception& ex) {
+    fmt::print(stderr, "tessera-bench: {}\n", ex.what());
+    return 1;
+  }
   // MPI only for replicas: --replicas > 1, or started by mpirun. Any failure on one rank then ends
   // the whole job with a message naming the rank, instead of leaving the others waiting.
   std::optional<tessera::mpi::MpiSession> mpi;
