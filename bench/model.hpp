@@ -1,8 +1,8 @@
 // The networks of the training benchmark (docs/training.md, "Models") behind one interface, so
 // that one training graph (mlp_model.cpp), one trainer (mlp_trainer.cpp) and one command
 // (train_command.cpp) serve every model: its parameters (names, shapes, initialization), its
-// forward pass on the autodiff tape, and its training defaults. The MLP and LeNet-5 are here;
-// `makeModel` is the registry.
+// forward pass on the autodiff tape, and its training defaults. The MLP, LeNet-5, resnet-tiny and
+// transformer-tiny are here; `makeModel` is the registry.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +25,7 @@ struct ModelDefaults {
   float adamLearningRate = 0;
   float momentum = 0.9f;           ///< for "momentum"
   uint32_t modelTileMemKiB = 128;  ///< tile memory on the "model" backend (others: their own)
+  size_t batch = 32;               ///< the minibatch of tessera-bench train and compile-mlp
   /// The step size of optimizer; throws tessera::Error naming an unknown optimizer.
   float learningRate(const std::string& optimizer) const;
 };
@@ -117,7 +118,71 @@ class LenetModel : public Model {
   ModelDefaults defaults() const override;
 };
 
-/// The model called name ("mlp" with the given hidden layers, "lenet"); throws tessera::Error
+/// resnet-tiny (resnetTinyShapes(), docs/training.md): a 3x3 stride-2 stem, one residual block of
+/// a depthwise 3x3 and a pointwise 1x1 convolution, batch normalisation after each convolution,
+/// 2x2 max-pooling and one Linear layer, on 1 x 28 x 28 images.
+class ResnetTinyModel : public Model {
+ public:
+  std::string name() const override { return "resnet-tiny"; }
+  std::string describe() const override;
+  size_t inputs() const override { return 784; }
+  size_t classes() const override { return 10; }
+  std::vector<ParameterShape> parameterShapes() const override { return resnetTinyShapes(); }
+  bool deviceTransposed(size_t i) const override;
+  bool trainable(size_t i) const override;
+  std::vector<Tensor> createParameters(Graph& graph, size_t batch) const override;
+  Tensor createInput(Graph& graph, size_t batch) const override;
+  /// The training forward (batch statistics).
+  autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
+                          const autodiff::Value& x, const std::string& prefix) const override;
+  /// Batch normalisation with the batch's statistics (updating the running ones) in training,
+  /// with the running statistics in evaluation.
+  autodiff::Value forwardPhase(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
+                               const autodiff::Value& x, const std::string& prefix,
+                               bool training) const override;
+  /// ModelParameters::kaimingUniform (PyTorch's defaults, BatchNorm's included).
+  ModelParameters initialize(uint32_t seed) const override;
+  ModelDefaults defaults() const override;
+};
+
+/// transformer-tiny (transformerTinyShapes(), docs/training.md): the 28 rows of an image as 28
+/// tokens of 28 pixels, a Linear token projection to 32 plus a learned position embedding, one
+/// post-norm encoder layer (2-head self-attention, GELU MLP of 64, layer norms, dropout 0.1),
+/// the mean over the tokens and a Linear layer to 10.
+class TransformerTinyModel : public Model {
+ public:
+  std::string name() const override { return "transformer-tiny"; }
+  std::string describe() const override;
+  size_t inputs() const override { return 784; }
+  size_t classes() const override { return 10; }
+  std::vector<ParameterShape> parameterShapes() const override { return transformerTinyShapes(); }
+  bool deviceTransposed(size_t i) const override;
+  std::vector<Tensor> createParameters(Graph& graph, size_t batch) const override;
+  Tensor createInput(Graph& graph, size_t batch) const override;
+  /// The training forward (with dropout).
+  autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
+                          const autodiff::Value& x, const std::string& prefix) const override;
+  /// Dropout in training only: its seed is a device variable (key kDropoutKey, step) whose step
+  /// the training step itself advances by one before its first dropout, so that every step has
+  /// a new mask with no host write (and a checkpoint keeps it).
+  autodiff::Value forwardPhase(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
+                               const autodiff::Value& x, const std::string& prefix,
+                               bool training) const override;
+  /// ModelParameters::kaimingUniform (LayerNorm: 1 and 0).
+  ModelParameters initialize(uint32_t seed) const override;
+  ModelDefaults defaults() const override;
+
+  static constexpr size_t kTokens = 28;    ///< image rows
+  static constexpr size_t kFeatures = 28;  ///< pixels per row
+  static constexpr size_t kModel = 32;     ///< d_model
+  static constexpr size_t kHeads = 2;
+  static constexpr size_t kFeedForward = 64;
+  static constexpr float kDropout = 0.1f;
+  static constexpr uint32_t kDropoutKey = 24;  ///< the Philox key of the dropout masks
+};
+
+/// The model called name ("mlp" with the given hidden layers, "lenet", "resnet-tiny",
+/// "transformer-tiny"); throws tessera::Error
 /// listing the known names otherwise.
 std::shared_ptr<const Model> makeModel(const std::string& name,
                                        const std::vector<size_t>& hidden = {128});

@@ -145,16 +145,17 @@ int main(int argc, char** argv) {
   std::string outDir, compileModel = "mlp";
   CLI::App* cm = app.add_subcommand(
       "compile-mlp", "compile a training model (the MLP by default) and print its compile report");
-  cm->add_option("--model", compileModel, "the network: mlp or lenet")
+  cm->add_option("--model", compileModel,
+                 "the network: mlp, lenet, resnet-tiny or transformer-tiny")
       ->capture_default_str()
       ->check(CLI::IsMember(tessera::bench::modelNames()));
   cm->add_option("--tiles", tiles, "tiles")->capture_default_str()->check(CLI::Range(1, 4096));
   cm->add_option("--tile-mem", memKiB,
                  "KiB of memory per tile (default: the model's, as train uses on the model "
-                 "backend: 128 for mlp, 624 for lenet)")
+                 "backend: 128 for mlp, 624 for the others)")
       ->check(CLI::Range(16, 1024));
-  cm->add_option("--batch", mlp.batch, "minibatch size")
-      ->capture_default_str()
+  cm->add_option("--batch", mlp.batch,
+                 "minibatch size (default: the model's: 8 for transformer-tiny, 32 for the others)")
       ->check(CLI::Range(1, 65536));
   cm->add_option("--hidden", mlp.hidden, "hidden layer sizes, comma separated")
       ->delimiter(',')
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
   tessera::bench::TrainOptions train;
   CLI::App* tr = app.add_subcommand(
       "train", "train a model on Fashion-MNIST and report like MLPerf (docs/training.md)");
-  tr->add_option("--model", train.model, "the network: mlp or lenet")
+  tr->add_option("--model", train.model, "the network: mlp, lenet, resnet-tiny or transformer-tiny")
       ->capture_default_str()
       ->check(CLI::IsMember(tessera::bench::modelNames()));
   tr->add_option("--device", train.device,
@@ -184,12 +185,13 @@ int main(int argc, char** argv) {
   tr->add_option("--tiles", train.tiles, "tiles")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
-  tr->add_option("--tile-mem", train.tileMemKiB,
-                 "KiB per tile (default on the model: 128 for mlp, 624 for lenet; elsewhere the "
-                 "backend's own)")
+  tr->add_option(
+        "--tile-mem", train.tileMemKiB,
+        "KiB per tile (default on the model: 128 for mlp, 624 for the others; elsewhere the "
+        "backend's own)")
       ->check(CLI::Range(16, 1024));
-  tr->add_option("--batch", train.batch, "minibatch size")
-      ->capture_default_str()
+  tr->add_option("--batch", train.batch,
+                 "minibatch size (default: the model's: 8 for transformer-tiny, 32 for the others)")
       ->check(CLI::Range(1, 60000));
   tr->add_option("--epochs", train.epochs, "epochs at most")
       ->capture_default_str()
@@ -200,11 +202,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 24));
   tr->add_option("--optimizer", train.optimizer,
                  "sgd, momentum or adam (default: momentum if --momentum > 0 is given, else the "
-                 "model's: sgd for mlp, adam for lenet)")
+                 "model's: sgd for mlp, adam for the others)")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   tr->add_option("--lr", train.learningRate,
                  "learning rate (default: the model's for the optimizer; mlp 0.05 with sgd and "
-                 "momentum, lenet 0.05 sgd, 0.01 momentum; 0.001 with adam)")
+                 "momentum, the others 0.05 sgd, 0.01 momentum; 0.001 with adam)")
       ->check(CLI::PositiveNumber);
   tr->add_option("--momentum", train.momentum,
                  "SGD momentum (default 0.9 with --optimizer momentum; given alone, > 0 selects "
@@ -278,6 +280,16 @@ int main(int argc, char** argv) {
                  "saved run)");
   tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
+  // A minibatch not given is the model's (transformer-tiny's batch 32 does not fit 16 tiles).
+  try {
+    if (tr->parsed() && tr->count("--batch") == 0 && !train.model.empty())
+      train.batch = tessera::bench::makeModel(train.model)->defaults().batch;
+    if (cm->parsed() && cm->count("--batch") == 0)
+      mlp.batch = tessera::bench::makeModel(compileModel)->defaults().batch;
+  } catch (const std::exception& ex) {
+    fmt::print(stderr, "tessera-bench: {}\n", ex.what());
+    return 1;
+  }
   // MPI only for replicas: --replicas > 1, or started by mpirun. Any failure on one rank then ends
   // the whole job with a message naming the rank, instead of leaving the others waiting.
   std::optional<tessera::mpi::MpiSession> mpi;

@@ -44,7 +44,7 @@ refused "compile-mlp --tiles 4 --tile-mem 64 --hidden 16 --batch 60000" \
 refused "compile-mlp --out /dev/null/x" "/dev/null/x"
 
 # compile-mlp's defaults compile (the model's tile memory, as train uses) and --out is made.
-for model in mlp lenet; do
+for model in mlp lenet resnet-tiny transformer-tiny; do
   if out=$("$bench" compile-mlp --model "$model" --out "$work/$model/new" 2>&1) &&
      [ -s "$work/$model/new/mlp.tess" ] && [ -s "$work/$model/new/mlp-report.json" ]; then
     echo "ok: compile-mlp --model $model with its defaults"

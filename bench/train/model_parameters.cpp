@@ -40,12 +40,30 @@ ModelParameters ModelParameters::kaimingUniform(const std::vector<ParameterShape
   p.shapes = shapes;
   std::mt19937 rng(seed);
   size_t fanIn = 0;
+  bool afterNorm = false;  // the last weight was a normalisation's (its bias is 0)
+  auto endsWith = [](const std::string& name, const std::string& tail) {
+    return name.size() >= tail.size() && name.substr(name.size() - tail.size()) == tail;
+  };
   for (const ParameterShape& s : shapes) {
-    const bool bias = s.name.size() > 5 && s.name.substr(s.name.size() - 5) == ".bias";
+    if (endsWith(s.name, ".running_mean") || endsWith(s.name, ".running_var")) {
+      p.values.emplace_back(s.size(), endsWith(s.name, ".running_var") ? 1.0f : 0.0f);
+      continue;
+    }
+    const bool bias = endsWith(s.name, "bias");
+    if (!bias && s.shape.size() == 1) {  // a BatchNorm's or LayerNorm's scale
+      p.values.emplace_back(s.size(), 1.0f);
+      afterNorm = true;
+      continue;
+    }
+    if (bias && afterNorm) {
+      p.values.emplace_back(s.size(), 0.0f);
+      continue;
+    }
     if (!bias) {
-      if (s.shape.size() < 2)
-        throw Error(fmt::format("model parameters: weight {} needs at least 2 dimensions", s.name));
+      if (s.shape.empty())
+        throw Error(fmt::format("model parameters: weight {} needs at least 1 dimension", s.name));
       fanIn = s.size() / s.shape[0];
+      afterNorm = false;
     } else if (fanIn == 0) {
       throw Error(fmt::format("model parameters: bias {} comes before any weight", s.name));
     }
@@ -116,6 +134,43 @@ std::vector<ParameterShape> lenetShapes() {
           {"fc0.weight", {120, 400}},      {"fc0.bias", {120}},
           {"fc1.weight", {84, 120}},       {"fc1.bias", {84}},
           {"fc2.weight", {10, 84}},        {"fc2.bias", {10}}};
+}
+
+std::vector<ParameterShape> resnetTinyShapes() {
+  std::vector<ParameterShape> s;
+  auto bn = [&s](const std::string& layer) {
+    for (const char* a : {"weight", "bias", "running_mean", "running_var"})
+      s.push_back({fmt::format("{}.{}", layer, a), {16}});
+  };
+  s.push_back({"conv0.weight", {16, 1, 3, 3}});
+  bn("bn0");
+  s.push_back({"conv1.weight", {16, 1, 3, 3}});  // depthwise: groups 16
+  bn("bn1");
+  s.push_back({"conv2.weight", {16, 16, 1, 1}});
+  bn("bn2");
+  s.push_back({"fc0.weight", {10, 784}});
+  s.push_back({"fc0.bias", {10}});
+  return s;
+}
+
+std::vector<ParameterShape> transformerTinyShapes() {
+  return {{"embed.weight", {32, 28}},
+          {"embed.bias", {32}},
+          {"pos_embedding", {1, 28, 32}},
+          {"encoder.self_attn.in_proj_weight", {96, 32}},
+          {"encoder.self_attn.in_proj_bias", {96}},
+          {"encoder.self_attn.out_proj.weight", {32, 32}},
+          {"encoder.self_attn.out_proj.bias", {32}},
+          {"encoder.linear1.weight", {64, 32}},
+          {"encoder.linear1.bias", {64}},
+          {"encoder.linear2.weight", {32, 64}},
+          {"encoder.linear2.bias", {32}},
+          {"encoder.norm1.weight", {32}},
+          {"encoder.norm1.bias", {32}},
+          {"encoder.norm2.weight", {32}},
+          {"encoder.norm2.bias", {32}},
+          {"fc0.weight", {10, 32}},
+          {"fc0.bias", {10}}};
 }
 
 }  // namespace tessera::bench

@@ -44,7 +44,9 @@ struct ModelParameters {
   /// one std::mt19937(seed) draws the arrays in order, each row-major, each value
   /// u = (rng() >> 8) * 2^-24, v = bound * (2u - 1) (float), bound = 1 / sqrtf(fan_in), where
   /// fan_in is the product of the weight's dimensions after the first (a bias takes its weight's).
-  /// Arrays are weight/bias pairs named "<layer>.weight", "<layer>.bias".
+  /// A bias is an array whose name ends in "bias" ("<layer>.bias", "in_proj_bias"); it takes the
+  /// fan_in of the weight before it. A normalisation's arrays (BatchNorm, LayerNorm) draw nothing:
+  /// a 1-D weight is 1 and the bias after it 0, "*.running_mean" 0, "*.running_var" 1 (PyTorch's).
   static ModelParameters kaimingUniform(const std::vector<ParameterShape>& shapes, uint32_t seed);
   /// The arrays in order, then the scalars input_scale and input_offset.
   NpzFile toNpz() const;
@@ -60,5 +62,18 @@ struct ModelParameters {
 /// conv1.weight (16,6,5,5), conv1.bias (16,), fc0.weight (120,400), fc0.bias (120,), fc1.weight
 /// (84,120), fc1.bias (84,), fc2.weight (10,84), fc2.bias (10,).
 std::vector<ParameterShape> lenetShapes();
+
+/// resnet-tiny (docs/training.md): conv0.weight (16,1,3,3), bn0.{weight,bias,running_mean,
+/// running_var} (16,), conv1.weight (16,1,3,3) (depthwise), bn1.*, conv2.weight (16,16,1,1), bn2.*,
+/// fc0.weight (10,784), fc0.bias (10,). The convolutions have no bias (batch normalisation
+/// follows).
+std::vector<ParameterShape> resnetTinyShapes();
+
+/// transformer-tiny (docs/training.md): embed.weight (32,28), embed.bias, pos_embedding (1,28,32),
+/// then torch.nn.TransformerEncoderLayer(32, 2, 64)'s state_dict under "encoder."
+/// (self_attn.in_proj_weight (96,32), self_attn.in_proj_bias, self_attn.out_proj.weight (32,32),
+/// .bias, linear1.weight (64,32), .bias, linear2.weight (32,64), .bias, norm1.weight, .bias,
+/// norm2.weight, .bias), fc0.weight (10,32), fc0.bias (10,).
+std::vector<ParameterShape> transformerTinyShapes();
 
 }  // namespace tessera::bench

@@ -56,6 +56,36 @@ TEST(ModelParameters, LenetInitializationIsPytorchsKaimingUniform) {
   EXPECT_EQ(a["conv0.bias"][0], 0.2f * (2.0f * next() - 1.0f));
 }
 
+// resnet-tiny and transformer-tiny: a normalisation's arrays draw nothing and hold PyTorch's
+// defaults; every other array draws from the one generator in order, a bias with the bound of the
+// weight before it (in_proj_bias too).
+TEST(ModelParameters, NormalisationArraysGetPytorchsDefaults) {
+  const ModelParameters r = ModelParameters::kaimingUniform(resnetTinyShapes(), 1);
+  r.validate();
+  for (const char* bn : {"bn0", "bn1", "bn2"}) {
+    const std::string n = bn;
+    EXPECT_EQ(r[n + ".weight"], std::vector<float>(16, 1.0f)) << n;
+    EXPECT_EQ(r[n + ".bias"], std::vector<float>(16, 0.0f)) << n;
+    EXPECT_EQ(r[n + ".running_mean"], std::vector<float>(16, 0.0f)) << n;
+    EXPECT_EQ(r[n + ".running_var"], std::vector<float>(16, 1.0f)) << n;
+  }
+  // conv1.weight is drawn right after conv0.weight's 144 values: the BatchNorm draws nothing.
+  std::mt19937 rng(1);
+  auto next = [&] { return static_cast<float>(rng() >> 8) * 0x1p-24f; };
+  for (int i = 0; i < 144; ++i) next();
+  EXPECT_EQ(r["conv1.weight"][0], (1.0f / std::sqrt(9.0f)) * (2.0f * next() - 1.0f));
+  const ModelParameters t = ModelParameters::kaimingUniform(transformerTinyShapes(), 1);
+  t.validate();
+  EXPECT_EQ(t["encoder.norm2.weight"], std::vector<float>(32, 1.0f));
+  EXPECT_EQ(t["encoder.norm2.bias"], std::vector<float>(32, 0.0f));
+  const float bound = 1.0f / std::sqrt(32.0f);
+  float lo = 0, hi = 0;
+  for (float v : t["encoder.self_attn.in_proj_bias"]) lo = std::min(lo, v), hi = std::max(hi, v);
+  EXPECT_GE(lo, -bound);
+  EXPECT_LT(hi, bound);
+  EXPECT_GT(hi - lo, bound);  // drawn, not zero
+}
+
 TEST(ModelParameters, NpzRoundTripAndErrors) {
   TempDir dir;
   ModelParameters p = ModelParameters::kaimingUniform(lenetShapes(), 3);

@@ -9,11 +9,11 @@
 #include <cmath>
 
 #include "gradient_check.hpp"
-#include "nn_reference.hpp"
 #include "tessera/autodiff.hpp"
 #include "tessera/error.hpp"
 #include "tessera/mathf.h"
 #include "tessera/nn.hpp"
+#include "tessera/nn_reference.hpp"
 #include "tessera/philox.h"
 
 namespace tessera::autodiff {

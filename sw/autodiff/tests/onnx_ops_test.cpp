@@ -12,10 +12,10 @@
 
 #include "autodiff_util.hpp"
 #include "gradient_check.hpp"
-#include "nn_reference.hpp"
 #include "tessera/autodiff.hpp"
 #include "tessera/error.hpp"
 #include "tessera/mathf.h"
+#include "tessera/nn_reference.hpp"
 
 namespace tessera::autodiff {
 namespace {

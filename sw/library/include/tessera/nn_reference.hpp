@@ -1,7 +1,8 @@
 // Host references of the tessera/nn.hpp ops the autodiff layer differentiates: the same operations
 // in the same order as the codelets (as sw/library/tests/nn_test.cpp checks them; docs/library.md,
 // "Layers"), so that a gradient from the tape can be compared bit for bit, and double-precision
-// forwards for the finite differences. Compile with -ffp-contract=off.
+// forwards for the finite differences. Shared by the autodiff tests and the benchmark's CPU
+// references (bench/train/cpu_resnet_tiny.cpp). Compile with -ffp-contract=off.
 #pragma once
 
 #include <cmath>
