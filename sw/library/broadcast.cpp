@@ -113,10 +113,23 @@ std::optional<CompactBroadcast> compactBroadcast(const std::vector<size_t>& s,
 Tensor binaryBroadcast(Graph& graph, BinaryOp op, const Tensor& full, const Tensor& bc,
                        bool bcFirst, const CompactBroadcast& cb, Sequence& prog,
                        const std::string& name) {
+  static const char* const plain[] = {"Add", "Sub", "Mul", "Div", "Pow"};
   const Tensor out = cloneMapped(graph, full, ElemType::Float32, name);
   const Tensor flatFull = full.flatten(), flatOut = out.flatten(), flatBc = bc.flatten();
+  const Tensor view = broadcastTo(bc, out.shape()).flatten();
   ComputeSet cs = graph.addComputeSet(name);
   for (const Chunk& c : tileChunks(graph, out)) {
+    if (cb.inner == 1 && c.end - c.begin <= cb.period) {
+      // The chunk reads each element of bc at most once: its view is runs of bc, and the plain
+      // codelet's state is smaller.
+      const Tensor f = flatFull.slice(c.begin, c.end), b = view.slice(c.begin, c.end);
+      VertexRef v = graph.addVertex(
+          cs, plain[static_cast<int>(op)],
+          {{"a", bcFirst ? b : f}, {"b", bcFirst ? f : b}, {"out", flatOut.slice(c.begin, c.end)}});
+      graph.setFlops(v, c.end - c.begin);
+      graph.setTileMapping(v, c.tile);
+      continue;
+    }
     const size_t j0 = (c.begin / cb.inner) % cb.period, j1 = ((c.end - 1) / cb.inner) % cb.period;
     const bool whole = (c.end - 1) / cb.inner - c.begin / cb.inner >= cb.period || j1 < j0;
     const size_t base = whole ? 0 : j0;
@@ -124,8 +137,7 @@ Tensor binaryBroadcast(Graph& graph, BinaryOp op, const Tensor& full, const Tens
                                   {{"full", flatFull.slice(c.begin, c.end)},
                                    {"bc", whole ? flatBc : flatBc.slice(j0, j1 + 1)},
                                    {"out", flatOut.slice(c.begin, c.end)}});
-    graph.setFieldValue(v, "op", static_cast<uint32_t>(op));
-    graph.setFieldValue(v, "flags", bcFirst ? 1u : 0u);
+    graph.setFieldValue(v, "op", static_cast<uint32_t>(op) | (bcFirst ? 8u : 0u));
     graph.setFieldValue(v, "start", static_cast<uint32_t>(c.begin));
     graph.setFieldValue(v, "inner", static_cast<uint32_t>(cb.inner));
     graph.setFieldValue(v, "period", static_cast<uint32_t>(cb.period));
@@ -248,8 +260,8 @@ Tensor binary(Graph& graph, BinaryOp op, const Tensor& a, const Tensor& b, Seque
     }
   }
   // One operand full and the other broadcast over a leading and a trailing block of dimensions:
-  // the compact operand goes to the vertices as it is (each element gathered once, not once per
-  // use).
+  // where a vertex's chunk would read an element of it more than once, the compact operand goes to
+  // the vertex as it is (each element gathered once, not once per use).
   if (a.shape() == out || b.shape() == out) {
     const bool bcFirst = a.shape() != out;
     const Tensor& full = bcFirst ? b : a;

@@ -2,8 +2,8 @@
 // over out: output element i reads bc element ((start + i) / inner) % period, less base (the
 // index of the first element of bc connected to this vertex). The broadcast operand is connected
 // compact, so the exchange brings each of its elements once instead of once per use
-// (docs/library.md, "Broadcasting and math"). op: 0 add, 1 sub, 2 mul, 3 div, 4 pow; flags bit 0:
-// bc is the first operand. Each element is the same IEEE operation as the plain codelets'.
+// (docs/library.md, "Broadcasting and math"). op, bits 2..0: 0 add, 1 sub, 2 mul, 3 div, 4 pow;
+// bit 3: bc is the first operand. Each element is the same IEEE operation as the plain codelets'.
 #include "tessera/mathf.h"
 #include "tessera/vertex.hpp"
 
@@ -25,16 +25,16 @@ void run(const float* full, const float* bc, float* out, uint32_t n, uint32_t q,
 }  // namespace
 
 TESSERA_VERTEX(BinaryBroadcast, (Input, float, full), (Input, float, bc), (Output, float, out),
-               (Param, uint32_t, op), (Param, uint32_t, flags), (Param, uint32_t, start),
-               (Param, uint32_t, inner), (Param, uint32_t, period), (Param, uint32_t, base)) {
+               (Param, uint32_t, op), (Param, uint32_t, start), (Param, uint32_t, inner),
+               (Param, uint32_t, period), (Param, uint32_t, base)) {
   const uint32_t in = inner, per = period, s = start;
   const uint32_t q = s % in, j = (s / in) % per;
-  const bool first = (flags & 1u) != 0;
+  const bool first = (op & 8u) != 0;
   const float* f = full.data();
   const float* b = bc.data();
   float* o = out.data();
   const uint32_t n = out.size();
-  switch (static_cast<uint32_t>(op)) {
+  switch (op & 7u) {
     case 0:
       run(f, b, o, n, q, j, in, per, base, first, [](float x, float y) { return x + y; });
       break;
