@@ -39,10 +39,10 @@ status=0
 # link bridge + chip) are linted too.
 # rtl/sim/tess_chip_sim.sv (the verilated chips' simulation top, not in sources.f) is linted too.
 for cfg in "tess_chip -GNumTiles=4" "tess_chip -GNumTiles=16" "tess_chip_sim -GNumTiles=16" \
-           "tess_tile" "tess_tile -GHasMulDiv=0" "tess_tile -GContexts=2" "tess_tile -GCounterBits=32" \
+           "tess_tile" "tess_tile -GMatrixUnit=0" "tess_tile -GHasMulDiv=0" "tess_tile -GContexts=2" "tess_tile -GCounterBits=32" \
            "tess_chip -GNumTiles=4 -DTESS_FPGA" "tess_board -GNumTiles=4 -DTESS_FPGA" \
            "tess_board -GNumTiles=1" \
-           "tess_board -GNumTiles=1 -GMemBytes=4096 -GHasFpu=0 -GHasMulDiv=0 -GCounterBits=32 -GHasExchange=0 -GHasCheckpoint=0 -GContexts=2 -DTESS_FPGA -DTESS_ICE40"; do
+           "tess_board -GNumTiles=1 -GMemBytes=4096 -GHasFpu=0 -GHasMulDiv=0 -GCounterBits=32 -GHasExchange=0 -GHasCheckpoint=0 -GContexts=2 -GMatrixUnit=0 -DTESS_FPGA -DTESS_ICE40"; do
   read -r top options <<<"$cfg"
   echo "== verilator --lint-only -Wall ($top $options)"
   # shellcheck disable=SC2086  # options are words without spaces
