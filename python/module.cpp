@@ -297,6 +297,8 @@ void bindRuntime(py::module_& m) {
       .def_readwrite("has_fpu", &ChipShape::hasFpu, "False: integer-only tiles.")
       .def_readwrite("has_muldiv", &ChipShape::hasMulDiv, "False: tiles without M.")
       .def_readwrite("counter_bits", &ChipShape::counterBits, "Width of the tile counters.")
+      .def_readwrite("has_matrix_unit", &ChipShape::hasMatrixUnit,
+                     "True: the tiles have the matrix unit (docs/tile.md).")
       .def(py::self == py::self)
       .def("__repr__", [](const ChipShape& s) {
         return fmt::format("Target(tiles={}, tile_mem_bytes={}, contexts={})", s.tiles,

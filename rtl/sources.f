@@ -23,6 +23,8 @@ core/tess_core_ctx.sv
 core/tess_core_id.sv
 core/tess_core_ex.sv
 core/tess_core_wb.sv
+core/tess_amp_fma.sv
+core/tess_amp.sv
 core/tess_core.sv
 core/tess_tile.sv
 chip/tess_exchange.sv

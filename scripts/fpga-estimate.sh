@@ -2,13 +2,16 @@
 # Resource estimates of the tessera chip for FPGA families with Yosys (docs/bringup.md,
 # "Resources"): synth_xilinx for a 7-series part (xc7a100t class) and an UltraScale+ part
 # (xcvu9p class), synth_ecp5 for Lattice ECP5; the chip top (tess_chip, FPGA variant of the RTL:
-# TESS_FPGA) with 64 KiB per tile at each tile count, or one tile alone (tess_tile).
+# TESS_FPGA) with 64 KiB per tile at each tile count, or one tile alone (tess_tile) twice: with the
+# matrix unit (rtl/params.json MATRIX_UNIT, the default) and without it (MatrixUnit = 0), so the
+# unit's cost is the difference of the two rows (docs/tile.md, "Matrix unit").
 # Synthesis only (no place and route): LUTs, FFs, LUT-RAM cells, block RAM and DSPs per run.
 # The runs are sequential (one Yosys at a time). synth_xilinx keeps the hierarchy (the tile is
 # synthesised once); synth_ecp5 flattens, so its time grows with the tile count.
 # Output: build/fpga/estimate/<flow>_<top>.stat, .log and resources.md (one row per run).
 # Usage: scripts/fpga-estimate.sh [--flows "xc7 xcup ecp5"] [--tiles "1 4 16"] [--tile]
-#   --tile: synthesise tess_tile alone (the per-tile figure) instead of the chip
+#   --tile: synthesise tess_tile alone (the per-tile figure, with and without the matrix unit)
+#           instead of the chip
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FPGA_OUT:-${BUILD_DIR:-$root/build}/fpga/estimate}
@@ -39,7 +42,7 @@ synth_cmd() {
 
 designs=()
 if [ "$tile_only" = 1 ]; then
-  designs=("tess_tile:")
+  designs=("tess_tile:" "tess_tile:nounit")
 else
   for n in $tiles; do designs+=("tess_chip:$n"); done
 fi
@@ -52,14 +55,21 @@ for flow in $flows; do
     n=${d#*:}
     name="${flow}_${top}${n:+_$n}"
     chparam=""
-    [ -n "$n" ] && chparam="chparam -set NumTiles $n $top;"
+    label="$top${n:+ ($n tiles)}"
+    if [ "$n" = nounit ]; then
+      chparam="chparam -set MatrixUnit 0 $top;"
+      label="$top (no matrix unit)"
+    elif [ -n "$n" ]; then
+      chparam="chparam -set NumTiles $n $top;"
+    elif [ "$top" = tess_tile ]; then
+      label="$top (matrix unit)"
+    fi
     echo "== $name: $cmd"
     start=$(date +%s)
     if yosys -q -l "$out/$name.log" -p "read_verilog -sv -DTESS_FPGA -I$root/rtl/core ${srcs[*]}; \
          $chparam $cmd -top $top; tee -o $out/$name.stat stat" >/dev/null 2>"$out/$name.warnings"; then
       secs=$(( $(date +%s) - start ))
       IFS=$'\t' read -r luts ffs lutram bram dsp < <(python3 "$root/scripts/fpga-resources.py" "$out/$name.stat")
-      label="$top${n:+ ($n tiles)}"
       echo "| $flow | $label | $luts | $ffs | $lutram | $bram | $dsp | $secs |" | tee -a "$table"
     else
       echo "$name: Yosys FAILED (see $out/$name.log)"; status=1

@@ -4,7 +4,7 @@
 # The chip is the board's reduced configuration, ICE40 in rtl/params.json ("configs": one
 # RV32I tile of 4 KiB with two contexts, without M and F), with the iCE40 variant of the RTL
 # (TESS_FPGA, TESS_ICE40: register files read from block RAM on the falling edge);
-# --tiles/--mem-bytes/--contexts/--fpu/--muldiv/--counter-bits override it.
+# --tiles/--mem-bytes/--contexts/--fpu/--muldiv/--counter-bits/--matrix-unit override it.
 # Output in build/fpga/ice40/: tessera.bin (program it with `openFPGALoader -b ice40_generic
 # tessera.bin`, docs/bringup.md), yosys.log, nextpnr.log, report.txt (utilisation and Fmax, or
 # how far the design is from fitting) and modules.md (logic per module, --modules).
@@ -21,7 +21,7 @@
 # UARTs alone (no chip, no place and route); fails unless the bridge's buffers map to block RAM
 # and its logic fits the UP5K (5280 logic cells; it needs about 1200 LUT4 today).
 # Usage: scripts/fpga-ice40.sh [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv]
-#                              [--counter-bits N] [--modules] [--synth-only] [--bridge-only]
+#                              [--counter-bits N] [--matrix-unit 0|1] [--modules] [--synth-only] [--bridge-only]
 #                              [--chip-netlist]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,11 +32,12 @@ fpu=""
 muldiv=""
 contexts=""
 counter_bits=""
+matrix=""
 modules=0
 synth_only=0
 bridge_only=0
 chip_netlist=0
-usage="usage: $0 [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv] [--counter-bits N] [--modules] [--synth-only] [--bridge-only] [--chip-netlist]"
+usage="usage: $0 [--tiles N] [--mem-bytes N] [--contexts N] [--fpu] [--muldiv] [--counter-bits N] [--matrix-unit 0|1] [--modules] [--synth-only] [--bridge-only] [--chip-netlist]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles=$2; shift 2 ;;
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
     --fpu) fpu=1; shift ;;
     --muldiv) muldiv=1; shift ;;
     --counter-bits) counter_bits=$2; shift 2 ;;
+    --matrix-unit) matrix=$2; shift 2 ;;
     --modules) modules=1; shift ;;
     --synth-only) synth_only=1; shift ;;
     --bridge-only) bridge_only=1; shift ;;
@@ -71,6 +73,7 @@ fpu=${fpu:-$(pkg_value ICE40_HAS_FPU)}
 muldiv=${muldiv:-$(pkg_value ICE40_HAS_MULDIV)}
 contexts=${contexts:-$(pkg_value ICE40_NUM_CONTEXTS)}
 counter_bits=${counter_bits:-$(pkg_value ICE40_COUNTER_BITS)}
+matrix=${matrix:-$(pkg_value ICE40_MATRIX_UNIT)}
 # synth_ice40's options, for the bitstream and the chip netlist alike. -abc9 (ABC with the
 # carry chains and flip-flops as boxes) packs into 5,169 logic cells and reaches 15.1 MHz where
 # the default ABC pass gives 5,294 cells, more than the UP5K has (docs/bringup.md, "Timing").
@@ -95,7 +98,7 @@ fi
 read_src="read_verilog -sv -DTESS_FPGA -DTESS_ICE40 -I$root/rtl/core ${srcs[*]} \
     $board/tess_board_icebreaker.sv"
 cfg_params="-set NumTiles $tiles -set MemBytes $mem -set HasFpu $fpu -set HasMulDiv $muldiv \
-    -set Contexts $contexts -set CounterBits $counter_bits"
+    -set Contexts $contexts -set CounterBits $counter_bits -set MatrixUnit $matrix"
 if [ "$chip_netlist" = 1 ]; then
   echo "== yosys synth_ice40 $synth_opts of tess_chip ($tiles tile(s), $mem bytes, $contexts contexts)"
   # The board top passes the ICE40 exchange and checkpoint settings down; alone, the chip gets them here.

@@ -36,6 +36,8 @@ inline constexpr uint32_t kInfoExtMulDiv = TESS_LINK_INFO_EXT_M;
 inline constexpr uint32_t kInfoExtExchange = TESS_LINK_INFO_EXT_EXCHANGE;
 /// INFO reply, extensions word: the chip has the checkpoint registers.
 inline constexpr uint32_t kInfoExtCheckpoint = TESS_LINK_INFO_EXT_CHECKPOINT;
+/// INFO reply, extensions word: the tiles have the matrix unit.
+inline constexpr uint32_t kInfoExtMatrix = TESS_LINK_INFO_EXT_MATRIX;
 
 /// Request opcodes (docs/link-protocol.md, "Operations").
 enum class Opcode : uint8_t {

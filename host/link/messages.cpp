@@ -41,7 +41,8 @@ std::vector<uint8_t> encodeInfo(const ChipInfo& info) {
   w.u32(static_cast<uint32_t>(kMaxPayload)).u32(info.counterBits);
   w.u32((info.hasFpu ? kInfoExtFpu : 0u) | (info.hasMulDiv ? kInfoExtMulDiv : 0u) |
         (info.hasExchange ? kInfoExtExchange : 0u) |
-        (info.hasCheckpoint ? kInfoExtCheckpoint : 0u));
+        (info.hasCheckpoint ? kInfoExtCheckpoint : 0u) |
+        (info.hasMatrixUnit ? kInfoExtMatrix : 0u));
   w.bytes(std::span(reinterpret_cast<const uint8_t*>(info.backend.data()), info.backend.size()));
   return std::move(w.data());
 }
@@ -63,6 +64,7 @@ ChipInfo decodeInfo(std::span<const uint8_t> payload) {
   info.hasMulDiv = (extensions & kInfoExtMulDiv) != 0;
   info.hasExchange = (extensions & kInfoExtExchange) != 0;
   info.hasCheckpoint = (extensions & kInfoExtCheckpoint) != 0;
+  info.hasMatrixUnit = (extensions & kInfoExtMatrix) != 0;
   const auto rest = r.rest();
   info.backend.assign(rest.begin(), rest.end());
   return info;

@@ -51,6 +51,8 @@ ChipGeometry presetGeometry(const DeviceOptions& options) {
   if (options.contexts != 0) g.contexts = options.contexts;
   g.hasFpu = g.hasFpu && !options.noFpu;
   g.hasMulDiv = g.hasMulDiv && !options.noMulDiv;
+  // The unit writes f-registers (AMP.RD): a chip without the FPU has no unit either.
+  g.hasMatrixUnit = g.hasMatrixUnit && g.hasFpu;
   return g;
 }
 

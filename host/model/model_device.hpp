@@ -31,7 +31,8 @@ namespace tessera::model {
 struct ChipGeometry : ChipShape {
   /// The configuration of tile t of this chip.
   TileConfig tileConfig(unsigned t) const {
-    return TileConfig{t, tiles, tileMemBytes, hasFpu, hasMulDiv, contexts, counterBits};
+    return TileConfig{t,         tiles,    tileMemBytes, hasFpu,
+                      hasMulDiv, contexts, counterBits,  hasMatrixUnit};
   }
   /// What a model device of this chip reports as its info().
   ChipInfo chipInfo() const { return ChipInfo{*this, "model"}; }

@@ -33,7 +33,7 @@ struct TileConfig {
   unsigned contexts = TESS_NUM_CONTEXTS;
   unsigned counterBits = TESS_COUNTER_BITS;  ///< 64 or 32: counter width (params COUNTER_BITS)
   /// true: the matrix unit (docs/tile.md, "Matrix unit"; MATRIX_UNIT, needs the FPU); false: its
-  /// words trap as illegal. No preset sets it yet (phase 1: the RTL has no unit).
+  /// words trap as illegal (ChipShape::hasMatrixUnit of the chip).
   bool hasMatrixUnit = TESS_MATRIX_UNIT != 0;
 };
 

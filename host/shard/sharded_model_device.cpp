@@ -30,9 +30,10 @@ std::unique_ptr<Device> makeShardedModelDevice(const DeviceOptions& options) {
   // Every rank must build the same chip: a rank with another would send bus words for tiles the
   // others do not have, or wait for ones that never come.
   shard::checkSameOnEveryRank(
-      "chip",
-      fmt::format("{} tiles of {} bytes, {} contexts, FPU {}, M {}, {}-bit counters", g.tiles,
-                  g.tileMemBytes, g.contexts, g.hasFpu, g.hasMulDiv, g.counterBits));
+      "chip", fmt::format("{} tiles of {} bytes, {} contexts, FPU {}, M {}, matrix unit {}, {}-bit "
+                          "counters",
+                          g.tiles, g.tileMemBytes, g.contexts, g.hasFpu, g.hasMulDiv,
+                          g.hasMatrixUnit, g.counterBits));
   // The ranks are the parallelism: one thread per rank unless told otherwise.
   DeviceOptions o = options;
   if (o.threads == 0) o.threads = 1;

@@ -60,6 +60,7 @@ const std::map<std::string, Expectation>& namedExpectations() {
       {"workers", {"workers: sum 19900 from contexts 0x0000003e\n"}},
       {"wl_all_contexts", {"wl_all_contexts 8883\n"}},
       {"wl_divsqrt", {"wl_divsqrt ok\n"}},
+      {"wl_amp_contexts", {"wl_amp_contexts ok\n"}},
       {"wl_trap_end", {"wl_trap_end\n", true, TESS_CAUSE_BREAKPOINT}},
   };
   return m;

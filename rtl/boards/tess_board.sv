@@ -13,6 +13,7 @@ module tess_board #(
   parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int Contexts     = tess_params_pkg::NUM_CONTEXTS,
+  parameter bit MatrixUnit   = tess_params_pkg::MATRIX_UNIT != 0,
   parameter int ClkPerBit    = 104,
   parameter int CyclesPerMs  = 12000,
   parameter int MaxPayload   = 1024,
@@ -89,7 +90,8 @@ module tess_board #(
     .HasMulDiv    (HasMulDiv),
     .CounterBits  (CounterBits),
     .HasExchange  (HasExchange),
-    .HasCheckpoint (HasCheckpoint)
+    .HasCheckpoint (HasCheckpoint),
+    .MatrixUnit    (MatrixUnit)
   ) u_bridge (
     .clk_i           (clk_i),
     .rst_ni          (rst_n),
@@ -142,7 +144,8 @@ module tess_board #(
     .Contexts  (Contexts),
     .CounterBits (CounterBits),
     .HasExchange   (HasExchange),
-    .HasCheckpoint (HasCheckpoint)
+    .HasCheckpoint (HasCheckpoint),
+    .MatrixUnit    (MatrixUnit)
   ) u_chip (
     .clk_i           (clk_i),
     .rst_ni          (chip_rst_n),

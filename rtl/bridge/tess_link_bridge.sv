@@ -41,7 +41,8 @@ module tess_link_bridge #(
   parameter bit HasMulDiv    = tess_params_pkg::HAS_MULDIV != 0,
   parameter int CounterBits  = tess_params_pkg::COUNTER_BITS,
   parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
-  parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0
+  parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
+  parameter bit MatrixUnit    = tess_params_pkg::MATRIX_UNIT != 0
 ) (
   input  logic                            clk_i,
   input  logic                            rst_ni,
@@ -235,7 +236,8 @@ module tess_link_bridge #(
     .HasMulDiv    (HasMulDiv),
     .CounterBits  (CounterBits),
     .HasExchange  (HasExchange),
-    .HasCheckpoint (HasCheckpoint)
+    .HasCheckpoint (HasCheckpoint),
+    .MatrixUnit    (MatrixUnit)
   ) u_seq (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),

@@ -17,6 +17,7 @@ module tess_link_reply #(
   parameter int CounterBits = tess_params_pkg::COUNTER_BITS,
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
+  parameter bit MatrixUnit    = tess_params_pkg::MATRIX_UNIT != 0,
   localparam int Tw = (NumTiles > 1) ? $clog2(NumTiles) : 1
 ) (
   input  logic [1:0]             fill_i,         // tess_bridge_pkg::fill_e
@@ -58,7 +59,8 @@ module tess_link_reply #(
       (HasFpu ? tess_params_pkg::LINK_INFO_EXT_F : 32'd0) |
       (HasMulDiv ? tess_params_pkg::LINK_INFO_EXT_M : 32'd0) |
       (HasExchange ? tess_params_pkg::LINK_INFO_EXT_EXCHANGE : 32'd0) |
-      (HasCheckpoint ? tess_params_pkg::LINK_INFO_EXT_CHECKPOINT : 32'd0);
+      (HasCheckpoint ? tess_params_pkg::LINK_INFO_EXT_CHECKPOINT : 32'd0) |
+      (MatrixUnit ? tess_params_pkg::LINK_INFO_EXT_MATRIX : 32'd0);
   logic [31:0] info_ext;
   logic [31:0] info_word;
   assign info_ext = InfoExt;

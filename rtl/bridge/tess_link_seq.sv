@@ -28,6 +28,7 @@ module tess_link_seq #(
   parameter int CounterBits  = tess_params_pkg::COUNTER_BITS,
   parameter bit HasExchange  = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
+  parameter bit MatrixUnit    = tess_params_pkg::MATRIX_UNIT != 0,
   localparam int Tw = (NumTiles > 1) ? $clog2(NumTiles) : 1,
   localparam int Cw = $clog2(ConsoleBytes),
   localparam int Nw = Cw + 1                       // console byte count 0..ConsoleBytes
@@ -178,7 +179,8 @@ module tess_link_seq #(
     .HasMulDiv     (HasMulDiv),
     .CounterBits   (CounterBits),
     .HasExchange   (HasExchange),
-    .HasCheckpoint (HasCheckpoint)
+    .HasCheckpoint (HasCheckpoint),
+    .MatrixUnit    (MatrixUnit)
   ) u_reply (
     .fill_i       (fill_q),
     .idx_i        (idx_i),

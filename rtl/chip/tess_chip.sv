@@ -70,6 +70,7 @@ module tess_chip #(
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int Contexts = tess_params_pkg::NUM_CONTEXTS,  // 2..6 per tile (tess_core)
+  parameter bit MatrixUnit = tess_params_pkg::MATRIX_UNIT != 0,  // the tiles' matrix unit (tess_amp)
   localparam int Tw = (NumTiles > 1) ? $clog2(NumTiles) : 1,
   localparam int Aw = $clog2(MemBytes / 4)
 ) (
@@ -771,7 +772,8 @@ module tess_chip #(
       .Contexts (Contexts),
       .CounterBits (CounterBits),
       .HasExchange   (HasExchange),
-      .HasCheckpoint (HasCheckpoint)
+      .HasCheckpoint (HasCheckpoint),
+      .MatrixUnit    (MatrixUnit)
     ) u_tile (
       .clk_i           (t_clk),
       .rst_ni          (rst_n),

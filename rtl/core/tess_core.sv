@@ -39,6 +39,7 @@ module tess_core #(
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,  // 0: no M extension (tess_decoder)
   parameter int Contexts  = tess_params_pkg::NUM_CONTEXTS,  // 2..6: supervisor and workers
   parameter int CounterBits = tess_params_pkg::COUNTER_BITS,  // 64 or 32: cycle, idle, instret
+  parameter bit MatrixUnit = tess_params_pkg::MATRIX_UNIT != 0,  // 1: tess_amp (needs HasFpu)
   localparam int Aw       = $clog2(MemBytes / 4)
 ) (
   input  logic                      clk_i,
@@ -69,6 +70,10 @@ module tess_core #(
   output logic [Aw-1:0]             dmem_addr_o,
   output logic [31:0]               dmem_wdata_o,
   input  logic [31:0]               dmem_rdata_i,
+  // the matrix unit's 16-byte accesses on port B (MatrixUnit; tess_sram Wide)
+  output logic                      dmem_wide_o,
+  output logic [127:0]              dmem_wide_wdata_o,
+  input  logic [127:0]              dmem_wide_rdata_i,
   // status
   output logic                      halting_o,
   output logic                      halted_o,
@@ -131,6 +136,9 @@ module tess_core #(
   if ((CounterBits != 32) && (CounterBits != 64)) begin : g_counter_bits_error
     $error("tess_core: CounterBits (rtl/params.json COUNTER_BITS) must be 32 or 64");
   end
+  if (MatrixUnit && !HasFpu) begin : g_matrix_fpu_error
+    $error("tess_core: MATRIX_UNIT (rtl/params.json) needs HAS_FPU (AMP.RD writes an f-register)");
+  end
 `endif
 
   logic advance;
@@ -168,6 +176,8 @@ module tess_core #(
   logic [31:0]            run_arg;
   late_t                  m1_d;
   logic [7:0]             hs_fcsr;
+  logic [127:0]           amp_sa_data;
+  logic [31:0]            amp_rd_value;
   // FP units
   logic [36:0]            fpu_q_out, ds_q_out;
   // M1, M2, WB
@@ -242,6 +252,7 @@ module tess_core #(
   tess_core_id #(
     .HasFpu    (HasFpu),
     .HasMulDiv (HasMulDiv),
+    .MatrixUnit (MatrixUnit),
     .Contexts  (Contexts)
   ) u_id (
     .clk_i          (clk_i),
@@ -297,7 +308,8 @@ module tess_core #(
     .HasFpu      (HasFpu),
     .HasMulDiv   (HasMulDiv),
     .Contexts    (Contexts),
-    .CounterBits (CounterBits)
+    .CounterBits (CounterBits),
+    .MatrixUnit  (MatrixUnit)
   ) u_ex (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -348,6 +360,10 @@ module tess_core #(
     .dmem_be_o       (dmem_be_o),
     .dmem_addr_o     (dmem_addr_o),
     .dmem_wdata_o    (dmem_wdata_o),
+    .dmem_wide_o       (dmem_wide_o),
+    .dmem_wide_wdata_o (dmem_wide_wdata_o),
+    .amp_sa_data_i     (amp_sa_data),
+    .amp_rd_value_i    (amp_rd_value),
     .console_valid_o (console_valid_o),
     .console_byte_o  (console_byte_o),
     .flags_we_i      (wb_flags_we),
@@ -393,6 +409,29 @@ module tess_core #(
     assign unused_fp_pops = fpu_pop ^ ds_pop;
     assign fpu_q_out = '0;
     assign ds_q_out  = '0;
+  end
+
+  // The matrix unit exists only with MatrixUnit; without it its words are illegal (tess_decoder).
+  if (MatrixUnit) begin : g_amp
+    tess_amp #(
+      .Contexts (Contexts)
+    ) u_amp (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .advance_i  (advance),
+      .commit_i   (commit && ex_dec.amp),
+      .op_i       (ex_dec.amp_op),
+      .ctx_i      (ex_ctx),
+      .insn_i     (ex_insn),
+      .sa_data_o  (amp_sa_data),
+      .rd_value_o (amp_rd_value),
+      .rdata_i    (dmem_wide_rdata_i)
+    );
+  end else begin : g_no_amp
+    logic [131:0] unused_amp;
+    assign unused_amp   = {dmem_wide_rdata_i, ex_dec.amp, ex_dec.amp_op};
+    assign amp_sa_data  = '0;
+    assign amp_rd_value = '0;
   end
 
   tess_core_wb #(

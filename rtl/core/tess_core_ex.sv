@@ -17,6 +17,7 @@ module tess_core_ex #(
   parameter bit HasMulDiv   = tess_params_pkg::HAS_MULDIV != 0,
   parameter int Contexts    = tess_params_pkg::NUM_CONTEXTS,
   parameter int CounterBits = tess_params_pkg::COUNTER_BITS,
+  parameter bit MatrixUnit  = tess_params_pkg::MATRIX_UNIT != 0,
   localparam int Aw         = $clog2(MemBytes / 4)
 ) (
   input  logic                   clk_i,
@@ -72,6 +73,11 @@ module tess_core_ex #(
   output logic [3:0]             dmem_be_o,
   output logic [Aw-1:0]          dmem_addr_o,
   output logic [31:0]            dmem_wdata_o,
+  output logic                   dmem_wide_o,     // MatrixUnit: a 16-byte access
+  output logic [127:0]           dmem_wide_wdata_o,
+  // the matrix unit (tess_amp, MatrixUnit): AMP.SA's store data, AMP.RD's value
+  input  logic [127:0]           amp_sa_data_i,
+  input  logic [31:0]            amp_rd_value_i,
   output logic                   console_valid_o,
   output logic [7:0]             console_byte_o,
   // FP flags and retirement from WB (tess_core_wb), for the CSRs
@@ -93,6 +99,8 @@ module tess_core_ex #(
   localparam bit HasLongOps = HasMulDiv || HasFpu;
   localparam logic [31:0] MmioBase = tess_params_pkg::MMIO_BASE;
   localparam logic [31:0] MemLimit = 32'(MemBytes);
+  // A unit access (16 bytes) lies wholly inside SRAM when it starts at or below this.
+  localparam logic [31:0] AmpLimit = 32'(MemBytes - tess_params_pkg::AMP_STEP_BYTES);
 
   // Trap causes (docs/tile.md, "Halting and traps"), numbered by rtl/params.json.
   localparam logic [4:0] EXC_INSN_MISALIGNED  = 5'(tess_params_pkg::CAUSE_INSN_MISALIGNED);
@@ -130,6 +138,10 @@ module tess_core_ex #(
   // The FP controls go to tess_core_fp from the ID/EX registers directly.
   logic [8:0] unused_fp_ctl;
   assign unused_fp_ctl = {dec.fpu_op, dec.rm, dec.fpu_a_int};
+  // A unit instruction (MatrixUnit) accesses 16 bytes at rs1 (imm is its post-increment, 16),
+  // aligned, in SRAM only: an address in the MMIO page is an access fault (docs/tile.md).
+  logic amp_access;
+  assign amp_access = MatrixUnit && dec.amp;
   assign last_pass_o  = !HasLongOps || !dec.long_op ||
                         (ex_pass_i == 3'(tess_params_pkg::LONG_OP_ROUNDS - 1));
   assign link_o       = ex_pc_i + 32'd4;
@@ -192,16 +204,17 @@ module tess_core_ex #(
 
   // Address generation and access checks (docs/tile.md, "Tile memory map").
   assign mem_access = dec.load || dec.store;
-  assign mem_addr   = rs1_i + dec.imm;
+  assign mem_addr   = amp_access ? rs1_i : rs1_i + dec.imm;
   always_comb begin
     unique case (dec.mem_size)
       tess_core_pkg::MEM_H:   mem_misaligned = mem_addr[0];
       tess_core_pkg::MEM_W:   mem_misaligned = mem_addr[1:0] != 2'b00;
       default: mem_misaligned = 1'b0;
     endcase
+    if (amp_access) mem_misaligned = mem_addr[3:0] != 4'd0;
   end
-  assign in_sram  = mem_addr < MemLimit;
-  assign in_mmio  = (mem_addr >> MmioBits) == (MmioBase >> MmioBits);
+  assign in_sram  = amp_access ? (mem_addr <= AmpLimit) : (mem_addr < MemLimit);
+  assign in_mmio  = !amp_access && ((mem_addr >> MmioBits) == (MmioBase >> MmioBits));
   assign mmio_req = ex_valid_i && !exc_i && mem_access && !mem_misaligned && in_mmio;
 
   tess_mmio #(
@@ -275,6 +288,8 @@ module tess_core_ex #(
   assign dmem_we_o    = dec.store;
   assign dmem_addr_o  = mem_addr[Aw+1:2];
   assign dmem_wdata_o = store_data_o << {mem_addr[1:0], 3'b000};
+  assign dmem_wide_o       = amp_access;
+  assign dmem_wide_wdata_o = amp_sa_data_i;
   always_comb begin
     unique case (dec.mem_size)
       tess_core_pkg::MEM_B:   dmem_be_o = 4'b0001 << mem_addr[1:0];
@@ -329,6 +344,8 @@ module tess_core_ex #(
       tess_core_pkg::RES_LOAD: ex_result = mmio_rdata;
       default:  ex_result = alu_result;
     endcase
+    // AMP.RD's fd; the unit's other results are the ALU's rs1 + 16.
+    if (amp_access && (dec.amp_op == 3'(tess_params_pkg::AMP_F3_RD))) ex_result = amp_rd_value_i;
   end
 
   // x0 is never written and is reported as "no destination".
@@ -345,7 +362,7 @@ module tess_core_ex #(
     m1_d_o.rd           = dec.rd;
     m1_d_o.res_sel      = dec.res_sel;
     m1_d_o.value        = ex_result;
-    m1_d_o.load_sram    = dec.load && in_sram;
+    m1_d_o.load_sram    = dec.load && !amp_access && in_sram;
     m1_d_o.mem_size     = dec.mem_size;
     m1_d_o.mem_unsigned = dec.mem_unsigned;
     m1_d_o.byte_off     = mem_addr[1:0];

@@ -12,6 +12,7 @@
 module tess_core_id #(
   parameter bit HasFpu    = tess_params_pkg::HAS_FPU != 0,
   parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,
+  parameter bit MatrixUnit = tess_params_pkg::MATRIX_UNIT != 0,
   parameter int Contexts  = tess_params_pkg::NUM_CONTEXTS
 ) (
   input  logic        clk_i,
@@ -103,8 +104,9 @@ module tess_core_id #(
   assign id_insn = (HasLongOps && (id_pass_i != 3'd0)) ? lop_word : imem_rdata_i;
 
   tess_decoder #(
-    .HasFpu    (HasFpu),
-    .HasMulDiv (HasMulDiv)
+    .HasFpu     (HasFpu),
+    .HasMulDiv  (HasMulDiv),
+    .MatrixUnit (MatrixUnit)
   ) u_decoder (
     .insn_i (id_insn),
     .frm_i  (id_frm_i),

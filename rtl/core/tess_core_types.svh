@@ -40,6 +40,8 @@ typedef struct packed {
   logic [2:0]          rm;          // resolved rounding mode (0..4)
   logic                fpu_a_int;   // FPU operand a comes from the integer register file
   logic                long_op;     // DIV*/REM*/FDIV.S/FSQRT.S: 8 passes
+  logic                amp;         // a matrix-unit instruction (tess_amp); load/store: its access
+  logic [2:0]          amp_op;      // its funct3 (rtl/params.json AMP_F3_*)
 } decoded_t;
 
 // One retiring instruction in M1, M2 or WB (tess_core_ex fills it, tess_core_wb carries it).

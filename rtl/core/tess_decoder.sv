@@ -6,11 +6,15 @@
 // fused multiply-adds, OP-FP) and the fflags/frm/fcsr CSRs are illegal instructions.
 // HasMulDiv = 0 (RV32I without M, rtl/params.json HAS_MULDIV): every M instruction (OP with
 // funct7 0000001: MUL, MULH, MULHSU, MULHU, DIV, DIVU, REM, REMU) is an illegal instruction.
+// MatrixUnit = 1 (rtl/params.json MATRIX_UNIT): the custom-0 words of docs/tile.md "Matrix unit"
+// decode as unit instructions (amp, amp_op; the post-increment rs1 + 16 is the ALU's result);
+// every other custom-0 word, and every custom-1 word, is illegal, as all of them are without it.
 `include "tess_core_types.svh"
 
 module tess_decoder #(
   parameter bit HasFpu    = tess_params_pkg::HAS_FPU != 0,
-  parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0
+  parameter bit HasMulDiv = tess_params_pkg::HAS_MULDIV != 0,
+  parameter bit MatrixUnit = tess_params_pkg::MATRIX_UNIT != 0
 ) (
   input  logic [31:0] insn_i,
   input  logic [2:0]  frm_i,   // the issuing context's frm, for DYN rounding
@@ -33,6 +37,16 @@ module tess_decoder #(
   logic       rm_bad;
   logic       csr_known;
   logic       csr_read_only;
+  logic [31:0] amp_allowed;  // the fields a unit instruction may set (docs/tile.md, "Encoding")
+
+  // Fields of a unit instruction, placed by rtl/params.json.
+  localparam logic [31:0] AmpRow   = 32'h3 << tess_params_pkg::AMP_ROW_LSB;
+  localparam logic [31:0] AmpBank  = 32'h1 << tess_params_pkg::AMP_BANK_BIT;
+  localparam logic [31:0] AmpCol   = 32'h3 << tess_params_pkg::AMP_COL_LSB;
+  localparam logic [31:0] AmpClear = 32'h1 << tess_params_pkg::AMP_CLEAR_BIT;
+  localparam logic [31:0] AmpRd    = 32'h1f << 7;
+  localparam logic [31:0] AmpRs1   = 32'h1f << 15;
+  localparam logic [31:0] AmpFixed = 32'h7f | (32'h7 << 12);  // opcode and funct3
 
   assign opcode    = insn_i[6:0];
   assign funct3    = insn_i[14:12];
@@ -79,6 +93,8 @@ module tess_decoder #(
     dec_o.csr_addr     = insn_i[31:20];
     dec_o.fpu_op       = tess_pkg::FPU_ADD;
     dec_o.rm           = rm_resolved;
+    dec_o.amp_op       = funct3;
+    amp_allowed        = '0;
 
     unique case (opcode)
       tess_core_pkg::OPC_LUI: begin
@@ -322,6 +338,35 @@ module tess_decoder #(
     if (!HasMulDiv && (opcode == tess_core_pkg::OPC_OP) && (funct7 == 7'b0000001)) begin
       dec_o.illegal = 1'b1;
     end
+    // Custom-0: the matrix unit. The 16-byte accesses are loads and stores at rs1 (tess_core_ex
+    // checks them as such) whose x result is rs1 + 16 from the ALU; AMP.RD writes fd.
+    if (MatrixUnit && (opcode == 7'(tess_params_pkg::AMP_OPCODE))) begin
+      dec_o.illegal = 1'b0;
+      dec_o.amp     = 1'b1;
+      dec_o.dest    = tess_core_pkg::DEST_X;
+      dec_o.imm     = 32'(tess_params_pkg::AMP_STEP_BYTES);
+      unique case (funct3)
+        3'(tess_params_pkg::AMP_F3_LW), 3'(tess_params_pkg::AMP_F3_S): begin
+          dec_o.load  = 1'b1;
+          amp_allowed = AmpRow | AmpBank | AmpRd | AmpRs1;
+        end
+        3'(tess_params_pkg::AMP_F3_LA): begin
+          dec_o.load  = 1'b1;
+          amp_allowed = AmpRow | AmpRd | AmpRs1;
+        end
+        3'(tess_params_pkg::AMP_F3_SA): begin
+          dec_o.store = 1'b1;
+          amp_allowed = AmpRow | AmpClear | AmpRd | AmpRs1;
+        end
+        3'(tess_params_pkg::AMP_F3_RD): begin
+          dec_o.dest  = tess_core_pkg::DEST_F;
+          amp_allowed = AmpRow | AmpCol | AmpRd;
+        end
+        3'(tess_params_pkg::AMP_F3_CLR): dec_o.dest = tess_core_pkg::DEST_NONE;
+        default: dec_o.illegal = 1'b1;  // AMP.H and 111: phase 2
+      endcase
+      if ((insn_i & ~(amp_allowed | AmpFixed)) != 32'd0) dec_o.illegal = 1'b1;
+    end
 
     // An illegal instruction has no other effect.
     if (dec_o.illegal) begin
@@ -332,6 +377,7 @@ module tess_decoder #(
       dec_o.csr_op  = tess_core_pkg::CSR_NONE;
       dec_o.ecall   = 1'b0;
       dec_o.ebreak  = 1'b0;
+      dec_o.amp     = 1'b0;
     end
   end
 

@@ -3,9 +3,14 @@
 // requested). Port A reads (instruction fetch); port B reads or writes (loads, stores, host port).
 // A read on port A of the word port B writes in the same cycle returns the old data (the fetch
 // timing rule of docs/tile.md).
+// Wide = 1 (a tile with the matrix unit, docs/tile.md "Matrix unit"): the array is four banks of
+// Words/4 words, bank i holding the words whose address bits 3..2 are i, so that port B can also
+// read or write 128 bits (b_wide_i, b_addr_i[1:0] = 0) in one cycle, every bank at the same row;
+// a 32-bit access uses its one bank. Port A reads every bank's row and keeps the word it asked for.
 // Not reset: memory contents survive reset (Device::reset keeps them).
 module tess_sram #(
   parameter int Words = tess_params_pkg::TILE_MEM_BYTES / 4,
+  parameter bit Wide  = 1'b0,
   localparam int Aw   = $clog2(Words)
 ) (
   input  logic          clk_i,
@@ -17,10 +22,18 @@ module tess_sram #(
   input  logic [3:0]    b_be_i,
   input  logic [Aw-1:0] b_addr_i,
   input  logic [31:0]   b_wdata_i,
-  output logic [31:0]   b_rdata_o
+  output logic [31:0]   b_rdata_o,
+  // Wide only (tie to 0 otherwise): a 128-bit access of words b_addr_i .. b_addr_i + 3
+  input  logic          b_wide_i,
+  input  logic [127:0]  b_wide_wdata_i,
+  output logic [127:0]  b_wide_rdata_o
 );
 
+if (!Wide) begin : g_narrow
   logic [31:0] mem [Words];
+  logic [128:0] unused_wide;
+  assign unused_wide    = {b_wide_i, b_wide_wdata_i};
+  assign b_wide_rdata_o = '0;
 
   // Memories are the one exception to "always_ff holds only q <= d": the write enables select
   // bytes, which every tool maps to a RAM with byte enables.
@@ -63,5 +76,57 @@ module tess_sram #(
       end
     end
   end
+end else begin : g_wide
+
+  logic [1:0]  a_bank_q, b_bank_q;
+  logic [31:0] a_word [4];
+  logic [31:0] b_word [4];
+
+  for (genvar i = 0; i < 4; i++) begin : g_bank
+    logic [31:0] mem [Words / 4];
+    logic        b_sel;
+    logic [31:0] wdata;
+    logic [3:0]  be;
+    logic [31:0] a_q, b_q;
+    assign b_sel = b_req_i && (b_wide_i || (b_addr_i[1:0] == 2'(i)));
+    assign wdata = b_wide_i ? b_wide_wdata_i[32*i +: 32] : b_wdata_i;
+    assign be    = b_wide_i ? 4'b1111 : b_be_i;
+    always_ff @(posedge clk_i) begin
+      if (a_req_i) begin
+        a_q <= mem[a_addr_i[Aw-1:2]];
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (b_sel) begin
+        if (b_we_i) begin
+          for (int k = 0; k < 4; k++) begin
+            if (be[k]) begin
+              mem[b_addr_i[Aw-1:2]][8*k +: 8] <= wdata[8*k +: 8];
+            end
+          end
+        end else begin
+          b_q <= mem[b_addr_i[Aw-1:2]];
+        end
+      end
+    end
+    assign a_word[i] = a_q;
+    assign b_word[i] = b_q;
+  end
+
+  // The bank each port's read data register shows: the last word read (the data holds when not
+  // requested, as in the one-array SRAM).
+  always_ff @(posedge clk_i) begin
+    if (a_req_i) begin
+      a_bank_q <= a_addr_i[1:0];
+    end
+    if (b_req_i && !b_we_i) begin
+      b_bank_q <= b_addr_i[1:0];
+    end
+  end
+
+  assign a_rdata_o      = a_word[a_bank_q];
+  assign b_rdata_o      = b_word[b_bank_q];
+  assign b_wide_rdata_o = {b_word[3], b_word[2], b_word[1], b_word[0]};
+end
 
 endmodule

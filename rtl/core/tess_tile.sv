@@ -52,6 +52,7 @@ module tess_tile #(
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0,
   parameter int Contexts = tess_params_pkg::NUM_CONTEXTS,  // 2..6 (tess_core)
+  parameter bit MatrixUnit = tess_params_pkg::MATRIX_UNIT != 0,  // tess_amp, a 128-bit port B
   localparam int Aw       = $clog2(MemBytes / 4),
   localparam int Bw       = (NumTiles > 1) ? $clog2(NumTiles) : 1
 ) (
@@ -133,6 +134,9 @@ module tess_tile #(
   logic [Aw-1:0] dmem_addr;
   logic [31:0]   dmem_wdata;
   logic [31:0]   b_rdata;
+  logic          dmem_wide;        // the matrix unit's 16-byte accesses (MatrixUnit)
+  logic [127:0]  dmem_wide_wdata;
+  logic [127:0]  b_wide_rdata;
   logic          b_req;
   logic          b_we;
   logic [3:0]    b_be;
@@ -176,7 +180,8 @@ module tess_tile #(
     .HasFpu   (HasFpu),
     .HasMulDiv (HasMulDiv),
     .Contexts (Contexts),
-    .CounterBits (CounterBits)
+    .CounterBits (CounterBits),
+    .MatrixUnit (MatrixUnit)
   ) u_core (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -202,6 +207,9 @@ module tess_tile #(
     .dmem_addr_o     (dmem_addr),
     .dmem_wdata_o    (dmem_wdata),
     .dmem_rdata_i    (b_rdata),
+    .dmem_wide_o       (dmem_wide),
+    .dmem_wide_wdata_o (dmem_wide_wdata),
+    .dmem_wide_rdata_i (b_wide_rdata),
     .halting_o       (core_halting),
     .halted_o        (halted_o),
     .exited_o        (exited_o),
@@ -492,8 +500,10 @@ module tess_tile #(
 
   assign host_rdata_o = b_rdata;
 
+  // With the matrix unit port B is 128 bits wide for its accesses (four banks, tess_sram Wide).
   tess_sram #(
-    .Words (MemBytes / 4)
+    .Words (MemBytes / 4),
+    .Wide  (MatrixUnit)
   ) u_sram (
     .clk_i     (clk_i),
     .a_req_i   (a_req),
@@ -504,7 +514,10 @@ module tess_tile #(
     .b_be_i    (b_be),
     .b_addr_i  (b_addr),
     .b_wdata_i (b_wdata),
-    .b_rdata_o (b_rdata)
+    .b_rdata_o (b_rdata),
+    .b_wide_i       (!x_wr_req && core_run && dmem_wide),
+    .b_wide_wdata_i (dmem_wide_wdata),
+    .b_wide_rdata_o (b_wide_rdata)
   );
 
 endmodule

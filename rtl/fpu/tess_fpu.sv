@@ -7,13 +7,8 @@
 // operands, multiplies the significands and computes the alignment; stage 2 aligns the addend
 // and adds; stage 3 normalises and rounds. Non-arithmetic ops finish in stage 1 and ride along.
 //
-// The fused datapath keeps the addend and the 48-bit product in one 77-bit window (bit k has
-// weight 2^(k + tb - 202), tb being a biased exponent). The addend starts at the top and shifts
-// right by (product exponent + 27 - addend exponent). When the addend is so large that the shift
-// would be negative the shift is clamped to 0: the product then lies entirely below a quarter
-// ulp of the addend both in truth and in the window, so the rounded result is the same. When
-// the addend falls out of the bottom it only leaves a sticky bit; the subtraction then computes
-// floor(p - c) and the fraction survives as that sticky bit. FADD is a*1+b, FSUB a*1-b, FMUL
+// The arithmetic of the three stages is fma_s1/fma_s2/fma_s3 of tess_fpu_fma.svh (one definition
+// with the matrix unit, which chains them without registers). FADD is a*1+b, FSUB a*1-b, FMUL
 // a*b+z where z is a zero of the product's sign (so a zero product keeps its sign in every mode).
 // tess_pkg items are named with their package prefix: Yosys 0.23 reads no package imports.
 module tess_fpu (
@@ -31,7 +26,9 @@ module tess_fpu (
 );
   localparam logic [31:0] CanonicalNaN = 32'h7fc0_0000;
   localparam logic [31:0] One          = 32'h3f80_0000;
-  localparam int W            = 77;  // width of the addition window
+  localparam int W            = 77;  // width of the addition window (tess_fpu_fma.svh)
+
+  `include "tess_fpu_fma.svh"
 
   // ---------------------------------------------------------------------------------------------
   // Stage 1: operand selection, classification, special results, significand product, alignment
@@ -39,11 +36,10 @@ module tess_fpu (
   // ---------------------------------------------------------------------------------------------
   logic [31:0]        opa, opb, opc;
   logic               neg_prod, is_arith, is_cvt_sf;
-  logic               nan_a, nan_b, nan_c, snan_a, snan_b, snan_c, inf_a, inf_b, inf_c;
-  logic               zero_a, zero_b, zero_c, any_nan, any_snan, inv_mul, inv_add;
-  logic [23:0]        ma, mb, mc;
-  logic signed [11:0] ea, eb, ec, ep, tb_d;
-  logic signed [11:0] shift_wide;
+  logic               fma_special, fma_nv;
+  logic [31:0]        fma_special_res;
+  logic [23:0]        ma, mc;
+  logic signed [11:0] tb_d;
   logic [6:0]         shamt_d;
   logic               sp_d, sc_d;
   logic [47:0]        prod_d;
@@ -88,49 +84,9 @@ module tess_fpu (
       default:   is_arith = 1'b0;
     endcase
 
-    nan_a  = is_nan(opa[30:0]);
-    nan_b  = is_nan(opb[30:0]);
-    nan_c  = is_nan(opc[30:0]);
-    snan_a = nan_a & ~opa[22];
-    snan_b = nan_b & ~opb[22];
-    snan_c = nan_c & ~opc[22];
-    inf_a  = is_inf(opa[30:0]);
-    inf_b  = is_inf(opb[30:0]);
-    inf_c  = is_inf(opc[30:0]);
-    zero_a = opa[30:0] == 31'd0;
-    zero_b = opb[30:0] == 31'd0;
-    zero_c = opc[30:0] == 31'd0;
-    any_nan  = nan_a | nan_b | nan_c;
-    any_snan = snan_a | snan_b | snan_c;
-    // RISC-V: inf*0 is invalid even when c is a quiet NaN.
-    inv_mul  = (inf_a & zero_b) | (zero_a & inf_b);
-
-    sp_d = opa[31] ^ opb[31] ^ neg_prod;
-    sc_d = opc[31];
-    inv_add = (inf_a | inf_b) & ~nan_a & ~nan_b & inf_c & (sp_d != sc_d);
-
-    // Significands and exponents (a subnormal's exponent is that of the smallest normal).
+    {fma_special, fma_special_res, fma_nv, sp_d, sc_d, prod_d, mc, shamt_d, tb_d} =
+        fma_s1(opa, opb, opc, neg_prod);
     ma = {opa[30:23] != 8'd0, opa[22:0]};
-    mb = {opb[30:23] != 8'd0, opb[22:0]};
-    mc = {opc[30:23] != 8'd0, opc[22:0]};
-    ea = (opa[30:23] == 8'd0) ? 12'sd1 : $signed({4'd0, opa[30:23]});
-    eb = (opb[30:23] == 8'd0) ? 12'sd1 : $signed({4'd0, opb[30:23]});
-    ec = (opc[30:23] == 8'd0 || zero_c) ? 12'sd1 : $signed({4'd0, opc[30:23]});
-    ep = ea + eb - 12'sd127;
-    prod_d = ma * mb;
-
-    // Alignment: shift of the addend and the window's exponent.
-    shift_wide = ep + 12'sd27 - ec;
-    if (zero_a || zero_b) begin
-      tb_d    = ec;
-      shamt_d = 7'd0;
-    end else if (shift_wide < 12'sd0) begin
-      tb_d    = ec;
-      shamt_d = 7'd0;
-    end else begin
-      tb_d    = ep + 12'sd27;
-      shamt_d = (shift_wide > 12'sd127) ? 7'd127 : shift_wide[6:0];
-    end
 
     // Integer -> float reuses stages 2 and 3: the magnitude enters as the "product" with bit 0 of
     // the product at window bit 2, so tb = 200 gives it weight 2^0.
@@ -191,13 +147,9 @@ module tess_fpu (
     byp_flags_d = 5'd0;
     unique case (op_i)
       tess_pkg::FPU_ADD, tess_pkg::FPU_SUB, tess_pkg::FPU_MUL, tess_pkg::FPU_MADD, tess_pkg::FPU_MSUB, tess_pkg::FPU_NMSUB, tess_pkg::FPU_NMADD: begin
-        if (any_nan || inv_mul || inv_add) begin
-          byp_res_d           = CanonicalNaN;
-          byp_flags_d[tess_pkg::FLAG_NV] = any_snan | inv_mul | inv_add;
-        end else if (inf_a || inf_b) begin
-          byp_res_d = {sp_d, 31'h7f80_0000};
-        end else if (inf_c) begin
-          byp_res_d = {sc_d, 31'h7f80_0000};
+        if (fma_special) begin
+          byp_res_d                      = fma_special_res;
+          byp_flags_d[tess_pkg::FLAG_NV] = fma_nv;
         end else begin
           byp_d = 1'b0;
         end
@@ -288,45 +240,12 @@ module tess_fpu (
   // ---------------------------------------------------------------------------------------------
   // Stage 2: align the addend, add or subtract, leading-zero count.
   // ---------------------------------------------------------------------------------------------
-  logic [2*W-1:0] c_shifted;
-  logic [W-1:0]   c_al, p_al, sum_d;
-  logic [W:0]     diff;
-  logic           c_sticky, eff_sub, sign_d, zero_d;
+  logic [W-1:0]   sum_d;
+  logic           c_sticky, sign_d, zero_d;
   logic [6:0]     lzc_d;
-  logic [127:0]   lz_x;
 
-  always_comb begin
-    c_shifted = {1'b0, s1_mc_q, 52'd0, {W{1'b0}}} >> s1_shamt_q;
-    c_al      = c_shifted[2*W-1:W];
-    c_sticky  = c_shifted[W-1:0] != '0;
-    p_al      = {27'd0, s1_prod_q, 2'd0};
-    eff_sub   = s1_sp_q ^ s1_sc_q;
-    diff      = {1'b0, p_al} - {1'b0, c_al} - {{W{1'b0}}, c_sticky};
-    sign_d    = s1_sp_q;
-    if (!eff_sub) begin
-      sum_d = p_al + c_al;
-    end else if (diff[W]) begin
-      // Only possible when nothing of c was shifted out (c > p), so the difference is exact.
-      sum_d  = c_al - p_al;
-      sign_d = s1_sc_q;
-    end else begin
-      sum_d = diff[W-1:0];
-    end
-    zero_d = (sum_d == '0) && !c_sticky;
-    // An exact zero sum of opposite-signed terms is +0, or -0 when rounding down.
-    if (zero_d && eff_sub) sign_d = (s1_rm_q == tess_pkg::RM_RDN);
-    // Leading zeros of sum_d (0 when sum_d is 0) by halving: 7 steps of a 128-bit window instead
-    // of a W-step priority chain (the chain cost ~13% of a simulated tile's time).
-    lz_x  = {sum_d, {(128 - W){1'b0}}};
-    lzc_d = 7'd0;
-    for (int k = 6; k >= 0; k--) begin
-      if ((lz_x >> (128 - (1 << k))) == 128'd0) begin
-        lzc_d = lzc_d | 7'(1 << k);
-        lz_x  = lz_x << (1 << k);
-      end
-    end
-    if (sum_d == '0) lzc_d = 7'd0;
-  end
+  assign {sum_d, lzc_d, sign_d, zero_d, c_sticky} =
+      fma_s2(s1_prod_q, s1_mc_q, s1_shamt_q, s1_sp_q, s1_sc_q, s1_rm_q);
 
   logic               s2_valid_q, s2_byp_q, s2_sign_q, s2_zero_q, s2_sticky_q;
   logic [2:0]         s2_rm_q;
@@ -367,35 +286,12 @@ module tess_fpu (
   // ---------------------------------------------------------------------------------------------
   // Stage 3: normalise (never below the smallest normal exponent: subnormals), round, select.
   // ---------------------------------------------------------------------------------------------
-  logic [6:0]         norm_sh;
-  logic [W-1:0]       norm;
-  logic signed [11:0] norm_exp;
   logic [31:0]        rnd_res, result_d;
   logic               rnd_of, rnd_uf, rnd_nx;
   logic [4:0]         fflags_d;
 
-  always_comb begin
-    // A shift of tb brings the window's top bit to exponent 1; shifting further would leave the
-    // exponent range, so the result stays subnormal.
-    if ($signed({5'd0, s2_lzc_q}) > s2_tb_q) norm_sh = s2_tb_q[6:0];
-    else                                    norm_sh = s2_lzc_q;
-    norm     = s2_sum_q << norm_sh;
-    norm_exp = s2_tb_q + 12'sd1 - $signed({5'd0, norm_sh});
-  end
-
-  tess_fpu_round u_round (
-    .sign_i   (s2_sign_q),
-    .exp_i    (norm_exp),
-    .mant_i   (norm[W-1 -: 24]),
-    .round_i  (norm[W-25]),
-    .round2_i (norm[W-26]),
-    .sticky_i ((norm[W-27:0] != '0) | s2_sticky_q),
-    .rm_i     (s2_rm_q),
-    .result_o (rnd_res),
-    .of_o     (rnd_of),
-    .uf_o     (rnd_uf),
-    .nx_o     (rnd_nx)
-  );
+  assign {rnd_res, rnd_of, rnd_uf, rnd_nx} =
+      fma_s3(s2_sum_q, s2_lzc_q, s2_tb_q, s2_sign_q, s2_sticky_q, s2_rm_q);
 
   always_comb begin
     if (s2_byp_q) begin

@@ -83,6 +83,7 @@ TEST_F(BoardSimTest, InfoReportsTheBoardAndItsMaximumPayload) {
   EXPECT_EQ(info.counterBits, TESS_COUNTER_BITS);
   EXPECT_EQ(info.hasFpu, TESS_HAS_FPU != 0);
   EXPECT_EQ(info.hasMulDiv, TESS_HAS_MULDIV != 0);
+  EXPECT_EQ(info.hasMatrixUnit, TESS_MATRIX_UNIT != 0);
   auto* link = dynamic_cast<LinkDevice*>(dev.get());
   ASSERT_NE(link, nullptr);
   EXPECT_EQ(link->maxPayload(), 1024u);

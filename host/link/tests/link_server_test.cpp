@@ -78,7 +78,7 @@ TEST(LinkServer, RepliesEchoSeqAndSetTheReplyBit) {
 
 TEST(LinkMessages, InfoCarriesTheCounterWidthAndTheExtensions) {
   // Protocol version 2: counter bits and extensions after the max payload, the name last.
-  ChipInfo in{{1, 4096, 6, false, true, 32, false, false}, "board"};
+  ChipInfo in{{1, 4096, 6, false, true, 32, false, false, false}, "board"};
   const std::vector<uint8_t> p = encodeInfo(in);
   ASSERT_EQ(p.size(), 7 * 4 + 5u);
   EXPECT_EQ(p[0], kProtocolVersion);
@@ -103,6 +103,13 @@ TEST(LinkMessages, InfoCarriesTheCounterWidthAndTheExtensions) {
   EXPECT_EQ(encodeInfo(in)[24], 2u | 8u);
   EXPECT_FALSE(decodeInfo(encodeInfo(in)).hasExchange);
   EXPECT_TRUE(decodeInfo(encodeInfo(in)).hasCheckpoint);
+  EXPECT_FALSE(decodeInfo(encodeInfo(in)).hasMatrixUnit);
+  // Bit 4: the matrix unit.
+  in.hasCheckpoint = false;
+  in.hasMatrixUnit = true;
+  EXPECT_EQ(encodeInfo(in)[24], 2u | 16u);
+  EXPECT_TRUE(decodeInfo(encodeInfo(in)).hasMatrixUnit);
+  EXPECT_FALSE(decodeInfo(encodeInfo(in)).hasCheckpoint);
   in.hasFpu = true;
   in.hasMulDiv = false;
   in.counterBits = 64;

@@ -82,14 +82,17 @@ TEST(AmpModel, RefusesAUnitWithoutFpu) {
 // Without the unit (every configuration in phase 1) each unit word traps as illegal in EX,
 // after the instructions before it, with the word as the value.
 TEST(AmpModel, AbsentUnitTrapsAsIllegal) {
+  TileConfig config = withUnit();
+  config.hasMatrixUnit = false;  // the iCE40 tile's case (rtl/params.json ICE40 MATRIX_UNIT = 0)
   for (uint32_t w : kAllForms) {
-    TileHarness h;
-    h.place(0, {addi(a0, zero, 0x100), w, kLoadMmioBase, kExit});
-    ASSERT_EQ(h.run(), TileState::Trapped);
-    EXPECT_EQ(h.tile.trap().cause, TESS_CAUSE_ILLEGAL_INSN);
-    EXPECT_EQ(h.tile.trap().value, w);
-    EXPECT_EQ(h.tile.trap().pc, 4u);
-    EXPECT_EQ(h.tile.cycles(), 7u);  // issued at 6: h + 1
+    TileModel tile(config);
+    const std::vector<uint32_t> prog = {addi(a0, zero, 0x100), w, kLoadMmioBase, kExit};
+    tile.writeMemory(0, std::span(reinterpret_cast<const uint8_t*>(prog.data()), prog.size() * 4));
+    ASSERT_EQ(tile.run(100000), TileState::Trapped);
+    EXPECT_EQ(tile.trap().cause, TESS_CAUSE_ILLEGAL_INSN);
+    EXPECT_EQ(tile.trap().value, w);
+    EXPECT_EQ(tile.trap().pc, 4u);
+    EXPECT_EQ(tile.cycles(), 7u);  // issued at 6: h + 1
   }
 }
 
@@ -112,38 +115,8 @@ struct UnitHarness {
 
 // Directed special values, each against the reference and against the value the IEEE rules give.
 TEST(AmpModel, DirectedSpecialValues) {
-  constexpr uint32_t kOne = 0x3f800000u, kTwo = 0x40000000u, kInf = 0x7f800000u, kMax = 0x7f7fffffu,
-                     kMinSub = 0x00000001u, kNeg = 0x80000000u, kSnan = 0x7f800123u,
-                     kQnanPayload = 0xffc54321u, kNaN = 0x7fc00000u;
-  struct Case {
-    AmpOperands o;
-    std::array<uint32_t, 4> want;
-  };
-  auto diag = [](uint32_t v) {  // W = v on the diagonal, +0 elsewhere
-    std::array<uint32_t, 16> w{};
-    for (unsigned k = 0; k < 4; ++k) w[k * 4 + k] = v;
-    return w;
-  };
-  std::vector<Case> cases = {
-      // x·I + acc: column j gets fma(x_j, 1, acc_j) after three exact +0 products.
-      {{{kOne, kTwo, kNeg, 0}, diag(kOne), {0, 0, 0, kNeg}}, {kOne, kTwo, 0, 0}},
-      // Signed zeros: −0 products onto −0 stay −0 and onto +0 give +0; +0 products onto −0
-      // give +0 (an exact zero sum of opposite signs is +0 in RNE).
-      {{{kNeg, kNeg, kNeg, kNeg}, diag(kOne), {kNeg, 0, kNeg, 0}}, {kNeg, 0, kNeg, 0}},
-      {{{0, 0, 0, 0}, diag(kOne), {kNeg, kNeg, kNeg, kNeg}}, {0, 0, 0, 0}},
-      // Subnormals are kept: 1 · minsub + minsub = 2·minsub; x = minsub times 1 + 0.
-      {{{kMinSub, kMinSub, 0, 0}, diag(kOne), {kMinSub, 0, 0, 0}}, {2 * kMinSub, kMinSub, 0, 0}},
-      // Column 0 overflows to +∞ (max · 2 + max); column 1 meets 0 · ∞ and column 2 ∞ − ∞,
-      // both the canonical NaN; column 3 is 1 · 2 = 2 after three zero products.
-      {{{kMax, kOne, 0, kOne}, diag(kTwo), {kMax, 0, 0xff800000u, 0}}, {kInf, kNaN, kNaN, kTwo}},
-      // NaN payloads are not propagated: quiet and signalling inputs give the canonical NaN.
-      {{{kQnanPayload, kSnan, kOne, kOne}, diag(kOne), {0, 0, kSnan, kQnanPayload}},
-       {kNaN, kNaN, kNaN, kNaN}},
-  };
-  cases[4].o.w[2 * 4 + 1] = kInf;  // x2 = 0 times ∞ in column 1
-  cases[4].o.w[3 * 4 + 2] = kInf;  // x3 = 1 times ∞ onto −∞ in column 2
   std::vector<AmpOperands> sets;
-  for (const Case& c : cases) {
+  for (const AmpDirectedCase& c : directedAmpCases()) {
     // The reference must agree with the hand-derived values, or the test itself is wrong.
     EXPECT_EQ(referenceAmp(c.o), c.want);
     sets.push_back(c.o);

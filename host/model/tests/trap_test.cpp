@@ -55,7 +55,9 @@ INSTANTIATE_TEST_SUITE_P(
             "FetchFromMmio", {lui(a0, 0x80000), jalr(zero, a0, 0)}, 1, 0x80000000u, 0x80000000u},
         TrapCase{"IllegalAllOnes", {0xffffffffu}, 2, 0xffffffffu, 0},
         TrapCase{"IllegalZero", {0x00000000u}, 2, 0, 0},
-        TrapCase{"IllegalCustom0", {0x0000000bu}, 2, 0x0000000bu, 0},
+        // custom-0 with funct3 111, reserved for the matrix unit's phase 2: illegal with the unit
+        // too (0x0000000b is AMP.LW there).
+        TrapCase{"IllegalCustom0", {0x0000700bu}, 2, 0x0000700bu, 0},
         TrapCase{"IllegalCustom1", {0x0000002bu}, 2, 0x0000002bu, 0},
         TrapCase{"IllegalMret", {0x30200073u}, 2, 0x30200073u, 0},
         TrapCase{"IllegalWfi", {0x10500073u}, 2, 0x10500073u, 0},
@@ -126,12 +128,19 @@ void expectIllegalThirdWord(TileModel& tile, uint32_t first, uint32_t second, ui
   EXPECT_EQ(tile.stats().instructions, 2u);
 }
 
+// A tile without the F extension, so without the matrix unit either (it needs the FPU).
+TileConfig integerOnly() {
+  TileConfig config{0, 1, 4096, false};
+  config.hasMatrixUnit = false;
+  return config;
+}
+
 TEST(Trap, IntegerOnlyTileTrapsOnFInstructions) {
   // HAS_FPU = 0: an F instruction or an fcsr access traps as an illegal instruction (cause 2,
   // value = the word) in its EX, exactly where any other illegal word would.
   for (const uint32_t bad : {flw(1, a0, 0), fadd(1, 2, 3), fmadd(1, 2, 3, 4), fsqrt(1, 2),
                              csrr(a1, kFcsr), csrrwi(zero, kFrm, 1)}) {
-    TileModel tile{TileConfig{0, 1, 4096, false}};
+    TileModel tile{integerOnly()};
     expectIllegalThirdWord(tile, addi(a0, zero, 0x100), addi(a1, zero, 1), bad);
   }
 }
@@ -143,7 +152,7 @@ TEST(Trap, TileWithoutMTrapsOnMInstructions) {
        {mul(a2, a0, a1), mulh(a2, a0, a1), mulhsu(a2, a0, a1), mulhu(a2, a0, a1), div(a2, a0, a1),
         divu(a2, a0, a1), rem(a2, a0, a1), remu(a2, a0, a1)}) {
     for (const bool fpu : {true, false}) {
-      TileConfig config{0, 1, 4096, fpu};
+      TileConfig config = fpu ? TileConfig{0, 1, 4096, true} : integerOnly();
       config.hasMulDiv = false;
       TileModel tile{config};
       expectIllegalThirdWord(tile, addi(a0, zero, 100), addi(a1, zero, 7), bad);
@@ -165,7 +174,7 @@ TEST(Trap, IntegerOnlyTileRunsIntegerCodeWithTheSameCycles) {
   std::vector<uint8_t> bytes(prog.size() * 4);
   std::memcpy(bytes.data(), prog.data(), bytes.size());
   TileModel withFpu{TileConfig{0, 1, 4096, true}};
-  TileModel intOnly{TileConfig{0, 1, 4096, false}};
+  TileModel intOnly{integerOnly()};
   withFpu.writeMemory(0, bytes);
   intOnly.writeMemory(0, bytes);
   ASSERT_EQ(withFpu.run(100000), TileState::Halted);

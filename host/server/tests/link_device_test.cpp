@@ -64,6 +64,7 @@ TEST_P(LinkDeviceTest, ProgramsMatchInProcess) {
   EXPECT_EQ(remote->info().counterBits, local->info().counterBits);
   EXPECT_EQ(remote->info().hasFpu, local->info().hasFpu);
   EXPECT_EQ(remote->info().hasMulDiv, local->info().hasMulDiv);
+  EXPECT_EQ(remote->info().hasMatrixUnit, local->info().hasMatrixUnit);
   for (const char* elf : {"hello.elf", "wl_int_fp_loop.elf"}) {
     SCOPED_TRACE(elf);
     const ProgramOutcome l = runProgram(*local, elf, false);

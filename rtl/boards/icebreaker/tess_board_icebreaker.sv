@@ -12,7 +12,8 @@ module tess_board_icebreaker #(
   parameter int CounterBits = tess_params_pkg::ICE40_COUNTER_BITS,
   parameter bit HasExchange   = tess_params_pkg::ICE40_HAS_EXCHANGE != 0,
   parameter bit HasCheckpoint = tess_params_pkg::ICE40_HAS_CHECKPOINT != 0,
-  parameter int Contexts = tess_params_pkg::ICE40_NUM_CONTEXTS
+  parameter int Contexts = tess_params_pkg::ICE40_NUM_CONTEXTS,
+  parameter bit MatrixUnit = tess_params_pkg::ICE40_MATRIX_UNIT != 0
 ) (
   input  logic CLK,
   input  logic BTN_N,
@@ -34,6 +35,7 @@ module tess_board_icebreaker #(
     .CounterBits  (CounterBits),
     .HasExchange  (HasExchange),
     .HasCheckpoint (HasCheckpoint),
+    .MatrixUnit   (MatrixUnit),
     .Contexts     (Contexts),
     .ClkPerBit    (104),
     .CyclesPerMs  (12000),

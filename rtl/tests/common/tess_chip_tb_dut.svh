@@ -1,7 +1,7 @@
 // The chip under test of the Icarus testbenches (rtl/tests/smoke/tess_chip_smoke_tb.sv,
 // rtl/tests/icarus/tess_chip_run_tb.sv): every port of tess_chip as a testbench signal, and the
 // instance u_dut. Include it inside the testbench module after the parameters NumTiles,
-// MemBytes, HasFpu, HasMulDiv, CounterBits, HasExchange, HasCheckpoint and Contexts. With
+// MemBytes, HasFpu, HasMulDiv, CounterBits, HasExchange, HasCheckpoint, Contexts and MatrixUnit. With
 // TESS_NETLIST defined the instance is Yosys' netlist of the chip, tess_chip_netlist.
   logic                            clk;
   logic                            rst_n;
@@ -48,7 +48,8 @@
     .Contexts  (Contexts),
     .CounterBits (CounterBits),
     .HasExchange   (HasExchange),
-    .HasCheckpoint (HasCheckpoint)
+    .HasCheckpoint (HasCheckpoint),
+    .MatrixUnit    (MatrixUnit)
   ) u_dut (
 `endif
     .clk_i           (clk),

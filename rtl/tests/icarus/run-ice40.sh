@@ -39,10 +39,11 @@ muldiv=$(pkg_value ICE40_HAS_MULDIV)
 counter_bits=$(pkg_value ICE40_COUNTER_BITS)
 exchange=$(pkg_value ICE40_HAS_EXCHANGE)
 checkpoint=$(pkg_value ICE40_HAS_CHECKPOINT)
+matrix=$(pkg_value ICE40_MATRIX_UNIT)
 contexts=$(pkg_value ICE40_NUM_CONTEXTS)
 if [ "$netlist" = 1 ]; then
   "$here/../netlist/build.sh" "$work" "$tiles" "$mem" "$fpu" "$muldiv" "$contexts" \
-    "$counter_bits" "$exchange" "$checkpoint"
+    "$counter_bits" "$exchange" "$checkpoint" "$matrix"
   sim=("$work/vobj/Vtess_chip_run_tb")
   simname=netlist
 else
@@ -50,7 +51,8 @@ else
     -Ptess_chip_run_tb.HasFpu="$fpu" -Ptess_chip_run_tb.HasMulDiv="$muldiv" \
     -Ptess_chip_run_tb.CounterBits="$counter_bits" -Ptess_chip_run_tb.Contexts="$contexts" \
     -Ptess_chip_run_tb.HasExchange="$exchange" \
-    -Ptess_chip_run_tb.HasCheckpoint="$checkpoint" -DTESS_FPGA -DTESS_ICE40
+    -Ptess_chip_run_tb.HasCheckpoint="$checkpoint" -Ptess_chip_run_tb.MatrixUnit="$matrix" \
+    -DTESS_FPGA -DTESS_ICE40
   sim=(vvp -n "$work/run.vvp")
   simname=icarus
 fi

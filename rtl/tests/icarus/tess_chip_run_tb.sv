@@ -24,6 +24,7 @@ module tess_chip_run_tb;
   parameter bit HasExchange   = tess_params_pkg::HAS_EXCHANGE != 0;
   parameter bit HasCheckpoint = tess_params_pkg::HAS_CHECKPOINT != 0;
   parameter int Contexts = tess_params_pkg::NUM_CONTEXTS;
+  parameter bit MatrixUnit = tess_params_pkg::MATRIX_UNIT != 0;
 
   `include "tess_chip_tb_dut.svh"
 
@@ -67,13 +68,10 @@ module tess_chip_run_tb;
 
   longint c_instr, c_idle, c_swait, c_exch, c_ctx;
 
-  // The image into tile 0's memory: straight into the SRAM array, or (TESS_NETLIST: the netlist
-  // has no such array) a word per cycle through the host port, as RtlDevice loads it.
-`ifdef TESS_NETLIST
+  // The image into tile 0's memory a word per cycle through the host port, as RtlDevice loads
+  // it: the netlist has no SRAM array to write, and with the matrix unit the SRAM is four banks.
   logic [31:0] image_words [MemBytes / 4];
-`endif
   task automatic load_image;
-`ifdef TESS_NETLIST
     $readmemh(image, image_words, 0, MemBytes / 4 - 1);
     for (int w = 0; w < MemBytes / 4; w++) begin
       host_req   = 1'b1;
@@ -86,9 +84,6 @@ module tess_chip_run_tb;
     end
     host_req = 1'b0;
     host_we  = 1'b0;
-`else
-    $readmemh(image, u_dut.g_tile[0].u_tile.u_sram.mem, 0, MemBytes / 4 - 1);
-`endif
   endtask
 
   initial begin

@@ -17,13 +17,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 [ $# -eq 9 ] || { sed -n '/^# Usage/,/^[^#]/s/^# //p' "$0" >&2; exit 2; }
-out=$1 tiles=$2 mem=$3 fpu=$4 muldiv=$5 contexts=$6 counter_bits=$7 exchange=$8 checkpoint=$9
+out=$1 tiles=$2 mem=$3 fpu=$4 muldiv=$5 contexts=$6 counter_bits=$7 exchange=$8 checkpoint=$9 matrix=${10}
 mkdir -p "$out"
 # Yosys' data directory (ice40/cells_sim.v), beside its binary as Yosys itself finds it.
 cells="$(dirname "$(readlink -f "$(command -v yosys)")")/../share/yosys/ice40/cells_sim.v"
 [ -f "$cells" ] || { echo "netlist: $cells missing (scripts/setup.sh installs Yosys)" >&2; exit 1; }
 FPGA_OUT="$out" "$root/scripts/fpga-ice40.sh" --chip-netlist --tiles "$tiles" --mem-bytes "$mem" \
-  --contexts "$contexts" --counter-bits "$counter_bits" \
+  --contexts "$contexts" --counter-bits "$counter_bits" --matrix-unit "$matrix" \
   $([ "$fpu" = 1 ] && echo --fpu) $([ "$muldiv" = 1 ] && echo --muldiv)
 echo "== verilator --binary (netlist, cell models, testbench)"
 # The cell models and the flat netlist are not lint-clean Verilog of ours: their warnings are
@@ -35,7 +35,7 @@ verilator --binary --timing -O1 --x-assign 0 --x-initial 0 \
   -DTESS_NETLIST -DNO_ICE40_DEFAULT_ASSIGNMENTS -I"$root/rtl/tests/common" \
   --top-module tess_chip_run_tb -GNumTiles="$tiles" -GMemBytes="$mem" -GHasFpu="$fpu" \
   -GHasMulDiv="$muldiv" -GCounterBits="$counter_bits" -GContexts="$contexts" \
-  -GHasExchange="$exchange" -GHasCheckpoint="$checkpoint" --Mdir "$out/vobj" \
+  -GHasExchange="$exchange" -GHasCheckpoint="$checkpoint" -GMatrixUnit="$matrix" --Mdir "$out/vobj" \
   "$out/gen/tess_params_pkg.sv" "$cells" "$out/tess_chip_netlist.v" \
   "$root/rtl/tests/icarus/tess_chip_run_tb.sv" > "$out/verilator.log" 2>&1 ||
   { echo "netlist: Verilator FAILED (see $out/verilator.log)" >&2; exit 1; }

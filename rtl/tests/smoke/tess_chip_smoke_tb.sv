@@ -24,6 +24,7 @@ module tess_chip_smoke_tb;
   localparam int CounterBits = 64;
   localparam bit HasExchange   = 1'b1;
   localparam bit HasCheckpoint = 1'b1;
+  localparam bit MatrixUnit = tess_params_pkg::MATRIX_UNIT != 0;
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS;
   localparam int Timeout  = 1000;
 

@@ -2,8 +2,9 @@
  * assembly. Every field comes from tessera/chip_params.h, which scripts/gen_params.py generates
  * from rtl/params.json, the source the RTL decoder and the model's decoder use too.
  *
- * Phase 1: no configuration has the unit (TESS_MATRIX_UNIT is 0), so these words trap as illegal
- * instructions on every backend; sw/tests/traps checks that with them.
+ * Every configuration has the unit (TESS_MATRIX_UNIT is 1) but the iCE40 board's, where these
+ * words trap as illegal instructions (sw/tests/traps, trap_amp_absent*_ice40); ChipInfo and the
+ * link's INFO say which a device is (hasMatrixUnit).
  *
  * Assembly: AMP_LW(rd, rs1, b, r), AMP_S(rd, rs1, b, r), AMP_LA(rd, rs1, r), AMP_SA(rd, rs1, r, c),
  * AMP_RD(fd, r, j), AMP_CLR expand to `.insn r` directives (rd = rs1 steps a pointer by 16).

@@ -1,0 +1,199 @@
+// The matrix unit of a tile (docs/tile.md, "Matrix unit"): the weights W[b][k][j] (AMP_BANKS
+// banks of AMP_ROWS x AMP_COLS fp32, one set per tile) and the accumulators acc[r][j] (AMP_ACC_ROWS
+// x AMP_COLS fp32 per context), all +0 after reset.
+// Timing (the one-round timing of the spec): EX (c+2) reads an accumulator row for AMP.SA's store
+// data and AMP.RD's fd; M1 (c+3), with the 128-bit load data of SRAM port B, writes the state:
+// AMP.LW a weight row, AMP.LA an accumulator row, AMP.S an accumulator row with the four FMA chains
+// (fma_rne of tess_fpu_fma.svh, the FPU's arithmetic, four deep, without registers), AMP.SA with C
+// clears its row, AMP.CLR the context's four rows. A context has one instruction in flight, so its
+// next instruction (c+6) sees every effect; weights are written and read in M1 only, so an AMP.S
+// sees exactly the AMP.LW words issued before it, whatever context issued them.
+// Simulators compute the chains inside the M1 statement of an AMP.S, so they evaluate them only
+// for an AMP.S; synthesis (SYNTHESIS) builds them from 16 tess_amp_fma. On an FPGA they are one
+// combinational path of four FMAs (docs/decisions.md, "Matrix unit in the RTL").
+`include "tess_core_types.svh"
+
+module tess_amp #(
+  parameter int Contexts = tess_params_pkg::NUM_CONTEXTS
+) (
+  input  logic           clk_i,
+  input  logic           rst_ni,
+  input  logic           advance_i,
+  // the instruction in EX
+  input  logic           commit_i,      // a unit instruction commits in EX
+  input  logic [2:0]     op_i,          // its funct3 (AMP_F3_*)
+  input  logic [2:0]     ctx_i,
+  input  logic [31:0]    insn_i,
+  output logic [127:0]   sa_data_o,     // AMP.SA: the accumulator row, as the store's 16 bytes
+  output logic [31:0]    rd_value_o,    // AMP.RD: acc[r][j]
+  // M1: SRAM port B's 128-bit read data, one cycle after EX's request
+  input  logic [127:0]   rdata_i
+);
+
+  `include "tess_fpu_fma.svh"
+
+  localparam int Cols     = tess_params_pkg::AMP_COLS;
+  localparam int Rows     = tess_params_pkg::AMP_ROWS;
+  localparam int AccRows  = tess_params_pkg::AMP_ACC_ROWS;
+  localparam int Banks    = tess_params_pkg::AMP_BANKS;
+  localparam int RowBits  = 32 * Cols;  // one weight or accumulator row: 128 bits
+  localparam int CtxBits  = AccRows * RowBits;
+  localparam int BankBits = Rows * RowBits;
+  localparam logic [2:0] OpLw  = 3'(tess_params_pkg::AMP_F3_LW);
+  localparam logic [2:0] OpS   = 3'(tess_params_pkg::AMP_F3_S);
+  localparam logic [2:0] OpLa  = 3'(tess_params_pkg::AMP_F3_LA);
+  localparam logic [2:0] OpSa  = 3'(tess_params_pkg::AMP_F3_SA);
+  localparam logic [2:0] OpClr = 3'(tess_params_pkg::AMP_F3_CLR);
+
+`ifndef __ICARUS__
+  if ((Cols != 4) || (Rows != 4) || (AccRows != 4) || (Banks != 2) ||
+      (tess_params_pkg::AMP_STEP_BYTES != 16)) begin : g_shape_error
+    $error("tess_amp: the unit's shape (rtl/params.json AMP_*) must be 2 banks of 4x4, 4 rows");
+  end
+`endif
+
+  logic [Contexts*CtxBits-1:0] acc_q;
+  logic [Banks*BankBits-1:0]   w_q;
+
+  // EX: the fields of the instruction (docs/tile.md, "Encoding").
+  logic [1:0] ex_row, ex_col;
+  logic       ex_bank, ex_clear;
+  assign ex_row   = insn_i[tess_params_pkg::AMP_ROW_LSB +: 2];
+  assign ex_col   = insn_i[tess_params_pkg::AMP_COL_LSB +: 2];
+  assign ex_bank  = insn_i[tess_params_pkg::AMP_BANK_BIT];
+  assign ex_clear = insn_i[tess_params_pkg::AMP_CLEAR_BIT];
+  logic [25:0] unused_insn;  // bit 31, rs2, rs1, funct3, rd, opcode: decoded elsewhere
+  assign unused_insn = {insn_i[31], insn_i[24:0]};
+
+  logic [RowBits-1:0] ex_acc_row;
+  assign ex_acc_row = acc_q[(32'(ctx_i) * AccRows + 32'(ex_row)) * RowBits +: RowBits];
+  assign sa_data_o  = ex_acc_row;
+  assign rd_value_o = ex_acc_row[32*ex_col +: 32];
+
+  // EX -> M1: what the instruction does to the state.
+  logic       m1_valid_q;
+  logic [2:0] m1_op_q, m1_ctx_q;
+  logic [1:0] m1_row_q;
+  logic       m1_bank_q, m1_clear_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      m1_valid_q <= 1'b0;
+      m1_op_q    <= '0;
+      m1_ctx_q   <= '0;
+      m1_row_q   <= '0;
+      m1_bank_q  <= 1'b0;
+      m1_clear_q <= 1'b0;
+    end else if (advance_i) begin
+      m1_valid_q <= commit_i;
+      m1_op_q    <= op_i;
+      m1_ctx_q   <= ctx_i;
+      m1_row_q   <= ex_row;
+      m1_bank_q  <= ex_bank;
+      m1_clear_q <= ex_clear;
+    end
+  end
+
+  // M1: the load data, kept while the pipeline pauses (port B serves the host then), as
+  // tess_core_wb keeps a load's word.
+  logic         adv_prev_q;
+  logic [127:0] hold_q, m1_data;
+  assign m1_data = adv_prev_q ? rdata_i : hold_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      adv_prev_q <= 1'b0;
+      hold_q     <= '0;
+    end else begin
+      adv_prev_q <= advance_i;
+      hold_q     <= m1_data;
+    end
+  end
+
+  // M1: one row write (weights or accumulators), or the context's four accumulator rows cleared.
+  logic               acc_we, w_we, ctx_clear;
+  logic [RowBits-1:0] row_d;
+  logic [RowBits-1:0] m1_acc_row;
+  logic [BankBits-1:0] m1_bank;
+  int unsigned        acc_idx, w_idx;
+
+  assign acc_idx    = 32'(m1_ctx_q) * AccRows + 32'(m1_row_q);
+  assign w_idx      = 32'(m1_bank_q) * Rows + 32'(m1_row_q);
+  assign m1_acc_row = acc_q[acc_idx * RowBits +: RowBits];
+  assign m1_bank    = w_q[32'(m1_bank_q) * BankBits +: BankBits];
+
+  logic [31:0] sum;  // one column's chain
+
+`ifdef SYNTHESIS
+  // Synthesis: the same chains as 16 tess_amp_fma (Yosys elaborates one FMA once, where 16
+  // function bodies inlined in one process take it tens of minutes).
+  logic [RowBits-1:0] chain_row;
+  for (genvar j = 0; j < Cols; j++) begin : g_col
+    logic [31:0] part [Rows+1];
+    assign part[0] = m1_acc_row[32*j +: 32];
+    for (genvar k = 0; k < Rows; k++) begin : g_k
+      tess_amp_fma u_fma (
+        .a_i (m1_data[32*k +: 32]),
+        .b_i (m1_bank[(k * Cols + j) * 32 +: 32]),
+        .c_i (part[k]),
+        .y_o (part[k+1])
+      );
+    end
+    assign chain_row[32*j +: 32] = part[Rows];
+  end
+`endif
+
+  always_comb begin
+    sum       = '0;
+    acc_we    = 1'b0;
+    w_we      = 1'b0;
+    ctx_clear = 1'b0;
+    row_d     = m1_data;
+    if (m1_valid_q && advance_i) begin
+      unique case (m1_op_q)
+        OpLw: w_we = 1'b1;
+        OpLa: acc_we = 1'b1;
+        OpS: begin
+          // acc[j] = fma(x3, W[3][j], fma(x2, W[2][j], fma(x1, W[1][j], fma(x0, W[0][j], acc[j]))))
+          acc_we = 1'b1;
+`ifdef SYNTHESIS
+          row_d = chain_row;
+`else
+          for (int j = 0; j < Cols; j++) begin
+            sum = m1_acc_row[32*j +: 32];
+            for (int k = 0; k < Rows; k++) begin
+              sum = fma_rne(m1_data[32*k +: 32], m1_bank[(k * Cols + j) * 32 +: 32], sum);
+            end
+            row_d[32*j +: 32] = sum;
+          end
+`endif
+        end
+        OpSa: begin
+          acc_we = m1_clear_q;
+          row_d  = '0;
+        end
+        OpClr: ctx_clear = 1'b1;
+        default: ;
+      endcase
+    end
+  end
+
+  // The state registers take one row (or one context's rows) per cycle.
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      acc_q <= '0;
+      w_q   <= '0;
+    end else begin
+      if (acc_we) begin
+        acc_q[acc_idx * RowBits +: RowBits] <= row_d;
+      end
+      if (ctx_clear) begin
+        acc_q[32'(m1_ctx_q) * CtxBits +: CtxBits] <= '0;
+      end
+      if (w_we) begin
+        w_q[w_idx * RowBits +: RowBits] <= row_d;
+      end
+    end
+  end
+
+endmodule

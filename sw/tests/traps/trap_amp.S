@@ -1,0 +1,81 @@
+/* The matrix unit's traps on a tile with the unit (docs/tile.md, "Matrix unit", "Exceptions"),
+ * in the usual order: an illegal word (cause 2, value = the bits), then an address not 16-byte
+ * aligned (cause 4 for AMP.LW/AMP.S/AMP.LA, 6 for AMP.SA), then 16 bytes not wholly inside SRAM,
+ * the MMIO page included (cause 5 / 7); value = the address. TRAP_AMP_KIND (0..9) picks one. */
+/* clang-format off */
+#include "trap_test.h"
+#include "tessera/amp.h"
+
+#define A0 10
+#define AMP_WORD(f3, f7, rd, rs1) \
+  (TESS_AMP_OPCODE | (f3) << 12 | (rd) << 7 | (rs1) << 15 | (f7) << 25)
+
+#if TRAP_AMP_KIND == 0
+/* AMP.S at an address 8 bytes past a 16-byte boundary: load misaligned. */
+#define ADDR 0x108
+#define TRAP_INSN AMP_S(a0, a0, 0, 1)
+#define TRAP_CAUSE TESS_CAUSE_LOAD_MISALIGNED
+#define TRAP_VALUE ADDR
+#elif TRAP_AMP_KIND == 1
+/* AMP.SA 4 bytes past a boundary: store misaligned. */
+#define ADDR 0x104
+#define TRAP_INSN AMP_SA(a0, a0, 2, 1)
+#define TRAP_CAUSE TESS_CAUSE_STORE_MISALIGNED
+#define TRAP_VALUE ADDR
+#elif TRAP_AMP_KIND == 2
+/* AMP.LW of the 16 bytes just past the end of SRAM: load access fault. */
+#define ADDR TESS_TILE_MEM_BYTES
+#define TRAP_INSN AMP_LW(a0, a0, 1, 3)
+#define TRAP_CAUSE TESS_CAUSE_LOAD_ACCESS
+#define TRAP_VALUE ADDR
+#elif TRAP_AMP_KIND == 3
+/* AMP.LA from the MMIO page (the unit never accesses MMIO): load access fault. */
+#define ADDR TESS_MMIO_BASE
+#define TRAP_INSN AMP_LA(a0, a0, 0)
+#define TRAP_CAUSE TESS_CAUSE_LOAD_ACCESS
+#define TRAP_VALUE ADDR
+#elif TRAP_AMP_KIND == 4
+/* AMP.SA to the MMIO page: store access fault (nothing reaches EXIT or CONSOLE). */
+#define ADDR TESS_MMIO_BASE
+#define TRAP_INSN AMP_SA(x0, a0, 0, 0)
+#define TRAP_CAUSE TESS_CAUSE_STORE_ACCESS
+#define TRAP_VALUE ADDR
+#elif TRAP_AMP_KIND == 5
+/* A misaligned address outside SRAM: the alignment is checked first. */
+#define ADDR (TESS_MMIO_BASE + 4)
+#define TRAP_INSN AMP_S(a0, a0, 1, 0)
+#define TRAP_CAUSE TESS_CAUSE_LOAD_MISALIGNED
+#define TRAP_VALUE ADDR
+#elif TRAP_AMP_KIND == 6
+/* AMP.H (fp16 inputs, phase 2): illegal, before its misaligned address. */
+#define ADDR 0x104
+#define TRAP_INSN .insn r TESS_AMP_OPCODE, TESS_AMP_F3_H, 0, a0, a0, x0
+#define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN
+#define TRAP_VALUE AMP_WORD(TESS_AMP_F3_H, 0, A0, A0)
+#elif TRAP_AMP_KIND == 7
+/* AMP.LW with the clear bit, which only AMP.SA has: illegal. */
+#define ADDR 0x100
+#define TRAP_INSN .insn r TESS_AMP_OPCODE, TESS_AMP_F3_LW, TESSERA_AMP_FUNCT7(1, 0, 0, 0), a0, a0, x0
+#define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN
+#define TRAP_VALUE AMP_WORD(TESS_AMP_F3_LW, TESSERA_AMP_FUNCT7(1, 0, 0, 0), A0, A0)
+#elif TRAP_AMP_KIND == 8
+/* AMP.RD with rs1 != 0: illegal. */
+#define ADDR 0x100
+#define TRAP_INSN .insn r TESS_AMP_OPCODE, TESS_AMP_F3_RD, 0, f1, a0, x0
+#define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN
+#define TRAP_VALUE AMP_WORD(TESS_AMP_F3_RD, 0, 1, A0)
+#else
+/* A custom-1 word: reserved (phase 2's conversions), illegal with the unit too. */
+#define ADDR 0x100
+#define TRAP_INSN .insn r TESS_AMP_RESERVED_OPCODE, 0, 0, x0, x0, x0
+#define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN
+#define TRAP_VALUE TESS_AMP_RESERVED_OPCODE
+#endif
+
+TRAP_EXPECT(TRAP_CAUSE, trap_pc, TRAP_VALUE)
+TRAP_BEGIN
+  li a0, ADDR
+trap_pc:
+  TRAP_INSN
+TRAP_END
+/* clang-format on */
