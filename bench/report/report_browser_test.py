@@ -120,7 +120,8 @@ def main():
               f"all {len(steps)} supersteps matched to the program's syncs by their ids "
               f"({res['matchedSupersteps']} matched)")
         per_pass = sum(n.get("flops", 0) for n in report["program"])
-        check(report["target"]["peakFlopsPerCycle"] == 2 and per_pass > 0
+        peak = 32 if report["target"]["hasMatrixUnit"] else 2
+        check(report["target"]["peakFlopsPerCycle"] == peak and per_pass > 0
               and 0 < res["profiledFlops"] and res["programNodesWithFlops"] > 0,
               f"FLOPs: {per_pass} per pass, {res['profiledFlops']} in the profiled supersteps' "
               f"{res['profiledCycles']} cycles, {res['programNodesWithFlops']} nodes show FLOPs")

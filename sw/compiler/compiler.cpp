@@ -851,8 +851,10 @@ std::string CompileReport::toJson() const {
       {"tiles", target.tiles},
       {"tileMemBytes", target.tileMemBytes},
       {"contexts", target.contexts},
-      // One FMADD.S (2 FLOPs) per cycle per tile; none on a tile without the F extension.
-      {"peakFlopsPerCycle", target.hasFpu ? 2 : 0}};
+      {"hasMatrixUnit", target.hasMatrixUnit},
+      // Per tile: the matrix unit's 16 multiply-adds (32 FLOPs) per cycle, else one FMADD.S
+      // (2 FLOPs); none on a tile without the F extension.
+      {"peakFlopsPerCycle", target.hasMatrixUnit ? 32 : target.hasFpu ? 2 : 0}};
   j["compileSeconds"] = seconds;
   j["computeSets"] = computeSets;
   j["vertices"] = vertices;
