@@ -31,13 +31,15 @@ namespace tessera::model {
 struct ChipGeometry : ChipShape {
   /// The configuration of tile t of this chip.
   TileConfig tileConfig(unsigned t) const {
-    return TileConfig{t, tiles, tileMemBytes, hasFpu, hasMulDiv, contexts, counterBits};
+    return TileConfig{t,         tiles,    tileMemBytes, hasFpu,
+                      hasMulDiv, contexts, counterBits,  hasMatrixUnit};
   }
   /// What a model device of this chip reports as its info().
   ChipInfo chipInfo() const { return ChipInfo{*this, "model"}; }
 };
 /// The chip a model device builds for these options: a preset (ChipShape::preset) or the default
-/// chip, with the options' tiles, tile memory, contexts, counter width, noFpu and noMulDiv.
+/// chip, with the options' tiles, tile memory, contexts, counter width, noFpu, noMulDiv and
+/// matrixUnit.
 /// Shared by ModelDevice and the sharded model (host/shard).
 /// Throws tessera::Error on an unknown preset or a preset contradicted by the options.
 ChipGeometry chipGeometry(const DeviceOptions& options);

@@ -31,8 +31,10 @@ std::unique_ptr<Device> makeShardedModelDevice(const DeviceOptions& options) {
   // others do not have, or wait for ones that never come.
   shard::checkSameOnEveryRank(
       "chip",
-      fmt::format("{} tiles of {} bytes, {} contexts, FPU {}, M {}, {}-bit counters", g.tiles,
-                  g.tileMemBytes, g.contexts, g.hasFpu, g.hasMulDiv, g.counterBits));
+      fmt::format(
+          "{} tiles of {} bytes, {} contexts, FPU {}, M {}, matrix unit {}, {}-bit counters",
+          g.tiles, g.tileMemBytes, g.contexts, g.hasFpu, g.hasMulDiv, g.hasMatrixUnit,
+          g.counterBits));
   // The ranks are the parallelism: one thread per rank unless told otherwise.
   DeviceOptions o = options;
   if (o.threads == 0) o.threads = 1;

@@ -30,6 +30,9 @@ struct ChipShape {
   bool hasExchange = TESS_HAS_EXCHANGE != 0;    ///< false: no exchange engines (docs/chip.md)
   bool hasCheckpoint = TESS_HAS_CHECKPOINT != 0;  ///< false: no checkpoint registers
                                                   ///< (docs/checkpoint.md)
+  bool hasMatrixUnit = TESS_MATRIX_UNIT != 0;     ///< true: the tiles have the matrix unit
+                                                  ///< (docs/tile.md, "Matrix unit"): the library's
+                                                  ///< matmuls use it (docs/library.md)
 
   /// A named shape: "default" (the RTL build's parameters on TESS_DEFAULT_TILES tiles), "mk2"
   /// (rtl/params.json config MK2: 1,472 tiles of 624 KiB) or "ice40" (config ICE40, the iCE40
@@ -45,10 +48,10 @@ inline ChipShape ChipShape::preset(std::string_view name) {
   if (name == "default") return ChipShape{};
   if (name == "mk2") return ChipShape{TESS_MK2_NUM_TILES, TESS_MK2_TILE_MEM_BYTES};
   if (name == "ice40") {
-    return ChipShape{TESS_ICE40_NUM_TILES,         TESS_ICE40_TILE_MEM_BYTES,
-                     TESS_ICE40_NUM_CONTEXTS,      TESS_ICE40_HAS_FPU != 0,
-                     TESS_ICE40_HAS_MULDIV != 0,   TESS_ICE40_COUNTER_BITS,
-                     TESS_ICE40_HAS_EXCHANGE != 0, TESS_ICE40_HAS_CHECKPOINT != 0};
+    return ChipShape{
+        TESS_ICE40_NUM_TILES,         TESS_ICE40_TILE_MEM_BYTES,      TESS_ICE40_NUM_CONTEXTS,
+        TESS_ICE40_HAS_FPU != 0,      TESS_ICE40_HAS_MULDIV != 0,     TESS_ICE40_COUNTER_BITS,
+        TESS_ICE40_HAS_EXCHANGE != 0, TESS_ICE40_HAS_CHECKPOINT != 0, TESS_ICE40_MATRIX_UNIT != 0};
   }
   throw Error("unknown chip preset \"" + std::string(name) +
               "\" (valid: \"default\", \"mk2\", \"ice40\")");
