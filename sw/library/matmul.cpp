@@ -122,14 +122,17 @@ bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
   return unitTarget(target) && m > 0 && n > 0 && n % 4 == 0 && k % 4 == 0 && k >= 8;
 }
 
-MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
-  const Target& t = graph.target();
+namespace {
+
+// The plan for target t (planMatMul); kParts != 0 fixes the k split.
+MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_t n,
+                   size_t kParts) {
   const size_t tiles = t.tiles;
   const size_t workers = t.contexts;
   // Bytes a tile can give a matmul: its memory less the codelet image, the stacks and some room
   // for vertex states and programs.
   const double room =
-      static_cast<double>(t.tileMemBytes) - graph.imageEnd() - TESS_GRAPH_STACK_BYTES - 4096.0;
+      static_cast<double>(t.tileMemBytes) - imageEnd - TESS_GRAPH_STACK_BYTES - 4096.0;
   const size_t grain = unitTarget(t) ? 4 : 1;
   MatMulPlan best;
   best.grain = grain;
@@ -138,6 +141,7 @@ MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
   for (size_t pm = 1; pm <= std::min(m, tiles); ++pm) {
     for (size_t pn = 1; pn * pm <= tiles && pn <= n; ++pn) {
       for (size_t pk = 1; pk * pn * pm <= tiles && pk <= k; ++pk) {
+        if (kParts != 0 && pk != kParts) continue;
         // Every part must be non-empty (so every partial has a tile).
         if (part(m, pm, pm - 1).first >= m || part(n, pn, pn - 1, grain).first >= n ||
             part(k, pk, pk - 1).first >= k)
@@ -174,6 +178,19 @@ MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
     }
   }
   return best;
+}
+
+}  // namespace
+
+MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
+  const Target& t = graph.target();
+  if (!unitTarget(t)) return planFor(t, graph.imageEnd(), m, k, n, 0);
+  // The unit keeps the k split the scalar codelets would have (the parts' sums fix the bits), so
+  // a product gives the same bits with and without the unit; m and n are split for its rate.
+  Target scalar = t;
+  scalar.hasMatrixUnit = false;
+  const size_t kParts = planFor(scalar, graph.imageEnd(), m, k, n, 0).k;
+  return planFor(t, graph.imageEnd(), m, k, n, kParts);
 }
 
 namespace {
