@@ -1,12 +1,15 @@
 // tessera-bench: benchmarks of compiled programs (docs/library.md, docs/compiler.md).
-//   tessera-bench matmul [--device model]: for several shapes and tile counts, compile ops::matmul,
-//   run it cycle-exact and print FLOPs per cycle per tile against the tile's peak of one fused
-//   multiply-add (2 FLOPs) per cycle: over the whole program (exchanges and syncs included) and
-//   over the compute phases only (each tile's cycles less its sync-wait and exchange cycles).
+//   tessera-bench matmul [--device model] [--matrix-unit on|off] [--m M --k K --n N] [--tiles T]:
+//   for one shape or a list of shapes and tile counts, compile ops::matmul for the device's chip,
+//   run it cycle-exact and print FLOPs per cycle per tile against the tile's peak (32 FLOP a cycle
+//   with the matrix unit, one fused multiply-add = 2 without): over the whole program (exchanges
+//   and syncs included) and over the compute phases only (each tile's cycles less its sync-wait
+//   and exchange cycles).
 //   tessera-bench conv: the same for LeNet's conv layers (bench/conv_bench.hpp).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -26,7 +29,22 @@
 
 namespace {
 
-int runMatmul(const std::string& device) {
+// What tessera-bench matmul runs: one shape (--m, --k, --n) or the default list.
+struct MatmulOptions {
+  std::string device = "model";
+  unsigned tiles = 0;   // 0: each default case's own, 16 for a shape given by --m/--k/--n
+  uint32_t memKiB = 0;  // 0: each default case's own, 624 for a shape given
+  size_t m = 0, k = 0, n = 0;
+  std::string precision = "fp32";
+  std::string matrixUnit;  // "", "on", "off": DeviceOptions::matrixUnit
+};
+
+int runMatmul(const MatmulOptions& opt) {
+  if (opt.precision == "fp16") {
+    throw tessera::Error(
+        "matmul --precision fp16: not built yet (fp16 inputs of the matrix unit and fp16 tensors "
+        "are phase 2 of issue 25; docs/tile.md, \"Matrix unit\")");
+  }
   struct Case {
     unsigned tiles;
     uint32_t memBytes;
@@ -34,15 +52,42 @@ int runMatmul(const std::string& device) {
   };
   // 64 KiB tiles are the RTL's; 624 KiB the IPU's (the mk2 preset; the model runs either).
   constexpr uint32_t kRtl = TESS_TILE_MEM_BYTES, kMk2 = TESS_MK2_TILE_MEM_BYTES;
-  const Case cases[] = {{1, kRtl, 48, 48, 48},    {1, kRtl, 32, 64, 32},
-                        {4, kRtl, 64, 96, 48},    {16, kRtl, 32, 128, 10},
-                        {16, kMk2, 32, 784, 128}, {16, kMk2, 128, 256, 192}};
-  fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>8} {:>12} {:>14}\n", "tiles", "KiB",
-             "m", "k", "n", "cycles", "exchange", "plan", "all of peak", "compute of peak");
+  std::vector<Case> cases;
+  if (opt.m || opt.k || opt.n) {
+    if (!opt.m || !opt.k || !opt.n)
+      throw tessera::Error("matmul: give all of --m, --k and --n (or none, for the default list)");
+    cases.push_back(
+        {opt.tiles ? opt.tiles : 16u, opt.memKiB ? opt.memKiB * 1024 : kMk2, opt.m, opt.k, opt.n});
+  } else {
+    // Small products on 1 and 4 RTL-sized tiles, then the MLP's layers (784-128-10, batch 32),
+    // LeNet's fully connected layers (400-120-84-10) and 128 x 256 x 192 on 16 tiles.
+    cases = {{1, kRtl, 48, 48, 48},    {1, kRtl, 32, 64, 32},    {4, kRtl, 64, 96, 48},
+             {16, kRtl, 32, 128, 10},  {16, kMk2, 32, 784, 128}, {16, kMk2, 32, 128, 10},
+             {16, kMk2, 32, 400, 120}, {16, kMk2, 32, 120, 84},  {16, kMk2, 32, 84, 10},
+             {16, kMk2, 128, 256, 192}};
+    for (Case& c : cases) {
+      if (opt.tiles) c.tiles = opt.tiles;
+      if (opt.memKiB) c.memBytes = opt.memKiB * 1024;
+    }
+  }
   int failures = 0;
   for (const Case& c : cases) {
+    const std::string what =
+        fmt::format("{} tiles x {} KiB, {} x {} x {}:", c.tiles, c.memBytes / 1024, c.m, c.k, c.n);
     try {
-      tessera::Graph g(tessera::Target{c.tiles, c.memBytes});
+      tessera::DeviceOptions o;
+      o.tiles = c.tiles;
+      o.tileMemBytes = c.memBytes;
+      if (!opt.matrixUnit.empty()) o.matrixUnit = opt.matrixUnit == "on";
+      auto dev = tessera::openDevice(opt.device, o);
+      if (dev->info().counterBits < 64) {
+        // The compute share below is from the tiles' counters, which would wrap (the iCE40 board).
+        throw tessera::Error(
+            fmt::format("the device's tile counters are {} bits wide", dev->info().counterBits));
+      }
+      // The device's chip, matrix unit included, is the compiler's target.
+      const tessera::Target target = tessera::Target::of(dev->info());
+      tessera::Graph g(target);
       tessera::Sequence prog;
       const tessera::ops::MatMulPlan plan = tessera::ops::planMatMul(g, c.m, c.k, c.n);
       // Operands mapped where the plan reads them (createMatMulLhs/Rhs), as a model would create
@@ -56,15 +101,8 @@ int runMatmul(const std::string& device) {
       g.setInitialValue(b, bv);
       tessera::ops::matmul(g, a, b, prog, "mm");
       tessera::Compiled comp = tessera::compile(g, prog);
-      tessera::DeviceOptions o;
-      o.tiles = c.tiles;
-      o.tileMemBytes = c.memBytes;
-      auto dev = tessera::openDevice(device, o);
-      if (dev->info().counterBits < 64) {
-        // The compute share below is from the tiles' counters, which would wrap (the iCE40 board).
-        throw tessera::Error(
-            fmt::format("the device's tile counters are {} bits wide", dev->info().counterBits));
-      }
+      const bool unit = std::find(comp.report.codelets.begin(), comp.report.codelets.end(),
+                                  "MatMulAmp") != comp.report.codelets.end();
       tessera::Engine e(*dev, comp.executable);
       const tessera::RunResult r = e.run(20'000'000'000ull);
       if (r.reason != tessera::StopReason::Halted) throw tessera::Error("the matmul did not halt");
@@ -74,15 +112,19 @@ int runMatmul(const std::string& device) {
         const tessera::TileStats st = dev->stats(t);
         computeCycles += r.cycles - st.syncWaitCycles - st.exchangeCycles;
       }
-      const double macs = static_cast<double>(c.m * c.k * c.n);
+      // The tile's fp32 peak: 16 MACs a cycle with the matrix unit, one FMA without.
+      const double peak = target.hasMatrixUnit ? 32.0 : 2.0;
+      const double flops = 2.0 * static_cast<double>(c.m * c.k * c.n);
+      const double all = flops / (static_cast<double>(c.tiles) * static_cast<double>(r.cycles));
+      const double compute = flops / static_cast<double>(computeCycles);
       fmt::print(
-          "{:>5} {:>7} {:>5} {:>5} {:>5} {:>10} {:>9} {:>2}x{}x{:<2} {:>11.1f}% {:>13.1f}%\n",
-          c.tiles, c.memBytes / 1024, c.m, c.k, c.n, r.cycles, xc, plan.m, plan.n, plan.k,
-          100.0 * macs / (static_cast<double>(c.tiles) * static_cast<double>(r.cycles)),
-          100.0 * macs / static_cast<double>(computeCycles));
+          "{} plan {}x{}x{}, {}, cycles: {}, exchange: {}, FLOP/cycle/tile: {:.2f} (compute "
+          "phases {:.2f}), % of peak ({:g}): {:.1f}% (compute phases {:.1f}%)\n",
+          what, plan.m, plan.n, plan.k,
+          unit ? "matrix unit" : (target.hasMatrixUnit ? "scalar (shape)" : "scalar"), r.cycles, xc,
+          all, compute, peak, 100.0 * all / peak, 100.0 * compute / peak);
     } catch (const std::exception& ex) {
-      fmt::print("{:>5} {:>7} {:>5} {:>5} {:>5}  not run: {}\n", c.tiles, c.memBytes / 1024, c.m,
-                 c.k, c.n, ex.what());
+      fmt::print("{} not run: {}\n", what, ex.what());
       ++failures;
     }
   }
@@ -121,10 +163,30 @@ int compileMlp(tessera::bench::MlpConfig cfg, const std::string& model, unsigned
 int main(int argc, char** argv) {
   CLI::App app{"tessera-bench: benchmarks of compiled programs"};
   app.require_subcommand(1);
-  std::string device = "model";
-  CLI::App* mm =
-      app.add_subcommand("matmul", "matmul: FLOPs per cycle per tile against the FMA peak");
-  mm->add_option("--device", device, "device string (model, rtl, tcp://HOST:PORT, serial:PATH)");
+  MatmulOptions mmo;
+  CLI::App* mm = app.add_subcommand("matmul",
+                                    "matmul: FLOPs per cycle per tile against the tile's peak (32 "
+                                    "with the matrix unit, 2 without)");
+  mm->add_option("--device", mmo.device, "device string (model, rtl, tcp://HOST:PORT, serial:PATH)")
+      ->capture_default_str();
+  mm->add_option("--tiles", mmo.tiles,
+                 "tiles (default: each listed case's own; 16 for a shape given by --m/--k/--n)")
+      ->check(CLI::Range(1u, 1472u));
+  mm->add_option("--tile-mem-kib", mmo.memKiB,
+                 "memory per tile, KiB (default: each case's own; 624)")
+      ->check(CLI::Range(16u, 4096u));
+  mm->add_option("--m", mmo.m, "rows of a and c (with --k and --n: one shape instead of the list)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 16));
+  mm->add_option("--k", mmo.k, "columns of a, rows of b")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 16));
+  mm->add_option("--n", mmo.n, "columns of b and c")->check(CLI::Range(size_t{1}, size_t{1} << 16));
+  mm->add_option("--precision", mmo.precision, "fp32 (fp16: not built yet)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "fp16"}));
+  mm->add_option(
+        "--matrix-unit", mmo.matrixUnit,
+        "the device's matrix unit, on or off (default: the chip's; the model builds either)")
+      ->check(CLI::IsMember({"on", "off"}));
   tessera::bench::ConvBenchOptions conv;
   CLI::App* cv = app.add_subcommand(
       "conv", "conv2d: LeNet's conv layers, FMAs per cycle per tile against the peak");
@@ -182,6 +244,10 @@ int main(int argc, char** argv) {
   tr->add_option("--device", train.device,
                  "device string: model, rtl, tcp://HOST:PORT, serial:PATH")
       ->capture_default_str();
+  tr->add_option("--matrix-unit", train.matrixUnit,
+                 "the device's matrix unit, on or off (default: the chip's; the model builds "
+                 "either): the matmuls use it where the device has it")
+      ->check(CLI::IsMember({"on", "off"}));
   tr->add_option("--tiles", train.tiles, "tiles")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
@@ -315,7 +381,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (tr->parsed()) return tessera::bench::runTrain(train);
-    if (mm->parsed()) return runMatmul(device);
+    if (mm->parsed()) return runMatmul(mmo);
     if (cv->parsed()) return tessera::bench::runConvBench(conv);
     if (cm->parsed()) {
       using Kind = tessera::autodiff::OptimizerConfig::Kind;

@@ -275,6 +275,7 @@ ModelParameters initialParameters(const TrainOptions& o, const Model& model) {
 std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& model) {
   DeviceOptions dopt;
   dopt.tiles = o.tiles;
+  if (!o.matrixUnit.empty()) dopt.matrixUnit = o.matrixUnit == "on";
   if (o.tileMemKiB)
     dopt.tileMemBytes = o.tileMemKiB * 1024;
   else if (o.device == "model")

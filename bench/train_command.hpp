@@ -26,6 +26,7 @@ struct TrainOptions {
   std::function<void(const ModelParameters&)> onTrained;
   std::string device = "model";
   unsigned tiles = 16;
+  std::string matrixUnit;   ///< "", "on" or "off": DeviceOptions::matrixUnit
   uint32_t tileMemKiB = 0;  ///< 0: the model's default on the model, the backend's own elsewhere
   size_t batch = 32;
   uint32_t epochs = 1;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -203,11 +204,26 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
     c.inputs = kInputs;
     c.momentum = momentum;
     const std::vector<size_t> sizes = layerSizes(c);
-    for (const std::string& spec : backends::names()) {
+    // "model+unit": the model with the matrix unit, whose matmuls (MatMulAmp) give the same bits.
+    std::vector<std::string> specs = backends::names();
+    specs.push_back("model+unit");
+    for (const std::string& spec : specs) {
       SCOPED_TRACE(spec);
-      backends::Opened opened = openBackend(spec);
+      backends::Opened opened;
+      if (spec == "model+unit") {
+        DeviceOptions o;
+        o.tiles = 4;
+        o.matrixUnit = true;
+        opened.device = openDevice("model", o);
+      } else {
+        opened = openBackend(spec);
+      }
       Device* dev = opened.device.get();
       MlpTrainer t(*dev, c);
+      if (spec == "model+unit") {
+        const std::vector<std::string>& used = t.report().codelets;
+        EXPECT_NE(std::find(used.begin(), used.end(), "MatMulAmp"), used.end());
+      }
       MlpParameters p = MlpParameters::initialize(sizes, 3);
       t.setParameters(p.weights, p.biases);
       CpuMlp cpu(p, c.learningRate, momentum);

@@ -41,9 +41,20 @@ std::unique_ptr<Device> openDevice(const std::string& spec, const DeviceOptions&
   if (spec == "model")
     return options.shard ? makeShardedModelDevice(options) : makeModelDevice(options);
   if (spec == "rtl") return makeRtlDevice(options);
-  // Remote devices take their chip parameters from the server, not from options.
-  if (spec.starts_with("tcp://")) return link::makeTcpDevice(spec);
-  if (spec.starts_with("serial:")) return link::makeSerialDevice(spec);
+  // Remote devices take their chip parameters from the server, not from options; a matrix unit
+  // asked for must be the one the remote chip has.
+  std::unique_ptr<Device> remote;
+  if (spec.starts_with("tcp://")) remote = link::makeTcpDevice(spec);
+  if (spec.starts_with("serial:")) remote = link::makeSerialDevice(spec);
+  if (remote) {
+    const bool has = remote->info().hasMatrixUnit;
+    if (options.matrixUnit && *options.matrixUnit != has) {
+      throw Error(fmt::format("device \"{}\": the remote chip has {} matrix unit; {} asked for",
+                              spec, has ? "a" : "no",
+                              *options.matrixUnit ? "one was" : "none was"));
+    }
+    return remote;
+  }
   throw Error(fmt::format(
       "unknown device \"{}\": valid devices are \"model\", \"rtl\", \"tcp://HOST:PORT\" and "
       "\"serial:PATH\"",

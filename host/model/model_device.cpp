@@ -51,7 +51,15 @@ ChipGeometry presetGeometry(const DeviceOptions& options) {
   if (options.contexts != 0) g.contexts = options.contexts;
   g.hasFpu = g.hasFpu && !options.noFpu;
   g.hasMulDiv = g.hasMulDiv && !options.noMulDiv;
-  // The unit writes f-registers (AMP.RD): a chip without the FPU has no unit either.
+  if (options.matrixUnit) {
+    if (*options.matrixUnit && !g.hasFpu) {
+      throw Error(
+          "model device: the matrix unit needs the FPU (AMP.RD writes an f-register; docs/tile.md, "
+          "\"Matrix unit\"): not with an integer-only tile");
+    }
+    g.hasMatrixUnit = *options.matrixUnit;
+  }
+  // A chip whose configuration has the unit loses it with the FPU (noFpu, as the ice40 preset).
   g.hasMatrixUnit = g.hasMatrixUnit && g.hasFpu;
   return g;
 }

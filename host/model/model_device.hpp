@@ -38,7 +38,8 @@ struct ChipGeometry : ChipShape {
   ChipInfo chipInfo() const { return ChipInfo{*this, "model"}; }
 };
 /// The chip a model device builds for these options: a preset (ChipShape::preset) or the default
-/// chip, with the options' tiles, tile memory, contexts, counter width, noFpu and noMulDiv.
+/// chip, with the options' tiles, tile memory, contexts, counter width, noFpu, noMulDiv and
+/// matrixUnit.
 /// Shared by ModelDevice and the sharded model (host/shard).
 /// Throws tessera::Error on an unknown preset or a preset contradicted by the options.
 ChipGeometry chipGeometry(const DeviceOptions& options);

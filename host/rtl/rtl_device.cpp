@@ -466,6 +466,13 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
         "rtl: the chip was verilated with the M extension; the configuration without it runs on "
         "the model, on Icarus (rtl/tests/icarus) and on the iCE40 board (docs/bringup.md)");
   }
+  if (options.matrixUnit && *options.matrixUnit != (TESS_MATRIX_UNIT != 0)) {
+    throw Error(fmt::format(
+        "rtl: the chip was verilated {} the matrix unit (rtl/params.json MATRIX_UNIT = {}); a chip "
+        "{} it runs on the model (--matrix-unit {})",
+        TESS_MATRIX_UNIT != 0 ? "with" : "without", TESS_MATRIX_UNIT,
+        *options.matrixUnit ? "with" : "without", *options.matrixUnit ? "on" : "off"));
+  }
   if (options.contexts != 0 && options.contexts != kContexts) {
     throw Error(fmt::format(
         "rtl: the chip was verilated with {} contexts per tile; {} requested (other counts run on "

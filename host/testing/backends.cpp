@@ -73,11 +73,11 @@ Opened open(const std::string& backend, const DeviceOptions& options) {
     plain.tileMemBytes = options.tileMemBytes;
     if (options.preset != plain.preset || options.noFpu || options.noMulDiv ||
         options.contexts != plain.contexts || options.counterBits != plain.counterBits ||
-        options.shard || options.tileMemBytes % 1024 != 0) {
+        options.shard || options.matrixUnit || options.tileMemBytes % 1024 != 0) {
       throw Error(
           "backend tcp: tessera-server takes the tile count and a tile memory in KiB; the test "
-          "asks for more (preset, extensions, contexts, counter width, sharding or a memory size "
-          "that is not whole KiB)");
+          "asks for more (preset, extensions, matrix unit, contexts, counter width, sharding or a "
+          "memory size that is not whole KiB)");
     }
     o.server = std::make_unique<link::ServerProcess>(
         TESSERA_SERVER_PATH,

@@ -63,6 +63,10 @@ void addOptions(CLI::App& app, Options& o) {
                  "Model: width of the tiles' counters, 32 (as on the iCE40 board: they wrap "
                  "modulo 2^32) or 64 (default: the chip's)")
       ->check(CLI::IsMember({32u, 64u}));
+  app.add_option("--matrix-unit", o.matrixUnit,
+                 "The tiles' matrix unit, on or off (default: the chip's, rtl/params.json "
+                 "MATRIX_UNIT; the model builds either, another device refuses what it lacks)")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
   app.add_option("--max-tiles", o.maxTiles,
                  fmt::format("Refuse chips with more tiles than this (default {}, docs/limits.md)",
@@ -109,6 +113,7 @@ DeviceOptions deviceOptions(const Options& o) {
   options.noMulDiv = o.noMulDiv;
   options.contexts = o.contexts;
   options.counterBits = o.counterBits;
+  if (!o.matrixUnit.empty()) options.matrixUnit = o.matrixUnit == "on";
   options.threads = o.threads;
   options.maxTiles = o.maxTiles;
   options.maxChipBytes = o.maxChipMiB << 20;

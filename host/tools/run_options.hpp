@@ -32,6 +32,7 @@ struct Options {
   bool noMulDiv = false;
   unsigned contexts = 0;
   unsigned counterBits = 0;
+  std::string matrixUnit;  // "", "on" or "off": DeviceOptions::matrixUnit
   unsigned threads = 0;
   unsigned maxTiles = 0;
   uint64_t maxChipMiB = 0;

@@ -133,8 +133,15 @@ class Lowering {
     return a;
   }
 
-  uint32_t allocScratch(unsigned tile, uint32_t bytes) {
+  // Pads tile's next persistent address to a multiple of align (a power of two).
+  void alignNext(unsigned tile, uint32_t align) {
+    const uint32_t pad = (align - next_[tile] % align) % align;
+    if (pad) alloc(tile, pad, &TileMemoryReport::tensors, "alignment padding");
+  }
+
+  uint32_t allocScratch(unsigned tile, uint32_t bytes, uint32_t align = 4) {
     scratch_[tile] -= bytes;
+    scratch_[tile] &= ~(align - 1);
     const uint32_t a = scratch_[tile];
     scratch_[tile] -= kGuardBytes;
     scratchLow_[tile] = std::min(scratchLow_[tile], scratch_[tile]);
@@ -308,6 +315,7 @@ class Lowering {
       uint32_t bytes = 0;
       int64_t first = 0, last = 0;
       uint32_t offset = 0;
+      uint32_t align = 4;
     };
     std::vector<std::vector<Temp>> temps(T_);
     std::vector<std::vector<uint32_t>> counts(vars.size());
@@ -328,9 +336,10 @@ class Lowering {
       for (unsigned t = 0; t < T_; ++t) {
         if (!count[t]) continue;
         if (temporary) {
-          temps[t].push_back({v, 4 * count[t], life[v].first, life[v].last, 0});
+          temps[t].push_back({v, 4 * count[t], life[v].first, life[v].last, 0, var.align});
           users_[t][fmt::format("tensor \"{}\"", var.name)] += 4 * count[t];
         } else {
+          alignNext(t, var.align);
           base[t] = alloc(t, 4 * count[t], &TileMemoryReport::tensors,
                           fmt::format("tensor \"{}\"", var.name));
         }
@@ -375,11 +384,15 @@ class Lowering {
         for (const auto& [b, e] : busy) {
           if (at + x.bytes <= b) break;
           at = std::max(at, e);
+          at = (at + x.align - 1) & ~(x.align - 1);
         }
         x.offset = at;
         placed.push_back(&x);
         poolBytes = std::max(poolBytes, at + x.bytes);
       }
+      uint32_t poolAlign = 4;
+      for (const Temp& x : list) poolAlign = std::max(poolAlign, x.align);
+      alignNext(t, poolAlign);
       const uint32_t pool =
           alloc(t, poolBytes, &TileMemoryReport::tensors, "tensors of the shared pool");
       users_[t].erase("tensors of the shared pool");
@@ -494,6 +507,7 @@ class Lowering {
         for (size_t i = 0; i < locs.size() && direct; ++i) {
           direct = locs[i].tile == tile && locs[i].addr == locs[0].addr + 4 * i;
         }
+        if (!locs.empty() && locs[0].addr % gf.align != 0) direct = false;
         if (f.kind != FieldKind::Input) {
           std::vector<Loc> sorted = locs;
           std::sort(sorted.begin(), sorted.end(), [](Loc a, Loc b) {
@@ -512,8 +526,9 @@ class Lowering {
         // Inputs of one compute set that gather the same elements to one tile share a buffer.
         std::vector<uint64_t> key;
         if (!direct && f.kind == FieldKind::Input) {
-          key.reserve(locs.size() + 1);
+          key.reserve(locs.size() + 2);
           key.push_back(tile);
+          key.push_back(gf.align);
           for (const Loc& l : locs) key.push_back(uint64_t{l.tile} << 32 | l.addr);
           if (auto it = shared.find(key); it != shared.end()) {
             ptr = it->second;
@@ -521,7 +536,7 @@ class Lowering {
           }
         }
         if (!direct) {
-          ptr = allocScratch(tile, 4 * static_cast<uint32_t>(locs.size()));
+          ptr = allocScratch(tile, 4 * static_cast<uint32_t>(locs.size()), gf.align);
           std::vector<Loc> buf(locs.size());
           for (size_t i = 0; i < locs.size(); ++i)
             buf[i] = {tile, ptr + 4 * static_cast<uint32_t>(i)};

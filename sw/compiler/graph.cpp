@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <link.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdlib>
@@ -394,6 +395,32 @@ void Graph::setTileMapping(VertexRef ref, unsigned tile) {
                     ref.id, impl_->vertices[ref.id].codelet, tile, impl_->target.tiles));
   }
   impl_->vertices[ref.id].tile = static_cast<int32_t>(tile);
+}
+
+namespace {
+
+void checkAlignment(uint32_t bytes, const std::string& what) {
+  if (bytes < 4 || (bytes & (bytes - 1)) != 0)
+    throw Error(fmt::format("{}: alignment {} is not a power of two of at least 4", what, bytes));
+}
+
+}  // namespace
+
+void Graph::setFieldAlignment(VertexRef ref, const std::string& field, uint32_t bytes) {
+  GraphVertex& v = vertex(ref, field, false);
+  checkAlignment(bytes, fmt::format("vertex {} ({}): field \"{}\"", ref.id, v.codelet, field));
+  for (GraphField& gf : v.fields) {
+    if (gf.name == field) gf.align = bytes;
+  }
+}
+
+void Graph::setAlignment(const Tensor& t, uint32_t bytes) {
+  checkTensor(t, "setAlignment");
+  checkAlignment(bytes, fmt::format("setAlignment of \"{}\"", t.debugName()));
+  for (const ElementRun& r : t.runs()) {
+    GraphVariable& var = impl_->variables[r.var];
+    var.align = std::max(var.align, bytes);
+  }
 }
 
 DataStream Graph::addHostToDeviceFIFO(const std::string& name, ElemType type, size_t elements) {

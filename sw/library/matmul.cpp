@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 
+#include "tessera/amp_matmul.h"
+#include "tessera/chip_params.h"
 #include "tessera/control.h"
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
@@ -25,10 +27,28 @@ size_t ceilDiv(size_t a, size_t b) {
   return (a + b - 1) / b;
 }
 
-// [begin, end) of part p of n split into parts.
-std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p) {
-  const size_t per = ceilDiv(n, parts);
+// [begin, end) of part p of n split into parts, each a multiple of grain long where n allows
+// (the last may be shorter; trailing ones may be empty).
+std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p, size_t grain = 1) {
+  const size_t per = ceilDiv(ceilDiv(n, parts), grain) * grain;
   return {std::min(n, p * per), std::min(n, (p + 1) * per)};
+}
+
+// MatMulAmp's cycles on a tile's mb x nb x kb block: its start, then per column group of 4 and
+// per block of 20 rows (4 for each of the five workers) one pass of 4 rounds, 9 per pair of k
+// blocks of 4, 4 for an odd block and the gap, and a longer gap before each further row block
+// (sw/codelets/linalg/MatMulAmp.cpp).
+double ampCycles(size_t mb, size_t nb, size_t kb) {
+  const size_t blocks = kb / 4;
+  const size_t period = 4 + 9 * (blocks / 2) + 4 * (blocks % 2) + TESSERA_AMP_MATMUL_GAP_ROUNDS;
+  const size_t rowBlocks = ceilDiv(ceilDiv(mb, TESSERA_AMP_MATMUL_ROWS), TESS_NUM_CONTEXTS - 1);
+  return static_cast<double>(TESS_ROUND_CYCLES) *
+         static_cast<double>(TESSERA_AMP_MATMUL_START_ROUNDS + nb / 4 * rowBlocks * period +
+                             (rowBlocks - 1) * TESSERA_AMP_MATMUL_BLOCK_GAP_ROUNDS);
+}
+
+bool unitTarget(const Target& t) {
+  return t.hasMatrixUnit && t.hasFpu && t.hasMulDiv && t.contexts == TESS_NUM_CONTEXTS;
 }
 
 // Parts of an mb x nb block for up to `workers` vertices (one per context: the workers and the
@@ -74,35 +94,73 @@ void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a
   graph.setTileMapping(vx, tile);
 }
 
+// MatMulAmp vertices computing c [mb, nb] (+)= a [mb, kb] b [kb, nb] on tile: one per context,
+// sharing every field (the codelet's roles come from the context id). aRows is op(a)'s block as a
+// row-major view, bOp op(b)'s; the unit reads b in column groups [nb / 4][kb][4], gathered so.
+// c must lie in place on the tile, 16-byte aligned (the caller's setAlignment).
+void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aRows,
+                    const Tensor& bOp, const Tensor& c, bool accumulate, const std::string& name) {
+  const size_t kb = bOp.dim(0), nb = bOp.dim(1);
+  const Tensor bGroups = bOp.reshape({kb, nb / 4, 4}).dimShuffle({1, 0, 2}).flatten();
+  // The word through which the supervisor tells the workers when the first pass starts; 0
+  // between runs (the supervisor clears it when its passes end).
+  const Tensor sync =
+      graph.addVariable(ElemType::Int32, {1}, fmt::format("{}/unit-start@{}", name, tile));
+  graph.setTileMapping(sync, tile);
+  for (unsigned v = 0; v < graph.target().contexts; ++v) {
+    VertexRef vx = graph.addVertex(
+        cs, "MatMulAmp", {{"a", aRows.flatten()}, {"b", bGroups}, {"c", c}, {"sync", sync}});
+    graph.setFieldValue(vx, "k", static_cast<uint32_t>(kb));
+    graph.setFieldValue(vx, "flags", accumulate ? 4u : 0u);
+    for (const char* f : {"a", "b", "c"}) graph.setFieldAlignment(vx, f, TESS_AMP_STEP_BYTES);
+    graph.setTileMapping(vx, tile);
+  }
+}
+
 }  // namespace
 
-MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
-  const Target& t = graph.target();
+bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
+  return unitTarget(target) && m > 0 && n > 0 && n % 4 == 0 && k % 4 == 0 && k >= 8;
+}
+
+namespace {
+
+// The plan for target t (planMatMul); kParts != 0 fixes the k split.
+MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_t n,
+                   size_t kParts) {
   const size_t tiles = t.tiles;
   const size_t workers = t.contexts;
   // Bytes a tile can give a matmul: its memory less the codelet image, the stacks and some room
   // for vertex states and programs.
   const double room =
-      static_cast<double>(t.tileMemBytes) - graph.imageEnd() - TESS_GRAPH_STACK_BYTES - 4096.0;
+      static_cast<double>(t.tileMemBytes) - imageEnd - TESS_GRAPH_STACK_BYTES - 4096.0;
+  const size_t grain = unitTarget(t) ? 4 : 1;
   MatMulPlan best;
+  best.grain = grain;
   double bestCost = std::numeric_limits<double>::max();
   bool bestFits = false;
   for (size_t pm = 1; pm <= std::min(m, tiles); ++pm) {
     for (size_t pn = 1; pn * pm <= tiles && pn <= n; ++pn) {
       for (size_t pk = 1; pk * pn * pm <= tiles && pk <= k; ++pk) {
+        if (kParts != 0 && pk != kParts) continue;
         // Every part must be non-empty (so every partial has a tile).
-        if (ceilDiv(m, pm) * (pm - 1) >= m || ceilDiv(n, pn) * (pn - 1) >= n ||
-            ceilDiv(k, pk) * (pk - 1) >= k)
+        if (part(m, pm, pm - 1).first >= m || part(n, pn, pn - 1, grain).first >= n ||
+            part(k, pk, pk - 1).first >= k)
           continue;
-        const double mb = static_cast<double>(ceilDiv(m, pm)),
-                     nb = static_cast<double>(ceilDiv(n, pn)),
-                     kb = static_cast<double>(ceilDiv(k, pk));
-        // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
-        size_t load = 0;
-        for (const WorkPart& p :
-             splitWork(static_cast<size_t>(mb), static_cast<size_t>(nb), workers))
-          load = std::max(load, p.rows * p.cols);
-        const double compute = kCyclesPerMac * static_cast<double>(load) * kb;
+        const size_t mbz = part(m, pm, 0).second, nbz = part(n, pn, 0, grain).second,
+                     kbz = part(k, pk, 0).second;
+        const double mb = static_cast<double>(mbz), nb = static_cast<double>(nbz),
+                     kb = static_cast<double>(kbz);
+        double compute = 0.0;
+        if (matMulUsesUnit(t, mbz, kbz, nbz)) {
+          compute = ampCycles(mbz, nbz, kbz);
+        } else {
+          // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
+          size_t load = 0;
+          for (const WorkPart& p : splitWork(mbz, nbz, workers))
+            load = std::max(load, p.rows * p.cols);
+          compute = kCyclesPerMac * static_cast<double>(load) * kb;
+        }
         const double reduce = pk > 1 ? kCyclesPerMac * mb * nb / static_cast<double>(workers) : 0.0;
         const double exchange = mb * kb + kb * nb + (pk > 1 ? 2.0 * mb * nb : 0.0);
         const double cost = compute + reduce + exchange;
@@ -115,12 +173,25 @@ MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
         if ((fits && !bestFits) || (fits == bestFits && cost < bestCost - 1e-9)) {
           bestCost = cost;
           bestFits = fits;
-          best = {pm, pn, pk};
+          best = {pm, pn, pk, grain};
         }
       }
     }
   }
   return best;
+}
+
+}  // namespace
+
+MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
+  const Target& t = graph.target();
+  if (!unitTarget(t)) return planFor(t, graph.imageEnd(), m, k, n, 0);
+  // The unit keeps the k split the scalar codelets would have (the parts' sums fix the bits), so
+  // a product gives the same bits with and without the unit; m and n are split for its rate.
+  Target scalar = t;
+  scalar.hasMatrixUnit = false;
+  const size_t kParts = planFor(scalar, graph.imageEnd(), m, k, n, 0).k;
+  return planFor(t, graph.imageEnd(), m, k, n, kParts);
 }
 
 namespace {
@@ -139,6 +210,7 @@ Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
     for (size_t l = 0; l < plan.k; ++l) {
       const auto [m0, m1] = part(m, plan.m, i);
       const auto [k0, k1] = part(k, plan.k, l);
+      if (m0 == m1 || k0 == k1) continue;
       graph.setTileMapping(a.slice(m0, m1, 0).slice(k0, k1, 1),
                            planTile(plan, i, (i + l) % plan.n, l));
     }
@@ -152,7 +224,8 @@ Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
   for (size_t l = 0; l < plan.k; ++l) {
     for (size_t j = 0; j < plan.n; ++j) {
       const auto [k0, k1] = part(k, plan.k, l);
-      const auto [n0, n1] = part(n, plan.n, j);
+      const auto [n0, n1] = part(n, plan.n, j, plan.grain);
+      if (k0 == k1 || n0 == n1) continue;
       graph.setTileMapping(b.slice(k0, k1, 0).slice(n0, n1, 1),
                            planTile(plan, (j + l) % plan.m, j, l));
     }
@@ -187,22 +260,33 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                           : b.slice(k0, k1, 0).slice(c0, c1, 1);
   };
   const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u);
+  // op(a) and op(b) as views, for the unit's row-major reads.
+  const Tensor aOp = opt.transposeA ? a.transpose() : a;
+  const Tensor bOp = opt.transposeB ? b.transpose() : b;
+  const size_t g = plan.grain;
 
   Tensor c = graph.addVariable(ElemType::Float32, {m, n}, name);
   Tensor partials = plan.k > 1
                         ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials")
                         : c.expand(0);
   ComputeSet cs = graph.addComputeSet(name);
+  bool aligned = false;
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
     for (size_t j = 0; j < plan.n; ++j) {
-      const auto [n0, n1] = part(n, plan.n, j);
+      const auto [n0, n1] = part(n, plan.n, j, g);
       for (size_t l = 0; l < plan.k; ++l) {
         const auto [k0, k1] = part(k, plan.k, l);
         if (m0 == m1 || n0 == n1 || k0 == k1) continue;
         const unsigned tile = tileOf(i, j, l);
         const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, n1, 1);
         graph.setTileMapping(pBlock, tile);
+        if (matMulUsesUnit(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
+          if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
+          addAmpVertices(graph, cs, tile, aOp.slice(m0, m1, 0).slice(k0, k1, 1),
+                         bOp.slice(k0, k1, 0).slice(n0, n1, 1), pBlock.flatten(), false, name);
+          continue;
+        }
         const Tensor bb = bBlock(k0, k1, n0, n1).flatten();
         // The block's rows of op(a), one gathered copy shared by the tile's vertices.
         const Tensor ab = aBlock(m0, m1, k0, k1).flatten();
@@ -220,7 +304,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
     for (size_t j = 0; j < plan.n; ++j) {
-      const auto [n0, n1] = part(n, plan.n, j);
+      const auto [n0, n1] = part(n, plan.n, j, g);
       if (m0 == m1 || n0 == n1) continue;
       const Tensor cBlock = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
       const size_t elems = cBlock.numElements();
@@ -298,6 +382,14 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     const Tensor ab =
         (opt.transposeA ? a.slice(bx.r0, bx.r1, 1) : a.slice(bx.r0, bx.r1, 0)).flatten();
     const Tensor cb = c.slice(bx.r0, bx.r1, 0).slice(bx.c0, bx.c1, 1).flatten();
+    if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0)) {
+      graph.setAlignment(cb, TESS_AMP_STEP_BYTES);
+      const Tensor aOp = opt.transposeA ? a.transpose() : a;
+      const Tensor bOp = opt.transposeB ? b.transpose() : b;
+      addAmpVertices(graph, cs, tile, aOp.slice(bx.r0, bx.r1, 0), bOp.slice(bx.c0, bx.c1, 1), cb,
+                     true, name);
+      continue;
+    }
     for (const WorkPart& p : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0, graph.target().contexts))
       addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
   }

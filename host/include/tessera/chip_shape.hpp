@@ -30,8 +30,9 @@ struct ChipShape {
   bool hasExchange = TESS_HAS_EXCHANGE != 0;    ///< false: no exchange engines (docs/chip.md)
   bool hasCheckpoint = TESS_HAS_CHECKPOINT != 0;  ///< false: no checkpoint registers
                                                   ///< (docs/checkpoint.md)
-  bool hasMatrixUnit = TESS_MATRIX_UNIT != 0;     ///< true: the tiles' matrix unit (docs/tile.md,
-                                                  ///< "Matrix unit"); false: its words trap
+  bool hasMatrixUnit = TESS_MATRIX_UNIT != 0;     ///< true: the tiles have the matrix unit
+                                                  ///< (docs/tile.md, "Matrix unit"): the library's
+                                                  ///< matmuls use it (docs/library.md)
 
   /// A named shape: "default" (the RTL build's parameters on TESS_DEFAULT_TILES tiles), "mk2"
   /// (rtl/params.json config MK2: 1,472 tiles of 624 KiB) or "ice40" (config ICE40, the iCE40

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -152,6 +153,10 @@ struct DeviceOptions {
                               ///< 0 = kDefaultMaxChipBytes
   bool shard = false;         ///< model only: split the tiles over the ranks of an MPI job
                               ///< (docs/scale-out.md); every rank opens the same device
+  /// The matrix unit (docs/tile.md, "Matrix unit"): unset = the chip's (rtl/params.json
+  /// MATRIX_UNIT); the model builds either; a device that cannot honour it (rtl, tcp, serial
+  /// without the unit, or with it when false is asked) refuses it.
+  std::optional<bool> matrixUnit;
 };
 
 /// Most tiles openDevice builds unless DeviceOptions::maxTiles allows more: the mk2 chip

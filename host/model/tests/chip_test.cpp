@@ -199,6 +199,32 @@ TEST(Chip, Ice40Preset) {
   expectIllegalSecondWord(noM, mul(1, 2, 3));
 }
 
+TEST(Chip, MatrixUnitOption) {
+  // DeviceOptions::matrixUnit: unset = the configuration's MATRIX_UNIT; the model builds either,
+  // and reports it in ChipInfo (a compiler Target made from it has it too).
+  DeviceOptions o;
+  o.tiles = 1;
+  EXPECT_EQ(ModelDevice{o}.info().hasMatrixUnit, TESS_MATRIX_UNIT != 0);
+  const uint32_t ampClr = TESS_AMP_OPCODE | TESS_AMP_F3_CLR << 12;
+  o.matrixUnit = true;
+  ModelDevice on{o};
+  EXPECT_TRUE(on.info().hasMatrixUnit);
+  EXPECT_TRUE(ChipShape::of(on.info()).hasMatrixUnit);
+  chipprog::place(on, 0, 0, {kMmio, ampClr, exitWith(zero)});
+  on.reset();
+  EXPECT_EQ(on.run(1000).reason, StopReason::Halted);
+  o.matrixUnit = false;
+  ModelDevice off{o};
+  EXPECT_FALSE(off.info().hasMatrixUnit);
+  expectIllegalSecondWord(off, ampClr);
+  // The unit writes f-registers: an integer-only tile cannot have it, and loses the default one.
+  o.matrixUnit = true;
+  o.noFpu = true;
+  EXPECT_THROW(ModelDevice{o}, Error);
+  o.matrixUnit.reset();
+  EXPECT_FALSE(ModelDevice{o}.info().hasMatrixUnit);
+}
+
 TEST(Chip, CounterWidthOfThePresetsAndTheOption) {
   // COUNTER_BITS (rtl/params.json): 64 by default, 32 on the iCE40 board; DeviceOptions::
   // counterBits sets it on any other chip. The wrap itself: device tests, CounterSuite.

@@ -65,6 +65,7 @@ struct GraphVariable {
   std::vector<int32_t> tileOf;    ///< tile of each element, -1 = unmapped
   std::vector<uint32_t> initial;  ///< initial bits of each element; empty = zeros
   bool constant = false;
+  uint32_t align = 4;  ///< bytes its first element on each tile is aligned to (setAlignment)
 };
 
 /// A vertex connection or value.
@@ -73,6 +74,7 @@ struct GraphField {
   Tensor tensor;       ///< regions
   uint32_t value = 0;  ///< Param fields (bits)
   bool hasValue = false;
+  uint32_t align = 4;  ///< bytes the region's start is aligned to (setFieldAlignment)
 };
 
 /// A vertex in a compute set.
@@ -148,6 +150,12 @@ class Graph {
   /// (docs/compiler.md, "FLOPs": a fused or unfused multiply-add counts 2, any other arithmetic
   /// result 1, moves 0). A vertex whose op does not say counts 0.
   void setFlops(VertexRef v, uint64_t flops);
+  /// Give a region field a start aligned to `bytes` (a power of two, at least 4): connected
+  /// elements in place at another address are gathered into an aligned buffer instead.
+  void setFieldAlignment(VertexRef v, const std::string& field, uint32_t bytes);
+  /// Place each variable t refers to so that its elements on every tile start at a multiple of
+  /// `bytes` (a power of two, at least 4), as setFieldAlignment's fields read them in place.
+  void setAlignment(const Tensor& t, uint32_t bytes);
 
   /// A host-to-device stream of `elements` elements per copy.
   DataStream addHostToDeviceFIFO(const std::string& name, ElemType type, size_t elements);

@@ -99,7 +99,15 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
 /// The split matmul would choose for these sizes on this graph's tiles: parts along m, n and k.
 struct MatMulPlan {
   size_t m = 1, n = 1, k = 1;
+  size_t grain = 1;  ///< column blocks (along n) are multiples of this where n allows: 4 on a
+                     ///< target with the matrix unit (MatMulAmp's shape), else 1; k parts are
+                     ///< ceil(k / parts) long on every target (their sums fix the result's bits)
 };
+/// True if matmul and matmulAccumulate give a tile's block of op(a) [m, k] op(b) [k, n] to the
+/// matrix unit (codelet MatMulAmp) on this target: it has the unit (Target::hasMatrixUnit), the
+/// FPU, M and six contexts, and n and k are multiples of 4 with k >= 8. Otherwise the scalar
+/// MatMulBlocked computes it, with the same bits.
+bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n);
 /// The plan of matmul(graph, a [m,k], b [k,n]): the least estimated cycles among the splits whose
 /// estimated memory fits a tile (or the least cycles when none does).
 MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n);

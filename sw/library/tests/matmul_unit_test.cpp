@@ -1,0 +1,226 @@
+// matmul and matmulAccumulate on the matrix unit (codelet MatMulAmp, docs/library.md "matmul on
+// the matrix unit") against the scalar codelets, bit for bit, on the model with the unit on: the
+// same graph compiled for a target with the unit and for one without, shapes the unit takes and
+// shapes it leaves to the scalar codelet (n or k not multiples of 4, k < 8), every layout, special
+// values, and products split over tiles against the plan's host reference.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "tessera/compiler.hpp"
+#include "tessera/device.hpp"
+#include "tessera/engine.hpp"
+#include "tessera/ops.hpp"
+
+namespace tessera {
+namespace {
+
+struct Shape {
+  size_t m, k, n;
+  bool ta, tb;
+};
+
+std::vector<float> randomFloats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Signed zeros, subnormals, infinities, NaNs and large values among random ones: the unit's
+// special cases are FMADD.S's (docs/tile.md, "Order of operations").
+std::vector<float> specialFloats(size_t n, uint32_t seed) {
+  std::vector<float> v = randomFloats(n, seed);
+  const float special[] = {0.0f,
+                           -0.0f,
+                           std::numeric_limits<float>::denorm_min(),
+                           -1e-39f,
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN(),
+                           3e38f,
+                           -3e38f,
+                           1e-20f};
+  std::mt19937 rng(seed + 1);
+  for (size_t i = 0; i < n; i += 7) v[i] = special[rng() % std::size(special)];
+  return v;
+}
+
+struct Product {
+  Shape shape;
+  bool accumulate;
+  std::vector<float> a, b, c0;
+};
+
+struct Result {
+  std::vector<std::vector<float>> outputs;
+  std::vector<std::string> codelets;
+  uint64_t cycles = 0;
+};
+
+// Every product in one program on `tiles` tiles, compiled for a target with or without the unit
+// and run on a model with the unit.
+Result runProducts(const std::vector<Product>& products, bool unit, unsigned tiles,
+                   uint32_t memBytes) {
+  Target target{tiles, memBytes, 6};
+  target.hasMatrixUnit = unit;
+  Graph g(target);
+  Sequence prog;
+  std::vector<Tensor> outs;
+  for (size_t i = 0; i < products.size(); ++i) {
+    const Product& p = products[i];
+    const Shape& s = p.shape;
+    auto input = [&](std::vector<size_t> shape, const std::vector<float>& v,
+                     const std::string& name) {
+      Tensor t = ops::createLinear(g, ElemType::Float32, shape, name);
+      g.setInitialValue(t, v);
+      return t;
+    };
+    const Tensor a = input(s.ta ? std::vector<size_t>{s.k, s.m} : std::vector<size_t>{s.m, s.k},
+                           p.a, fmt::format("a{}", i));
+    const Tensor b = input(s.tb ? std::vector<size_t>{s.n, s.k} : std::vector<size_t>{s.k, s.n},
+                           p.b, fmt::format("b{}", i));
+    if (p.accumulate) {
+      Tensor c = ops::createMatMulRhs(g, 8, s.m, s.n, fmt::format("c{}", i));
+      g.setInitialValue(c, p.c0);
+      ops::matmulAccumulate(g, c, a, b, prog, fmt::format("acc{}", i), {s.ta, s.tb});
+      outs.push_back(c);
+    } else {
+      outs.push_back(ops::matmul(g, a, b, prog, fmt::format("mm{}", i), {s.ta, s.tb}));
+    }
+    g.exposeTensor(fmt::format("out{}", i), outs.back());
+  }
+  Compiled c = compile(g, prog);
+  DeviceOptions o;
+  o.tiles = tiles;
+  o.tileMemBytes = memBytes;
+  o.matrixUnit = true;
+  auto dev = openDevice("model", o);
+  Engine e(*dev, c.executable);
+  const RunResult r = e.run(2'000'000'000);
+  EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
+  Result res;
+  res.cycles = r.cycles;
+  res.codelets = c.report.codelets;
+  for (size_t i = 0; i < products.size(); ++i) {
+    const std::vector<uint8_t> bytes = e.readTensor(fmt::format("out{}", i));
+    std::vector<float> f(bytes.size() / 4);
+    std::memcpy(f.data(), bytes.data(), bytes.size());
+    res.outputs.push_back(std::move(f));
+  }
+  return res;
+}
+
+void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want,
+                    const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
+  }
+}
+
+bool usesUnit(const Result& r) {
+  return std::find(r.codelets.begin(), r.codelets.end(), "MatMulAmp") != r.codelets.end();
+}
+
+Product makeProduct(const Shape& s, bool accumulate, uint32_t seed, bool special) {
+  Product p{s, accumulate, {}, {}, {}};
+  p.a = special ? specialFloats(s.m * s.k, seed) : randomFloats(s.m * s.k, seed);
+  p.b = special ? specialFloats(s.k * s.n, seed + 50) : randomFloats(s.k * s.n, seed + 50);
+  if (accumulate) p.c0 = randomFloats(s.m * s.n, seed + 99);
+  return p;
+}
+
+// One tile: the plan is 1 x 1 x 1 with or without the unit, so the two graphs compute every
+// element in the same order and must agree bit for bit.
+TEST(MatMulUnit, EqualsTheScalarCodeletsOnOneTile) {
+  const std::vector<Shape> unitShapes = {
+      {1, 8, 4, false, false},    {4, 8, 4, false, false},    {5, 12, 8, false, false},
+      {20, 16, 4, false, false},  {21, 36, 12, false, false}, {37, 44, 20, false, false},
+      {32, 64, 16, true, false},  {9, 20, 8, false, true},    {13, 24, 12, true, true},
+      {48, 48, 48, false, false}, {3, 100, 8, false, false}};
+  // The unit leaves these to MatMulBlocked: n or k not a multiple of 4, or k < 8.
+  const std::vector<Shape> scalarShapes = {
+      {5, 7, 8, false, false}, {6, 8, 6, false, false}, {4, 4, 4, false, false}};
+  std::vector<Product> products;
+  uint32_t seed = 1;
+  for (const Shape& s : unitShapes) {
+    products.push_back(makeProduct(s, false, seed++, false));
+    products.push_back(makeProduct(s, true, seed++, false));
+  }
+  products.push_back(makeProduct({12, 32, 8, false, false}, false, seed++, true));
+  products.push_back(makeProduct({8, 16, 12, true, false}, true, seed++, true));
+  for (const Shape& s : scalarShapes) products.push_back(makeProduct(s, false, seed++, false));
+
+  const Result unit = runProducts(products, true, 1, 1u << 20);
+  const Result scalar = runProducts(products, false, 1, 1u << 20);
+  EXPECT_TRUE(usesUnit(unit));
+  EXPECT_FALSE(usesUnit(scalar));
+  for (size_t i = 0; i < products.size(); ++i) {
+    const Shape& s = products[i].shape;
+    expectBitEqual(unit.outputs[i], scalar.outputs[i],
+                   fmt::format("product {}: {}x{}x{} ta={} tb={} accumulate={}", i, s.m, s.k, s.n,
+                               s.ta, s.tb, products[i].accumulate));
+  }
+  // The unit did the work: fewer cycles than the scalar codelets.
+  EXPECT_LT(unit.cycles, scalar.cycles);
+}
+
+// Host reference of ops::matmul: the plan's k parts (ceil(k / parts) long), fused multiply-adds
+// in k order from +0 within a part, the parts added in order.
+std::vector<float> reference(const Graph& g, const Product& p) {
+  const Shape& s = p.shape;
+  const ops::MatMulPlan plan = ops::planMatMul(g, s.m, s.k, s.n);
+  const size_t per = (s.k + plan.k - 1) / plan.k;
+  std::vector<float> c(s.m * s.n);
+  for (size_t i = 0; i < s.m; ++i) {
+    for (size_t j = 0; j < s.n; ++j) {
+      float total = 0.0f;
+      for (size_t q = 0; q < plan.k && q * per < s.k; ++q) {
+        float acc = 0.0f;
+        for (size_t x = q * per; x < std::min(s.k, (q + 1) * per); ++x) {
+          const float av = s.ta ? p.a[x * s.m + i] : p.a[i * s.k + x];
+          const float bv = s.tb ? p.b[j * s.k + x] : p.b[x * s.n + j];
+          acc = std::fmaf(av, bv, acc);
+        }
+        total = q == 0 ? acc : total + acc;
+      }
+      c[i * s.n + j] = total;
+    }
+  }
+  return c;
+}
+
+// Split over 16 tiles (k parts reduced by the scalar ReduceSumStrided): the unit's blocks against
+// the plan's reference, the MLP's layer shapes among them.
+TEST(MatMulUnit, SplitOverTilesMatchesTheReference) {
+  const std::vector<Shape> shapes = {{32, 784, 128, false, false},  {32, 128, 10, false, false},
+                                     {128, 256, 192, false, false}, {784, 32, 128, true, false},
+                                     {32, 128, 784, false, true},   {50, 60, 36, false, false}};
+  std::vector<Product> products;
+  uint32_t seed = 500;
+  for (const Shape& s : shapes) products.push_back(makeProduct(s, false, seed++, false));
+  constexpr unsigned kTiles = 16;
+  constexpr uint32_t kMem = 624 * 1024;
+  const Result unit = runProducts(products, true, kTiles, kMem);
+  EXPECT_TRUE(usesUnit(unit));
+  Target target{kTiles, kMem, 6};
+  target.hasMatrixUnit = true;
+  const Graph g(target);
+  for (size_t i = 0; i < products.size(); ++i) {
+    const Shape& s = products[i].shape;
+    expectBitEqual(unit.outputs[i], reference(g, products[i]),
+                   fmt::format("{}x{}x{} ta={} tb={}", s.m, s.k, s.n, s.ta, s.tb));
+  }
+}
+
+}  // namespace
+}  // namespace tessera
