@@ -129,4 +129,24 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   return out;
 }
 
+Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUnit) {
+  auto build = [&config](const Target& t) {
+    Graph g(t);
+    const MlpGraph mlp = buildMlp(g, config);
+    return compile(g, mlp.program);
+  };
+  if (usedUnit) *usedUnit = target.hasMatrixUnit;
+  if (!target.hasMatrixUnit) return build(target);
+  try {
+    return build(target);
+  } catch (const OutOfMemoryError&) {
+    // The unit's layouts (b regrouped by four columns, 16-byte alignment) take more exchange
+    // memory; the scalar codelets give the same bits in less.
+    Target scalar = target;
+    scalar.hasMatrixUnit = false;
+    if (usedUnit) *usedUnit = false;
+    return build(scalar);
+  }
+}
+
 }  // namespace tessera::bench

@@ -11,6 +11,7 @@
 
 #include "model.hpp"
 #include "tessera/autodiff.hpp"
+#include "tessera/compiler.hpp"
 #include "tessera/graph.hpp"
 #include "tessera/program.hpp"
 
@@ -73,5 +74,11 @@ size_t gradientCount(const MlpConfig& config);
 /// change it without recompiling). With gradientSync, "loss" and "correct" come before "grads", and
 /// "grads_sum" (written by the host) is what the update uses.
 MlpGraph buildMlp(Graph& graph, const MlpConfig& config);
+
+/// The training graph of config compiled for target. Where the target has the matrix unit and the
+/// graph does not fit its tiles with the unit's operand layouts, it is built again for the scalar
+/// codelets, which give the same bits (docs/library.md, "matmul on the matrix unit"); *usedUnit
+/// (if given) says which. Throws OutOfMemoryError when neither fits.
+Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUnit = nullptr);
 
 }  // namespace tessera::bench

@@ -48,9 +48,10 @@ struct MlpTrainer::Impl {
   double replicaSeconds = 0;
   bool hooksSet = false;
   std::function<bool(const RunResult&)> syncHook;
-  bool stopped = false;   // the sync hook ended the run
-  bool resumed = false;   // the next run() continues a restored one
-  EngineStats statsBase;  // the figures of the runs before a resume
+  bool stopped = false;     // the sync hook ended the run
+  bool resumed = false;     // the next run() continues a restored one
+  EngineStats statsBase;    // the figures of the runs before a resume
+  bool matrixUnit = false;  // the graph's matmuls run on the matrix unit
   Impl(Device& d, const MlpConfig& c) : dev(d), cfg(c) {}
 };
 
@@ -80,9 +81,7 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config)
                     "training run: the BSP breakdown needs 64-bit counters",
                     dev.info().counterBits));
   }
-  Graph g(Target::of(dev.info()));
-  MlpGraph mlp = buildMlp(g, config);
-  m.compiled = compile(g, mlp.program);
+  m.compiled = compileMlp(Target::of(dev.info()), config, &m.matrixUnit);
   m.engine = std::make_unique<Engine>(dev, m.compiled.executable);
   const Executable& exe = m.compiled.executable;
   const int evalImages = exe.findStream("eval_images"), trainImages = exe.findStream("images");
@@ -378,6 +377,10 @@ void MlpTrainer::resume(std::span<const uint8_t> checkpoint, const MlpRunState& 
 
 Device& MlpTrainer::device() {
   return impl_->dev;
+}
+
+bool MlpTrainer::usesMatrixUnit() const {
+  return impl_->matrixUnit;
 }
 
 uint32_t MlpTrainer::trainSyncId() const {

@@ -98,6 +98,9 @@ class MlpTrainer {
   Device& device();
   /// Id of the host sync that brings each training minibatch's images (0 without training steps).
   uint32_t trainSyncId() const;
+  /// The graph's matmuls run on the matrix unit (the device has it and the graph fit the tiles
+  /// with its layouts; compileMlp).
+  bool usesMatrixUnit() const;
   /// Called at every host sync and SyncBreak stop of the runs (after the trainer's own
   /// bookkeeping), e.g. to read the tiles' counters for a trace; turn on Device::setSyncBreak to
   /// see every sync.

@@ -140,10 +140,16 @@ int compileMlp(tessera::bench::MlpConfig cfg, const std::string& model, unsigned
   // The output directory is made (or refused) before the compile, not after it.
   if (!outDir.empty()) std::filesystem::create_directories(outDir);
   if (memKiB == 0) memKiB = cfg.model->defaults().modelTileMemKiB;  // as train on the model
-  tessera::Graph g(tessera::Target{tiles, memKiB * 1024});
-  tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
-  tessera::Compiled c = tessera::compile(g, mlp.program);
+  bool unit = false;
+  tessera::Compiled c =
+      tessera::bench::compileMlp(tessera::Target{tiles, memKiB * 1024}, cfg, &unit);
   fmt::print("{}", c.report.summary());
+  fmt::print(
+      "matrix unit: {}\n",
+      unit ? "the matmuls use it"
+      : tessera::Target{}.hasMatrixUnit
+          ? "not used (the unit's layouts do not fit the tiles; scalar codelets, the same bits)"
+          : "absent");
   if (!outDir.empty()) {
     c.executable.writeFile(outDir + "/mlp.tess");
     tessera::writeFileChecked(outDir + "/mlp-report.json", c.report.toJson());

@@ -789,6 +789,9 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
   fmt::print("\n{:<38} {}\n", "device",
              fmt::format("{} ({} tiles x {} KiB)", o.device, f.tiles, tileMemBytes / 1024));
   fmt::print("{:<38} {}: {}\n", "network", ctx.model->name(), ctx.model->describe());
+  fmt::print("{:<38} {}\n", "matrix unit",
+             res["matrix_unit"] == "on" ? "the matmuls run on it"
+                                        : "not used: the scalar codelets (the same bits)");
   fmt::print(
       "{:<38} {}, lr {}{}{}\n", "optimizer", ctx.optimizer, ctx.cfg.learningRate,
       ctx.optimizer == "momentum" ? fmt::format(", momentum {}", ctx.cfg.momentum) : "",
@@ -1006,6 +1009,9 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   trained.inputScale = params.inputScale;
   trained.inputOffset = params.inputOffset;
   res["weights_hash"] = fmt::format("{:016x}", weightsHash(trained));
+  // "on": the matmuls ran on the matrix unit; "off": the chip has none, or (--matrix-unit off,
+  // or the unit's layouts did not fit the tiles) the scalar codelets ran: the same bits.
+  res["matrix_unit"] = trainer.usesMatrixUnit() ? "on" : "off";
   std::vector<double> curve;
   for (const SvgChart::Point& p : totals.lossCurve) curve.push_back(p.y);
   res["loss_curve"] = curve;

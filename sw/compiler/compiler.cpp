@@ -162,7 +162,7 @@ class Lowering {
     std::string top;
     for (size_t i = 0; i < u.size() && i < 5; ++i)
       top += fmt::format("{}{} {} B", i ? ", " : "", u[i].first, u[i].second);
-    throw Error(
+    throw OutOfMemoryError(
         fmt::format("tile {} is out of memory: it needs more than its {} bytes; largest users: {}",
                     tile, mem_, top));
   }
@@ -862,14 +862,15 @@ Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& 
 
 std::string CompileReport::toJson() const {
   nlohmann::ordered_json j;
-  j["target"] = {
-      {"tiles", target.tiles},
-      {"tileMemBytes", target.tileMemBytes},
-      {"contexts", target.contexts},
-      {"hasMatrixUnit", target.hasMatrixUnit},
-      // Per tile: the matrix unit's 16 multiply-adds (32 FLOPs) per cycle, else one FMADD.S
-      // (2 FLOPs); none on a tile without the F extension.
-      {"peakFlopsPerCycle", target.hasMatrixUnit ? 32 : target.hasFpu ? 2 : 0}};
+  j["target"] = {{"tiles", target.tiles},
+                 {"tileMemBytes", target.tileMemBytes},
+                 {"contexts", target.contexts},
+                 {"hasMatrixUnit", target.hasMatrixUnit},
+                 // Per tile: the matrix unit's 16 multiply-adds (32 FLOPs) per cycle, else one
+                 // FMADD.S (2 FLOPs); none on a tile without the F extension.
+                 {"peakFlopsPerCycle", target.hasMatrixUnit ? 32
+                                       : target.hasFpu      ? 2
+                                                            : 0}};
   j["compileSeconds"] = seconds;
   j["computeSets"] = computeSets;
   j["vertices"] = vertices;

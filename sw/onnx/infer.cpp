@@ -95,37 +95,58 @@ NpyArray infer(const std::string& modelPath, const std::vector<NpyArray>& inputs
     dopt.tileMemBytes = 624 * 1024;
   std::unique_ptr<Device> dev = openDevice(options.device, dopt);
 
-  Graph g(Target::of(dev->info()));
-  std::vector<Tensor> vars;
-  for (size_t i = 0; i < model.variables().size(); ++i) {
-    vars.push_back(createVariable(g, model, i, batch));
-    g.setInitialValue(vars.back(), model.variables()[i].values);
+  // Built for the device's target; where the matrix unit's layouts do not fit the tiles, again
+  // for the scalar codelets (the same bits).
+  std::vector<size_t> yShape;
+  auto build = [&](const Target& target) {
+    Graph g(target);
+    std::vector<Tensor> vars;
+    for (size_t i = 0; i < model.variables().size(); ++i) {
+      vars.push_back(createVariable(g, model, i, batch));
+      g.setInitialValue(vars.back(), model.variables()[i].values);
+    }
+    Sequence step;
+    std::vector<Tensor> xs;
+    for (size_t i = 0; i < count; ++i) {
+      xs.push_back(createInput(g, model, i, batch));
+      const ElemType type = model.inputs()[i].integer ? ElemType::Int32 : ElemType::Float32;
+      step.add(Copy(g.addHostToDeviceFIFO(fmt::format("input{}", i), type, xs.back().numElements()),
+                    xs.back()));
+    }
+    autodiff::Tape tape(g, step);
+    std::vector<autodiff::Value> varValues, inValues;
+    for (const Tensor& t : vars) varValues.push_back(tape.input(t));
+    for (const Tensor& t : xs) inValues.push_back(tape.input(t));
+    BuildOptions bo;
+    bo.batch = batch;
+    const std::vector<autodiff::Value> outs = buildGraph(tape, model, varValues, inValues, bo);
+    const Tensor& y = outs.front().tensor();
+    if (y.rank() == 0 || y.dim(0) != batch || y.elementType() != ElemType::Float32) {
+      throw Error(
+          fmt::format("{}: the first output \"{}\" is {} {}; infer needs float32 with the "
+                      "batch ({}) as its leading dimension",
+                      modelPath, model.outputs()[0].name, elemTypeName(y.elementType()),
+                      y.shapeString(), batch));
+    }
+    step.add(Copy(y, g.addDeviceToHostFIFO("output", ElemType::Float32, y.numElements())));
+    yShape = y.shape();
+    return compile(g, Repeat(static_cast<uint32_t>(runs), step, "infer"));
+  };
+  const Target target = Target::of(dev->info());
+  Compiled compiled;
+  try {
+    compiled = build(target);
+  } catch (const OutOfMemoryError&) {
+    if (!target.hasMatrixUnit) throw;
+    Target scalar = target;
+    scalar.hasMatrixUnit = false;
+    compiled = build(scalar);
   }
-  Sequence step;
-  std::vector<Tensor> xs;
-  for (size_t i = 0; i < count; ++i) {
-    xs.push_back(createInput(g, model, i, batch));
-    const ElemType type = model.inputs()[i].integer ? ElemType::Int32 : ElemType::Float32;
-    step.add(Copy(g.addHostToDeviceFIFO(fmt::format("input{}", i), type, xs.back().numElements()),
-                  xs.back()));
-  }
-  autodiff::Tape tape(g, step);
-  std::vector<autodiff::Value> varValues, inValues;
-  for (const Tensor& t : vars) varValues.push_back(tape.input(t));
-  for (const Tensor& t : xs) inValues.push_back(tape.input(t));
-  BuildOptions bo;
-  bo.batch = batch;
-  const std::vector<autodiff::Value> outs = buildGraph(tape, model, varValues, inValues, bo);
-  const Tensor y = outs.front().tensor();
-  if (y.rank() == 0 || y.dim(0) != batch || y.elementType() != ElemType::Float32) {
-    throw Error(fmt::format(
-        "{}: the first output \"{}\" is {} {}; infer needs float32 with the "
-        "batch ({}) as its leading dimension",
-        modelPath, model.outputs()[0].name, elemTypeName(y.elementType()), y.shapeString(), batch));
-  }
-  const size_t outRow = y.numElements() / batch;
-  step.add(Copy(y, g.addDeviceToHostFIFO("output", ElemType::Float32, y.numElements())));
-  const Compiled compiled = compile(g, Repeat(static_cast<uint32_t>(runs), step, "infer"));
+  const size_t outRow = [&] {
+    size_t n = 1;
+    for (size_t d : yShape) n *= d;
+    return n / batch;
+  }();
   if (options.onCompiled) options.onCompiled(compiled.report.toJson());
 
   std::vector<std::vector<uint32_t>> in;
@@ -147,7 +168,7 @@ NpyArray infer(const std::string& modelPath, const std::vector<NpyArray>& inputs
     throw Error(fmt::format("{}: the device did not halt", modelPath));
 
   NpyArray result;
-  result.shape = y.shape();
+  result.shape = yShape;
   result.shape[0] = rows;
   result.data.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(rows * outRow));
   return result;

@@ -91,6 +91,13 @@ struct CompileOptions {
   bool liveness = true;
 };
 
+/// A tile's memory cannot hold what the graph puts on it (the message names the tile and its
+/// largest users). A builder can catch it to try a layout that needs less memory.
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// An executable and its report.
 struct Compiled {
   Executable executable;
