@@ -115,9 +115,7 @@ int fastForward(const Options& o) {
   cfg.batch = o.batch;
   cfg.hidden = {o.hidden};
   cfg.trainSteps = o.steps;
-  tessera::Graph g(tessera::Target{o.tiles});
-  tessera::bench::MlpGraph mlp = tessera::bench::buildMlp(g, cfg);
-  const tessera::Compiled compiled = tessera::compile(g, mlp.program);
+  const tessera::Compiled compiled = tessera::bench::compileMlp(tessera::Target{o.tiles}, cfg);
   const tessera::Executable& exe = compiled.executable;
   const tessera::bench::FashionMnist mnist = tessera::bench::FashionMnist::load();
   const auto& data = mnist.train();

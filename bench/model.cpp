@@ -309,11 +309,7 @@ autodiff::Value TransformerTinyModel::forwardPhase(autodiff::Tape& tape,
   if (training) {
     Graph& g = tape.graph();
     const Tensor s = ops::createDropoutSeed(g, kDropoutKey, prefix + "dropout_seed");
-    ComputeSet next = g.addComputeSet(prefix + "dropout_seed/next");
-    const VertexRef v = g.addVertex(next, "AddInt", {{"x", s.slice(1, 2)}});
-    g.setFieldValue(v, "delta", uint32_t{1});
-    g.setTileMapping(v, 0);
-    tape.forward().add(Execute(next, prefix + "dropout_seed/next"));
+    ops::advanceDropoutSeed(g, s, tape.forward(), prefix + "dropout_seed/next");
     seed = tape.input(s);
   }
   auto dropout = [&](const ad::Value& v, uint32_t stream, const std::string& name) {

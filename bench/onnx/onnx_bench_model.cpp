@@ -86,11 +86,7 @@ autodiff::Value OnnxBenchModel::forwardPhase(autodiff::Tape& tape,
   o.dropoutSeed = [&tape, &prefix] {
     Graph& g = tape.graph();
     const Tensor s = ops::createDropoutSeed(g, kDropoutKey, prefix + "dropout_seed");
-    ComputeSet next = g.addComputeSet(prefix + "dropout_seed/next");
-    const VertexRef v = g.addVertex(next, "AddInt", {{"x", s.slice(1, 2)}});
-    g.setFieldValue(v, "delta", uint32_t{1});
-    g.setTileMapping(v, 0);
-    tape.forward().add(Execute(next, prefix + "dropout_seed/next"));
+    ops::advanceDropoutSeed(g, s, tape.forward(), prefix + "dropout_seed/next");
     return tape.input(s);
   };
   const autodiff::Value logits = buildGraph(tape, model_, params, {x}, o).front();

@@ -19,6 +19,17 @@ Tensor createDropoutSeed(Graph& graph, uint32_t seed, const std::string& name) {
   return t;
 }
 
+void advanceDropoutSeed(Graph& graph, const Tensor& seed, Sequence& prog, const std::string& name) {
+  if (!seed.valid() || seed.elementType() != ElemType::Int32 || seed.numElements() != 2)
+    throw Error(
+        fmt::format("{}: the seed must be an int32 tensor of 2 elements (key, step)", name));
+  ComputeSet cs = graph.addComputeSet(name);
+  const VertexRef v = graph.addVertex(cs, "AddInt", {{"x", seed.flatten().slice(1, 2)}});
+  graph.setFieldValue(v, "delta", uint32_t{1});
+  graph.setTileMapping(v, graph.tileMapping(seed.flatten().slice(1, 2))[0]);
+  prog.add(Execute(cs, name));
+}
+
 Tensor dropout(Graph& graph, const Tensor& x, const Tensor& seed, float p, uint32_t stream,
                Sequence& prog, const std::string& name) {
   requireFloat(x, "input", name);

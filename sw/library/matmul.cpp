@@ -113,6 +113,8 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
     graph.setFieldValue(vx, "k", static_cast<uint32_t>(kb));
     graph.setFieldValue(vx, "flags", accumulate ? 4u : 0u);
     for (const char* f : {"a", "b", "c"}) graph.setFieldAlignment(vx, f, TESS_AMP_STEP_BYTES);
+    // The block's multiply-adds, counted once: on the supervisor's vertex (the six share them).
+    if (v == 0) graph.setFlops(vx, 2 * uint64_t{aRows.dim(0)} * kb * nb);
     graph.setTileMapping(vx, tile);
   }
 }

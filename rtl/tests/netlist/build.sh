@@ -13,10 +13,10 @@
 # The arguments are the ICE40 configuration's values (run-ice40.sh reads them from rtl/params.json);
 # the synthesis takes exchange and checkpoints from there itself, the testbench from here.
 # Usage: rtl/tests/netlist/build.sh OUTDIR TILES MEM_BYTES FPU MULDIV CONTEXTS COUNTER_BITS
-#                                   EXCHANGE CHECKPOINT
+#                                   EXCHANGE CHECKPOINT MATRIX_UNIT
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-[ $# -eq 9 ] || { sed -n '/^# Usage/,/^[^#]/s/^# //p' "$0" >&2; exit 2; }
+[ $# -eq 10 ] || { sed -n '/^# Usage/,/^[^#]/s/^# //p' "$0" >&2; exit 2; }
 out=$1 tiles=$2 mem=$3 fpu=$4 muldiv=$5 contexts=$6 counter_bits=$7 exchange=$8 checkpoint=$9 matrix=${10}
 mkdir -p "$out"
 # Yosys' data directory (ice40/cells_sim.v), beside its binary as Yosys itself finds it.

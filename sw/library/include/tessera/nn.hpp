@@ -91,6 +91,9 @@ NormGradients batchNormBackward(Graph& graph, const Tensor& grad, const Tensor& 
 /// A dropout seed: an int32 [2] variable (key, step) on tile 0 set to (seed, 0). Change the step
 /// (or the key) between training steps, by a host write or a stream, for a new mask.
 Tensor createDropoutSeed(Graph& graph, uint32_t seed, const std::string& name);
+/// Add one to the step of seed (createDropoutSeed's) on the device: at the start of a training
+/// step's program, a new mask every step with no host write, kept by a checkpoint.
+void advanceDropoutSeed(Graph& graph, const Tensor& seed, Sequence& prog, const std::string& name);
 /// Dropout in training: each element kept with probability 1 - p and scaled by 1 / (1 - p), else
 /// 0; the mask comes from Philox-4x32-10 under the key seed (int32 [2]) at counter (element /
 /// 4, stream), so it is the same on every backend and mapping. Give each dropout of a network its
