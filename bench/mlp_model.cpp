@@ -4,6 +4,7 @@
 
 #include "tessera/autodiff.hpp"
 #include "tessera/error.hpp"
+#include "tessera/fit.hpp"
 #include "tessera/ops.hpp"
 
 namespace tessera::bench {
@@ -135,18 +136,7 @@ Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUni
     const MlpGraph mlp = buildMlp(g, config);
     return compile(g, mlp.program);
   };
-  if (usedUnit) *usedUnit = target.hasMatrixUnit;
-  if (!target.hasMatrixUnit) return build(target);
-  try {
-    return build(target);
-  } catch (const OutOfMemoryError&) {
-    // The unit's layouts (b regrouped by four columns, 16-byte alignment) take more exchange
-    // memory; the scalar codelets give the same bits in less.
-    Target scalar = target;
-    scalar.hasMatrixUnit = false;
-    if (usedUnit) *usedUnit = false;
-    return build(scalar);
-  }
+  return compileFitting(target, build, usedUnit);
 }
 
 }  // namespace tessera::bench

@@ -12,6 +12,7 @@
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/error.hpp"
+#include "tessera/fit.hpp"
 #include "tessera/onnx.hpp"
 #include "tessera/program.hpp"
 
@@ -132,16 +133,7 @@ NpyArray infer(const std::string& modelPath, const std::vector<NpyArray>& inputs
     yShape = y.shape();
     return compile(g, Repeat(static_cast<uint32_t>(runs), step, "infer"));
   };
-  const Target target = Target::of(dev->info());
-  Compiled compiled;
-  try {
-    compiled = build(target);
-  } catch (const OutOfMemoryError&) {
-    if (!target.hasMatrixUnit) throw;
-    Target scalar = target;
-    scalar.hasMatrixUnit = false;
-    compiled = build(scalar);
-  }
+  const Compiled compiled = compileFitting(Target::of(dev->info()), build);
   const size_t outRow = [&] {
     size_t n = 1;
     for (size_t d : yShape) n *= d;
