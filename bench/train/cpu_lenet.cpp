@@ -62,7 +62,7 @@ struct CpuLenet::Pass {
 };
 
 CpuLenet::CpuLenet(ModelParameters params, CpuOptimizerConfig optimizer)
-    : params_(std::move(params)), opt_(optimizer) {
+    : params_(std::move(params)), opt_(optimizer, params_.values) {
   const std::vector<ParameterShape> want = lenetShapes();
   if (params_.shapes.size() != want.size())
     throw Error(
@@ -73,10 +73,6 @@ CpuLenet::CpuLenet(ModelParameters params, CpuOptimizerConfig optimizer)
                               want[i].name));
   }
   params_.validate();
-  for (const std::vector<float>& v : params_.values) {
-    state1_.emplace_back(opt_.kind == CpuOptimizerConfig::Kind::Sgd ? 0 : v.size(), 0.0f);
-    state2_.emplace_back(opt_.kind == CpuOptimizerConfig::Kind::Adam ? v.size() : 0, 0.0f);
-  }
 }
 
 void CpuLenet::runForward(Pass& pass, std::span<const float> images,
@@ -132,8 +128,9 @@ void CpuLenet::runForward(Pass& pass, std::span<const float> images,
 void CpuLenet::runBackward(Pass& pass) {
   const size_t B = pass.batch;
   const size_t arrays = params_.values.size();
-  const bool fusedSgd = opt_.kind == CpuOptimizerConfig::Kind::Sgd && opt_.weightDecay == 0.0f;
-  const float lr = opt_.learningRate;
+  const bool fusedSgd =
+      opt_.config().kind == CpuOptimizerConfig::Kind::Sgd && opt_.config().weightDecay == 0.0f;
+  const float lr = opt_.config().learningRate;
   std::vector<std::vector<float>> grads(arrays);  // PyTorch layouts; fc weights [in, out] here
   // Dense layers, last first: the input gradient dz W^T with the weights before their update, the
   // bias gradient (rows added in order), the weight gradient x^T dz (an fmaf chain over the rows
@@ -184,39 +181,7 @@ void CpuLenet::runBackward(Pass& pass) {
     grads[2 * l + 1] = ref::conv2dBackwardBias(g, dc);
   }
   // The updates (docs/autodiff.md, "Optimizers"), element by element.
-  float stepSize = 0, bc2 = 0;
-  if (opt_.kind == CpuOptimizerConfig::Kind::Adam) {
-    beta1Power_ = beta1Power_ * opt_.beta1, beta2Power_ = beta2Power_ * opt_.beta2;
-    stepSize = lr / (1.0f - beta1Power_);
-    bc2 = std::sqrt(1.0f - beta2Power_);
-  }
-  for (size_t p = 0; p < arrays; ++p) {
-    if (grads[p].empty()) continue;  // fused into the matmul above
-    std::vector<float>& w = params_.values[p];
-    const std::vector<float>& g = grads[p];
-    std::vector<float>& m = state1_[p];
-    std::vector<float>& v = state2_[p];
-    for (size_t i = 0; i < w.size(); ++i) {
-      const float d = opt_.weightDecay != 0.0f ? std::fmaf(opt_.weightDecay, w[i], g[i]) : g[i];
-      switch (opt_.kind) {
-        case CpuOptimizerConfig::Kind::Sgd:
-          w[i] = std::fmaf(-lr, d, w[i]);
-          break;
-        case CpuOptimizerConfig::Kind::Momentum:
-          m[i] = std::fmaf(opt_.momentum, m[i], d);
-          w[i] = std::fmaf(-lr, m[i], w[i]);
-          break;
-        case CpuOptimizerConfig::Kind::Adam: {
-          m[i] = std::fmaf(1.0f - opt_.beta1, d, m[i] * opt_.beta1);
-          const float c2d = (1.0f - opt_.beta2) * d;
-          v[i] = v[i] * opt_.beta2 + c2d * d;
-          const float denom = std::sqrt(v[i]) / bc2 + opt_.eps;
-          w[i] = std::fmaf(-stepSize, m[i] / denom, w[i]);
-          break;
-        }
-      }
-    }
-  }
+  opt_.step(params_.values, grads);
 }
 
 CpuLenet::StepResult CpuLenet::trainStep(std::span<const float> images,

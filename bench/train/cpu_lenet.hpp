@@ -11,21 +11,10 @@
 #include <vector>
 
 #include "cpu_mlp.hpp"
+#include "cpu_optimizer.hpp"
 #include "model_parameters.hpp"
 
 namespace tessera::bench {
-
-/// An optimizer as tessera::autodiff::OptimizerConfig describes it (docs/autodiff.md).
-struct CpuOptimizerConfig {
-  enum class Kind { Sgd, Momentum, Adam };
-  Kind kind = Kind::Sgd;
-  float learningRate = 0.01f;
-  float momentum = 0.9f;
-  float beta1 = 0.9f;
-  float beta2 = 0.999f;
-  float eps = 1e-8f;
-  float weightDecay = 0.0f;
-};
 
 /// Trains and evaluates LeNet-5 on the CPU.
 class CpuLenet {
@@ -50,7 +39,7 @@ class CpuLenet {
   /// The current parameters.
   const ModelParameters& parameters() const { return params_; }
   /// Change the learning rate (as the host rewrites the device's "lr" between runs).
-  void setLearningRate(float lr) { opt_.learningRate = lr; }
+  void setLearningRate(float lr) { opt_.config().learningRate = lr; }
 
  private:
   struct Pass;
@@ -58,10 +47,8 @@ class CpuLenet {
   void runBackward(Pass& pass);
 
   ModelParameters params_;
-  CpuOptimizerConfig opt_;
+  CpuOptimizer opt_;
   CpuMlp::KSplits splits_;
-  std::vector<std::vector<float>> state1_, state2_;  // velocity or Adam's m; Adam's v
-  float beta1Power_ = 1.0f, beta2Power_ = 1.0f;
 };
 
 }  // namespace tessera::bench

@@ -50,7 +50,7 @@ ops::Conv2dParams convParams(size_t l) {
 }  // namespace
 
 CpuResnetTiny::CpuResnetTiny(ModelParameters params, CpuOptimizerConfig optimizer, Plans plans)
-    : params_(std::move(params)), opt_(optimizer), plans_(plans) {
+    : params_(std::move(params)), opt_(optimizer, params_.values), plans_(plans) {
   const std::vector<ParameterShape> want = resnetTinyShapes();
   if (params_.shapes.size() != want.size())
     throw Error(fmt::format("cpu resnet-tiny: {} arrays, the model has {}", params_.shapes.size(),
@@ -61,10 +61,6 @@ CpuResnetTiny::CpuResnetTiny(ModelParameters params, CpuOptimizerConfig optimize
                               params_.shapes[i].name, want[i].name));
   }
   params_.validate();
-  for (const std::vector<float>& v : params_.values) {
-    state1_.emplace_back(opt_.kind == CpuOptimizerConfig::Kind::Sgd ? 0 : v.size(), 0.0f);
-    state2_.emplace_back(opt_.kind == CpuOptimizerConfig::Kind::Adam ? v.size() : 0, 0.0f);
-  }
 }
 
 CpuResnetTiny::StepResult CpuResnetTiny::trainStep(std::span<const float> images,
@@ -119,8 +115,9 @@ CpuResnetTiny::StepResult CpuResnetTiny::trainStep(std::span<const float> images
   res.meanLoss = total / static_cast<float>(B);
 
   // The backward, last op first (docs/training.md, "The CPU references").
-  const bool fusedSgd = opt_.kind == CpuOptimizerConfig::Kind::Sgd && opt_.weightDecay == 0.0f;
-  const float lr = opt_.learningRate;
+  const bool fusedSgd =
+      opt_.config().kind == CpuOptimizerConfig::Kind::Sgd && opt_.config().weightDecay == 0.0f;
+  const float lr = opt_.config().learningRate;
   std::vector<std::vector<float>> grads(P.size());
   std::vector<float> dPool(B * kFcIn, 0.0f);
   for (size_t r = 0; r < B; ++r)
@@ -167,39 +164,7 @@ CpuResnetTiny::StepResult CpuResnetTiny::trainStep(std::span<const float> images
   }
   // The updates (docs/autodiff.md, "Optimizers"), element by element; the running statistics
   // have no gradient.
-  float stepSize = 0, bc2 = 0;
-  if (opt_.kind == CpuOptimizerConfig::Kind::Adam) {
-    beta1Power_ = beta1Power_ * opt_.beta1, beta2Power_ = beta2Power_ * opt_.beta2;
-    stepSize = lr / (1.0f - beta1Power_);
-    bc2 = std::sqrt(1.0f - beta2Power_);
-  }
-  for (size_t p = 0; p < P.size(); ++p) {
-    if (grads[p].empty()) continue;
-    std::vector<float>& wv = P[p];
-    const std::vector<float>& gv = grads[p];
-    std::vector<float>& m = state1_[p];
-    std::vector<float>& v = state2_[p];
-    for (size_t i = 0; i < wv.size(); ++i) {
-      const float d = opt_.weightDecay != 0.0f ? std::fmaf(opt_.weightDecay, wv[i], gv[i]) : gv[i];
-      switch (opt_.kind) {
-        case CpuOptimizerConfig::Kind::Sgd:
-          wv[i] = std::fmaf(-lr, d, wv[i]);
-          break;
-        case CpuOptimizerConfig::Kind::Momentum:
-          m[i] = std::fmaf(opt_.momentum, m[i], d);
-          wv[i] = std::fmaf(-lr, m[i], wv[i]);
-          break;
-        case CpuOptimizerConfig::Kind::Adam: {
-          m[i] = std::fmaf(1.0f - opt_.beta1, d, m[i] * opt_.beta1);
-          const float c2d = (1.0f - opt_.beta2) * d;
-          v[i] = v[i] * opt_.beta2 + c2d * d;
-          const float denom = std::sqrt(v[i]) / bc2 + opt_.eps;
-          wv[i] = std::fmaf(-stepSize, m[i] / denom, wv[i]);
-          break;
-        }
-      }
-    }
-  }
+  opt_.step(P, grads);
   return res;
 }
 

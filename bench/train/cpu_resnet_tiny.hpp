@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu_lenet.hpp"
+#include "cpu_optimizer.hpp"
 #include "model_parameters.hpp"
 
 namespace tessera::bench {
@@ -37,10 +38,8 @@ class CpuResnetTiny {
 
  private:
   ModelParameters params_;
-  CpuOptimizerConfig opt_;
+  CpuOptimizer opt_;
   Plans plans_;
-  std::vector<std::vector<float>> state1_, state2_;  // velocity or Adam's m; Adam's v
-  float beta1Power_ = 1.0f, beta2Power_ = 1.0f;
 };
 
 }  // namespace tessera::bench

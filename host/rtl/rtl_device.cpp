@@ -25,10 +25,15 @@
 #include "tessera/chip_params.h"
 #include "verilated.h"
 #include "verilated_save.h"
-#if TESSERA_RTL_TRACE
-// Traced twins of the chips, used only when a VCD is requested (rtl/CMakeLists.txt).
+// Traced twins of the chips, used only when a VCD is requested (rtl/CMakeLists.txt): the
+// DEFAULT_TILES chip's with TESSERA_RTL_TRACE, the NUM_TILES chip's with TESSERA_RTL_TRACE_FULL.
+#if TESSERA_RTL_TRACE_DEFAULT
 #include TESSERA_RTL_CHIP_DEFAULT_T_H
+#endif
+#if TESSERA_RTL_TRACE_FULL
 #include TESSERA_RTL_CHIP_FULL_T_H
+#endif
+#if TESSERA_RTL_TRACE
 #include "verilated_vcd_c.h"
 #endif
 
@@ -434,18 +439,20 @@ class ChipSim final : public RtlDevice::Impl {
 #endif
 };
 
-// The chip of `tiles` tiles: the speed build, or its traced twin when a VCD is requested.
+// The chip of `tiles` tiles: the speed build, or its traced twin when a VCD is requested
+// (VTraced void: this build has none; `option` is the CMake option that verilates it).
 template <typename V, typename VTraced>
-std::unique_ptr<RtlDevice::Impl> makeChip(unsigned tiles, const DeviceOptions& options) {
+std::unique_ptr<RtlDevice::Impl> makeChip(unsigned tiles, const DeviceOptions& options,
+                                          const char* option) {
   if (options.traceVcd.empty()) return std::make_unique<ChipSim<V, false>>(tiles, options);
-#if TESSERA_RTL_TRACE
-  return std::make_unique<ChipSim<VTraced, true>>(tiles, options);
-#else
-  throw Error(
-      fmt::format("rtl: cannot write \"{}\": this build has no traced chips "
-                  "(configure with -DTESSERA_RTL_TRACE=ON)",
-                  options.traceVcd));
-#endif
+  if constexpr (std::is_void_v<VTraced>) {
+    throw Error(fmt::format(
+        "rtl: cannot write \"{}\": this build has no traced {}-tile chip (configure with "
+        "-D{}=ON; docs/benchmarks.md)",
+        options.traceVcd, tiles, option));
+  } else {
+    return std::make_unique<ChipSim<VTraced, true>>(tiles, options);
+  }
 }
 
 }  // namespace
@@ -491,17 +498,20 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
   }
   using ChipDefault = TESSERA_RTL_CHIP_DEFAULT;
   using ChipFull = TESSERA_RTL_CHIP_FULL;
-#if TESSERA_RTL_TRACE
+#if TESSERA_RTL_TRACE_DEFAULT
   using TracedDefault = TESSERA_RTL_CHIP_DEFAULT_T;
+#else
+  using TracedDefault = void;
+#endif
+#if TESSERA_RTL_TRACE_FULL
   using TracedFull = TESSERA_RTL_CHIP_FULL_T;
 #else
-  using TracedDefault = ChipDefault;  // unused: makeChip throws before
-  using TracedFull = ChipFull;
+  using TracedFull = void;
 #endif
   if (tiles == TESS_DEFAULT_TILES) {
-    impl_ = makeChip<ChipDefault, TracedDefault>(tiles, options);
+    impl_ = makeChip<ChipDefault, TracedDefault>(tiles, options, "TESSERA_RTL_TRACE");
   } else if (tiles == TESS_NUM_TILES) {
-    impl_ = makeChip<ChipFull, TracedFull>(tiles, options);
+    impl_ = makeChip<ChipFull, TracedFull>(tiles, options, "TESSERA_RTL_TRACE_FULL");
   } else {
     throw Error(fmt::format(
         "rtl: no verilated chip with {} tiles; the rtl device has {} tiles (the default) or {}",

@@ -68,6 +68,24 @@ TEST(RtlDeviceOptions, OffersFourOrSixteenTilesOf64KiB) {
   EXPECT_EQ(makeRtlDevice(chipOptions(0, 0, ""))->info().hasFpu, TESS_HAS_FPU != 0);
 }
 
+#if !TESSERA_RTL_TRACE_FULL
+// The default build verilates no traced 16-tile chip: a VCD of one is refused by name, before
+// anything runs, instead of silently running the untraced chip.
+TEST(RtlDeviceTrace, AVcdOfAChipWithoutItsTracedTwinNamesTheOption) {
+  DeviceOptions options;
+  options.tiles = TESS_NUM_TILES;
+  options.traceVcd = ::testing::TempDir() + "rtl_device_no_twin.vcd";
+  try {
+    makeRtlDevice(options);
+    FAIL() << "a VCD of the untraced " << TESS_NUM_TILES << "-tile chip was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TESSERA_RTL_TRACE_FULL"), std::string::npos) << e.what();
+  }
+  std::ifstream in(options.traceVcd);
+  EXPECT_FALSE(in.good()) << "the refused run created " << options.traceVcd;
+}
+#endif
+
 #if TESSERA_RTL_TRACE
 // A VCD request switches to the traced twin of the chip (rtl/CMakeLists.txt): same cycle count as
 // the speed build, and a waveform of the chip's ports in the file.

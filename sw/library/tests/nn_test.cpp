@@ -19,10 +19,13 @@
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/mathf.h"
+#include "tessera/nn_reference.hpp"
 #include "tessera/philox.h"
 
 namespace tessera {
 namespace {
+
+namespace nnref = autodiff::gradcheck::nnref;
 
 std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
   std::mt19937 rng(seed);
@@ -166,68 +169,6 @@ TEST_P(NnOpsTest, ActivationsAndTheirGradients) {
 
 // ---- softmax ----
 
-// Index (o, j, i) of a tensor viewed as [outer, len, inner] around an axis.
-struct AxisView {
-  size_t outer = 1, len = 1, inner = 1;
-  AxisView(const std::vector<size_t>& shape, size_t axis) {
-    for (size_t d = 0; d < shape.size(); ++d)
-      (d < axis ? outer : d == axis ? len : inner) *= shape[d];
-  }
-  size_t at(size_t o, size_t j, size_t i) const { return (o * len + j) * inner + i; }
-};
-
-Floats refSoftmax(const Floats& x, const std::vector<size_t>& shape, size_t axis, bool log) {
-  const AxisView v(shape, axis);
-  Floats y(x.size());
-  for (size_t o = 0; o < v.outer; ++o) {
-    for (size_t i = 0; i < v.inner; ++i) {
-      float mx = x[v.at(o, 0, i)];
-      for (size_t j = 1; j < v.len; ++j) mx = x[v.at(o, j, i)] > mx ? x[v.at(o, j, i)] : mx;
-      float sum = 0.0f;
-      for (size_t j = 0; j < v.len; ++j) sum += tessera_expf(x[v.at(o, j, i)] - mx);
-      for (size_t j = 0; j < v.len; ++j) {
-        const float xj = x[v.at(o, j, i)];
-        y[v.at(o, j, i)] = log ? (xj - mx) - tessera_logf(sum) : tessera_expf(xj - mx) / sum;
-      }
-    }
-  }
-  return y;
-}
-
-Floats refSoftmaxGrad(const Floats& dy, const Floats& y, const std::vector<size_t>& shape,
-                      size_t axis, bool log) {
-  const AxisView v(shape, axis);
-  Floats dx(y.size());
-  for (size_t o = 0; o < v.outer; ++o) {
-    for (size_t i = 0; i < v.inner; ++i) {
-      float s = 0.0f;
-      for (size_t j = 0; j < v.len; ++j)
-        s += log ? dy[v.at(o, j, i)] : dy[v.at(o, j, i)] * y[v.at(o, j, i)];
-      for (size_t j = 0; j < v.len; ++j) {
-        const size_t k = v.at(o, j, i);
-        dx[k] = log ? dy[k] - tessera_expf(y[k]) * s : y[k] * (dy[k] - s);
-      }
-    }
-  }
-  return dx;
-}
-
-Doubles softmaxDouble(const Doubles& x, const std::vector<size_t>& shape, size_t axis, bool log) {
-  const AxisView v(shape, axis);
-  Doubles y(x.size());
-  for (size_t o = 0; o < v.outer; ++o) {
-    for (size_t i = 0; i < v.inner; ++i) {
-      double sum = 0.0;
-      for (size_t j = 0; j < v.len; ++j) sum += std::exp(x[v.at(o, j, i)]);
-      for (size_t j = 0; j < v.len; ++j) {
-        const size_t k = v.at(o, j, i);
-        y[k] = log ? x[k] - std::log(sum) : std::exp(x[k]) / sum;
-      }
-    }
-  }
-  return y;
-}
-
 TEST_P(NnOpsTest, SoftmaxAndLogSoftmaxAlongEveryAxis) {
   const std::vector<size_t> shape{3, 5, 4};
   Tensor x = input(shape, "x", 3);
@@ -250,77 +191,17 @@ TEST_P(NnOpsTest, SoftmaxAndLogSoftmaxAlongEveryAxis) {
   for (size_t axis = 0; axis < 3; ++axis) {
     for (bool log : {false, true}) {
       const std::string id = fmt::format("{}{}", log ? "log" : "sm", axis);
-      const Floats y = refSoftmax(values["x"], shape, axis, log);
+      const Floats y = nnref::softmax(values["x"], shape, axis, log);
       expectBitEqual(out[id], y, id);
-      expectBitEqual(out[id + "/grad"], refSoftmaxGrad(values["dy"], y, shape, axis, log),
+      expectBitEqual(out[id + "/grad"], nnref::softmaxGrad(values["dy"], y, shape, axis, log),
                      id + " gradient");
-      expectGradient([&](const Doubles& v) { return softmaxDouble(v, shape, axis, log); },
+      expectGradient([&](const Doubles& v) { return nnref::softmaxDouble(v, shape, axis, log); },
                      values["x"], values["dy"], out[id + "/grad"], id + " gradient check");
     }
   }
 }
 
 // ---- layer normalisation ----
-
-struct LayerNormRef {
-  Floats out, mean, rstd, dx, dw, db;
-};
-
-LayerNormRef refLayerNorm(const Floats& x, const Floats& w, const Floats& b, const Floats& dy,
-                          size_t len, float eps) {
-  const size_t rows = x.size() / len;
-  const float fn = static_cast<float>(len);
-  LayerNormRef r;
-  r.out.resize(x.size());
-  r.dx.resize(x.size());
-  Floats gx(x.size());
-  for (size_t i = 0; i < rows; ++i) {
-    const float* xr = &x[i * len];
-    float s = 0.0f;
-    for (size_t j = 0; j < len; ++j) s += xr[j];
-    const float m = s / fn;
-    float v = 0.0f;
-    for (size_t j = 0; j < len; ++j) v += (xr[j] - m) * (xr[j] - m);
-    const float rs = 1.0f / std::sqrt(v / fn + eps);
-    for (size_t j = 0; j < len; ++j) r.out[i * len + j] = (xr[j] - m) * rs * w[j] + b[j];
-    r.mean.push_back(m);
-    r.rstd.push_back(rs);
-    float s1 = 0.0f, s2 = 0.0f;
-    for (size_t j = 0; j < len; ++j) {
-      const float g = dy[i * len + j] * w[j];
-      const float xh = (xr[j] - m) * rs;
-      s1 += g;
-      s2 += g * xh;
-      gx[i * len + j] = dy[i * len + j] * xh;
-    }
-    const float a = s1 / fn, bb = s2 / fn;
-    for (size_t j = 0; j < len; ++j)
-      r.dx[i * len + j] = ((dy[i * len + j] * w[j] - a) - (xr[j] - m) * rs * bb) * rs;
-  }
-  // Column sums of gxhat and dy, rows in order (reduceSum along axis 0).
-  for (size_t j = 0; j < len; ++j) {
-    float sw = gx[j], sb = dy[j];
-    for (size_t i = 1; i < rows; ++i) sw += gx[i * len + j], sb += dy[i * len + j];
-    r.dw.push_back(sw);
-    r.db.push_back(sb);
-  }
-  return r;
-}
-
-Doubles layerNormDouble(const Doubles& x, const Doubles& w, const Doubles& b, size_t len,
-                        double eps) {
-  Doubles y(x.size());
-  for (size_t i = 0; i < x.size() / len; ++i) {
-    double m = 0.0, v = 0.0;
-    for (size_t j = 0; j < len; ++j) m += x[i * len + j];
-    m /= static_cast<double>(len);
-    for (size_t j = 0; j < len; ++j) v += (x[i * len + j] - m) * (x[i * len + j] - m);
-    v /= static_cast<double>(len);
-    for (size_t j = 0; j < len; ++j)
-      y[i * len + j] = (x[i * len + j] - m) / std::sqrt(v + eps) * w[j] + b[j];
-  }
-  return y;
-}
 
 TEST_P(NnOpsTest, LayerNormOverTrailingDimensions) {
   // Normalised over the last two dimensions [2, 5]: 6 rows of 10.
@@ -340,106 +221,24 @@ TEST_P(NnOpsTest, LayerNormOverTrailingDimensions) {
                   {"dx", g.input},
                   {"dw", g.weight},
                   {"db", g.bias}});
-  const LayerNormRef r = refLayerNorm(values["x"], values["w"], values["b"], values["dy"], 10, eps);
+  const nnref::Norm r =
+      nnref::layerNorm(values["x"], values["w"], values["b"], values["dy"], 10, eps);
   expectBitEqual(out["y"], r.out, "layerNorm");
   expectBitEqual(out["mean"], r.mean, "layerNorm mean");
-  expectBitEqual(out["rstd"], r.rstd, "layerNorm invStd");
+  expectBitEqual(out["rstd"], r.invStd, "layerNorm invStd");
   expectBitEqual(out["dx"], r.dx, "layerNorm input gradient");
   expectBitEqual(out["dw"], r.dw, "layerNorm weight gradient");
   expectBitEqual(out["db"], r.db, "layerNorm bias gradient");
   const Doubles wd = toDouble(values["w"]), bd = toDouble(values["b"]), xd = toDouble(values["x"]);
-  expectGradient([&](const Doubles& v) { return layerNormDouble(v, wd, bd, 10, eps); }, values["x"],
-                 values["dy"], out["dx"], "layerNorm input gradient check");
-  expectGradient([&](const Doubles& v) { return layerNormDouble(xd, v, bd, 10, eps); }, values["w"],
-                 values["dy"], out["dw"], "layerNorm weight gradient check");
-  expectGradient([&](const Doubles& v) { return layerNormDouble(xd, wd, v, 10, eps); }, values["b"],
-                 values["dy"], out["db"], "layerNorm bias gradient check");
+  expectGradient([&](const Doubles& v) { return nnref::layerNormDouble(v, wd, bd, 10, eps); },
+                 values["x"], values["dy"], out["dx"], "layerNorm input gradient check");
+  expectGradient([&](const Doubles& v) { return nnref::layerNormDouble(xd, v, bd, 10, eps); },
+                 values["w"], values["dy"], out["dw"], "layerNorm weight gradient check");
+  expectGradient([&](const Doubles& v) { return nnref::layerNormDouble(xd, wd, v, 10, eps); },
+                 values["b"], values["dy"], out["db"], "layerNorm bias gradient check");
 }
 
 // ---- batch normalisation ----
-
-// x [n, c, s] by channel: (value at (i, ch, k)).
-struct BatchNormRef {
-  Floats out, mean, var, invStd, dx, dw, db, runMean, runVar;
-};
-
-// Each channel's values (n-major, then spatial) in `parts` parts as the library splits them:
-// partial sums from 0 left to right, added in part order.
-BatchNormRef refBatchNorm(const Floats& x, const Floats& w, const Floats& b, const Floats& dy,
-                          const Floats& rm, const Floats& rv, size_t n, size_t c, size_t s,
-                          float eps, float momentum, bool training, size_t parts) {
-  BatchNormRef r;
-  r.out.resize(x.size());
-  r.dx.resize(x.size());
-  const size_t len = n * s;
-  const float fn = static_cast<float>(len);
-  auto total = [&](const std::function<float(size_t)>& term) {
-    float t = 0.0f;
-    for (size_t k = 0; k < parts; ++k) {
-      float p = 0.0f;
-      for (size_t j = len * k / parts; j < len * (k + 1) / parts; ++j) p += term(j);
-      t = k == 0 ? p : t + p;
-    }
-    return t;
-  };
-  for (size_t ch = 0; ch < c; ++ch) {
-    Floats row, g;
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < s; ++k)
-        row.push_back(x[(i * c + ch) * s + k]), g.push_back(dy[(i * c + ch) * s + k]);
-    }
-    float m, is;
-    if (training) {
-      m = total([&](size_t j) { return row[j]; }) / fn;
-      const float vb = total([&](size_t j) { return (row[j] - m) * (row[j] - m); }) / fn;
-      is = 1.0f / std::sqrt(vb + eps);
-      r.var.push_back(vb);
-      const float ub = fn / static_cast<float>(len - 1);
-      r.runMean.push_back(momentum * m + (1.0f - momentum) * rm[ch]);
-      r.runVar.push_back(momentum * (vb * ub) + (1.0f - momentum) * rv[ch]);
-    } else {
-      m = rm[ch];
-      is = 1.0f / std::sqrt(rv[ch] + eps);
-    }
-    r.mean.push_back(m);
-    r.invStd.push_back(is);
-    const float s1 = total([&](size_t j) { return g[j]; });
-    const float s2 = total([&](size_t j) { return g[j] * ((row[j] - m) * is); });
-    r.db.push_back(s1);
-    r.dw.push_back(s2);
-    const float a = (s1 / fn) * w[ch], bb = (s2 / fn) * w[ch];
-    for (size_t j = 0; j < len; ++j) {
-      const size_t at = ((j / s) * c + ch) * s + j % s;
-      r.out[at] = (row[j] - m) * is * w[ch] + b[ch];
-      r.dx[at] = training ? ((g[j] * w[ch] - a) - (row[j] - m) * is * bb) * is : g[j] * w[ch] * is;
-    }
-  }
-  return r;
-}
-
-Doubles batchNormDouble(const Doubles& x, const Doubles& w, const Doubles& b, size_t n, size_t c,
-                        size_t s, double eps) {
-  Doubles y(x.size());
-  for (size_t ch = 0; ch < c; ++ch) {
-    double m = 0.0, v = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < s; ++k) m += x[(i * c + ch) * s + k];
-    }
-    m /= static_cast<double>(n * s);
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < s; ++k)
-        v += (x[(i * c + ch) * s + k] - m) * (x[(i * c + ch) * s + k] - m);
-    }
-    v /= static_cast<double>(n * s);
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < s; ++k) {
-        y[(i * c + ch) * s + k] =
-            (x[(i * c + ch) * s + k] - m) / std::sqrt(v + eps) * w[ch] + b[ch];
-      }
-    }
-  }
-  return y;
-}
 
 TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   const size_t n = 4, c = 3, h = 2, wd = 3, s = h * wd;
@@ -486,9 +285,9 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
                   {"y2", f2.out},        {"dx2", g2.input},    {"y3", f3.out},
                   {"dx3", g3.input},     {"dw3", g3.weight},   {"db3", g3.bias},
                   {"rm3", rm3},          {"rv3", rv3}});
-  const BatchNormRef t3 =
-      refBatchNorm(values["x3"], values["w3"], values["b3"], values["dy3"], values["rm3"],
-                   values["rv3"], 5, 2, 27, eps, momentum, true, parts3);
+  const nnref::Norm t3 =
+      nnref::batchNorm(values["x3"], values["w3"], values["b3"], values["dy3"], values["rm3"],
+                       values["rv3"], 5, 2, 27, eps, momentum, true, parts3);
   expectBitEqual(out["y3"], t3.out, "batchNormTraining in parts");
   expectBitEqual(out["dx3"], t3.dx, "batchNorm input gradient in parts");
   expectBitEqual(out["dw3"], t3.dw, "batchNorm weight gradient in parts");
@@ -498,23 +297,23 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   {
     const Doubles x3d = toDouble(values["x3"]), w3d = toDouble(values["w3"]),
                   b3d = toDouble(values["b3"]);
-    expectGradient([&](const Doubles& v) { return batchNormDouble(v, w3d, b3d, 5, 2, 27, eps); },
-                   values["x3"], values["dy3"], out["dx3"],
-                   "batchNorm in parts input gradient check");
-    expectGradient([&](const Doubles& v) { return batchNormDouble(x3d, v, b3d, 5, 2, 27, eps); },
-                   values["w3"], values["dy3"], out["dw3"],
-                   "batchNorm in parts weight gradient check");
+    expectGradient(
+        [&](const Doubles& v) { return nnref::batchNormDouble(v, w3d, b3d, 5, 2, 27, eps); },
+        values["x3"], values["dy3"], out["dx3"], "batchNorm in parts input gradient check");
+    expectGradient(
+        [&](const Doubles& v) { return nnref::batchNormDouble(x3d, v, b3d, 5, 2, 27, eps); },
+        values["w3"], values["dy3"], out["dw3"], "batchNorm in parts weight gradient check");
   }
-  const BatchNormRef e =
-      refBatchNorm(values["x"], values["w"], values["b"], values["dy"], values["rm"], values["rv"],
-                   n, c, s, eps, momentum, false, ops::batchNormParts(graph, c, n * s));
+  const nnref::Norm e = nnref::batchNorm(values["x"], values["w"], values["b"], values["dy"],
+                                         values["rm"], values["rv"], n, c, s, eps, momentum, false,
+                                         ops::batchNormParts(graph, c, n * s));
   expectBitEqual(out["yEval"], e.out, "batchNormInference");
   expectBitEqual(out["dxEval"], e.dx, "batchNorm (evaluation) input gradient");
   expectBitEqual(out["dwEval"], e.dw, "batchNorm (evaluation) weight gradient");
   expectBitEqual(out["dbEval"], e.db, "batchNorm (evaluation) bias gradient");
-  const BatchNormRef t =
-      refBatchNorm(values["x"], values["w"], values["b"], values["dy"], values["rm"], values["rv"],
-                   n, c, s, eps, momentum, true, ops::batchNormParts(graph, c, n * s));
+  const nnref::Norm t = nnref::batchNorm(values["x"], values["w"], values["b"], values["dy"],
+                                         values["rm"], values["rv"], n, c, s, eps, momentum, true,
+                                         ops::batchNormParts(graph, c, n * s));
   expectBitEqual(out["y"], t.out, "batchNormTraining");
   expectBitEqual(out["mean"], t.mean, "batchNorm mean");
   expectBitEqual(out["invStd"], t.invStd, "batchNorm invStd");
@@ -523,19 +322,19 @@ TEST_P(NnOpsTest, BatchNormTrainingAndInference) {
   expectBitEqual(out["db"], t.db, "batchNorm bias gradient");
   expectBitEqual(out["rm"], t.runMean, "running mean");
   expectBitEqual(out["rv"], t.runVar, "running variance");
-  const BatchNormRef t2 =
-      refBatchNorm(values["x2"], values["w"], values["b"], values["dy2"], values["rm"],
-                   values["rv"], 5, 3, 1, eps, momentum, true, ops::batchNormParts(graph, 3, 5));
+  const nnref::Norm t2 = nnref::batchNorm(values["x2"], values["w"], values["b"], values["dy2"],
+                                          values["rm"], values["rv"], 5, 3, 1, eps, momentum, true,
+                                          ops::batchNormParts(graph, 3, 5));
   expectBitEqual(out["y2"], t2.out, "batchNormTraining [N, F]");
   expectBitEqual(out["dx2"], t2.dx, "batchNorm [N, F] input gradient");
   const Doubles xd = toDouble(values["x"]), wdd = toDouble(values["w"]), bd = toDouble(values["b"]);
-  expectGradient([&](const Doubles& v) { return batchNormDouble(v, wdd, bd, n, c, s, eps); },
+  expectGradient([&](const Doubles& v) { return nnref::batchNormDouble(v, wdd, bd, n, c, s, eps); },
                  values["x"], values["dy"], out["dx"], "batchNorm input gradient check");
-  expectGradient([&](const Doubles& v) { return batchNormDouble(xd, v, bd, n, c, s, eps); },
+  expectGradient([&](const Doubles& v) { return nnref::batchNormDouble(xd, v, bd, n, c, s, eps); },
                  values["w"], values["dy"], out["dw"], "batchNorm weight gradient check");
-  expectGradient([&](const Doubles& v) { return batchNormDouble(xd, wdd, v, n, c, s, eps); },
+  expectGradient([&](const Doubles& v) { return nnref::batchNormDouble(xd, wdd, v, n, c, s, eps); },
                  values["b"], values["dy"], out["db"], "batchNorm bias gradient check");
-  expectGradient([&](const Doubles& v) { return batchNormDouble(v, wdd, bd, 5, 3, 1, eps); },
+  expectGradient([&](const Doubles& v) { return nnref::batchNormDouble(v, wdd, bd, 5, 3, 1, eps); },
                  values["x2"], values["dy2"], out["dx2"], "batchNorm [N, F] input gradient check");
 }
 
@@ -636,56 +435,6 @@ TEST_P(NnOpsTest, EmbeddingLookupAndScatterAddGradient) {
 
 // ---- batched matmul ----
 
-// Host reference of one matmul: the plan's k parts, fused multiply-adds in k order, parts in order.
-Floats refMatMul(const Graph& g, const float* a, const float* b, size_t m, size_t k, size_t n,
-                 bool ta, bool tb) {
-  const ops::MatMulPlan plan = ops::planMatMul(g, m, k, n);
-  const size_t per = (k + plan.k - 1) / plan.k;
-  Floats c(m * n);
-  for (size_t i = 0; i < m; ++i) {
-    for (size_t j = 0; j < n; ++j) {
-      float total = 0;
-      for (size_t p = 0; p < plan.k; ++p) {
-        float s = 0.0f;
-        for (size_t q = p * per; q < std::min(k, (p + 1) * per); ++q) {
-          s = std::fmaf(ta ? a[q * m + i] : a[i * k + q], tb ? b[j * k + q] : b[q * n + j], s);
-        }
-        total = p == 0 ? s : total + s;
-      }
-      c[i * n + j] = total;
-    }
-  }
-  return c;
-}
-
-Floats refBatchMatMul(const Graph& g, const Floats& a, const Floats& b, size_t batch, size_t m,
-                      size_t k, size_t n, bool ta, bool tb) {
-  Floats c;
-  for (size_t i = 0; i < batch; ++i) {
-    const Floats ci = refMatMul(g, &a[i * m * k], &b[i * k * n], m, k, n, ta, tb);
-    c.insert(c.end(), ci.begin(), ci.end());
-  }
-  return c;
-}
-
-Doubles batchMatMulDouble(const Doubles& a, const Doubles& b, size_t batch, size_t m, size_t k,
-                          size_t n, bool ta, bool tb) {
-  Doubles c(batch * m * n, 0.0);
-  for (size_t z = 0; z < batch; ++z) {
-    const double* az = &a[z * m * k];
-    const double* bz = &b[z * k * n];
-    for (size_t i = 0; i < m; ++i) {
-      for (size_t j = 0; j < n; ++j) {
-        for (size_t q = 0; q < k; ++q) {
-          c[(z * m + i) * n + j] +=
-              (ta ? az[q * m + i] : az[i * k + q]) * (tb ? bz[j * k + q] : bz[q * n + j]);
-        }
-      }
-    }
-  }
-  return c;
-}
-
 TEST_P(NnOpsTest, BatchMatMulWithTransposesAndGradients) {
   const size_t batch = 2, m = 5, k = 6, n = 3;
   std::vector<std::pair<std::string, Tensor>> outs;
@@ -714,22 +463,22 @@ TEST_P(NnOpsTest, BatchMatMulWithTransposesAndGradients) {
     const Floats& a = values["a" + id];
     const Floats& b = values["b" + id];
     const Floats& dc = values["dc" + id];
-    expectBitEqual(read("c" + id), refBatchMatMul(graph, a, b, batch, m, k, n, ta, tb),
+    expectBitEqual(read("c" + id), nnref::batchMatMul(graph, a, b, batch, m, k, n, ta, tb),
                    "batchMatMul " + id);
     // The gradients' own products, as batchMatMulBackwardA/B form them.
-    const Floats da = ta ? refBatchMatMul(graph, b, dc, batch, k, n, m, tb, true)
-                         : refBatchMatMul(graph, dc, b, batch, m, n, k, false, !tb);
-    const Floats db = tb ? refBatchMatMul(graph, dc, a, batch, n, m, k, true, ta)
-                         : refBatchMatMul(graph, a, dc, batch, k, m, n, !ta, false);
+    const Floats da = ta ? nnref::batchMatMul(graph, b, dc, batch, k, n, m, tb, true)
+                         : nnref::batchMatMul(graph, dc, b, batch, m, n, k, false, !tb);
+    const Floats db = tb ? nnref::batchMatMul(graph, dc, a, batch, n, m, k, true, ta)
+                         : nnref::batchMatMul(graph, a, dc, batch, k, m, n, !ta, false);
     expectBitEqual(read("da" + id), da, "batchMatMul gradient of a " + id);
     expectBitEqual(read("db" + id), db, "batchMatMul gradient of b " + id);
     const Doubles ad = toDouble(a), bd = toDouble(b);
     expectGradient(
-        [&](const Doubles& v) { return batchMatMulDouble(v, bd, batch, m, k, n, ta, tb); }, a, dc,
-        read("da" + id), "batchMatMul gradient check of a " + id);
+        [&](const Doubles& v) { return nnref::batchMatMulDouble(v, bd, batch, m, k, n, ta, tb); },
+        a, dc, read("da" + id), "batchMatMul gradient check of a " + id);
     expectGradient(
-        [&](const Doubles& v) { return batchMatMulDouble(ad, v, batch, m, k, n, ta, tb); }, b, dc,
-        read("db" + id), "batchMatMul gradient check of b " + id);
+        [&](const Doubles& v) { return nnref::batchMatMulDouble(ad, v, batch, m, k, n, ta, tb); },
+        b, dc, read("db" + id), "batchMatMul gradient check of b " + id);
   }
 }
 
@@ -769,11 +518,12 @@ TEST_P(NnOpsTest, AwkwardShapes) {
   outs.emplace_back("bn", bn.out);
   outs.emplace_back("bnGrad", bg.input);
   auto out = run(outs);
-  expectBitEqual(out["sm"], refSoftmax(values["a"], {37, 1}, 1, false), "softmax over length 1");
-  expectBitEqual(out["ls"], refSoftmax(values["v"], {29}, 0, true), "log-softmax of a vector");
+  expectBitEqual(out["sm"], nnref::softmax(values["a"], {37, 1}, 1, false),
+                 "softmax over length 1");
+  expectBitEqual(out["ls"], nnref::softmax(values["v"], {29}, 0, true), "log-softmax of a vector");
   const Floats zeros(29, 0.0f);
   expectBitEqual(out["ln"],
-                 refLayerNorm(values["v"], values["lw"], values["lb"], zeros, 29, eps).out,
+                 nnref::layerNorm(values["v"], values["lw"], values["lb"], zeros, 29, eps).out,
                  "layerNorm of a vector");
   Floats d0, d1;
   for (float x : values["v"]) d0.push_back(x * 1.0f), d1.push_back(0.0f);
@@ -787,12 +537,12 @@ TEST_P(NnOpsTest, AwkwardShapes) {
   expectBitEqual(out["embGrad"], {values["edy"][2], 0.0f, values["edy"][0] + values["edy"][1]},
                  "embedding gradient");
   expectBitEqual(out["mm"],
-                 refBatchMatMul(graph, values["ma"], values["mb"], 1, 1, 9, 1, false, false),
+                 nnref::batchMatMul(graph, values["ma"], values["mb"], 1, 1, 9, 1, false, false),
                  "1x9x1");
   const Floats noStats(31, 0.0f);  // running statistics: not updated here
-  const BatchNormRef r =
-      refBatchNorm(values["bx"], values["bw"], values["bb"], values["bdy"], noStats, noStats, 1, 31,
-                   2, eps, 0.1f, true, ops::batchNormParts(graph, 31, 2));
+  const nnref::Norm r =
+      nnref::batchNorm(values["bx"], values["bw"], values["bb"], values["bdy"], noStats, noStats, 1,
+                       31, 2, eps, 0.1f, true, ops::batchNormParts(graph, 31, 2));
   expectBitEqual(out["bn"], r.out, "batchNorm, 31 channels");
   expectBitEqual(out["bnGrad"], r.dx, "batchNorm gradient, 31 channels");
 }

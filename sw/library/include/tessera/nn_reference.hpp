@@ -1,8 +1,8 @@
 // Host references of the tessera/nn.hpp ops the autodiff layer differentiates: the same operations
 // in the same order as the codelets (as sw/library/tests/nn_test.cpp checks them; docs/library.md,
 // "Layers"), so that a gradient from the tape can be compared bit for bit, and double-precision
-// forwards for the finite differences. Shared by the autodiff tests and the benchmark's CPU
-// references (bench/train/cpu_resnet_tiny.cpp). Compile with -ffp-contract=off.
+// forwards for the finite differences. Shared by the library and autodiff tests and the benchmark's
+// CPU references (bench/train/cpu_resnet_tiny.cpp). Compile with -ffp-contract=off.
 #pragma once
 
 #include <cmath>
@@ -84,9 +84,9 @@ inline Doubles softmaxDouble(const Doubles& x, const std::vector<size_t>& shape,
   return y;
 }
 
-/// A normalisation's forward and gradients.
+/// A normalisation's forward (with the statistics it used: per row or channel) and gradients.
 struct Norm {
-  Floats out, dx, dw, db, runMean, runVar;
+  Floats out, mean, invStd, dx, dw, db, runMean, runVar;
 };
 
 /// layerNorm over rows of len and layerNormBackward with gradient dy.
@@ -107,6 +107,8 @@ inline Norm layerNorm(const Floats& x, const Floats& w, const Floats& b, const F
     for (size_t j = 0; j < len; ++j) v += (xr[j] - m) * (xr[j] - m);
     const float rs = 1.0f / std::sqrt(v / fn + eps);
     for (size_t j = 0; j < len; ++j) r.out[i * len + j] = (xr[j] - m) * rs * w[j] + b[j];
+    r.mean.push_back(m);
+    r.invStd.push_back(rs);
     float s1 = 0.0f, s2 = 0.0f;
     for (size_t j = 0; j < len; ++j) {
       const float g = dy[i * len + j] * w[j];
@@ -184,6 +186,8 @@ inline Norm batchNorm(const Floats& x, const Floats& w, const Floats& b, const F
       m = rm[ch];
       is = 1.0f / std::sqrt(rv[ch] + eps);
     }
+    r.mean.push_back(m);
+    r.invStd.push_back(is);
     const float s1 = total([&](size_t j) { return g[j]; });
     const float s2 = total([&](size_t j) { return g[j] * ((row[j] - m) * is); });
     r.db.push_back(s1);
