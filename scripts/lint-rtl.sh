@@ -6,8 +6,10 @@
 #      board's reduced configuration (RV32I without M and F, 32-bit counters, no exchange engine,
 #      no checkpoint registers, TESS_ICE40) (must be clean; waivers only in
 #      rtl/lint/verilator.vlt),
-#   2. Yosys: read and synthesise a 2-tile chip (MemBytes=1024) and one tile alone with the same
-#      memory, both without the matrix unit, printing each `stat` cell count; elaborate a tile with
+#   2. Yosys: read and synthesise one tile alone (MemBytes=1024, with the FPU) and a 2-tile chip
+#      with the same memory and integer-only tiles (the fabric around the tiles; a second and third
+#      FPU would only double the time), both without the matrix unit, printing each `stat` cell
+#      count; elaborate a tile with
 #      the unit (no latch); the FPGA variant of the board top has no latch and
 #      no asynchronous reset,
 #   3. Icarus Verilog -g2012: elaborate the chip, then run the smoke tests
@@ -61,7 +63,7 @@ if [ "$run_yosys" = 1 ]; then
   # The full synthesis leaves the matrix unit out (MatrixUnit 0): its 16 FMAs take Yosys' generic
   # synth most of an hour. The unit is read, elaborated and proc'd below and in the FPGA check,
   # and synthesised by scripts/fpga-estimate.sh --tile (fpga.estimate_tile, label fpga-long).
-  for cfg in "tess_chip chparam -set NumTiles 2 -set MemBytes 1024 -set MatrixUnit 0 tess_chip" \
+  for cfg in "tess_chip chparam -set NumTiles 2 -set MemBytes 1024 -set MatrixUnit 0 -set HasFpu 0 tess_chip" \
              "tess_tile chparam -set MemBytes 1024 -set MatrixUnit 0 tess_tile"; do
     read -r top chparam <<<"$cfg"
     echo "== yosys synth -top $top ($chparam)"

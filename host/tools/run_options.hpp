@@ -1,12 +1,17 @@
 // tessera-run's options (tessera_run.cpp): what the command line sets and how it is parsed.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "tessera/device.hpp"
+
+// CLI11's header costs every file that includes it seconds of compile time; only the files that
+// declare or parse options (run_options.cpp, tessera_run.cpp) include it.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace tessera::tools {
 
