@@ -21,6 +21,8 @@
 #include "tessera/autodiff.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
+#include "tessera/error.hpp"
+#include "tessera/ops.hpp"
 
 namespace tessera::autodiff::gradcheck {
 
@@ -139,5 +141,29 @@ class GradientCheckTest : public ::testing::TestWithParam<std::string> {
     return out;
   }
 };
+
+/// A graph-building fixture: a 4-tile graph, a forward sequence and its tape, and parameters made
+/// of new tensors (for the tests of the errors an op raises while the graph is built).
+class GraphBuilding : public ::testing::Test {
+ protected:
+  Graph graph{Target{4, 65536, 6}};
+  Sequence fwd, bwd;
+  Tape tape{graph, fwd};
+  Value param(std::vector<size_t> shape, const std::string& name) {
+    return tape.parameter(ops::createLinear(graph, ElemType::Float32, shape, name));
+  }
+};
+
+/// f throws a tessera::Error whose message contains every one of parts.
+inline void expectThrowContaining(const std::function<void()>& f,
+                                  const std::vector<std::string>& parts) {
+  try {
+    f();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    for (const std::string& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+  }
+}
 
 }  // namespace tessera::autodiff::gradcheck

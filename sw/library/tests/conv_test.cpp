@@ -16,6 +16,7 @@
 #include <random>
 
 #include "backends.hpp"
+#include "library_testing.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/conv_reference.hpp"
 #include "tessera/engine.hpp"
@@ -25,28 +26,13 @@ namespace tessera {
 namespace {
 
 namespace ref = ops::reference;
+using libtest::count;
+using libtest::expectBitEqual;
+using libtest::toDouble;
 
+// Inputs in [-1, 1).
 std::vector<float> randomFloats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-size_t count(const std::vector<size_t>& s) {
-  size_t n = 1;
-  for (size_t d : s) n *= d;
-  return n;
-}
-
-void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want,
-                    const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
-        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
-  }
+  return libtest::randomFloats(n, seed, -1.0f, 1.0f);
 }
 
 struct ConvCase {
@@ -265,10 +251,6 @@ void checkFiniteDifferences(const std::function<std::vector<double>(const std::v
     const double fd = (up - down) / (2 * h);
     ASSERT_LE(std::abs(double(grad[i]) - fd), tol * (1 + std::abs(fd))) << what << " element " << i;
   }
-}
-
-std::vector<double> toDouble(const std::vector<float>& v) {
-  return {v.begin(), v.end()};
 }
 
 // conv2d in double (any order: double rounding is far below the tolerance).

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "backends.hpp"
+#include "library_testing.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
@@ -17,13 +18,8 @@
 namespace tessera {
 namespace {
 
-std::vector<float> randomFloats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using libtest::expectBitEqual;
+using libtest::randomFloats;
 
 class LibraryTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -66,15 +62,6 @@ class LibraryTest : public ::testing::TestWithParam<std::string> {
   std::map<std::string, std::vector<float>> values;
   uint64_t cycles = 0;
 };
-
-void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want,
-                    const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
-        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
-  }
-}
 
 TEST_P(LibraryTest, ElementwiseOpsMatchTheHost) {
   const std::vector<size_t> shape{7, 13};

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "backends.hpp"
+#include "library_testing.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/mathf.h"
@@ -26,29 +27,12 @@ namespace tessera {
 namespace {
 
 namespace nnref = autodiff::gradcheck::nnref;
-
-std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using libtest::expectBitEqual;
+using libtest::randomFloats;
+using libtest::toDouble;
 
 using Floats = std::vector<float>;
 using Doubles = std::vector<double>;
-
-Doubles toDouble(const Floats& f) {
-  return Doubles(f.begin(), f.end());
-}
-
-void expectBitEqual(const Floats& got, const Floats& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
-        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
-  }
-}
 
 // Gradient check: the device's gradient of L = sum(dy * f(x)) with respect to x against central
 // differences of a double-precision f with step h = 1e-3. Tolerance 1e-4 + 1e-3 |fd|: the
