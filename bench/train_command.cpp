@@ -185,10 +185,18 @@ struct TrainFigures {
   double interChipPerStep = 0;
   uint64_t interChipCycles = 0, sumInterChip = 0;
   double allTileCycles = 0, chipSecondsPerStep = 0, deviceStepSeconds = 0, deviceSeconds = 0;
+  // The FLOPs of one training step on one chip (the compile report's count of the "train" body;
+  // 0 when the program has none) and the chip's fp32 peak at the nominal clock.
+  double flopsPerStep = 0, peakFlopsPerSecond = 0;
+  unsigned peakFlopsPerCycle = 0;
   double pct(uint64_t v) const {
     return allTileCycles > 0 ? 100.0 * static_cast<double>(v) / allTileCycles : 0.0;
   }
 };
+
+// An IPU Mk2's fp32 peak: Graphcore's POD64 datasheet gives 3.994 PFLOPS fp32 for 64 IPUs, i.e.
+// 32 FLOP per cycle on each of 1,472 tiles at about 1.325 GHz.
+constexpr double kIpuMk2Fp32PeakFlops = 3.994e15 / 64;
 
 // Floating-point values go into a checkpoint as their bits (std::bit_cast), so that a resumed
 // run continues with exactly the numbers of the uninterrupted one.
@@ -753,6 +761,18 @@ nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& t
                 {"inter_chip_cycles", f.sumInterChip},
                 {"inter_chip_pct", f.pct(f.sumInterChip)},
                 {"inter_chip_s", f.interChipPerStep * steps}};
+  if (f.flopsPerStep > 0) {
+    const double perSample = f.flopsPerStep / static_cast<double>(ctx.localBatch);
+    const double achieved = f.chipSecondsPerStep > 0 ? f.flopsPerStep / f.chipSecondsPerStep : 0;
+    res["flops"] = {{"per_step", f.flopsPerStep},
+                    {"per_sample", perSample},
+                    {"per_device_s", achieved},
+                    {"chip_peak_per_s", f.peakFlopsPerSecond},
+                    {"pct_of_chip_peak",
+                     f.peakFlopsPerSecond > 0 ? 100.0 * achieved / f.peakFlopsPerSecond : 0},
+                    {"ipu_mk2_fp32_peak_per_s", kIpuMk2Fp32PeakFlops},
+                    {"samples_per_s_at_ipu_mk2_fp32_peak", kIpuMk2Fp32PeakFlops / perSample}};
+  }
   res["device_cycles_waiting_for_host_data"] = 0;
   res["prefetch_waits"] = tt.engine.prefetchWaits;
   res["prefetch_wait_s"] = tt.engine.prefetchWaitSeconds;
@@ -811,6 +831,18 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
   fmt::print("{:<38} {:.0f} at {:.0f} MHz\n", "samples per device-second",
              res["samples_per_device_s"].get<double>(), clockHz / 1e6);
   fmt::print("{:<38} {:.0f}\n", "cycles per step", f.cyclesPerStep);
+  if (res.contains("flops")) {
+    const nlohmann::ordered_json& fl = res["flops"];
+    fmt::print("{:<38} {:.0f} ({:.0f} per sample; the ops' counts, docs/compiler.md)\n",
+               "FLOPs per step", f.flopsPerStep, fl["per_sample"].get<double>());
+    fmt::print(
+        "{:<38} {:.4g} FLOP/s at {:.0f} MHz: {:.1f}% of the chip's fp32 peak ({:.4g}: {} "
+        "tiles x {} FLOP/cycle)\n",
+        "FLOP rate", fl["per_device_s"].get<double>(), clockHz / 1e6,
+        fl["pct_of_chip_peak"].get<double>(), f.peakFlopsPerSecond, f.tiles, f.peakFlopsPerCycle);
+    fmt::print("{:<38} {:.0f} samples/s for the same FLOPs (62.4 TFLOPS fp32)\n",
+               "at an IPU Mk2's fp32 peak", fl["samples_per_s_at_ipu_mk2_fp32_peak"].get<double>());
+  }
   fmt::print("{:<38} {:.3f} ms wall, {:.3f} ms device ({:.3f} ms chip + {:.3f} ms inter-chip)\n",
              "time per step", res["step_wall_s"].get<double>() * 1e3, f.deviceStepSeconds * 1e3,
              f.chipSecondsPerStep * 1e3, f.interChipPerStep * 1e3);
@@ -1003,7 +1035,21 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
 
   // Reporting.
   const uint32_t tileMemBytes = dev->info().tileMemBytes;
-  const TrainFigures figures = trainFigures(ctx, totals, dev->info().tiles);
+  TrainFigures figures = trainFigures(ctx, totals, dev->info().tiles);
+  {
+    const CompileReport& report = trainer.report();
+    const int step = report.findNode("Repeat", "train");
+    // The Repeat runs its body (one step) count times per run of the program.
+    if (step >= 0) {
+      const ProgramNodeReport& n = report.program[size_t(step)];
+      figures.flopsPerStep = static_cast<double>(report.flopsOf(size_t(step))) /
+                             static_cast<double>(std::max<uint32_t>(n.count, 1));
+    }
+    // The hardware's peak, whether or not this program used the matrix unit.
+    figures.peakFlopsPerCycle = dev->info().hasMatrixUnit ? 32 : dev->info().hasFpu ? 2 : 0;
+    figures.peakFlopsPerSecond =
+        static_cast<double>(figures.tiles) * figures.peakFlopsPerCycle * ctx.clockHz;
+  }
   nlohmann::ordered_json res = trainResult(ctx, totals, figures, tileMemBytes);
   ModelParameters trained = trainer.modelParameters();
   trained.inputScale = params.inputScale;

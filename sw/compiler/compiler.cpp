@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -925,6 +926,29 @@ std::string CompileReport::toJson() const {
     pl.push_back(std::move(o));
   }
   return j.dump(2);
+}
+
+uint64_t CompileReport::flopsOf(size_t node) const {
+  if (node >= program.size())
+    throw Error(fmt::format("compile report: no program node {} (the program has {})", node,
+                            program.size()));
+  std::vector<std::vector<size_t>> children(program.size());
+  for (size_t i = node + 1; i < program.size(); ++i) {
+    if (program[i].parent >= 0) children[static_cast<size_t>(program[i].parent)].push_back(i);
+  }
+  const std::function<uint64_t(size_t)> run = [&](size_t i) {
+    uint64_t f = program[i].flops;
+    for (size_t c : children[i]) f += run(c);
+    return program[i].kind == "Repeat" ? f * program[i].count : f;
+  };
+  return run(node);
+}
+
+int CompileReport::findNode(const std::string& kind, const std::string& name) const {
+  for (size_t i = 0; i < program.size(); ++i) {
+    if (program[i].kind == kind && program[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 std::string CompileReport::summary() const {

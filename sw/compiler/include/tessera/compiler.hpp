@@ -82,6 +82,11 @@ struct CompileReport {
   std::string toJson() const;
   /// A readable summary: memory of the fullest tiles, exchanges against their lower bound.
   std::string summary() const;
+  /// The FLOPs of one run of program node `node`: its Executes' (Graph::setFlops), a Repeat's body
+  /// times its count, a RepeatWhile's body once (its trip count is known only when it runs).
+  uint64_t flopsOf(size_t node) const;
+  /// The index of the first program node of `kind` named `name`, or -1.
+  int findNode(const std::string& kind, const std::string& name) const;
 };
 
 /// Options of a compilation.
