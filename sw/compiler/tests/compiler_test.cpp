@@ -442,6 +442,29 @@ TEST(CompilerReport, FlopsAndSyncIdsFollowTheProgram) {
   EXPECT_EQ(predicates, 3u);
 }
 
+// CompileReport::flopsOf: a node's Executes and, under a Repeat, its body times the count; a
+// RepeatWhile's body once.
+TEST(CompilerReport, FlopsOfANodeCountRepeats) {
+  Graph g(Target{4, 65536, 6});
+  Tensor x = ops::createLinear(g, ElemType::Float32, {8, 4}, "x");
+  Tensor counter = g.addVariable(ElemType::Int32, {1}, "counter");
+  g.setTileMapping(counter, 0);
+  Sequence body, loopBody, prog;
+  ops::scaledAddTo(g, x, x, 0.5f, body, "axpy");
+  ops::scaledAddTo(g, x, x, 0.25f, loopBody, "axpy2");
+  prog.add(Repeat(3, body, "three"));
+  prog.add(RepeatWhile(Sequence(), counter, loopBody, "loop"));
+  const CompileReport r = compile(g, prog).report;
+  const int three = r.findNode("Repeat", "three"), loop = r.findNode("RepeatWhile", "loop");
+  ASSERT_GE(three, 0);
+  ASSERT_GE(loop, 0);
+  EXPECT_EQ(r.findNode("Repeat", "none"), -1);
+  EXPECT_EQ(r.flopsOf(size_t(three)), 3u * 2 * 32);  // 3 runs of 32 multiply-adds
+  EXPECT_EQ(r.flopsOf(size_t(loop)), 2u * 32);
+  EXPECT_EQ(r.flopsOf(0), 4u * 2 * 32);  // the root: both
+  EXPECT_THROW(r.flopsOf(r.program.size()), Error);
+}
+
 TEST(CompilerErrors, AnOverflowingTileNamesItselfAndItsLargestUsers) {
   // 60,000 B over the stacks' 7 KiB does not fit whatever the (per-graph) codelet image.
   Graph g(Target{4, 65536, 6});
