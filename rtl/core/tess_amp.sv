@@ -37,8 +37,6 @@ module tess_amp #(
   localparam int AccRows  = tess_params_pkg::AMP_ACC_ROWS;
   localparam int Banks    = tess_params_pkg::AMP_BANKS;
   localparam int RowBits  = 32 * Cols;  // one weight or accumulator row: 128 bits
-  localparam int CtxBits  = AccRows * RowBits;
-  localparam int BankBits = Rows * RowBits;
   localparam logic [2:0] OpLw  = 3'(tess_params_pkg::AMP_F3_LW);
   localparam logic [2:0] OpS   = 3'(tess_params_pkg::AMP_F3_S);
   localparam logic [2:0] OpLa  = 3'(tess_params_pkg::AMP_F3_LA);
@@ -52,8 +50,22 @@ module tess_amp #(
   end
 `endif
 
-  logic [Contexts*CtxBits-1:0] acc_q;
-  logic [Banks*BankBits-1:0]   w_q;
+  // The state as unpacked arrays of 128-bit rows, indexed directly: a simulator reads or writes
+  // one row per access (Verilator: four words), where one wide packed vector with variable
+  // part-selects costs a shift over all of it on every cycle (docs/decisions.md, "Matrix unit in
+  // the RTL"). acc_q[ctx * AccRows + r] is accumulator row r of a context, w_q[bank * Rows + k]
+  // weight row k of a bank (W[b][k][j] in column j's 32 bits). The rows are not reset: a row
+  // whose valid bit is clear reads as +0, so reset and the clears (AMP.CLR, AMP.SA with C) clear
+  // bits instead of writing rows (a reset loop over the rows costs a simulator a pending write
+  // per row on every clock).
+  localparam int AccEntries = Contexts * AccRows;
+  localparam int WEntries   = Banks * Rows;
+  localparam int AccIdxBits = $clog2(AccEntries);
+  localparam int WIdxBits   = $clog2(WEntries);
+  logic [RowBits-1:0]       acc_q [AccEntries];
+  logic [RowBits-1:0]       w_q   [WEntries];
+  logic [2**AccIdxBits-1:0] acc_valid_q;
+  logic [2**WIdxBits-1:0]   w_valid_q;
 
   // EX: the fields of the instruction (docs/tile.md, "Encoding").
   logic [1:0] ex_row, ex_col;
@@ -65,32 +77,40 @@ module tess_amp #(
   logic [25:0] unused_insn;  // bit 31, rs2, rs1, funct3, rd, opcode: decoded elsewhere
   assign unused_insn = {insn_i[31], insn_i[24:0]};
 
-  logic [RowBits-1:0] ex_acc_row;
-  assign ex_acc_row = acc_q[(32'(ctx_i) * AccRows + 32'(ex_row)) * RowBits +: RowBits];
+  // ctx_i < Contexts whenever the core issues (it names a context of this tile).
+  logic [AccIdxBits-1:0] ex_acc_idx;
+  logic [RowBits-1:0]    ex_acc_row;
+  assign ex_acc_idx = AccIdxBits'(32'(ctx_i) * AccRows + 32'(ex_row));
+  assign ex_acc_row = acc_valid_q[ex_acc_idx] ? acc_q[ex_acc_idx] : '0;
   assign sa_data_o  = ex_acc_row;
   assign rd_value_o = ex_acc_row[32*ex_col +: 32];
 
   // EX -> M1: what the instruction does to the state.
-  logic       m1_valid_q;
-  logic [2:0] m1_op_q, m1_ctx_q;
-  logic [1:0] m1_row_q;
-  logic       m1_bank_q, m1_clear_q;
+  logic                  m1_valid_q;
+  logic [2:0]            m1_op_q;
+  logic                  m1_clear_q;
+  logic [AccIdxBits-1:0] m1_acc_idx_q;   // the accumulator row (AMP.LA, AMP.S, AMP.SA)
+  logic [AccIdxBits-1:0] m1_ctx_base_q;  // the context's first row (AMP.CLR)
+  logic [WIdxBits-1:0]   m1_w_idx_q;     // the weight row (AMP.LW)
+  logic [WIdxBits-1:0]   m1_w_base_q;    // the bank's first row (AMP.S)
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      m1_valid_q <= 1'b0;
-      m1_op_q    <= '0;
-      m1_ctx_q   <= '0;
-      m1_row_q   <= '0;
-      m1_bank_q  <= 1'b0;
-      m1_clear_q <= 1'b0;
+      m1_valid_q    <= 1'b0;
+      m1_op_q       <= '0;
+      m1_clear_q    <= 1'b0;
+      m1_acc_idx_q  <= '0;
+      m1_ctx_base_q <= '0;
+      m1_w_idx_q    <= '0;
+      m1_w_base_q   <= '0;
     end else if (advance_i) begin
-      m1_valid_q <= commit_i;
-      m1_op_q    <= op_i;
-      m1_ctx_q   <= ctx_i;
-      m1_row_q   <= ex_row;
-      m1_bank_q  <= ex_bank;
-      m1_clear_q <= ex_clear;
+      m1_valid_q    <= commit_i;
+      m1_op_q       <= op_i;
+      m1_clear_q    <= ex_clear;
+      m1_acc_idx_q  <= ex_acc_idx;
+      m1_ctx_base_q <= AccIdxBits'(32'(ctx_i) * AccRows);
+      m1_w_idx_q    <= WIdxBits'(32'(ex_bank) * Rows + 32'(ex_row));
+      m1_w_base_q   <= WIdxBits'(32'(ex_bank) * Rows);
     end
   end
 
@@ -111,30 +131,28 @@ module tess_amp #(
   end
 
   // M1: one row write (weights or accumulators), or the context's four accumulator rows cleared.
-  logic               acc_we, w_we, ctx_clear;
+  logic               acc_we, w_we, row_clear, ctx_clear;
   logic [RowBits-1:0] row_d;
-  logic [RowBits-1:0] m1_acc_row;
-  logic [BankBits-1:0] m1_bank;
-  int unsigned        acc_idx, w_idx;
-
-  assign acc_idx    = 32'(m1_ctx_q) * AccRows + 32'(m1_row_q);
-  assign w_idx      = 32'(m1_bank_q) * Rows + 32'(m1_row_q);
-  assign m1_acc_row = acc_q[acc_idx * RowBits +: RowBits];
-  assign m1_bank    = w_q[32'(m1_bank_q) * BankBits +: BankBits];
-
-  logic [31:0] sum;  // one column's chain
+  logic [31:0]        sum;  // one column's chain
+  logic [WIdxBits-1:0] w_k;  // its weight row k
 
 `ifdef SYNTHESIS
   // Synthesis: the same chains as 16 tess_amp_fma (Yosys elaborates one FMA once, where 16
   // function bodies inlined in one process take it tens of minutes).
+  logic [RowBits-1:0] m1_acc_row;
   logic [RowBits-1:0] chain_row;
+  assign m1_acc_row = acc_valid_q[m1_acc_idx_q] ? acc_q[m1_acc_idx_q] : '0;
   for (genvar j = 0; j < Cols; j++) begin : g_col
     logic [31:0] part [Rows+1];
     assign part[0] = m1_acc_row[32*j +: 32];
     for (genvar k = 0; k < Rows; k++) begin : g_k
+      logic [WIdxBits-1:0] w_idx;
+      logic [RowBits-1:0]  w_row;
+      assign w_idx = m1_w_base_q + WIdxBits'(k);
+      assign w_row = w_valid_q[w_idx] ? w_q[w_idx] : '0;
       tess_amp_fma u_fma (
         .a_i (m1_data[32*k +: 32]),
-        .b_i (m1_bank[(k * Cols + j) * 32 +: 32]),
+        .b_i (w_row[32*j +: 32]),
         .c_i (part[k]),
         .y_o (part[k+1])
       );
@@ -143,16 +161,26 @@ module tess_amp #(
   end
 `endif
 
+  // Nothing here reads the state unless an AMP.S is in M1: an idle unit costs a simulator a
+  // test of m1_valid_q per cycle.
   always_comb begin
     sum       = '0;
+    w_k       = '0;
     acc_we    = 1'b0;
     w_we      = 1'b0;
+    row_clear = 1'b0;
     ctx_clear = 1'b0;
-    row_d     = m1_data;
+    row_d     = '0;
     if (m1_valid_q && advance_i) begin
       unique case (m1_op_q)
-        OpLw: w_we = 1'b1;
-        OpLa: acc_we = 1'b1;
+        OpLw: begin
+          w_we  = 1'b1;
+          row_d = m1_data;
+        end
+        OpLa: begin
+          acc_we = 1'b1;
+          row_d  = m1_data;
+        end
         OpS: begin
           // acc[j] = fma(x3, W[3][j], fma(x2, W[2][j], fma(x1, W[1][j], fma(x0, W[0][j], acc[j]))))
           acc_we = 1'b1;
@@ -160,38 +188,48 @@ module tess_amp #(
           row_d = chain_row;
 `else
           for (int j = 0; j < Cols; j++) begin
-            sum = m1_acc_row[32*j +: 32];
+            sum = acc_valid_q[m1_acc_idx_q] ? acc_q[m1_acc_idx_q][32*j +: 32] : '0;
             for (int k = 0; k < Rows; k++) begin
-              sum = fma_rne(m1_data[32*k +: 32], m1_bank[(k * Cols + j) * 32 +: 32], sum);
+              w_k = m1_w_base_q + WIdxBits'(k);
+              sum = fma_rne(m1_data[32*k +: 32], w_valid_q[w_k] ? w_q[w_k][32*j +: 32] : '0, sum);
             end
             row_d[32*j +: 32] = sum;
           end
 `endif
         end
-        OpSa: begin
-          acc_we = m1_clear_q;
-          row_d  = '0;
-        end
+        OpSa: row_clear = m1_clear_q;
         OpClr: ctx_clear = 1'b1;
         default: ;
       endcase
     end
   end
 
-  // The state registers take one row (or one context's rows) per cycle.
+  // The rows take one write per cycle; the valid bits are reset and cleared.
+  always_ff @(posedge clk_i) begin
+    if (acc_we) begin
+      acc_q[m1_acc_idx_q] <= row_d;
+    end
+    if (w_we) begin
+      w_q[m1_w_idx_q] <= row_d;
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      acc_q <= '0;
-      w_q   <= '0;
+      acc_valid_q <= '0;
+      w_valid_q   <= '0;
     end else begin
       if (acc_we) begin
-        acc_q[acc_idx * RowBits +: RowBits] <= row_d;
+        acc_valid_q[m1_acc_idx_q] <= 1'b1;
+      end
+      if (row_clear) begin
+        acc_valid_q[m1_acc_idx_q] <= 1'b0;
       end
       if (ctx_clear) begin
-        acc_q[32'(m1_ctx_q) * CtxBits +: CtxBits] <= '0;
+        acc_valid_q[m1_ctx_base_q +: AccRows] <= '0;
       end
       if (w_we) begin
-        w_q[w_idx * RowBits +: RowBits] <= row_d;
+        w_valid_q[m1_w_idx_q] <= 1'b1;
       end
     end
   end

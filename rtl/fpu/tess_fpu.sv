@@ -44,6 +44,10 @@ module tess_fpu (
   logic               sp_d, sc_d;
   logic [47:0]        prod_d;
   logic               byp_d;
+  // Each stage's function result is kept whole and then split: with a concatenation on the left of
+  // the call itself the verilated model evaluates the function once per field (fma_s1 nine times
+  // a cycle; docs/benchmarks.md).
+  logic [126:0]       s1_d;
   logic [31:0]        byp_res_d;
   logic [4:0]         byp_flags_d;
   logic [31:0]        int_mag;
@@ -84,8 +88,8 @@ module tess_fpu (
       default:   is_arith = 1'b0;
     endcase
 
-    {fma_special, fma_special_res, fma_nv, sp_d, sc_d, prod_d, mc, shamt_d, tb_d} =
-        fma_s1(opa, opb, opc, neg_prod);
+    s1_d = fma_s1(opa, opb, opc, neg_prod);
+    {fma_special, fma_special_res, fma_nv, sp_d, sc_d, prod_d, mc, shamt_d, tb_d} = s1_d;
     ma = {opa[30:23] != 8'd0, opa[22:0]};
 
     // Integer -> float reuses stages 2 and 3: the magnitude enters as the "product" with bit 0 of
@@ -243,9 +247,10 @@ module tess_fpu (
   logic [W-1:0]   sum_d;
   logic           c_sticky, sign_d, zero_d;
   logic [6:0]     lzc_d;
+  logic [86:0]    s2_d;
 
-  assign {sum_d, lzc_d, sign_d, zero_d, c_sticky} =
-      fma_s2(s1_prod_q, s1_mc_q, s1_shamt_q, s1_sp_q, s1_sc_q, s1_rm_q);
+  assign s2_d = fma_s2(s1_prod_q, s1_mc_q, s1_shamt_q, s1_sp_q, s1_sc_q, s1_rm_q);
+  assign {sum_d, lzc_d, sign_d, zero_d, c_sticky} = s2_d;
 
   logic               s2_valid_q, s2_byp_q, s2_sign_q, s2_zero_q, s2_sticky_q;
   logic [2:0]         s2_rm_q;
@@ -289,9 +294,10 @@ module tess_fpu (
   logic [31:0]        rnd_res, result_d;
   logic               rnd_of, rnd_uf, rnd_nx;
   logic [4:0]         fflags_d;
+  logic [34:0]        s3_d;
 
-  assign {rnd_res, rnd_of, rnd_uf, rnd_nx} =
-      fma_s3(s2_sum_q, s2_lzc_q, s2_tb_q, s2_sign_q, s2_sticky_q, s2_rm_q);
+  assign s3_d = fma_s3(s2_sum_q, s2_lzc_q, s2_tb_q, s2_sign_q, s2_sticky_q, s2_rm_q);
+  assign {rnd_res, rnd_of, rnd_uf, rnd_nx} = s3_d;
 
   always_comb begin
     if (s2_byp_q) begin

@@ -23,7 +23,10 @@ module tess_fpu_round (
 );
   `include "tess_fpu_fma.svh"
 
-  assign {result_o, of_o, uf_o, nx_o} = fma_round(sign_i, exp_i, mant_i, round_i, round2_i,
-                                                  sticky_i, rm_i);
+  // One call into a whole vector, then split: with a concatenation on the left of the call the
+  // verilated model evaluates the function once per field.
+  logic [34:0] rounded;
+  assign rounded = fma_round(sign_i, exp_i, mant_i, round_i, round2_i, sticky_i, rm_i);
+  assign {result_o, of_o, uf_o, nx_o} = rounded;
 
 endmodule
