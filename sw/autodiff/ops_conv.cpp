@@ -143,7 +143,8 @@ void convBackward(BackwardContext& ctx) {
 }
 
 // ---- MaxPool and AveragePool over x [N, C, H, W]. Attributes: kernel_shape (required), strides
-// (ONNX's default: 1), pads; ceil_mode must be 0 and dilations 1. AveragePool divides by the whole
+// (ONNX's default: 1), pads, ceil_mode (AveragePool: only where it adds no window); dilations 1.
+// AveragePool divides by the whole
 // window (count_include_pad = 1, PyTorch's default and what the library implements); ONNX's
 // default count_include_pad = 0 is accepted only where it makes no difference (no padding).
 //
@@ -152,7 +153,7 @@ void convBackward(BackwardContext& ctx) {
 // forward's input); AveragePool adds g / (KH * KW) into every element of the window, from +0 in
 // output order (ops::avgPool2dBackward).
 
-ops::Pool2dParams poolParams(const OpNode& n) {
+ops::Pool2dParams poolParams(const OpNode& n, const std::vector<size_t>& x) {
   expectExplicitPads(n);
   const std::vector<int64_t> k = n.intsAttr("kernel_shape");
   if (k.size() != 2)
@@ -161,9 +162,21 @@ ops::Pool2dParams poolParams(const OpNode& n) {
   p.kernel = pairAttr(n, "kernel_shape", {0, 0}, 1);
   p.stride = pairAttr(n, "strides", {1, 1}, 1);
   p.padding = padsAttr(n);
-  if (n.intAttr("ceil_mode", 0) != 0) {
-    throw Error(fmt::format("{} ({}): ceil_mode 1 is not supported (tessera/conv.hpp floors)",
-                            n.name, n.type));
+  p.ceilMode = n.intAttr("ceil_mode", 0) != 0;
+  if (p.ceilMode && n.type == "AveragePool") {
+    // A window ceil_mode adds reaches past the padded input: PyTorch divides it by the part
+    // inside, the AvgPool codelet by the whole kernel. Where ceil_mode adds no window it is
+    // the floor's geometry.
+    ops::Pool2dParams floor = p;
+    floor.ceilMode = false;
+    if (ops::pool2dOutputShape(x, p, n.name) != ops::pool2dOutputShape(x, floor, n.name)) {
+      throw Error(fmt::format(
+          "{} ({}): ceil_mode 1 adds a partial window here (input {}), which the AvgPool codelet "
+          "would divide by the whole kernel; only ceil_mode 0, or 1 where it adds no window, is "
+          "supported",
+          n.name, n.type, fmt::join(x, "x")));
+    }
+    p.ceilMode = false;
   }
   if (pairAttr(n, "dilations", {1, 1}, 1) != std::array<size_t, 2>{1, 1}) {
     throw Error(fmt::format("{} ({}): dilated pooling is not supported", n.name, n.type));
@@ -183,7 +196,7 @@ std::vector<Tensor> poolForward(ForwardContext& ctx) {
   expectInputs(n, ctx.inputs, 1);
   const Tensor& x = ctx.inputs[0];
   expect4d(n, x, 0, "N, C, H, W");
-  const ops::Pool2dParams p = poolParams(n);
+  const ops::Pool2dParams p = poolParams(n, x.shape());
   ops::pool2dOutputShape(x.shape(), p,
                          fmt::format("{} ({}) of \"{}\"", n.name, n.type, x.debugName()));
   return {n.type == "MaxPool" ? ops::maxPool2d(ctx.graph, x, ctx.prog, n.name, p)
@@ -193,13 +206,15 @@ std::vector<Tensor> poolForward(ForwardContext& ctx) {
 void maxPoolBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(0, Gradient::of(ops::maxPool2dBackward(ctx.graph, ctx.inputs[0], g, ctx.prog,
-                                                     ctx.stepName("x"), poolParams(ctx.node))));
+                                                     ctx.stepName("x"),
+                                                     poolParams(ctx.node, ctx.inputs[0].shape()))));
 }
 
 void avgPoolBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(0, Gradient::of(ops::avgPool2dBackward(ctx.graph, g, ctx.inputs[0].shape(), ctx.prog,
-                                                     ctx.stepName("x"), poolParams(ctx.node))));
+                                                     ctx.stepName("x"),
+                                                     poolParams(ctx.node, ctx.inputs[0].shape()))));
 }
 
 // ---- Flatten (ONNX): x to [product of dimensions before axis, product of the rest]; a view, as
@@ -243,10 +258,12 @@ Attributes poolAttributes(const ops::Pool2dParams& p) {
   // builder always writes them.
   const std::array<size_t, 2> s{p.stride[0] ? p.stride[0] : p.kernel[0],
                                 p.stride[1] ? p.stride[1] : p.kernel[1]};
-  return {{"kernel_shape", pairOf(p.kernel)},
-          {"strides", pairOf(s)},
-          {"pads", padsOf(p.padding)},
-          {"count_include_pad", int64_t{1}}};
+  Attributes a{{"kernel_shape", pairOf(p.kernel)},
+               {"strides", pairOf(s)},
+               {"pads", padsOf(p.padding)},
+               {"count_include_pad", int64_t{1}}};
+  if (p.ceilMode) a["ceil_mode"] = int64_t{1};
+  return a;
 }
 
 }  // namespace

@@ -213,8 +213,16 @@ std::vector<size_t> pool2dOutputShape(const std::vector<size_t>& in, const Pool2
   if (in[2] + 2 * p.padding[0] < p.kernel[0] || in[3] + 2 * p.padding[1] < p.kernel[1]) {
     throw bad("the kernel is larger than the padded input");
   }
-  return {in[0], in[1], (in[2] + 2 * p.padding[0] - p.kernel[0]) / sh + 1,
-          (in[3] + 2 * p.padding[1] - p.kernel[1]) / sw + 1};
+  // PyTorch's pooling_output_shape: with ceil_mode, drop a last window that would start in the
+  // trailing padding.
+  auto out = [&](size_t size, size_t pad, size_t k, size_t s) {
+    const size_t span = size + 2 * pad - k;
+    size_t o = (p.ceilMode ? ceilDiv(span, s) : span / s) + 1;
+    if (p.ceilMode && (o - 1) * s >= size + pad) --o;
+    return o;
+  };
+  return {in[0], in[1], out(in[2], p.padding[0], p.kernel[0], sh),
+          out(in[3], p.padding[1], p.kernel[1], sw)};
 }
 
 Tensor createConv2dInput(Graph& graph, const std::vector<size_t>& shape, const std::string& name) {
