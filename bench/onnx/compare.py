@@ -386,7 +386,7 @@ def cmd_cases(a):
             continue
         if a.only and not re.search(a.only, case.name):
             continue
-        opsets = case.opsets[-1:] if a.sample and not case.train else case.opsets
+        opsets = case.opsets[-1:] if a.sample else case.opsets
         for opset in opsets:
             row = {"case": f"{case.name}-op{opset}"}
             try:

@@ -130,7 +130,10 @@ def _cases():
         C("conv_nobias", seq(lambda: [nn.Conv2d(3, 4, 3, bias=False), nn.ReLU()]), (3, 6, 6)),
         C("conv_reflect", seq(lambda: [nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect")]),
           (2, 6, 6), error=["Pad", "mode", "reflect"]),
-        C("conv1d", seq(lambda: [nn.Conv1d(3, 4, 3, padding=1)]), (3, 10)),
+        C("conv1d", seq(lambda: [nn.Conv1d(3, 4, 3, padding=1)]), (3, 10), **s),
+        C("conv1d_s2_dil_groups", seq(lambda: [nn.Conv1d(4, 6, 3, stride=2, dilation=2, groups=2,
+                                                         padding=2), nn.BatchNorm1d(6)]), (4, 13),
+          export="preserve"),
         # Pooling.
         C("maxpool_k3_s2", seq(lambda: [nn.MaxPool2d(3, 2)]), (2, 9, 9)),
         C("maxpool_k3_s2_p1", seq(lambda: [nn.MaxPool2d(3, 2, padding=1)]), (2, 8, 8), **s),
@@ -139,8 +142,13 @@ def _cases():
         C("avgpool_k3_s2_p1", seq(lambda: [nn.AvgPool2d(3, 2, padding=1)]), (2, 8, 8)),
         C("avgpool_k2", seq(lambda: [nn.AvgPool2d(2)]), (2, 6, 6)),
         C("avgpool_nocount", seq(lambda: [nn.AvgPool2d(3, 2, padding=1, count_include_pad=False)]),
-          (2, 8, 8), **s),
-        C("avgpool_ceil", seq(lambda: [nn.AvgPool2d(2, 2, ceil_mode=True)]), (2, 7, 7)),
+          (2, 8, 8), error=["AveragePool", "count_include_pad"], **s),
+        C("avgpool_ceil", seq(lambda: [nn.AvgPool2d(2, 2, ceil_mode=True)]), (2, 7, 7),
+          error=["AveragePool", "ceil_mode"]),
+        C("avgpool_ceil_even", seq(lambda: [nn.AvgPool2d(2, 2, ceil_mode=True)]), (2, 8, 6)),
+        C("maxpool_ceil_pad", seq(lambda: [nn.MaxPool2d(3, 2, padding=1, ceil_mode=True)]),
+          (2, 8, 9)),
+        C("pool1d", seq(lambda: [nn.MaxPool1d(3, 2, ceil_mode=True), nn.AvgPool1d(2)]), (3, 12)),
         C("adaptive_avg1", seq(lambda: [nn.Conv2d(2, 3, 3), nn.AdaptiveAvgPool2d(1),
                                         nn.Flatten()]), (2, 7, 7)),
         # Normalisation.
@@ -161,7 +169,7 @@ def _cases():
         C("logsoftmax_last", fn(lambda x: F.log_softmax(x, -1)), (7,)),
         C("relu_tanh_sigmoid", fn(lambda x: torch.sigmoid(torch.tanh(x) + torch.relu(x))), (9,)),
         C("gelu", seq(lambda: [nn.Linear(8, 8), nn.GELU()]), (8,), **s),
-        C("relu6", fn(lambda x: F.relu6(3 * x)), (9,)),
+        C("relu6", fn(lambda x: F.relu6(3 * x)), (9,), **s),
         C("hardtanh", fn(lambda x: F.hardtanh(x, -0.5, 0.7)), (9,)),
         # Views and reductions.
         C("view_flat", fn(lambda x: x.view(x.size(0), -1) * 2), (3, 4, 5)),
@@ -209,7 +217,14 @@ def _cases():
             nn.Conv2d(4, 6, (3, 1), stride=(2, 1), bias=False)), 6 * 6 * 14), **s),
         image_case("t_pool", lambda: Image(nn.Sequential(
             nn.Conv2d(1, 4, 5, stride=2, padding=2, dilation=1), nn.Sigmoid(),
-            nn.MaxPool2d(3, 2, padding=1), nn.AvgPool2d(2)), 4 * 3 * 3)),
+            nn.MaxPool2d(3, 2, padding=1, ceil_mode=True), nn.AvgPool2d(2)), 4 * 4 * 4)),
+        image_case("t_conv1d", lambda: fn(
+            lambda c, lin, x: lin(torch.flatten(F.max_pool1d(torch.relu(c(
+                x.reshape(x.shape[0], 28, 28))), 2), 1)),
+            lambda: nn.Conv1d(28, 8, 3, stride=2), lambda: nn.Linear(8 * 6, 10))()),
+        image_case("t_clip", lambda: nn.Sequential(
+            nn.Linear(784, 16), nn.ReLU6(), nn.Linear(16, 16), nn.Hardtanh(-0.5, 0.5),
+            nn.Linear(16, 10)), flat=True, **s),
         image_case("t_bn", lambda: Image(nn.Sequential(
             nn.Conv2d(1, 4, 3, stride=2), nn.BatchNorm2d(4), nn.ReLU(),
             nn.AdaptiveAvgPool2d(1)), 4)),
