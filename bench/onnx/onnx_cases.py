@@ -142,9 +142,13 @@ def _cases():
         C("avgpool_k3_s2_p1", seq(lambda: [nn.AvgPool2d(3, 2, padding=1)]), (2, 8, 8)),
         C("avgpool_k2", seq(lambda: [nn.AvgPool2d(2)]), (2, 6, 6)),
         C("avgpool_nocount", seq(lambda: [nn.AvgPool2d(3, 2, padding=1, count_include_pad=False)]),
-          (2, 8, 8), error=["AveragePool", "count_include_pad"], **s),
-        C("avgpool_ceil", seq(lambda: [nn.AvgPool2d(2, 2, ceil_mode=True)]), (2, 7, 7),
-          error=["AveragePool", "ceil_mode"]),
+          (2, 8, 8), **s),
+        C("avgpool_ceil", seq(lambda: [nn.AvgPool2d(2, 2, ceil_mode=True)]), (2, 7, 7)),
+        C("avgpool_ceil_pad_nocount", seq(lambda: [nn.AvgPool2d(3, 2, 1, ceil_mode=True,
+                                                                count_include_pad=False)]),
+          (2, 8, 9)),
+        C("maxpool_dilated", seq(lambda: [nn.MaxPool2d(2, dilation=2)]), (2, 7, 7),
+          error=["MaxPool", "dilations"]),
         C("avgpool_ceil_even", seq(lambda: [nn.AvgPool2d(2, 2, ceil_mode=True)]), (2, 8, 6)),
         C("maxpool_ceil_pad", seq(lambda: [nn.MaxPool2d(3, 2, padding=1, ceil_mode=True)]),
           (2, 8, 9)),
@@ -183,6 +187,11 @@ def _cases():
         C("mean_keepdim", fn(lambda x: x - x.mean(dim=-1, keepdim=True)), (4, 6)),
         C("sum_dims", fn(lambda x: x.sum(dim=(1, 2))), (3, 4, 5)),
         C("mean_dim1", fn(lambda x: x.mean(dim=1)), (4, 6)),
+        C("index_slice_chunk", fn(lambda x: (x[:, 0] * x[:, -1] + x[:, 1:3].sum(dim=1))[:, None, :3]
+                                  + x.chunk(2, dim=-1)[1]), (4, 6)),
+        C("pad_then_conv", fn(lambda c, x: c(F.pad(x, (1, 2, 0, 1))), lambda: nn.Conv2d(2, 3, 3)),
+          (2, 5, 5)),
+        C("matmul_4d", fn(lambda x: torch.matmul(x, x.transpose(-1, -2)) / 4), (2, 3, 4)),
         # Arithmetic with constants and scalars.
         C("scalar_math", fn(lambda x: (x * 2) / 3 + x ** 2 - 1), (7,), **s),
         C("one_minus", fn(lambda x: 1 - x), (7,)),
@@ -217,7 +226,8 @@ def _cases():
             nn.Conv2d(4, 6, (3, 1), stride=(2, 1), bias=False)), 6 * 6 * 14), **s),
         image_case("t_pool", lambda: Image(nn.Sequential(
             nn.Conv2d(1, 4, 5, stride=2, padding=2, dilation=1), nn.Sigmoid(),
-            nn.MaxPool2d(3, 2, padding=1, ceil_mode=True), nn.AvgPool2d(2)), 4 * 4 * 4)),
+            nn.MaxPool2d(3, 2, padding=1, ceil_mode=True),
+            nn.AvgPool2d(3, 2, padding=1, ceil_mode=True, count_include_pad=False)), 4 * 5 * 5)),
         image_case("t_conv1d", lambda: fn(
             lambda c, lin, x: lin(torch.flatten(F.max_pool1d(torch.relu(c(
                 x.reshape(x.shape[0], 28, 28))), 2), 1)),

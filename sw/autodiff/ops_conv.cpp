@@ -143,17 +143,17 @@ void convBackward(BackwardContext& ctx) {
 }
 
 // ---- MaxPool and AveragePool over x [N, C, H, W]. Attributes: kernel_shape (required), strides
-// (ONNX's default: 1), pads, ceil_mode (AveragePool: only where it adds no window); dilations 1.
-// AveragePool divides by the whole
-// window (count_include_pad = 1, PyTorch's default and what the library implements); ONNX's
-// default count_include_pad = 0 is accepted only where it makes no difference (no padding).
+// (ONNX's default: 1), pads, ceil_mode, count_include_pad (AveragePool; ONNX's default 0, which
+// PyTorch's exporter always overrides with its own); dilations 1. AveragePool divides each window
+// as PyTorch does: by KH * KW, by the part inside the padded input for ceil mode's last window,
+// by the elements inside the input with count_include_pad 0.
 //
 // Backward: MaxPool gives each window's gradient to its first maximum in scan order, each input
 // element summing what it receives from +0 in output order (ops::maxPool2dBackward, from the
-// forward's input); AveragePool adds g / (KH * KW) into every element of the window, from +0 in
-// output order (ops::avgPool2dBackward).
+// forward's input); AveragePool adds g / (the window's divisor) into every element of the window,
+// from +0 in output order (ops::avgPool2dBackward).
 
-ops::Pool2dParams poolParams(const OpNode& n, const std::vector<size_t>& x) {
+ops::Pool2dParams poolParams(const OpNode& n) {
   expectExplicitPads(n);
   const std::vector<int64_t> k = n.intsAttr("kernel_shape");
   if (k.size() != 2)
@@ -163,30 +163,11 @@ ops::Pool2dParams poolParams(const OpNode& n, const std::vector<size_t>& x) {
   p.stride = pairAttr(n, "strides", {1, 1}, 1);
   p.padding = padsAttr(n);
   p.ceilMode = n.intAttr("ceil_mode", 0) != 0;
-  if (p.ceilMode && n.type == "AveragePool") {
-    // A window ceil_mode adds reaches past the padded input: PyTorch divides it by the part
-    // inside, the AvgPool codelet by the whole kernel. Where ceil_mode adds no window it is
-    // the floor's geometry.
-    ops::Pool2dParams floor = p;
-    floor.ceilMode = false;
-    if (ops::pool2dOutputShape(x, p, n.name) != ops::pool2dOutputShape(x, floor, n.name)) {
-      throw Error(fmt::format(
-          "{} ({}): ceil_mode 1 adds a partial window here (input {}), which the AvgPool codelet "
-          "would divide by the whole kernel; only ceil_mode 0, or 1 where it adds no window, is "
-          "supported",
-          n.name, n.type, fmt::join(x, "x")));
-    }
-    p.ceilMode = false;
-  }
+  // ONNX's default count_include_pad is 0, PyTorch's 1; the exporter always writes it.
+  p.countIncludePad = n.type == "MaxPool" || n.intAttr("count_include_pad", 0) != 0;
   if (pairAttr(n, "dilations", {1, 1}, 1) != std::array<size_t, 2>{1, 1}) {
-    throw Error(fmt::format("{} ({}): dilated pooling is not supported", n.name, n.type));
-  }
-  if (n.type == "AveragePool" && n.intAttr("count_include_pad", 0) == 0 &&
-      (p.padding[0] != 0 || p.padding[1] != 0)) {
-    throw Error(fmt::format(
-        "{} ({}): count_include_pad 0 with padding is not supported: tessera/conv.hpp divides by "
-        "the whole window (set count_include_pad 1, PyTorch's default)",
-        n.name, n.type));
+    throw Error(fmt::format("{} ({}): dilations [{}]: dilated pooling is not supported", n.name,
+                            n.type, fmt::join(n.intsAttr("dilations"), ",")));
   }
   return p;
 }
@@ -196,7 +177,7 @@ std::vector<Tensor> poolForward(ForwardContext& ctx) {
   expectInputs(n, ctx.inputs, 1);
   const Tensor& x = ctx.inputs[0];
   expect4d(n, x, 0, "N, C, H, W");
-  const ops::Pool2dParams p = poolParams(n, x.shape());
+  const ops::Pool2dParams p = poolParams(n);
   ops::pool2dOutputShape(x.shape(), p,
                          fmt::format("{} ({}) of \"{}\"", n.name, n.type, x.debugName()));
   return {n.type == "MaxPool" ? ops::maxPool2d(ctx.graph, x, ctx.prog, n.name, p)
@@ -206,15 +187,13 @@ std::vector<Tensor> poolForward(ForwardContext& ctx) {
 void maxPoolBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(0, Gradient::of(ops::maxPool2dBackward(ctx.graph, ctx.inputs[0], g, ctx.prog,
-                                                     ctx.stepName("x"),
-                                                     poolParams(ctx.node, ctx.inputs[0].shape()))));
+                                                     ctx.stepName("x"), poolParams(ctx.node))));
 }
 
 void avgPoolBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(0, Gradient::of(ops::avgPool2dBackward(ctx.graph, g, ctx.inputs[0].shape(), ctx.prog,
-                                                     ctx.stepName("x"),
-                                                     poolParams(ctx.node, ctx.inputs[0].shape()))));
+                                                     ctx.stepName("x"), poolParams(ctx.node))));
 }
 
 // ---- Flatten (ONNX): x to [product of dimensions before axis, product of the rest]; a view, as
@@ -261,7 +240,7 @@ Attributes poolAttributes(const ops::Pool2dParams& p) {
   Attributes a{{"kernel_shape", pairOf(p.kernel)},
                {"strides", pairOf(s)},
                {"pads", padsOf(p.padding)},
-               {"count_include_pad", int64_t{1}}};
+               {"count_include_pad", int64_t{p.countIncludePad}}};
   if (p.ceilMode) a["ceil_mode"] = int64_t{1};
   return a;
 }

@@ -228,6 +228,12 @@ TEST_P(ConvTest, Pooling) {
   ceil = pp({3, 3}, {2, 2}, {1, 1});
   ceil.ceilMode = true;
   checkPool({2, 2, 8, 9}, ceil, 5);
+  // count_include_pad false: windows at the border divide by the elements inside the input.
+  ops::Pool2dParams exclude = pp({3, 2}, {2, 2}, {1, 1});
+  exclude.countIncludePad = false;
+  checkPool({1, 3, 7, 6}, exclude, 6);
+  exclude.ceilMode = true;
+  checkPool({2, 2, 8, 9}, exclude, 7);
   if (!rtl()) {
     std::mt19937 rng(77);
     auto pick = [&](size_t lo, size_t hi) {

@@ -32,6 +32,9 @@ struct Pool2dParams {
   /// PyTorch's and ONNX's ceil_mode: one more window per axis where the last would start inside
   /// the input or its leading padding; windows are clipped to the input (max pooling's rule).
   bool ceilMode = false;
+  /// Average pooling's divisor (PyTorch's count_include_pad): true, the window inside the padded
+  /// input (KH * KW but for ceil mode's last window); false, the elements inside the input.
+  bool countIncludePad = true;
 };
 
 /// The output shape [N, OC, OH, OW] of conv2d(in [N, C, H, W], weights [OC, C / groups, KH, KW]);
