@@ -17,6 +17,12 @@
       an MLP with nn.Dropout exported in training mode trains (its Dropout nodes drop under the
       run's device seed): 4 steps whose losses differ from the same model exported in evaluation
       mode, the same on a second run; infer refuses the training-mode file.
+  compare.py cases TOOL DIR [--sample] [--only REGEX] [--train-steps S] [--table FILE]
+      the generated models of onnx_cases.py (convolutions, pooling, norms, activations, views,
+      arithmetic, embeddings, attention, static and dynamic batch, opsets 13 and 17): tessera-onnx
+      infer against PyTorch within 1e-4 (or the error a refused attribute must raise, naming the
+      node, op type, attribute and opset), and the image models trained for S steps as `train`
+      does; --sample runs the short list of the regular test run.
   compare.py hostile TOOL DIR
       malformed, truncated, unsupported and non-constant-shape models: exit code 1 (not a
       signal), a message naming the file, node, op type and opset.
@@ -269,6 +275,164 @@ def cmd_dropout(a):
     print(json.dumps({"losses_with_dropout": with_dropout, "losses_without": without}), flush=True)
 
 
+def case_module(case):
+    """The case's module as the export sees it: seeded, norms away from their fresh ones and
+    zeros (the exporter merges equal initializers), BatchNorm's running statistics from a few
+    random batches, then eval()."""
+    import torch
+    if case.train:
+        return torch_models.build(case.name, 0)
+    torch.manual_seed(0)
+    m = case.module()
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, (torch.nn.LayerNorm, torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
+                if getattr(mod, "weight", None) is not None:
+                    mod.weight.uniform_(0.9, 1.1)
+                    mod.bias.uniform_(-0.1, 0.1)
+        if any(isinstance(mod, torch.nn.modules.batchnorm._BatchNorm) for mod in m.modules()):
+            m.train()
+            for _ in range(3):
+                m(torch.randn((8,) + case.shape) * 2 + 0.5)
+    m.eval()
+    return m
+
+
+def case_export(case, m, example, path, opset):
+    import torch
+    kw = dict(opset_version=opset, input_names=["x"], output_names=["y"])
+    if case.dynamic:
+        kw["dynamic_axes"] = {"x": {0: "batch"}, "y": {0: "batch"}}
+    if case.export == "preserve":
+        kw.update(do_constant_folding=False, training=torch.onnx.TrainingMode.PRESERVE)
+    elif case.export == "training":
+        kw.update(do_constant_folding=False, training=torch.onnx.TrainingMode.TRAINING)
+        m.train()
+    torch.onnx.export(m, example, path, **kw)
+    m.eval()
+    import onnx
+    return sorted({n.op_type for n in onnx.load(path).graph.node})
+
+
+def case_infer(a, case, opset):
+    """Export the case at one opset and compare tessera-onnx infer with PyTorch (or check its
+    error). Returns the row of the coverage table."""
+    import torch
+    m = case_module(case)
+    # A dynamic batch runs 6 rows in batches of 4 (the last one padded); a static one is exported
+    # with 4 rows and runs 8. BatchNorm exported in training mode normalises by its batch's
+    # statistics: one batch of 4 rows, as PyTorch's.
+    batch = 4
+    rows = batch if case.export == "training" else (6 if case.dynamic else 8)
+    rng = np.random.default_rng(len(case.name) * 100 + opset)
+    if case.dtype == "int64":
+        x = rng.integers(0, case.high, size=(rows,) + case.shape, dtype=np.int64)
+    else:
+        x = rng.standard_normal((rows,) + case.shape, dtype=np.float32)
+    tag = f"{case.name}-op{opset}"
+    path = os.path.join(a.dir, f"{tag}.onnx")
+    example = torch.from_numpy(x[:2] if case.dynamic and case.export != "training" else x[:batch])
+    ops = case_export(case, m, example, path, opset)
+    if case.export == "training":
+        m.train()
+    with torch.no_grad():
+        expected = m(torch.from_numpy(x)).numpy()
+    m.eval()
+    xin, yout = os.path.join(a.dir, f"{tag}.in.npy"), os.path.join(a.dir, f"{tag}.out.npy")
+    np.save(xin, x)
+    cmd = [a.tool, "infer", path, "--input", xin, "--output", yout, "--tiles", str(a.tiles)]
+    if case.dynamic:
+        cmd += ["--batch", str(batch)]
+    r = run(cmd)
+    row = {"case": tag, "ops": ops}
+    if case.error:
+        row["error"] = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+        check(r.returncode == 1, f"{tag}: exit code {r.returncode}, the error {case.error} "
+                                 f"expected: {r.stderr.strip()}")
+        for e in list(case.error) + [f"opset {opset}", "node \""]:
+            check(e in r.stderr, f"{tag}: the error does not say {e!r}: {r.stderr.strip()}")
+        return row
+    check(r.returncode == 0, f"{tag}: tessera-onnx infer: {r.stderr.strip()}")
+    y = np.load(yout)
+    check(y.shape == expected.shape, f"{tag}: output shape {y.shape}, PyTorch's {expected.shape}")
+    row["infer_max_abs_diff"] = float(np.abs(y - expected).max())
+    check(row["infer_max_abs_diff"] <= 1e-4, f"{tag}: max abs diff {row['infer_max_abs_diff']}")
+    return row
+
+
+def case_train(a, case, opset, row):
+    """`compare.py train` on the case's export: its first steps' losses against PyTorch's."""
+    t = argparse.Namespace(tool=a.tool, dir=a.dir, model=f"{case.name}-op{opset}",
+                           device="model", tiles=case.tiles, batch=8, images=16, steps=a.train_steps,
+                           lr=0.05, optimizer="sgd", seed=1, rtol=1e-5, eval_images=16,
+                           accuracy_pp=None, infer_batch=8)
+    cmd_train(t)
+    rep = json.load(open(os.path.join(a.dir, f"report-train-{t.model}-{t.steps}.json")))
+    row["train_max_rel_loss_diff"] = rep["max_rel_loss_diff"]
+    row["trained_infer_max_abs_diff"] = rep["trained_model_infer_max_abs_diff"]
+
+
+def write_table(path, rows):
+    """The coverage table of docs/onnx.md: one line per case, its opsets side by side."""
+    by_case = {}
+    for r in rows:
+        name, opset = r["case"].rsplit("-op", 1)
+        by_case.setdefault(name, {})[opset] = r
+
+    def figs(runs, key):
+        out = []
+        for opset, r in sorted(runs.items()):
+            if r.get("failed"):
+                out.append(f"op{opset}: FAILED")
+            elif key in r:
+                out.append(f"op{opset}: {r[key]:.1e}")
+        return ", ".join(out)
+
+    with open(path, "w") as f:
+        f.write("| case | operators in the file | infer max abs diff | train max rel loss diff "
+                "(3 steps) | error (asserted) |\n| --- | --- | --- | --- | --- |\n")
+        for name, runs in by_case.items():
+            last = runs[max(runs)]
+            err = last.get("error", "")
+            if "node \"" in err:  # from the node on: the file's path is the machine's
+                err = err[err.index("node \""):]
+                err = err.replace("opset " + max(runs), "opset N")
+            f.write(f"| {name} | {', '.join(last.get('ops', []))} | "
+                    f"{figs(runs, 'infer_max_abs_diff')} | "
+                    f"{figs(runs, 'train_max_rel_loss_diff')} | {err.replace('|', '/')} |\n")
+
+
+def cmd_cases(a):
+    import re
+    import onnx_cases
+    os.makedirs(a.dir, exist_ok=True)
+    for flat in (False, True):  # the training comparisons' test images
+        np.save(os.path.join(a.dir, f"input-{'flat' if flat else 'image'}.npy"),
+                torch_models.images("test", 16, flat))
+    rows, failed = [], []
+    for case in onnx_cases.CASES:
+        if a.sample and not case.sample:
+            continue
+        if a.only and not re.search(a.only, case.name):
+            continue
+        opsets = case.opsets[-1:] if a.sample else case.opsets
+        for opset in opsets:
+            row = {"case": f"{case.name}-op{opset}"}
+            try:
+                row = case_infer(a, case, opset)
+                if case.train and a.train_steps:
+                    case_train(a, case, opset, row)
+            except SystemExit:  # check() failed: recorded, the other cases still run
+                row["failed"] = True
+                failed.append(row["case"])
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    if a.table:
+        write_table(a.table, rows)
+    print(json.dumps({"cases": len(rows), "failed": failed}), flush=True)
+    check(not failed, f"{len(failed)} cases failed: {failed}")
+
+
 def cmd_hostile(a):
     import onnx
     from onnx import TensorProto, helper
@@ -356,11 +520,11 @@ def main():
     e = sub.add_parser("export")
     e.add_argument("dir")
     e.add_argument("--images", type=int, default=1000)
-    for name in ("infer", "train", "hostile", "inputs", "dropout"):
+    for name in ("infer", "train", "hostile", "inputs", "dropout", "cases"):
         s = sub.add_parser(name)
         s.add_argument("tool")
         s.add_argument("dir")
-        if name not in ("hostile", "inputs", "dropout"):
+        if name not in ("hostile", "inputs", "dropout", "cases"):
             s.add_argument("model", help="e.g. lenet-op13")
             s.add_argument("--device", default="model")
             s.add_argument("--tiles", type=int, default=0)
@@ -378,8 +542,14 @@ def main():
     t.add_argument("--eval-images", type=int, default=64)
     t.add_argument("--accuracy-pp", type=float, default=None)
     t.add_argument("--infer-batch", type=int, default=8, help="batch of the trained model's infer")
+    c = sub.choices["cases"]
+    c.add_argument("--sample", action="store_true", help="the short list (the regular test run)")
+    c.add_argument("--only", default="", help="a regular expression on the case names")
+    c.add_argument("--tiles", type=int, default=4)
+    c.add_argument("--train-steps", type=int, default=3, help="0: no training comparisons")
+    c.add_argument("--table", default="", help="the coverage table as Markdown")
     a = p.parse_args()
-    {"export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile,
+    {"cases": cmd_cases, "export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile,
      "inputs": cmd_inputs, "dropout": cmd_dropout}[a.cmd](a)
 
 

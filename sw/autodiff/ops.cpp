@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <numeric>
 #include <optional>
 
@@ -302,6 +303,33 @@ void reluBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(
       0, Gradient::of(ops::reluGrad(ctx.graph, g, ctx.outputs[0], ctx.prog, ctx.stepName("in"))));
+}
+
+// ---- Clip (ONNX; PyTorch's clamp, hardtanh and relu6): x clamped to [min, max], attributes
+// (the ONNX inputs, constant), an absent bound none; dx = g where min < x < max (hardtanh's
+// backward: a bound itself passes nothing).
+
+std::pair<float, float> clipBounds(const OpNode& n) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float lo = n.attributes.count("min") ? static_cast<float>(n.floatAttr("min", 0)) : -inf;
+  const float hi = n.attributes.count("max") ? static_cast<float>(n.floatAttr("max", 0)) : inf;
+  if (!(lo <= hi))
+    throw Error(fmt::format("{} ({}): min {} must not exceed max {}", n.name, n.type, lo, hi));
+  return {lo, hi};
+}
+
+std::vector<Tensor> clipForward(ForwardContext& ctx) {
+  expectInputs(ctx.node, ctx.inputs, 1);
+  expectFloat(ctx.node, ctx.inputs[0], 0);
+  const auto [lo, hi] = clipBounds(ctx.node);
+  return {ops::clip(ctx.graph, ctx.inputs[0], lo, hi, ctx.prog, ctx.node.name)};
+}
+
+void clipBackward(BackwardContext& ctx) {
+  const Tensor g = ctx.gradOutputTensor(0);
+  const auto [lo, hi] = clipBounds(ctx.node);
+  ctx.setGrad(0, Gradient::of(ops::clipGrad(ctx.graph, g, ctx.inputs[0], lo, hi, ctx.prog,
+                                            ctx.stepName("in"))));
 }
 
 // ---- AddBias: x [rows, n] + bias [n]; dx = g, dbias = reduceSum(g, 0) (rows in order).
@@ -703,6 +731,7 @@ OpRegistry OpRegistry::builtin() {
   r.add({"Gemm", gemmForward, gemmBackward});
   r.add({"Scale", scaleForward, scaleBackward});
   r.add({"Relu", reluForward, reluBackward});
+  r.add({"Clip", clipForward, clipBackward});
   r.add({"AddBias", addBiasForward, addBiasBackward});
   r.add({"ReduceSum", reduceSumForward, reduceSumBackward});
   r.add({"SoftmaxCrossEntropy", sceForward, sceBackward});

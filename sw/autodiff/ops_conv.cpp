@@ -143,14 +143,15 @@ void convBackward(BackwardContext& ctx) {
 }
 
 // ---- MaxPool and AveragePool over x [N, C, H, W]. Attributes: kernel_shape (required), strides
-// (ONNX's default: 1), pads; ceil_mode must be 0 and dilations 1. AveragePool divides by the whole
-// window (count_include_pad = 1, PyTorch's default and what the library implements); ONNX's
-// default count_include_pad = 0 is accepted only where it makes no difference (no padding).
+// (ONNX's default: 1), pads, ceil_mode, count_include_pad (AveragePool; ONNX's default 0, which
+// PyTorch's exporter always overrides with its own); dilations 1. AveragePool divides each window
+// as PyTorch does: by KH * KW, by the part inside the padded input for ceil mode's last window,
+// by the elements inside the input with count_include_pad 0.
 //
 // Backward: MaxPool gives each window's gradient to its first maximum in scan order, each input
 // element summing what it receives from +0 in output order (ops::maxPool2dBackward, from the
-// forward's input); AveragePool adds g / (KH * KW) into every element of the window, from +0 in
-// output order (ops::avgPool2dBackward).
+// forward's input); AveragePool adds g / (the window's divisor) into every element of the window,
+// from +0 in output order (ops::avgPool2dBackward).
 
 ops::Pool2dParams poolParams(const OpNode& n) {
   expectExplicitPads(n);
@@ -161,19 +162,12 @@ ops::Pool2dParams poolParams(const OpNode& n) {
   p.kernel = pairAttr(n, "kernel_shape", {0, 0}, 1);
   p.stride = pairAttr(n, "strides", {1, 1}, 1);
   p.padding = padsAttr(n);
-  if (n.intAttr("ceil_mode", 0) != 0) {
-    throw Error(fmt::format("{} ({}): ceil_mode 1 is not supported (tessera/conv.hpp floors)",
-                            n.name, n.type));
-  }
+  p.ceilMode = n.intAttr("ceil_mode", 0) != 0;
+  // ONNX's default count_include_pad is 0, PyTorch's 1; the exporter always writes it.
+  p.countIncludePad = n.type == "MaxPool" || n.intAttr("count_include_pad", 0) != 0;
   if (pairAttr(n, "dilations", {1, 1}, 1) != std::array<size_t, 2>{1, 1}) {
-    throw Error(fmt::format("{} ({}): dilated pooling is not supported", n.name, n.type));
-  }
-  if (n.type == "AveragePool" && n.intAttr("count_include_pad", 0) == 0 &&
-      (p.padding[0] != 0 || p.padding[1] != 0)) {
-    throw Error(fmt::format(
-        "{} ({}): count_include_pad 0 with padding is not supported: tessera/conv.hpp divides by "
-        "the whole window (set count_include_pad 1, PyTorch's default)",
-        n.name, n.type));
+    throw Error(fmt::format("{} ({}): dilations [{}]: dilated pooling is not supported", n.name,
+                            n.type, fmt::join(n.intsAttr("dilations"), ",")));
   }
   return p;
 }
@@ -243,10 +237,12 @@ Attributes poolAttributes(const ops::Pool2dParams& p) {
   // builder always writes them.
   const std::array<size_t, 2> s{p.stride[0] ? p.stride[0] : p.kernel[0],
                                 p.stride[1] ? p.stride[1] : p.kernel[1]};
-  return {{"kernel_shape", pairOf(p.kernel)},
-          {"strides", pairOf(s)},
-          {"pads", padsOf(p.padding)},
-          {"count_include_pad", int64_t{1}}};
+  Attributes a{{"kernel_shape", pairOf(p.kernel)},
+               {"strides", pairOf(s)},
+               {"pads", padsOf(p.padding)},
+               {"count_include_pad", int64_t{p.countIncludePad}}};
+  if (p.ceilMode) a["ceil_mode"] = int64_t{1};
+  return a;
 }
 
 }  // namespace

@@ -213,8 +213,16 @@ std::vector<size_t> pool2dOutputShape(const std::vector<size_t>& in, const Pool2
   if (in[2] + 2 * p.padding[0] < p.kernel[0] || in[3] + 2 * p.padding[1] < p.kernel[1]) {
     throw bad("the kernel is larger than the padded input");
   }
-  return {in[0], in[1], (in[2] + 2 * p.padding[0] - p.kernel[0]) / sh + 1,
-          (in[3] + 2 * p.padding[1] - p.kernel[1]) / sw + 1};
+  // PyTorch's pooling_output_shape: with ceil_mode, drop a last window that would start in the
+  // trailing padding.
+  auto out = [&](size_t size, size_t pad, size_t k, size_t s) {
+    const size_t span = size + 2 * pad - k;
+    size_t o = (p.ceilMode ? ceilDiv(span, s) : span / s) + 1;
+    if (p.ceilMode && (o - 1) * s >= size + pad) --o;
+    return o;
+  };
+  return {in[0], in[1], out(in[2], p.padding[0], p.kernel[0], sh),
+          out(in[3], p.padding[1], p.kernel[1], sw)};
 }
 
 Tensor createConv2dInput(Graph& graph, const std::vector<size_t>& shape, const std::string& name) {
@@ -410,6 +418,9 @@ namespace {
 
 struct PoolGeom {
   size_t N, C, H, W, KH, KW, sh, sw, ph, pw, OH, OW;
+  // Average pooling divides some window by other than KH * KW (AvgPoolDiv): windows that reach
+  // padding which count_include_pad leaves out, or ceil mode's partial last window.
+  bool perWindowDivisor;
 };
 
 PoolGeom poolGeom(const std::vector<size_t>& in, const Pool2dParams& p, const std::string& name) {
@@ -425,7 +436,12 @@ PoolGeom poolGeom(const std::vector<size_t>& in, const Pool2dParams& p, const st
              p.padding[0],
              p.padding[1],
              o[2],
-             o[3]};
+             o[3],
+             false};
+  Pool2dParams floor = p;
+  floor.ceilMode = false;
+  g.perWindowDivisor = (p.ceilMode && pool2dOutputShape(in, floor, name) != o) ||
+                       (!p.countIncludePad && (g.ph != 0 || g.pw != 0));
   checkPacked(name, {g.N, g.C, g.H, g.W, g.KH, g.KW, g.sh, g.sw, g.ph, g.pw, g.OH, g.OW});
   return g;
 }
@@ -447,8 +463,15 @@ Tensor poolForward(Graph& graph, const Tensor& in, Sequence& prog, const std::st
     const auto [y0, y1] =
         clampRows(top, static_cast<long>((bk.r1 - 1) * g.sh + g.KH) - static_cast<long>(g.ph), g.H);
     const Tensor slab = in[bk.n].slice(bk.c0, bk.c1, 0).slice(y0, y1, 1).flatten();
+    const bool divisor = std::string_view(codelet) == "AvgPool" && g.perWindowDivisor;
     for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], 1)) {
-      VertexRef v = graph.addVertex(cs, codelet, {{"in", slab}, {"out", ob.flatten()}});
+      VertexRef v = graph.addVertex(cs, divisor ? "AvgPoolDiv" : codelet,
+                                    {{"in", slab}, {"out", ob.flatten()}});
+      if (divisor) {
+        graph.setFieldValue(v, "limits", pack(y0, g.H));
+        graph.setFieldValue(v, "pad", pack(g.ph, g.pw));
+        graph.setFieldValue(v, "include", static_cast<uint32_t>(p.countIncludePad));
+      }
       graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
       graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
       graph.setFieldValue(v, "colPad", static_cast<uint32_t>(g.pw));
@@ -506,7 +529,12 @@ Tensor poolBackward(Graph& graph, const Tensor* in, const Tensor& gradOut,
         graph.setFieldValue(v, "dxRow0", pack(bk.r0, bk.r1 - bk.r0));
         graph.setFieldValue(v, "origin", pack(x0, d0));
       } else {
-        v = graph.addVertex(cs, "AvgPoolGrad", {{"dy", dys}, {"dx", db.flatten()}});
+        v = graph.addVertex(cs, g.perWindowDivisor ? "AvgPoolDivGrad" : "AvgPoolGrad",
+                            {{"dy", dys}, {"dx", db.flatten()}});
+        if (g.perWindowDivisor) {
+          graph.setFieldValue(v, "height", static_cast<uint32_t>(g.H));
+          graph.setFieldValue(v, "include", static_cast<uint32_t>(p.countIncludePad));
+        }
         graph.setFieldValue(v, "dxSize", pack(bk.r1 - bk.r0, g.W));
         graph.setFieldValue(v, "origin", pack(bk.r0, d0));
         // Each gradient element reaches its window with a multiply-add, shared over dx.

@@ -133,6 +133,25 @@ Tensor reluGrad(Graph& graph, const Tensor& grad, const Tensor& act, Sequence& p
   return elementwise(graph, "ReluGrad", {{"grad", grad}, {"act", act}}, "out", prog, name);
 }
 
+Tensor clip(Graph& graph, const Tensor& a, float lo, float hi, Sequence& prog,
+            const std::string& name) {
+  checkSame(a, a, name);
+  return elementwise(graph, "Clip", {{"in", a}}, "out", prog, name, [&](VertexRef v) {
+    graph.setFieldValue(v, "lo", lo);
+    graph.setFieldValue(v, "hi", hi);
+  });
+}
+
+Tensor clipGrad(Graph& graph, const Tensor& grad, const Tensor& in, float lo, float hi,
+                Sequence& prog, const std::string& name) {
+  checkSame(grad, in, name);
+  return elementwise(graph, "ClipGrad", {{"grad", grad}, {"in", in}}, "out", prog, name,
+                     [&](VertexRef v) {
+                       graph.setFieldValue(v, "lo", lo);
+                       graph.setFieldValue(v, "hi", hi);
+                     });
+}
+
 Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
                const std::string& name) {
   if (x.rank() != 2 || bias.rank() != 1 || bias.dim(0) != x.dim(1)) {

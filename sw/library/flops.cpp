@@ -8,7 +8,7 @@ namespace tessera::ops {
 
 uint64_t elementFlops(std::string_view codelet) {
   // Each row: the codelet and its formula's operations per output element.
-  static constexpr std::array<std::pair<std::string_view, uint64_t>, 35> kTable{{
+  static constexpr std::array<std::pair<std::string_view, uint64_t>, 37> kTable{{
       {"Add", 1},            // a + b
       {"Sub", 1},            // a - b
       {"Mul", 1},            // a * b
@@ -24,6 +24,8 @@ uint64_t elementFlops(std::string_view codelet) {
       {"ScaledAddTo", 2},    // data + s * delta (one multiply-add)
       {"Relu", 1},           // max(x, 0)
       {"ReluGrad", 1},       // x > 0 ? g : 0
+      {"Clip", 2},           // min(max(x, lo), hi)
+      {"ClipGrad", 2},       // lo < x < hi ? g : 0
       {"Exp", 1},
       {"Log", 1},
       {"Sqrt", 1},

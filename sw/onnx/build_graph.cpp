@@ -243,7 +243,7 @@ class Builder {
       if (!key.empty()) {
         if (n.input(i).empty()) continue;
         const HostTensor& h = hostInput(n, i);
-        if (key == "constant_value" || key == "ratio")
+        if (key == "constant_value" || key == "ratio" || key == "min" || key == "max")
           attrs[key] = h.size() ? h.at(0) : 0.0;
         else if (key == "training_mode")
           attrs[key] = static_cast<int64_t>(h.size() && h.at(0) != 0);
@@ -260,8 +260,54 @@ class Builder {
     // Trailing absent optional inputs are dropped, as ONNX allows.
     while (!inputs.empty() && !inputs.back().valid()) inputs.pop_back();
     if (op == "BatchNormalization" && opt_.training) attrs["training_mode"] = int64_t{1};
-    const std::vector<ad::Value> outs = tape_.apply(op, inputs, attrs, name);
+    // Before opset 14 BatchNormalization has no training_mode: its extra outputs (the running
+    // statistics PyTorch's training-mode export writes) are what say it uses batch statistics.
+    if (op == "BatchNormalization" && m_.opset < 14) {
+      for (int i = 1; i < n.output_size(); ++i) {
+        if (!n.output(i).empty()) attrs["training_mode"] = int64_t{1};
+      }
+    }
+    const bool spatial1d = (op == "Conv" || op == "MaxPool" || op == "AveragePool") &&
+                           !inputs.empty() && inputs[0].tensor().rank() == 3;
+    const std::vector<ad::Value> outs =
+        spatial1d ? oneDimensional(op, inputs, attrs, name) : tape_.apply(op, inputs, attrs, name);
     setOutputs(n, outs);
+  }
+
+  // Conv, MaxPool and AveragePool over [N, C, L] (PyTorch's Conv1d, MaxPool1d, AvgPool1d) as the
+  // 2-D op over [N, C, 1, L] with a kernel of height 1: the same products and sums in the same
+  // order, no padding or stride along the added axis. Views on either side (Reshape).
+  std::vector<ad::Value> oneDimensional(const std::string& op, std::vector<ad::Value> inputs,
+                                        ad::Attributes attrs, const std::string& name) {
+    auto to2d = [&](const ad::Value& v, const std::string& what) {
+      std::vector<int64_t> shape;
+      for (size_t d : v.tensor().shape()) shape.push_back(static_cast<int64_t>(d));
+      shape.insert(shape.begin() + 2, 1);
+      return tape_.apply1("Reshape", {v}, {{"shape", shape}}, fmt::format("{}/{}2d", name, what));
+    };
+    for (const char* key : {"kernel_shape", "strides", "dilations", "pads"}) {
+      const auto it = attrs.find(key);
+      if (it == attrs.end()) continue;
+      const auto* v = std::get_if<std::vector<int64_t>>(&it->second);
+      const size_t want = std::string_view(key) == "pads" ? 2 : 1;
+      if (!v || v->size() != want)
+        throw Error(fmt::format("{} of a 1-D {} must have {} entries", key, op, want));
+      if (std::string_view(key) == "pads")
+        it->second = std::vector<int64_t>{0, (*v)[0], 0, (*v)[1]};
+      else
+        it->second = std::vector<int64_t>{1, (*v)[0]};
+    }
+    inputs[0] = to2d(inputs[0], "x");
+    if (op == "Conv") {
+      if (inputs.size() < 2 || inputs[1].tensor().rank() != 3)
+        throw Error("a 1-D Conv needs weights [OC, C / group, K]");
+      inputs[1] = to2d(inputs[1], "w");
+    }
+    const ad::Value y = tape_.apply1(op, inputs, attrs, name);
+    std::vector<int64_t> shape;
+    for (size_t d : y.tensor().shape()) shape.push_back(static_cast<int64_t>(d));
+    shape.erase(shape.begin() + 2);
+    return {tape_.apply1("Reshape", {y}, {{"shape", shape}}, name + "/1d")};
   }
 
   // ONNX Slice on a device value: constant starts/ends/axes, steps of 1, one registry Slice (a

@@ -20,6 +20,7 @@ const std::set<std::string>& deviceOps() {
                                          "Pow",
                                          "Sqrt",
                                          "Relu",
+                                         "Clip",
                                          "Tanh",
                                          "Sigmoid",
                                          "Erf",
@@ -109,6 +110,8 @@ std::string constantInputAttribute(const std::string& op, int i) {
   if (op == "Pad" && i == 3) return "axes";
   if ((op == "ReduceSum" || op == "ReduceMean" || op == "Squeeze" || op == "Unsqueeze") && i == 1)
     return "axes";
+  if (op == "Clip" && i == 1) return "min";
+  if (op == "Clip" && i == 2) return "max";
   if (op == "Dropout" && i == 1) return "ratio";
   if (op == "Dropout" && i == 2) return "training_mode";
   return "";

@@ -335,19 +335,12 @@ TEST_F(ConvOpsBuilding, UnsupportedAttributesNameTheOp) {
       {"asym (Conv)", "asymmetric", "[0,0,1,1]"});
   expectThrowContaining(
       [&] {
-        tape.apply1(
-            "AveragePool", {x},
-            {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 1}}},
-            "avg");
-      },
-      {"avg (AveragePool)", "count_include_pad"});
-  expectThrowContaining(
-      [&] {
         tape.apply1("MaxPool", {x},
-                    {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"ceil_mode", int64_t{1}}},
-                    "ceil");
+                    {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                     {"dilations", std::vector<int64_t>{2, 2}}},
+                    "dil");
       },
-      {"ceil (MaxPool)", "ceil_mode"});
+      {"dil (MaxPool)", "dilations", "[2,2]"});
   expectThrowContaining([&] { tape.apply1("MaxPool", {x}, {}, "nokernel"); },
                         {"nokernel (MaxPool)", "kernel_shape"});
 }

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "autodiff_util.hpp"
@@ -244,6 +246,51 @@ TEST_P(OnnxOpsTest, UnaryOpsAndTheirGradients) {
         },
         {toDouble(x)}, 0, "dx");
   }
+}
+
+// ---- Clip: min and max (relu6, hardtanh), min only (an absent max is no bound).
+
+TEST_P(OnnxOpsTest, ClipAndItsGradient) {
+  const Shape shape = {4, 6};
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::pair<float, float>> bounds = {{-0.5f, 1.0f}, {0.25f, inf}};
+  std::vector<std::pair<std::string, Tensor>> outs;
+  for (size_t c = 0; c < bounds.size(); ++c) {
+    const std::string id = std::to_string(c);
+    const Value x =
+        tape.parameter(ranged(shape, "x" + id, 260 + static_cast<uint32_t>(c), -2.0f, 2.0f));
+    Attributes at{{"min", double{bounds[c].first}}};
+    if (bounds[c].second != inf) at["max"] = double{bounds[c].second};
+    const Value y = tape.apply1("Clip", {x}, at, "clip" + id);
+    const Tensor seed = variable(shape, "seed" + id, 270 + static_cast<uint32_t>(c));
+    outs.emplace_back("y" + id, y.tensor());
+    outs.emplace_back("dx" + id, tape.gradients(y, seed, {x}, bwd, "bwd" + id)[0]);
+  }
+  auto out = run(outs);
+  for (size_t c = 0; c < bounds.size(); ++c) {
+    const std::string id = std::to_string(c);
+    const auto [lo, hi] = bounds[c];
+    const Floats &x = values["x" + id], &dy = values["seed" + id];
+    Floats y(x.size()), dx(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      y[i] = std::min(std::max(x[i], lo), hi);
+      dx[i] = x[i] > lo && x[i] < hi ? dy[i] : 0.0f;
+    }
+    expectBitEqual(out["y" + id], y, "forward");
+    expectBitEqual(out["dx" + id], dx, "dx");
+    expectNearFiniteDifference(
+        out["dx" + id],
+        [&](const std::vector<Doubles>& in) {
+          double total = 0;
+          for (size_t i = 0; i < in[0].size(); ++i)
+            total += double{dy[i]} * std::min(std::max(in[0][i], double{lo}), double{hi});
+          return total;
+        },
+        {toDouble(x)}, 0, "dx");
+  }
+  Attributes bad{{"min", 1.0}, {"max", 0.0}};
+  EXPECT_THROW(tape.apply1("Clip", {tape.parameter(variable(shape, "xb", 280))}, bad, "clipbad"),
+               Error);
 }
 
 // ---- ReduceSum, ReduceMean, GlobalAveragePool.

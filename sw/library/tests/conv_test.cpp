@@ -207,6 +207,19 @@ TEST_P(ConvTest, Pooling) {
   checkPool({2, 3, 8, 8}, pp({2, 2}, {0, 0}, {0, 0}), 1);   // LeNet's max-pool 2
   checkPool({1, 2, 9, 7}, pp({3, 3}, {2, 2}, {1, 1}), 2);   // odd sizes, padding
   checkPool({2, 2, 7, 11}, pp({2, 3}, {3, 4}, {1, 0}), 3);  // stride > kernel
+  // ceil_mode: a last, partial window on each axis (7 = 3 * 2 + 1; 9 + 2 = 4 * 2 + 3).
+  ops::Pool2dParams ceil = pp({2, 2}, {2, 2}, {0, 0});
+  ceil.ceilMode = true;
+  checkPool({1, 2, 7, 7}, ceil, 4);
+  ceil = pp({3, 3}, {2, 2}, {1, 1});
+  ceil.ceilMode = true;
+  checkPool({2, 2, 8, 9}, ceil, 5);
+  // count_include_pad false: windows at the border divide by the elements inside the input.
+  ops::Pool2dParams exclude = pp({3, 2}, {2, 2}, {1, 1});
+  exclude.countIncludePad = false;
+  checkPool({1, 3, 7, 6}, exclude, 6);
+  exclude.ceilMode = true;
+  checkPool({2, 2, 8, 9}, exclude, 7);
   if (!rtl()) {
     std::mt19937 rng(77);
     auto pick = [&](size_t lo, size_t hi) {

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "backends.hpp"
@@ -72,15 +74,24 @@ TEST_P(LibraryTest, ElementwiseOpsMatchTheHost) {
   Tensor sc = ops::scale(graph, a, 0.375f, prog, "scaled");
   Tensor r = ops::relu(graph, a, prog, "relu");
   Tensor rg = ops::reluGrad(graph, b, a, prog, "relugrad");
+  // Clip's bounds are elements of a, so that the bounds themselves are clipped and stopped.
+  const float lo = values["a"][3] < values["a"][5] ? values["a"][3] : values["a"][5];
+  const float hi = values["a"][3] < values["a"][5] ? values["a"][5] : values["a"][3];
+  Tensor cl = ops::clip(graph, a, lo, hi, prog, "clip");
+  Tensor cg = ops::clipGrad(graph, b, a, lo, hi, prog, "clipgrad");
+  Tensor c6 = ops::clip(graph, a, 0.0f, std::numeric_limits<float>::infinity(), prog, "clip0");
   auto out = run({{"sum", sum},
                   {"diff", diff},
                   {"prod", prod},
                   {"scaled", sc},
                   {"relu", r},
-                  {"relugrad", rg}});
+                  {"relugrad", rg},
+                  {"clip", cl},
+                  {"clipgrad", cg},
+                  {"clip0", c6}});
   const auto& va = values["a"];
   const auto& vb = values["b"];
-  std::vector<float> e[6];
+  std::vector<float> e[9];
   for (size_t i = 0; i < va.size(); ++i) {
     e[0].push_back(va[i] + vb[i]);
     e[1].push_back(va[i] - vb[i]);
@@ -88,6 +99,9 @@ TEST_P(LibraryTest, ElementwiseOpsMatchTheHost) {
     e[3].push_back(va[i] * 0.375f);
     e[4].push_back(va[i] > 0 ? va[i] : 0.0f);
     e[5].push_back(va[i] > 0 ? vb[i] : 0.0f);
+    e[6].push_back(std::min(std::max(va[i], lo), hi));
+    e[7].push_back(va[i] > lo && va[i] < hi ? vb[i] : 0.0f);
+    e[8].push_back(va[i] < 0 ? 0.0f : va[i]);
   }
   expectBitEqual(out["sum"], e[0], "add");
   expectBitEqual(out["diff"], e[1], "sub");
@@ -95,6 +109,9 @@ TEST_P(LibraryTest, ElementwiseOpsMatchTheHost) {
   expectBitEqual(out["scaled"], e[3], "scale");
   expectBitEqual(out["relu"], e[4], "relu");
   expectBitEqual(out["relugrad"], e[5], "reluGrad");
+  expectBitEqual(out["clip"], e[6], "clip");
+  expectBitEqual(out["clipgrad"], e[7], "clipGrad");
+  expectBitEqual(out["clip0"], e[8], "clip to [0, inf)");
 }
 
 TEST_P(LibraryTest, MisalignedOperandsAreExchanged) {

@@ -24,11 +24,17 @@ struct Conv2dParams {
   size_t groups = 1;
 };
 
-/// Arguments of a pooling layer (no dilation, no ceil mode); stride {0, 0} means the kernel size.
+/// Arguments of a pooling layer (no dilation); stride {0, 0} means the kernel size.
 struct Pool2dParams {
   std::array<size_t, 2> kernel{2, 2};
   std::array<size_t, 2> stride{0, 0};
   std::array<size_t, 2> padding{0, 0};  ///< at most half the kernel, as PyTorch requires
+  /// PyTorch's and ONNX's ceil_mode: one more window per axis where the last would start inside
+  /// the input or its leading padding; windows are clipped to the input (max pooling's rule).
+  bool ceilMode = false;
+  /// Average pooling's divisor (PyTorch's count_include_pad): true, the window inside the padded
+  /// input (KH * KW but for ceil mode's last window); false, the elements inside the input.
+  bool countIncludePad = true;
 };
 
 /// The output shape [N, OC, OH, OW] of conv2d(in [N, C, H, W], weights [OC, C / groups, KH, KW]);

@@ -145,6 +145,7 @@ inline std::vector<float> conv2dBackwardBias(const ConvGeom& g, const std::vecto
 /// Geometry of a pooling layer.
 struct PoolGeom {
   long N, C, H, W, KH, KW, sh, sw, ph, pw, OH, OW;
+  bool include = true;  ///< count_include_pad
   /// From in [N, C, H, W] and the params.
   PoolGeom(const std::vector<size_t>& in, const Pool2dParams& p)
       : N(long(in[0])),
@@ -156,7 +157,8 @@ struct PoolGeom {
         sh(long(p.stride[0] ? p.stride[0] : p.kernel[0])),
         sw(long(p.stride[1] ? p.stride[1] : p.kernel[1])),
         ph(long(p.padding[0])),
-        pw(long(p.padding[1])) {
+        pw(long(p.padding[1])),
+        include(p.countIncludePad) {
     const std::vector<size_t> o = pool2dOutputShape(in, p, "reference");
     OH = long(o[2]), OW = long(o[3]);
   }
@@ -204,10 +206,21 @@ inline std::vector<float> maxPool2dBackward(const PoolGeom& g, const std::vector
   return dx;
 }
 
-/// avgPool2d (count_include_pad): sum from +0 over the window's rows then columns, / (KH * KW).
+/// Average pooling's divisor for window (oy, ox), PyTorch's: the window inside the padded input
+/// (count_include_pad; KH * KW but for ceil mode's last window), or inside the input.
+inline float avgPoolDivisor(const PoolGeom& g, long oy, long ox) {
+  const long y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
+  if (g.include) {
+    return float(((y0 + g.KH < g.H + g.ph ? y0 + g.KH : g.H + g.ph) - y0) *
+                 ((x0 + g.KW < g.W + g.pw ? x0 + g.KW : g.W + g.pw) - x0));
+  }
+  return float(((y0 + g.KH < g.H ? y0 + g.KH : g.H) - (y0 < 0 ? 0 : y0)) *
+               ((x0 + g.KW < g.W ? x0 + g.KW : g.W) - (x0 < 0 ? 0 : x0)));
+}
+
+/// avgPool2d: sum from +0 over the window's rows then columns, / avgPoolDivisor.
 inline std::vector<float> avgPool2d(const PoolGeom& g, const std::vector<float>& x) {
   std::vector<float> y(size_t(g.N * g.C * g.OH * g.OW));
-  const float div = float(g.KH * g.KW);
   for (long p = 0; p < g.N * g.C; ++p)
     for (long oy = 0; oy < g.OH; ++oy)
       for (long ox = 0; ox < g.OW; ++ox) {
@@ -216,19 +229,19 @@ inline std::vector<float> avgPool2d(const PoolGeom& g, const std::vector<float>&
           for (long ix = ox * g.sw - g.pw; ix < ox * g.sw - g.pw + g.KW; ++ix)
             if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W)
               s += x[size_t((p * g.H + iy) * g.W + ix)];
-        y[size_t((p * g.OH + oy) * g.OW + ox)] = s / div;
+        y[size_t((p * g.OH + oy) * g.OW + ox)] = s / avgPoolDivisor(g, oy, ox);
       }
   return y;
 }
 
-/// avgPool2dBackward: each input element += gradOut / (KH * KW) over its windows in output order.
+/// avgPool2dBackward: each input element += gradOut / avgPoolDivisor over its windows in output
+/// order.
 inline std::vector<float> avgPool2dBackward(const PoolGeom& g, const std::vector<float>& dy) {
   std::vector<float> dx(size_t(g.N * g.C * g.H * g.W), 0.0f);
-  const float div = float(g.KH * g.KW);
   for (long p = 0; p < g.N * g.C; ++p)
     for (long oy = 0; oy < g.OH; ++oy)
       for (long ox = 0; ox < g.OW; ++ox) {
-        const float d = dy[size_t((p * g.OH + oy) * g.OW + ox)] / div;
+        const float d = dy[size_t((p * g.OH + oy) * g.OW + ox)] / avgPoolDivisor(g, oy, ox);
         for (long iy = oy * g.sh - g.ph; iy < oy * g.sh - g.ph + g.KH; ++iy)
           for (long ix = ox * g.sw - g.pw; ix < ox * g.sw - g.pw + g.KW; ++ix)
             if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) {

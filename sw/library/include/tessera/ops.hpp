@@ -33,6 +33,12 @@ Tensor relu(Graph& graph, const Tensor& a, Sequence& prog, const std::string& na
 /// grad where act > 0, else 0 (the gradient of relu at its output act).
 Tensor reluGrad(Graph& graph, const Tensor& grad, const Tensor& act, Sequence& prog,
                 const std::string& name);
+/// a clamped to [lo, hi] element by element (ONNX Clip; NaN stays NaN; -inf/+inf: no bound).
+Tensor clip(Graph& graph, const Tensor& a, float lo, float hi, Sequence& prog,
+            const std::string& name);
+/// grad where lo < in < hi, else 0 (Clip's gradient at its input, PyTorch's hardtanh backward).
+Tensor clipGrad(Graph& graph, const Tensor& grad, const Tensor& in, float lo, float hi,
+                Sequence& prog, const std::string& name);
 /// x + bias along the last dimension of x (x is [rows, n], bias is [n]); mapped like x.
 Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
                const std::string& name);
