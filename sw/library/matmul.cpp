@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "tessera/amp_matmul.h"
 #include "tessera/chip_params.h"
@@ -137,6 +138,35 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
   }
 }
 
+// op(a)'s block [r0, r1) x [k0, k1) as row-major rows for the unit. A transposed a (stored
+// [k, m]) is transposed on the tile by Transpose2d vertices in the compute set *ts (made on
+// first use; the caller runs it before the product): the exchange then brings the stored block
+// in runs of r1 - r0 words instead of one word a message, whose programs would not fit a tile.
+Tensor ampRows(Graph& graph, std::optional<ComputeSet>& ts, unsigned tile, const Tensor& a,
+               bool transposeA, size_t r0, size_t r1, size_t k0, size_t k1,
+               const std::string& name) {
+  if (!transposeA) return a.slice(r0, r1, 0).slice(k0, k1, 1);
+  if (!ts) ts = graph.addComputeSet(name + "/a-rows");
+  const size_t mb = r1 - r0, kb = k1 - k0;
+  const Tensor stored = a.slice(k0, k1, 0).slice(r0, r1, 1).flatten();
+  const Tensor rows =
+      graph.addVariable(ElemType::Float32, {mb, kb}, fmt::format("{}/a-rows@{}", name, tile));
+  graph.setTileMapping(rows, tile);
+  graph.setAlignment(rows, TESS_AMP_STEP_BYTES);
+  const size_t vparts = std::min<size_t>(mb, graph.target().contexts);
+  for (size_t v = 0; v < vparts; ++v) {
+    const auto [p0, p1] = part(mb, vparts, v);
+    if (p0 == p1) continue;
+    VertexRef vx = graph.addVertex(*ts, "Transpose2d",
+                                   {{"in", stored}, {"out", rows.slice(p0, p1, 0).flatten()}});
+    graph.setFieldValue(vx, "rows", static_cast<uint32_t>(mb));
+    graph.setFieldValue(vx, "cols", static_cast<uint32_t>(kb));
+    graph.setFieldValue(vx, "row", static_cast<uint32_t>(p0));
+    graph.setTileMapping(vx, tile);
+  }
+  return rows;
+}
+
 }  // namespace
 
 bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
@@ -226,6 +256,8 @@ unsigned planTile(const MatMulPlan& plan, size_t i, size_t j, size_t l) {
 Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {
   const MatMulPlan plan = planMatMul(graph, m, k, n);
   Tensor a = graph.addVariable(ElemType::Float32, {m, k}, name);
+  // Each tile's block of a is row-major in place; aligned, the unit reads it there too.
+  if (unitTarget(graph.target())) graph.setAlignment(a, TESS_AMP_STEP_BYTES);
   for (size_t i = 0; i < plan.m; ++i) {
     for (size_t l = 0; l < plan.k; ++l) {
       const auto [m0, m1] = part(m, plan.m, i);
@@ -317,8 +349,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                           : b.slice(k0, k1, 0).slice(c0, c1, 1);
   };
   const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u);
-  // op(a) and op(b) as views, for the unit's row-major reads.
-  const Tensor aOp = opt.transposeA ? a.transpose() : a;
+  // op(b) as a view, for the unit's column groups (op(a): ampRows).
   const Tensor bOp = opt.transposeB ? b.transpose() : b;
   const size_t g = plan.grain;
 
@@ -327,6 +358,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                         ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials")
                         : c.expand(0);
   ComputeSet cs = graph.addComputeSet(name);
+  std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
   bool aligned = false;
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
@@ -340,7 +372,8 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
         graph.setTileMapping(pBlock, tile);
         if (matMulUsesUnit(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
           if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
-          addAmpVertices(graph, cs, tile, aOp.slice(m0, m1, 0).slice(k0, k1, 1),
+          addAmpVertices(graph, cs, tile,
+                         ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name),
                          bOp.slice(k0, k1, 0).slice(n0, n1, 1), pBlock, false, name);
           continue;
         }
@@ -353,6 +386,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
       }
     }
   }
+  if (ts) prog.add(Execute(*ts, name + "/a-rows"));
   prog.add(Execute(cs, name));
   if (plan.k == 1) return c;
 
@@ -428,6 +462,7 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   }
   const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | 4u;
   ComputeSet cs = graph.addComputeSet(name);
+  std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
   for (const auto& [tile, bx] : boxes) {
     if (bx.count != (bx.r1 - bx.r0) * (bx.c1 - bx.c0)) {
       throw Error(fmt::format("{}: the elements of \"{}\" on tile {} are not one rectangular block",
@@ -442,10 +477,10 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     const Tensor cb = cBlock.flatten();
     if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0)) {
       graph.setAlignment(cb, TESS_AMP_STEP_BYTES);
-      const Tensor aOp = opt.transposeA ? a.transpose() : a;
       const Tensor bOp = opt.transposeB ? b.transpose() : b;
-      addAmpVertices(graph, cs, tile, aOp.slice(bx.r0, bx.r1, 0), bOp.slice(bx.c0, bx.c1, 1),
-                     cBlock, true, name);
+      addAmpVertices(graph, cs, tile,
+                     ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1, 0, k, name),
+                     bOp.slice(bx.c0, bx.c1, 1), cBlock, true, name);
       continue;
     }
     // A block in the unit's column groups that the scalar codelet computes (k not a multiple of
@@ -456,6 +491,7 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
                                : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0, graph.target().contexts);
     for (const WorkPart& p : parts) addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
   }
+  if (ts) prog.add(Execute(*ts, name + "/a-rows"));
   prog.add(Execute(cs, name));
 }
 
