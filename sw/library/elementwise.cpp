@@ -5,6 +5,7 @@
 #include <map>
 
 #include "flops.hpp"
+#include "tessera/chip_params.h"
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
 #include "tile_chunks.hpp"
@@ -50,11 +51,14 @@ size_t variableSize(const Graph& graph, uint32_t var) {
 }
 
 // True when t holds every element of one variable exactly once in another order than the
-// variable's (a weight that createMatMulRhs stores in the unit's layout, or its like).
+// variable's, and the variable is stored for the matrix unit (aligned to its 16 bytes: a weight
+// that createMatMulRhs stores in the unit's layout, or its like). Other views (a transpose of a
+// whole variable) keep the logical order, so graphs without the unit's layouts do not change.
 bool permutedVariable(const Graph& graph, const Tensor& t) {
   const std::vector<ElementRun>& runs = t.runs();
   if (runs.size() < 2) return false;
   const uint32_t var = runs[0].var;
+  if (graph.variables()[var].align < TESS_AMP_STEP_BYTES) return false;
   std::vector<std::pair<uint32_t, uint32_t>> spans;
   for (const ElementRun& r : runs) {
     if (r.var != var) return false;

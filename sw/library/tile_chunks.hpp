@@ -30,9 +30,10 @@ struct Chunk {
 std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile = kPerContext,
                               size_t align = 1);
 
-/// The tensors flattened; where all of them hold one whole variable each in one same order other
-/// than the variables' own (a weight stored in the matrix unit's layout and tensors cloned from
-/// it), their variables instead, in storage order: what an element-by-element op can run on.
+/// The tensors flattened; where all of them hold one whole variable each, stored for the matrix
+/// unit (16-byte aligned), in one same order other than the variables' own (a weight stored in the
+/// unit's layout and tensors cloned from it), their variables instead, in storage order: what an
+/// element-by-element op can run on.
 std::vector<Tensor> inStorageOrder(const Graph& graph, const std::vector<Tensor>& ts);
 
 /// out = codelet(inputs...) element by element in one compute set: out (field outField) is a new
