@@ -6,6 +6,7 @@
 #include <map>
 
 #include "tessera/error.hpp"
+#include "tessera/ops.hpp"
 
 namespace tessera::autodiff {
 
@@ -73,18 +74,14 @@ void mapUnmapped(Graph& graph, const Tensor& t) {
 }
 
 Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name) {
-  Tensor out = graph.addVariable(ElemType::Float32, t.shape(), name);
   const std::vector<int32_t> map = graph.tileMapping(t);
-  const Tensor flat = out.flatten();
-  for (size_t i = 0; i < map.size();) {
+  for (size_t i = 0; i < map.size(); ++i) {
     if (map[i] < 0)
       throw Error(fmt::format("{}: element {} of \"{}\" is not mapped", name, i, t.debugName()));
-    size_t j = i + 1;
-    while (j < map.size() && map[j] == map[i]) ++j;
-    graph.setTileMapping(flat.slice(i, j), static_cast<unsigned>(map[i]));
-    i = j;
   }
-  return out;
+  // Stored like t where t is a weight in the matrix unit's layout (ops::cloneMapped), so its
+  // gradient and optimizer state are produced and updated in that layout.
+  return ops::cloneMapped(graph, t, ElemType::Float32, name);
 }
 
 bool blockMapped(const Graph& graph, const Tensor& t) {
@@ -120,6 +117,22 @@ Tensor materialize(Graph& graph, Sequence& prog, const Gradient& g, const Tensor
 Tensor wholeTensor(Graph& graph, Sequence& prog, const Tensor& t, const Tensor& like,
                    const std::string& name) {
   const std::vector<ElementRun>& runs = t.runs();
+  // A whole variable stored in like's order (both in the matrix unit's layout: likeMapped).
+  const std::vector<ElementRun>& likeRuns = like.runs();
+  if (runs.size() > 1 && runs.size() == likeRuns.size() && t.shape() == like.shape()) {
+    bool same = true;
+    for (size_t i = 0; i < runs.size() && same; ++i) {
+      same = runs[i].var == runs[0].var && runs[i].begin == likeRuns[i].begin &&
+             runs[i].end == likeRuns[i].end;
+    }
+    const GraphVariable& var = graph.variables()[runs[0].var];
+    size_t count = 1;
+    for (size_t d : var.shape) count *= d;
+    const GraphVariable& likeVar = graph.variables()[likeRuns[0].var];
+    size_t likeCount = 1;
+    for (size_t d : likeVar.shape) likeCount *= d;
+    if (same && count == t.numElements() && likeCount == count && !var.constant) return t;
+  }
   if (runs.size() == 1 && runs[0].begin == 0 && runs[0].end == t.numElements()) {
     const GraphVariable& var = graph.variables()[runs[0].var];
     size_t count = 1;

@@ -45,7 +45,8 @@ std::vector<Tensor> batchMatMulForward(ForwardContext& ctx);
 /// See batchMatMulForward.
 void batchMatMulBackward(BackwardContext& ctx);
 
-/// A new float32 variable of t's shape mapped element by element like t.
+/// A new float32 variable of t's shape mapped element by element like t (stored like t where t
+/// is a weight in the matrix unit's layout: ops::cloneMapped).
 Tensor likeMapped(Graph& graph, const Tensor& t, const std::string& name);
 /// True when every tile's elements of the 2-D tensor t form one rectangular block (what
 /// ops::matmulAccumulate needs of its target).
@@ -53,7 +54,8 @@ bool blockMapped(const Graph& graph, const Tensor& t);
 /// g as a tensor: a constant is filled into a new variable mapped like `like`.
 Tensor materialize(Graph& graph, Sequence& prog, const Gradient& g, const Tensor& like,
                    const std::string& name);
-/// t if it is a whole variable; else a copy of it into a new variable mapped like `like`.
+/// t if it is a whole variable (or one stored in like's order); else a copy of it into a new
+/// variable mapped like `like`.
 Tensor wholeTensor(Graph& graph, Sequence& prog, const Tensor& t, const Tensor& like,
                    const std::string& name);
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "flops.hpp"
+#include "tessera/chip_params.h"
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
 #include "tile_chunks.hpp"
@@ -40,7 +41,84 @@ std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTil
   return out;
 }
 
+namespace {
+
+// The number of elements of variable var.
+size_t variableSize(const Graph& graph, uint32_t var) {
+  size_t n = 1;
+  for (size_t d : graph.variables()[var].shape) n *= d;
+  return n;
+}
+
+// True when t holds every element of one variable exactly once in another order than the
+// variable's, and the variable is stored for the matrix unit (aligned to its 16 bytes: a weight
+// that createMatMulRhs stores in the unit's layout, or its like). Other views (a transpose of a
+// whole variable) keep the logical order, so graphs without the unit's layouts do not change.
+bool permutedVariable(const Graph& graph, const Tensor& t) {
+  const std::vector<ElementRun>& runs = t.runs();
+  if (runs.size() < 2) return false;
+  const uint32_t var = runs[0].var;
+  if (graph.variables()[var].align < TESS_AMP_STEP_BYTES) return false;
+  std::vector<std::pair<uint32_t, uint32_t>> spans;
+  for (const ElementRun& r : runs) {
+    if (r.var != var) return false;
+    spans.emplace_back(r.begin, r.end);
+  }
+  std::sort(spans.begin(), spans.end());
+  uint32_t next = 0;
+  for (const auto& [b, e] : spans) {
+    if (b != next) return false;
+    next = e;
+  }
+  return next == variableSize(graph, var);
+}
+
+}  // namespace
+
+std::vector<Tensor> inStorageOrder(const Graph& graph, const std::vector<Tensor>& ts) {
+  bool same = !ts.empty() && permutedVariable(graph, ts[0]);
+  for (size_t i = 1; i < ts.size() && same; ++i) {
+    const std::vector<ElementRun>& a = ts[0].runs();
+    const std::vector<ElementRun>& b = ts[i].runs();
+    same = permutedVariable(graph, ts[i]) && a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const ElementRun& x, const ElementRun& y) {
+             return x.begin == y.begin && x.end == y.end;
+           });
+  }
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) {
+    if (!same) {
+      out.push_back(t.flatten());
+      continue;
+    }
+    const uint32_t var = t.runs()[0].var;
+    out.push_back(Tensor::ofVariable(graph.id(), t.elementType(), {variableSize(graph, var)}, var,
+                                     t.debugName()));
+  }
+  return out;
+}
+
 Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::string& name) {
+  if (permutedVariable(graph, t)) {
+    // The same storage: the same order, tiles and alignment, and the same view over it.
+    const GraphVariable& from = graph.variables()[t.runs()[0].var];
+    const std::vector<int32_t> map = from.tileOf;
+    const uint32_t align = from.align;
+    Tensor store = graph.addVariable(type, {map.size()}, name);
+    for (size_t i = 0; i < map.size();) {
+      if (map[i] < 0)
+        throw Error(fmt::format("tensor \"{}\": element {} of its storage is not mapped",
+                                t.debugName(), i));
+      size_t j = i + 1;
+      while (j < map.size() && map[j] == map[i]) ++j;
+      graph.setTileMapping(store.slice(i, j), static_cast<unsigned>(map[i]));
+      i = j;
+    }
+    if (align > 4) graph.setAlignment(store, align);
+    std::vector<ElementRun> runs = t.runs();
+    for (ElementRun& r : runs) r.var = store.runs()[0].var;
+    return Tensor::fromRuns(graph.id(), type, t.shape(), runs, name);
+  }
   Tensor out = graph.addVariable(type, t.shape(), name);
   const std::vector<int32_t> map = graph.tileMapping(t);
   const Tensor flat = out.flatten();
@@ -70,11 +148,15 @@ void elementwiseInto(Graph& graph, const std::string& codelet,
                      const std::string& outField, const Tensor& out, Sequence& prog,
                      const std::string& name, const std::function<void(VertexRef)>& params) {
   ComputeSet cs = graph.addComputeSet(name);
-  const Tensor flat = out.flatten();
-  for (const Chunk& c : tileChunks(graph, out)) {
+  // Element by element, so in storage order where all share one (weights in the unit's layout).
+  std::vector<Tensor> all{out};
+  for (const auto& [field, t] : inputs) all.push_back(t);
+  const std::vector<Tensor> flats = inStorageOrder(graph, all);
+  const Tensor& flat = flats[0];
+  for (const Chunk& c : tileChunks(graph, flat)) {
     std::vector<std::pair<std::string, Tensor>> conn;
-    for (const auto& [field, t] : inputs)
-      conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
+    for (size_t i = 0; i < inputs.size(); ++i)
+      conn.emplace_back(inputs[i].first, flats[i + 1].slice(c.begin, c.end));
     conn.emplace_back(outField, flat.slice(c.begin, c.end));
     VertexRef v = graph.addVertex(cs, codelet, conn);
     graph.setTileMapping(v, c.tile);

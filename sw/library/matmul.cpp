@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "tessera/amp_matmul.h"
 #include "tessera/chip_params.h"
@@ -94,14 +95,32 @@ void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a
   graph.setTileMapping(vx, tile);
 }
 
+// A 2-D block [rows, cols] (cols a multiple of 4) in the unit's column groups [cols / 4][rows][4].
+Tensor columnGroups(const Tensor& block) {
+  const size_t rows = block.dim(0), cols = block.dim(1);
+  return block.reshape({rows, cols / 4, 4}).dimShuffle({1, 0, 2}).flatten();
+}
+
+// True when the 2-D block is stored in column groups (one run of its variable in that order, and
+// not also row-major: one group of 4 columns is both): a weight made by createMatMulRhs for the
+// unit.
+bool inColumnGroups(const Tensor& block) {
+  return block.dim(1) % 4 == 0 && block.flatten().runs().size() > 1 &&
+         columnGroups(block).runs().size() == 1;
+}
+
 // MatMulAmp vertices computing c [mb, nb] (+)= a [mb, kb] b [kb, nb] on tile: one per context,
 // sharing every field (the codelet's roles come from the context id). aRows is op(a)'s block as a
-// row-major view, bOp op(b)'s; the unit reads b in column groups [nb / 4][kb][4], gathered so.
-// c must lie in place on the tile, 16-byte aligned (the caller's setAlignment).
+// row-major view, bOp op(b)'s; the unit reads b in column groups [nb / 4][kb][4], gathered so
+// unless it is stored so (createMatMulRhs). cBlock must lie in place on the tile, row-major or
+// in column groups, 16-byte aligned (the caller's setAlignment).
 void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aRows,
-                    const Tensor& bOp, const Tensor& c, bool accumulate, const std::string& name) {
+                    const Tensor& bOp, const Tensor& cBlock, bool accumulate,
+                    const std::string& name) {
   const size_t kb = bOp.dim(0), nb = bOp.dim(1);
-  const Tensor bGroups = bOp.reshape({kb, nb / 4, 4}).dimShuffle({1, 0, 2}).flatten();
+  const Tensor bGroups = columnGroups(bOp);
+  const bool cGroups = inColumnGroups(cBlock);
+  const Tensor c = cGroups ? columnGroups(cBlock) : cBlock.flatten();
   // The word through which the supervisor tells the workers when the first pass starts; 0
   // between runs (the supervisor clears it when its passes end).
   const Tensor sync =
@@ -111,12 +130,41 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
     VertexRef vx = graph.addVertex(
         cs, "MatMulAmp", {{"a", aRows.flatten()}, {"b", bGroups}, {"c", c}, {"sync", sync}});
     graph.setFieldValue(vx, "k", static_cast<uint32_t>(kb));
-    graph.setFieldValue(vx, "flags", accumulate ? 4u : 0u);
+    graph.setFieldValue(vx, "flags", (accumulate ? 4u : 0u) | (cGroups ? 8u : 0u));
     for (const char* f : {"a", "b", "c"}) graph.setFieldAlignment(vx, f, TESS_AMP_STEP_BYTES);
     // The block's multiply-adds, counted once: on the supervisor's vertex (the six share them).
     if (v == 0) graph.setFlops(vx, 2 * uint64_t{aRows.dim(0)} * kb * nb);
     graph.setTileMapping(vx, tile);
   }
+}
+
+// op(a)'s block [r0, r1) x [k0, k1) as row-major rows for the unit. A transposed a (stored
+// [k, m]) is transposed on the tile by Transpose2d vertices in the compute set *ts (made on
+// first use; the caller runs it before the product): the exchange then brings the stored block
+// in runs of r1 - r0 words instead of one word a message, whose programs would not fit a tile.
+Tensor ampRows(Graph& graph, std::optional<ComputeSet>& ts, unsigned tile, const Tensor& a,
+               bool transposeA, size_t r0, size_t r1, size_t k0, size_t k1,
+               const std::string& name) {
+  if (!transposeA) return a.slice(r0, r1, 0).slice(k0, k1, 1);
+  if (!ts) ts = graph.addComputeSet(name + "/a-rows");
+  const size_t mb = r1 - r0, kb = k1 - k0;
+  const Tensor stored = a.slice(k0, k1, 0).slice(r0, r1, 1).flatten();
+  const Tensor rows =
+      graph.addVariable(ElemType::Float32, {mb, kb}, fmt::format("{}/a-rows@{}", name, tile));
+  graph.setTileMapping(rows, tile);
+  graph.setAlignment(rows, TESS_AMP_STEP_BYTES);
+  const size_t vparts = std::min<size_t>(mb, graph.target().contexts);
+  for (size_t v = 0; v < vparts; ++v) {
+    const auto [p0, p1] = part(mb, vparts, v);
+    if (p0 == p1) continue;
+    VertexRef vx = graph.addVertex(*ts, "Transpose2d",
+                                   {{"in", stored}, {"out", rows.slice(p0, p1, 0).flatten()}});
+    graph.setFieldValue(vx, "rows", static_cast<uint32_t>(mb));
+    graph.setFieldValue(vx, "cols", static_cast<uint32_t>(kb));
+    graph.setFieldValue(vx, "row", static_cast<uint32_t>(p0));
+    graph.setTileMapping(vx, tile);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -208,6 +256,8 @@ unsigned planTile(const MatMulPlan& plan, size_t i, size_t j, size_t l) {
 Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {
   const MatMulPlan plan = planMatMul(graph, m, k, n);
   Tensor a = graph.addVariable(ElemType::Float32, {m, k}, name);
+  // Each tile's block of a is row-major in place; aligned, the unit reads it there too.
+  if (unitTarget(graph.target())) graph.setAlignment(a, TESS_AMP_STEP_BYTES);
   for (size_t i = 0; i < plan.m; ++i) {
     for (size_t l = 0; l < plan.k; ++l) {
       const auto [m0, m1] = part(m, plan.m, i);
@@ -222,6 +272,43 @@ Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
 
 Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {
   const MatMulPlan plan = planMatMul(graph, m, k, n);
+  bool unitBlocks = false;
+  for (size_t l = 0; l < plan.k; ++l) {
+    for (size_t j = 0; j < plan.n; ++j) {
+      const auto [k0, k1] = part(k, plan.k, l);
+      const auto [n0, n1] = part(n, plan.n, j, plan.grain);
+      if (k0 < k1 && n0 < n1 && matMulUsesUnit(graph.target(), m, k1 - k0, n1 - n0))
+        unitBlocks = true;
+    }
+  }
+  if (unitBlocks) {
+    // Each tile's block stored as the unit reads it, [nb / 4][kb][4] (row-major where the unit
+    // does not take the block), 16-byte aligned; the [k, n] result is a view over the storage,
+    // so the forward product reads b in place and the host sees the logical layout.
+    Tensor store = graph.addVariable(ElemType::Float32, {k * n}, name);
+    graph.setAlignment(store, TESS_AMP_STEP_BYTES);
+    const uint32_t var = store.runs().at(0).var;
+    std::vector<std::pair<uint32_t, uint32_t>> elements(k * n);
+    size_t at = 0;
+    for (size_t l = 0; l < plan.k; ++l) {
+      for (size_t j = 0; j < plan.n; ++j) {
+        const auto [k0, k1] = part(k, plan.k, l);
+        const auto [n0, n1] = part(n, plan.n, j, plan.grain);
+        if (k0 == k1 || n0 == n1) continue;
+        const size_t kb = k1 - k0, nb = n1 - n0;
+        const bool groups = matMulUsesUnit(graph.target(), m, kb, nb);
+        for (size_t r = 0; r < kb; ++r) {
+          for (size_t c = 0; c < nb; ++c) {
+            const size_t off = groups ? (c / 4) * kb * 4 + r * 4 + c % 4 : r * nb + c;
+            elements[(k0 + r) * n + n0 + c] = {var, static_cast<uint32_t>(at + off)};
+          }
+        }
+        graph.setTileMapping(store.slice(at, at + kb * nb), planTile(plan, (j + l) % plan.m, j, l));
+        at += kb * nb;
+      }
+    }
+    return Tensor::fromElements(graph.id(), ElemType::Float32, {k, n}, elements, name);
+  }
   Tensor b = graph.addVariable(ElemType::Float32, {k, n}, name);
   for (size_t l = 0; l < plan.k; ++l) {
     for (size_t j = 0; j < plan.n; ++j) {
@@ -262,8 +349,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                           : b.slice(k0, k1, 0).slice(c0, c1, 1);
   };
   const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u);
-  // op(a) and op(b) as views, for the unit's row-major reads.
-  const Tensor aOp = opt.transposeA ? a.transpose() : a;
+  // op(b) as a view, for the unit's column groups (op(a): ampRows).
   const Tensor bOp = opt.transposeB ? b.transpose() : b;
   const size_t g = plan.grain;
 
@@ -272,6 +358,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                         ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials")
                         : c.expand(0);
   ComputeSet cs = graph.addComputeSet(name);
+  std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
   bool aligned = false;
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
@@ -285,8 +372,9 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
         graph.setTileMapping(pBlock, tile);
         if (matMulUsesUnit(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
           if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
-          addAmpVertices(graph, cs, tile, aOp.slice(m0, m1, 0).slice(k0, k1, 1),
-                         bOp.slice(k0, k1, 0).slice(n0, n1, 1), pBlock.flatten(), false, name);
+          addAmpVertices(graph, cs, tile,
+                         ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name),
+                         bOp.slice(k0, k1, 0).slice(n0, n1, 1), pBlock, false, name);
           continue;
         }
         const Tensor bb = bBlock(k0, k1, n0, n1).flatten();
@@ -298,6 +386,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
       }
     }
   }
+  if (ts) prog.add(Execute(*ts, name + "/a-rows"));
   prog.add(Execute(cs, name));
   if (plan.k == 1) return c;
 
@@ -373,6 +462,7 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   }
   const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | 4u;
   ComputeSet cs = graph.addComputeSet(name);
+  std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
   for (const auto& [tile, bx] : boxes) {
     if (bx.count != (bx.r1 - bx.r0) * (bx.c1 - bx.c0)) {
       throw Error(fmt::format("{}: the elements of \"{}\" on tile {} are not one rectangular block",
@@ -383,18 +473,25 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     // The box's rows of op(a), one gathered copy shared by the tile's vertices.
     const Tensor ab =
         (opt.transposeA ? a.slice(bx.r0, bx.r1, 1) : a.slice(bx.r0, bx.r1, 0)).flatten();
-    const Tensor cb = c.slice(bx.r0, bx.r1, 0).slice(bx.c0, bx.c1, 1).flatten();
+    const Tensor cBlock = c.slice(bx.r0, bx.r1, 0).slice(bx.c0, bx.c1, 1);
+    const Tensor cb = cBlock.flatten();
     if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0)) {
       graph.setAlignment(cb, TESS_AMP_STEP_BYTES);
-      const Tensor aOp = opt.transposeA ? a.transpose() : a;
       const Tensor bOp = opt.transposeB ? b.transpose() : b;
-      addAmpVertices(graph, cs, tile, aOp.slice(bx.r0, bx.r1, 0), bOp.slice(bx.c0, bx.c1, 1), cb,
-                     true, name);
+      addAmpVertices(graph, cs, tile,
+                     ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1, 0, k, name),
+                     bOp.slice(bx.c0, bx.c1, 1), cBlock, true, name);
       continue;
     }
-    for (const WorkPart& p : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0, graph.target().contexts))
-      addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
+    // A block in the unit's column groups that the scalar codelet computes (k not a multiple of
+    // 4) is gathered row-major and written back, so one vertex writes it all (vertices may share
+    // a block only in place).
+    const std::vector<WorkPart> parts =
+        inColumnGroups(cBlock) ? std::vector<WorkPart>{{0, bx.r1 - bx.r0, 0, bx.c1 - bx.c0}}
+                               : splitWork(bx.r1 - bx.r0, bx.c1 - bx.c0, graph.target().contexts);
+    for (const WorkPart& p : parts) addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
   }
+  if (ts) prog.add(Execute(*ts, name + "/a-rows"));
   prog.add(Execute(cs, name));
 }
 

@@ -50,10 +50,14 @@ void perChunk(Graph& graph, const std::string& codelet, const Tensor& w,
               const std::function<void(VertexRef)>& params, uint64_t flopsPerElement,
               Sequence& prog, const std::string& name) {
   ComputeSet cs = graph.addComputeSet(name);
-  for (const Chunk& c : tileChunks(graph, w)) {
+  // Element by element, so in storage order where all share one (weights in the unit's layout).
+  std::vector<Tensor> all{w};
+  for (const auto& [field, t] : likeW) all.push_back(t);
+  const std::vector<Tensor> flats = inStorageOrder(graph, all);
+  for (const Chunk& c : tileChunks(graph, flats[0])) {
     std::vector<std::pair<std::string, Tensor>> conn;
-    for (const auto& [field, t] : likeW)
-      conn.emplace_back(field, t.flatten().slice(c.begin, c.end));
+    for (size_t i = 0; i < likeW.size(); ++i)
+      conn.emplace_back(likeW[i].first, flats[i + 1].slice(c.begin, c.end));
     for (const auto& [field, t] : scalars) conn.emplace_back(field, t.flatten());
     VertexRef v = graph.addVertex(cs, codelet, conn);
     graph.setTileMapping(v, c.tile);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tessera/graph.hpp"
+#include "tessera/ops.hpp"
 #include "tessera/program.hpp"
 
 namespace tessera::ops {
@@ -29,8 +30,11 @@ struct Chunk {
 std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile = kPerContext,
                               size_t align = 1);
 
-/// A new variable of t's type and shape mapped exactly like t.
-Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::string& name);
+/// The tensors flattened; where all of them hold one whole variable each, stored for the matrix
+/// unit (16-byte aligned), in one same order other than the variables' own (a weight stored in the
+/// unit's layout and tensors cloned from it), their variables instead, in storage order: what an
+/// element-by-element op can run on.
+std::vector<Tensor> inStorageOrder(const Graph& graph, const std::vector<Tensor>& ts);
 
 /// out = codelet(inputs...) element by element in one compute set: out (field outField) is a new
 /// float32 variable of the inputs' shape mapped like `like` (default: inputs[0]); each tile's

@@ -15,9 +15,10 @@
 // computing a wrong product.
 //
 // Layouts (the library gives them): a is op(a) row-major [rows, k]; b is op(b) in column groups
-// [cols / 4][k][4] (a weight row per 16 bytes); c is [rows, cols] row-major; k and cols multiples
-// of 4, k >= 8, every field 16-byte aligned. A pass computes one column group for up to 20 rows
-// (four a worker, its accumulators).
+// [cols / 4][k][4] (a weight row per 16 bytes); c is [rows, cols] row-major, or with flags bit 3
+// in column groups [cols / 4][rows][4] like b (a weight variable in the unit's layout, updated in
+// place); k and cols multiples of 4, k >= 8, every field 16-byte aligned. A pass computes one
+// column group for up to 20 rows (four a worker, its accumulators).
 #include "tessera/amp.h"
 #include "tessera/amp_matmul.h"
 #include "tessera/tile.h"
@@ -166,6 +167,7 @@ TESSERA_VERTEX(MatMulAmp, (Input, float, a), (Input, float, b), (InOut, float, c
   while ((t0 = static_cast<uint32_t>(*flag)) == 0) {
   }
   const bool accumulate = (flags & 4u) != 0;
+  const bool cGroups = (flags & 8u) != 0;
   const uint32_t rowStep = kWorkers * kRows;
   // The worker's rows lie in row block s = 0, 1, ...: r0 = 20 s + 4 w.
   for (uint32_t r0 = w * kRows, tBlock = t0; r0 < rows;
@@ -177,6 +179,34 @@ TESSERA_VERTEX(MatMulAmp, (Input, float, a), (Input, float, b), (InOut, float, c
     const float* const a1 = a0 + o1 * kk;
     const float* const a2 = a0 + o2 * kk;
     const float* const a3 = a0 + o3 * kk;
+    if (cGroups) {
+      // c in column groups: the worker's rows of a group are 16-byte neighbours, so one pointer
+      // walks them (AMP.LA/AMP.SA step it) and one add takes it to the next group. The rows past
+      // the end load what follows (at most 48 bytes past c: SRAM) into accumulators never stored.
+      const float* l = c.data() + r0 * 4;
+      float* p = c.data() + r0 * 4;
+      const uint32_t stored = last < 3 ? last + 1 : 4;
+      const int32_t lSkip = static_cast<int32_t>(rows * 4) - 16;
+      const int32_t pSkip = static_cast<int32_t>(rows * 4 - 4 * stored);
+      for (uint32_t g = 0, t = tBlock; g < groups; ++g, t += passCycles) {
+        if (accumulate) {
+          TESSERA_AMP_LA(l, 0);
+          TESSERA_AMP_LA(l, 1);
+          TESSERA_AMP_LA(l, 2);
+          TESSERA_AMP_LA(l, 3);
+          l += lSkip;
+        } else {
+          TESSERA_AMP_CLR();
+        }
+        workerPass(t, ctx, a0, a1, a2, a3, pairs, odd);
+        TESSERA_AMP_SA(p, 0, 0);
+        if (last >= 1) TESSERA_AMP_SA(p, 1, 0);
+        if (last >= 2) TESSERA_AMP_SA(p, 2, 0);
+        if (last >= 3) TESSERA_AMP_SA(p, 3, 0);
+        p += pSkip;
+      }
+      continue;
+    }
     float* c0 = c.data() + r0 * cols;
     float* c1 = c0 + o1 * cols;
     float* c2 = c0 + o2 * cols;

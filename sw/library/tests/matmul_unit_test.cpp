@@ -67,8 +67,10 @@ struct Result {
 
 // Every product in one program on `tiles` tiles, compiled for a target with or without the unit
 // and run on a model with the unit.
+// With `planned`, untransposed operands are made by createMatMulLhs / createMatMulRhs (b stored
+// in the unit's layout where the plan gives the unit its blocks, as a model's weights are).
 Result runProducts(const std::vector<Product>& products, bool unit, unsigned tiles,
-                   uint32_t memBytes) {
+                   uint32_t memBytes, bool planned = false) {
   Target target{tiles, memBytes, 6};
   target.hasMatrixUnit = unit;
   Graph g(target);
@@ -83,10 +85,21 @@ Result runProducts(const std::vector<Product>& products, bool unit, unsigned til
       g.setInitialValue(t, v);
       return t;
     };
-    const Tensor a = input(s.ta ? std::vector<size_t>{s.k, s.m} : std::vector<size_t>{s.m, s.k},
-                           p.a, fmt::format("a{}", i));
-    const Tensor b = input(s.tb ? std::vector<size_t>{s.n, s.k} : std::vector<size_t>{s.k, s.n},
-                           p.b, fmt::format("b{}", i));
+    Tensor a, b;
+    if (planned && !s.ta) {
+      a = ops::createMatMulLhs(g, s.m, s.k, s.n, fmt::format("a{}", i));
+      g.setInitialValue(a, p.a);
+    } else {
+      a = input(s.ta ? std::vector<size_t>{s.k, s.m} : std::vector<size_t>{s.m, s.k}, p.a,
+                fmt::format("a{}", i));
+    }
+    if (planned && !s.tb) {
+      b = ops::createMatMulRhs(g, s.m, s.k, s.n, fmt::format("b{}", i));
+      g.setInitialValue(b, p.b);
+    } else {
+      b = input(s.tb ? std::vector<size_t>{s.n, s.k} : std::vector<size_t>{s.k, s.n}, p.b,
+                fmt::format("b{}", i));
+    }
     if (p.accumulate) {
       Tensor c = ops::createMatMulRhs(g, 8, s.m, s.n, fmt::format("c{}", i));
       g.setInitialValue(c, p.c0);
@@ -220,6 +233,64 @@ TEST(MatMulUnit, SplitOverTilesMatchesTheReference) {
     expectBitEqual(unit.outputs[i], reference(g, products[i]),
                    fmt::format("{}x{}x{} ta={} tb={}", s.m, s.k, s.n, s.ta, s.tb));
   }
+}
+
+// Operands made where the plan reads them: b in the unit's column-group layout (createMatMulRhs
+// stores each tile's block [nb / 4][kb][4] under a [k, n] view), read in place by the forward
+// product, and a weight in that layout updated in place by matmulAccumulate (the SGD step), all
+// against the plan's reference and the scalar codelets, read back through the logical view.
+TEST(MatMulUnit, WeightsInTheUnitsLayout) {
+  const std::vector<Shape> shapes = {{32, 784, 128, false, false},
+                                     {128, 256, 192, false, false},
+                                     {32, 128, 10, false, false},
+                                     {50, 60, 36, false, false}};
+  std::vector<Product> products;
+  uint32_t seed = 700;
+  for (const Shape& s : shapes) products.push_back(makeProduct(s, false, seed++, false));
+  // c [784, 128] += x^T [784, 32] dy [32, 128]: the MLP's first weight update.
+  products.push_back(makeProduct({784, 32, 128, true, false}, true, seed++, false));
+  constexpr unsigned kTiles = 16;
+  constexpr uint32_t kMem = 624 * 1024;
+  const Result unit = runProducts(products, true, kTiles, kMem, true);
+  const Result scalar = runProducts(products, false, kTiles, kMem, true);
+  EXPECT_TRUE(usesUnit(unit));
+  Target target{kTiles, kMem, 6};
+  target.hasMatrixUnit = true;
+  const Graph g(target);
+  for (size_t i = 0; i < products.size(); ++i) {
+    const Shape& s = products[i].shape;
+    const std::string what =
+        fmt::format("{}x{}x{} ta={} accumulate={}", s.m, s.k, s.n, s.ta, products[i].accumulate);
+    if (!products[i].accumulate) expectBitEqual(unit.outputs[i], reference(g, products[i]), what);
+    expectBitEqual(unit.outputs[i], scalar.outputs[i], what);
+  }
+}
+
+// createMatMulRhs on a target with the unit stores the blocks the unit takes in column groups
+// behind the [k, n] view: writing the view and reading it back gives the logical layout.
+TEST(MatMulUnit, RhsViewKeepsTheLogicalLayout) {
+  Target target{16, 624 * 1024, 6};
+  target.hasMatrixUnit = true;
+  Graph g(target);
+  const Tensor w = ops::createMatMulRhs(g, 32, 784, 128, "w");
+  ASSERT_EQ(w.shape(), (std::vector<size_t>{784, 128}));
+  EXPECT_GT(w.runs().size(), 1u);  // not row-major storage
+  const std::vector<float> v = randomFloats(784 * 128, 3);
+  g.setInitialValue(w, v);
+  g.exposeTensor("w", w);
+  Sequence prog;
+  Compiled c = compile(g, prog);
+  DeviceOptions o;
+  o.tiles = 16;
+  o.tileMemBytes = 624 * 1024;
+  o.matrixUnit = true;
+  auto dev = openDevice("model", o);
+  Engine e(*dev, c.executable);
+  EXPECT_EQ(e.run(1'000'000).reason, StopReason::Halted);
+  const std::vector<uint8_t> bytes = e.readTensor("w");
+  std::vector<float> got(bytes.size() / 4);
+  std::memcpy(got.data(), bytes.data(), bytes.size());
+  expectBitEqual(got, v, "w read back");
 }
 
 }  // namespace

@@ -75,6 +75,11 @@ Tensor correctCount(Graph& graph, const Tensor& logits, const Tensor& labels, Se
 Tensor sgdMomentum(Graph& graph, const Tensor& w, const Tensor& grad, float lr, float momentum,
                    Sequence& prog, const std::string& name);
 
+/// A new variable of t's type and shape mapped exactly like t; where t holds one whole variable in
+/// another order (a weight createMatMulRhs stores in the matrix unit's layout), a view of the same
+/// order over a new variable stored like t's (so element-by-element ops run in storage order).
+Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::string& name);
+
 /// How matmul treats its operands.
 struct MatMulOptions {
   bool transposeA = false;  ///< a is stored [k, m]: the product uses a's transpose
