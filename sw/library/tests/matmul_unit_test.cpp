@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 
+#include "library_testing.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
@@ -21,18 +22,13 @@
 namespace tessera {
 namespace {
 
+using libtest::expectBitEqual;
+using libtest::randomFloats;
+
 struct Shape {
   size_t m, k, n;
   bool ta, tb;
 };
-
-std::vector<float> randomFloats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 // Signed zeros, subnormals, infinities, NaNs and large values among random ones: the unit's
 // special cases are FMADD.S's (docs/tile.md, "Order of operations").
@@ -129,15 +125,6 @@ Result runProducts(const std::vector<Product>& products, bool unit, unsigned til
     res.outputs.push_back(std::move(f));
   }
   return res;
-}
-
-void expectBitEqual(const std::vector<float>& got, const std::vector<float>& want,
-                    const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
-        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
-  }
 }
 
 bool usesUnit(const Result& r) {
