@@ -113,7 +113,7 @@ int runMatmul(const MatmulOptions& opt) {
         computeCycles += r.cycles - st.syncWaitCycles - st.exchangeCycles;
       }
       // The tile's fp32 peak: 16 MACs a cycle with the matrix unit, one FMA without.
-      const double peak = target.hasMatrixUnit ? 32.0 : 2.0;
+      const double peak = target.peakFlopsPerCycle();
       const double flops = 2.0 * static_cast<double>(c.m * c.k * c.n);
       const double all = flops / (static_cast<double>(c.tiles) * static_cast<double>(r.cycles));
       const double compute = flops / static_cast<double>(computeCycles);

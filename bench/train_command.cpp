@@ -1046,7 +1046,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
                              static_cast<double>(std::max<uint32_t>(n.count, 1));
     }
     // The hardware's peak, whether or not this program used the matrix unit.
-    figures.peakFlopsPerCycle = dev->info().hasMatrixUnit ? 32 : dev->info().hasFpu ? 2 : 0;
+    figures.peakFlopsPerCycle = dev->info().peakFlopsPerCycle();
     figures.peakFlopsPerSecond =
         static_cast<double>(figures.tiles) * figures.peakFlopsPerCycle * ctx.clockHz;
   }

@@ -867,11 +867,7 @@ std::string CompileReport::toJson() const {
                  {"tileMemBytes", target.tileMemBytes},
                  {"contexts", target.contexts},
                  {"hasMatrixUnit", target.hasMatrixUnit},
-                 // Per tile: the matrix unit's 16 multiply-adds (32 FLOPs) per cycle, else one
-                 // FMADD.S (2 FLOPs); none on a tile without the F extension.
-                 {"peakFlopsPerCycle", target.hasMatrixUnit ? 32
-                                       : target.hasFpu      ? 2
-                                                            : 0}};
+                 {"peakFlopsPerCycle", target.peakFlopsPerCycle()}};
   j["compileSeconds"] = seconds;
   j["computeSets"] = computeSets;
   j["vertices"] = vertices;

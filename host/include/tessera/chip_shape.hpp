@@ -34,6 +34,10 @@ struct ChipShape {
                                                   ///< (docs/tile.md, "Matrix unit"): the library's
                                                   ///< matmuls use it (docs/library.md)
 
+  /// fp32 FLOPs a tile can do per cycle at best: the matrix unit's 16 multiply-adds (32), else
+  /// one FMADD.S (2); none without the F extension.
+  unsigned peakFlopsPerCycle() const { return hasMatrixUnit ? 32 : hasFpu ? 2 : 0; }
+
   /// A named shape: "default" (the RTL build's parameters on TESS_DEFAULT_TILES tiles), "mk2"
   /// (rtl/params.json config MK2: 1,472 tiles of 624 KiB) or "ice40" (config ICE40, the iCE40
   /// board). Throws tessera::Error naming the valid presets for any other name.

@@ -5,6 +5,7 @@
 // Each output: the window's stored elements added from +0 in scan order (as AvgPool), divided by
 // the window's element count inside the input (include 0), or inside the padded input (include 1:
 // KH * KW except for the partial last window of ceil_mode) (tessera/conv_reference.hpp).
+#include "tessera/pool_window.h"
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(AvgPoolDiv, (Input, float, in), (Output, float, out), (Param, uint32_t, kernel),
@@ -30,12 +31,11 @@ TESSERA_VERTEX(AvgPoolDiv, (Input, float, in), (Output, float, out), (Param, uin
       const int32_t y0 = rb + static_cast<int32_t>(r) * sh;
       const int32_t ya = y0 < 0 ? 0 : y0, yb = y0 + KH < SH ? y0 + KH : SH;
       const int32_t gy = y0 + row0;  // the window's top in the input
-      const int32_t hy = inc ? (gy + KH < H + ph ? gy + KH : H + ph) - gy
-                             : (gy + KH < H ? gy + KH : H) - (gy < 0 ? 0 : gy);
+      const int32_t hy = tessera_pool_extent(gy, KH, H, ph, inc);
       for (uint32_t ox = 0; ox < OW; ++ox) {
         const int32_t x0 = static_cast<int32_t>(ox) * sw - pw;
         const int32_t xa = x0 < 0 ? 0 : x0, xb = x0 + KW < W ? x0 + KW : W;
-        const int32_t wx = inc ? (x0 + KW < W + pw ? x0 + KW : W + pw) - x0 : xb - xa;
+        const int32_t wx = tessera_pool_extent(x0, KW, W, pw, inc);
         float s = 0.0f;
         for (int32_t iy = ya; iy < yb; ++iy) {
           for (int32_t ix = xa; ix < xb; ++ix) s += plane[iy * W + ix];

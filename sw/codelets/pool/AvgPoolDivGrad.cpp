@@ -2,6 +2,7 @@
 // and packed params are AvgPoolGrad's (pool/AvgPoolGrad.cpp), and height = H (the input's) and
 // include (count_include_pad) 0 or 1. Each element: from +0, dy / (the window's divisor, as
 // AvgPoolDiv's) of every window that contains it, in output order (tessera/conv_reference.hpp).
+#include "tessera/pool_window.h"
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(AvgPoolDivGrad, (Input, float, dy), (Output, float, dx), (Param, uint32_t, kernel),
@@ -37,12 +38,10 @@ TESSERA_VERTEX(AvgPoolDivGrad, (Input, float, dy), (Output, float, dx), (Param, 
         float s = 0.0f;
         for (int32_t oy = oya; oy < oyb; ++oy) {
           const int32_t gy = oy * sh - ph;
-          const int32_t hy = inc ? (gy + KH < H + ph ? gy + KH : H + ph) - gy
-                                 : (gy + KH < H ? gy + KH : H) - (gy < 0 ? 0 : gy);
+          const int32_t hy = tessera_pool_extent(gy, KH, H, ph, inc);
           for (int32_t ox = oxa; ox < oxb; ++ox) {
             const int32_t x0 = ox * sw - pw;
-            const int32_t wx = inc ? (x0 + KW < W + pw ? x0 + KW : W + pw) - x0
-                                   : (x0 + KW < W ? x0 + KW : W) - (x0 < 0 ? 0 : x0);
+            const int32_t wx = tessera_pool_extent(x0, KW, W, pw, inc);
             s = s + dp[(oy - dr0) * OW + ox] / static_cast<float>(hy * wx);
           }
         }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tessera/conv.hpp"
+#include "tessera/pool_window.h"
 
 namespace tessera::ops::reference {
 
@@ -209,13 +210,11 @@ inline std::vector<float> maxPool2dBackward(const PoolGeom& g, const std::vector
 /// Average pooling's divisor for window (oy, ox), PyTorch's: the window inside the padded input
 /// (count_include_pad; KH * KW but for ceil mode's last window), or inside the input.
 inline float avgPoolDivisor(const PoolGeom& g, long oy, long ox) {
-  const long y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-  if (g.include) {
-    return float(((y0 + g.KH < g.H + g.ph ? y0 + g.KH : g.H + g.ph) - y0) *
-                 ((x0 + g.KW < g.W + g.pw ? x0 + g.KW : g.W + g.pw) - x0));
-  }
-  return float(((y0 + g.KH < g.H ? y0 + g.KH : g.H) - (y0 < 0 ? 0 : y0)) *
-               ((x0 + g.KW < g.W ? x0 + g.KW : g.W) - (x0 < 0 ? 0 : x0)));
+  const auto extent = [&](long start, long k, long n, long pad) {
+    return tessera_pool_extent(int32_t(start), int32_t(k), int32_t(n), int32_t(pad), g.include);
+  };
+  return float(extent(oy * g.sh - g.ph, g.KH, g.H, g.ph) *
+               extent(ox * g.sw - g.pw, g.KW, g.W, g.pw));
 }
 
 /// avgPool2d: sum from +0 over the window's rows then columns, / avgPoolDivisor.
