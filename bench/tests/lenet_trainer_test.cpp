@@ -116,6 +116,26 @@ TEST(LenetTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
   }
 }
 
+// LeNet on the RTL's 16-tile chip (16 tiles of 128 KiB, rtl/params.json FULL_CHIP_TILE_MEM_BYTES;
+// LeNet's 61,706 parameters do not fit the 4-tile chip's 64 KiB tiles): two SGD steps of batch 2
+// give the CPU reference's losses and weights bit for bit, and the model's cycles on the same chip.
+TEST(LenetTrainer, RtlGivesTheReferencesWeightsAndTheModelsCycles) {
+  CpuOptimizerConfig sgd;
+  sgd.learningRate = 0.05f;
+  auto model = open("model", 16, 128);
+  const MlpRunResult m = expectMatchesReference(*model, 2, 2, sgd, nullptr);
+  auto rtl = open("rtl", 16, 128);
+  const MlpRunResult r = expectMatchesReference(*rtl, 2, 2, sgd, nullptr);
+  EXPECT_EQ(r.cycles, m.cycles);
+  EXPECT_EQ(r.tiles.size(), m.tiles.size());
+  for (size_t t = 0; t < r.tiles.size() && t < m.tiles.size(); ++t) {
+    EXPECT_EQ(r.tiles[t].compute, m.tiles[t].compute) << "tile " << t;
+    EXPECT_EQ(r.tiles[t].syncWait, m.tiles[t].syncWait) << "tile " << t;
+    EXPECT_EQ(r.tiles[t].exchange, m.tiles[t].exchange) << "tile " << t;
+  }
+  EXPECT_GT(m.cycles, 0u);
+}
+
 // A short run of the command with --model lenet; the saved .npz has PyTorch's state_dict names
 // and layouts, and NumPy, from the file alone, predicts the evaluated test images as the device
 // did (the same correct count) and computes the reference's logits.

@@ -79,10 +79,19 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   DeviceOptions dopt;
   dopt.tiles = tiles;
   dopt.tileMemBytes = o.tileMemBytes;
-  dopt.threads = o.threadsA;
-  auto da = openDevice(a, dopt);
-  dopt.threads = o.threadsB;
-  auto db = openDevice(b, dopt);
+  // With no size given, the model takes the other chip's: a verilated chip's (or a server's) is
+  // fixed, and the rtl device's two chips have different sizes (rtl/params.json).
+  const bool bFirst = dopt.tileMemBytes == 0 && a == "model";
+  std::unique_ptr<Device> da, db;
+  auto openNext = [&](const std::string& spec, unsigned threads) {
+    dopt.threads = threads;
+    auto d = openDevice(spec, dopt);
+    if (dopt.tileMemBytes == 0) dopt.tileMemBytes = d->info().tileMemBytes;
+    return d;
+  };
+  if (bFirst) db = openNext(b, o.threadsB);
+  da = openNext(a, o.threadsA);
+  if (!bFirst) db = openNext(b, o.threadsB);
   load(*da);
   load(*db);
   da->setSyncBreak(o.syncBreak);
@@ -274,9 +283,7 @@ LockstepReport runLockstep(const Executable& exe,
     }
   }
   if (options.tiles == 0) options.tiles = exe.target.tiles;
-  if (options.tileMemBytes == 0 && exe.target.tileMemBytes != TESS_TILE_MEM_BYTES) {
-    options.tileMemBytes = exe.target.tileMemBytes;
-  }
+  if (options.tileMemBytes == 0) options.tileMemBytes = exe.target.tileMemBytes;
   // Each device's stream positions; device-to-host bytes are compared at every host sync.
   std::map<const Device*, std::map<uint32_t, uint64_t>> offsets;
   std::map<const Device*, std::vector<uint8_t>> lastOut;

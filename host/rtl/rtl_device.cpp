@@ -42,7 +42,6 @@ namespace tessera {
 namespace {
 
 constexpr unsigned kContexts = TESS_NUM_CONTEXTS;
-constexpr uint32_t kMemBytes = TESS_TILE_MEM_BYTES;  // the size the chip was verilated with
 constexpr unsigned kDefaultTiles = TESS_DEFAULT_TILES;
 constexpr uint32_t kControlSpan = 0x1000;  // ctl_addr_i is 12 bits; offsets beyond it do not exist
 
@@ -492,9 +491,14 @@ RtlDevice::RtlDevice(const DeviceOptions& options) {
         "Icarus (rtl/tests/icarus) and on the iCE40 board (docs/bringup.md)",
         TESS_COUNTER_BITS, options.counterBits));
   }
-  if (options.tileMemBytes != 0 && options.tileMemBytes != kMemBytes) {
-    throw Error(fmt::format("rtl: the chip was verilated with {} bytes per tile; {} requested",
-                            kMemBytes, options.tileMemBytes));
+  // The sizes the two chips were verilated with (rtl/CMakeLists.txt).
+  memBytes_ = tiles == TESS_NUM_TILES ? TESS_FULL_CHIP_TILE_MEM_BYTES : TESS_TILE_MEM_BYTES;
+  if (options.tileMemBytes != 0 && options.tileMemBytes != memBytes_) {
+    throw Error(fmt::format(
+        "rtl: the {}-tile chip was verilated with {} bytes per tile; {} requested (the {}-tile "
+        "chip has {} KiB tiles, the {}-tile chip {} KiB; other sizes run on the model)",
+        tiles, memBytes_, options.tileMemBytes, TESS_DEFAULT_TILES, TESS_TILE_MEM_BYTES / 1024,
+        TESS_NUM_TILES, TESS_FULL_CHIP_TILE_MEM_BYTES / 1024));
   }
   using ChipDefault = TESSERA_RTL_CHIP_DEFAULT;
   using ChipFull = TESSERA_RTL_CHIP_FULL;
@@ -525,7 +529,7 @@ RtlDevice::~RtlDevice() = default;
 ChipInfo RtlDevice::info() const {
   ChipInfo info;  // the chip verilated with rtl/params.json's parameters (ChipShape's defaults)
   info.tiles = impl_->tiles();
-  info.tileMemBytes = kMemBytes;
+  info.tileMemBytes = memBytes_;
   info.contexts = kContexts;
   info.backend = "rtl";
   return info;
@@ -537,21 +541,22 @@ void RtlDevice::reset() {
 
 namespace {
 
-void checkAccess(const char* what, unsigned tiles, unsigned tile, uint32_t addr, size_t size) {
+void checkAccess(const char* what, unsigned tiles, uint32_t memBytes, unsigned tile, uint32_t addr,
+                 size_t size) {
   if (tile >= tiles) {
     throw Error(fmt::format("rtl: {} of tile {}: the chip has tiles 0..{}", what, tile, tiles - 1));
   }
-  if (addr > kMemBytes || size > kMemBytes - addr) {
+  if (addr > memBytes || size > memBytes - addr) {
     throw Error(
         fmt::format("rtl: {} of {} bytes at 0x{:08x} on tile {} is outside its {}-byte memory",
-                    what, size, addr, tile, kMemBytes));
+                    what, size, addr, tile, memBytes));
   }
 }
 
 }  // namespace
 
 void RtlDevice::writeMemory(unsigned tile, uint32_t addr, std::span<const uint8_t> data) {
-  checkAccess("write", impl_->tiles(), tile, addr, data.size());
+  checkAccess("write", impl_->tiles(), memBytes_, tile, addr, data.size());
   size_t i = 0;
   while (i < data.size()) {
     const uint32_t byteAddr = addr + static_cast<uint32_t>(i);
@@ -570,7 +575,7 @@ void RtlDevice::writeMemory(unsigned tile, uint32_t addr, std::span<const uint8_
 }
 
 void RtlDevice::readMemory(unsigned tile, uint32_t addr, std::span<uint8_t> data) {
-  checkAccess("read", impl_->tiles(), tile, addr, data.size());
+  checkAccess("read", impl_->tiles(), memBytes_, tile, addr, data.size());
   size_t i = 0;
   while (i < data.size()) {
     const uint32_t byteAddr = addr + static_cast<uint32_t>(i);

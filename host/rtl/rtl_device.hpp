@@ -49,6 +49,7 @@ class RtlDevice : public Device {
 
  private:
   std::unique_ptr<Impl> impl_;
+  uint32_t memBytes_ = 0;  ///< SRAM bytes per tile of the chip in use
 };
 
 /// Open the rtl backend (the factory openDevice() uses for "rtl").
