@@ -14,29 +14,9 @@ namespace {
 namespace nnref = autodiff::gradcheck::nnref;
 using Floats = std::vector<float>;
 
-constexpr size_t kTokens = 28, kFeatures = 28, kModel = 32, kHeads = 2, kHeadDim = 16;
-constexpr size_t kFeedForward = 64, kClasses = 10, kQkv = 3 * kModel;
+using namespace transformer_tiny;  // NOLINT: the sizes and parameter indices
+constexpr size_t kHeadDim = kModel / kHeads, kClasses = 10, kQkv = 3 * kModel;
 constexpr float kEps = 1e-5f;  // the layer norms' (PyTorch's default)
-// Indices in transformerTinyShapes().
-enum : size_t {
-  kEmbedW,
-  kEmbedB,
-  kPos,
-  kInProjW,
-  kInProjB,
-  kOutProjW,
-  kOutProjB,
-  kLinear1W,
-  kLinear1B,
-  kLinear2W,
-  kLinear2B,
-  kNorm1W,
-  kNorm1B,
-  kNorm2W,
-  kNorm2B,
-  kFcW,
-  kFcB
-};
 // The Linear weights: held [in, out] on the device (the right operand of x W), whose gradient is
 // accumulated (or, with plain SGD, the update fused) by ops::matmulAccumulate.
 constexpr size_t kLinearWeights[] = {kEmbedW, kInProjW, kOutProjW, kLinear1W, kLinear2W, kFcW};
