@@ -241,27 +241,7 @@ ModelDefaults ResnetTinyModel::defaults() const {
 
 // ---- transformer-tiny: parameters in transformerTinyShapes() order.
 
-namespace {
-enum TransformerParam : size_t {
-  kEmbedW,
-  kEmbedB,
-  kPos,
-  kInProjW,
-  kInProjB,
-  kOutProjW,
-  kOutProjB,
-  kLinear1W,
-  kLinear1B,
-  kLinear2W,
-  kLinear2B,
-  kNorm1W,
-  kNorm1B,
-  kNorm2W,
-  kNorm2B,
-  kFcW,
-  kFcB
-};
-}  // namespace
+using namespace transformer_tiny;  // NOLINT: the parameter indices
 
 std::string TransformerTinyModel::describe() const {
   return "28 tokens x 28-linear(32)+pos-encoder(2 heads, ff 64, gelu, post-norm, dropout 0.1)-"

@@ -172,11 +172,11 @@ class TransformerTinyModel : public Model {
   ModelParameters initialize(uint32_t seed) const override;
   ModelDefaults defaults() const override;
 
-  static constexpr size_t kTokens = 28;    ///< image rows
-  static constexpr size_t kFeatures = 28;  ///< pixels per row
-  static constexpr size_t kModel = 32;     ///< d_model
-  static constexpr size_t kHeads = 2;
-  static constexpr size_t kFeedForward = 64;
+  static constexpr size_t kTokens = transformer_tiny::kTokens;
+  static constexpr size_t kFeatures = transformer_tiny::kFeatures;
+  static constexpr size_t kModel = transformer_tiny::kModel;
+  static constexpr size_t kHeads = transformer_tiny::kHeads;
+  static constexpr size_t kFeedForward = transformer_tiny::kFeedForward;
   static constexpr float kDropout = 0.1f;
   static constexpr uint32_t kDropoutKey = 24;  ///< the Philox key of the dropout masks
 };

@@ -1,6 +1,7 @@
 // resnet-tiny and transformer-tiny (bench/model.cpp) trained by the command, their saved .npz
 // evaluated by NumPy from the file alone, and NumPy's predictions checked against the device's;
-// resnet-tiny against its CPU reference (bench/train/cpu_resnet_tiny.cpp) bit for bit.
+// resnet-tiny and transformer-tiny against their CPU references (bench/train/cpu_resnet_tiny.cpp,
+// cpu_transformer_tiny.cpp) bit for bit.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "cpu_resnet_tiny.hpp"
+#include "cpu_transformer_tiny.hpp"
 #include "fashion_mnist.hpp"
 #include "minibatcher.hpp"
 #include "mlp_trainer.hpp"
@@ -183,12 +185,8 @@ void randomImages(uint64_t step, std::span<float> images, std::span<int32_t> lab
   for (int32_t& l : labels) l = static_cast<int32_t>(rng() % 10);
 }
 
-// Three steps of batch 4 on the model (4 tiles x 624 KiB) with plain SGD, momentum with weight
-// decay, and Adam: every step's loss and correct count, and every array after them (the running
-// statistics included), equal the reference's bit for bit.
-TEST(ResnetTinyTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
-  constexpr size_t batch = 4;
-  constexpr uint32_t steps = 3;
+// Plain SGD, momentum with weight decay, and Adam, as the bit-exact tests train them.
+std::vector<std::pair<const char*, CpuOptimizerConfig>> everyOptimizer() {
   CpuOptimizerConfig sgd;
   sgd.learningRate = 0.05f;
   CpuOptimizerConfig momentum = sgd;
@@ -197,49 +195,83 @@ TEST(ResnetTinyTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
   CpuOptimizerConfig adam;
   adam.kind = CpuOptimizerConfig::Kind::Adam;
   adam.learningRate = 0.001f;
-  for (const auto& [name, opt] :
-       {std::pair{"sgd", sgd}, std::pair{"momentum + weight decay", momentum},
-        std::pair{"adam", adam}}) {
+  return {{"sgd", sgd}, {"momentum + weight decay", momentum}, {"adam", adam}};
+}
+
+// Trains `steps` steps of batch `batch` of `model` with `opt` on the model (4 tiles x 624 KiB) and
+// on the CPU reference that makeReference(parameters, device graph) returns: every step's loss and
+// correct count, and every array after them, equal the reference's bit for bit.
+template <typename Reference, typename MakeReference>
+void expectMatchesReference(const std::string& model, size_t batch, uint32_t steps,
+                            const CpuOptimizerConfig& opt, const MakeReference& makeReference) {
+  DeviceOptions dopt;
+  dopt.tiles = 4;
+  dopt.tileMemBytes = 624 * 1024;
+  auto dev = openDevice("model", dopt);
+  MlpConfig c;
+  c.model = makeModel(model);
+  c.batch = batch;
+  c.trainSteps = steps;
+  c.learningRate = opt.learningRate;
+  c.momentum = opt.momentum;
+  using Kind = autodiff::OptimizerConfig::Kind;
+  c.optimizer = opt.kind == CpuOptimizerConfig::Kind::Sgd        ? Kind::Sgd
+                : opt.kind == CpuOptimizerConfig::Kind::Momentum ? Kind::Momentum
+                                                                 : Kind::Adam;
+  c.weightDecay = opt.weightDecay;
+  MlpTrainer t(*dev, c);
+  const ModelParameters p = c.model->initialize(11);
+  t.setParameters(p);
+  Graph g(Target::of(dev->info()));
+  Reference cpu = makeReference(p, g);
+  const MlpRunResult r = t.run(randomImages, randomImages);
+  ASSERT_EQ(r.stepLoss.size(), steps);
+  for (uint64_t s = 0; s < steps; ++s) {
+    std::vector<float> img(batch * 784);
+    std::vector<int32_t> lab(batch);
+    randomImages(s, img, lab);
+    const CpuMlp::StepResult want = cpu.trainStep(img, lab);
+    EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
+    EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
+  }
+  const ModelParameters got = t.modelParameters();
+  for (size_t i = 0; i < got.values.size(); ++i) {
+    EXPECT_EQ(got.values[i], cpu.parameters().values[i]) << got.shapes[i].name;
+    EXPECT_NE(got.values[i], p.values[i]) << got.shapes[i].name << " did not change";
+  }
+}
+
+// Three steps of batch 4 on the model (4 tiles x 624 KiB) with plain SGD, momentum with weight
+// decay, and Adam: every step's loss and correct count, and every array after them (the running
+// statistics included), equal the reference's bit for bit.
+TEST(ResnetTinyTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
+  constexpr size_t batch = 4;
+  for (const auto& [name, opt] : everyOptimizer()) {
     SCOPED_TRACE(name);
-    DeviceOptions dopt;
-    dopt.tiles = 4;
-    dopt.tileMemBytes = 624 * 1024;
-    auto dev = openDevice("model", dopt);
-    MlpConfig c;
-    c.model = makeModel("resnet-tiny");
-    c.batch = batch;
-    c.trainSteps = steps;
-    c.learningRate = opt.learningRate;
-    c.momentum = opt.momentum;
-    using Kind = autodiff::OptimizerConfig::Kind;
-    c.optimizer = opt.kind == CpuOptimizerConfig::Kind::Sgd        ? Kind::Sgd
-                  : opt.kind == CpuOptimizerConfig::Kind::Momentum ? Kind::Momentum
-                                                                   : Kind::Adam;
-    c.weightDecay = opt.weightDecay;
-    MlpTrainer t(*dev, c);
-    const ModelParameters p = c.model->initialize(11);
-    t.setParameters(p);
-    Graph g(Target::of(dev->info()));
-    CpuResnetTiny::Plans plans;
-    plans.fcForward = ops::planMatMul(g, batch, 784, 10).k;
-    plans.fcBackward = ops::planMatMul(g, batch, 10, 784).k;
-    plans.bnParts = ops::batchNormParts(g, 16, batch * 14 * 14);
-    CpuResnetTiny cpu(p, opt, plans);
-    const MlpRunResult r = t.run(randomImages, randomImages);
-    ASSERT_EQ(r.stepLoss.size(), steps);
-    for (uint64_t s = 0; s < steps; ++s) {
-      std::vector<float> img(batch * 784);
-      std::vector<int32_t> lab(batch);
-      randomImages(s, img, lab);
-      const CpuResnetTiny::StepResult want = cpu.trainStep(img, lab);
-      EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
-      EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
-    }
-    const ModelParameters got = t.modelParameters();
-    for (size_t i = 0; i < got.values.size(); ++i) {
-      EXPECT_EQ(got.values[i], cpu.parameters().values[i]) << got.shapes[i].name;
-      EXPECT_NE(got.values[i], p.values[i]) << got.shapes[i].name << " did not change";
-    }
+    expectMatchesReference<CpuResnetTiny>(
+        "resnet-tiny", batch, 3, opt, [&, o = opt](const ModelParameters& p, const Graph& g) {
+          CpuResnetTiny::Plans plans;
+          plans.fcForward = ops::planMatMul(g, batch, 784, 10).k;
+          plans.fcBackward = ops::planMatMul(g, batch, 10, 784).k;
+          plans.bnParts = ops::batchNormParts(g, 16, batch * 14 * 14);
+          return CpuResnetTiny(p, o, plans);
+        });
+  }
+}
+
+// The same for transformer-tiny, dropout on at the model's rate (the reference draws the device's
+// Philox masks under the model's key and the step the device's seed variable counts).
+TEST(TransformerTinyTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
+  for (const auto& [name, opt] : everyOptimizer()) {
+    SCOPED_TRACE(name);
+    expectMatchesReference<CpuTransformerTiny>(
+        "transformer-tiny", 4, 3, opt, [o = opt](const ModelParameters& p, const Graph& g) {
+          const CpuTransformerTiny::KParts kParts = [&g](size_t m, size_t k, size_t n) {
+            return ops::planMatMul(g, m, k, n).k;
+          };
+          return CpuTransformerTiny(
+              p, o, kParts, {TransformerTinyModel::kDropout, TransformerTinyModel::kDropoutKey});
+        });
   }
 }
 

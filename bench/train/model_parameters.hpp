@@ -76,4 +76,34 @@ std::vector<ParameterShape> resnetTinyShapes();
 /// norm2.weight, .bias), fc0.weight (10,32), fc0.bias (10,).
 std::vector<ParameterShape> transformerTinyShapes();
 
+/// transformer-tiny's sizes and the indices of transformerTinyShapes()'s arrays, shared by the
+/// model (bench/model.hpp) and its CPU reference (cpu_transformer_tiny.hpp).
+namespace transformer_tiny {
+inline constexpr size_t kTokens = 28;    ///< image rows
+inline constexpr size_t kFeatures = 28;  ///< pixels per row
+inline constexpr size_t kModel = 32;     ///< d_model
+inline constexpr size_t kHeads = 2;
+inline constexpr size_t kFeedForward = 64;
+/// Indices in transformerTinyShapes().
+enum Param : size_t {
+  kEmbedW,
+  kEmbedB,
+  kPos,
+  kInProjW,
+  kInProjB,
+  kOutProjW,
+  kOutProjB,
+  kLinear1W,
+  kLinear1B,
+  kLinear2W,
+  kLinear2B,
+  kNorm1W,
+  kNorm1B,
+  kNorm2W,
+  kNorm2B,
+  kFcW,
+  kFcB
+};
+}  // namespace transformer_tiny
+
 }  // namespace tessera::bench

@@ -1,4 +1,5 @@
-// The models' host-side parameters (model_parameters.hpp) and LeNet's CPU reference.
+// The models' host-side parameters (model_parameters.hpp) and the gradients of LeNet's and
+// transformer-tiny's CPU references.
 #include "model_parameters.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <random>
 
 #include "cpu_lenet.hpp"
+#include "cpu_transformer_tiny.hpp"
 #include "tessera/error.hpp"
 #include "test_util.hpp"
 
@@ -145,6 +147,41 @@ TEST(CpuLenet, GradientsMatchFiniteDifferences) {
                          CpuLenet(down, sgd).forward(x, y).meanLoss) /
                         (2.0 * h);
       EXPECT_NEAR(analytic, fd, 2e-3 + 0.05 * std::fabs(fd)) << p.shapes[a].name << "[" << i << "]";
+      largest = std::max(largest, std::fabs(fd));
+    }
+  }
+  EXPECT_GT(largest, 0.02);  // the gradients are not all tiny, so the comparison means something
+}
+
+// transformer-tiny's reference gradients (without dropout, one k part per product) against
+// central finite differences of its own float forward pass, h = 1e-3 on a few elements of every
+// array: within 2e-3 + 5% (LeNet's tolerance: the float loss, rounded to ~2e-7, over a
+// difference of 2h dominates the error of the estimate, while a missing or wrong term is of the
+// order of the gradient itself).
+TEST(CpuTransformerTiny, GradientsMatchFiniteDifferences) {
+  const ModelParameters p = ModelParameters::kaimingUniform(transformerTinyShapes(), 5);
+  std::mt19937 rng(6);
+  std::vector<float> x(2 * 784);
+  for (float& v : x) v = static_cast<float>(rng() >> 8) * 0x1p-24f;
+  const std::vector<int32_t> y{3, 7};
+  const CpuOptimizerConfig sgd;
+  const CpuTransformerTiny net(p, sgd, {}, {});
+  const std::vector<std::vector<float>> grads = net.gradients(x, y);
+  ASSERT_EQ(grads.size(), p.values.size());
+  const float h = 1e-3f;
+  double largest = 0;
+  for (size_t a = 0; a < p.values.size(); ++a) {
+    ASSERT_EQ(grads[a].size(), p.values[a].size()) << p.shapes[a].name;
+    for (size_t i = 0; i < p.values[a].size(); i += p.values[a].size() / 5 + 1) {
+      ModelParameters up = p, down = p;
+      up.values[a][i] += h;
+      down.values[a][i] -= h;
+      const double fd =
+          (static_cast<double>(CpuTransformerTiny(up, sgd, {}, {}).forward(x, y).meanLoss) -
+           CpuTransformerTiny(down, sgd, {}, {}).forward(x, y).meanLoss) /
+          (2.0 * h);
+      EXPECT_NEAR(grads[a][i], fd, 2e-3 + 0.05 * std::fabs(fd))
+          << p.shapes[a].name << "[" << i << "]";
       largest = std::max(largest, std::fabs(fd));
     }
   }

@@ -14,7 +14,6 @@
 #include "tessera/mathf.h"
 #include "tessera/nn.hpp"
 #include "tessera/nn_reference.hpp"
-#include "tessera/philox.h"
 
 namespace tessera::autodiff {
 namespace {
@@ -39,15 +38,13 @@ TEST_P(NnOpsTest, TanhSigmoidAndGeluGradients) {
   for (size_t i = 0; i < xv.size(); ++i) {
     const float xi = xv[i];
     const float ti = tessera_tanhf(xi), si = 1.0f / (1.0f + tessera_expf(-xi));
-    const float cdf = 0.5f * (1.0f + tessera_erff(xi * 0.707106781f));
-    const float pdf = tessera_expf(xi * xi * -0.5f) * 0.398942280f;
     e[0].push_back(ti);
     e[1].push_back(si);
-    e[2].push_back(xi * 0.5f * (1.0f + tessera_erff(xi * 0.707106781f)));
     e[3].push_back(dy[i] * (1.0f - ti * ti));
     e[4].push_back(dy[i] * (1.0f - si) * si);
-    e[5].push_back(dy[i] * (cdf + xi * pdf));
   }
+  e[2] = nnref::gelu(xv);
+  e[5] = nnref::geluGrad(dy, xv);
   expectBitEqual(out["t"], e[0], "tanh");
   expectBitEqual(out["s"], e[1], "sigmoid");
   expectBitEqual(out["g"], e[2], "gelu");
@@ -203,17 +200,11 @@ TEST_P(NnOpsTest, DropoutGradientUsesTheForwardMask) {
   const Tensor dx = tape.gradients(y, seed, {x}, bwd, "bwd")[0];
   auto out = run({{"y", y.tensor()}, {"dx", dx}});
   const Floats &xv = values["x"], &dy = values["seed"];
-  const float scale = 1.0f / (1.0f - p);
-  const uint32_t threshold = static_cast<uint32_t>(std::floor(double{p} * 4294967296.0));
-  Floats want, wantGrad;
+  const Floats mask = nnref::dropout(Floats(xv.size(), 1.0f), 1234, 0, p, stream);
   std::vector<bool> keep;
-  for (size_t i = 0; i < xv.size(); ++i) {
-    keep.push_back(tessera_random_word(1234, 0, stream, static_cast<uint32_t>(i)) >= threshold);
-    want.push_back(keep.back() ? xv[i] * scale : 0.0f);
-    wantGrad.push_back(keep.back() ? dy[i] * scale : 0.0f);
-  }
-  expectBitEqual(out["y"], want, "forward");
-  expectBitEqual(out["dx"], wantGrad, "dx");
+  for (float m : mask) keep.push_back(m != 0.0f);
+  expectBitEqual(out["y"], nnref::dropout(xv, 1234, 0, p, stream), "forward");
+  expectBitEqual(out["dx"], nnref::dropout(dy, 1234, 0, p, stream), "dx");
   expectNearFiniteDifference(
       out["dx"],
       [&](const std::vector<Doubles>& in) {

@@ -2,16 +2,19 @@
 // in the same order as the codelets (as sw/library/tests/nn_test.cpp checks them; docs/library.md,
 // "Layers"), so that a gradient from the tape can be compared bit for bit, and double-precision
 // forwards for the finite differences. Shared by the library and autodiff tests and the benchmark's
-// CPU references (bench/train/cpu_resnet_tiny.cpp). Compile with -ffp-contract=off.
+// CPU references (bench/train/cpu_resnet_tiny.cpp, cpu_transformer_tiny.cpp). Compile with
+// -ffp-contract=off.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "tessera/mathf.h"
 #include "tessera/ops.hpp"
+#include "tessera/philox.h"
 
 namespace tessera::autodiff::gradcheck::nnref {
 
@@ -27,6 +30,41 @@ struct AxisView {
   }
   size_t at(size_t o, size_t j, size_t i) const { return (o * len + j) * inner + i; }
 };
+
+/// gelu (the Gelu codelet, erf form): x * 0.5 * (1 + erf(x * 0.707106781)), left to right.
+inline Floats gelu(const Floats& x) {
+  Floats y(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    y[i] = x[i] * 0.5f * (1.0f + tessera_erff(x[i] * 0.707106781f));
+  return y;
+}
+
+/// geluBackward (the GeluGrad codelet) at the input x: dy (cdf + x pdf), cdf = 0.5 (1 + erf(x /
+/// sqrt 2)), pdf = e^(-x^2 / 2) / sqrt(2 pi), PyTorch's order.
+inline Floats geluGrad(const Floats& dy, const Floats& x) {
+  Floats dx(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float cdf = 0.5f * (1.0f + tessera_erff(x[i] * 0.707106781f));
+    const float pdf = tessera_expf(x[i] * x[i] * -0.5f) * 0.398942280f;
+    dx[i] = dy[i] * (cdf + x[i] * pdf);
+  }
+  return dx;
+}
+
+/// dropout (the Dropout codelet; its backward is the same op on the gradient) of a tensor of
+/// x.size() elements under the seed tensor's (key, step) and stream: element i is kept when its
+/// Philox word is >= floor(p 2^32), and then multiplied by 1 / (1 - p); 0 otherwise (ops::dropout's
+/// threshold and scale, p < 1).
+inline Floats dropout(const Floats& x, uint32_t key, uint32_t step, float p, uint32_t stream) {
+  const uint32_t threshold = static_cast<uint32_t>(std::floor(double{p} * 4294967296.0));
+  const float scale = 1.0f / (1.0f - p);
+  Floats y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const bool keep = tessera_random_word(key, step, stream, static_cast<uint32_t>(i)) >= threshold;
+    y[i] = keep ? x[i] * scale : 0.0f;
+  }
+  return y;
+}
 
 /// softmax (or log-softmax) along axis: max, sum of e^(x - max), then each element.
 inline Floats softmax(const Floats& x, const std::vector<size_t>& shape, size_t axis, bool log) {
