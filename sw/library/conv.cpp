@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "amp_vertices.hpp"
+#include "tessera/chip_params.h"
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
 #include "tile_chunks.hpp"
@@ -161,6 +163,188 @@ std::pair<size_t, size_t> clampRows(long lo, long hi, size_t size) {
   return {static_cast<size_t>(a), static_cast<size_t>(b)};
 }
 
+// conv2d on the matrix unit (docs/library.md, "conv2d on the matrix unit"). A result
+// [N, R, RH, Wres] whose element (n, r, y, x) is a chain over K taps of a source [N, Q, SH, SW]
+// (the geometry of sw/codelets/conv/conv_amp.h) with weights wmat [R, K], from bias [R].
+struct AmpConv {
+  size_t K, KH, KW, R, RH, Wres, SH, SW;
+  long mY, mX, kY, kX, offY, offX, divY, divX;
+};
+
+size_t roundUp4(size_t v) {
+  return (v + 3) / 4 * 4;
+}
+
+// True when the unit takes the op: a target with the unit (matMulUsesUnit's conditions for a k of
+// Kpad), and every geometry value fits the codelets' 16-bit fields.
+bool ampConvFits(const Target& target, const AmpConv& a) {
+  if (!matMulUsesUnit(target, 1, roundUp4(a.K), 4)) return false;
+  const long lim = 0x7fff;
+  for (long v : {a.mY, a.mX, a.kY, a.kX, a.offY, a.offX, a.divY, a.divX}) {
+    if (v < -lim || v > lim) return false;
+  }
+  const size_t rowGroups = (a.Wres + 3) / 4;
+  return roundUp4(a.K) <= 0xffff && a.RH * rowGroups <= 0xffff && a.RH <= 0xffff;
+}
+
+// Bytes of the unit operand (the gathered taps of a chunk of positions) per tile: bounded, so that
+// a conv costs at most this much more memory than the scalar codelets.
+size_t ampColBudget(const Target& t) {
+  return std::min<size_t>(64 * 1024, t.tileMemBytes / 16);
+}
+
+// Estimated cycles of the unit's path on its busiest tile: the gather and the store at about 10
+// cycles per gathered element (measured on LeNet's layers with `tessera-bench conv`), the
+// products at MatMulAmp's pass rate (4 rows a worker: ceil(rows / 20) row blocks).
+double ampConvCycles(const Target& t, const AmpConv& a, size_t N) {
+  const size_t Kpad = roundUp4(a.K), XG = (a.Wres + 3) / 4;
+  const size_t ngMax = std::max<size_t>(1, ampColBudget(t) / (16 * Kpad));
+  std::vector<size_t> groups(t.tiles, 0), steps(t.tiles, 0), rows(t.tiles, 0);
+  for (const Block& b : planBlocks(t.tiles, N, a.R, a.RH)) {
+    const size_t g = (b.r1 - b.r0) * XG;
+    groups[b.tile] += g;
+    steps[b.tile] += ceilDiv(g, ngMax);
+    rows[b.tile] = std::max(rows[b.tile], b.c1 - b.c0);
+  }
+  const size_t blocks = Kpad / 4;
+  const double period = 4.0 + 9.0 * double(blocks / 2) + 4.0 * double(blocks % 2) + 40.0;
+  double worst = 0;
+  for (size_t i = 0; i < t.tiles; ++i) {
+    const double rowBlocks = double(ceilDiv(std::max<size_t>(rows[i], 1), 20));
+    worst = std::max(worst, 10.0 * double(groups[i] * Kpad * 4) +
+                                6.0 * period * rowBlocks * double(groups[i]) +
+                                1200.0 * double(steps[i]));
+  }
+  return worst;
+}
+
+// The result's blocks (planBlocks, as the scalar codelets map it) in chunks of position groups:
+// per step a compute set gathering the unit's operand, one of MatMulAmp, one storing the results
+// (and recomputing by the scalar chain those the unit may have given otherwise: ConvFixAmp).
+// flopsNum / flopsDen: the op's FLOPs per result element and tap (1 for the forward).
+void ampConv(Graph& graph, Sequence& prog, const std::string& name, const Tensor& src,
+             const Tensor& wmat, const Tensor& bias, const Tensor& out, const AmpConv& a,
+             uint64_t flopsNum, uint64_t flopsDen) {
+  const Target& target = graph.target();
+  const size_t tiles = target.tiles, N = src.dim(0);
+  const size_t Kpad = roundUp4(a.K), XG = (a.Wres + 3) / 4;
+  const size_t ngMax = std::max<size_t>(1, ampColBudget(target) / (16 * Kpad));
+  const std::vector<Block> blocks = planBlocks(tiles, N, a.R, a.RH);
+  struct Chunk {
+    size_t block, g0, ng;
+  };
+  std::vector<std::vector<Chunk>> chunks(tiles);
+  std::vector<size_t> cmin(tiles, SIZE_MAX), cmax(tiles, 0), rowsMax(tiles, 0);
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& bk = blocks[bi];
+    graph.setTileMapping(out[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1), bk.tile);
+    const size_t groups = (bk.r1 - bk.r0) * XG;
+    for (size_t g0 = 0; g0 < groups; g0 += ngMax)
+      chunks[bk.tile].push_back({bi, g0, std::min(ngMax, groups - g0)});
+    cmin[bk.tile] = std::min(cmin[bk.tile], bk.c0);
+    cmax[bk.tile] = std::max(cmax[bk.tile], bk.c1);
+    rowsMax[bk.tile] = std::max(rowsMax[bk.tile], bk.c1 - bk.c0);
+  }
+  const uint32_t kernel = pack(a.KH, a.KW);
+  auto half = [](long v) { return static_cast<uint32_t>(static_cast<uint16_t>(v)); };
+  const uint32_t mul = half(a.mY) | half(a.mX) << 16, step = half(a.kY) | half(a.kX) << 16,
+                 offset = half(a.offY) | half(a.offX) << 16,
+                 div = half(a.divY) | half(a.divX) << 16, srcSize = pack(a.SH, a.SW),
+                 taps = pack(a.K, Kpad), res = pack(a.Wres, 1);
+  // Per tile: the weights' rows the tile's blocks use, padded to Kpad (ConvWeightsAmp), and the
+  // chunk's operand and accumulators, reused by every step.
+  std::vector<Tensor> aRows(tiles), biasT(tiles), col(tiles), acc(tiles);
+  ComputeSet prep = graph.addComputeSet(name + "/weights");
+  size_t steps = 0;
+  for (unsigned t = 0; t < tiles; ++t) {
+    if (chunks[t].empty()) continue;
+    steps = std::max(steps, chunks[t].size());
+    aRows[t] = graph.addVariable(ElemType::Float32, {cmax[t] - cmin[t], Kpad},
+                                 fmt::format("{}/unit-a@{}", name, t));
+    col[t] = graph.addVariable(ElemType::Float32, {ngMax * Kpad * 4},
+                               fmt::format("{}/unit-b@{}", name, t));
+    acc[t] = graph.addVariable(ElemType::Float32, {rowsMax[t] * ngMax * 4},
+                               fmt::format("{}/unit-c@{}", name, t));
+    biasT[t] = graph.addVariable(ElemType::Float32, {cmax[t] - cmin[t]},
+                                 fmt::format("{}/unit-bias@{}", name, t));
+    graph.setTileMapping(biasT[t], t);
+    for (const Tensor& v : {aRows[t], col[t], acc[t]}) {
+      graph.setTileMapping(v, t);
+      graph.setAlignment(v, TESS_AMP_STEP_BYTES);
+    }
+    // The tile's bias slice, copied once rather than gathered at every step.
+    VertexRef bv = graph.addVertex(prep, "ConvWeightsAmp",
+                                   {{"in", bias.slice(cmin[t], cmax[t])}, {"out", biasT[t]}});
+    graph.setFieldValue(bv, "taps", pack(cmax[t] - cmin[t], cmax[t] - cmin[t]));
+    graph.setTileMapping(bv, t);
+    const size_t R = cmax[t] - cmin[t], parts = std::min<size_t>(R, target.contexts);
+    for (size_t p = 0; p < parts; ++p) {
+      const size_t r0 = R * p / parts, r1 = R * (p + 1) / parts;
+      VertexRef v = graph.addVertex(prep, "ConvWeightsAmp",
+                                    {{"in", wmat.slice(cmin[t] + r0, cmin[t] + r1, 0).flatten()},
+                                     {"out", aRows[t].slice(r0, r1, 0).flatten()}});
+      graph.setFieldValue(v, "taps", taps);
+      graph.setTileMapping(v, t);
+    }
+  }
+  prog.add(Execute(prep, name + "/weights"));
+  for (size_t s = 0; s < steps; ++s) {
+    ComputeSet gather = graph.addComputeSet(name + "/gather");
+    ComputeSet unit = graph.addComputeSet(name);
+    ComputeSet fix = graph.addComputeSet(name + "/store");
+    for (unsigned t = 0; t < tiles; ++t) {
+      if (s >= chunks[t].size()) continue;
+      const Chunk& ch = chunks[t][s];
+      const Block& bk = blocks[ch.block];
+      const size_t rows = bk.c1 - bk.c0;
+      const Tensor srcN = src[bk.n].flatten();
+      const Tensor b = biasT[t].slice(bk.c0 - cmin[t], bk.c1 - cmin[t]);
+      const Tensor colT = col[t].slice(0, ch.ng * Kpad * 4);
+      const Tensor cT = acc[t].slice(0, rows * ch.ng * 4);
+      const Tensor aT = aRows[t].slice(bk.c0 - cmin[t], bk.c1 - cmin[t], 0);
+      const Tensor ob = out[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1).flatten();
+      const uint32_t origin = pack(bk.r0, ch.g0);
+      const size_t parts = std::min<size_t>(ch.ng, target.contexts);
+      size_t valid = 0;  // result positions of the chunk (the groups' columns inside a row)
+      for (size_t gi = ch.g0; gi < ch.g0 + ch.ng; ++gi)
+        valid += std::min<size_t>(4, a.Wres - gi % XG * 4);
+      for (size_t p = 0; p < parts; ++p) {
+        const size_t p0 = ch.ng * p / parts, p1 = ch.ng * (p + 1) / parts;
+        if (p0 == p1) continue;
+        const uint32_t part = pack(p0, p1 - p0);
+        VertexRef gv = graph.addVertex(gather, "ConvGatherAmp",
+                                       {{"src", srcN}, {"bias", b}, {"col", colT}, {"c", cT}});
+        VertexRef fv = graph.addVertex(
+            fix, "ConvFixAmp",
+            {{"src", srcN}, {"a", aT.flatten()}, {"bias", b}, {"c", cT}, {"out", ob}});
+        for (VertexRef v : {gv, fv}) {
+          graph.setFieldValue(v, "kernel", kernel);
+          graph.setFieldValue(v, "mul", mul);
+          graph.setFieldValue(v, "step", step);
+          graph.setFieldValue(v, "offset", offset);
+          graph.setFieldValue(v, "div", div);
+          graph.setFieldValue(v, "srcSize", srcSize);
+          graph.setFieldValue(v, "taps", taps);
+          graph.setFieldValue(v, "res", res);
+          graph.setFieldValue(v, "origin", origin);
+          graph.setFieldValue(v, "part", part);
+          graph.setTileMapping(v, t);
+        }
+      }
+      // The unit's operand b as the logical [Kpad, 4 ng] view of col's column groups.
+      const Tensor bOp =
+          colT.reshape({ch.ng, Kpad, 4}).dimShuffle({1, 0, 2}).reshape({Kpad, ch.ng * 4});
+      // The op's multiply-adds (every tap of every stored result, as the scalar codelets count).
+      addAmpVertices(graph, unit, t, aT, bOp, cT.reshape({rows, ch.ng * 4}), true,
+                     fmt::format("{}/{}", name, s),
+                     2 * uint64_t{rows} * valid * a.K * flopsNum / flopsDen);
+    }
+    prog.add(Execute(gather, name + "/gather"));
+    prog.add(Execute(unit, name));
+    prog.add(Execute(fix, name + "/store"));
+  }
+}
+
 }  // namespace
 
 std::vector<size_t> conv2dOutputShape(const std::vector<size_t>& in, const std::vector<size_t>& w,
@@ -254,6 +438,32 @@ Tensor conv2d(Graph& graph, const Tensor& in, const Tensor& weights, const Tenso
   }
   const size_t tiles = graph.target().tiles;
   Tensor out = graph.addVariable(ElemType::Float32, {g.N, g.OC, g.OH, g.OW}, name);
+  if (g.G == 1 && p.unit != Conv2dParams::Unit::Never) {
+    const long ph = static_cast<long>(g.ph), pw = static_cast<long>(g.pw);
+    const AmpConv a{g.C * g.KH * g.KW,
+                    g.KH,
+                    g.KW,
+                    g.OC,
+                    g.OH,
+                    g.OW,
+                    g.H,
+                    g.W,
+                    static_cast<long>(g.sh),
+                    static_cast<long>(g.sw),
+                    static_cast<long>(g.dh),
+                    static_cast<long>(g.dw),
+                    -ph,
+                    -pw,
+                    1,
+                    1};
+    // The scalar codelet's rate, about 0.39 multiply-adds a cycle per tile (docs/library.md).
+    const double scalar = double(g.N * g.OC * g.OH * g.OW * a.K) / 0.39 / double(tiles);
+    if (ampConvFits(graph.target(), a) &&
+        (p.unit == Conv2dParams::Unit::Always || ampConvCycles(graph.target(), a, g.N) < scalar)) {
+      ampConv(graph, prog, name, in, weights.reshape({g.OC, a.K}), b, out, a, 1, 1);
+      return out;
+    }
+  }
   // Weights as [taps, OC]: a block's columns gather tap-major, as the codelet reads them.
   const Tensor wT = weights.reshape({g.OC, g.icg * g.KH * g.KW}).transpose();
   ComputeSet cs = graph.addComputeSet(name);
@@ -307,6 +517,39 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
   }
   const size_t tiles = graph.target().tiles;
   Tensor dx = graph.addVariable(ElemType::Float32, inShape, name);
+  if (g.G == 1 && p.unit != Conv2dParams::Unit::Never) {
+    // The gradient as a chain over the taps (o, kh, kw) of the outputs each element reached.
+    const AmpConv a{g.OC * g.KH * g.KW,
+                    g.KH,
+                    g.KW,
+                    g.C,
+                    g.H,
+                    g.W,
+                    g.OH,
+                    g.OW,
+                    1,
+                    1,
+                    -static_cast<long>(g.dh),
+                    -static_cast<long>(g.dw),
+                    static_cast<long>(g.ph),
+                    static_cast<long>(g.pw),
+                    static_cast<long>(g.sh),
+                    static_cast<long>(g.sw)};
+    // The scalar codelet's rate, about 0.15 multiply-adds a cycle per tile (docs/library.md).
+    const double scalar =
+        double(g.N * g.OC * g.OH * g.OW * g.C * g.KH * g.KW) / 0.15 / double(tiles);
+    if (ampConvFits(graph.target(), a) &&
+        (p.unit == Conv2dParams::Unit::Always || ampConvCycles(graph.target(), a, g.N) < scalar)) {
+      const std::vector<float> zeros(g.C, 0.0f);
+      Tensor zero = graph.addConstant({g.C}, zeros, name + "/zero");
+      mapLinearly(graph, zero);
+      const Tensor wmat =
+          weights.reshape({g.OC, g.C, g.KH * g.KW}).dimShuffle({1, 0, 2}).reshape({g.C, a.K});
+      ampConv(graph, prog, name, gradOut, wmat, zero, dx, a, uint64_t{g.OH} * g.OW,
+              uint64_t{g.H} * g.W);
+      return dx;
+    }
+  }
   ComputeSet cs = graph.addComputeSet(name);
   const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.H);
   const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
