@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 #include "amp_vertices.hpp"
@@ -193,21 +194,47 @@ size_t ampColBudget(const Target& t) {
   return std::min<size_t>(64 * 1024, t.tileMemBytes / 16);
 }
 
+// Steps (three compute sets each) a tile runs at most: on small tiles a chunk takes more than the
+// budget rather than more steps, whose vertex states and control cost memory too.
+constexpr size_t kMaxAmpSteps = 24;
+
+// Units (position or tap groups of `bytes` each) per chunk for a tile with `units` of them: what
+// the budget holds, in multiples of the contexts where it holds that many (the chunk's vertices
+// then take equal shares).
+size_t ampChunk(const Target& t, size_t bytes, size_t units) {
+  size_t n = ampColBudget(t) / bytes;
+  if (n >= t.contexts) n -= n % t.contexts;
+  return std::max<size_t>({1, n, ceilDiv(units, kMaxAmpSteps)});
+}
+
+// The most position groups of 4 any tile holds.
+size_t ampMaxGroups(const std::vector<Block>& blocks, size_t tiles, size_t XG) {
+  std::vector<size_t> groups(tiles, 0);
+  for (const Block& b : blocks) groups[b.tile] += (b.r1 - b.r0) * XG;
+  return *std::max_element(groups.begin(), groups.end());
+}
+
 // Estimated cycles of the unit's path on its busiest tile: the gather and the store at about 10
 // cycles per gathered element (measured on LeNet's layers with `tessera-bench conv`), the
 // products at MatMulAmp's pass rate (4 rows a worker: ceil(rows / 20) row blocks).
 double ampConvCycles(const Target& t, const AmpConv& a, size_t N) {
   const size_t Kpad = roundUp4(a.K), XG = (a.Wres + 3) / 4;
-  const size_t ngMax = std::max<size_t>(1, ampColBudget(t) / (16 * Kpad));
+  const std::vector<Block> blocks = planBlocks(t.tiles, N, a.R, a.RH);
+  const size_t maxGroups = ampMaxGroups(blocks, t.tiles, XG);
+  // More steps than kMaxAmpSteps within the budget: small tiles, where the chunks' memory and the
+  // steps' vertex states crowd the tile; the scalar codelets there.
+  if (ampColBudget(t) / (16 * (Kpad + a.R)) * kMaxAmpSteps < maxGroups)
+    return std::numeric_limits<double>::infinity();
+  const size_t ngMax = ampChunk(t, 16 * (Kpad + a.R), maxGroups);
   std::vector<size_t> groups(t.tiles, 0), steps(t.tiles, 0), rows(t.tiles, 0);
-  for (const Block& b : planBlocks(t.tiles, N, a.R, a.RH)) {
+  for (const Block& b : blocks) {
     const size_t g = (b.r1 - b.r0) * XG;
     groups[b.tile] += g;
     steps[b.tile] += ceilDiv(g, ngMax);
     rows[b.tile] = std::max(rows[b.tile], b.c1 - b.c0);
   }
-  const size_t blocks = Kpad / 4;
-  const double period = 4.0 + 9.0 * double(blocks / 2) + 4.0 * double(blocks % 2) + 40.0;
+  const size_t kBlocks = Kpad / 4;
+  const double period = 4.0 + 9.0 * double(kBlocks / 2) + 4.0 * double(kBlocks % 2) + 40.0;
   double worst = 0;
   for (size_t i = 0; i < t.tiles; ++i) {
     const double rowBlocks = double(ceilDiv(std::max<size_t>(rows[i], 1), 20));
@@ -228,8 +255,9 @@ void ampConv(Graph& graph, Sequence& prog, const std::string& name, const Tensor
   const Target& target = graph.target();
   const size_t tiles = target.tiles, N = src.dim(0);
   const size_t Kpad = roundUp4(a.K), XG = (a.Wres + 3) / 4;
-  const size_t ngMax = std::max<size_t>(1, ampColBudget(target) / (16 * Kpad));
   const std::vector<Block> blocks = planBlocks(tiles, N, a.R, a.RH);
+  // A group of 4 positions takes Kpad x 4 floats of the operand and rows x 4 of accumulators.
+  const size_t ngMax = ampChunk(target, 16 * (Kpad + a.R), ampMaxGroups(blocks, tiles, XG));
   struct Chunk {
     size_t block, g0, ng;
   };
@@ -338,6 +366,163 @@ void ampConv(Graph& graph, Sequence& prog, const std::string& name, const Tensor
       addAmpVertices(graph, unit, t, aT, bOp, cT.reshape({rows, ch.ng * 4}), true,
                      fmt::format("{}/{}", name, s),
                      2 * uint64_t{rows} * valid * a.K * flopsNum / flopsDen);
+    }
+    prog.add(Execute(gather, name + "/gather"));
+    prog.add(Execute(unit, name));
+    prog.add(Execute(fix, name + "/store"));
+  }
+}
+
+// conv2dBackwardWeights on the matrix unit: per sample, partials [rows, K] = dy [rows, P] times
+// the taps' inputs [P, K] (gathered by ConvGatherWAmp in chunks of tap groups), from +0, k = the
+// output positions in increasing order (padded to Ppad with -0 x +0); ConvFixWAmp stores them.
+// Tile (i, j) of the scalar plan takes the same samples and output channels.
+struct AmpWeights {
+  size_t pn, po, K, Kpad, P, Ppad, ntgMax;
+};
+
+AmpWeights ampWeightsPlan(const Target& t, const Geom& g) {
+  AmpWeights w;
+  w.pn = std::min<size_t>(g.N, t.tiles);
+  w.po = std::min<size_t>(g.OC, std::max<size_t>(1, t.tiles / w.pn));
+  w.K = g.icg * g.KH * g.KW, w.Kpad = roundUp4(w.K);
+  w.P = g.OH * g.OW, w.Ppad = std::max<size_t>(8, roundUp4(w.P));
+  // Tap groups per chunk; a tile has ceil(N / pn) samples of Kpad / 4 tap groups.
+  w.ntgMax = ampChunk(t, 16 * (w.Ppad + ceilDiv(g.OC, w.po)), ceilDiv(g.N, w.pn) * (w.Kpad / 4));
+  return w;
+}
+
+bool ampWeightsFits(const Target& t, const Geom& g, const AmpWeights& w) {
+  return g.G == 1 && matMulUsesUnit(t, 1, w.Ppad, 4) && w.Kpad <= 0xffff && w.Ppad <= 0xffff &&
+         g.ph <= 0x7fff && g.pw <= 0x7fff;
+}
+
+// Estimated cycles on the busiest tile (ampConvCycles' rates).
+double ampWeightsCycles(const Target& t, const Geom& g, const AmpWeights& w) {
+  const size_t samples = ceilDiv(g.N, w.pn), rows = ceilDiv(g.OC, w.po);
+  const size_t tgs = w.Kpad / 4, chunks = ceilDiv(tgs, w.ntgMax), blocks = w.Ppad / 4;
+  if (ampColBudget(t) / (16 * (w.Ppad + rows)) * kMaxAmpSteps < samples * tgs)
+    return std::numeric_limits<double>::infinity();  // as ampConvCycles
+  const double period = 4.0 + 9.0 * double(blocks / 2) + 4.0 * double(blocks % 2) + 40.0;
+  return double(samples) * (10.0 * double(w.Kpad * w.Ppad) +
+                            6.0 * period * double(ceilDiv(rows, 20) * tgs) + 1200.0 * chunks);
+}
+
+void ampWeights(Graph& graph, Sequence& prog, const std::string& name, const Tensor& in,
+                const Tensor& gradOut, const Tensor& partials, const Geom& g, const AmpWeights& w) {
+  const Target& target = graph.target();
+  const size_t tgs = w.Kpad / 4;
+  auto half = [](long v) { return static_cast<uint32_t>(static_cast<uint16_t>(v)); };
+  const uint32_t kernel = pack(g.KH, g.KW), mul = pack(g.sh, g.sw), step = pack(g.dh, g.dw),
+                 offset = half(-static_cast<long>(g.ph)) | half(-static_cast<long>(g.pw)) << 16,
+                 srcSize = pack(g.H, g.W), taps = pack(w.K, w.Kpad), outSize = pack(g.OH, g.OW);
+  struct Chunk {
+    size_t n, tg0, ntg;
+  };
+  struct TilePlan {
+    size_t o0, o1;
+    std::vector<Chunk> chunks;
+    Tensor aPad, col, acc;
+  };
+  std::vector<TilePlan> plan(target.tiles);
+  size_t steps = 0;
+  for (size_t i = 0; i < w.pn; ++i) {
+    const size_t n0 = g.N * i / w.pn, n1 = g.N * (i + 1) / w.pn;
+    for (size_t j = 0; j < w.po; ++j) {
+      const unsigned tile = static_cast<unsigned>(i * w.po + j);
+      TilePlan& tp = plan[tile];
+      tp.o0 = g.OC * j / w.po, tp.o1 = g.OC * (j + 1) / w.po;
+      graph.setTileMapping(partials.slice(n0, n1, 0).slice(tp.o0, tp.o1, 1), tile);
+      for (size_t n = n0; n < n1; ++n) {
+        for (size_t tg0 = 0; tg0 < tgs; tg0 += w.ntgMax)
+          tp.chunks.push_back({n, tg0, std::min(w.ntgMax, tgs - tg0)});
+      }
+      const size_t rows = tp.o1 - tp.o0;
+      tp.aPad = graph.addVariable(ElemType::Float32, {rows, w.Ppad},
+                                  fmt::format("{}/unit-a@{}", name, tile));
+      tp.col = graph.addVariable(ElemType::Float32, {w.ntgMax * w.Ppad * 4},
+                                 fmt::format("{}/unit-b@{}", name, tile));
+      tp.acc = graph.addVariable(ElemType::Float32, {rows * w.ntgMax * 4},
+                                 fmt::format("{}/unit-c@{}", name, tile));
+      for (const Tensor& v : {tp.aPad, tp.col, tp.acc}) {
+        graph.setTileMapping(v, tile);
+        graph.setAlignment(v, TESS_AMP_STEP_BYTES);
+      }
+      steps = std::max(steps, tp.chunks.size());
+    }
+  }
+  for (size_t s = 0; s < steps; ++s) {
+    ComputeSet gather = graph.addComputeSet(name + "/gather");
+    ComputeSet unit = graph.addComputeSet(name);
+    ComputeSet fix = graph.addComputeSet(name + "/store");
+    for (unsigned t = 0; t < target.tiles; ++t) {
+      const TilePlan& tp = plan[t];
+      if (s >= tp.chunks.size()) continue;
+      const Chunk& ch = tp.chunks[s];
+      const size_t rows = tp.o1 - tp.o0;
+      const Tensor dyRows = gradOut[ch.n].slice(tp.o0, tp.o1, 0).reshape({rows, w.P});
+      const Tensor srcN = in[ch.n].flatten();
+      const Tensor colT = tp.col.slice(0, ch.ntg * w.Ppad * 4);
+      const Tensor cT = tp.acc.slice(0, rows * ch.ntg * 4);
+      const uint32_t groups = pack(ch.tg0, ch.ntg);
+      // The sample's gradient rows, padded with -0 to Ppad positions, once per sample.
+      if (ch.tg0 == 0) {
+        const size_t parts = std::min<size_t>(rows, target.contexts);
+        for (size_t p = 0; p < parts; ++p) {
+          const size_t r0 = rows * p / parts, r1 = rows * (p + 1) / parts;
+          VertexRef v = graph.addVertex(gather, "ConvWeightsAmp",
+                                        {{"in", dyRows.slice(r0, r1, 0).flatten()},
+                                         {"out", tp.aPad.slice(r0, r1, 0).flatten()}});
+          graph.setFieldValue(v, "taps", pack(w.P, w.Ppad));
+          graph.setTileMapping(v, t);
+        }
+      }
+      // The gather: tap groups by position ranges, about one part per context.
+      const size_t pt = std::min<size_t>(ch.ntg, target.contexts);
+      const size_t pp = std::max<size_t>(1, target.contexts / pt);
+      for (size_t a = 0; a < pt; ++a) {
+        const size_t t0 = ch.ntg * a / pt, t1 = ch.ntg * (a + 1) / pt;
+        for (size_t c = 0; c < pp; ++c) {
+          const size_t q0 = w.Ppad * c / pp, q1 = w.Ppad * (c + 1) / pp;
+          if (t0 == t1 || q0 == q1) continue;
+          VertexRef v = graph.addVertex(gather, "ConvGatherWAmp", {{"src", srcN}, {"b", colT}});
+          graph.setFieldValue(v, "kernel", kernel);
+          graph.setFieldValue(v, "mul", mul);
+          graph.setFieldValue(v, "step", step);
+          graph.setFieldValue(v, "offset", offset);
+          graph.setFieldValue(v, "srcSize", srcSize);
+          graph.setFieldValue(v, "taps", taps);
+          graph.setFieldValue(v, "outSize", outSize);
+          graph.setFieldValue(v, "groups", groups);
+          graph.setFieldValue(v, "part", pack(t0, t1 - t0));
+          graph.setFieldValue(v, "positions", pack(q0, q1 - q0));
+          graph.setTileMapping(v, t);
+        }
+      }
+      const Tensor bOp =
+          colT.reshape({ch.ntg, w.Ppad, 4}).dimShuffle({1, 0, 2}).reshape({w.Ppad, ch.ntg * 4});
+      const size_t kChunk = std::min(w.K, 4 * (ch.tg0 + ch.ntg)) - 4 * ch.tg0;
+      // The op's multiply-adds: every output position for every weight of the chunk.
+      addAmpVertices(graph, unit, t, tp.aPad, bOp, cT.reshape({rows, ch.ntg * 4}), false,
+                     fmt::format("{}/{}", name, s), 2 * uint64_t{rows} * kChunk * w.P);
+      const Tensor outRows = partials[ch.n].slice(tp.o0, tp.o1, 0).flatten();
+      const size_t parts = std::min<size_t>(rows, target.contexts);
+      for (size_t p = 0; p < parts; ++p) {
+        const size_t r0 = rows * p / parts, r1 = rows * (p + 1) / parts;
+        VertexRef v =
+            graph.addVertex(fix, "ConvFixWAmp",
+                            {{"src", srcN}, {"dy", dyRows.flatten()}, {"c", cT}, {"out", outRows}});
+        graph.setFieldValue(v, "kernel", kernel);
+        graph.setFieldValue(v, "mul", mul);
+        graph.setFieldValue(v, "step", step);
+        graph.setFieldValue(v, "offset", offset);
+        graph.setFieldValue(v, "srcSize", srcSize);
+        graph.setFieldValue(v, "taps", taps);
+        graph.setFieldValue(v, "outSize", outSize);
+        graph.setFieldValue(v, "groups", groups);
+        graph.setFieldValue(v, "rows", pack(r0, r1 - r0));
+        graph.setTileMapping(v, t);
+      }
     }
     prog.add(Execute(gather, name + "/gather"));
     prog.add(Execute(unit, name));
@@ -602,6 +787,21 @@ Tensor conv2dBackwardWeights(Graph& graph, const Tensor& in, const Tensor& gradO
   }
   const size_t tiles = graph.target().tiles;
   const size_t E = g.icg * g.KH * g.KW;
+  if (p.unit != Conv2dParams::Unit::Never) {
+    const AmpWeights aw = ampWeightsPlan(graph.target(), g);
+    // The scalar codelet's rate, about 0.15 multiply-adds a cycle per tile (docs/library.md).
+    const double scalar = double(g.N * g.OC * g.OH * g.OW * E) / 0.15 / double(tiles);
+    if (ampWeightsFits(graph.target(), g, aw) &&
+        (p.unit == Conv2dParams::Unit::Always ||
+         ampWeightsCycles(graph.target(), g, aw) < scalar)) {
+      Tensor partials =
+          graph.addVariable(ElemType::Float32, {g.N, g.OC, g.icg, g.KH, g.KW}, name + "/samples");
+      ampWeights(graph, prog, name, in, gradOut, partials, g, aw);
+      if (g.N == 1) return partials.reshape(weightsShape);
+      return reduceSum(graph, partials.reshape({g.N, g.OC * E}), 0, prog, name + "/sum")
+          .reshape(weightsShape);
+    }
+  }
   // One partial per sample; tiles take sample ranges, and output channel ranges when the batch is
   // smaller than the tile count.
   const size_t pn = std::min(g.N, tiles), po = std::min(g.OC, std::max<size_t>(1, tiles / pn));

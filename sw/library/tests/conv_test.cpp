@@ -139,11 +139,12 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
     expectBitEqual(out["db"], ref::conv2dBackwardBias(g, dyv), "conv2dBackwardBias");
   }
 
-  // conv2d and its gradient to the input with the matrix unit (Conv2dParams::Unit::Always) and
-  // with the scalar codelets (Never), against each other and the reference, bit for bit. special:
-  // inputs that make the unit's chain differ from the scalar one (docs/library.md, "conv2d on the
-  // matrix unit"): many +-0 inputs and gradients (results +-0, chains through -0), -0 biases, an
-  // infinite weight and a NaN input (a NaN product at skipped taps), an underflowing product.
+  // conv2d and its gradients to the input and to the weights with the matrix unit
+  // (Conv2dParams::Unit::Always) and with the scalar codelets (Never), against each other and the
+  // reference, bit for bit. special: inputs that make the unit's chain differ from the scalar one
+  // (docs/library.md, "conv2d on the matrix unit"): many +-0 inputs and gradients (results +-0,
+  // chains through -0), -0 biases, an infinite weight, an infinite gradient and a NaN input (NaN
+  // products at skipped taps), an underflowing product.
   void checkUnit(const ConvCase& c, uint32_t seed, bool special) {
     SCOPED_TRACE(c.text() + (special ? ", special values" : ""));
     const ref::ConvGeom g(c.in, c.w, c.p);
@@ -162,6 +163,8 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
       xv[0] = 1e-30f, wv[0] = -1e-30f;  // a product that rounds to -0
       wv[wv.size() / 2] = std::numeric_limits<float>::infinity();
       xv[xv.size() - 1] = std::numeric_limits<float>::quiet_NaN();
+      // A border output's infinite gradient: times a padding tap's +0, NaN on the unit.
+      dyv[0] = std::numeric_limits<float>::infinity();
     }
     std::map<std::string, std::vector<float>> got[2];
     for (int unit = 0; unit < 2; ++unit) {
@@ -180,15 +183,16 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
       graph.setInitialValue(dy, dyv);
       Tensor y = ops::conv2d(graph, x, w, c.bias ? b : Tensor(), prog, "conv", p);
       Tensor dx = ops::conv2dBackwardInput(graph, dy, w, c.in, prog, "conv/dx", p);
+      Tensor dw = ops::conv2dBackwardWeights(graph, x, dy, c.w, prog, "conv/dw", p);
       size_t unitVertices = 0;
       for (const GraphVertex& v : graph.vertices()) unitVertices += v.codelet == "MatMulAmp";
-      // Both ops on the unit (six vertices a tile and step) where the shape allows: groups 1.
+      // The three ops on the unit (six vertices a tile and step) where the shape allows: groups 1.
       if (unit && c.p.groups == 1) {
-        EXPECT_GE(unitVertices, 2u * 6u);
+        EXPECT_GE(unitVertices, 3u * 6u);
       } else {
         EXPECT_EQ(unitVertices, 0u);
       }
-      got[unit] = run(graph, prog, {{"y", y}, {"dx", dx}});
+      got[unit] = run(graph, prog, {{"y", y}, {"dx", dx}, {"dw", dw}});
     }
     // The host's fmaf gives its own NaN bits; the core gives the canonical NaN for every NaN
     // result (docs/tile.md, "Floating point"), which is what the reference means.
@@ -204,6 +208,9 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
     expectBitEqual(got[1]["dx"], got[0]["dx"], "conv2dBackwardInput: unit against scalar");
     expectBitEqual(got[1]["dx"], canonical(ref::conv2dBackwardInput(g, dyv, wv)),
                    "conv2dBackwardInput: unit against the reference");
+    expectBitEqual(got[1]["dw"], got[0]["dw"], "conv2dBackwardWeights: unit against scalar");
+    expectBitEqual(got[1]["dw"], canonical(ref::conv2dBackwardWeights(g, xv, dyv)),
+                   "conv2dBackwardWeights: unit against the reference");
   }
 
   void checkPool(const std::vector<size_t>& in, const ops::Pool2dParams& p, uint32_t seed) {
@@ -287,7 +294,8 @@ TEST_P(ConvTest, MatrixUnitSameBitsAsTheScalarCodelets) {
   for (const ConvCase& c : cases) {
     for (bool special : {false, true}) {
       if (rtl() && special != (seed % 20 == 0)) continue;  // the RTL: one of each, seconds
-      mem = count(c.in) > 500 ? 262144 : 65536;
+      // The RTL's 64 KiB tiles; more on the model, where the larger cases run in few steps.
+      mem = rtl() ? 65536 : 262144;
       checkUnit(c, seed, special);
       if (HasFatalFailure()) return;
     }
