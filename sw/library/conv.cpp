@@ -191,7 +191,7 @@ bool ampConvFits(const Target& target, const AmpConv& a) {
 // Bytes of the unit operand (the gathered taps of a chunk of positions) per tile: bounded, so that
 // a conv costs at most this much more memory than the scalar codelets.
 size_t ampColBudget(const Target& t) {
-  return std::min<size_t>(64 * 1024, t.tileMemBytes / 16);
+  return std::min<size_t>(64 * 1024, t.tileMemBytes / 32);
 }
 
 // Steps (three compute sets each) a tile runs at most: on small tiles a chunk takes more than the

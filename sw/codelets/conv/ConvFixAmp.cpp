@@ -6,7 +6,8 @@
 // times +0; such a step leaves a nonzero or infinite accumulator unchanged, may change the sign of
 // a zero one, and makes a NaN of an infinite or NaN weight; every other step is the same fused
 // multiply-add on both, and a step from a +0 or -0 accumulator with a nonzero product gives the
-// same bits. So the two results are equal unless the unit's is a zero or a NaN. Geometry and
+// same bits. So the two results are equal unless the unit's is a zero or a NaN, and a zero only
+// where some tap was skipped (noTapSkipped). Geometry and
 // packed params: conv_amp.h; this vertex does groups [p0, p0 + pn) of the chunk.
 //   src [Q, SH, SW]  a [rows, Kpad] (the chain's weights)  bias [rows]  c [rows, 4 ng]
 //   out [rows, BR, Wres]  the block (BR rows of the result from r0)
@@ -35,6 +36,21 @@ __attribute__((noinline)) float chain(const conv_amp::Geom& g, const float* src,
   return acc;
 }
 
+// True when every tap of result (y, x) reads inside the source (none skipped): then the unit's
+// chain is the scalar one plus the padded k steps fma(-0, +0, acc), which return acc, so only a
+// NaN (whose bits an all-skipped output may keep from the bias) needs the scalar chain. With a
+// divisor (a strided input gradient) taps are skipped almost everywhere: false.
+inline bool noTapSkipped(const conv_amp::Geom& g, uint32_t y, uint32_t x) {
+  if (g.divY != 1 || g.divX != 1) return false;
+  const int32_t ny = static_cast<int32_t>(y * g.mY) + g.offY,
+                nx = static_cast<int32_t>(x * g.mX) + g.offX;
+  // The taps' coordinates move linearly with kh and kw: the first and last decide.
+  return conv_amp::source(ny, 1, g.SH) >= 0 &&
+         conv_amp::source(ny + static_cast<int32_t>(g.KH - 1) * g.kY, 1, g.SH) >= 0 &&
+         conv_amp::source(nx, 1, g.SW) >= 0 &&
+         conv_amp::source(nx + static_cast<int32_t>(g.KW - 1) * g.kX, 1, g.SW) >= 0;
+}
+
 }  // namespace
 
 TESSERA_VERTEX(ConvFixAmp, (Input, float, src), (Input, float, a), (Input, float, bias),
@@ -56,7 +72,7 @@ TESSERA_VERTEX(ConvFixAmp, (Input, float, src), (Input, float, a), (Input, float
       for (uint32_t j = 0; j < n; ++j) {
         float v = cr[i * 4 + j];
         const uint32_t u = __builtin_bit_cast(uint32_t, v) & 0x7fffffffu;
-        if (u == 0 || u > 0x7f800000u)
+        if (u > 0x7f800000u || (u == 0 && !noTapSkipped(g, y, x0 + j)))
           v = chain(g, src.data(), a.data() + ch * g.Kpad, g.init ? bias[ch] : 0.0f, y, x0 + j);
         o[j] = v;
       }
