@@ -30,6 +30,10 @@ TESSERA_VERTEX(ConvFixWAmp, (Input, float, src), (Input, float, dy), (Input, flo
       if (t >= K) break;
       float v = c[r * cols + tl];
       const uint32_t u = __builtin_bit_cast(uint32_t, v) & 0x7fffffffu;
+      if (u != 0 && u <= 0x7f800000u) {
+        out[r * K + t] = v;
+        continue;
+      }
       const uint32_t q = t / (KH * KW), kh = t / KW % KH, kw = t % KW;
       bool redo = u > 0x7f800000u;
       if (u == 0) {
