@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "tessera/compiler.hpp"
@@ -47,17 +48,28 @@ int runConvBench(const ConvBenchOptions& opt) {
   std::vector<Layer> layers = {{"conv0", {opt.batch, 1, 28, 28}, {6, 1, 5, 5}, {}},
                                {"conv1", {opt.batch, 6, 14, 14}, {16, 6, 5, 5}, {}}};
   layers[0].p.padding = {2, 2};
+  DeviceOptions o;
+  o.tiles = opt.tiles;
+  o.tileMemBytes = opt.memKiB * 1024;
+  if (!opt.matrixUnit.empty()) o.matrixUnit = opt.matrixUnit == "on";
+  // The graphs' target is the device's (with or without the matrix unit).
+  const Target target = [&] {
+    auto dev = openDevice(opt.device, o);
+    return Target::of(dev->info());
+  }();
+  const unsigned peak = target.peakFlopsPerCycle() / 2;
   fmt::print(
-      "LeNet's conv layers, batch {}, {} tiles of {} KiB, device {}; peak 1 FMA/cycle/tile\n",
-      opt.batch, opt.tiles, opt.memKiB, opt.device);
-  fmt::print("{:<6} {:<16} {:>12} {:>10} {:>10} {:>12} {:>9} {:>14}\n", "layer", "op", "MACs",
-             "cycles", "exchange", "FMA/cyc/tile", "of peak", "compute of peak");
+      "LeNet's conv layers, batch {}, {} tiles of {} KiB, device {}, matrix unit {}; peak {} "
+      "FMA/cycle/tile\n",
+      opt.batch, opt.tiles, opt.memKiB, opt.device, target.hasMatrixUnit ? "on" : "off", peak);
+  fmt::print("{:<6} {:<16} {:>12} {:>10} {:>10} {:>12} {:>9} {:>14} {}\n", "layer", "op", "MACs",
+             "cycles", "exchange", "FMA/cyc/tile", "of peak", "compute of peak", "codelets");
   int failures = 0;
   for (const Layer& l : layers) {
     for (const char* op : {"forward", "backward-input", "backward-weights"}) {
       if (!opt.backward && std::string(op) != "forward") continue;
       try {
-        Graph g(Target{opt.tiles, opt.memKiB * 1024, 6});
+        Graph g(target);
         Sequence prog;
         const std::vector<size_t> oshape = ops::conv2dOutputShape(l.in, l.w, l.p, l.name);
         // Operands mapped as the ops map their results, as in a network; only those the op reads.
@@ -79,9 +91,6 @@ int runConvBench(const ConvBenchOptions& opt) {
         if (what == "backward-weights")
           ops::conv2dBackwardWeights(g, x, dy, l.w, prog, l.name, l.p);
         Compiled comp = compile(g, prog);
-        DeviceOptions o;
-        o.tiles = opt.tiles;
-        o.tileMemBytes = opt.memKiB * 1024;
         auto dev = openDevice(opt.device, o);
         if (dev->info().counterBits < 64) {
           throw Error(
@@ -99,9 +108,11 @@ int runConvBench(const ConvBenchOptions& opt) {
         }
         const double macs = usefulMacs(l);
         const double perTile = macs / (double(opt.tiles) * double(r.cycles));
-        fmt::print("{:<6} {:<16} {:>12.0f} {:>10} {:>10} {:>12.3f} {:>8.1f}% {:>13.1f}%\n", l.name,
-                   op, macs, r.cycles, xc, perTile, 100.0 * perTile,
-                   100.0 * macs / double(computeCycles));
+        const bool unit = std::find(comp.report.codelets.begin(), comp.report.codelets.end(),
+                                    "MatMulAmp") != comp.report.codelets.end();
+        fmt::print("{:<6} {:<16} {:>12.0f} {:>10} {:>10} {:>12.3f} {:>8.1f}% {:>13.1f}% {}\n",
+                   l.name, op, macs, r.cycles, xc, perTile, 100.0 * perTile / peak,
+                   100.0 * macs / (double(computeCycles) * peak), unit ? "unit" : "scalar");
       } catch (const std::exception& ex) {
         fmt::print("{:<6} {:<16} not run: {}\n", l.name, op, ex.what());
         ++failures;

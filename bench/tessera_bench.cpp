@@ -207,6 +207,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{4096}));
   cv->add_flag("!--no-backward", conv.backward, "forward only");
+  cv->add_option(
+        "--matrix-unit", conv.matrixUnit,
+        "the device's matrix unit, on or off (default: the chip's; the model builds either)")
+      ->check(CLI::IsMember({"on", "off"}));
   tessera::bench::MlpConfig mlp;
   unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
   uint32_t memKiB = 0;              // 0: the model's default, as train uses on the model backend

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
+#include "amp_vertices.hpp"
+#include "tessera/chip_params.h"
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
 #include "tile_chunks.hpp"
@@ -161,6 +164,372 @@ std::pair<size_t, size_t> clampRows(long lo, long hi, size_t size) {
   return {static_cast<size_t>(a), static_cast<size_t>(b)};
 }
 
+// conv2d on the matrix unit (docs/library.md, "conv2d on the matrix unit"). A result
+// [N, R, RH, Wres] whose element (n, r, y, x) is a chain over K taps of a source [N, Q, SH, SW]
+// (the geometry of sw/codelets/conv/conv_amp.h) with weights wmat [R, K], from bias [R].
+struct AmpConv {
+  size_t K, KH, KW, R, RH, Wres, SH, SW;
+  long mY, mX, kY, kX, offY, offX, divY, divX;
+};
+
+size_t roundUp4(size_t v) {
+  return (v + 3) / 4 * 4;
+}
+
+// True when the unit takes the op: a target with the unit (matMulUsesUnit's conditions for a k of
+// Kpad), and every geometry value fits the codelets' 16-bit fields.
+bool ampConvFits(const Target& target, const AmpConv& a) {
+  if (!matMulUsesUnit(target, 1, roundUp4(a.K), 4)) return false;
+  const long lim = 0x7fff;
+  for (long v : {a.mY, a.mX, a.kY, a.kX, a.offY, a.offX, a.divY, a.divX}) {
+    if (v < -lim || v > lim) return false;
+  }
+  const size_t rowGroups = (a.Wres + 3) / 4;
+  return roundUp4(a.K) <= 0xffff && a.RH * rowGroups <= 0xffff && a.RH <= 0xffff;
+}
+
+// Bytes of the unit operand (the gathered taps of a chunk of positions) per tile: bounded, so that
+// a conv costs at most this much more memory than the scalar codelets.
+size_t ampColBudget(const Target& t) {
+  return std::min<size_t>(64 * 1024, t.tileMemBytes / 32);
+}
+
+// Steps (three compute sets each) a tile runs at most: on small tiles a chunk takes more than the
+// budget rather than more steps, whose vertex states and control cost memory too.
+constexpr size_t kMaxAmpSteps = 24;
+
+// Units (position or tap groups of `bytes` each) per chunk for a tile with `units` of them: what
+// the budget holds, in multiples of the contexts where it holds that many (the chunk's vertices
+// then take equal shares).
+size_t ampChunk(const Target& t, size_t bytes, size_t units) {
+  size_t n = ampColBudget(t) / bytes;
+  if (n >= t.contexts) n -= n % t.contexts;
+  return std::max<size_t>({1, n, ceilDiv(units, kMaxAmpSteps)});
+}
+
+// The most position groups of 4 any tile holds.
+size_t ampMaxGroups(const std::vector<Block>& blocks, size_t tiles, size_t XG) {
+  std::vector<size_t> groups(tiles, 0);
+  for (const Block& b : blocks) groups[b.tile] += (b.r1 - b.r0) * XG;
+  return *std::max_element(groups.begin(), groups.end());
+}
+
+// Estimated cycles of the unit's path on its busiest tile: the gather and the store at about 10
+// cycles per gathered element (measured on LeNet's layers with `tessera-bench conv`), the
+// products at MatMulAmp's pass rate (4 rows a worker: ceil(rows / 20) row blocks).
+double ampConvCycles(const Target& t, const AmpConv& a, size_t N) {
+  const size_t Kpad = roundUp4(a.K), XG = (a.Wres + 3) / 4;
+  const std::vector<Block> blocks = planBlocks(t.tiles, N, a.R, a.RH);
+  const size_t maxGroups = ampMaxGroups(blocks, t.tiles, XG);
+  // More steps than kMaxAmpSteps within the budget: small tiles, where the chunks' memory and the
+  // steps' vertex states crowd the tile; the scalar codelets there.
+  if (ampColBudget(t) / (16 * (Kpad + a.R)) * kMaxAmpSteps < maxGroups)
+    return std::numeric_limits<double>::infinity();
+  const size_t ngMax = ampChunk(t, 16 * (Kpad + a.R), maxGroups);
+  std::vector<size_t> groups(t.tiles, 0), steps(t.tiles, 0), rows(t.tiles, 0);
+  for (const Block& b : blocks) {
+    const size_t g = (b.r1 - b.r0) * XG;
+    groups[b.tile] += g;
+    steps[b.tile] += ceilDiv(g, ngMax);
+    rows[b.tile] = std::max(rows[b.tile], b.c1 - b.c0);
+  }
+  const size_t kBlocks = Kpad / 4;
+  const double period = 4.0 + 9.0 * double(kBlocks / 2) + 4.0 * double(kBlocks % 2) + 40.0;
+  double worst = 0;
+  for (size_t i = 0; i < t.tiles; ++i) {
+    const double rowBlocks = double(ceilDiv(std::max<size_t>(rows[i], 1), 20));
+    worst = std::max(worst, 10.0 * double(groups[i] * Kpad * 4) +
+                                6.0 * period * rowBlocks * double(groups[i]) +
+                                1200.0 * double(steps[i]));
+  }
+  return worst;
+}
+
+// The result's blocks (planBlocks, as the scalar codelets map it) in chunks of position groups:
+// per step a compute set gathering the unit's operand, one of MatMulAmp, one storing the results
+// (and recomputing by the scalar chain those the unit may have given otherwise: ConvFixAmp).
+// flopsNum / flopsDen: the op's FLOPs per result element and tap (1 for the forward).
+void ampConv(Graph& graph, Sequence& prog, const std::string& name, const Tensor& src,
+             const Tensor& wmat, const Tensor& bias, const Tensor& out, const AmpConv& a,
+             uint64_t flopsNum, uint64_t flopsDen) {
+  const Target& target = graph.target();
+  const size_t tiles = target.tiles, N = src.dim(0);
+  const size_t Kpad = roundUp4(a.K), XG = (a.Wres + 3) / 4;
+  const std::vector<Block> blocks = planBlocks(tiles, N, a.R, a.RH);
+  // A group of 4 positions takes Kpad x 4 floats of the operand and rows x 4 of accumulators.
+  const size_t ngMax = ampChunk(target, 16 * (Kpad + a.R), ampMaxGroups(blocks, tiles, XG));
+  struct Chunk {
+    size_t block, g0, ng;
+  };
+  std::vector<std::vector<Chunk>> chunks(tiles);
+  std::vector<size_t> cmin(tiles, SIZE_MAX), cmax(tiles, 0), rowsMax(tiles, 0);
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& bk = blocks[bi];
+    graph.setTileMapping(out[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1), bk.tile);
+    const size_t groups = (bk.r1 - bk.r0) * XG;
+    for (size_t g0 = 0; g0 < groups; g0 += ngMax)
+      chunks[bk.tile].push_back({bi, g0, std::min(ngMax, groups - g0)});
+    cmin[bk.tile] = std::min(cmin[bk.tile], bk.c0);
+    cmax[bk.tile] = std::max(cmax[bk.tile], bk.c1);
+    rowsMax[bk.tile] = std::max(rowsMax[bk.tile], bk.c1 - bk.c0);
+  }
+  const uint32_t kernel = pack(a.KH, a.KW);
+  auto half = [](long v) { return static_cast<uint32_t>(static_cast<uint16_t>(v)); };
+  const uint32_t mul = half(a.mY) | half(a.mX) << 16, step = half(a.kY) | half(a.kX) << 16,
+                 offset = half(a.offY) | half(a.offX) << 16,
+                 div = half(a.divY) | half(a.divX) << 16, srcSize = pack(a.SH, a.SW),
+                 taps = pack(a.K, Kpad), res = pack(a.Wres, 1);
+  // Per tile: the weights' rows the tile's blocks use, padded to Kpad (ConvWeightsAmp), and the
+  // chunk's operand and accumulators, reused by every step.
+  std::vector<Tensor> aRows(tiles), biasT(tiles), col(tiles), acc(tiles);
+  ComputeSet prep = graph.addComputeSet(name + "/weights");
+  size_t steps = 0;
+  for (unsigned t = 0; t < tiles; ++t) {
+    if (chunks[t].empty()) continue;
+    steps = std::max(steps, chunks[t].size());
+    aRows[t] = graph.addVariable(ElemType::Float32, {cmax[t] - cmin[t], Kpad},
+                                 fmt::format("{}/unit-a@{}", name, t));
+    col[t] = graph.addVariable(ElemType::Float32, {ngMax * Kpad * 4},
+                               fmt::format("{}/unit-b@{}", name, t));
+    acc[t] = graph.addVariable(ElemType::Float32, {rowsMax[t] * ngMax * 4},
+                               fmt::format("{}/unit-c@{}", name, t));
+    biasT[t] = graph.addVariable(ElemType::Float32, {cmax[t] - cmin[t]},
+                                 fmt::format("{}/unit-bias@{}", name, t));
+    graph.setTileMapping(biasT[t], t);
+    for (const Tensor& v : {aRows[t], col[t], acc[t]}) {
+      graph.setTileMapping(v, t);
+      graph.setAlignment(v, TESS_AMP_STEP_BYTES);
+    }
+    // The tile's bias slice, copied once rather than gathered at every step.
+    VertexRef bv = graph.addVertex(prep, "ConvWeightsAmp",
+                                   {{"in", bias.slice(cmin[t], cmax[t])}, {"out", biasT[t]}});
+    graph.setFieldValue(bv, "taps", pack(cmax[t] - cmin[t], cmax[t] - cmin[t]));
+    graph.setTileMapping(bv, t);
+    const size_t R = cmax[t] - cmin[t], parts = std::min<size_t>(R, target.contexts);
+    for (size_t p = 0; p < parts; ++p) {
+      const size_t r0 = R * p / parts, r1 = R * (p + 1) / parts;
+      VertexRef v = graph.addVertex(prep, "ConvWeightsAmp",
+                                    {{"in", wmat.slice(cmin[t] + r0, cmin[t] + r1, 0).flatten()},
+                                     {"out", aRows[t].slice(r0, r1, 0).flatten()}});
+      graph.setFieldValue(v, "taps", taps);
+      graph.setTileMapping(v, t);
+    }
+  }
+  prog.add(Execute(prep, name + "/weights"));
+  for (size_t s = 0; s < steps; ++s) {
+    ComputeSet gather = graph.addComputeSet(name + "/gather");
+    ComputeSet unit = graph.addComputeSet(name);
+    ComputeSet fix = graph.addComputeSet(name + "/store");
+    for (unsigned t = 0; t < tiles; ++t) {
+      if (s >= chunks[t].size()) continue;
+      const Chunk& ch = chunks[t][s];
+      const Block& bk = blocks[ch.block];
+      const size_t rows = bk.c1 - bk.c0;
+      const Tensor srcN = src[bk.n].flatten();
+      const Tensor b = biasT[t].slice(bk.c0 - cmin[t], bk.c1 - cmin[t]);
+      const Tensor colT = col[t].slice(0, ch.ng * Kpad * 4);
+      const Tensor cT = acc[t].slice(0, rows * ch.ng * 4);
+      const Tensor aT = aRows[t].slice(bk.c0 - cmin[t], bk.c1 - cmin[t], 0);
+      const Tensor ob = out[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1).flatten();
+      const uint32_t origin = pack(bk.r0, ch.g0);
+      const size_t parts = std::min<size_t>(ch.ng, target.contexts);
+      size_t valid = 0;  // result positions of the chunk (the groups' columns inside a row)
+      for (size_t gi = ch.g0; gi < ch.g0 + ch.ng; ++gi)
+        valid += std::min<size_t>(4, a.Wres - gi % XG * 4);
+      for (size_t p = 0; p < parts; ++p) {
+        const size_t p0 = ch.ng * p / parts, p1 = ch.ng * (p + 1) / parts;
+        if (p0 == p1) continue;
+        const uint32_t part = pack(p0, p1 - p0);
+        VertexRef gv = graph.addVertex(gather, "ConvGatherAmp",
+                                       {{"src", srcN}, {"bias", b}, {"col", colT}, {"c", cT}});
+        VertexRef fv = graph.addVertex(
+            fix, "ConvFixAmp",
+            {{"src", srcN}, {"a", aT.flatten()}, {"bias", b}, {"c", cT}, {"out", ob}});
+        for (VertexRef v : {gv, fv}) {
+          graph.setFieldValue(v, "kernel", kernel);
+          graph.setFieldValue(v, "mul", mul);
+          graph.setFieldValue(v, "step", step);
+          graph.setFieldValue(v, "offset", offset);
+          graph.setFieldValue(v, "div", div);
+          graph.setFieldValue(v, "srcSize", srcSize);
+          graph.setFieldValue(v, "taps", taps);
+          graph.setFieldValue(v, "res", res);
+          graph.setFieldValue(v, "origin", origin);
+          graph.setFieldValue(v, "part", part);
+          graph.setTileMapping(v, t);
+        }
+      }
+      // The unit's operand b as the logical [Kpad, 4 ng] view of col's column groups.
+      const Tensor bOp =
+          colT.reshape({ch.ng, Kpad, 4}).dimShuffle({1, 0, 2}).reshape({Kpad, ch.ng * 4});
+      // The op's multiply-adds (every tap of every stored result, as the scalar codelets count).
+      addAmpVertices(graph, unit, t, aT, bOp, cT.reshape({rows, ch.ng * 4}), true,
+                     fmt::format("{}/{}", name, s),
+                     2 * uint64_t{rows} * valid * a.K * flopsNum / flopsDen);
+    }
+    prog.add(Execute(gather, name + "/gather"));
+    prog.add(Execute(unit, name));
+    prog.add(Execute(fix, name + "/store"));
+  }
+}
+
+// conv2dBackwardWeights on the matrix unit: per sample, partials [rows, K] = dy [rows, P] times
+// the taps' inputs [P, K] (gathered by ConvGatherWAmp in chunks of tap groups), from +0, k = the
+// output positions in increasing order (padded to Ppad with -0 x +0); ConvFixWAmp stores them.
+// Tile (i, j) of the scalar plan takes the same samples and output channels.
+struct AmpWeights {
+  size_t pn, po, K, Kpad, P, Ppad, ntgMax;
+};
+
+AmpWeights ampWeightsPlan(const Target& t, const Geom& g) {
+  AmpWeights w;
+  w.pn = std::min<size_t>(g.N, t.tiles);
+  w.po = std::min<size_t>(g.OC, std::max<size_t>(1, t.tiles / w.pn));
+  w.K = g.icg * g.KH * g.KW, w.Kpad = roundUp4(w.K);
+  w.P = g.OH * g.OW, w.Ppad = std::max<size_t>(8, roundUp4(w.P));
+  // Tap groups per chunk; a tile has ceil(N / pn) samples of Kpad / 4 tap groups.
+  w.ntgMax = ampChunk(t, 16 * (w.Ppad + ceilDiv(g.OC, w.po)), ceilDiv(g.N, w.pn) * (w.Kpad / 4));
+  return w;
+}
+
+bool ampWeightsFits(const Target& t, const Geom& g, const AmpWeights& w) {
+  return g.G == 1 && matMulUsesUnit(t, 1, w.Ppad, 4) && w.Kpad <= 0xffff && w.Ppad <= 0xffff &&
+         g.ph <= 0x7fff && g.pw <= 0x7fff;
+}
+
+// Estimated cycles on the busiest tile (ampConvCycles' rates).
+double ampWeightsCycles(const Target& t, const Geom& g, const AmpWeights& w) {
+  const size_t samples = ceilDiv(g.N, w.pn), rows = ceilDiv(g.OC, w.po);
+  const size_t tgs = w.Kpad / 4, chunks = ceilDiv(tgs, w.ntgMax), blocks = w.Ppad / 4;
+  if (ampColBudget(t) / (16 * (w.Ppad + rows)) * kMaxAmpSteps < samples * tgs)
+    return std::numeric_limits<double>::infinity();  // as ampConvCycles
+  const double period = 4.0 + 9.0 * double(blocks / 2) + 4.0 * double(blocks % 2) + 40.0;
+  return double(samples) * (10.0 * double(w.Kpad * w.Ppad) +
+                            6.0 * period * double(ceilDiv(rows, 20) * tgs) + 1200.0 * chunks);
+}
+
+void ampWeights(Graph& graph, Sequence& prog, const std::string& name, const Tensor& in,
+                const Tensor& gradOut, const Tensor& partials, const Geom& g, const AmpWeights& w) {
+  const Target& target = graph.target();
+  const size_t tgs = w.Kpad / 4;
+  auto half = [](long v) { return static_cast<uint32_t>(static_cast<uint16_t>(v)); };
+  const uint32_t kernel = pack(g.KH, g.KW), mul = pack(g.sh, g.sw), step = pack(g.dh, g.dw),
+                 offset = half(-static_cast<long>(g.ph)) | half(-static_cast<long>(g.pw)) << 16,
+                 srcSize = pack(g.H, g.W), taps = pack(w.K, w.Kpad), outSize = pack(g.OH, g.OW);
+  struct Chunk {
+    size_t n, tg0, ntg;
+  };
+  struct TilePlan {
+    size_t o0, o1;
+    std::vector<Chunk> chunks;
+    Tensor aPad, col, acc;
+  };
+  std::vector<TilePlan> plan(target.tiles);
+  size_t steps = 0;
+  for (size_t i = 0; i < w.pn; ++i) {
+    const size_t n0 = g.N * i / w.pn, n1 = g.N * (i + 1) / w.pn;
+    for (size_t j = 0; j < w.po; ++j) {
+      const unsigned tile = static_cast<unsigned>(i * w.po + j);
+      TilePlan& tp = plan[tile];
+      tp.o0 = g.OC * j / w.po, tp.o1 = g.OC * (j + 1) / w.po;
+      graph.setTileMapping(partials.slice(n0, n1, 0).slice(tp.o0, tp.o1, 1), tile);
+      for (size_t n = n0; n < n1; ++n) {
+        for (size_t tg0 = 0; tg0 < tgs; tg0 += w.ntgMax)
+          tp.chunks.push_back({n, tg0, std::min(w.ntgMax, tgs - tg0)});
+      }
+      const size_t rows = tp.o1 - tp.o0;
+      tp.aPad = graph.addVariable(ElemType::Float32, {rows, w.Ppad},
+                                  fmt::format("{}/unit-a@{}", name, tile));
+      tp.col = graph.addVariable(ElemType::Float32, {w.ntgMax * w.Ppad * 4},
+                                 fmt::format("{}/unit-b@{}", name, tile));
+      tp.acc = graph.addVariable(ElemType::Float32, {rows * w.ntgMax * 4},
+                                 fmt::format("{}/unit-c@{}", name, tile));
+      for (const Tensor& v : {tp.aPad, tp.col, tp.acc}) {
+        graph.setTileMapping(v, tile);
+        graph.setAlignment(v, TESS_AMP_STEP_BYTES);
+      }
+      steps = std::max(steps, tp.chunks.size());
+    }
+  }
+  for (size_t s = 0; s < steps; ++s) {
+    ComputeSet gather = graph.addComputeSet(name + "/gather");
+    ComputeSet unit = graph.addComputeSet(name);
+    ComputeSet fix = graph.addComputeSet(name + "/store");
+    for (unsigned t = 0; t < target.tiles; ++t) {
+      const TilePlan& tp = plan[t];
+      if (s >= tp.chunks.size()) continue;
+      const Chunk& ch = tp.chunks[s];
+      const size_t rows = tp.o1 - tp.o0;
+      const Tensor dyRows = gradOut[ch.n].slice(tp.o0, tp.o1, 0).reshape({rows, w.P});
+      const Tensor srcN = in[ch.n].flatten();
+      const Tensor colT = tp.col.slice(0, ch.ntg * w.Ppad * 4);
+      const Tensor cT = tp.acc.slice(0, rows * ch.ntg * 4);
+      const uint32_t groups = pack(ch.tg0, ch.ntg);
+      // The sample's gradient rows, padded with -0 to Ppad positions, once per sample.
+      if (ch.tg0 == 0) {
+        const size_t parts = std::min<size_t>(rows, target.contexts);
+        for (size_t p = 0; p < parts; ++p) {
+          const size_t r0 = rows * p / parts, r1 = rows * (p + 1) / parts;
+          VertexRef v = graph.addVertex(gather, "ConvWeightsAmp",
+                                        {{"in", dyRows.slice(r0, r1, 0).flatten()},
+                                         {"out", tp.aPad.slice(r0, r1, 0).flatten()}});
+          graph.setFieldValue(v, "taps", pack(w.P, w.Ppad));
+          graph.setTileMapping(v, t);
+        }
+      }
+      // The gather: tap groups by position ranges, about one part per context.
+      const size_t pt = std::min<size_t>(ch.ntg, target.contexts);
+      const size_t pp = std::max<size_t>(1, target.contexts / pt);
+      for (size_t a = 0; a < pt; ++a) {
+        const size_t t0 = ch.ntg * a / pt, t1 = ch.ntg * (a + 1) / pt;
+        for (size_t c = 0; c < pp; ++c) {
+          const size_t q0 = w.Ppad * c / pp, q1 = w.Ppad * (c + 1) / pp;
+          if (t0 == t1 || q0 == q1) continue;
+          VertexRef v = graph.addVertex(gather, "ConvGatherWAmp", {{"src", srcN}, {"b", colT}});
+          graph.setFieldValue(v, "kernel", kernel);
+          graph.setFieldValue(v, "mul", mul);
+          graph.setFieldValue(v, "step", step);
+          graph.setFieldValue(v, "offset", offset);
+          graph.setFieldValue(v, "srcSize", srcSize);
+          graph.setFieldValue(v, "taps", taps);
+          graph.setFieldValue(v, "outSize", outSize);
+          graph.setFieldValue(v, "groups", groups);
+          graph.setFieldValue(v, "part", pack(t0, t1 - t0));
+          graph.setFieldValue(v, "positions", pack(q0, q1 - q0));
+          graph.setTileMapping(v, t);
+        }
+      }
+      const Tensor bOp =
+          colT.reshape({ch.ntg, w.Ppad, 4}).dimShuffle({1, 0, 2}).reshape({w.Ppad, ch.ntg * 4});
+      const size_t kChunk = std::min(w.K, 4 * (ch.tg0 + ch.ntg)) - 4 * ch.tg0;
+      // The op's multiply-adds: every output position for every weight of the chunk.
+      addAmpVertices(graph, unit, t, tp.aPad, bOp, cT.reshape({rows, ch.ntg * 4}), false,
+                     fmt::format("{}/{}", name, s), 2 * uint64_t{rows} * kChunk * w.P);
+      const Tensor outRows = partials[ch.n].slice(tp.o0, tp.o1, 0).flatten();
+      const size_t parts = std::min<size_t>(rows, target.contexts);
+      for (size_t p = 0; p < parts; ++p) {
+        const size_t r0 = rows * p / parts, r1 = rows * (p + 1) / parts;
+        VertexRef v =
+            graph.addVertex(fix, "ConvFixWAmp",
+                            {{"src", srcN}, {"dy", dyRows.flatten()}, {"c", cT}, {"out", outRows}});
+        graph.setFieldValue(v, "kernel", kernel);
+        graph.setFieldValue(v, "mul", mul);
+        graph.setFieldValue(v, "step", step);
+        graph.setFieldValue(v, "offset", offset);
+        graph.setFieldValue(v, "srcSize", srcSize);
+        graph.setFieldValue(v, "taps", taps);
+        graph.setFieldValue(v, "outSize", outSize);
+        graph.setFieldValue(v, "groups", groups);
+        graph.setFieldValue(v, "rows", pack(r0, r1 - r0));
+        graph.setTileMapping(v, t);
+      }
+    }
+    prog.add(Execute(gather, name + "/gather"));
+    prog.add(Execute(unit, name));
+    prog.add(Execute(fix, name + "/store"));
+  }
+}
+
 }  // namespace
 
 std::vector<size_t> conv2dOutputShape(const std::vector<size_t>& in, const std::vector<size_t>& w,
@@ -254,6 +623,32 @@ Tensor conv2d(Graph& graph, const Tensor& in, const Tensor& weights, const Tenso
   }
   const size_t tiles = graph.target().tiles;
   Tensor out = graph.addVariable(ElemType::Float32, {g.N, g.OC, g.OH, g.OW}, name);
+  if (g.G == 1 && p.unit != Conv2dParams::Unit::Never) {
+    const long ph = static_cast<long>(g.ph), pw = static_cast<long>(g.pw);
+    const AmpConv a{g.C * g.KH * g.KW,
+                    g.KH,
+                    g.KW,
+                    g.OC,
+                    g.OH,
+                    g.OW,
+                    g.H,
+                    g.W,
+                    static_cast<long>(g.sh),
+                    static_cast<long>(g.sw),
+                    static_cast<long>(g.dh),
+                    static_cast<long>(g.dw),
+                    -ph,
+                    -pw,
+                    1,
+                    1};
+    // The scalar codelet's rate, about 0.39 multiply-adds a cycle per tile (docs/library.md).
+    const double scalar = double(g.N * g.OC * g.OH * g.OW * a.K) / 0.39 / double(tiles);
+    if (ampConvFits(graph.target(), a) &&
+        (p.unit == Conv2dParams::Unit::Always || ampConvCycles(graph.target(), a, g.N) < scalar)) {
+      ampConv(graph, prog, name, in, weights.reshape({g.OC, a.K}), b, out, a, 1, 1);
+      return out;
+    }
+  }
   // Weights as [taps, OC]: a block's columns gather tap-major, as the codelet reads them.
   const Tensor wT = weights.reshape({g.OC, g.icg * g.KH * g.KW}).transpose();
   ComputeSet cs = graph.addComputeSet(name);
@@ -307,6 +702,39 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
   }
   const size_t tiles = graph.target().tiles;
   Tensor dx = graph.addVariable(ElemType::Float32, inShape, name);
+  if (g.G == 1 && p.unit != Conv2dParams::Unit::Never) {
+    // The gradient as a chain over the taps (o, kh, kw) of the outputs each element reached.
+    const AmpConv a{g.OC * g.KH * g.KW,
+                    g.KH,
+                    g.KW,
+                    g.C,
+                    g.H,
+                    g.W,
+                    g.OH,
+                    g.OW,
+                    1,
+                    1,
+                    -static_cast<long>(g.dh),
+                    -static_cast<long>(g.dw),
+                    static_cast<long>(g.ph),
+                    static_cast<long>(g.pw),
+                    static_cast<long>(g.sh),
+                    static_cast<long>(g.sw)};
+    // The scalar codelet's rate, about 0.15 multiply-adds a cycle per tile (docs/library.md).
+    const double scalar =
+        double(g.N * g.OC * g.OH * g.OW * g.C * g.KH * g.KW) / 0.15 / double(tiles);
+    if (ampConvFits(graph.target(), a) &&
+        (p.unit == Conv2dParams::Unit::Always || ampConvCycles(graph.target(), a, g.N) < scalar)) {
+      const std::vector<float> zeros(g.C, 0.0f);
+      Tensor zero = graph.addConstant({g.C}, zeros, name + "/zero");
+      mapLinearly(graph, zero);
+      const Tensor wmat =
+          weights.reshape({g.OC, g.C, g.KH * g.KW}).dimShuffle({1, 0, 2}).reshape({g.C, a.K});
+      ampConv(graph, prog, name, gradOut, wmat, zero, dx, a, uint64_t{g.OH} * g.OW,
+              uint64_t{g.H} * g.W);
+      return dx;
+    }
+  }
   ComputeSet cs = graph.addComputeSet(name);
   const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.H);
   const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
@@ -359,6 +787,21 @@ Tensor conv2dBackwardWeights(Graph& graph, const Tensor& in, const Tensor& gradO
   }
   const size_t tiles = graph.target().tiles;
   const size_t E = g.icg * g.KH * g.KW;
+  if (p.unit != Conv2dParams::Unit::Never) {
+    const AmpWeights aw = ampWeightsPlan(graph.target(), g);
+    // The scalar codelet's rate, about 0.15 multiply-adds a cycle per tile (docs/library.md).
+    const double scalar = double(g.N * g.OC * g.OH * g.OW * E) / 0.15 / double(tiles);
+    if (ampWeightsFits(graph.target(), g, aw) &&
+        (p.unit == Conv2dParams::Unit::Always ||
+         ampWeightsCycles(graph.target(), g, aw) < scalar)) {
+      Tensor partials =
+          graph.addVariable(ElemType::Float32, {g.N, g.OC, g.icg, g.KH, g.KW}, name + "/samples");
+      ampWeights(graph, prog, name, in, gradOut, partials, g, aw);
+      if (g.N == 1) return partials.reshape(weightsShape);
+      return reduceSum(graph, partials.reshape({g.N, g.OC * E}), 0, prog, name + "/sum")
+          .reshape(weightsShape);
+    }
+  }
   // One partial per sample; tiles take sample ranges, and output channel ranges when the batch is
   // smaller than the tile count.
   const size_t pn = std::min(g.N, tiles), po = std::min(g.OC, std::max<size_t>(1, tiles / pn));

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "amp_vertices.hpp"
 #include "tessera/amp_matmul.h"
 #include "tessera/chip_params.h"
 #include "tessera/control.h"
@@ -109,14 +110,16 @@ bool inColumnGroups(const Tensor& block) {
          columnGroups(block).runs().size() == 1;
 }
 
+}  // namespace
+
 // MatMulAmp vertices computing c [mb, nb] (+)= a [mb, kb] b [kb, nb] on tile: one per context,
 // sharing every field (the codelet's roles come from the context id). aRows is op(a)'s block as a
 // row-major view, bOp op(b)'s; the unit reads b in column groups [nb / 4][kb][4], gathered so
 // unless it is stored so (createMatMulRhs). cBlock must lie in place on the tile, row-major or
-// in column groups, 16-byte aligned (the caller's setAlignment).
+// in column groups, 16-byte aligned (the caller's setAlignment). Declared in amp_vertices.hpp.
 void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aRows,
                     const Tensor& bOp, const Tensor& cBlock, bool accumulate,
-                    const std::string& name) {
+                    const std::string& name, std::optional<uint64_t> flops) {
   const size_t kb = bOp.dim(0), nb = bOp.dim(1);
   const Tensor bGroups = columnGroups(bOp);
   const bool cGroups = inColumnGroups(cBlock);
@@ -133,10 +136,12 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
     graph.setFieldValue(vx, "flags", (accumulate ? 4u : 0u) | (cGroups ? 8u : 0u));
     for (const char* f : {"a", "b", "c"}) graph.setFieldAlignment(vx, f, TESS_AMP_STEP_BYTES);
     // The block's multiply-adds, counted once: on the supervisor's vertex (the six share them).
-    if (v == 0) graph.setFlops(vx, 2 * uint64_t{aRows.dim(0)} * kb * nb);
+    if (v == 0) graph.setFlops(vx, flops ? *flops : 2 * uint64_t{aRows.dim(0)} * kb * nb);
     graph.setTileMapping(vx, tile);
   }
 }
+
+namespace {
 
 // op(a)'s block [r0, r1) x [k0, k1) as row-major rows for the unit. A transposed a (stored
 // [k, m]) is transposed on the tile by Transpose2d vertices in the compute set *ts (made on

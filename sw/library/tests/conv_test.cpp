@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -138,6 +139,80 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
     expectBitEqual(out["db"], ref::conv2dBackwardBias(g, dyv), "conv2dBackwardBias");
   }
 
+  // conv2d and its gradients to the input and to the weights with the matrix unit
+  // (Conv2dParams::Unit::Always) and with the scalar codelets (Never), against each other and the
+  // reference, bit for bit. special: inputs that make the unit's chain differ from the scalar one
+  // (docs/library.md, "conv2d on the matrix unit"): many +-0 inputs and gradients (results +-0,
+  // chains through -0), -0 biases, an infinite weight, an infinite gradient and a NaN input (NaN
+  // products at skipped taps), an underflowing product.
+  void checkUnit(const ConvCase& c, uint32_t seed, bool special) {
+    SCOPED_TRACE(c.text() + (special ? ", special values" : ""));
+    const ref::ConvGeom g(c.in, c.w, c.p);
+    const std::vector<size_t> outShape = ops::conv2dOutputShape(c.in, c.w, c.p, "conv");
+    std::vector<float> xv = randomFloats(count(c.in), seed),
+                       wv = randomFloats(count(c.w), seed + 1), bv = randomFloats(c.w[0], seed + 2),
+                       dyv = randomFloats(count(outShape), seed + 3);
+    if (special) {
+      for (size_t i = 0; i < xv.size(); ++i) {
+        if (i % 3) xv[i] = i % 2 ? 0.0f : -0.0f;
+      }
+      for (size_t i = 0; i < dyv.size(); ++i) {
+        if (i % 4) dyv[i] = i % 2 ? -0.0f : 0.0f;
+      }
+      for (size_t i = 0; i < bv.size(); i += 2) bv[i] = -0.0f;
+      xv[0] = 1e-30f, wv[0] = -1e-30f;  // a product that rounds to -0
+      wv[wv.size() / 2] = std::numeric_limits<float>::infinity();
+      xv[xv.size() - 1] = std::numeric_limits<float>::quiet_NaN();
+      // A border output's infinite gradient: times a padding tap's +0, NaN on the unit.
+      dyv[0] = std::numeric_limits<float>::infinity();
+    }
+    std::map<std::string, std::vector<float>> got[2];
+    for (int unit = 0; unit < 2; ++unit) {
+      Graph graph{Target{kTiles, mem, 6}};
+      ASSERT_TRUE(graph.target().hasMatrixUnit);
+      Sequence prog;
+      ops::Conv2dParams p = c.p;
+      p.unit = unit ? ops::Conv2dParams::Unit::Always : ops::Conv2dParams::Unit::Never;
+      Tensor x = ops::createConv2dInput(graph, c.in, "x");
+      Tensor w = ops::createLinear(graph, ElemType::Float32, c.w, "w");
+      Tensor b = ops::createLinear(graph, ElemType::Float32, {c.w[0]}, "b");
+      Tensor dy = ops::createConv2dInput(graph, outShape, "dy");
+      graph.setInitialValue(x, xv);
+      graph.setInitialValue(w, wv);
+      graph.setInitialValue(b, bv);
+      graph.setInitialValue(dy, dyv);
+      Tensor y = ops::conv2d(graph, x, w, c.bias ? b : Tensor(), prog, "conv", p);
+      Tensor dx = ops::conv2dBackwardInput(graph, dy, w, c.in, prog, "conv/dx", p);
+      Tensor dw = ops::conv2dBackwardWeights(graph, x, dy, c.w, prog, "conv/dw", p);
+      size_t unitVertices = 0;
+      for (const GraphVertex& v : graph.vertices()) unitVertices += v.codelet == "MatMulAmp";
+      // The three ops on the unit (six vertices a tile and step) where the shape allows: groups 1.
+      if (unit && c.p.groups == 1) {
+        EXPECT_GE(unitVertices, 3u * 6u);
+      } else {
+        EXPECT_EQ(unitVertices, 0u);
+      }
+      got[unit] = run(graph, prog, {{"y", y}, {"dx", dx}, {"dw", dw}});
+    }
+    // The host's fmaf gives its own NaN bits; the core gives the canonical NaN for every NaN
+    // result (docs/tile.md, "Floating point"), which is what the reference means.
+    auto canonical = [](std::vector<float> v) {
+      for (float& f : v) {
+        if (std::isnan(f)) f = std::bit_cast<float>(0x7fc00000u);
+      }
+      return v;
+    };
+    expectBitEqual(got[1]["y"], got[0]["y"], "conv2d: unit against scalar");
+    expectBitEqual(got[1]["y"], canonical(ref::conv2d(g, xv, wv, c.bias ? &bv : nullptr)),
+                   "conv2d: unit against the reference");
+    expectBitEqual(got[1]["dx"], got[0]["dx"], "conv2dBackwardInput: unit against scalar");
+    expectBitEqual(got[1]["dx"], canonical(ref::conv2dBackwardInput(g, dyv, wv)),
+                   "conv2dBackwardInput: unit against the reference");
+    expectBitEqual(got[1]["dw"], got[0]["dw"], "conv2dBackwardWeights: unit against scalar");
+    expectBitEqual(got[1]["dw"], canonical(ref::conv2dBackwardWeights(g, xv, dyv)),
+                   "conv2dBackwardWeights: unit against the reference");
+  }
+
   void checkPool(const std::vector<size_t>& in, const ops::Pool2dParams& p, uint32_t seed) {
     SCOPED_TRACE(fmt::format("in [{}] kernel {}x{} stride {}x{} pad {}x{}", fmt::join(in, ","),
                              p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], p.padding[0],
@@ -195,6 +270,36 @@ TEST_P(ConvTest, RandomShapes) {
   for (int i = 0; i < n; ++i) {
     checkConv(randomConv(rng, rtl() ? 200 : 1200), 100 + 7 * static_cast<uint32_t>(i), i % 2 == 0);
     if (HasFatalFailure()) return;
+  }
+}
+
+// The matrix unit's path (docs/library.md, "conv2d on the matrix unit") against the scalar
+// codelets and the reference: padding, stride, dilation, k not a multiple of 4 (every case but the
+// 2x2 one), results wider than a group of 4 and not a multiple of it, more tiles than samples,
+// depthwise and grouped (the scalar codelets: the unit takes groups 1 only), with random and
+// special values.
+TEST_P(ConvTest, MatrixUnitSameBitsAsTheScalarCodelets) {
+  std::vector<ConvCase> cases = {
+      convCase({1, 2, 6, 5}, {4, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true),   // k 18
+      convCase({2, 3, 7, 9}, {5, 3, 2, 3}, {2, 1}, {1, 2}, {1, 2}, 1, false),  // stride, dilation
+      convCase({1, 4, 6, 6}, {4, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 4, true),   // depthwise
+  };
+  if (!rtl()) {
+    cases.push_back(convCase({2, 1, 12, 12}, {6, 1, 5, 5}, {1, 1}, {2, 2}, {1, 1}, 1, true));
+    cases.push_back(convCase({3, 6, 10, 10}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true));
+    cases.push_back(convCase({1, 4, 9, 11}, {6, 4, 2, 2}, {3, 2}, {2, 1}, {2, 3}, 1, true));
+    cases.push_back(convCase({2, 4, 8, 7}, {6, 2, 3, 3}, {1, 2}, {1, 1}, {1, 1}, 2, true));
+  }
+  uint32_t seed = 500;
+  for (const ConvCase& c : cases) {
+    for (bool special : {false, true}) {
+      if (rtl() && special != (seed % 20 == 0)) continue;  // the RTL: one of each, seconds
+      // The RTL's 64 KiB tiles; more on the model, where the larger cases run in few steps.
+      mem = rtl() ? 65536 : 262144;
+      checkUnit(c, seed, special);
+      if (HasFatalFailure()) return;
+    }
+    seed += 10;
   }
 }
 

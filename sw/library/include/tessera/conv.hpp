@@ -22,6 +22,11 @@ struct Conv2dParams {
   std::array<size_t, 2> padding{0, 0};  ///< zeros on both sides
   std::array<size_t, 2> dilation{1, 1};
   size_t groups = 1;
+  /// Where the target has the matrix unit: Auto lets the library pick the unit or the scalar
+  /// codelets by their estimated cycles (docs/library.md, "conv2d on the matrix unit"); Always
+  /// takes the unit wherever the shape allows (groups 1), Never the scalar codelets. The results
+  /// are the same bits whichever runs.
+  enum class Unit { Auto, Always, Never } unit = Unit::Auto;
 };
 
 /// Arguments of a pooling layer (no dilation); stride {0, 0} means the kernel size.
