@@ -416,6 +416,14 @@ void ampWeights(Graph& graph, Sequence& prog, const std::string& name, const Ten
   const uint32_t kernel = pack(g.KH, g.KW), mul = pack(g.sh, g.sw), step = pack(g.dh, g.dw),
                  offset = half(-static_cast<long>(g.ph)) | half(-static_cast<long>(g.pw)) << 16,
                  srcSize = pack(g.H, g.W), taps = pack(w.K, w.Kpad), outSize = pack(g.OH, g.OW);
+  // The fields ConvGatherWAmp and ConvFixWAmp share.
+  auto setGeometry = [&](VertexRef v, uint32_t groups) {
+    for (const auto& [field, value] :
+         {std::pair{"kernel", kernel}, std::pair{"mul", mul}, std::pair{"step", step},
+          std::pair{"offset", offset}, std::pair{"srcSize", srcSize}, std::pair{"taps", taps},
+          std::pair{"outSize", outSize}, std::pair{"groups", groups}})
+      graph.setFieldValue(v, field, value);
+  };
   struct Chunk {
     size_t n, tg0, ntg;
   };
@@ -486,14 +494,7 @@ void ampWeights(Graph& graph, Sequence& prog, const std::string& name, const Ten
           const size_t q0 = w.Ppad * c / pp, q1 = w.Ppad * (c + 1) / pp;
           if (t0 == t1 || q0 == q1) continue;
           VertexRef v = graph.addVertex(gather, "ConvGatherWAmp", {{"src", srcN}, {"b", colT}});
-          graph.setFieldValue(v, "kernel", kernel);
-          graph.setFieldValue(v, "mul", mul);
-          graph.setFieldValue(v, "step", step);
-          graph.setFieldValue(v, "offset", offset);
-          graph.setFieldValue(v, "srcSize", srcSize);
-          graph.setFieldValue(v, "taps", taps);
-          graph.setFieldValue(v, "outSize", outSize);
-          graph.setFieldValue(v, "groups", groups);
+          setGeometry(v, groups);
           graph.setFieldValue(v, "part", pack(t0, t1 - t0));
           graph.setFieldValue(v, "positions", pack(q0, q1 - q0));
           graph.setTileMapping(v, t);
@@ -512,14 +513,7 @@ void ampWeights(Graph& graph, Sequence& prog, const std::string& name, const Ten
         VertexRef v =
             graph.addVertex(fix, "ConvFixWAmp",
                             {{"src", srcN}, {"dy", dyRows.flatten()}, {"c", cT}, {"out", outRows}});
-        graph.setFieldValue(v, "kernel", kernel);
-        graph.setFieldValue(v, "mul", mul);
-        graph.setFieldValue(v, "step", step);
-        graph.setFieldValue(v, "offset", offset);
-        graph.setFieldValue(v, "srcSize", srcSize);
-        graph.setFieldValue(v, "taps", taps);
-        graph.setFieldValue(v, "outSize", outSize);
-        graph.setFieldValue(v, "groups", groups);
+        setGeometry(v, groups);
         graph.setFieldValue(v, "rows", pack(r0, r1 - r0));
         graph.setTileMapping(v, t);
       }
