@@ -42,8 +42,8 @@ struct MatmulOptions {
 int runMatmul(const MatmulOptions& opt) {
   if (opt.precision == "fp16") {
     throw tessera::Error(
-        "matmul --precision fp16: not built yet (fp16 inputs of the matrix unit and fp16 tensors "
-        "are phase 2 of issue 25; docs/tile.md, \"Matrix unit\")");
+        "matmul --precision fp16: not built yet (the matrix unit has fp16 inputs, AMP.H, but no "
+        "codelet uses them and the graph has no fp16 tensors yet; docs/tile.md, \"Matrix unit\")");
   }
   struct Case {
     unsigned tiles;

@@ -288,6 +288,34 @@ constexpr uint32_t amp_rd(uint32_t fd, uint32_t r, uint32_t j) {
 constexpr uint32_t amp_clr() {
   return amp(6, 0, 0, 0);
 }
+/// AMP.H b, r: acc[r][j] <- the FMA chain of the 8 halves at rs1 with W16[b]; rd <- rs1 + 16.
+constexpr uint32_t amp_h(uint32_t rd, uint32_t rs1, uint32_t b, uint32_t r) {
+  return amp(2, rd, rs1, r, b);
+}
+/// funct3 111, conversion field cvt (funct7 = cvt): the fp16 conversions and AMP.SEED.
+constexpr uint32_t amp_cvt(uint32_t cvt, uint32_t rd, uint32_t rs1, uint32_t rs2) {
+  return rv::r(cvt, rs2, rs1, 7, rd, 0x0b);
+}
+/// AMP.CVTHS rd, rs1, rs2: x[rd] <- {h(x[rs2]), h(x[rs1])}, nearest-even.
+constexpr uint32_t amp_cvths(uint32_t rd, uint32_t rs1, uint32_t rs2) {
+  return amp_cvt(0, rd, rs1, rs2);
+}
+/// AMP.CVTHS.SR rd, rs1, rs2: as AMP.CVTHS, stochastic rounding.
+constexpr uint32_t amp_cvths_sr(uint32_t rd, uint32_t rs1, uint32_t rs2) {
+  return amp_cvt(1, rd, rs1, rs2);
+}
+/// AMP.CVTSH.LO fd, rs1: f[fd] <- binary32 of x[rs1]'s low half.
+constexpr uint32_t amp_cvtsh_lo(uint32_t fd, uint32_t rs1) {
+  return amp_cvt(2, fd, rs1, 0);
+}
+/// AMP.CVTSH.HI fd, rs1: f[fd] <- binary32 of x[rs1]'s high half.
+constexpr uint32_t amp_cvtsh_hi(uint32_t fd, uint32_t rs1) {
+  return amp_cvt(3, fd, rs1, 0);
+}
+/// AMP.SEED rs1: the context's generator <- x[rs1] (or the reset seed if 0).
+constexpr uint32_t amp_seed(uint32_t rs1) {
+  return amp_cvt(4, 0, rs1, 0);
+}
 
 // CSR numbers (docs/tile.md, "CSRs").
 inline constexpr uint32_t kFflags = 0x001, kFrm = 0x002, kFcsr = 0x003, kCycle = 0xc00,

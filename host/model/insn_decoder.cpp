@@ -122,17 +122,19 @@ DecodedInsn decodeSystem(DecodedInsn d, uint32_t insn) {
 }
 
 // A custom-0 word on a tile with the matrix unit (docs/tile.md, "Matrix unit", "Encoding"): the
-// fields an instruction does not use must be 0, and funct3 010 and 111 are reserved.
+// fields an instruction does not use must be 0; funct3 111 holds the fp16 conversions.
 DecodedInsn decodeAmp(uint32_t insn) {
   constexpr uint32_t kRowMask = 3u << TESS_AMP_ROW_LSB;
   constexpr uint32_t kBankMask = 1u << TESS_AMP_BANK_BIT;
   constexpr uint32_t kColMask = 3u << TESS_AMP_COL_LSB;
   constexpr uint32_t kClearMask = 1u << TESS_AMP_CLEAR_BIT;
-  constexpr uint32_t kRdMask = 0x1fu << 7, kRs1Mask = 0x1fu << 15;
+  constexpr uint32_t kCvtMask = 7u << TESS_AMP_CVT_LSB;
+  constexpr uint32_t kRdMask = 0x1fu << 7, kRs1Mask = 0x1fu << 15, kRs2Mask = 0x1fu << 20;
   constexpr uint32_t kFixed = 0x7fu | 7u << 12;  // opcode and funct3
   DecodedInsn d;
   d.rd = static_cast<uint8_t>(bits(insn, 11, 7));
   d.rs1 = static_cast<uint8_t>(bits(insn, 19, 15));
+  d.rs2 = static_cast<uint8_t>(bits(insn, 24, 20));
   d.rm = static_cast<uint8_t>(bits(insn, TESS_AMP_ROW_LSB + 1, TESS_AMP_ROW_LSB));
   d.rs3 = static_cast<uint8_t>(bits(insn, 31, 27));
   Op op = Op::Illegal;
@@ -164,7 +166,41 @@ DecodedInsn decodeAmp(uint32_t insn) {
       op = Op::AmpClr;
       dest = Dest::None;
       break;
-    default:  // AMP.H (phase 2) and 111
+    case TESS_AMP_F3_H:
+      op = Op::AmpH;
+      allowed = kRowMask | kBankMask | kRdMask | kRs1Mask;
+      break;
+    case TESS_AMP_F3_CVT:
+      // The conversion field selects the operation; bits above it are 0 (rs2 only for the packs).
+      switch (bits(insn, TESS_AMP_CVT_LSB + 2, TESS_AMP_CVT_LSB)) {
+        case TESS_AMP_CVT_HS:
+          op = Op::AmpCvtHs;
+          allowed = kCvtMask | kRdMask | kRs1Mask | kRs2Mask;
+          break;
+        case TESS_AMP_CVT_HS_SR:
+          op = Op::AmpCvtHsSr;
+          allowed = kCvtMask | kRdMask | kRs1Mask | kRs2Mask;
+          break;
+        case TESS_AMP_CVT_SH_LO:
+          op = Op::AmpCvtShLo;
+          allowed = kCvtMask | kRdMask | kRs1Mask;
+          dest = Dest::F;
+          break;
+        case TESS_AMP_CVT_SH_HI:
+          op = Op::AmpCvtShHi;
+          allowed = kCvtMask | kRdMask | kRs1Mask;
+          dest = Dest::F;
+          break;
+        case TESS_AMP_CVT_SEED:
+          op = Op::AmpSeed;
+          allowed = kCvtMask | kRs1Mask;
+          dest = Dest::None;
+          break;
+        default:
+          return {};
+      }
+      break;
+    default:
       return {};
   }
   if ((insn & ~(allowed | kFixed)) != 0) return {};

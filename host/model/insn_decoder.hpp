@@ -98,6 +98,12 @@ enum class Op : uint8_t {
   AmpSa,
   AmpRd,
   AmpClr,
+  AmpH,
+  AmpCvtHs,
+  AmpCvtHsSr,
+  AmpCvtShLo,
+  AmpCvtShHi,
+  AmpSeed,
 };
 
 /// Register file an instruction writes; X with rd = x0 is reported as None.

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstring>
 
+#include "fp16.hpp"
 #include "fp32_inline.hpp"
 #include "tessera/chip_params.h"
 
@@ -64,6 +65,7 @@ void TileModel::reset() {
   recentStores_ = {};
   ampWeights_ = {};
   ampAcc_ = {};
+  ampSr_.fill(TESS_AMP_SR_SEED0);
   cycles_ = 0;
   state_ = TileState::Running;
   exitCode_ = 0;
@@ -99,6 +101,7 @@ void TileModel::checkpoint() {
   saved_.recentStores = recentStores_;
   saved_.ampWeights = ampWeights_;
   saved_.ampAcc = ampAcc_;
+  saved_.ampSr = ampSr_;
   saved_.runArg = runArg_;
   saved_.cycles = cycles_;
   saved_.state = state_;
@@ -123,6 +126,7 @@ void TileModel::rollback() {
   recentStores_ = saved_.recentStores;
   ampWeights_ = saved_.ampWeights;
   ampAcc_ = saved_.ampAcc;
+  ampSr_ = saved_.ampSr;
   runArg_ = saved_.runArg;
   cycles_ = saved_.cycles;
   state_ = saved_.state;
@@ -945,11 +949,40 @@ inline bool TileModel::execAmp(Issue& s) {
     ampAcc_[s.c].fill(0);
   } else if constexpr (kOp == Op::AmpRd) {
     ctx.f[d.rd] = ampAcc_[s.c][d.rm * TESS_AMP_COLS + ((d.rs3 >> 1) & 3)];
+  } else if constexpr (kOp == Op::AmpCvtHs || kOp == Op::AmpCvtHsSr || kOp == Op::AmpCvtShLo ||
+                       kOp == Op::AmpCvtShHi || kOp == Op::AmpSeed) {
+    ampConvert(kOp, s.c, ctx, d, s.a, s.b);
   } else {
     if (!ampAccess(kOp, s.c, s.cycle, d, s.addr)) return false;
     ctx.x[d.rd] = s.addr + TESS_AMP_STEP_BYTES;  // the post-increment; x0 is restored later
   }
   return true;
+}
+
+// The fp16 conversions and AMP.SEED (docs/tile.md, "fp16 inputs and conversions"): a is x[rs1],
+// b x[rs2]; the packs take their low half from a. Out of line like ampAccess.
+void TileModel::ampConvert(Op op, unsigned c, Context& ctx, const DecodedInsn& d, uint32_t a,
+                           uint32_t b) {
+  switch (op) {
+    case Op::AmpCvtHs:
+      ctx.x[d.rd] = uint32_t{fp::f32_to_f16(b, false, 0)} << 16 | fp::f32_to_f16(a, false, 0);
+      break;
+    case Op::AmpCvtHsSr: {  // one step of the context's generator; the new state's halves
+      const uint32_t u = ampSr_[c] = fp::amp_sr_step(ampSr_[c]);
+      ctx.x[d.rd] =
+          uint32_t{fp::f32_to_f16(b, true, u >> 16)} << 16 | fp::f32_to_f16(a, true, u & 0xffffu);
+      break;
+    }
+    case Op::AmpCvtShLo:
+      ctx.f[d.rd] = fp::f16_to_f32(static_cast<uint16_t>(a));
+      break;
+    case Op::AmpCvtShHi:
+      ctx.f[d.rd] = fp::f16_to_f32(static_cast<uint16_t>(a >> 16));
+      break;
+    default:  // AMP.SEED
+      ampSr_[c] = a ? a : TESS_AMP_SR_SEED0;
+      break;
+  }
 }
 
 bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d, uint32_t addr) {
@@ -980,6 +1013,23 @@ bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& 
     case Op::AmpLw:
       std::memcpy(ampWeights_.data() + (bank * kRows + d.rm) * kCols, mem, kStep);
       break;
+    case Op::AmpH: {  // per column, the FMA chain over k = 0..7 of the widened halves, RNE
+      uint16_t x[2 * kRows];
+      std::memcpy(x, mem, kStep);
+      // The bank's 64 bytes as a row-major 8 x 4 binary16 matrix W16[k][j].
+      uint16_t w[2 * kRows * kCols];
+      std::memcpy(w, ampWeights_.data() + bank * kRows * kCols, sizeof w);
+      for (unsigned j = 0; j < kCols; ++j) {
+        uint32_t sum = acc[j];
+        for (unsigned k = 0; k < 2 * kRows; ++k) {
+          sum =
+              fp::madd_inline(fp::f16_to_f32(x[k]), fp::f16_to_f32(w[k * kCols + j]), sum, fp::kRNE)
+                  .value;
+        }
+        acc[j] = sum;
+      }
+      break;
+    }
     default: {  // AMP.S: per column, the FMA chain from the accumulator over k = 0..3, RNE
       uint32_t x[kRows];
       std::memcpy(x, mem, kStep);
@@ -1137,6 +1187,12 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
       TESS_ISSUE(execAmp, AmpSa)
       TESS_ISSUE(execAmp, AmpRd)
       TESS_ISSUE(execAmp, AmpClr)
+      TESS_ISSUE(execAmp, AmpH)
+      TESS_ISSUE(execAmp, AmpCvtHs)
+      TESS_ISSUE(execAmp, AmpCvtHsSr)
+      TESS_ISSUE(execAmp, AmpCvtShLo)
+      TESS_ISSUE(execAmp, AmpCvtShHi)
+      TESS_ISSUE(execAmp, AmpSeed)
 #undef TESS_ISSUE
   }
 

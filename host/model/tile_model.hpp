@@ -136,6 +136,8 @@ class alignas(64) TileModel {
   uint32_t weight(unsigned b, unsigned k, unsigned j) const {
     return ampWeights_[(b * TESS_AMP_ROWS + k) * TESS_AMP_COLS + j];
   }
+  /// The stochastic-rounding generator state of a context.
+  uint32_t srState(unsigned ctx) const { return ampSr_[ctx]; }
   /// fcsr of a context (frm << 5 | fflags).
   uint32_t fcsr(unsigned ctx) const { return ctx_[ctx].frm << 5 | ctx_[ctx].fflags; }
 
@@ -239,6 +241,7 @@ class alignas(64) TileModel {
     std::array<StoreNote, 2> recentStores;
     AmpWeights ampWeights{};
     std::array<AmpAccumulators, kMaxContexts> ampAcc{};
+    std::array<uint32_t, kMaxContexts> ampSr{};
     uint32_t runArg = 0;
     uint64_t cycles = 0;
     TileState state = TileState::Running;
@@ -284,6 +287,8 @@ class alignas(64) TileModel {
   [[gnu::always_inline]] bool execAmp(Issue& s);
   [[gnu::noinline]] bool ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d,
                                    uint32_t addr);
+  [[gnu::noinline]] void ampConvert(Op op, unsigned c, Context& ctx, const DecodedInsn& d,
+                                    uint32_t a, uint32_t b);
   [[gnu::cold]] bool accessFault(const Issue& s, uint32_t cause);
   // An access of size bytes (at most 4) at addr lies wholly inside SRAM (memBytes >= 4).
   bool inSramAccess(uint32_t addr, unsigned size) const { return addr <= config_.memBytes - size; }
@@ -332,6 +337,8 @@ class alignas(64) TileModel {
   // The matrix unit's state, last: away from the fields every instruction touches.
   AmpWeights ampWeights_{};
   std::array<AmpAccumulators, kMaxContexts> ampAcc_{};
+  // Each context's stochastic-rounding generator state (xorshift32, never 0).
+  std::array<uint32_t, kMaxContexts> ampSr_{};
 };
 
 }  // namespace tessera::model

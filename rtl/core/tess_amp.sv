@@ -24,13 +24,16 @@ module tess_amp #(
   input  logic [2:0]     op_i,          // its funct3 (AMP_F3_*)
   input  logic [2:0]     ctx_i,
   input  logic [31:0]    insn_i,
+  input  logic [31:0]    rs1_i,         // x[rs1], x[rs2]: the conversions' operands
+  input  logic [31:0]    rs2_i,
   output logic [127:0]   sa_data_o,     // AMP.SA: the accumulator row, as the store's 16 bytes
-  output logic [31:0]    rd_value_o,    // AMP.RD: acc[r][j]
+  output logic [31:0]    rd_value_o,    // AMP.RD: acc[r][j]; a conversion's x or f result
   // M1: SRAM port B's 128-bit read data, one cycle after EX's request
   input  logic [127:0]   rdata_i
 );
 
   `include "tess_fpu_fma.svh"
+  `include "tess_fp16.svh"
 
   localparam int Cols     = tess_params_pkg::AMP_COLS;
   localparam int Rows     = tess_params_pkg::AMP_ROWS;
@@ -39,6 +42,14 @@ module tess_amp #(
   localparam int RowBits  = 32 * Cols;  // one weight or accumulator row: 128 bits
   localparam logic [2:0] OpLw  = 3'(tess_params_pkg::AMP_F3_LW);
   localparam logic [2:0] OpS   = 3'(tess_params_pkg::AMP_F3_S);
+  localparam logic [2:0] OpH   = 3'(tess_params_pkg::AMP_F3_H);
+  localparam logic [2:0] OpCvt = 3'(tess_params_pkg::AMP_F3_CVT);
+  localparam logic [2:0] CvtHs   = 3'(tess_params_pkg::AMP_CVT_HS);
+  localparam logic [2:0] CvtHsSr = 3'(tess_params_pkg::AMP_CVT_HS_SR);
+  localparam logic [2:0] CvtShLo = 3'(tess_params_pkg::AMP_CVT_SH_LO);
+  localparam logic [2:0] CvtShHi = 3'(tess_params_pkg::AMP_CVT_SH_HI);
+  localparam logic [2:0] CvtSeed = 3'(tess_params_pkg::AMP_CVT_SEED);
+  localparam logic [31:0] SrSeed0 = 32'(tess_params_pkg::AMP_SR_SEED0);
   localparam logic [2:0] OpLa  = 3'(tess_params_pkg::AMP_F3_LA);
   localparam logic [2:0] OpSa  = 3'(tess_params_pkg::AMP_F3_SA);
   localparam logic [2:0] OpClr = 3'(tess_params_pkg::AMP_F3_CLR);
@@ -70,10 +81,12 @@ module tess_amp #(
   // EX: the fields of the instruction (docs/tile.md, "Encoding").
   logic [1:0] ex_row, ex_col;
   logic       ex_bank, ex_clear;
+  logic [2:0] ex_cvt;
   assign ex_row   = insn_i[tess_params_pkg::AMP_ROW_LSB +: 2];
   assign ex_col   = insn_i[tess_params_pkg::AMP_COL_LSB +: 2];
   assign ex_bank  = insn_i[tess_params_pkg::AMP_BANK_BIT];
   assign ex_clear = insn_i[tess_params_pkg::AMP_CLEAR_BIT];
+  assign ex_cvt   = insn_i[tess_params_pkg::AMP_CVT_LSB +: 3];
   logic [25:0] unused_insn;  // bit 31, rs2, rs1, funct3, rd, opcode: decoded elsewhere
   assign unused_insn = {insn_i[31], insn_i[24:0]};
 
@@ -83,7 +96,47 @@ module tess_amp #(
   assign ex_acc_idx = AccIdxBits'(32'(ctx_i) * AccRows + 32'(ex_row));
   assign ex_acc_row = acc_valid_q[ex_acc_idx] ? acc_q[ex_acc_idx] : '0;
   assign sa_data_o  = ex_acc_row;
-  assign rd_value_o = ex_acc_row[32*ex_col +: 32];
+
+  // The stochastic-rounding generators, one xorshift32 state per context (reset AMP_SR_SEED0),
+  // stepped by AMP.CVTHS.SR and set by AMP.SEED at the end of EX: a context's next instruction
+  // (c+6) sees the new state.
+  logic [32*Contexts-1:0] sr_q, sr_d;
+  logic [31:0]            ex_sr_next;
+  logic                   sr_we;
+  assign ex_sr_next = amp_sr_step(sr_q[32*ctx_i +: 32]);
+
+  // EX: AMP.RD's value, or a conversion's (evaluated only for a conversion in EX).
+  always_comb begin
+    rd_value_o = ex_acc_row[32*ex_col +: 32];
+    sr_we      = 1'b0;
+    sr_d       = sr_q;
+    if (commit_i && (op_i == OpCvt)) begin
+      unique case (ex_cvt)
+        CvtHs:   rd_value_o = {f32_to_f16(rs2_i, 1'b0, 16'd0), f32_to_f16(rs1_i, 1'b0, 16'd0)};
+        CvtHsSr: begin
+          rd_value_o = {f32_to_f16(rs2_i, 1'b1, ex_sr_next[31:16]),
+                        f32_to_f16(rs1_i, 1'b1, ex_sr_next[15:0])};
+          sr_we      = 1'b1;
+          sr_d[32*ctx_i +: 32] = ex_sr_next;
+        end
+        CvtShLo: rd_value_o = f16_to_f32(rs1_i[15:0]);
+        CvtShHi: rd_value_o = f16_to_f32(rs1_i[31:16]);
+        CvtSeed: begin
+          sr_we = 1'b1;
+          sr_d[32*ctx_i +: 32] = (rs1_i != 32'd0) ? rs1_i : SrSeed0;
+        end
+        default: ;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      sr_q <= {Contexts{SrSeed0}};
+    end else if (sr_we) begin
+      sr_q <= sr_d;
+    end
+  end
 
   // EX -> M1: what the instruction does to the state.
   logic                  m1_valid_q;
@@ -134,30 +187,48 @@ module tess_amp #(
   logic               acc_we, w_we, row_clear, ctx_clear;
   logic [RowBits-1:0] row_d;
   logic [31:0]        sum;  // one column's chain
-  logic [WIdxBits-1:0] w_k;  // its weight row k
+  logic [WIdxBits-1:0] w_k;  // its weight row k (AMP.H: the row of W16[k])
+  logic [RowBits-1:0]  w_row;
 
 `ifdef SYNTHESIS
-  // Synthesis: the same chains as 16 tess_amp_fma (Yosys elaborates one FMA once, where 16
-  // function bodies inlined in one process take it tens of minutes).
+  // Synthesis: the same chains as tess_amp_fma instances (Yosys elaborates one FMA once, where
+  // function bodies inlined in one process take it tens of minutes). AMP.S uses the first four
+  // of each column's eight; AMP.H feeds the same four its widened halves k = 0..3 and four more
+  // k = 4..7: 32 FMAs, not 48.
   logic [RowBits-1:0] m1_acc_row;
-  logic [RowBits-1:0] chain_row;
+  logic [RowBits-1:0] chain_row, chain_row_h;
+  logic               m1_half;
+  assign m1_half    = m1_op_q == OpH;
   assign m1_acc_row = acc_valid_q[m1_acc_idx_q] ? acc_q[m1_acc_idx_q] : '0;
   for (genvar j = 0; j < Cols; j++) begin : g_col
-    logic [31:0] part [Rows+1];
+    logic [31:0] part [2*Rows+1];
     assign part[0] = m1_acc_row[32*j +: 32];
-    for (genvar k = 0; k < Rows; k++) begin : g_k
-      logic [WIdxBits-1:0] w_idx;
-      logic [RowBits-1:0]  w_row;
-      assign w_idx = m1_w_base_q + WIdxBits'(k);
-      assign w_row = w_valid_q[w_idx] ? w_q[w_idx] : '0;
+    for (genvar k = 0; k < 2 * Rows; k++) begin : g_k
+      logic [WIdxBits-1:0] w_idx, wh_idx;
+      logic [RowBits-1:0]  w_row_k, wh_row;
+      logic [31:0]         a_k, b_k;
+      assign wh_idx  = m1_w_base_q + WIdxBits'(k / 2);
+      assign wh_row  = w_valid_q[wh_idx] ? w_q[wh_idx] : '0;
+      if (k < Rows) begin : g_shared
+        assign w_idx   = m1_w_base_q + WIdxBits'(k);
+        assign w_row_k = w_valid_q[w_idx] ? w_q[w_idx] : '0;
+        assign a_k = m1_half ? f16_to_f32(m1_data[16*k +: 16]) : m1_data[32*k +: 32];
+        assign b_k = m1_half ? f16_to_f32(wh_row[16*(4*(k%2)+j) +: 16]) : w_row_k[32*j +: 32];
+      end else begin : g_half
+        assign w_idx   = '0;
+        assign w_row_k = '0;
+        assign a_k = f16_to_f32(m1_data[16*k +: 16]);
+        assign b_k = f16_to_f32(wh_row[16*(4*(k%2)+j) +: 16]);
+      end
       tess_amp_fma u_fma (
-        .a_i (m1_data[32*k +: 32]),
-        .b_i (w_row[32*j +: 32]),
+        .a_i (a_k),
+        .b_i (b_k),
         .c_i (part[k]),
         .y_o (part[k+1])
       );
     end
-    assign chain_row[32*j +: 32] = part[Rows];
+    assign chain_row[32*j +: 32]   = part[Rows];
+    assign chain_row_h[32*j +: 32] = part[2*Rows];
   end
 `endif
 
@@ -166,6 +237,7 @@ module tess_amp #(
   always_comb begin
     sum       = '0;
     w_k       = '0;
+    w_row     = '0;
     acc_we    = 1'b0;
     w_we      = 1'b0;
     row_clear = 1'b0;
@@ -192,6 +264,25 @@ module tess_amp #(
             for (int k = 0; k < Rows; k++) begin
               w_k = m1_w_base_q + WIdxBits'(k);
               sum = fma_rne(m1_data[32*k +: 32], w_valid_q[w_k] ? w_q[w_k][32*j +: 32] : '0, sum);
+            end
+            row_d[32*j +: 32] = sum;
+          end
+`endif
+        end
+        OpH: begin
+          // acc[j] = the chain over k = 0..7 of fma(w(x_k), w(W16[k][j]), acc[j]), W16[k][j] being
+          // bits 16*(4*(k%2)+j) of weight row k/2 and w the exact widening.
+          acc_we = 1'b1;
+`ifdef SYNTHESIS
+          row_d = chain_row_h;
+`else
+          for (int j = 0; j < Cols; j++) begin
+            sum = acc_valid_q[m1_acc_idx_q] ? acc_q[m1_acc_idx_q][32*j +: 32] : '0;
+            for (int k = 0; k < 2 * Rows; k++) begin
+              w_k   = m1_w_base_q + WIdxBits'(k / 2);
+              w_row = w_valid_q[w_k] ? w_q[w_k] : '0;
+              sum   = fma_rne(f16_to_f32(m1_data[16*k +: 16]),
+                              f16_to_f32(w_row[16*(4*(k%2)+j) +: 16]), sum);
             end
             row_d[32*j +: 32] = sum;
           end

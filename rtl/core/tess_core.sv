@@ -423,6 +423,8 @@ module tess_core #(
       .op_i       (ex_dec.amp_op),
       .ctx_i      (ex_ctx),
       .insn_i     (ex_insn),
+      .rs1_i      (ex_rs1),
+      .rs2_i      (ex_rs2),
       .sa_data_o  (amp_sa_data),
       .rd_value_o (amp_rd_value),
       .rdata_i    (dmem_wide_rdata_i)

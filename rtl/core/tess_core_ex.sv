@@ -75,7 +75,7 @@ module tess_core_ex #(
   output logic [31:0]            dmem_wdata_o,
   output logic                   dmem_wide_o,     // MatrixUnit: a 16-byte access
   output logic [127:0]           dmem_wide_wdata_o,
-  // the matrix unit (tess_amp, MatrixUnit): AMP.SA's store data, AMP.RD's value
+  // the matrix unit (tess_amp, MatrixUnit): AMP.SA's store data, AMP.RD's or a conversion's value
   input  logic [127:0]           amp_sa_data_i,
   input  logic [31:0]            amp_rd_value_i,
   output logic                   console_valid_o,
@@ -344,8 +344,12 @@ module tess_core_ex #(
       tess_core_pkg::RES_LOAD: ex_result = mmio_rdata;
       default:  ex_result = alu_result;
     endcase
-    // AMP.RD's fd; the unit's other results are the ALU's rs1 + 16.
-    if (amp_access && (dec.amp_op == 3'(tess_params_pkg::AMP_F3_RD))) ex_result = amp_rd_value_i;
+    // AMP.RD's fd and the conversions' x or f result; the unit's other results are the ALU's
+    // rs1 + 16.
+    if (amp_access && ((dec.amp_op == 3'(tess_params_pkg::AMP_F3_RD)) ||
+                       (dec.amp_op == 3'(tess_params_pkg::AMP_F3_CVT)))) begin
+      ex_result = amp_rd_value_i;
+    end
   end
 
   // x0 is never written and is reported as "no destination".

@@ -7,7 +7,8 @@
 // HasMulDiv = 0 (RV32I without M, rtl/params.json HAS_MULDIV): every M instruction (OP with
 // funct7 0000001: MUL, MULH, MULHSU, MULHU, DIV, DIVU, REM, REMU) is an illegal instruction.
 // MatrixUnit = 1 (rtl/params.json MATRIX_UNIT): the custom-0 words of docs/tile.md "Matrix unit"
-// decode as unit instructions (amp, amp_op; the post-increment rs1 + 16 is the ALU's result);
+// decode as unit instructions (amp, amp_op; the post-increment rs1 + 16 is the ALU's result,
+// AMP.RD's and the conversions' results come from tess_amp);
 // every other custom-0 word, and every custom-1 word, is illegal, as all of them are without it.
 `include "tess_core_types.svh"
 
@@ -46,6 +47,8 @@ module tess_decoder #(
   localparam logic [31:0] AmpClear = 32'h1 << tess_params_pkg::AMP_CLEAR_BIT;
   localparam logic [31:0] AmpRd    = 32'h1f << 7;
   localparam logic [31:0] AmpRs1   = 32'h1f << 15;
+  localparam logic [31:0] AmpRs2   = 32'h1f << 20;
+  localparam logic [31:0] AmpCvt   = 32'h7 << tess_params_pkg::AMP_CVT_LSB;
   localparam logic [31:0] AmpFixed = 32'h7f | (32'h7 << 12);  // opcode and funct3
 
   assign opcode    = insn_i[6:0];
@@ -346,7 +349,8 @@ module tess_decoder #(
       dec_o.dest    = tess_core_pkg::DEST_X;
       dec_o.imm     = 32'(tess_params_pkg::AMP_STEP_BYTES);
       unique case (funct3)
-        3'(tess_params_pkg::AMP_F3_LW), 3'(tess_params_pkg::AMP_F3_S): begin
+        3'(tess_params_pkg::AMP_F3_LW), 3'(tess_params_pkg::AMP_F3_S),
+        3'(tess_params_pkg::AMP_F3_H): begin
           dec_o.load  = 1'b1;
           amp_allowed = AmpRow | AmpBank | AmpRd | AmpRs1;
         end
@@ -363,7 +367,23 @@ module tess_decoder #(
           amp_allowed = AmpRow | AmpCol | AmpRd;
         end
         3'(tess_params_pkg::AMP_F3_CLR): dec_o.dest = tess_core_pkg::DEST_NONE;
-        default: dec_o.illegal = 1'b1;  // AMP.H and 111: phase 2
+        3'(tess_params_pkg::AMP_F3_CVT): begin
+          // The conversions and AMP.SEED: no memory access; the result comes from tess_amp.
+          unique case (insn_i[tess_params_pkg::AMP_CVT_LSB +: 3])
+            3'(tess_params_pkg::AMP_CVT_HS), 3'(tess_params_pkg::AMP_CVT_HS_SR):
+              amp_allowed = AmpCvt | AmpRd | AmpRs1 | AmpRs2;
+            3'(tess_params_pkg::AMP_CVT_SH_LO), 3'(tess_params_pkg::AMP_CVT_SH_HI): begin
+              dec_o.dest  = tess_core_pkg::DEST_F;
+              amp_allowed = AmpCvt | AmpRd | AmpRs1;
+            end
+            3'(tess_params_pkg::AMP_CVT_SEED): begin
+              dec_o.dest  = tess_core_pkg::DEST_NONE;
+              amp_allowed = AmpCvt | AmpRs1;
+            end
+            default: dec_o.illegal = 1'b1;
+          endcase
+        end
+        default: dec_o.illegal = 1'b1;
       endcase
       if ((insn_i & ~(amp_allowed | AmpFixed)) != 32'd0) dec_o.illegal = 1'b1;
     end

@@ -16,17 +16,23 @@
 namespace tessera::model::test {
 
 using tessera::test::AmpBatch;
+using tessera::test::AmpCvtBatch;
+using tessera::test::AmpCvtOperands;
 using tessera::test::AmpDirectedCase;
 using tessera::test::AmpOperands;
+using tessera::test::AmpPrecision;
 using tessera::test::directedAmpCases;
+using tessera::test::directedAmpHCases;
+using tessera::test::randomAmpHOperands;
 using tessera::test::randomAmpOperands;
+using tessera::test::randomCvtOperands;
 using tessera::test::referenceAmp;
+using tessera::test::referenceAmpH;
 
-/// Runs `sets` through the batch program (AmpBatch) on a model tile and compares each result with
-/// the reference. Returns the mismatches.
-inline size_t runAmpBatch(const std::vector<AmpOperands>& sets, unsigned b, unsigned r,
-                          unsigned j) {
-  const AmpBatch batch(static_cast<uint32_t>(sets.size()), b, r, j);
+/// Runs a batch (AmpBatch or AmpCvtBatch) of `sets` on a model tile with the unit and returns
+/// the mismatches its check() counts.
+template <class Batch, class Set>
+size_t runBatchOnModel(const Batch& batch, const std::vector<Set>& sets) {
   TileConfig config{0, 1, 65536, true, true, TESS_NUM_CONTEXTS};
   config.hasMatrixUnit = true;
   TileModel tile(config);
@@ -47,15 +53,43 @@ inline size_t runAmpBatch(const std::vector<AmpOperands>& sets, unsigned b, unsi
   });
 }
 
-/// The sweep: `total` random operand sets in batches, every bank, row and column in turn.
-inline void ampSweep(size_t total, uint64_t seed) {
+/// Runs `sets` through the batch program (AmpBatch) on a model tile and compares each result with
+/// the reference. Returns the mismatches.
+inline size_t runAmpBatch(const std::vector<AmpOperands>& sets, unsigned b, unsigned r, unsigned j,
+                          AmpPrecision p = AmpPrecision::Fp32) {
+  return runBatchOnModel(AmpBatch(static_cast<uint32_t>(sets.size()), b, r, j, p), sets);
+}
+
+/// Runs `sets` through the conversion batch (AmpCvtBatch, generator seeded with `seed`) on a
+/// model tile. Returns the mismatches.
+inline size_t runCvtBatch(const std::vector<AmpCvtOperands>& sets, uint32_t seed) {
+  return runBatchOnModel(AmpCvtBatch(static_cast<uint32_t>(sets.size()), seed), sets);
+}
+
+/// The sweep: `total` random operand sets in batches, every bank, row and column in turn, through
+/// AMP.S (Fp32) or AMP.H (Fp16).
+inline void ampSweep(size_t total, uint64_t seed, AmpPrecision p = AmpPrecision::Fp32) {
   std::mt19937_64 rng(seed);
   constexpr size_t kBatch = 400;
   size_t bad = 0;
   for (size_t done = 0, batch = 0; done < total; done += kBatch, ++batch) {
-    const std::vector<AmpOperands> sets = randomAmpOperands(rng, std::min(kBatch, total - done));
+    const size_t n = std::min(kBatch, total - done);
+    const std::vector<AmpOperands> sets =
+        p == AmpPrecision::Fp16 ? randomAmpHOperands(rng, n) : randomAmpOperands(rng, n);
     bad += runAmpBatch(sets, static_cast<unsigned>(batch % 2), static_cast<unsigned>(batch / 2 % 4),
-                       static_cast<unsigned>(batch / 8 % 4));
+                       static_cast<unsigned>(batch / 8 % 4), p);
+  }
+  EXPECT_EQ(bad, 0u) << "of " << total << " operand sets";
+}
+
+/// The conversions' sweep: `total` random sets in batches of 1,000, each batch seeded anew.
+inline void cvtSweep(size_t total, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  constexpr size_t kBatch = 1000;
+  size_t bad = 0;
+  for (size_t done = 0; done < total; done += kBatch) {
+    const std::vector<AmpCvtOperands> sets = randomCvtOperands(rng, std::min(kBatch, total - done));
+    bad += runCvtBatch(sets, static_cast<uint32_t>(rng()));
   }
   EXPECT_EQ(bad, 0u) << "of " << total << " operand sets";
 }

@@ -57,9 +57,8 @@ TEST(AmpDecode, IllegalForms) {
     illegal(w | 1u << 31);  // bit 31
     illegal(w | 1u << 20);  // rs2
   }
-  illegal(amp(2, a0, a0, 0));                              // AMP.H: phase 2
-  illegal(amp(7, a0, a0, 0));                              // reserved funct3
-  illegal(amp_lw(a0, a0, 0, 0) | 1u << TESS_AMP_COL_LSB);  // j on AMP.LW
+  for (uint32_t cvt = 5; cvt < 8; ++cvt) illegal(amp_cvt(cvt, a0, a1, a2));  // reserved
+  illegal(amp_lw(a0, a0, 0, 0) | 1u << TESS_AMP_COL_LSB);                    // j on AMP.LW
   illegal(amp_s(a0, a0, 0, 0) | 1u << TESS_AMP_CLEAR_BIT);
   illegal(amp_la(a0, a0, 0) | 1u << TESS_AMP_BANK_BIT);
   illegal(amp_sa(a0, a0, 0, 0) | 1u << TESS_AMP_BANK_BIT);
@@ -73,6 +72,58 @@ TEST(AmpDecode, IllegalForms) {
   illegal(amp_s(a0, a0, 0, 0) ^ TESS_AMP_OPCODE ^ TESS_AMP_RESERVED_OPCODE);
 }
 
+// The fp16 step and the conversions (docs/tile.md, "fp16 inputs and conversions").
+const std::vector<uint32_t> kFp16Forms = {amp_h(a0, a0, 1, 3),      amp_cvths(a3, a1, a2),
+                                          amp_cvths_sr(a3, a1, a2), amp_cvtsh_lo(31, a1),
+                                          amp_cvtsh_hi(1, a1),      amp_seed(a1)};
+
+TEST(AmpDecode, Fp16FormsMatchParams) {
+  EXPECT_EQ(amp_h(0, 0, 0, 0) >> 12 & 7u, TESS_AMP_F3_H);
+  EXPECT_EQ(amp_cvths(0, 0, 0) >> 12 & 7u, TESS_AMP_F3_CVT);
+  EXPECT_EQ(amp_cvths_sr(0, 0, 0) >> TESS_AMP_CVT_LSB, TESS_AMP_CVT_HS_SR);
+  EXPECT_EQ(amp_cvtsh_lo(0, 0) >> TESS_AMP_CVT_LSB, TESS_AMP_CVT_SH_LO);
+  EXPECT_EQ(amp_cvtsh_hi(0, 0) >> TESS_AMP_CVT_LSB, TESS_AMP_CVT_SH_HI);
+  EXPECT_EQ(amp_seed(0) >> TESS_AMP_CVT_LSB, TESS_AMP_CVT_SEED);
+  const Op ops[] = {Op::AmpH,       Op::AmpCvtHs,   Op::AmpCvtHsSr,
+                    Op::AmpCvtShLo, Op::AmpCvtShHi, Op::AmpSeed};
+  const Dest dests[] = {Dest::X, Dest::X, Dest::X, Dest::F, Dest::F, Dest::None};
+  for (size_t i = 0; i < kFp16Forms.size(); ++i) {
+    const DecodedInsn d = decodeInsn(kFp16Forms[i], true, true, true);
+    EXPECT_EQ(d.op, ops[i]) << std::hex << kFp16Forms[i];
+    EXPECT_EQ(d.dest, dests[i]) << std::hex << kFp16Forms[i];
+    EXPECT_EQ(decodeInsn(kFp16Forms[i], true, true, false).op, Op::Illegal);
+    EXPECT_EQ(decodeInsn(kFp16Forms[i]).op, Op::Illegal);
+  }
+  const DecodedInsn h = decodeInsn(amp_h(a3, a4, 1, 2), true, true, true);
+  EXPECT_EQ(h.rs1, a4);
+  EXPECT_EQ(h.rm, 2);
+  EXPECT_EQ(h.rs3 & 1, 1);
+  const DecodedInsn c = decodeInsn(amp_cvths(a3, a4, a5), true, true, true);
+  EXPECT_EQ(c.rs1, a4);
+  EXPECT_EQ(c.rs2, a5);
+  EXPECT_EQ(decodeInsn(amp_cvths(zero, a4, a5), true, true, true).dest, Dest::None);
+}
+
+TEST(AmpDecode, Fp16IllegalForms) {
+  auto illegal = [](uint32_t w) {
+    EXPECT_EQ(decodeInsn(w, true, true, true).op, Op::Illegal) << std::hex << w;
+  };
+  for (uint32_t w : kFp16Forms) {
+    illegal(w | 1u << 31);
+    illegal(w | 1u << 28);  // above the conversion field (AMP.H: j)
+  }
+  illegal(amp_h(a0, a0, 0, 0) | 1u << 20);  // rs2
+  illegal(amp_h(a0, a0, 0, 0) | 1u << TESS_AMP_CLEAR_BIT);
+  illegal(amp_cvtsh_lo(1, a0) | 1u << 20);  // rs2 of a widening
+  illegal(amp_cvtsh_hi(1, a0) | 1u << 24);
+  illegal(amp_seed(a0) | 1u << 7);   // rd of AMP.SEED
+  illegal(amp_seed(a0) | 1u << 20);  // rs2 of AMP.SEED
+  // custom-1 stays reserved: every funct3.
+  for (uint32_t f3 = 0; f3 < 8; ++f3) {
+    illegal((amp(f3, a0, a0, 0) & ~0x7fu) | TESS_AMP_RESERVED_OPCODE);
+  }
+}
+
 TEST(AmpModel, RefusesAUnitWithoutFpu) {
   TileConfig config = withUnit();
   config.hasFpu = false;
@@ -84,7 +135,9 @@ TEST(AmpModel, RefusesAUnitWithoutFpu) {
 TEST(AmpModel, AbsentUnitTrapsAsIllegal) {
   TileConfig config = withUnit();
   config.hasMatrixUnit = false;  // the iCE40 tile's case (rtl/params.json ICE40 MATRIX_UNIT = 0)
-  for (uint32_t w : kAllForms) {
+  std::vector<uint32_t> forms = kAllForms;
+  forms.insert(forms.end(), kFp16Forms.begin(), kFp16Forms.end());
+  for (uint32_t w : forms) {
     TileModel tile(config);
     const std::vector<uint32_t> prog = {addi(a0, zero, 0x100), w, kLoadMmioBase, kExit};
     tile.writeMemory(0, std::span(reinterpret_cast<const uint8_t*>(prog.data()), prog.size() * 4));
@@ -124,6 +177,86 @@ TEST(AmpModel, DirectedSpecialValues) {
   for (unsigned b = 0; b < 2; ++b) {
     for (unsigned r = 0; r < 4; ++r) EXPECT_EQ(runAmpBatch(sets, b, r, r), 0u);
   }
+}
+
+// AMP.H's directed special values on every bank and row, against the reference and the values
+// the IEEE rules give.
+TEST(AmpModel, Fp16DirectedSpecialValues) {
+  std::vector<AmpOperands> sets;
+  for (const AmpDirectedCase& c : directedAmpHCases()) {
+    EXPECT_EQ(referenceAmpH(c.o), c.want);
+    sets.push_back(c.o);
+  }
+  for (unsigned b = 0; b < 2; ++b) {
+    for (unsigned r = 0; r < 4; ++r) {
+      EXPECT_EQ(runAmpBatch(sets, b, r, 3 - r, AmpPrecision::Fp16), 0u);
+    }
+  }
+}
+
+// The conversions' directed cases: the reference gives the hand-derived values, the model the
+// reference's, with the generator seeded three ways.
+TEST(AmpModel, ConversionDirectedCases) {
+  for (const tessera::test::CvtCase& c : tessera::test::directedNarrowCases()) {
+    EXPECT_EQ(fp::f32_to_f16(c.in, false, 0), c.want) << std::hex << c.in;
+  }
+  for (const tessera::test::CvtCase& c : tessera::test::directedWidenCases()) {
+    EXPECT_EQ(fp::f16_to_f32(static_cast<uint16_t>(c.in)), c.want) << std::hex << c.in;
+  }
+  const std::vector<AmpCvtOperands> sets = tessera::test::directedCvtOperands();
+  for (uint32_t seed : {0u, 1u, 0xdeadbeefu}) EXPECT_EQ(runCvtBatch(sets, seed), 0u);
+}
+
+// The generator: xorshift32 (13, 17, 5) from the seed, one step per AMP.CVTHS.SR, its new state's
+// low 16 bits for the low half and high 16 for the high half; each context has its own.
+TEST(AmpModel, StochasticRoundingSequence) {
+  // Marsaglia's xorshift32 from state 1: 270369, 67634689, 2647435461.
+  EXPECT_EQ(fp::amp_sr_step(1), 0x00042021u);
+  EXPECT_EQ(fp::amp_sr_step(0x00042021u), 0x04080601u);
+  EXPECT_EQ(fp::amp_sr_step(0x04080601u), 0x9dcca8c5u);
+  UnitHarness h;
+  for (unsigned c = 0; c < TESS_NUM_CONTEXTS; ++c) {
+    EXPECT_EQ(h.tile.srState(c), static_cast<uint32_t>(TESS_AMP_SR_SEED0));
+  }
+  constexpr uint32_t kAlmost = 0x3f801fffu;  // 1 + 2^-10 - 2^-23: F = 0xfff8, up iff u >= 8
+  constexpr uint32_t kHalf = 0x3f801000u;    // 1 + 2^-11: F = 0x8000, up iff u >= 0x8000
+  constexpr uint32_t kTop = 0x477ff000u;     // 65520: F = 0x8000 below ∞
+  std::vector<uint32_t> prog = {addi(a0, zero, 1), amp_seed(a0)};
+  for (uint32_t w : li(a1, kAlmost)) prog.push_back(w);
+  for (uint32_t w : li(a2, kHalf)) prog.push_back(w);
+  for (uint32_t w : li(a3, kTop)) prog.push_back(w);
+  prog.insert(prog.end(),
+              {amp_cvths_sr(a4, a1, a2), amp_cvths_sr(a5, a2, a1), amp_cvths_sr(a6, a2, a3),
+               amp_cvths(a7, a1, a2), amp_seed(zero), kLoadMmioBase, kExit});
+  h.put(0, prog);
+  ASSERT_EQ(h.tile.run(100000), TileState::Halted);
+  // State 0x00042021: u = 0x2021 (low, up), 0x0004 (high, down).
+  EXPECT_EQ(h.tile.xreg(0, a4), 0x3c003c01u);
+  // State 0x04080601: u = 0x0601 for 1 + 2^-11 (down), 0x0408 for kAlmost (up).
+  EXPECT_EQ(h.tile.xreg(0, a5), 0x3c013c00u);
+  // State 0x9dcca8c5: u = 0xa8c5 for 1 + 2^-11 (up), 0x9dcc for 65520 (up: ∞).
+  EXPECT_EQ(h.tile.xreg(0, a6), 0x7c003c01u);
+  // Nearest-even: kAlmost up, the tie 1 + 2^-11 to even (down); the generator does not move.
+  EXPECT_EQ(h.tile.xreg(0, a7), 0x3c003c01u);
+  // AMP.SEED of 0 sets the reset state; the workers' generators were never touched.
+  for (unsigned c = 0; c < TESS_NUM_CONTEXTS; ++c) {
+    EXPECT_EQ(h.tile.srState(c), static_cast<uint32_t>(TESS_AMP_SR_SEED0));
+  }
+}
+
+// Each context steps its own generator: a worker's AMP.CVTHS.SR leaves the supervisor's state.
+TEST(AmpModel, GeneratorsArePerContext) {
+  UnitHarness h;
+  h.put(0x200, {addi(a0, zero, 1), amp_seed(a0), amp_cvths_sr(a1, zero, zero), kLoadMmioBase,
+                sw(zero, t0, static_cast<int32_t>(TESS_MMIO_DONE - TESS_MMIO_BASE))});
+  h.put(0, {kLoadMmioBase, addi(a3, zero, 0x200),
+            sw(a3, t0, static_cast<int32_t>(TESS_MMIO_RUN_BASE - TESS_MMIO_BASE)),
+            sw(zero, t0, static_cast<int32_t>(TESS_MMIO_WAIT - TESS_MMIO_BASE)),
+            amp_cvths_sr(a1, zero, zero), kExit});
+  ASSERT_EQ(h.tile.run(100000), TileState::Halted);
+  EXPECT_EQ(h.tile.srState(1), 0x00042021u);
+  EXPECT_EQ(h.tile.srState(0), fp::amp_sr_step(TESS_AMP_SR_SEED0));
+  EXPECT_EQ(h.tile.xreg(1, a1), 0u);  // ±0 converts to +0 in either mode
 }
 
 // AMP.S accumulates: two steps on the same row without AMP.LA, other rows and the other bank
@@ -185,6 +318,10 @@ TEST(AmpModel, MisalignedAndOutOfSramTrap) {
       {amp_la(a0, a0, 0), TESS_MMIO_BASE, TESS_CAUSE_LOAD_ACCESS},  // never MMIO
       {amp_sa(a0, a0, 0, 1), TESS_MMIO_BASE, TESS_CAUSE_STORE_ACCESS},
       {amp_sa(a0, a0, 0, 1), 65536 - 16 + 16, TESS_CAUSE_STORE_ACCESS},
+      {amp_h(a0, a0, 1, 1), kData + 4, TESS_CAUSE_LOAD_MISALIGNED},
+      {amp_h(a0, a0, 0, 0), TESS_MMIO_BASE + 2, TESS_CAUSE_LOAD_MISALIGNED},  // alignment first
+      {amp_h(a0, a0, 0, 0), 65536, TESS_CAUSE_LOAD_ACCESS},
+      {amp_h(a0, a0, 0, 0), TESS_MMIO_BASE, TESS_CAUSE_LOAD_ACCESS},
   };
   for (const Case& c : cases) {
     UnitHarness h;
@@ -214,8 +351,10 @@ TEST(AmpModel, EveryInstructionTakesOneRound) {
     EXPECT_EQ(h.tile.run(100000), TileState::Halted);
     return h.tile.cycles();
   };
-  const std::vector<uint32_t> unit = {amp_lw(a0, a0, 0, 0), amp_s(a0, a0, 0, 0), amp_la(a0, a0, 1),
-                                      amp_sa(a1, a1, 1, 1), amp_rd(1, 1, 1),     amp_clr()};
+  const std::vector<uint32_t> unit = {
+      amp_lw(a0, a0, 0, 0),     amp_s(a0, a0, 0, 0), amp_la(a0, a0, 1),   amp_sa(a1, a1, 1, 1),
+      amp_rd(1, 1, 1),          amp_clr(),           amp_h(a0, a0, 1, 0), amp_cvths(a2, a0, a1),
+      amp_cvths_sr(a2, a0, a1), amp_cvtsh_lo(2, a1), amp_cvtsh_hi(3, a1), amp_seed(a0)};
   const std::vector<uint32_t> scalar(unit.size(), addi(a2, a2, 1));
   EXPECT_EQ(cycles(unit), cycles(scalar));
   EXPECT_EQ(cycles(unit), 6u * (2 + unit.size() + 1) + 1);
@@ -271,6 +410,14 @@ TEST(AmpModel, StoreFollowsTheFetchRule) {
 
 TEST(AmpSweep, ShortRandomOperandSets) {
   ampSweep(20000, 0x7e55e7aull);
+}
+
+TEST(AmpSweep, ShortRandomFp16OperandSets) {
+  ampSweep(20000, 0x7e55e7bull, AmpPrecision::Fp16);
+}
+
+TEST(AmpSweep, ShortRandomConversionSets) {
+  cvtSweep(20000, 0x7e55e7cull);
 }
 
 }  // namespace

@@ -6,13 +6,16 @@
  * words trap as illegal instructions (sw/tests/traps, trap_amp_absent*_ice40); ChipInfo and the
  * link's INFO say which a device is (hasMatrixUnit).
  *
- * Assembly: AMP_LW(rd, rs1, b, r), AMP_S(rd, rs1, b, r), AMP_LA(rd, rs1, r), AMP_SA(rd, rs1, r, c),
- * AMP_RD(fd, r, j), AMP_CLR expand to `.insn r` directives (rd = rs1 steps a pointer by 16).
+ * Assembly: AMP_LW(rd, rs1, b, r), AMP_S(rd, rs1, b, r), AMP_H(rd, rs1, b, r), AMP_LA(rd, rs1, r),
+ * AMP_SA(rd, rs1, r, c), AMP_RD(fd, r, j), AMP_CLR, and the fp16 conversions AMP_CVTHS(rd, rs1,
+ * rs2), AMP_CVTHS_SR(rd, rs1, rs2), AMP_CVTSH_LO(fd, rs1), AMP_CVTSH_HI(fd, rs1), AMP_SEED(rs1)
+ * expand to `.insn r` directives (rd = rs1 steps a pointer by 16).
  * C: TESSERA_AMP_*(ptr, ...) step `ptr` (an lvalue pointer) by 16 bytes; b, r, j, c must be
- * constants. */
+ * constants. The conversions take and give bit patterns (uint32_t), or a float for CVTSH. */
 /* clang-format off */
-#ifndef TESSERA_AMP_H
-#define TESSERA_AMP_H
+/* Not TESSERA_AMP_H: that is the C macro of AMP.H below. */
+#ifndef TESSERA_AMP_H_INCLUDED
+#define TESSERA_AMP_H_INCLUDED
 
 #include "tessera/chip_params.h"
 
@@ -27,6 +30,8 @@
 #define AMP_LW(rd, rs1, bank, row) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_LW, TESSERA_AMP_FUNCT7(0, 0, bank, row), rd, rs1, x0
 /** AMP.S b, r: acc[r][j] <- fma chain of the 4 floats at rs1 with W[b]; rd <- rs1 + 16. */
 #define AMP_S(rd, rs1, bank, row) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_S, TESSERA_AMP_FUNCT7(0, 0, bank, row), rd, rs1, x0
+/** AMP.H b, r: acc[r][j] <- fma chain of the 8 halves at rs1 with W16[b]; rd <- rs1 + 16. */
+#define AMP_H(rd, rs1, bank, row) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_H, TESSERA_AMP_FUNCT7(0, 0, bank, row), rd, rs1, x0
 /** AMP.LA r: acc[r][0..3] <- 16 bytes at rs1; rd <- rs1 + 16. */
 #define AMP_LA(rd, rs1, row) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_LA, TESSERA_AMP_FUNCT7(0, 0, 0, row), rd, rs1, x0
 /** AMP.SA r, c: 16 bytes at rs1 <- acc[r][0..3], cleared if c; rd <- rs1 + 16. */
@@ -35,6 +40,16 @@
 #define AMP_RD(fd, row, col) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_RD, TESSERA_AMP_FUNCT7(0, col, 0, row), fd, x0, x0
 /** AMP.CLR: every accumulator of the context <- +0. */
 #define AMP_CLR .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CLR, 0, x0, x0, x0
+/** AMP.CVTHS: rd <- {h(rs2), h(rs1)}, binary32 bits to binary16, nearest-even. */
+#define AMP_CVTHS(rd, rs1, rs2) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_HS, rd, rs1, rs2
+/** AMP.CVTHS.SR: as AMP_CVTHS with stochastic rounding (steps the context's generator). */
+#define AMP_CVTHS_SR(rd, rs1, rs2) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_HS_SR, rd, rs1, rs2
+/** AMP.CVTSH.LO: fd <- binary32 of the low half of rs1. */
+#define AMP_CVTSH_LO(fd, rs1) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_SH_LO, fd, rs1, x0
+/** AMP.CVTSH.HI: fd <- binary32 of the high half of rs1. */
+#define AMP_CVTSH_HI(fd, rs1) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_SH_HI, fd, rs1, x0
+/** AMP.SEED: the context's generator <- rs1 (AMP_SR_SEED0 if 0). */
+#define AMP_SEED(rs1) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_SEED, x0, rs1, x0
 
 #else
 
@@ -49,6 +64,8 @@
 #define TESSERA_AMP_LW(ptr, b, r) TESSERA_AMP_PTR_(TESS_AMP_F3_LW, TESSERA_AMP_FUNCT7(0, 0, b, r), ptr)
 /** AMP.S b, r with the 4 floats at ptr; ptr += 16 bytes. */
 #define TESSERA_AMP_S(ptr, b, r) TESSERA_AMP_PTR_(TESS_AMP_F3_S, TESSERA_AMP_FUNCT7(0, 0, b, r), ptr)
+/** AMP.H b, r with the 8 halves at ptr; ptr += 16 bytes. */
+#define TESSERA_AMP_H(ptr, b, r) TESSERA_AMP_PTR_(TESS_AMP_F3_H, TESSERA_AMP_FUNCT7(0, 0, b, r), ptr)
 /** AMP.LA r from ptr; ptr += 16 bytes. */
 #define TESSERA_AMP_LA(ptr, r) TESSERA_AMP_PTR_(TESS_AMP_F3_LA, TESSERA_AMP_FUNCT7(0, 0, 0, r), ptr)
 /** AMP.SA r, c to ptr; ptr += 16 bytes. */
@@ -64,6 +81,32 @@
   __asm__ volatile(".insn r %[op], %[f3], 0, x0, x0, x0"                                    \
                    :                                                                        \
                    : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(TESS_AMP_F3_CLR))
+/* A pack: out (uint32_t lvalue) <- {h(b), h(a)} from the binary32 bit patterns a and b. */
+#define TESSERA_AMP_PACK_(cvt, out, a, b)                                                    \
+  __asm__ volatile(".insn r %[op], %[f3], %[f7], %[rd], %[ra], %[rb]"                       \
+                   : [rd] "=r"(out)                                                         \
+                   : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(TESS_AMP_F3_CVT), [f7] "i"(cvt),   \
+                     [ra] "r"(a), [rb] "r"(b))
+/** AMP.CVTHS: out <- two halves, nearest-even, from the float bit patterns a (low) and b. */
+#define TESSERA_AMP_CVTHS(out, a, b) TESSERA_AMP_PACK_(TESS_AMP_CVT_HS, out, a, b)
+/** AMP.CVTHS.SR: as TESSERA_AMP_CVTHS, stochastic rounding. */
+#define TESSERA_AMP_CVTHS_SR(out, a, b) TESSERA_AMP_PACK_(TESS_AMP_CVT_HS_SR, out, a, b)
+/* A widening: out (float lvalue) <- the half of the uint32_t h that cvt names. */
+#define TESSERA_AMP_WIDEN_(cvt, out, h)                                                      \
+  __asm__ volatile(".insn r %[op], %[f3], %[f7], %[fd], %[rh], x0"                          \
+                   : [fd] "=f"(out)                                                         \
+                   : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(TESS_AMP_F3_CVT), [f7] "i"(cvt),   \
+                     [rh] "r"(h))
+/** AMP.CVTSH.LO: out <- the binary32 of h's low half. */
+#define TESSERA_AMP_CVTSH_LO(out, h) TESSERA_AMP_WIDEN_(TESS_AMP_CVT_SH_LO, out, h)
+/** AMP.CVTSH.HI: out <- the binary32 of h's high half. */
+#define TESSERA_AMP_CVTSH_HI(out, h) TESSERA_AMP_WIDEN_(TESS_AMP_CVT_SH_HI, out, h)
+/** AMP.SEED: the context's generator <- seed (a uint32_t; AMP_SR_SEED0 if 0). */
+#define TESSERA_AMP_SEED(seed)                                                               \
+  __asm__ volatile(".insn r %[op], %[f3], %[f7], x0, %[rs], x0"                             \
+                   :                                                                        \
+                   : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(TESS_AMP_F3_CVT),                  \
+                     [f7] "i"(TESS_AMP_CVT_SEED), [rs] "r"(seed))
 
 #endif
 

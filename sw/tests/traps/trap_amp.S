@@ -1,7 +1,8 @@
 /* The matrix unit's traps on a tile with the unit (docs/tile.md, "Matrix unit", "Exceptions"),
  * in the usual order: an illegal word (cause 2, value = the bits), then an address not 16-byte
- * aligned (cause 4 for AMP.LW/AMP.S/AMP.LA, 6 for AMP.SA), then 16 bytes not wholly inside SRAM,
- * the MMIO page included (cause 5 / 7); value = the address. TRAP_AMP_KIND (0..9) picks one. */
+ * aligned (cause 4 for AMP.LW/AMP.S/AMP.H/AMP.LA, 6 for AMP.SA), then 16 bytes not wholly inside
+ * SRAM, the MMIO page included (cause 5 / 7); value = the address. TRAP_AMP_KIND (0..13) picks
+ * one. */
 /* clang-format off */
 #include "trap_test.h"
 #include "tessera/amp.h"
@@ -47,11 +48,11 @@
 #define TRAP_CAUSE TESS_CAUSE_LOAD_MISALIGNED
 #define TRAP_VALUE ADDR
 #elif TRAP_AMP_KIND == 6
-/* AMP.H (fp16 inputs, phase 2): illegal, before its misaligned address. */
+/* AMP.H (fp16 inputs) 4 bytes past a boundary: load misaligned. */
 #define ADDR 0x104
-#define TRAP_INSN .insn r TESS_AMP_OPCODE, TESS_AMP_F3_H, 0, a0, a0, x0
-#define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN
-#define TRAP_VALUE AMP_WORD(TESS_AMP_F3_H, 0, A0, A0)
+#define TRAP_INSN AMP_H(a0, a0, 1, 2)
+#define TRAP_CAUSE TESS_CAUSE_LOAD_MISALIGNED
+#define TRAP_VALUE ADDR
 #elif TRAP_AMP_KIND == 7
 /* AMP.LW with the clear bit, which only AMP.SA has: illegal. */
 #define ADDR 0x100
@@ -64,8 +65,32 @@
 #define TRAP_INSN .insn r TESS_AMP_OPCODE, TESS_AMP_F3_RD, 0, f1, a0, x0
 #define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN
 #define TRAP_VALUE AMP_WORD(TESS_AMP_F3_RD, 0, 1, A0)
+#elif TRAP_AMP_KIND == 10
+/* AMP.H of the 16 bytes just past the end of SRAM: load access fault. */
+#define ADDR TESS_TILE_MEM_BYTES
+#define TRAP_INSN AMP_H(a0, a0, 0, 3)
+#define TRAP_CAUSE TESS_CAUSE_LOAD_ACCESS
+#define TRAP_VALUE ADDR
+#elif TRAP_AMP_KIND == 11
+/* AMP.H from the MMIO page: load access fault. */
+#define ADDR TESS_MMIO_BASE
+#define TRAP_INSN AMP_H(x0, a0, 1, 0)
+#define TRAP_CAUSE TESS_CAUSE_LOAD_ACCESS
+#define TRAP_VALUE ADDR
+#elif TRAP_AMP_KIND == 12
+/* A reserved conversion (funct3 111, cvt 101): illegal. */
+#define ADDR 0x100
+#define TRAP_INSN .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, 5, a0, a0, a0
+#define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN
+#define TRAP_VALUE (AMP_WORD(TESS_AMP_F3_CVT, 5, A0, A0) | A0 << 20)
+#elif TRAP_AMP_KIND == 13
+/* AMP.SEED with rd != 0: illegal. */
+#define ADDR 0x100
+#define TRAP_INSN .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_SEED, a0, a0, x0
+#define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN
+#define TRAP_VALUE AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_SEED, A0, A0)
 #else
-/* A custom-1 word: reserved (phase 2's conversions), illegal with the unit too. */
+/* A custom-1 word: reserved, illegal with the unit too. */
 #define ADDR 0x100
 #define TRAP_INSN .insn r TESS_AMP_RESERVED_OPCODE, 0, 0, x0, x0, x0
 #define TRAP_CAUSE TESS_CAUSE_ILLEGAL_INSN

@@ -1,7 +1,7 @@
 /* Illegal instruction: the matrix unit's words (docs/tile.md, "Matrix unit"), written with the
  * tessera/amp.h macros, on a tile without the unit (the iCE40 configuration, MATRIX_UNIT = 0)
- * trap with cause 2 and value = the instruction bits. TRAP_AMP_FORM (0..6) picks the instruction;
- * 6 is a custom-1 word, reserved on every tile. */
+ * trap with cause 2 and value = the instruction bits. TRAP_AMP_FORM (0..12) picks the instruction;
+ * 6 is a custom-1 word, reserved on every tile; 7..12 are AMP.H and the fp16 conversions. */
 /* clang-format off */
 #include "trap_test.h"
 #include "tessera/amp.h"
@@ -30,6 +30,24 @@
 #elif TRAP_AMP_FORM == 5
 #define TRAP_INSN AMP_CLR
 #define TRAP_WORD AMP_WORD(TESS_AMP_F3_CLR, 0, 0, 0)
+#elif TRAP_AMP_FORM == 7
+#define TRAP_INSN AMP_H(a0, a0, 1, 1)
+#define TRAP_WORD AMP_WORD(TESS_AMP_F3_H, TESSERA_AMP_FUNCT7(0, 0, 1, 1), A0, A0)
+#elif TRAP_AMP_FORM == 8
+#define TRAP_INSN AMP_CVTHS(a0, a0, a1)
+#define TRAP_WORD (AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_HS, A0, A0) | A1 << 20)
+#elif TRAP_AMP_FORM == 9
+#define TRAP_INSN AMP_CVTHS_SR(a1, a0, a1)
+#define TRAP_WORD (AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_HS_SR, A1, A0) | A1 << 20)
+#elif TRAP_AMP_FORM == 10
+#define TRAP_INSN AMP_CVTSH_LO(f1, a0)
+#define TRAP_WORD AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_SH_LO, F1, A0)
+#elif TRAP_AMP_FORM == 11
+#define TRAP_INSN AMP_CVTSH_HI(f1, a1)
+#define TRAP_WORD AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_SH_HI, F1, A1)
+#elif TRAP_AMP_FORM == 12
+#define TRAP_INSN AMP_SEED(a0)
+#define TRAP_WORD AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_SEED, 0, A0)
 #else
 #define TRAP_INSN .insn r TESS_AMP_RESERVED_OPCODE, 0, 0, x0, x0, x0
 #define TRAP_WORD TESS_AMP_RESERVED_OPCODE
