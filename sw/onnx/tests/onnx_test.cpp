@@ -531,3 +531,43 @@ TEST(OnnxModel, OpsetsOutsideTheRangeAndUnsupportedAttributesNameTheOpset) {
   }
   std::filesystem::remove(path);
 }
+
+// Before opset 10 MaxPool and AveragePool have no ceil_mode: PyTorch exports ceil_mode=True as
+// more padding at the end than at the beginning. x [N, 1, 5, 7], kernel 2x3, stride 2, pads
+// [0, 1, 1, 2] (floor over them: 3 x 4 windows, as ceil mode over [0, 1]): each window's maximum
+// over the input elements it covers.
+TEST(OnnxOpsetPools, EndPaddingIsCeilModeAtOpset9) {
+  ::onnx::ModelProto m = modelAt(9);
+  auto* g = m.mutable_graph();
+  io(g->add_input(), "x", {0, 1, 5, 7}, true);
+  io(g->add_output(), "y", {0, 1, 3, 4}, true);
+  auto* n = addNode(g, "MaxPool", {"x"}, {"y"}, "pool");
+  addInts(n, "kernel_shape", {2, 3});
+  addInts(n, "strides", {2, 2});
+  addInts(n, "pads", {0, 1, 1, 2});
+  const std::string path = save(m, "ceilpool.onnx");
+  tx::NpyArray x;
+  x.shape = {3, 1, 5, 7};
+  for (size_t i = 0; i < 105; ++i) x.data.push_back(static_cast<float>((i * 37) % 23) - 11.0f);
+  tx::InferOptions o;
+  o.tiles = 4;
+  o.batch = 2;
+  const tx::NpyArray y = tx::infer(path, x, o);
+  ASSERT_EQ(y.shape, (std::vector<size_t>{3, 1, 3, 4}));
+  for (size_t b = 0; b < 3; ++b) {
+    for (size_t oy = 0; oy < 3; ++oy) {
+      for (size_t ox = 0; ox < 4; ++ox) {
+        float mx = -INFINITY;
+        for (long ky = 0; ky < 2; ++ky) {
+          for (long kx = 0; kx < 3; ++kx) {
+            const long iy = static_cast<long>(oy) * 2 + ky, ix = static_cast<long>(ox) * 2 - 1 + kx;
+            if (iy >= 0 && iy < 5 && ix >= 0 && ix < 7)
+              mx = std::max(mx, x.data[b * 35 + static_cast<size_t>(iy * 7 + ix)]);
+          }
+        }
+        EXPECT_EQ(y.data[(b * 3 + oy) * 4 + ox], mx) << b << "," << oy << "," << ox;
+      }
+    }
+  }
+  std::filesystem::remove(path);
+}
