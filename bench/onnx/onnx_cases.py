@@ -137,7 +137,13 @@ def _cases():
         # padding="same" is not here: PyTorch 1.13 cannot export it (aten::_convolution_mode).
         C("conv_nobias", seq(lambda: [nn.Conv2d(3, 4, 3, bias=False), nn.ReLU()]), (3, 6, 6)),
         C("conv_reflect", seq(lambda: [nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect")]),
-          (2, 6, 6), error=["Pad", "mode", "reflect"]),
+          (2, 6, 6), sample=11),
+        C("conv_replicate", seq(lambda: [nn.Conv2d(2, 3, 3, padding=(2, 1),
+                                                   padding_mode="replicate")]), (2, 5, 6)),
+        C("reflection_pad2d", seq(lambda: [nn.ReflectionPad2d((2, 1, 1, 3))]), (2, 5, 4)),
+        C("replication_pad2d", seq(lambda: [nn.ReplicationPad2d((1, 3, 2, 0))]), (2, 3, 4)),
+        C("reflection_pad1d", seq(lambda: [nn.ReflectionPad1d((3, 1))]), (3, 6), sample=9),
+        C("replication_pad1d", seq(lambda: [nn.ReplicationPad1d((0, 2))]), (3, 5)),
         C("conv1d", seq(lambda: [nn.Conv1d(3, 4, 3, padding=1)]), (3, 10), **s),
         C("conv1d_s2_dil_groups", seq(lambda: [nn.Conv1d(4, 6, 3, stride=2, dilation=2, groups=2,
                                                          padding=2), nn.BatchNorm1d(6)]), (4, 13),
@@ -243,6 +249,10 @@ def _cases():
         image_case("t_clip", lambda: nn.Sequential(
             nn.Linear(784, 16), nn.ReLU6(), nn.Linear(16, 16), nn.Hardtanh(-0.5, 0.5),
             nn.Linear(16, 10)), flat=True, **s),
+        image_case("t_reflect", lambda: Image(nn.Sequential(
+            nn.ReflectionPad2d(1), nn.Conv2d(1, 4, 3, stride=2), nn.ReLU(),
+            nn.Conv2d(4, 4, 3, padding=2, padding_mode="replicate"), nn.Tanh()), 4 * 16 * 16),
+            **s),
         image_case("t_bn", lambda: Image(nn.Sequential(
             nn.Conv2d(1, 4, 3, stride=2), nn.BatchNorm2d(4), nn.ReLU(),
             nn.AdaptiveAvgPool2d(1)), 4)),
