@@ -16,7 +16,8 @@
   compare.py dropout TOOL DIR
       an MLP with nn.Dropout exported in training mode trains (its Dropout nodes drop under the
       run's device seed): 4 steps whose losses differ from the same model exported in evaluation
-      mode, the same on a second run; infer refuses the training-mode file.
+      mode, the same on a second run; infer refuses the training-mode file. Exported at opset 11
+      (no training_mode), its Dropout nodes drop in training and are the identity in inference.
   compare.py cases TOOL DIR [--sample] [--only REGEX] [--train-steps S] [--table FILE]
       the generated models of onnx_cases.py (convolutions, pooling, norms, activations, views,
       arithmetic, embeddings, attention, static and dynamic batch, opsets 9, 11, 12, 13 and 17):
@@ -244,12 +245,14 @@ def cmd_dropout(a):
                                  torch.nn.Dropout(0.5), torch.nn.Linear(32, 10))
     example = torch.zeros(16, 784)
     files = {}
-    for mode in ("training", "eval"):
+    # "training11": before opset 12 Dropout has no training_mode and runs as the run says.
+    for mode, opset in (("training", 17), ("eval", 17), ("training11", 11)):
         files[mode] = os.path.join(a.dir, f"dropout-{mode}.onnx")
-        module.train(mode == "training")
-        torch.onnx.export(module, example, files[mode], opset_version=17, do_constant_folding=False,
-                          training=(torch.onnx.TrainingMode.TRAINING if mode == "training"
-                                    else torch.onnx.TrainingMode.EVAL))
+        module.train(mode != "eval")
+        torch.onnx.export(module, example, files[mode], opset_version=opset,
+                          do_constant_folding=False,
+                          training=(torch.onnx.TrainingMode.EVAL if mode == "eval"
+                                    else torch.onnx.TrainingMode.TRAINING))
 
     def train(mode, tag):
         logdir = os.path.join(a.dir, f"dropout-{tag}")
@@ -272,7 +275,25 @@ def cmd_dropout(a):
              os.path.join(a.dir, "dropout-y.npy")])
     check(r.returncode == 1 and "drops at random in inference" in r.stderr,
           f"infer of the training-mode file: {r.returncode} {r.stderr.strip()}")
-    print(json.dumps({"losses_with_dropout": with_dropout, "losses_without": without}), flush=True)
+    # Opset 11: the Dropout nodes drop in training, and are the identity in inference.
+    import onnx
+    check(any(n.op_type == "Dropout" for n in onnx.load(files["training11"]).graph.node),
+          "the opset-11 training-mode export has no Dropout node")
+    old_opset = train("training11", "d")
+    # The same nodes in file order and the same run seed: the same masks as at opset 17.
+    check(old_opset == with_dropout,
+          f"opset 11 and opset 17 training-mode exports train differently: {old_opset} "
+          f"against {with_dropout}")
+    np.save(x, np.random.default_rng(5).standard_normal((16, 784), dtype=np.float32))
+    ys = {}
+    for mode in ("training11", "eval"):
+        ys[mode] = os.path.join(a.dir, f"dropout-y-{mode}.npy")
+        r = run([a.tool, "infer", files[mode], "--input", x, "--output", ys[mode], "--tiles", "4"])
+        check(r.returncode == 0, f"infer of {mode}: {r.stderr.strip()}")
+    check(np.array_equal(np.load(ys["training11"]), np.load(ys["eval"])),
+          "opset 11: inference with the Dropout nodes differs from the evaluation-mode export")
+    print(json.dumps({"losses_with_dropout": with_dropout, "losses_without": without,
+                      "losses_opset11": old_opset}), flush=True)
 
 
 def case_module(case):
