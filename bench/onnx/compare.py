@@ -20,7 +20,7 @@
       (no training_mode), its Dropout nodes drop in training and are the identity in inference.
   compare.py cases TOOL DIR [--sample] [--only REGEX] [--train-steps S] [--table FILE]
       the generated models of onnx_cases.py (convolutions, pooling, norms, activations, views,
-      arithmetic, embeddings, attention, static and dynamic batch, opsets 9, 11, 12, 13 and 17):
+      arithmetic, embeddings, attention, static and dynamic batch, opsets 9 to 13 and 17):
       tessera-onnx infer against PyTorch within 1e-4 (or the error a refused attribute must
       raise, naming the node, op type, attribute and opset), and the image models trained for S
       steps as `train` does; --sample runs the short list of the regular test run.
