@@ -14,6 +14,7 @@
 #include "tessera/autodiff.hpp"
 #include "tessera/error.hpp"
 #include "tessera/optimizers.hpp"
+#include "tessera/pad.hpp"
 
 namespace tessera::autodiff {
 
@@ -637,23 +638,32 @@ void concatBackward(BackwardContext& ctx) {
   }
 }
 
-// ---- Pad (ONNX, mode "constant"): pads [begin of every dimension..., end of every dimension...]
-// (the importer folds the pads input into this attribute), constant_value (default 0), optional
-// axes (the dimensions pads refer to; default all). Forward: a new tensor (mapped linearly) filled
-// with the value, x copied into its interior. Backward: the interior of g (a view). Negative pads
-// (cropping) and the modes reflect, edge and wrap are refused naming the attribute.
+// ---- Pad (ONNX): pads [begin of every dimension..., end of every dimension...] (the importer
+// folds the pads input into this attribute), mode ("constant", "reflect" or "edge"),
+// constant_value (default 0), optional axes (the dimensions pads refer to; default all). Forward:
+// ops::pad (tessera/pad.hpp): a new tensor mapped linearly, x copied into its interior and the
+// border filled with the value or copied from x. Backward: ops::padGrad, the interior of g (a
+// view) for constant, the border's gradient added into the elements it copies for the others.
+// Negative pads (cropping) and the mode wrap are refused naming the attribute.
 
 struct Padding {
   std::vector<size_t> begin, end;
+  ops::PadMode mode = ops::PadMode::Constant;
 };
 
 Padding padding(const OpNode& n, const Tensor& x) {
+  Padding p;
   auto it = n.attributes.find("mode");
   if (it != n.attributes.end()) {
     const std::string* mode = std::get_if<std::string>(&it->second);
-    if (!mode || *mode != "constant") {
-      throw Error(fmt::format("{} ({}): mode \"{}\" is not supported (only \"constant\")", n.name,
-                              n.type, mode ? *mode : "?"));
+    if (mode && *mode == "reflect") {
+      p.mode = ops::PadMode::Reflect;
+    } else if (mode && *mode == "edge") {
+      p.mode = ops::PadMode::Edge;
+    } else if (!mode || *mode != "constant") {
+      throw Error(fmt::format(
+          "{} ({}): mode \"{}\" is not supported (only \"constant\", \"reflect\" and \"edge\")",
+          n.name, n.type, mode ? *mode : "?"));
     }
   }
   const std::vector<int64_t> pads = n.intsAttr("pads");
@@ -668,7 +678,6 @@ Padding padding(const OpNode& n, const Tensor& x) {
         "\"{}\" {}",
         n.name, n.type, fmt::join(pads, ","), axes.size(), x.debugName(), x.shapeString()));
   }
-  Padding p;
   p.begin.assign(x.rank(), 0);
   p.end.assign(x.rank(), 0);
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -688,39 +697,26 @@ Padding padding(const OpNode& n, const Tensor& x) {
   return p;
 }
 
-// The part of t (of the padded shape) where x lies.
-Tensor interior(const Tensor& t, const Padding& p, const std::vector<size_t>& shape) {
-  Tensor v = t;
-  for (size_t d = 0; d < shape.size(); ++d) v = v.slice(p.begin[d], p.begin[d] + shape[d], d);
-  return v;
-}
-
 std::vector<Tensor> padForward(ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 1);
   const Tensor& x = ctx.inputs[0];
   expectFloat(n, x, 0);
   const Padding p = padding(n, x);
-  std::vector<size_t> shape = x.shape();
-  bool none = true;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    shape[d] += p.begin[d] + p.end[d];
-    none = none && p.begin[d] == 0 && p.end[d] == 0;
-  }
-  if (none) return {x};
-  const Tensor out = ops::createLinear(ctx.graph, ElemType::Float32, shape, n.name);
-  ops::fill(ctx.graph, out, static_cast<float>(n.floatAttr("constant_value", 0.0)), ctx.prog,
-            n.name + "/fill");
-  ctx.prog.add(Copy(x, interior(out, p, x.shape()), n.name + "/copy"));
-  return {out};
+  return {ops::pad(ctx.graph, x, p.begin, p.end, p.mode,
+                   static_cast<float>(n.floatAttr("constant_value", 0.0)), ctx.prog, n.name)};
 }
 
 void padBackward(BackwardContext& ctx) {
   const Gradient& g = ctx.gradOutput(0);
   const std::vector<size_t>& shape = ctx.inputs[0].shape();
-  ctx.setGrad(0, g.isConstant()
-                     ? Gradient::uniform(g.constant, shape)
-                     : Gradient::of(interior(g.tensor, padding(ctx.node, ctx.inputs[0]), shape)));
+  const Padding p = padding(ctx.node, ctx.inputs[0]);
+  if (g.isConstant() && p.mode == ops::PadMode::Constant) {
+    ctx.setGrad(0, Gradient::uniform(g.constant, shape));
+    return;
+  }
+  ctx.setGrad(0, Gradient::of(ops::padGrad(ctx.graph, ctx.gradOutputTensor(0), p.begin, p.end,
+                                           p.mode, ctx.prog, ctx.stepName("x"))));
 }
 
 }  // namespace

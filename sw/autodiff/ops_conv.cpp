@@ -153,7 +153,32 @@ void convBackward(BackwardContext& ctx) {
 // forward's input); AveragePool adds g / (the window's divisor) into every element of the window,
 // from +0 in output order (ops::avgPool2dBackward).
 
-ops::Pool2dParams poolParams(const OpNode& n) {
+// Asymmetric pads [top, left, bottom, right] that pad the end by more than the beginning, as
+// ceil mode written without ceil_mode (opsets before 10 have none: PyTorch exports ceil_mode=True
+// so). Where no divisor counts padding (MaxPool, or AveragePool with count_include_pad 0) and
+// floor mode over those pads gives as many windows per axis as ceil mode over the begin pads, the
+// windows are the same and hold the same input elements: it is ceil mode, which p becomes.
+bool endPadsAreCeilMode(const OpNode& n, const std::vector<size_t>& in, ops::Pool2dParams& p) {
+  const std::vector<int64_t> v = n.intsAttr("pads");
+  if (v.size() != 4 || in.size() != 4 || p.ceilMode || (p.countIncludePad && n.type != "MaxPool"))
+    return false;
+  if (v[0] < 0 || v[1] < 0 || v[2] < v[0] || v[3] < v[1] || (v[0] == v[2] && v[1] == v[3]))
+    return false;
+  ops::Pool2dParams ceil = p;
+  ceil.padding = {static_cast<size_t>(v[0]), static_cast<size_t>(v[1])};
+  ceil.ceilMode = true;
+  if (ceil.padding[0] * 2 > ceil.kernel[0] || ceil.padding[1] * 2 > ceil.kernel[1]) return false;
+  const std::vector<size_t> out = ops::pool2dOutputShape(in, ceil, n.name);
+  for (size_t a = 0; a < 2; ++a) {
+    const int64_t span = static_cast<int64_t>(in[2 + a]) + v[a] + v[a + 2];
+    const int64_t k = static_cast<int64_t>(p.kernel[a]), s = static_cast<int64_t>(p.stride[a]);
+    if (span < k || (span - k) / s + 1 != static_cast<int64_t>(out[2 + a])) return false;
+  }
+  p = ceil;
+  return true;
+}
+
+ops::Pool2dParams poolParams(const OpNode& n, const std::vector<size_t>& in) {
   expectExplicitPads(n);
   const std::vector<int64_t> k = n.intsAttr("kernel_shape");
   if (k.size() != 2)
@@ -161,10 +186,10 @@ ops::Pool2dParams poolParams(const OpNode& n) {
   ops::Pool2dParams p;
   p.kernel = pairAttr(n, "kernel_shape", {0, 0}, 1);
   p.stride = pairAttr(n, "strides", {1, 1}, 1);
-  p.padding = padsAttr(n);
   p.ceilMode = n.intAttr("ceil_mode", 0) != 0;
   // ONNX's default count_include_pad is 0, PyTorch's 1; the exporter always writes it.
   p.countIncludePad = n.type == "MaxPool" || n.intAttr("count_include_pad", 0) != 0;
+  if (!endPadsAreCeilMode(n, in, p)) p.padding = padsAttr(n);
   if (pairAttr(n, "dilations", {1, 1}, 1) != std::array<size_t, 2>{1, 1}) {
     throw Error(fmt::format("{} ({}): dilations [{}]: dilated pooling is not supported", n.name,
                             n.type, fmt::join(n.intsAttr("dilations"), ",")));
@@ -177,7 +202,7 @@ std::vector<Tensor> poolForward(ForwardContext& ctx) {
   expectInputs(n, ctx.inputs, 1);
   const Tensor& x = ctx.inputs[0];
   expect4d(n, x, 0, "N, C, H, W");
-  const ops::Pool2dParams p = poolParams(n);
+  const ops::Pool2dParams p = poolParams(n, x.shape());
   ops::pool2dOutputShape(x.shape(), p,
                          fmt::format("{} ({}) of \"{}\"", n.name, n.type, x.debugName()));
   return {n.type == "MaxPool" ? ops::maxPool2d(ctx.graph, x, ctx.prog, n.name, p)
@@ -187,13 +212,15 @@ std::vector<Tensor> poolForward(ForwardContext& ctx) {
 void maxPoolBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(0, Gradient::of(ops::maxPool2dBackward(ctx.graph, ctx.inputs[0], g, ctx.prog,
-                                                     ctx.stepName("x"), poolParams(ctx.node))));
+                                                     ctx.stepName("x"),
+                                                     poolParams(ctx.node, ctx.inputs[0].shape()))));
 }
 
 void avgPoolBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(0, Gradient::of(ops::avgPool2dBackward(ctx.graph, g, ctx.inputs[0].shape(), ctx.prog,
-                                                     ctx.stepName("x"), poolParams(ctx.node))));
+                                                     ctx.stepName("x"),
+                                                     poolParams(ctx.node, ctx.inputs[0].shape()))));
 }
 
 // ---- Flatten (ONNX): x to [product of dimensions before axis, product of the rest]; a view, as

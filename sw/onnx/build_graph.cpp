@@ -23,6 +23,13 @@ namespace ad = autodiff;
 
 namespace {
 
+int64_t intAttrOf(const ::onnx::NodeProto& n, const std::string& key, int64_t fallback) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == key) return a.i();
+  }
+  return fallback;
+}
+
 // What an ONNX value name stands for while the graph is built.
 struct Slot {
   std::optional<HostTensor> host;
@@ -146,9 +153,99 @@ class Builder {
     }
   }
 
-  void node(const ::onnx::NodeProto& n, size_t index) {
+  // A host constant of an attribute's value (ints: a 1-D int64 tensor; float: a scalar).
+  static HostTensor attributeTensor(const ::onnx::AttributeProto& a) {
+    HostTensor t;
+    if (a.type() == ::onnx::AttributeProto::INTS) {
+      t.i.assign(a.ints().begin(), a.ints().end());
+      t.shape = {static_cast<int64_t>(t.i.size())};
+    } else if (a.type() == ::onnx::AttributeProto::FLOAT) {
+      t.isFloat = true;
+      t.f = {static_cast<double>(a.f())};
+    } else {
+      throw Error(fmt::format("attribute \"{}\" has type {} (ints or float expected)", a.name(),
+                              ::onnx::AttributeProto::AttributeType_Name(a.type())));
+    }
+    return t;
+  }
+
+  // The node in its opset-13 form. Before opset 13 Squeeze, Unsqueeze, ReduceSum (axes) and
+  // Split (split) take as attributes what opset 13 takes as inputs; so do Pad (pads, value) and
+  // Clip (min, max) before 11, Dropout (ratio) before 12 and Slice (starts, ends, axes) before 10.
+  // Each such attribute becomes the input at its opset-13 position, a host constant under a name
+  // no value of the file has; everything else about these operators is the same in the opsets
+  // read (docs/onnx.md, "Opsets"). Softmax and LogSoftmax, whose meaning changed, are
+  // legacySoftmax's.
+  ::onnx::NodeProto currentForm(const ::onnx::NodeProto& n, const std::string& own) {
     const std::string& op = n.op_type();
-    const std::string own = nodeName(n, index);
+    std::vector<std::pair<std::string, int>> moved;  // attribute -> input position
+    if (m_.opset < 13 && (op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum"))
+      moved = {{"axes", 1}};
+    else if (m_.opset < 13 && op == "Split")
+      moved = {{"split", 1}};
+    else if (m_.opset < 11 && op == "Pad")
+      moved = {{"pads", 1}, {"value", 2}};
+    else if (m_.opset < 11 && op == "Clip")
+      moved = {{"min", 1}, {"max", 2}};
+    else if (m_.opset < 12 && op == "Dropout")
+      moved = {{"ratio", 1}};
+    else if (m_.opset < 10 && op == "Slice")
+      moved = {{"starts", 1}, {"ends", 2}, {"axes", 3}};
+    if (moved.empty()) return n;
+    ::onnx::NodeProto out = n;
+    out.clear_attribute();
+    std::vector<std::string> inputs(n.input().begin(), n.input().end());
+    for (const auto& a : n.attribute()) {
+      const auto it = std::find_if(moved.begin(), moved.end(),
+                                   [&](const auto& m) { return m.first == a.name(); });
+      if (it == moved.end()) {
+        *out.add_attribute() = a;
+        continue;
+      }
+      std::string name = fmt::format("{}:{}@opset{}", own, a.name(), m_.opset);
+      while (slots_.count(name)) name += "'";
+      slots_[name].host = attributeTensor(a);
+      const size_t at = static_cast<size_t>(it->second);
+      if (inputs.size() <= at) inputs.resize(at + 1);
+      if (!inputs[at].empty())
+        throw Error(fmt::format("both attribute \"{}\" and input {} are given", a.name(), at));
+      inputs[at] = name;
+    }
+    out.clear_input();
+    for (const std::string& s : inputs) out.add_input(s);
+    return out;
+  }
+
+  // Softmax and LogSoftmax before opset 13: the input coerced to 2-D at axis (default 1), [d0 x
+  // ... x d(axis-1), d(axis) x ... x d(r-1)], normalised over the second dimension, then given
+  // its shape back. With axis the last this is opset 13's op; otherwise two views around it.
+  void legacySoftmax(const ::onnx::NodeProto& n, const std::string& name) {
+    const ad::Value x = device(n.input(0), name);
+    const std::vector<size_t> shape = x.tensor().shape();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t axis = intAttrOf(n, "axis", 1);
+    if (axis < -rank || axis >= rank)
+      throw Error(fmt::format("axis {} out of range for rank {}", axis, rank));
+    if (axis < 0) axis += rank;
+    if (axis == rank - 1) {
+      slots_[n.output(0)].value = tape_.apply1(n.op_type(), {x}, {{"axis", int64_t{-1}}}, name);
+      return;
+    }
+    int64_t rows = 1, cols = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      (d < axis ? rows : cols) *= static_cast<int64_t>(shape[static_cast<size_t>(d)]);
+    const ad::Value x2 =
+        tape_.apply1("Reshape", {x}, {{"shape", std::vector<int64_t>{rows, cols}}}, name + "/2d");
+    const ad::Value y2 = tape_.apply1(n.op_type(), {x2}, {{"axis", int64_t{1}}}, name);
+    std::vector<int64_t> back;
+    for (size_t d : shape) back.push_back(static_cast<int64_t>(d));
+    slots_[n.output(0)].value = tape_.apply1("Reshape", {y2}, {{"shape", back}}, name + "/nd");
+  }
+
+  void node(const ::onnx::NodeProto& file, size_t index) {
+    const std::string own = nodeName(file, index);
+    const ::onnx::NodeProto n = currentForm(file, own);
+    const std::string& op = n.op_type();
     const std::string name =
         opt_.prefix.empty() || own.front() == '/' ? opt_.prefix + own : opt_.prefix + "/" + own;
     bool allHost = true;
@@ -192,7 +289,12 @@ class Builder {
       // drops under the training run's device seed (docs/autodiff.md), which the file does not
       // carry: one stream per Dropout node in file order.
       const double ratio = n.input_size() > 1 && !n.input(1).empty() ? hostInput(n, 1).at(0) : 0.5;
-      const bool training = n.input_size() > 2 && !n.input(2).empty() && hostInput(n, 2).at(0) != 0;
+      // Before opset 12 the file does not say: ONNX leaves test or training mode to the
+      // runtime, so it drops in the training step of a training run and is the identity in
+      // inference and evaluation (PyTorch writes such a node only in a training-mode export).
+      const bool training =
+          m_.opset < 12 ? opt_.trainingRun
+                        : n.input_size() > 2 && !n.input(2).empty() && hostInput(n, 2).at(0) != 0;
       // The mask output (which PyTorch's training-mode export names but nothing reads) is not
       // computed: a node that reads it is refused as reading a value tessera does not produce.
       if (training && ratio != 0 && !opt_.trainingRun) {
@@ -211,6 +313,10 @@ class Builder {
         return;
       }
       slots_[n.output(0)] = slot(n.input(0));
+      return;
+    }
+    if ((op == "Softmax" || op == "LogSoftmax") && m_.opset < 13) {
+      legacySoftmax(n, name);
       return;
     }
     if (op == "Slice") {
@@ -402,13 +508,6 @@ std::pair<const ::onnx::NodeProto*, int> firstConsumer(const OnnxModel::Impl& m,
     }
   }
   return {nullptr, 0};
-}
-
-int64_t intAttrOf(const ::onnx::NodeProto& n, const std::string& key, int64_t fallback) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == key) return a.i();
-  }
-  return fallback;
 }
 
 }  // namespace

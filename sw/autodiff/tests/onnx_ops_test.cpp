@@ -18,6 +18,7 @@
 #include "tessera/error.hpp"
 #include "tessera/mathf.h"
 #include "tessera/nn_reference.hpp"
+#include "tessera/pad.hpp"
 
 namespace tessera::autodiff {
 namespace {
@@ -759,6 +760,77 @@ TEST_P(OnnxOpsTest, ShapeOpsAndTheirGradients) {
   }
 }
 
+// ---- Pad's reflect and edge modes (PyTorch's ReflectionPad / ReplicationPad and padding_mode
+// "reflect" / "replicate"): the forward is the copy nnref::pad describes, bit for bit; the
+// gradient nnref::padGrad's sums bit for bit and a central finite difference of the (linear)
+// double forward.
+
+TEST_P(OnnxOpsTest, PadReflectAndEdgeAndTheirGradients) {
+  using Ints = std::vector<int64_t>;
+  struct Case {
+    std::string mode;
+    Shape in;
+    Ints pads;  // ONNX's: begins, then ends, of the axes
+    Ints axes;  // empty: all
+  };
+  const std::vector<Case> cases = {
+      {"reflect", {2, 2, 4, 5}, {0, 0, 1, 2, 0, 0, 3, 1}, {}},  // ReflectionPad2d((2, 1, 1, 3))
+      {"edge", {2, 2, 4, 5}, {0, 0, 2, 1, 0, 0, 1, 3}, {}},     // ReplicationPad2d((1, 3, 2, 1))
+      {"reflect", {3, 4}, {2, 1}, {-1}},                        // one axis, ReflectionPad1d
+      {"edge", {3, 1, 4}, {2, 3, 1, 0}, {0, 1}},                // a dimension of 1
+      {"reflect", {2, 3, 4}, {1, 2, 3, 1, 1, 2}, {}},           // every axis
+  };
+  std::vector<std::pair<std::string, Tensor>> outs;
+  std::vector<Shape> results;
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    const std::string id = std::to_string(c);
+    const Value x = param(k.in, "x" + id, 700 + static_cast<uint32_t>(c));
+    Attributes at{{"mode", k.mode}, {"pads", k.pads}};
+    if (!k.axes.empty()) at["axes"] = k.axes;
+    const Value y = tape.apply1("Pad", {x}, at, "pad" + id);
+    results.push_back(y.tensor().shape());
+    const Tensor seed = variable(results.back(), "seed" + id, 750 + static_cast<uint32_t>(c));
+    const std::vector<Tensor> g = tape.gradients(y, seed, {x}, bwd, "bwd" + id);
+    outs.emplace_back("y" + id, y.tensor());
+    outs.emplace_back("dx" + id, g[0]);
+  }
+  auto out = run(outs);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    const std::string id = std::to_string(c);
+    SCOPED_TRACE(fmt::format("{} {}", k.mode, c));
+    std::vector<size_t> begin(k.in.size(), 0), end(k.in.size(), 0);
+    for (size_t i = 0; i < k.pads.size() / 2; ++i) {
+      int64_t a = k.axes.empty() ? static_cast<int64_t>(i) : k.axes[i];
+      if (a < 0) a += static_cast<int64_t>(k.in.size());
+      begin[static_cast<size_t>(a)] = static_cast<size_t>(k.pads[i]);
+      end[static_cast<size_t>(a)] = static_cast<size_t>(k.pads[i + k.pads.size() / 2]);
+    }
+    const ops::PadMode mode = k.mode == "reflect" ? ops::PadMode::Reflect : ops::PadMode::Edge;
+    Shape padded = k.in;
+    for (size_t d = 0; d < padded.size(); ++d) padded[d] += begin[d] + end[d];
+    ASSERT_EQ(results[c], padded);
+    const Floats& x = values["x" + id];
+    const Floats& dy = values["seed" + id];
+    expectBitEqual(out["y" + id], nnref::pad(x, k.in, begin, end, mode, 0.0f), "forward");
+    expectBitEqual(out["dx" + id], nnref::padGrad(dy, k.in, begin, end, mode), "dx");
+    // Every padded element is an input element: d(sum dy * pad(x)) / dx by differences.
+    Floats index(count(k.in));
+    std::iota(index.begin(), index.end(), 0.0f);
+    const Floats map = nnref::pad(index, k.in, begin, end, mode, 0.0f);
+    expectNearFiniteDifference(
+        out["dx" + id],
+        [&](const std::vector<Doubles>& v) {
+          double t = 0;
+          for (size_t e = 0; e < map.size(); ++e)
+            t += double{dy[e]} * v[0][static_cast<size_t>(map[e])];
+          return t;
+        },
+        {toDouble(x)}, 0, "dx");
+  }
+}
+
 // ---- The ONNX forms of the nn ops: LayerNormalization without a bias, Softmax along a negative
 // axis, Dropout as ONNX gives it (the identity).
 
@@ -1200,9 +1272,9 @@ TEST(OnnxOpsErrors, NameTheOpTheShapesAndTheAttribute) {
   EXPECT_NE(errorOf([&] {
               tape.apply1(
                   "Pad", {a},
-                  {{"mode", std::string("reflect")}, {"pads", std::vector<int64_t>{0, 1, 0, 1}}},
+                  {{"mode", std::string("wrap")}, {"pads", std::vector<int64_t>{0, 1, 0, 1}}},
                   "pad");
-            }).find("pad (Pad): mode \"reflect\" is not supported"),
+            }).find("pad (Pad): mode \"wrap\" is not supported"),
             std::string::npos);
   EXPECT_NE(errorOf([&] {
               tape.apply1("ReduceMean", {a}, {{"axes", std::vector<int64_t>{2}}}, "mean");

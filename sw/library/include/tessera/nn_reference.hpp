@@ -14,6 +14,7 @@
 
 #include "tessera/mathf.h"
 #include "tessera/ops.hpp"
+#include "tessera/pad.hpp"
 #include "tessera/philox.h"
 
 namespace tessera::autodiff::gradcheck::nnref {
@@ -318,6 +319,105 @@ inline Doubles batchMatMulDouble(const Doubles& a, const Doubles& b, size_t batc
     }
   }
   return c;
+}
+
+/// The element of x along one dimension (of n, padded by b before it) that padded position p
+/// holds in ops::pad's Reflect and Edge modes (p inside [b, b + n): p - b).
+inline size_t padSource(size_t p, size_t b, size_t n, ops::PadMode mode) {
+  if (p >= b && p < b + n) return p - b;
+  if (p < b) return mode == ops::PadMode::Reflect ? b - p : 0;
+  const size_t beyond = p - (b + n - 1);
+  return mode == ops::PadMode::Reflect ? n - 1 - beyond : n - 1;
+}
+
+/// ops::pad: every result element the input element it copies (or value, Constant's border).
+inline Floats pad(const Floats& x, const std::vector<size_t>& shape,
+                  const std::vector<size_t>& begin, const std::vector<size_t>& end,
+                  ops::PadMode mode, float value) {
+  std::vector<size_t> out = shape;
+  size_t count = 1;
+  for (size_t d = 0; d < shape.size(); ++d) count *= (out[d] += begin[d] + end[d]);
+  Floats y(count);
+  for (size_t i = 0; i < count; ++i) {
+    size_t rest = i, src = 0, stride = 1;
+    bool border = false;
+    for (size_t d = shape.size(); d-- > 0;) {
+      const size_t p = rest % out[d];
+      rest /= out[d];
+      border = border || p < begin[d] || p >= begin[d] + shape[d];
+      src += padSource(p, begin[d], shape[d], mode) * stride;
+      stride *= shape[d];
+    }
+    y[i] = mode == ops::PadMode::Constant && border ? value : x[src];
+  }
+  return y;
+}
+
+/// ops::padGrad, in its order: g (of the padded shape) folded axis by axis from the last; along
+/// axis d, over [0, padded) on the axes before d and the input's extent on those after it, each
+/// border plane added into the plane it copies (source + border), the begin side from the input
+/// outwards, then the end side; the result is the interior.
+inline Floats padGrad(const Floats& g, const std::vector<size_t>& shape,
+                      const std::vector<size_t>& begin, const std::vector<size_t>& end,
+                      ops::PadMode mode) {
+  const size_t rank = shape.size();
+  std::vector<size_t> out = shape;
+  for (size_t d = 0; d < rank; ++d) out[d] += begin[d] + end[d];
+  Floats acc = g;
+  auto flat = [&](const std::vector<size_t>& idx) {
+    size_t i = 0;
+    for (size_t d = 0; d < rank; ++d) i = i * out[d] + idx[d];
+    return i;
+  };
+  // Every index of the region: axes before d over [0, out), d fixed, axes after d interior.
+  auto forEach = [&](size_t d, size_t at, const std::function<void(std::vector<size_t>&)>& f) {
+    std::vector<size_t> lo(rank), hi(rank), idx(rank);
+    for (size_t a = 0; a < rank; ++a) {
+      lo[a] = a < d ? 0 : a == d ? at : begin[a];
+      hi[a] = a < d ? out[a] : a == d ? at + 1 : begin[a] + shape[a];
+      if (lo[a] >= hi[a]) return;
+      idx[a] = lo[a];
+    }
+    for (;;) {
+      f(idx);
+      size_t a = rank;
+      while (a-- > 0) {
+        if (++idx[a] < hi[a]) break;
+        idx[a] = lo[a];
+      }
+      if (a == static_cast<size_t>(-1)) return;
+    }
+  };
+  if (mode != ops::PadMode::Constant) {
+    for (size_t d = rank; d-- > 0;) {
+      const size_t b = begin[d], n = shape[d];
+      auto fold = [&](size_t p) {
+        const size_t src = b + padSource(p, b, n, mode);
+        forEach(d, p, [&](std::vector<size_t>& idx) {
+          const size_t from = flat(idx);
+          idx[d] = src;
+          const size_t to = flat(idx);
+          idx[d] = p;
+          acc[to] = acc[to] + acc[from];
+        });
+      };
+      for (size_t p = b; p-- > 0;) fold(p);
+      for (size_t p = b + n; p < b + n + end[d]; ++p) fold(p);
+    }
+  }
+  Floats dx;
+  std::vector<size_t> idx(rank, 0);
+  size_t count = 1;
+  for (size_t d = 0; d < rank; ++d) count *= shape[d];
+  for (size_t i = 0; i < count; ++i) {
+    size_t rest = i;
+    for (size_t d = rank; d-- > 0;) {
+      idx[d] = begin[d] + rest % shape[d];
+      rest /= shape[d];
+    }
+    dx.push_back(acc[flat(idx)]);
+  }
+  return dx;
 }
 
 }  // namespace tessera::autodiff::gradcheck::nnref

@@ -23,11 +23,11 @@ namespace tessera::onnx {
 
 /// Largest model file read (bytes): protobuf parsing is bounded by it (docs/onnx.md, "Limits").
 inline constexpr uint64_t kMaxModelBytes = uint64_t{1} << 30;
-/// The newest ai.onnx opset understood, and the oldest (older ones change Softmax, Squeeze and
-/// the reductions' semantics).
+/// The newest ai.onnx opset understood (opset 18 moves more attributes into inputs).
 inline constexpr int64_t kMaxOpset = 17;
-/// The oldest ai.onnx opset understood.
-inline constexpr int64_t kMinOpset = 13;
+/// The oldest ai.onnx opset understood: opsets 9 to 12 are read with their own semantics
+/// (Softmax's 2-D coercion, attributes that opset 13 made inputs; docs/onnx.md, "Opsets").
+inline constexpr int64_t kMinOpset = 9;
 
 /// A graph input or output: its name and its dimensions (-1 where the file leaves one open).
 struct ValueShape {
