@@ -16,19 +16,12 @@
 #include "minibatcher.hpp"
 #include "mlp_trainer.hpp"
 #include "npz_file.hpp"
+#include "reference_run.hpp"
 #include "tessera/ops.hpp"
 #include "train_command.hpp"
 
 namespace tessera::bench {
 namespace {
-
-// Step `step`'s minibatch: pixels uniform in [0, 1), labels uniform in 0..9, from a generator
-// seeded by the step (the same on every device and in the reference).
-void randomImages(uint64_t step, std::span<float> images, std::span<int32_t> labels) {
-  std::mt19937 rng(static_cast<uint32_t>(7000 + step));
-  for (float& v : images) v = static_cast<float>(rng() >> 8) * 0x1p-24f;
-  for (int32_t& l : labels) l = static_cast<int32_t>(rng() % 10);
-}
 
 MlpConfig lenetConfig(size_t batch, uint32_t trainSteps, const CpuOptimizerConfig& opt) {
   MlpConfig c;
@@ -88,37 +81,14 @@ MlpRunResult expectMatchesReference(Device& dev, size_t batch, uint32_t steps,
   const ModelParameters p = LenetModel().initialize(11);
   t.setParameters(p);
   CpuLenet cpu = reference(p, opt, dev, batch);
-  const MlpRunResult r = t.run(randomImages, randomImages);
-  EXPECT_EQ(r.stepLoss.size(), steps);
-  for (uint64_t s = 0; s < steps && s < r.stepLoss.size(); ++s) {
-    std::vector<float> img(batch * 784);
-    std::vector<int32_t> lab(batch);
-    randomImages(s, img, lab);
-    const CpuLenet::StepResult want = cpu.trainStep(img, lab);
-    EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
-    EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
-  }
-  const ModelParameters got = t.modelParameters();
-  for (size_t i = 0; i < got.values.size(); ++i) {
-    EXPECT_EQ(got.values[i], cpu.parameters().values[i]) << got.shapes[i].name;
-    EXPECT_NE(got.values[i], p.values[i]) << got.shapes[i].name << " did not change";
-  }
-  if (trained) *trained = got;
+  const MlpRunResult r = expectRunMatchesReference(t, cpu, p, batch, steps);
+  if (trained) *trained = t.modelParameters();
   return r;
 }
 
 TEST(LenetTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
-  CpuOptimizerConfig sgd;
-  sgd.learningRate = 0.05f;
-  CpuOptimizerConfig momentum = sgd;
-  momentum.kind = CpuOptimizerConfig::Kind::Momentum;
-  momentum.weightDecay = 0.001f;
-  CpuOptimizerConfig adam;
-  adam.kind = CpuOptimizerConfig::Kind::Adam;
-  adam.learningRate = 0.001f;
-  for (const auto& [name, opt] :
-       {std::pair{"sgd", sgd}, std::pair{"momentum + weight decay", momentum},
-        std::pair{"adam", adam}}) {
+  const auto optimizers = everyOptimizer();
+  for (const auto& [name, opt] : optimizers) {
     SCOPED_TRACE(name);
     auto dev = open("model", 4, 624);
     expectMatchesReference(*dev, 4, 3, opt, nullptr);
@@ -127,15 +97,14 @@ TEST(LenetTrainer, MatchesTheCpuReferenceBitForBitWithEveryOptimizer) {
   // back to the scalar codelets); at 1 MiB the matmuls and convolutions run on the unit.
   SCOPED_TRACE("adam, matrix unit");
   auto dev = open("model", 4, 1024);
-  expectMatchesReference(*dev, 4, 3, adam, nullptr, true);
+  expectMatchesReference(*dev, 4, 3, optimizers.back().second, nullptr, true);
 }
 
 // LeNet on the RTL's 16-tile chip (16 tiles of 128 KiB, rtl/params.json FULL_CHIP_TILE_MEM_BYTES;
 // LeNet's 61,706 parameters do not fit the 4-tile chip's 64 KiB tiles): two SGD steps of batch 2
 // give the CPU reference's losses and weights bit for bit, and the model's cycles on the same chip.
 TEST(LenetTrainer, RtlGivesTheReferencesWeightsAndTheModelsCycles) {
-  CpuOptimizerConfig sgd;
-  sgd.learningRate = 0.05f;
+  const CpuOptimizerConfig sgd = everyOptimizer().front().second;
   auto model = open("model", 16, 128);
   const MlpRunResult m = expectMatchesReference(*model, 2, 2, sgd, nullptr);
   auto rtl = open("rtl", 16, 128);

@@ -18,6 +18,7 @@
 #include "minibatcher.hpp"
 #include "mlp_trainer.hpp"
 #include "npz_file.hpp"
+#include "reference_run.hpp"
 #include "tessera/nn.hpp"
 #include "tessera/ops.hpp"
 #include "train_command.hpp"
@@ -177,27 +178,6 @@ void expectSavedWeightsEvaluateInNumpy(const std::string& model, const char* num
       << "the device's classes differ from NumPy's on " << kImages - r.evalCorrect << " images";
 }
 
-// Step `step`'s minibatch: pixels uniform in [0, 1), labels uniform in 0..9, from a generator
-// seeded by the step (the same on the device and in the reference).
-void randomImages(uint64_t step, std::span<float> images, std::span<int32_t> labels) {
-  std::mt19937 rng(static_cast<uint32_t>(9000 + step));
-  for (float& v : images) v = static_cast<float>(rng() >> 8) * 0x1p-24f;
-  for (int32_t& l : labels) l = static_cast<int32_t>(rng() % 10);
-}
-
-// Plain SGD, momentum with weight decay, and Adam, as the bit-exact tests train them.
-std::vector<std::pair<const char*, CpuOptimizerConfig>> everyOptimizer() {
-  CpuOptimizerConfig sgd;
-  sgd.learningRate = 0.05f;
-  CpuOptimizerConfig momentum = sgd;
-  momentum.kind = CpuOptimizerConfig::Kind::Momentum;
-  momentum.weightDecay = 0.001f;
-  CpuOptimizerConfig adam;
-  adam.kind = CpuOptimizerConfig::Kind::Adam;
-  adam.learningRate = 0.001f;
-  return {{"sgd", sgd}, {"momentum + weight decay", momentum}, {"adam", adam}};
-}
-
 // Trains `steps` steps of batch `batch` of `model` with `opt` on the model (4 tiles x 624 KiB) and
 // on the CPU reference that makeReference(parameters, device graph) returns: every step's loss and
 // correct count, and every array after them, equal the reference's bit for bit.
@@ -224,21 +204,7 @@ void expectMatchesReference(const std::string& model, size_t batch, uint32_t ste
   t.setParameters(p);
   Graph g(Target::of(dev->info()));
   Reference cpu = makeReference(p, g);
-  const MlpRunResult r = t.run(randomImages, randomImages);
-  ASSERT_EQ(r.stepLoss.size(), steps);
-  for (uint64_t s = 0; s < steps; ++s) {
-    std::vector<float> img(batch * 784);
-    std::vector<int32_t> lab(batch);
-    randomImages(s, img, lab);
-    const CpuMlp::StepResult want = cpu.trainStep(img, lab);
-    EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
-    EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
-  }
-  const ModelParameters got = t.modelParameters();
-  for (size_t i = 0; i < got.values.size(); ++i) {
-    EXPECT_EQ(got.values[i], cpu.parameters().values[i]) << got.shapes[i].name;
-    EXPECT_NE(got.values[i], p.values[i]) << got.shapes[i].name << " did not change";
-  }
+  expectRunMatchesReference(t, cpu, p, batch, steps);
 }
 
 // Three steps of batch 4 on the model (4 tiles x 624 KiB) with plain SGD, momentum with weight
