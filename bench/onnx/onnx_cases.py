@@ -161,8 +161,11 @@ def _cases():
         C("avgpool_ceil_pad_nocount", seq(lambda: [nn.AvgPool2d(3, 2, 1, ceil_mode=True,
                                                                 count_include_pad=False)]),
           (2, 8, 9)),
-        C("maxpool_dilated", seq(lambda: [nn.MaxPool2d(2, dilation=2)]), (2, 7, 7),
-          error=["MaxPool", "dilations"]),
+        C("maxpool_dilated", seq(lambda: [nn.MaxPool2d(2, dilation=2)]), (2, 7, 7), sample=11),
+        C("maxpool_dilated_pad_ceil", seq(lambda: [nn.MaxPool2d((2, 3), stride=(2, 1),
+                                                                padding=1, dilation=(3, 2),
+                                                                ceil_mode=True)]), (2, 10, 7)),
+        C("maxpool1d_dilated", seq(lambda: [nn.MaxPool1d(3, 2, padding=1, dilation=2)]), (3, 11)),
         C("avgpool_ceil_even", seq(lambda: [nn.AvgPool2d(2, 2, ceil_mode=True)]), (2, 8, 6)),
         C("maxpool_ceil_pad", seq(lambda: [nn.MaxPool2d(3, 2, padding=1, ceil_mode=True)]),
           (2, 8, 9)),
@@ -253,6 +256,9 @@ def _cases():
             nn.ReflectionPad2d(1), nn.Conv2d(1, 4, 3, stride=2), nn.ReLU(),
             nn.Conv2d(4, 4, 3, padding=2, padding_mode="replicate"), nn.Tanh()), 4 * 16 * 16),
             **s),
+        image_case("t_dilated_pool", lambda: Image(nn.Sequential(
+            nn.Conv2d(1, 4, 3, stride=2), nn.ReLU(),
+            nn.MaxPool2d(3, stride=2, padding=1, dilation=2)), 4 * 6 * 6)),
         image_case("t_bn", lambda: Image(nn.Sequential(
             nn.Conv2d(1, 4, 3, stride=2), nn.BatchNorm2d(4), nn.ReLU(),
             nn.AdaptiveAvgPool2d(1)), 4)),

@@ -2,8 +2,8 @@
 // MaxPool, AveragePool and Flatten, each forward beside its backward, over tessera/conv.hpp. The
 // attributes are ONNX's (strides, pads, dilations, group, kernel_shape, count_include_pad), so an
 // importer maps an ONNX node onto them by name; what the library cannot do (asymmetric padding,
-// ceil mode, dilated pooling, average pooling that excludes the padding) is an error naming the op,
-// never a silent approximation. Every backward is one library call, whose operation order
+// ceil mode, dilated average pooling, average pooling that excludes the padding) is an error naming
+// the op, never a silent approximation. Every backward is one library call, whose operation order
 // tessera/conv_reference.hpp reproduces on the host.
 #include <fmt/format.h>
 
@@ -144,7 +144,8 @@ void convBackward(BackwardContext& ctx) {
 
 // ---- MaxPool and AveragePool over x [N, C, H, W]. Attributes: kernel_shape (required), strides
 // (ONNX's default: 1), pads, ceil_mode, count_include_pad (AveragePool; ONNX's default 0, which
-// PyTorch's exporter always overrides with its own); dilations 1. AveragePool divides each window
+// PyTorch's exporter always overrides with its own); dilations (MaxPool only: AveragePool has
+// none before opset 19, PyTorch's none at all). AveragePool divides each window
 // as PyTorch does: by KH * KW, by the part inside the padded input for ceil mode's last window,
 // by the elements inside the input with count_include_pad 0.
 //
@@ -171,7 +172,8 @@ bool endPadsAreCeilMode(const OpNode& n, const std::vector<size_t>& in, ops::Poo
   const std::vector<size_t> out = ops::pool2dOutputShape(in, ceil, n.name);
   for (size_t a = 0; a < 2; ++a) {
     const int64_t span = static_cast<int64_t>(in[2 + a]) + v[a] + v[a + 2];
-    const int64_t k = static_cast<int64_t>(p.kernel[a]), s = static_cast<int64_t>(p.stride[a]);
+    const int64_t k = static_cast<int64_t>((p.kernel[a] - 1) * p.dilation[a] + 1),
+                  s = static_cast<int64_t>(p.stride[a]);
     if (span < k || (span - k) / s + 1 != static_cast<int64_t>(out[2 + a])) return false;
   }
   p = ceil;
@@ -189,11 +191,14 @@ ops::Pool2dParams poolParams(const OpNode& n, const std::vector<size_t>& in) {
   p.ceilMode = n.intAttr("ceil_mode", 0) != 0;
   // ONNX's default count_include_pad is 0, PyTorch's 1; the exporter always writes it.
   p.countIncludePad = n.type == "MaxPool" || n.intAttr("count_include_pad", 0) != 0;
-  if (!endPadsAreCeilMode(n, in, p)) p.padding = padsAttr(n);
-  if (pairAttr(n, "dilations", {1, 1}, 1) != std::array<size_t, 2>{1, 1}) {
-    throw Error(fmt::format("{} ({}): dilations [{}]: dilated pooling is not supported", n.name,
-                            n.type, fmt::join(n.intsAttr("dilations"), ",")));
+  p.dilation = pairAttr(n, "dilations", {1, 1}, 1);
+  if (p.dilation != std::array<size_t, 2>{1, 1} && n.type != "MaxPool") {
+    throw Error(fmt::format(
+        "{} ({}): dilations [{}]: dilated average pooling is not supported (ONNX's AveragePool "
+        "has dilations from opset 19, PyTorch's none)",
+        n.name, n.type, fmt::join(n.intsAttr("dilations"), ",")));
   }
+  if (!endPadsAreCeilMode(n, in, p)) p.padding = padsAttr(n);
   return p;
 }
 
@@ -269,6 +274,7 @@ Attributes poolAttributes(const ops::Pool2dParams& p) {
                {"pads", padsOf(p.padding)},
                {"count_include_pad", int64_t{p.countIncludePad}}};
   if (p.ceilMode) a["ceil_mode"] = int64_t{1};
+  if (p.dilation != std::array<size_t, 2>{1, 1}) a["dilations"] = pairOf(p.dilation);
   return a;
 }
 

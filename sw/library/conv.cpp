@@ -573,7 +573,11 @@ std::vector<size_t> pool2dOutputShape(const std::vector<size_t>& in, const Pool2
   for (size_t v : in) {
     if (v == 0) throw bad("every dimension must be at least 1");
   }
-  if (in[2] + 2 * p.padding[0] < p.kernel[0] || in[3] + 2 * p.padding[1] < p.kernel[1]) {
+  if (p.dilation[0] == 0 || p.dilation[1] == 0) throw bad("the dilation must be at least 1");
+  // A dilated window spans (K - 1) * d + 1 elements (PyTorch's and ONNX's output size).
+  const size_t eh = (p.kernel[0] - 1) * p.dilation[0] + 1,
+               ew = (p.kernel[1] - 1) * p.dilation[1] + 1;
+  if (in[2] + 2 * p.padding[0] < eh || in[3] + 2 * p.padding[1] < ew) {
     throw bad("the kernel is larger than the padded input");
   }
   // PyTorch's pooling_output_shape: with ceil_mode, drop a last window that would start in the
@@ -584,8 +588,7 @@ std::vector<size_t> pool2dOutputShape(const std::vector<size_t>& in, const Pool2
     if (p.ceilMode && (o - 1) * s >= size + pad) --o;
     return o;
   };
-  return {in[0], in[1], out(in[2], p.padding[0], p.kernel[0], sh),
-          out(in[3], p.padding[1], p.kernel[1], sw)};
+  return {in[0], in[1], out(in[2], p.padding[0], eh, sh), out(in[3], p.padding[1], ew, sw)};
 }
 
 Tensor createConv2dInput(Graph& graph, const std::vector<size_t>& shape, const std::string& name) {
@@ -858,6 +861,8 @@ struct PoolGeom {
   // Average pooling divides some window by other than KH * KW (AvgPoolDiv): windows that reach
   // padding which count_include_pad leaves out, or ceil mode's partial last window.
   bool perWindowDivisor;
+  size_t dh = 1, dw = 1;  // max pooling's dilation (MaxPoolDilated)
+  size_t EH = 0;          // a window's extent in rows: (KH - 1) * dh + 1
 };
 
 PoolGeom poolGeom(const std::vector<size_t>& in, const Pool2dParams& p, const std::string& name) {
@@ -874,12 +879,19 @@ PoolGeom poolGeom(const std::vector<size_t>& in, const Pool2dParams& p, const st
              p.padding[1],
              o[2],
              o[3],
-             false};
+             false,
+             1,
+             1,
+             0};
+  g.dh = p.dilation[0];
+  g.dw = p.dilation[1];
+  g.EH = (g.KH - 1) * g.dh + 1;
   Pool2dParams floor = p;
   floor.ceilMode = false;
   g.perWindowDivisor = (p.ceilMode && pool2dOutputShape(in, floor, name) != o) ||
                        (!p.countIncludePad && (g.ph != 0 || g.pw != 0));
-  checkPacked(name, {g.N, g.C, g.H, g.W, g.KH, g.KW, g.sh, g.sw, g.ph, g.pw, g.OH, g.OW});
+  checkPacked(name,
+              {g.N, g.C, g.H, g.W, g.KH, g.KW, g.sh, g.sw, g.ph, g.pw, g.OH, g.OW, g.dh, g.dw});
   return g;
 }
 
@@ -887,6 +899,10 @@ Tensor poolForward(Graph& graph, const Tensor& in, Sequence& prog, const std::st
                    const Pool2dParams& p, const char* codelet) {
   check4d(in, "input", name);
   const PoolGeom g = poolGeom(in.shape(), p, name);
+  const bool dilated = g.dh != 1 || g.dw != 1;
+  if (dilated && std::string_view(codelet) != "MaxPool")
+    throw Error(fmt::format("{}: dilation {}x{}: only max pooling is dilated", name, g.dh, g.dw));
+  if (dilated) codelet = "MaxPoolDilated";
   const size_t tiles = graph.target().tiles;
   Tensor out = graph.addVariable(ElemType::Float32, {g.N, g.C, g.OH, g.OW}, name);
   ComputeSet cs = graph.addComputeSet(name);
@@ -898,7 +914,7 @@ Tensor poolForward(Graph& graph, const Tensor& in, Sequence& prog, const std::st
     graph.setTileMapping(ob, bk.tile);
     const long top = static_cast<long>(bk.r0 * g.sh) - static_cast<long>(g.ph);
     const auto [y0, y1] =
-        clampRows(top, static_cast<long>((bk.r1 - 1) * g.sh + g.KH) - static_cast<long>(g.ph), g.H);
+        clampRows(top, static_cast<long>((bk.r1 - 1) * g.sh + g.EH) - static_cast<long>(g.ph), g.H);
     const Tensor slab = in[bk.n].slice(bk.c0, bk.c1, 0).slice(y0, y1, 1).flatten();
     const bool divisor = std::string_view(codelet) == "AvgPool" && g.perWindowDivisor;
     for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], 1)) {
@@ -909,6 +925,7 @@ Tensor poolForward(Graph& graph, const Tensor& in, Sequence& prog, const std::st
         graph.setFieldValue(v, "pad", pack(g.ph, g.pw));
         graph.setFieldValue(v, "include", static_cast<uint32_t>(p.countIncludePad));
       }
+      if (dilated) graph.setFieldValue(v, "dilation", pack(g.dh, g.dw));
       graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
       graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
       graph.setFieldValue(v, "colPad", static_cast<uint32_t>(g.pw));
@@ -934,6 +951,9 @@ Tensor poolBackward(Graph& graph, const Tensor* in, const Tensor& gradOut,
                     const Pool2dParams& p) {
   check4d(gradOut, "gradient", name);
   const PoolGeom g = poolGeom(inShape, p, name);
+  const bool dilated = g.dh != 1 || g.dw != 1;
+  if (dilated && !in)
+    throw Error(fmt::format("{}: dilation {}x{}: only max pooling is dilated", name, g.dh, g.dw));
   if (gradOut.shape() != std::vector<size_t>{g.N, g.C, g.OH, g.OW}) {
     throw Error(fmt::format("{}: gradient \"{}\" is {}, the pooling's output is [{},{},{},{}]",
                             name, gradOut.debugName(), gradOut.shapeString(), g.N, g.C, g.OH,
@@ -948,20 +968,22 @@ Tensor poolBackward(Graph& graph, const Tensor* in, const Tensor& gradOut,
     const Block& bk = blocks[bi];
     const Tensor db = dx[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
     graph.setTileMapping(db, bk.tile);
-    // Windows oy with oy * sh - ph <= iy < oy * sh - ph + KH for some iy in [r0, r1).
-    const long lo = ceilDivS(static_cast<long>(bk.r0 + g.ph) - static_cast<long>(g.KH) + 1,
+    // Windows oy with oy * sh - ph <= iy < oy * sh - ph + EH for some iy in [r0, r1).
+    const long lo = ceilDivS(static_cast<long>(bk.r0 + g.ph) - static_cast<long>(g.EH) + 1,
                              static_cast<long>(g.sh));
     const long hi = floorDivS(static_cast<long>(bk.r1 - 1 + g.ph), static_cast<long>(g.sh)) + 1;
     const auto [d0, d1] = clampRows(lo, hi, g.OH);
     const Tensor dys = gradOut[bk.n].slice(bk.c0, bk.c1, 0).slice(d0, d1, 1).flatten();
     const auto [x0, x1] =
         clampRows(static_cast<long>(d0 * g.sh) - static_cast<long>(g.ph),
-                  static_cast<long>((d1 - 1) * g.sh + g.KH) - static_cast<long>(g.ph), g.H);
+                  static_cast<long>((d1 - 1) * g.sh + g.EH) - static_cast<long>(g.ph), g.H);
     for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], 1)) {
       VertexRef v;
       if (in) {
         const Tensor xs = (*in)[bk.n].slice(bk.c0, bk.c1, 0).slice(x0, x1, 1).flatten();
-        v = graph.addVertex(cs, "MaxPoolGrad", {{"x", xs}, {"dy", dys}, {"dx", db.flatten()}});
+        v = graph.addVertex(cs, dilated ? "MaxPoolDilatedGrad" : "MaxPoolGrad",
+                            {{"x", xs}, {"dy", dys}, {"dx", db.flatten()}});
+        if (dilated) graph.setFieldValue(v, "dilation", pack(g.dh, g.dw));
         graph.setFieldValue(v, "xSize", pack(x1 - x0, g.W));
         graph.setFieldValue(v, "dxRow0", pack(bk.r0, bk.r1 - bk.r0));
         graph.setFieldValue(v, "origin", pack(x0, d0));

@@ -51,12 +51,14 @@ Doubles poolDouble(const ref::PoolGeom& g, const Doubles& x, bool max) {
     for (long oy = 0; oy < g.OH; ++oy)
       for (long ox = 0; ox < g.OW; ++ox) {
         double best = -INFINITY, sum = 0;
-        for (long iy = oy * g.sh - g.ph; iy < oy * g.sh - g.ph + g.KH; ++iy)
-          for (long ix = ox * g.sw - g.pw; ix < ox * g.sw - g.pw + g.KW; ++ix)
+        for (long ky = 0; ky < g.KH; ++ky)
+          for (long kx = 0; kx < g.KW; ++kx) {
+            const long iy = oy * g.sh - g.ph + ky * g.dh, ix = ox * g.sw - g.pw + kx * g.dw;
             if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) {
               const double v = x[size_t((p * g.H + iy) * g.W + ix)];
               best = std::max(best, v), sum += v;
             }
+          }
         y[size_t((p * g.OH + oy) * g.OW + ox)] = max ? best : sum / double(g.KH * g.KW);
       }
   return y;
@@ -82,9 +84,10 @@ ops::Conv2dParams convParams(std::array<size_t, 2> s, std::array<size_t, 2> p,
 }
 
 ops::Pool2dParams poolParams(std::array<size_t, 2> k, std::array<size_t, 2> s,
-                             std::array<size_t, 2> p) {
+                             std::array<size_t, 2> p, std::array<size_t, 2> d = {1, 1},
+                             bool ceil = false) {
   ops::Pool2dParams c;
-  c.kernel = k, c.stride = s, c.padding = p;
+  c.kernel = k, c.stride = s, c.padding = p, c.dilation = d, c.ceilMode = ceil;
   return c;
 }
 
@@ -161,6 +164,11 @@ TEST_P(ConvOpsTest, MaxAndAveragePoolGradients) {
       {{1, 2, 7, 5}, poolParams({3, 3}, {2, 2}, {1, 1}), true},
       {{1, 2, 7, 5}, poolParams({3, 3}, {2, 2}, {1, 1}), false},
       {{2, 2, 7, 9}, poolParams({2, 3}, {3, 4}, {1, 0}), false},
+      // Dilated max pooling (MaxPoolDilated): PyTorch's MaxPool2d(3, 1, 1, dilation 2), a 2x3
+      // window dilated 3x2 with stride 2x1 and ceil mode, and windows that overlap.
+      {{1, 2, 9, 8}, poolParams({3, 3}, {1, 1}, {1, 1}, {2, 2}), true},
+      {{2, 2, 10, 7}, poolParams({2, 3}, {2, 1}, {1, 1}, {3, 2}, true), true},
+      {{1, 3, 8, 8}, poolParams({2, 2}, {0, 0}, {0, 0}, {2, 2}), true},
   };
   std::vector<std::pair<std::string, Tensor>> outs;
   for (size_t c = 0; c < cases.size(); ++c) {
@@ -335,12 +343,12 @@ TEST_F(ConvOpsBuilding, UnsupportedAttributesNameTheOp) {
       {"asym (Conv)", "asymmetric", "[0,0,1,1]"});
   expectThrowContaining(
       [&] {
-        tape.apply1("MaxPool", {x},
+        tape.apply1("AveragePool", {x},
                     {{"kernel_shape", std::vector<int64_t>{2, 2}},
                      {"dilations", std::vector<int64_t>{2, 2}}},
                     "dil");
       },
-      {"dil (MaxPool)", "dilations", "[2,2]"});
+      {"dil (AveragePool)", "dilations", "[2,2]", "dilated average pooling"});
   expectThrowContaining([&] { tape.apply1("MaxPool", {x}, {}, "nokernel"); },
                         {"nokernel (MaxPool)", "kernel_shape"});
 }

@@ -40,6 +40,9 @@ struct Pool2dParams {
   /// Average pooling's divisor (PyTorch's count_include_pad): true, the window inside the padded
   /// input (KH * KW but for ceil mode's last window); false, the elements inside the input.
   bool countIncludePad = true;
+  /// Max pooling's dilation (ONNX's dilations, PyTorch's MaxPool2d dilation): a window's taps
+  /// this far apart, its extent (K - 1) * dilation + 1; average pooling takes 1 only.
+  std::array<size_t, 2> dilation{1, 1};
 };
 
 /// The output shape [N, OC, OH, OW] of conv2d(in [N, C, H, W], weights [OC, C / groups, KH, KW]);

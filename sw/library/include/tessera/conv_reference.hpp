@@ -147,6 +147,7 @@ inline std::vector<float> conv2dBackwardBias(const ConvGeom& g, const std::vecto
 struct PoolGeom {
   long N, C, H, W, KH, KW, sh, sw, ph, pw, OH, OW;
   bool include = true;  ///< count_include_pad
+  long dh = 1, dw = 1;  ///< max pooling's dilation
   /// From in [N, C, H, W] and the params.
   PoolGeom(const std::vector<size_t>& in, const Pool2dParams& p)
       : N(long(in[0])),
@@ -159,7 +160,9 @@ struct PoolGeom {
         sw(long(p.stride[1] ? p.stride[1] : p.kernel[1])),
         ph(long(p.padding[0])),
         pw(long(p.padding[1])),
-        include(p.countIncludePad) {
+        include(p.countIncludePad),
+        dh(long(p.dilation[0])),
+        dw(long(p.dilation[1])) {
     const std::vector<size_t> o = pool2dOutputShape(in, p, "reference");
     OH = long(o[2]), OW = long(o[3]);
   }
@@ -167,14 +170,18 @@ struct PoolGeom {
 
 /// Flat index (iy * W + ix) of the first maximum of window (oy, ox) of plane x, PyTorch's rule:
 /// start at -inf and the window's first element, take an element that is greater or NaN.
+/// With dilation, the window's taps dh (dw) apart, from its first tap inside the input.
 inline long maxPoolArgMax(const PoolGeom& g, const float* x, long oy, long ox) {
   const long y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-  const long ya = y0 < 0 ? 0 : y0, xa = x0 < 0 ? 0 : x0;
-  const long yb = y0 + g.KH < g.H ? y0 + g.KH : g.H, xb = x0 + g.KW < g.W ? x0 + g.KW : g.W;
+  long ya = y0, xa = x0;
+  while (ya < 0) ya += g.dh;
+  while (xa < 0) xa += g.dw;
+  const long ey = y0 + (g.KH - 1) * g.dh + 1, ex = x0 + (g.KW - 1) * g.dw + 1;
+  const long yb = ey < g.H ? ey : g.H, xb = ex < g.W ? ex : g.W;
   float best = -std::numeric_limits<float>::infinity();
   long at = ya * g.W + xa;
-  for (long iy = ya; iy < yb; ++iy)
-    for (long ix = xa; ix < xb; ++ix) {
+  for (long iy = ya; iy < yb; iy += g.dh)
+    for (long ix = xa; ix < xb; ix += g.dw) {
       const float v = x[iy * g.W + ix];
       if (v > best || v != v) best = v, at = iy * g.W + ix;
     }
