@@ -50,7 +50,8 @@ int runMatmul(const MatmulOptions& opt) {
     uint32_t memBytes;
     size_t m, k, n;
   };
-  // 64 KiB tiles are the RTL's; 624 KiB the IPU's (the mk2 preset; the model runs either).
+  // 64 KiB tiles are the 4-tile RTL chip's; 624 KiB the IPU's (the mk2 preset; the model runs
+  // either).
   constexpr uint32_t kRtl = TESS_TILE_MEM_BYTES, kMk2 = TESS_MK2_TILE_MEM_BYTES;
   std::vector<Case> cases;
   if (opt.m || opt.k || opt.n) {

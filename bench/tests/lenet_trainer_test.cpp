@@ -23,26 +23,6 @@
 namespace tessera::bench {
 namespace {
 
-MlpConfig lenetConfig(size_t batch, uint32_t trainSteps, const CpuOptimizerConfig& opt) {
-  MlpConfig c;
-  c.model = makeModel("lenet");
-  c.inputs = 784;
-  c.classes = 10;
-  c.batch = batch;
-  c.trainSteps = trainSteps;
-  c.learningRate = opt.learningRate;
-  c.momentum = opt.momentum;
-  using Kind = autodiff::OptimizerConfig::Kind;
-  c.optimizer = opt.kind == CpuOptimizerConfig::Kind::Sgd        ? Kind::Sgd
-                : opt.kind == CpuOptimizerConfig::Kind::Momentum ? Kind::Momentum
-                                                                 : Kind::Adam;
-  c.weightDecay = opt.weightDecay;
-  c.beta1 = opt.beta1;
-  c.beta2 = opt.beta2;
-  c.eps = opt.eps;
-  return c;
-}
-
 std::unique_ptr<Device> open(const std::string& spec, unsigned tiles, uint32_t memKiB) {
   DeviceOptions o;
   o.tiles = tiles;
@@ -70,7 +50,7 @@ CpuLenet reference(const ModelParameters& p, const CpuOptimizerConfig& opt, cons
 MlpRunResult expectMatchesReference(Device& dev, size_t batch, uint32_t steps,
                                     const CpuOptimizerConfig& opt, ModelParameters* trained,
                                     bool convsOnUnit = false) {
-  MlpTrainer t(dev, lenetConfig(batch, steps, opt));
+  MlpTrainer t(dev, referenceTrainConfig("lenet", batch, steps, opt));
   if (convsOnUnit) {
     // Convolutions on the matrix unit where it pays (docs/library.md, "conv2d on the matrix
     // unit"): the same bits as the scalar codelets, so the same reference.

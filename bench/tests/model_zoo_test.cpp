@@ -188,17 +188,7 @@ void expectMatchesReference(const std::string& model, size_t batch, uint32_t ste
   dopt.tiles = 4;
   dopt.tileMemBytes = 624 * 1024;
   auto dev = openDevice("model", dopt);
-  MlpConfig c;
-  c.model = makeModel(model);
-  c.batch = batch;
-  c.trainSteps = steps;
-  c.learningRate = opt.learningRate;
-  c.momentum = opt.momentum;
-  using Kind = autodiff::OptimizerConfig::Kind;
-  c.optimizer = opt.kind == CpuOptimizerConfig::Kind::Sgd        ? Kind::Sgd
-                : opt.kind == CpuOptimizerConfig::Kind::Momentum ? Kind::Momentum
-                                                                 : Kind::Adam;
-  c.weightDecay = opt.weightDecay;
+  const MlpConfig c = referenceTrainConfig(model, batch, steps, opt);
   MlpTrainer t(*dev, c);
   const ModelParameters p = c.model->initialize(11);
   t.setParameters(p);

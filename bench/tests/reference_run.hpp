@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "cpu_optimizer.hpp"
 #include "mlp_trainer.hpp"
+#include "model.hpp"
 #include "model_parameters.hpp"
 
 namespace tessera::bench {
@@ -36,6 +38,29 @@ inline std::vector<std::pair<const char*, CpuOptimizerConfig>> everyOptimizer() 
   adam.kind = CpuOptimizerConfig::Kind::Adam;
   adam.learningRate = 0.001f;
   return {{"sgd", sgd}, {"momentum + weight decay", momentum}, {"adam", adam}};
+}
+
+/// The trainer's configuration of `model` for `steps` steps of `batch` with the reference's
+/// optimizer `opt` (the device's optimizer of the same kind and hyperparameters).
+inline MlpConfig referenceTrainConfig(const std::string& model, size_t batch, uint32_t steps,
+                                      const CpuOptimizerConfig& opt) {
+  MlpConfig c;
+  c.model = makeModel(model);
+  c.inputs = c.model->inputs();
+  c.classes = c.model->classes();
+  c.batch = batch;
+  c.trainSteps = steps;
+  c.learningRate = opt.learningRate;
+  c.momentum = opt.momentum;
+  using Kind = autodiff::OptimizerConfig::Kind;
+  c.optimizer = opt.kind == CpuOptimizerConfig::Kind::Sgd        ? Kind::Sgd
+                : opt.kind == CpuOptimizerConfig::Kind::Momentum ? Kind::Momentum
+                                                                 : Kind::Adam;
+  c.weightDecay = opt.weightDecay;
+  c.beta1 = opt.beta1;
+  c.beta2 = opt.beta2;
+  c.eps = opt.eps;
+  return c;
 }
 
 /// Runs t (its parameters set to p) on randomImages and trains `cpu` (a CPU reference starting

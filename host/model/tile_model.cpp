@@ -1014,18 +1014,19 @@ bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& 
       std::memcpy(ampWeights_.data() + (bank * kRows + d.rm) * kCols, mem, kStep);
       break;
     case Op::AmpH: {  // per column, the FMA chain over k = 0..7 of the widened halves, RNE
-      uint16_t x[2 * kRows];
-      std::memcpy(x, mem, kStep);
-      // The bank's 64 bytes as a row-major 8 x 4 binary16 matrix W16[k][j].
-      uint16_t w[2 * kRows * kCols];
-      std::memcpy(w, ampWeights_.data() + bank * kRows * kCols, sizeof w);
+      uint16_t x16[2 * kRows];
+      std::memcpy(x16, mem, kStep);
+      // The bank's 64 bytes as a row-major 8 x 4 binary16 matrix W16[k][j]; every half widened
+      // (exactly) once, not once per use.
+      uint16_t w16[2 * kRows * kCols];
+      std::memcpy(w16, ampWeights_.data() + bank * kRows * kCols, sizeof w16);
+      uint32_t x[2 * kRows], w[2 * kRows * kCols];
+      for (unsigned k = 0; k < 2 * kRows; ++k) x[k] = fp::f16_to_f32(x16[k]);
+      for (unsigned i = 0; i < 2 * kRows * kCols; ++i) w[i] = fp::f16_to_f32(w16[i]);
       for (unsigned j = 0; j < kCols; ++j) {
         uint32_t sum = acc[j];
-        for (unsigned k = 0; k < 2 * kRows; ++k) {
-          sum =
-              fp::madd_inline(fp::f16_to_f32(x[k]), fp::f16_to_f32(w[k * kCols + j]), sum, fp::kRNE)
-                  .value;
-        }
+        for (unsigned k = 0; k < 2 * kRows; ++k)
+          sum = fp::madd_inline(x[k], w[k * kCols + j], sum, fp::kRNE).value;
         acc[j] = sum;
       }
       break;
