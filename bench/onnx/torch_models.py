@@ -11,7 +11,8 @@ Run with Debian's Python (CMake's TESSERA_PYTHON), which sees python3-torch and 
       PyTorch's training on the CPU with tessera-bench's minibatch order for --seed (the same
       std::mt19937 and Fisher-Yates shuffle), printing JSON: each step's loss, the test accuracy,
       the CPU time per step.
-      --ulp-noise: one ulp of noise in every weight and gradient (the curve's sensitivity).
+      --ulp-noise [--noise-seed N]: one ulp of noise in every weight and gradient (the curve's
+      sensitivity to rounding).
   torch_models.py evaluate --model M --onnx TRAINED.onnx --input X.npy --output Y.npy
       PyTorch's first output with the initializers of TRAINED.onnx loaded by name.
 """
@@ -272,7 +273,7 @@ def train(args):
     else:
         opt = torch.optim.Adam(m.parameters(), lr=args.lr)
     torch.set_num_threads(1)
-    noise = torch.Generator().manual_seed(5)
+    noise = torch.Generator().manual_seed(args.noise_seed)
     if args.ulp_noise:
         with torch.no_grad():
             for p in m.parameters():
@@ -349,6 +350,7 @@ def main():
     t.add_argument("--eval-images", type=int, default=0)
     t.add_argument("--ulp-noise", action="store_true",
                    help="multiply each initial weight and each gradient element by 1 +- 2^-24")
+    t.add_argument("--noise-seed", type=int, default=5, help="the --ulp-noise generator's seed")
     v = sub.add_parser("evaluate")
     v.add_argument("--model", required=True, choices=MODELS)
     v.add_argument("--onnx", required=True)
