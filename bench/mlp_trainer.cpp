@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <span>
 
 #include "tessera/checkpoint.hpp"
 #include "tessera/error.hpp"
@@ -35,6 +37,10 @@ struct MlpTrainer::Impl {
   MlpRunResult current;
   std::vector<uint32_t> evalSyncs;    // host sync ids that bring evaluation images
   uint32_t trainSync = 0;             // the host sync that brings training images
+  size_t trainSyncIndex = 0;          // its index in Executable::hostSyncs
+  std::function<float(uint64_t)> learningRateAt;  // the schedule, if set
+  float writtenRate = 0;                          // the "lr" last written by the schedule
+  bool rateWritten = false;
   std::optional<uint64_t> evalStart;  // chip cycle of this run's first evaluation host sync
   std::function<void(const RunResult&)> userObserver;
   std::function<void(uint64_t, float)> stepObserver;
@@ -85,11 +91,15 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config)
   m.engine = std::make_unique<Engine>(dev, m.compiled.executable);
   const Executable& exe = m.compiled.executable;
   const int evalImages = exe.findStream("eval_images"), trainImages = exe.findStream("images");
-  for (const ExeHostSync& hs : exe.hostSyncs) {
+  for (size_t h = 0; h < exe.hostSyncs.size(); ++h) {
+    const ExeHostSync& hs = exe.hostSyncs[h];
     for (const ExeStreamCopy& c : hs.copies) {
       if (evalImages >= 0 && c.stream == static_cast<uint32_t>(evalImages))
         m.evalSyncs.push_back(hs.id);
-      if (trainImages >= 0 && c.stream == static_cast<uint32_t>(trainImages)) m.trainSync = hs.id;
+      if (trainImages >= 0 && c.stream == static_cast<uint32_t>(trainImages)) {
+        m.trainSync = hs.id;
+        m.trainSyncIndex = h;
+      }
     }
   }
   m.engine->setStopObserver([&m](const RunResult& r) {
@@ -100,6 +110,18 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config)
     if (m.userObserver) m.userObserver(r);
   });
   m.engine->setSyncObserver([&m](const RunResult& r) {
+    // A training step's images have just arrived and its update has not run: its learning rate
+    // goes into "lr" now (before a checkpoint of this sync, which must hold it).
+    if (r.reason == StopReason::HostSync && m.learningRateAt && m.cfg.trainSteps > 0 &&
+        r.hostSyncId == m.trainSync) {
+      const uint64_t step = m.engine->hostSyncCounts().at(m.trainSyncIndex) - 1;
+      const float lr = m.learningRateAt(step);
+      if (!m.rateWritten || std::bit_cast<uint32_t>(lr) != std::bit_cast<uint32_t>(m.writtenRate)) {
+        m.engine->writeTensor("lr", std::span(reinterpret_cast<const uint8_t*>(&lr), sizeof lr));
+        m.writtenRate = lr;
+        m.rateWritten = true;
+      }
+    }
     if (r.reason != StopReason::HostSync || !m.syncHook || m.syncHook(r)) return true;
     m.stopped = true;
     return false;
@@ -385,6 +407,11 @@ bool MlpTrainer::usesMatrixUnit() const {
 
 uint32_t MlpTrainer::trainSyncId() const {
   return impl_->trainSync;
+}
+
+void MlpTrainer::setLearningRateSchedule(std::function<float(uint64_t step)> learningRateAt) {
+  impl_->learningRateAt = std::move(learningRateAt);
+  impl_->rateWritten = false;
 }
 
 void MlpTrainer::setStepObserver(std::function<void(uint64_t, float)> observer) {

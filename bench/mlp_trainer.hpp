@@ -105,6 +105,11 @@ class MlpTrainer {
   /// bookkeeping), e.g. to read the tiles' counters for a trace; turn on Device::setSyncBreak to
   /// see every sync.
   void setStopObserver(std::function<void(const RunResult&)> observer);
+  /// Give training step s (counted over all runs, from 0) the learning rate learningRateAt(s):
+  /// written into the device's "lr" at the host sync that brings the step's images, before its
+  /// update runs and before a checkpoint of that sync (docs/training.md, "Learning-rate
+  /// schedule"). Unset, "lr" keeps config().learningRate or what the caller wrote.
+  void setLearningRateSchedule(std::function<float(uint64_t step)> learningRateAt);
   /// Called on the caller's thread after each training step's loss arrived: (step counted over all
   /// runs, mean loss of the step).
   void setStepObserver(std::function<void(uint64_t step, float loss)> observer);

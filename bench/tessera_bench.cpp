@@ -285,6 +285,14 @@ int main(int argc, char** argv) {
                  "learning rate (default: the model's for the optimizer; mlp 0.05 with sgd and "
                  "momentum, the others 0.05 sgd, 0.01 momentum; 0.001 with adam)")
       ->check(CLI::PositiveNumber);
+  tr->add_option("--lr-schedule", train.lrSchedule,
+                 "constant, or cosine: each step's rate decays from --lr to 0 over the run's "
+                 "epochs x steps per epoch")
+      ->check(CLI::IsMember({"constant", "cosine"}))
+      ->capture_default_str();
+  tr->add_flag("--input-standardize", train.inputStandardize,
+               "scale the input to zero mean and unit variance over the training images "
+               "(input_scale and input_offset in the .npz) instead of pixel / 255");
   tr->add_option("--momentum", train.momentum,
                  "SGD momentum (default 0.9 with --optimizer momentum; given alone, > 0 selects "
                  "momentum and 0 plain SGD; each weight then also needs a gradient and a "

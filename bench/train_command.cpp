@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "file_io.hpp"
+#include "train/lr_schedule.hpp"
 #include "mlp_trainer.hpp"
 #include "mpi_comm.hpp"
 #include "report_html.hpp"
@@ -222,12 +223,14 @@ unsigned checkTrainOptions(const TrainOptions& opt, ReplicaComm* comm) {
     // Every replica must train the same network on the same data; only the device may differ.
     comm->checkSame(
         "options",
-        fmt::format("model {} batch {} epochs {} hidden {} optimizer '{}' lr {} momentum {} "
+        fmt::format("model {} batch {} epochs {} hidden {} optimizer '{}' lr {} ({}) "
+                    "standardize {} momentum {} "
                     "weight-decay {} betas {},{} eps {} target {} max-steps {} seed {} data '{}' "
                     "load '{}' eval-images {} tiles {} tile-mem {} checkpoint-every {} "
                     "checkpoints {} resume {}",
                     opt.model, opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.optimizer,
                     opt.learningRate ? fmt::format("{}", *opt.learningRate) : "default",
+                    opt.lrSchedule, opt.inputStandardize,
                     opt.momentum ? fmt::format("{}", *opt.momentum) : "default", opt.weightDecay,
                     opt.beta1, opt.beta2, opt.eps, opt.targetAccuracy, opt.maxSteps, opt.seed,
                     opt.dataDir, opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB,
@@ -268,8 +271,22 @@ MlpConfig networkConfig(const TrainContext& ctx) {
 }
 
 // The starting parameters: seeded, or loaded from --load-weights and checked against the model.
-ModelParameters initialParameters(const TrainOptions& o, const Model& model) {
-  if (o.loadWeights.empty()) return model.initialize(o.seed);
+ModelParameters initialParameters(const TrainOptions& o, const Model& model,
+                                  const FashionMnist& data) {
+  if (o.loadWeights.empty()) {
+    ModelParameters p = model.initialize(o.seed);
+    if (o.inputStandardize) {
+      const Standardization z = standardization(data.train());
+      p.inputScale = z.scale;
+      p.inputOffset = z.offset;
+    }
+    return p;
+  }
+  if (o.inputStandardize) {
+    throw Error(fmt::format("train: --input-standardize with --load-weights: {} carries its own "
+                            "input_scale and input_offset",
+                            o.loadWeights));
+  }
   // Only the model's arrays are read, each at most its expected size, so a file cannot make the
   // loader decode what the network does not use (docs/limits.md, "Files").
   std::map<std::string, uint64_t> wanted{{"input_scale", NpzFile::maxNpyBytes(1)},
@@ -307,6 +324,8 @@ nlohmann::ordered_json optionsRecord(const TrainContext& ctx) {
           {"epochs", o.epochs},
           {"optimizer", ctx.optimizer},
           {"lr", fmt::format("{}", ctx.cfg.learningRate)},
+          {"lr-schedule", o.lrSchedule},
+          {"input-standardize", o.inputStandardize},
           {"momentum", fmt::format("{}", ctx.cfg.momentum)},
           {"weight-decay", fmt::format("{}", ctx.cfg.weightDecay)},
           {"adam-beta1", fmt::format("{}", ctx.cfg.beta1)},
@@ -813,7 +832,10 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
              res["matrix_unit"] == "on" ? "the matmuls run on it"
                                         : "not used: the scalar codelets (the same bits)");
   fmt::print(
-      "{:<38} {}, lr {}{}{}\n", "optimizer", ctx.optimizer, ctx.cfg.learningRate,
+      "{:<38} {}, lr {}{}{}{}\n", "optimizer", ctx.optimizer, ctx.cfg.learningRate,
+      o.lrSchedule == "cosine"
+          ? fmt::format(" (cosine to 0 over {} steps)", uint64_t{o.epochs} * ctx.cfg.trainSteps)
+          : "",
       ctx.optimizer == "momentum" ? fmt::format(", momentum {}", ctx.cfg.momentum) : "",
       ctx.cfg.weightDecay != 0.0f ? fmt::format(", weight decay {}", ctx.cfg.weightDecay) : "");
   fmt::print("{:<38} {} steps of {} ({} epoch runs)\n", "trained", tt.steps, o.batch,
@@ -929,7 +951,7 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   const FashionMnist data =
       FashionMnist::load(o.dataDir.empty() ? FashionMnist::defaultDir() : o.dataDir);
   ctx.cfg = networkConfig(ctx);
-  const ModelParameters params = initialParameters(o, *ctx.model);
+  const ModelParameters params = initialParameters(o, *ctx.model, data);
   // Different seeds for the initialization (seed) and the minibatch order (seed + 1).
   Minibatcher batches(data.train(), o.batch, o.seed + 1, params.inputScale, params.inputOffset);
   const size_t stepsPerEpoch = batches.stepsPerEpoch();
@@ -946,6 +968,10 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   MlperfLogger& log = *logFile;
   auto dev = openTrainDevice(o, *ctx.model);
   MlpTrainer trainer(*dev, ctx.cfg);
+  const LrSchedule schedule{LrSchedule::parseKind(o.lrSchedule), ctx.cfg.learningRate,
+                            uint64_t{o.epochs} * ctx.cfg.trainSteps};
+  if (schedule.kind != LrSchedule::Kind::Constant)
+    trainer.setLearningRateSchedule([schedule](uint64_t step) { return schedule.at(step); });
   if (ctx.replicas > 1) {
     trainer.setReplicaHooks({[comm](std::span<const float> local, std::span<float> sum) {
                                comm->sumInRankOrder(local, sum);

@@ -35,6 +35,12 @@ struct TrainOptions {
   /// --momentum 0 is, else the model's default (ModelDefaults).
   std::string optimizer;
   std::optional<float> learningRate;  ///< unset: the model's default for the optimizer
+  /// "constant" or "cosine": the rate of each step (train/lr_schedule.hpp); cosine decays from
+  /// the rate to zero over epochs x steps per epoch.
+  std::string lrSchedule = "constant";
+  /// Scale the input to zero mean and unit variance over the training images (input_scale and
+  /// input_offset from their mean and standard deviation) instead of pixel / 255.
+  bool inputStandardize = false;
   std::optional<float> momentum;      ///< unset: the model's default (momentum only)
   float weightDecay = 0.0f;           ///< L2 weight decay (PyTorch's weight_decay)
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  ///< Adam

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -132,6 +134,22 @@ FashionMnist FashionMnist::load(const std::string& dir) {
   d.train_ = loadSplit(dir + "/train-images-idx3-ubyte.gz", dir + "/train-labels-idx1-ubyte.gz");
   d.test_ = loadSplit(dir + "/t10k-images-idx3-ubyte.gz", dir + "/t10k-labels-idx1-ubyte.gz");
   return d;
+}
+
+Standardization standardization(const LabelledImages& images) {
+  std::array<uint64_t, 256> histogram{};
+  for (const uint8_t v : images.images) ++histogram[v];
+  const double n = static_cast<double>(images.images.size());
+  double sum = 0, squares = 0;
+  for (size_t v = 0; v < histogram.size(); ++v) {
+    sum += static_cast<double>(v) * static_cast<double>(histogram[v]);
+    squares += static_cast<double>(v * v) * static_cast<double>(histogram[v]);
+  }
+  const double mean = n > 0 ? sum / n : 0, variance = n > 0 ? squares / n - mean * mean : 0;
+  if (!(variance > 0))
+    throw Error(fmt::format("standardization: {} pixels with no variance", images.images.size()));
+  const double sigma = std::sqrt(variance);
+  return {static_cast<float>(1.0 / sigma), static_cast<float>(-mean / sigma)};
 }
 
 }  // namespace tessera::bench

@@ -19,6 +19,18 @@ struct LabelledImages {
   size_t count() const { return labels.size(); }
 };
 
+/// The input scaling that gives the pixels of a split zero mean and unit variance: input =
+/// pixel * scale + offset with scale = 1 / sigma and offset = -mean / sigma, where mean and sigma
+/// (population) are those of every pixel value 0-255 of every image, computed in double and each
+/// rounded once to float.
+struct Standardization {
+  float scale = 1.0f / 255.0f;
+  float offset = 0.0f;
+};
+/// That scaling for images; throws tessera::Error on an empty split or one whose pixels are all
+/// equal.
+Standardization standardization(const LabelledImages& images);
+
 /// The Fashion-MNIST training (60,000) and test (10,000) splits.
 class FashionMnist {
  public:
