@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <random>
 #include <sstream>
 
 #include "backends.hpp"
+#include "lr_schedule.hpp"
 #include "synthetic_problem.hpp"
 
 namespace tessera::bench {
@@ -250,6 +252,63 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
       EXPECT_EQ(b, cpu.parameters().biases);
     }
   }
+}
+
+// A learning-rate schedule (train/lr_schedule.hpp) reaches the device's "lr" at each step's host
+// sync: the run equals the CPU reference given the same rate at each step, bit for bit.
+TEST(MlpTrainer, ACosineScheduleMatchesTheCpuReferenceStepByStep) {
+  MlpConfig c = smallConfig(5, 0);
+  const std::vector<size_t> sizes = layerSizes(c);
+  const LrSchedule schedule{LrSchedule::Kind::Cosine, c.learningRate, 5};
+  auto dev = open("model");
+  MlpTrainer t(*dev, c);
+  MlpParameters p = MlpParameters::initialize(sizes, 3);
+  t.setParameters(p.weights, p.biases);
+  t.setLearningRateSchedule([&](uint64_t s) { return schedule.at(s); });
+  CpuMlp cpu(p, c.learningRate);
+  Graph g(Target::of(dev->info()));
+  CpuMlp::KSplits ks;
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+    ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
+    ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
+  }
+  cpu.setKSplits(ks);
+  const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
+  ASSERT_EQ(r.stepLoss.size(), 5u);
+  for (uint64_t s = 0; s < 5; ++s) {
+    std::vector<float> img(c.batch * c.inputs);
+    std::vector<int32_t> lab(c.batch);
+    syntheticBatch(s, img, lab);
+    cpu.setLearningRate(schedule.at(s));
+    EXPECT_EQ(r.stepLoss[s], cpu.trainStep(img, lab).meanLoss) << "step " << s;
+  }
+  std::vector<std::vector<float>> w, b;
+  t.parameters(w, b);
+  EXPECT_EQ(w, cpu.parameters().weights);
+  EXPECT_EQ(b, cpu.parameters().biases);
+  // The schedule changed the run: the constant rate gives other weights.
+  CpuMlp constant(p, c.learningRate);
+  constant.setKSplits(ks);
+  for (uint64_t s = 0; s < 5; ++s) {
+    std::vector<float> img(c.batch * c.inputs);
+    std::vector<int32_t> lab(c.batch);
+    syntheticBatch(s, img, lab);
+    constant.trainStep(img, lab);
+  }
+  EXPECT_NE(w, constant.parameters().weights);
+}
+
+TEST(LrSchedule, CosineDecaysFromTheBaseToZero) {
+  const LrSchedule cos{LrSchedule::Kind::Cosine, 0.5f, 4};
+  EXPECT_EQ(cos.at(0), 0.5f);
+  EXPECT_EQ(cos.at(2), 0.25f);
+  EXPECT_FLOAT_EQ(cos.at(1), static_cast<float>(0.25 * (1 + std::cos(std::numbers::pi / 4))));
+  EXPECT_EQ(cos.at(4), 0.0f);
+  EXPECT_EQ(cos.at(9), 0.0f);  // past the end: zero
+  const LrSchedule constant{LrSchedule::Kind::Constant, 0.5f, 4};
+  EXPECT_EQ(constant.at(3), 0.5f);
+  EXPECT_EQ(LrSchedule::parseKind("cosine"), LrSchedule::Kind::Cosine);
+  EXPECT_THROW(LrSchedule::parseKind("step"), Error);
 }
 
 }  // namespace

@@ -82,6 +82,8 @@ class CpuMlp {
   MlpParameters& parameters() { return params_; }
   /// The step size.
   float learningRate() const { return lr_; }
+  /// Change the step size (as the host rewrites the device's "lr" between steps).
+  void setLearningRate(float lr) { lr_ = lr; }
   /// The momentum (0: plain SGD).
   float momentum() const { return mu_; }
 
