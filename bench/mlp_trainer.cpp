@@ -35,9 +35,9 @@ struct MlpTrainer::Impl {
   bool ran = false;
   BatchSource train, eval;
   MlpRunResult current;
-  std::vector<uint32_t> evalSyncs;    // host sync ids that bring evaluation images
-  uint32_t trainSync = 0;             // the host sync that brings training images
-  size_t trainSyncIndex = 0;          // its index in Executable::hostSyncs
+  std::vector<uint32_t> evalSyncs;                // host sync ids that bring evaluation images
+  uint32_t trainSync = 0;                         // the host sync that brings training images
+  size_t trainSyncIndex = 0;                      // its index in Executable::hostSyncs
   std::function<float(uint64_t)> learningRateAt;  // the schedule, if set
   float writtenRate = 0;                          // the "lr" last written by the schedule
   bool rateWritten = false;

@@ -20,7 +20,6 @@
 #include <optional>
 
 #include "file_io.hpp"
-#include "train/lr_schedule.hpp"
 #include "mlp_trainer.hpp"
 #include "mpi_comm.hpp"
 #include "report_html.hpp"
@@ -30,6 +29,7 @@
 #include "train/all_reduce_model.hpp"
 #include "train/chrome_trace.hpp"
 #include "train/fashion_mnist.hpp"
+#include "train/lr_schedule.hpp"
 #include "train/minibatcher.hpp"
 #include "train/mlperf_logger.hpp"
 #include "train/model_parameters.hpp"
@@ -283,9 +283,10 @@ ModelParameters initialParameters(const TrainOptions& o, const Model& model,
     return p;
   }
   if (o.inputStandardize) {
-    throw Error(fmt::format("train: --input-standardize with --load-weights: {} carries its own "
-                            "input_scale and input_offset",
-                            o.loadWeights));
+    throw Error(
+        fmt::format("train: --input-standardize with --load-weights: {} carries its own "
+                    "input_scale and input_offset",
+                    o.loadWeights));
   }
   // Only the model's arrays are read, each at most its expected size, so a file cannot make the
   // loader decode what the network does not use (docs/limits.md, "Files").

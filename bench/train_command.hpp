@@ -41,8 +41,8 @@ struct TrainOptions {
   /// Scale the input to zero mean and unit variance over the training images (input_scale and
   /// input_offset from their mean and standard deviation) instead of pixel / 255.
   bool inputStandardize = false;
-  std::optional<float> momentum;      ///< unset: the model's default (momentum only)
-  float weightDecay = 0.0f;           ///< L2 weight decay (PyTorch's weight_decay)
+  std::optional<float> momentum;                    ///< unset: the model's default (momentum only)
+  float weightDecay = 0.0f;                         ///< L2 weight decay (PyTorch's weight_decay)
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  ///< Adam
   double targetAccuracy = 0.85;
   uint64_t maxSteps = 0;  ///< 0 = whole epochs; else at most this many steps per epoch run

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # tessera-bench train --checkpoint-every / --resume (docs/training.md, "Checkpoints and resume"):
-# a short run killed with SIGKILL at several points (between checkpoints, in the middle of a
-# save, in the second epoch, twice in a row) and resumed ends with the uninterrupted run's
-# result.json (all but the wall-clock figures), MLLOG lines (all but time_ms), trace, pictures and
-# saved weights, byte for byte; SIGTERM and SIGINT save, say how to resume and resume the same;
-# corrupt, truncated and mismatched (options, chip configuration) checkpoints are refused naming
-# the file and what differs.
+# a short run (with the cosine learning-rate schedule) killed with SIGKILL at several points
+# (between checkpoints, in the middle of a save, in the second epoch, twice in a row) and resumed
+# ends with the uninterrupted run's result.json (all but the wall-clock figures), MLLOG lines (all
+# but time_ms), trace, pictures and saved weights, byte for byte; SIGTERM and SIGINT save, say
+# how to resume and resume the same; corrupt, truncated and mismatched (options, chip
+# configuration) checkpoints are refused naming the file and what differs.
 # On rtl, tcp and serial (a tessera-server fronting the model over TCP or a pty) the short form
 # runs: the uninterrupted run
 # and one SIGKILL halfway through a save, resumed. With mpi, 2 replicas under mpirun: rank 1
@@ -52,8 +52,10 @@ elif [ "$backend" = serial ]; then
   device=serial:$pty
 fi
 
+# The cosine schedule rewrites the device's lr at every step: a resumed run must go on with the
+# rates of the steps it resumes at.
 args=(train --device "$device" --tiles 4 --batch 8 --hidden 16 --max-steps 6 --epochs 2
-      --eval-images 32 --quiet --target-accuracy 1)
+      --eval-images 32 --quiet --target-accuracy 1 --lr-schedule cosine)
 
 # same DIR [REF]: DIR's outputs equal the uninterrupted run's (REF, default ref).
 same() {
@@ -281,7 +283,8 @@ if start "$dir" step:5 --checkpoint-every 2; then
   refused "$dir" "--tile-mem 64" "checkpoint $ckpt: saved with tile-mem 0, this run has tile-mem 64"
   # A chip of another configuration: the rtl's 64 KiB tiles, the model's 128 KiB for this MLP.
   out=$("$bench" train --device rtl --tiles 4 --batch 8 --hidden 16 --max-steps 6 --epochs 2 \
-        --eval-images 32 --quiet --target-accuracy 1 --out "$dir" --resume "$dir/checkpoints" 2>&1)
+        --eval-images 32 --quiet --target-accuracy 1 --lr-schedule cosine --out "$dir" \
+        --resume "$dir/checkpoints" 2>&1)
   want="checkpoint $ckpt: checkpoint: saved on a chip of 4 tiles x 131072 bytes (6 contexts); this device has 4 tiles x 65536 bytes"
   if grep -qF -- "$want" <<<"$out"; then echo "ok: refused: $want"; else fail "rtl resume: want \"$want\", got: $out"; fi
   cp "$ckpt" "$work/good.ckpt"
