@@ -761,7 +761,25 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
     const auto [y0, y1] = clampRows(lo, hi, g.OH);
     const Tensor dys = gradOut[bk.n].slice(g0 * g.ocg, g1 * g.ocg, 0).slice(y0, y1, 1).flatten();
     const Tensor wb = blocked ? wT.flatten() : weights.slice(g0 * g.ocg, g1 * g.ocg, 0).flatten();
-    for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], blocked ? 6 : 1)) {
+    std::vector<Part> pts = splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], blocked ? 6 : 1);
+    // The blocked codelet's vertices take every rowStep-th row from their first: rows near the
+    // borders reach fewer outputs (LeNet's conv1, no padding: 1 to 5 rows of taps), so
+    // contiguous row ranges would be uneven (the middle vertex of three had 2.5 times the
+    // first's work).
+    size_t rowStep = 1;
+    if (blocked) {
+      std::vector<size_t> starts;
+      for (const Part& pt : pts) starts.push_back(pt.row);
+      std::sort(starts.begin(), starts.end());
+      starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+      rowStep = starts.size();
+      for (Part& pt : pts) {
+        pt.row = static_cast<size_t>(std::lower_bound(starts.begin(), starts.end(), pt.row) -
+                                     starts.begin());
+        pt.rows = (bk.r1 - bk.r0 - pt.row + rowStep - 1) / rowStep;
+      }
+    }
+    for (const Part& pt : pts) {
       VertexRef v =
           graph.addVertex(cs, blocked ? "Conv2dBackwardInputBlocked" : "Conv2dBackwardInput",
                           {{"dy", dys}, {"w", wb}, {"dx", db.flatten()}});
@@ -773,7 +791,9 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
       graph.setFieldValue(v, "rowBase", static_cast<uint32_t>(bk.r0 + g.ph));
       graph.setFieldValue(v, "dyRow0", static_cast<uint32_t>(y0));
       graph.setFieldValue(v, "cFirst", static_cast<uint32_t>(bk.c0 % g.icg));
-      if (!blocked) {
+      if (blocked) {
+        graph.setFieldValue(v, "rowStep", static_cast<uint32_t>(rowStep));
+      } else {
         graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
         graph.setFieldValue(v, "channels", pack(g.icg, g.ocg));
       }

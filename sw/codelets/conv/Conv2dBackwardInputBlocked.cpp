@@ -1,7 +1,7 @@
 // conv2d's gradient to its input on one tile block, stride 1 and one group (docs/library.md,
 // "conv2d and pooling"): dx [cv, BR, W] is input channels [c0, c0 + cv) of one sample, input rows
-// [r0, r0 + BR); this vertex computes rows [row, row + rows) and block channels [c, c + n)
-// (packed in `rows`, `chans`).
+// [r0, r0 + BR); this vertex computes block rows row, row + rowStep, ... (`rows` of them) and
+// block channels [c, c + n) (packed in `rows`, `chans`).
 //   dy [OC, DSH, OW]   gradient rows [dyRow0, dyRow0 + DSH) of every output channel
 //   w  [OC * KH * KW, C]  the weights, tap-major (a copy of [OC, C, KH, KW] transposed)
 // Packed params (low | high 16 bits): kernel KH|KW, padding ph|pw, dilation dh|dw, dySize
@@ -27,11 +27,11 @@ __attribute__((noinline)) void element(const Geom& g, const float* d, uint32_t k
                                        uint32_t kw0, uint32_t kw1, float* out, uint32_t ostride) {
   float acc[C];
   for (int c = 0; c < C; ++c) acc[c] = 0.0f;
-  const uint32_t rowStep = g.dh * g.OW, plane = g.DSH * g.OW;
+  const uint32_t up = g.dh * g.OW, plane = g.DSH * g.OW;
   for (uint32_t o = 0; o < g.OC; ++o) {
     const float* pdo = d + o * plane;
     for (uint32_t kh = kh0; kh < kh1; ++kh) {
-      const float* pd = pdo - (kh - kh0) * rowStep;
+      const float* pd = pdo - (kh - kh0) * up;
       const float* pw = g.w + ((o * g.KH + kh) * g.KW + kw0) * g.C;
       for (uint32_t kw = kw0; kw < kw1; ++kw) {
         const float dv = *pd;
@@ -61,10 +61,10 @@ inline uint32_t endTap(int32_t t, uint32_t d, uint32_t K) {
 }
 
 __attribute__((noinline)) void subBlock(ElementFn fn, const Geom& g, float* out, uint32_t BR,
-                                        uint32_t W, uint32_t row, uint32_t rows, int32_t rowBase,
-                                        int32_t oy0, int32_t pw) {
+                                        uint32_t W, uint32_t row, uint32_t rows, uint32_t rowStep,
+                                        int32_t rowBase, int32_t oy0, int32_t pw) {
   const uint32_t ostride = BR * W;
-  for (uint32_t r = row; r < row + rows; ++r) {
+  for (uint32_t r = row; r < row + rows * rowStep; r += rowStep) {
     const int32_t t = rowBase + static_cast<int32_t>(r) - oy0;  // iy + ph - dyRow0
     uint32_t kh0 = firstTap(t, g.DSH, g.dh), kh1 = endTap(t, g.dh, g.KH);
     if (kh0 >= kh1) kh0 = kh1 = 0;
@@ -86,7 +86,7 @@ TESSERA_VERTEX(Conv2dBackwardInputBlocked, (Input, float, dy), (Input, float, w)
                (Output, float, dx), (Param, uint32_t, kernel), (Param, uint32_t, padding),
                (Param, uint32_t, dilation), (Param, uint32_t, dySize), (Param, uint32_t, dxSize),
                (Param, uint32_t, rowBase), (Param, uint32_t, dyRow0), (Param, uint32_t, cFirst),
-               (Param, uint32_t, rows), (Param, uint32_t, chans)) {
+               (Param, uint32_t, rows), (Param, uint32_t, rowStep), (Param, uint32_t, chans)) {
   Geom g;
   g.KH = kernel & 0xffffu, g.KW = kernel >> 16;
   g.dh = dilation & 0xffffu, g.dw = dilation >> 16;
@@ -105,13 +105,13 @@ TESSERA_VERTEX(Conv2dBackwardInputBlocked, (Input, float, dy), (Input, float, w)
     float* o = dx.data() + j * BR * W;
     switch (c) {
       case 6:
-        subBlock(element<6>, g, o, BR, W, r0, rn, rb, oy0, pw);
+        subBlock(element<6>, g, o, BR, W, r0, rn, rowStep, rb, oy0, pw);
         break;
       case 4:
-        subBlock(element<4>, g, o, BR, W, r0, rn, rb, oy0, pw);
+        subBlock(element<4>, g, o, BR, W, r0, rn, rowStep, rb, oy0, pw);
         break;
       default:
-        subBlock(element<1>, g, o, BR, W, r0, rn, rb, oy0, pw);
+        subBlock(element<1>, g, o, BR, W, r0, rn, rowStep, rb, oy0, pw);
         break;
     }
     j += c;
