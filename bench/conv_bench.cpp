@@ -119,6 +119,45 @@ int runConvBench(const ConvBenchOptions& opt) {
       }
     }
   }
+  // The max-pooling layers after each conv (kernel 2, stride 2) and their gradients: comparisons
+  // only (no FLOPs), so cycles alone.
+  for (const Layer& l : layers) {
+    const std::vector<size_t> shape = ops::conv2dOutputShape(l.in, l.w, l.p, l.name);
+    ops::Pool2dParams pp;
+    pp.kernel = {2, 2};
+    for (const char* op : {"max-pool", "max-pool-grad"}) {
+      if (!opt.backward && std::string(op) != "max-pool") continue;
+      try {
+        Graph g(target);
+        Sequence prog;
+        Tensor x = ops::createConv2dInput(g, shape, "x");
+        std::vector<float> v(x.numElements());
+        for (size_t i = 0; i < v.size(); ++i) v[i] = 0.01f * float(i % 97) - 0.4f;
+        g.setInitialValue(x, v);
+        if (std::string(op) == "max-pool") {
+          ops::maxPool2d(g, x, prog, "pool", pp);
+        } else {
+          Tensor dy = ops::createConv2dInput(g, ops::pool2dOutputShape(shape, pp, "pool"), "dy");
+          std::vector<float> dv(dy.numElements());
+          for (size_t i = 0; i < dv.size(); ++i) dv[i] = 0.003f * float(i % 89) - 0.1f;
+          g.setInitialValue(dy, dv);
+          ops::maxPool2dBackward(g, x, dy, prog, "pool/dx", pp);
+        }
+        Compiled comp = compile(g, prog);
+        auto dev = openDevice(opt.device, o);
+        Engine e(*dev, comp.executable);
+        const RunResult r = e.run(20'000'000'000ull);
+        if (r.reason != StopReason::Halted)
+          throw Error(fmt::format("{} {} did not halt", l.name, op));
+        uint64_t xc = 0;
+        for (const auto& x2 : comp.report.exchanges) xc += x2.cycles;
+        fmt::print("{:<6} {:<16} {:>12} {:>10} {:>10}\n", l.name, op, "-", r.cycles, xc);
+      } catch (const std::exception& ex) {
+        fmt::print("{:<6} {:<16} not run: {}\n", l.name, op, ex.what());
+        ++failures;
+      }
+    }
+  }
   return failures ? 1 : 0;
 }
 

@@ -1,5 +1,5 @@
-// tessera-bench conv: the efficiency of conv2d and its gradients (docs/library.md, "conv2d and
-// pooling").
+// tessera-bench conv: the efficiency of conv2d and its gradients, and the cycles of max pooling
+// and its gradient (docs/library.md, "conv2d and pooling").
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,8 @@ struct ConvBenchOptions {
 
 /// Compile and run each conv layer of LeNet (one op per program) and print cycles, fused
 /// multiply-adds per cycle per tile and the share of the tile's peak (16 multiply-adds a cycle
-/// with the matrix unit, 1 without); 0 on success.
+/// with the matrix unit, 1 without), then the cycles of its two max-pooling layers and their
+/// gradients; 0 on success.
 int runConvBench(const ConvBenchOptions& options);
 
 }  // namespace tessera::bench

@@ -5,7 +5,8 @@
 //   with the matrix unit, one fused multiply-add = 2 without): over the whole program (exchanges
 //   and syncs included) and over the compute phases only (each tile's cycles less its sync-wait
 //   and exchange cycles).
-//   tessera-bench conv: the same for LeNet's conv layers (bench/conv_bench.hpp).
+//   tessera-bench conv: the same for LeNet's conv layers, and the cycles of its max-pooling layers
+//   (bench/conv_bench.hpp).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>

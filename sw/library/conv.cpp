@@ -732,6 +732,20 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
       return dx;
     }
   }
+  // Stride 1, one group and at least 4 input channels: the channel-blocked codelet (up to 6
+  // input channels per gradient load), which reads the weights tap-major [OC, KH, KW, C]. They
+  // are copied so once (a word at a time, spread over the tiles) and gathered from the copy in
+  // runs: gathering the transposed view itself would take an exchange of single words into
+  // every tile (larger exchange programs everywhere).
+  const bool blocked = g.G == 1 && g.sh == 1 && g.sw == 1 && g.C >= 4;
+  Tensor wT;
+  if (blocked) {
+    wT = createLinear(graph, ElemType::Float32, {g.OC * g.KH * g.KW, g.C}, name + "/wT");
+    prog.add(Copy(weights.reshape({g.OC, g.C, g.KH * g.KW})
+                      .dimShuffle({0, 2, 1})
+                      .reshape({g.OC * g.KH * g.KW, g.C}),
+                  wT, name + "/wT"));
+  }
   ComputeSet cs = graph.addComputeSet(name);
   const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.H);
   const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
@@ -746,20 +760,43 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
     const long hi = floorDivS(static_cast<long>(bk.r1 - 1 + g.ph), static_cast<long>(g.sh)) + 1;
     const auto [y0, y1] = clampRows(lo, hi, g.OH);
     const Tensor dys = gradOut[bk.n].slice(g0 * g.ocg, g1 * g.ocg, 0).slice(y0, y1, 1).flatten();
-    const Tensor wb = weights.slice(g0 * g.ocg, g1 * g.ocg, 0).flatten();
-    for (const Part& pt : splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], 1)) {
-      VertexRef v = graph.addVertex(cs, "Conv2dBackwardInput",
-                                    {{"dy", dys}, {"w", wb}, {"dx", db.flatten()}});
+    const Tensor wb = blocked ? wT.flatten() : weights.slice(g0 * g.ocg, g1 * g.ocg, 0).flatten();
+    std::vector<Part> pts = splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], blocked ? 6 : 1);
+    // The blocked codelet's vertices take every rowStep-th row from their first: rows near the
+    // borders reach fewer outputs (LeNet's conv1, no padding: 1 to 5 rows of taps), so
+    // contiguous row ranges would be uneven (the middle vertex of three had 2.5 times the
+    // first's work).
+    size_t rowStep = 1;
+    if (blocked) {
+      std::vector<size_t> starts;
+      for (const Part& pt : pts) starts.push_back(pt.row);
+      std::sort(starts.begin(), starts.end());
+      starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+      rowStep = starts.size();
+      for (Part& pt : pts) {
+        pt.row = static_cast<size_t>(std::lower_bound(starts.begin(), starts.end(), pt.row) -
+                                     starts.begin());
+        pt.rows = (bk.r1 - bk.r0 - pt.row + rowStep - 1) / rowStep;
+      }
+    }
+    for (const Part& pt : pts) {
+      VertexRef v =
+          graph.addVertex(cs, blocked ? "Conv2dBackwardInputBlocked" : "Conv2dBackwardInput",
+                          {{"dy", dys}, {"w", wb}, {"dx", db.flatten()}});
       graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
-      graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
       graph.setFieldValue(v, "padding", pack(g.ph, g.pw));
       graph.setFieldValue(v, "dilation", pack(g.dh, g.dw));
       graph.setFieldValue(v, "dySize", pack(y1 - y0, g.OW));
       graph.setFieldValue(v, "dxSize", pack(bk.r1 - bk.r0, g.W));
-      graph.setFieldValue(v, "channels", pack(g.icg, g.ocg));
       graph.setFieldValue(v, "rowBase", static_cast<uint32_t>(bk.r0 + g.ph));
       graph.setFieldValue(v, "dyRow0", static_cast<uint32_t>(y0));
       graph.setFieldValue(v, "cFirst", static_cast<uint32_t>(bk.c0 % g.icg));
+      if (blocked) {
+        graph.setFieldValue(v, "rowStep", static_cast<uint32_t>(rowStep));
+      } else {
+        graph.setFieldValue(v, "stride", pack(g.sh, g.sw));
+        graph.setFieldValue(v, "channels", pack(g.icg, g.ocg));
+      }
       graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
       graph.setFieldValue(v, "chans", pack(pt.c, pt.n));
       // The forward's multiply-adds again, shared over dx by elements.

@@ -58,16 +58,22 @@ TESSERA_VERTEX(ConvFixWAmp, (Input, float, src), (Input, float, dy), (Input, flo
       }
       if (redo) {
         const float* d = dy.data() + r * P;
+        // The output columns [xa, xb) whose tap column x sw + cx lies inside the row (one range:
+        // the column grows with x), as ConvGatherWAmp's; the others are skipped.
+        const int32_t cx = offX + static_cast<int32_t>(kw * dw);
+        const uint32_t xa = cx >= 0 ? 0 : (static_cast<uint32_t>(-cx) + sw - 1) / sw;
+        uint32_t xb = cx >= static_cast<int32_t>(SW)
+                          ? 0
+                          : (static_cast<uint32_t>(static_cast<int32_t>(SW) - cx) + sw - 1) / sw;
+        if (xb > OW) xb = OW;
         float acc = 0.0f;
         for (uint32_t y = 0; y < OH; ++y) {
           const int32_t sy = static_cast<int32_t>(y * sh + kh * dh) + offY;
           if (sy < 0 || sy >= static_cast<int32_t>(SH)) continue;
-          const float* row = src.data() + (q * SH + static_cast<uint32_t>(sy)) * SW;
-          for (uint32_t x = 0; x < OW; ++x) {
-            const int32_t sx = static_cast<int32_t>(x * sw + kw * dw) + offX;
-            if (sx >= 0 && sx < static_cast<int32_t>(SW))
-              acc = __builtin_fmaf(d[y * OW + x], row[sx], acc);
-          }
+          const float* row = src.data() + (q * SH + static_cast<uint32_t>(sy)) * SW + cx;
+          const float* dr = d + y * OW;
+          for (uint32_t x = xa; x < xb; ++x)
+            acc = __builtin_fmaf(dr[x], row[static_cast<int32_t>(x * sw)], acc);
         }
         v = acc;
       }

@@ -6,7 +6,11 @@
 // Packed params (low | high 16 bits): kernel KH|KW, stride sh|sw, padding ph|pw, xSize XSH|W,
 // dySize DSH|OW; dxRow0 = r0 | (BR << 16); origin = xRow0 | (dyRow0 << 16).
 // Each element: from +0, the gradient of every window (in output order) whose first maximum
-// (MaxPool's rule) it is (tessera/conv_reference.hpp).
+// (MaxPool's rule) it is (tessera/conv_reference.hpp). The vertex walks the windows that reach
+// its rows once each, in output order, and adds a window's gradient to its maximum when that
+// lies in its rows: each element receives the same additions in the same order as in the
+// reference, with one scan per window instead of one per (element, window) pair and no divide
+// per element (a divide is a long op, 8 rounds of its context).
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(MaxPoolGrad, (Input, float, x), (Input, float, dy), (Output, float, dx),
@@ -26,40 +30,43 @@ TESSERA_VERTEX(MaxPoolGrad, (Input, float, x), (Input, float, dy), (Output, floa
                 BR = static_cast<int32_t>(dxRow0 >> 16);
   const int32_t xr0 = static_cast<int32_t>(origin & 0xffffu),
                 dr0 = static_cast<int32_t>(origin >> 16);
+  const int32_t rowA = static_cast<int32_t>(rows & 0xffffu),
+                rowB = rowA + static_cast<int32_t>(rows >> 16);
+  // The vertex's rows in slab coordinates, and the windows oy with
+  // oy * sh - ph <= iy < oy * sh - ph + KH for some of its rows iy, among the stored ones.
+  const int32_t sa = r0 + rowA - xr0, sb = r0 + rowB - xr0;
+  const int32_t ta = r0 + rowA + ph - KH + 1;
+  int32_t oya = ta <= 0 ? 0 : (ta + sh - 1) / sh;
+  int32_t oyb = (r0 + rowB - 1 + ph) / sh + 1;
+  if (oya < dr0) oya = dr0;
+  if (oyb > dr0 + DSH) oyb = dr0 + DSH;
   for (uint32_t c = chans & 0xffffu; c < (chans & 0xffffu) + (chans >> 16); ++c) {
     const float* xp = x.data() + c * static_cast<uint32_t>(XSH * W);
     const float* dp = dy.data() + c * static_cast<uint32_t>(DSH * OW);
-    for (uint32_t r = rows & 0xffffu; r < (rows & 0xffffu) + (rows >> 16); ++r) {
-      const int32_t iy = r0 + static_cast<int32_t>(r);  // global row
-      // Windows oy with oy * sh - ph <= iy < oy * sh - ph + KH, among the stored ones.
-      int32_t oya = iy + ph - KH + 1 <= 0 ? 0 : (iy + ph - KH + 1 + sh - 1) / sh;
-      int32_t oyb = (iy + ph) / sh + 1;
-      if (oya < dr0) oya = dr0;
-      if (oyb > dr0 + DSH) oyb = dr0 + DSH;
-      for (int32_t ix = 0; ix < W; ++ix) {
-        int32_t oxa = ix + pw - KW + 1 <= 0 ? 0 : (ix + pw - KW + 1 + sw - 1) / sw;
-        int32_t oxb = (ix + pw) / sw + 1;
-        if (oxb > OW) oxb = OW;
-        float s = 0.0f;
-        for (int32_t oy = oya; oy < oyb; ++oy) {
-          const int32_t y0 = oy * sh - ph - xr0;  // window top in the slab
-          const int32_t ya = y0 < 0 ? 0 : y0, yb = y0 + KH < XSH ? y0 + KH : XSH;
-          for (int32_t ox = oxa; ox < oxb; ++ox) {
-            const int32_t x0 = ox * sw - pw;
-            const int32_t xa = x0 < 0 ? 0 : x0, xb = x0 + KW < W ? x0 + KW : W;
-            float best = -__builtin_inff();
-            int32_t at = ya * W + xa;
-            for (int32_t yy = ya; yy < yb; ++yy) {
-              for (int32_t xx = xa; xx < xb; ++xx) {
-                const float v = xp[yy * W + xx];
-                if (v > best || v != v) best = v, at = yy * W + xx;
-              }
-            }
-            if (at == (iy - xr0) * W + ix) s = s + dp[(oy - dr0) * OW + ox];
+    // The vertex's first row of this channel: slab row sa.
+    float* dxp = dx.data() + (c * static_cast<uint32_t>(BR) + static_cast<uint32_t>(rowA)) *
+                                 static_cast<uint32_t>(W);
+    for (int32_t i = 0; i < (sb - sa) * W; ++i) dxp[i] = 0.0f;
+    for (int32_t oy = oya; oy < oyb; ++oy) {
+      const int32_t y0 = oy * sh - ph - xr0;  // window top in the slab
+      const int32_t ya = y0 < 0 ? 0 : y0, yb = y0 + KH < XSH ? y0 + KH : XSH;
+      const float* drow = dp + (oy - dr0) * OW;
+      for (int32_t ox = 0; ox < OW; ++ox) {
+        const int32_t x0 = ox * sw - pw;
+        const int32_t xa = x0 < 0 ? 0 : x0, xb = x0 + KW < W ? x0 + KW : W;
+        float best = -__builtin_inff();
+        int32_t aty = ya, atx = xa;
+        for (int32_t yy = ya; yy < yb; ++yy) {
+          const float* xrow = xp + yy * W;
+          for (int32_t xx = xa; xx < xb; ++xx) {
+            const float v = xrow[xx];
+            if (v > best || v != v) best = v, aty = yy, atx = xx;
           }
         }
-        dx[(c * static_cast<uint32_t>(BR) + r) * static_cast<uint32_t>(W) +
-           static_cast<uint32_t>(ix)] = s;
+        if (aty >= sa && aty < sb) {
+          float& d = dxp[(aty - sa) * W + atx];
+          d = d + drow[ox];
+        }
       }
     }
   }

@@ -253,8 +253,12 @@ TEST_P(ConvTest, FixedShapes) {
       convCase({2, 1, 12, 12}, {6, 1, 5, 5}, {1, 1}, {2, 2}, {1, 1}, 1,
                true),  // LeNet's first layer, small
   };
-  if (!rtl())
+  if (!rtl()) {
     cases.push_back(convCase({5, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true));
+    // Stride 1, one group: the channel-blocked input gradient's 4- and 1-channel blocks, with
+    // padding and dilation.
+    cases.push_back(convCase({2, 5, 9, 8}, {7, 5, 3, 2}, {1, 1}, {1, 0}, {2, 1}, 1, false));
+  }
   uint32_t seed = 10;
   for (const ConvCase& c : cases) {
     mem = count(c.in) > 1000 ? 262144 : 65536;
