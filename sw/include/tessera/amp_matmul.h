@@ -7,7 +7,7 @@
 #define TESSERA_AMP_MATMUL_START_ROUNDS 160u
 /** Rounds between the end of one row block's lock-step stretch and the start of the next: a
  * worker's set-up of its next four rows and the meet. */
-#define TESSERA_AMP_MATMUL_BLOCK_GAP_ROUNDS 136u
+#define TESSERA_AMP_MATMUL_BLOCK_GAP_ROUNDS 96u
 /** Rounds after each column group's lock-step loop (and odd block) in a row block: the workers'
  * stores and pointer steps, the supervisor's next first block after an odd one, the loop's test. */
 #define TESSERA_AMP_MATMUL_GROUP_TAIL_ROUNDS 14u
