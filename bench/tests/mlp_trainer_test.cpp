@@ -131,6 +131,7 @@ TEST(MlpTrainer, EveryBackendGivesTheModelsWeightsAndCycles) {
 #include <cstring>
 
 #include "lockstep.hpp"
+#include "tessera/ops.hpp"
 
 namespace tessera::bench {
 namespace {
@@ -184,6 +185,47 @@ TEST(MlpLockstep, ModelAndRtlAgreeOnACompiledTrainingStep) {
     EXPECT_NE(std::string(e.what()).find("stream \"images\" needs bytes"), std::string::npos)
         << e.what();
   }
+}
+
+// The matrix unit's matmul codelet in lockstep, model against rtl at every retirement: one row
+// block and several (rows 44 and 48), an even and an odd number of k blocks (k 40, 36; 44, 48
+// accumulating), several column groups, c row-major and in the unit's column groups (weights
+// from createMatMulRhs, updated in place by matmulAccumulate with a transposed a: Transpose2d).
+TEST(MatMulUnitLockstep, ModelAndRtlAgreeOnTheUnitsProducts) {
+  Graph g(Target{4, 65536, 6});
+  ASSERT_TRUE(g.target().hasMatrixUnit);
+  std::mt19937 rng(25);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto init = [&](const Tensor& t) {
+    std::vector<float> v(t.numElements());
+    for (float& x : v) x = dist(rng);
+    g.setInitialValue(t, v);
+  };
+  Sequence prog;
+  const Tensor a1 = ops::createMatMulLhs(g, 44, 40, 16, "a1");
+  const Tensor w1 = ops::createMatMulRhs(g, 44, 40, 16, "w1");
+  const Tensor a2 = ops::createMatMulLhs(g, 44, 36, 16, "a2");
+  const Tensor w2 = ops::createMatMulRhs(g, 44, 36, 16, "w2");
+  const Tensor x5 = ops::createMatMulLhs(g, 48, 40, 16, "x5");
+  for (const Tensor& t : {a1, w1, a2, w2, x5}) init(t);
+  const Tensor c1 = ops::matmul(g, a1, w1, prog, "mm1");
+  const Tensor c2 = ops::matmul(g, a2, w2, prog, "mm2");
+  const Tensor d5 = ops::matmul(g, x5, w1, prog, "mm5");
+  ops::matmulAccumulate(g, w1, a1, c1, prog, "acc1", {true, false});
+  ops::matmulAccumulate(g, w2, a2, c2, prog, "acc2", {true, false});
+  ops::matmulAccumulate(g, w1, x5, d5, prog, "acc5", {true, false});
+  const Compiled compiled = compile(g, prog);
+  for (const char* codelet : {"MatMulAmp", "Transpose2d"}) {
+    const std::vector<std::string>& used = compiled.report.codelets;
+    EXPECT_NE(std::find(used.begin(), used.end(), codelet), used.end()) << codelet;
+  }
+  LockstepOptions o;
+  o.maxCycles = 50'000'000;
+  const LockstepReport exact = runLockstep(compiled.executable, {}, "model", "rtl", o);
+  EXPECT_TRUE(exact.agree()) << exact.describe();
+  // Halted, not stopped at the codelet's EBREAK (a context late for its row block) on both.
+  EXPECT_EQ(exact.a.result.reason, StopReason::Halted) << describeTrap(exact.a.result.trap);
+  EXPECT_GT(exact.a.retired, 10000u);
 }
 
 }  // namespace

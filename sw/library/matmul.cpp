@@ -36,16 +36,20 @@ std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p, size_t grain = 
   return {std::min(n, p * per), std::min(n, (p + 1) * per)};
 }
 
-// MatMulAmp's cycles on a tile's mb x nb x kb block: its start, then per column group of 4 and
-// per block of 20 rows (4 for each of the five workers) one pass of 4 rounds, 9 per pair of k
-// blocks of 4, 4 for an odd block and the gap, and a longer gap before each further row block
+// MatMulAmp's cycles on a tile's mb x nb x kb block (not accumulating): its start, then per block
+// of 20 rows (4 for each of the five workers) one lock-step stretch over the column groups of 4
+// (bank 0's fill; per group 9 rounds a pair of k blocks, the odd block's test and 4 rounds for
+// an odd one, the tail; the head before each further group) and the gap before the next
 // (sw/codelets/linalg/MatMulAmp.cpp).
 double ampCycles(size_t mb, size_t nb, size_t kb) {
-  const size_t blocks = kb / 4;
-  const size_t period = 4 + 9 * (blocks / 2) + 4 * (blocks % 2) + TESSERA_AMP_MATMUL_GAP_ROUNDS;
+  const size_t blocks = kb / 4, groups = nb / 4;
+  const size_t stretch =
+      4 +
+      groups * (9 * (blocks / 2) + 1 + 4 * (blocks % 2) + TESSERA_AMP_MATMUL_GROUP_TAIL_ROUNDS) +
+      (groups - 1) * TESSERA_AMP_MATMUL_GROUP_HEAD_ROUNDS;
   const size_t rowBlocks = ceilDiv(ceilDiv(mb, TESSERA_AMP_MATMUL_ROWS), TESS_NUM_CONTEXTS - 1);
   return static_cast<double>(TESS_ROUND_CYCLES) *
-         static_cast<double>(TESSERA_AMP_MATMUL_START_ROUNDS + nb / 4 * rowBlocks * period +
+         static_cast<double>(TESSERA_AMP_MATMUL_START_ROUNDS + rowBlocks * stretch +
                              (rowBlocks - 1) * TESSERA_AMP_MATMUL_BLOCK_GAP_ROUNDS);
 }
 

@@ -21,8 +21,18 @@ void tess_graph_run_list(const uint32_t* list) {
   }
 }
 
+/* The supervisor copies alone (one issue a round): eight words a loop trip, about 2.4
+ * instructions a word instead of 5. */
 static void copy_words(uint32_t* dst, const uint32_t* src, uint32_t n) {
-  for (uint32_t i = 0; i < n; ++i) dst[i] = src[i];
+  const uint32_t* const end8 = src + (n & ~7u);
+  while (src != end8) {
+    const uint32_t w0 = src[0], w1 = src[1], w2 = src[2], w3 = src[3];
+    const uint32_t w4 = src[4], w5 = src[5], w6 = src[6], w7 = src[7];
+    dst[0] = w0, dst[1] = w1, dst[2] = w2, dst[3] = w3;
+    dst[4] = w4, dst[5] = w5, dst[6] = w6, dst[7] = w7;
+    src += 8, dst += 8;
+  }
+  for (uint32_t i = 0; i < (n & 7u); ++i) dst[i] = src[i];
 }
 
 #define WORD_PTR(x) ((uint32_t*)(uintptr_t)(x))
