@@ -22,6 +22,8 @@ namespace {
 using checkpoint::ContextState;
 using checkpoint::Image;
 using checkpoint::kRegs;
+using checkpoint::kUnitAccs;
+using checkpoint::kUnitWeights;
 using checkpoint::TileState;
 
 constexpr uint64_t kMaxFileBytes = uint64_t{4} << 30;  // mk2 memory is 918 MB uncompressed
@@ -53,7 +55,7 @@ std::string describeContextState(unsigned c, uint32_t s) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-TileState saveTile(Device& dev, unsigned t, const ChipInfo& chip) {
+TileState saveTile(Device& dev, unsigned t, const ChipInfo& chip, bool unit) {
   TileState ts;
   dev.writeControl(TESS_CR_TILE_SEL, t);
   ts.enabled = dev.readControl(TESS_CR_T_ENABLE) != 0;
@@ -68,6 +70,14 @@ TileState saveTile(Device& dev, unsigned t, const ChipInfo& chip) {
     ts.syncWait = read64(dev, TESS_CR_T_SYNCWAIT_LO, TESS_CR_T_SYNCWAIT_HI);
     ts.exch = read64(dev, TESS_CR_T_EXCH_LO, TESS_CR_T_EXCH_HI);
     ts.instr = read64(dev, TESS_CR_T_INSTR_LO, TESS_CR_T_INSTR_HI);
+    if (unit) {
+      // The tile's weights: any CTX_SEL reaches them.
+      dev.writeControl(TESS_CR_CTX_SEL, 0);
+      for (unsigned i = 0; i < kUnitWeights; ++i) {
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_W + i);
+        ts.weights[i] = dev.readControl(TESS_CR_C_REG);
+      }
+    }
     ts.contexts.resize(chip.contexts);
     for (unsigned c = 0; c < chip.contexts; ++c) {
       dev.writeControl(TESS_CR_CTX_SEL, c);
@@ -88,6 +98,14 @@ TileState saveTile(Device& dev, unsigned t, const ChipInfo& chip) {
       for (unsigned r = 0; r < kRegs; ++r) {
         dev.writeControl(TESS_CR_REG_SEL, r);
         cs.regs[r] = dev.readControl(TESS_CR_C_REG);
+      }
+      if (unit) {
+        for (unsigned i = 0; i < kUnitAccs; ++i) {
+          dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + i);
+          cs.accs[i] = dev.readControl(TESS_CR_C_REG);
+        }
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR);
+        cs.srState = dev.readControl(TESS_CR_C_REG);
       }
     }
     dev.writeControl(TESS_CR_CTX_SEL, 0);
@@ -145,6 +163,8 @@ std::vector<uint8_t> saveCheckpoint(Device& dev, std::span<const uint8_t> appDat
   img.info.tileMemBytes = dev.readControl(TESS_CR_MEM_BYTES);
   img.info.contexts = dev.readControl(TESS_CR_CONTEXTS);
   img.info.paramHash = checkpointParamHash();
+  img.info.version = checkpoint::kVersion;
+  img.info.matrixUnit = chip.hasMatrixUnit;
   img.info.cycle = read64(dev, TESS_CR_CYCLE_LO, TESS_CR_CYCLE_HI);
   img.info.syncDescriptor = ((status & 0x10u) ? TESS_SYNC_HOST_BIT : 0u) | status >> 16;
   img.info.syncBreak = dev.readControl(TESS_CR_SYNC_BREAK) != 0;
@@ -152,7 +172,7 @@ std::vector<uint8_t> saveCheckpoint(Device& dev, std::span<const uint8_t> appDat
   const ChipInfo regs{{img.info.tiles, img.info.tileMemBytes, img.info.contexts}, chip.backend};
   const uint32_t tileSel = dev.readControl(TESS_CR_TILE_SEL);
   for (unsigned t = 0; t < img.info.tiles; ++t) {
-    img.tiles.push_back(saveTile(dev, t, regs));
+    img.tiles.push_back(saveTile(dev, t, regs, img.info.matrixUnit));
     img.info.consoles.push_back(dev.console(t));
   }
   dev.writeControl(TESS_CR_TILE_SEL, tileSel);
@@ -176,6 +196,14 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
         fmt::format("checkpoint: saved on a chip of {} tiles x {} bytes ({} contexts); "
                     "this device has {} tiles x {} bytes ({} contexts)",
                     info.tiles, info.tileMemBytes, info.contexts, tiles, memBytes, contexts));
+  }
+  // Matrix-unit state restores only into tiles that have the unit; a file without it (version 1,
+  // or a chip without the unit) leaves the unit at its reset state.
+  const bool deviceUnit = dev.info().hasMatrixUnit;
+  if (info.matrixUnit && !deviceUnit) {
+    throw Error(
+        "checkpoint: saved on a chip whose tiles have the matrix unit (its state is in the file); "
+        "this device's tiles have none");
   }
   if (info.paramHash != checkpointParamHash()) {
     throw Error(
@@ -250,6 +278,20 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
       for (unsigned r = 1; r < kRegs; ++r) {
         dev.writeControl(TESS_CR_REG_SEL, r);
         dev.writeControl(TESS_CR_C_REG, cs.regs[r]);
+      }
+      if (info.matrixUnit) {
+        for (unsigned i = 0; i < kUnitAccs; ++i) {
+          dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + i);
+          dev.writeControl(TESS_CR_C_REG, cs.accs[i]);
+        }
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR);
+        dev.writeControl(TESS_CR_C_REG, cs.srState);
+      }
+    }
+    if (info.matrixUnit) {
+      for (unsigned i = 0; i < kUnitWeights; ++i) {
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_W + i);
+        dev.writeControl(TESS_CR_C_REG, ts.weights[i]);
       }
     }
     const uint64_t instr = read64(dev, TESS_CR_T_INSTR_LO, TESS_CR_T_INSTR_HI);

@@ -16,8 +16,11 @@ namespace checkpoint {
 namespace {
 
 constexpr std::array<uint8_t, 8> kMagic = {'T', 'E', 'S', 'S', 'C', 'K', 'P', 'T'};
-constexpr uint32_t kVersion = 1;
-constexpr uint32_t kMergeGapWords = 4;  // zero runs shorter than this stay inside a data run
+// Version 1 had no feature word in CONFIG and no matrix-unit state; it is still read (a
+// restore leaves the unit at its reset state, as version 1 always did).
+constexpr uint32_t kOldestVersion = 1;
+constexpr uint32_t kFeatureMatrixUnit = 1u;  // CONFIG features: the tiles' matrix-unit state
+constexpr uint32_t kMergeGapWords = 4;       // zero runs shorter than this stay inside a data run
 // Largest counter a checkpoint may carry: 146 years of cycles at 1 GHz, far from the wrap at 2^64
 // that continuing the run would reach (docs/limits.md).
 constexpr uint64_t kMaxCounter = uint64_t{1} << 62;
@@ -140,6 +143,7 @@ std::vector<uint8_t> encode(const Image& img) {
     s.u32(img.info.contexts);
     s.u32(TESS_CHIP_ID);
     s.u64(img.info.paramHash);
+    s.u32(img.info.matrixUnit ? kFeatureMatrixUnit : 0u);
     addSection(file, Section::Config, s.data());
   }
   {
@@ -161,11 +165,18 @@ std::vector<uint8_t> encode(const Image& img) {
       s.u64(ts.syncWait);
       s.u64(ts.exch);
       s.u64(ts.instr);
+      if (img.info.matrixUnit) {
+        for (uint32_t w : ts.weights) s.u32(w);
+      }
       for (const ContextState& cs : ts.contexts) {
         s.u32(cs.pc);
         s.u32(cs.fcsr);
         s.u64(cs.instret);
         for (uint32_t r : cs.regs) s.u32(r);
+        if (img.info.matrixUnit) {
+          for (uint32_t a : cs.accs) s.u32(a);
+          s.u32(cs.srState);
+        }
       }
     }
     addSection(file, Section::Tile, s.data());
@@ -196,11 +207,13 @@ Image decode(std::span<const uint8_t> bytes) {
     throw Error("checkpoint: not a tessera checkpoint (bad magic; expected \"TESSCKPT\")");
   }
   const uint32_t version = file.u32();
-  if (version != kVersion) {
-    throw Error(fmt::format("checkpoint: format version {} is not supported (this build reads {})",
-                            version, kVersion));
+  if (version < kOldestVersion || version > kVersion) {
+    throw Error(
+        fmt::format("checkpoint: format version {} is not supported (this build reads {} to {})",
+                    version, kOldestVersion, kVersion));
   }
   Image img;
+  img.info.version = version;
   bool haveConfig = false, haveChip = false, haveApp = false;
   unsigned nextTile = 0, nextMem = 0, nextConsole = 0;
   for (unsigned index = 0;; ++index) {
@@ -225,6 +238,14 @@ Image decode(std::span<const uint8_t> bytes) {
         img.info.contexts = s.u32();
         const uint32_t id = s.u32();
         img.info.paramHash = s.u64();
+        if (version >= 2) {
+          const uint32_t features = s.u32();
+          if ((features & ~kFeatureMatrixUnit) != 0) {
+            throw Error(fmt::format("checkpoint: {}: unknown feature bits 0x{:08x}", what,
+                                    features & ~kFeatureMatrixUnit));
+          }
+          img.info.matrixUnit = (features & kFeatureMatrixUnit) != 0;
+        }
         s.expectEnd();
         if (id != TESS_CHIP_ID) {
           throw Error(fmt::format("checkpoint: saved from a chip with ID 0x{:08x}, not 0x{:08x}",
@@ -273,12 +294,27 @@ Image decode(std::span<const uint8_t> bytes) {
           ts.syncWait = s.u64();
           ts.exch = s.u64();
           ts.instr = s.u64();
+          if (img.info.matrixUnit) {
+            for (uint32_t& w : ts.weights) w = s.u32();
+          }
           ts.contexts.resize(img.info.contexts);
-          for (ContextState& cs : ts.contexts) {
+          for (unsigned c = 0; c < img.info.contexts; ++c) {
+            ContextState& cs = ts.contexts[c];
             cs.pc = s.u32();
             cs.fcsr = s.u32();
             cs.instret = s.u64();
             for (uint32_t& r : cs.regs) r = s.u32();
+            if (img.info.matrixUnit) {
+              for (uint32_t& a : cs.accs) a = s.u32();
+              cs.srState = s.u32();
+              // xorshift32 never reaches 0, and nothing can set it (docs/tile.md).
+              if (cs.srState == 0) {
+                throw Error(fmt::format(
+                    "checkpoint: {}: tile {} context {} has the generator state 0, which no "
+                    "chip can hold",
+                    what, t, c));
+              }
+            }
           }
           // A counter near 2^64 would wrap when the run continues; a sum of them could too.
           for (const uint64_t* c : {&ts.idle, &ts.syncWait, &ts.exch, &ts.instr}) {

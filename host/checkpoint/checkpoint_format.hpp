@@ -10,11 +10,16 @@
 #include <vector>
 
 #include "tessera/checkpoint.hpp"
+#include "tessera/chip_params.h"
 
 namespace tessera::checkpoint {
 
 /// Registers per context in the file: x0..x31, then f0..f31.
 inline constexpr unsigned kRegs = 64;
+/// Matrix-unit words of a tile (weights W[b][k][j] at 16b + 4k + j) and of a context
+/// (accumulators acc[r][j] at 4r + j).
+inline constexpr unsigned kUnitWeights = TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS;
+inline constexpr unsigned kUnitAccs = TESS_AMP_ACC_ROWS * TESS_AMP_COLS;
 
 /// One context of an enabled tile.
 struct ContextState {
@@ -22,6 +27,9 @@ struct ContextState {
   uint32_t fcsr = 0;
   uint64_t instret = 0;
   std::array<uint32_t, kRegs> regs{};
+  /// Matrix-unit state (CheckpointInfo::matrixUnit): accumulators and generator state.
+  std::array<uint32_t, kUnitAccs> accs{};
+  uint32_t srState = TESS_AMP_SR_SEED0;
 };
 
 /// One tile: its registers and counters (if enabled) and its memory.
@@ -33,6 +41,8 @@ struct TileState {
   uint64_t syncWait = 0;
   uint64_t exch = 0;
   uint64_t instr = 0;
+  /// Matrix-unit weights (CheckpointInfo::matrixUnit).
+  std::array<uint32_t, kUnitWeights> weights{};
   std::vector<ContextState> contexts;
   /// Memory as runs of (byte offset, bytes); everything else is zero.
   std::vector<std::pair<uint32_t, std::vector<uint8_t>>> runs;
@@ -50,6 +60,9 @@ std::vector<std::pair<uint32_t, std::vector<uint8_t>>> memoryRuns(std::span<cons
 
 /// The file bytes of img.
 std::vector<uint8_t> encode(const Image& img);
+
+/// The format version encode() writes; decode() reads it and every older one.
+inline constexpr uint32_t kVersion = 2;
 
 /// Parse and check a file (magic, version, every section's CRC, length and order, the
 /// configuration's bounds); a tessera::Error names the section at fault.

@@ -95,7 +95,41 @@ uint64_t withLo(uint64_t v, uint32_t w) {
 uint64_t withHi(uint64_t v, uint32_t w) {
   return (v & 0xffffffffu) | uint64_t{w} << 32;
 }
-constexpr unsigned kRegs = 64;  // REG_SEL: x0..x31, f0..f31
+constexpr unsigned kRegs = 64;  // REG_SEL: x0..x31, f0..f31, then the matrix unit's state
+
+// REG_SEL of the matrix unit's state (docs/checkpoint.md): the weights, the context's
+// accumulators, the context's generator.
+static_assert(TESS_REG_SEL_AMP_W == kRegs &&
+              TESS_REG_SEL_AMP_ACC ==
+                  TESS_REG_SEL_AMP_W + TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS &&
+              TESS_REG_SEL_AMP_SR == TESS_REG_SEL_AMP_ACC + TESS_AMP_ACC_ROWS * TESS_AMP_COLS &&
+              TESS_REG_SEL_AMP_END == TESS_REG_SEL_AMP_SR + 1);
+
+uint32_t readUnitRegister(const TileModel& tile, unsigned ctx, unsigned sel) {
+  if (sel < TESS_REG_SEL_AMP_ACC) {
+    const unsigned i = sel - TESS_REG_SEL_AMP_W;
+    return tile.weight(i / (TESS_AMP_ROWS * TESS_AMP_COLS), i / TESS_AMP_COLS % TESS_AMP_ROWS,
+                       i % TESS_AMP_COLS);
+  }
+  if (sel < TESS_REG_SEL_AMP_SR) {
+    const unsigned i = sel - TESS_REG_SEL_AMP_ACC;
+    return tile.accumulator(ctx, i / TESS_AMP_COLS, i % TESS_AMP_COLS);
+  }
+  return tile.srState(ctx);
+}
+
+void writeUnitRegister(TileModel& tile, unsigned ctx, unsigned sel, uint32_t v) {
+  if (sel < TESS_REG_SEL_AMP_ACC) {
+    const unsigned i = sel - TESS_REG_SEL_AMP_W;
+    tile.setWeight(i / (TESS_AMP_ROWS * TESS_AMP_COLS), i / TESS_AMP_COLS % TESS_AMP_ROWS,
+                   i % TESS_AMP_COLS, v);
+  } else if (sel < TESS_REG_SEL_AMP_SR) {
+    const unsigned i = sel - TESS_REG_SEL_AMP_ACC;
+    tile.setAccumulator(ctx, i / TESS_AMP_COLS, i % TESS_AMP_COLS, v);
+  } else {
+    tile.setSrState(ctx, v);
+  }
+}
 
 // Names of the registers a chip without checkpoints (HAS_CHECKPOINT = 0) refuses.
 const char* checkpointRegisterName(uint32_t offset) {
@@ -392,6 +426,7 @@ uint32_t ModelDevice::readTileControl(uint32_t offset) {
   switch (offset) {
     case TESS_CR_C_REG:
       if (!enabled) return 0;
+      if (regSel_ >= kRegs) return readUnitRegister(tile, ctxSel_, regSel_);
       return regSel_ < 32 ? tile.xreg(ctxSel_, regSel_) : tile.freg(ctxSel_, regSel_ - 32);
     case TESS_CR_C_PC:
       return enabled ? tile.pc(ctxSel_) : 0;
@@ -450,8 +485,11 @@ void ModelDevice::writeControl(uint32_t offset, uint32_t value) {
       return;
     case TESS_CR_REG_SEL:
       checkCheckpointRegister(offset, "written");
-      if (value >= kRegs) {
-        throw Error(fmt::format("model device: REG_SEL {} is not a register (0..63)", value));
+      if (value >= (geometry_.hasMatrixUnit ? TESS_REG_SEL_AMP_END : kRegs)) {
+        throw Error(fmt::format("model device: REG_SEL {} is not a register (0..{}{})", value,
+                                geometry_.hasMatrixUnit ? TESS_REG_SEL_AMP_END - 1 : kRegs - 1,
+                                geometry_.hasMatrixUnit ? ": registers and the matrix unit"
+                                                        : "; the tiles have no matrix unit"));
       }
       regSel_ = value;
       return;
@@ -476,7 +514,9 @@ void ModelDevice::writeTileControl(uint32_t offset, uint32_t value) {
   const TileStats sel = block_->stats(tileSel_, now_, geometry_.counterBits);
   switch (offset) {
     case TESS_CR_C_REG:
-      if (regSel_ < 32) {
+      if (regSel_ >= kRegs) {
+        writeUnitRegister(tile, ctxSel_, regSel_, value);
+      } else if (regSel_ < 32) {
         tile.setXreg(ctxSel_, regSel_, value);
       } else {
         tile.setFreg(ctxSel_, regSel_ - 32, value);

@@ -150,6 +150,16 @@ class alignas(64) TileModel {
   void setFreg(unsigned ctx, unsigned r, uint32_t v) { ctx_[ctx].f[r] = v; }
   /// Set a context's pc.
   void setPc(unsigned ctx, uint32_t v) { ctx_[ctx].pc = v; }
+  /// Set the matrix-unit accumulator acc[r][j] of a context (bits).
+  void setAccumulator(unsigned ctx, unsigned r, unsigned j, uint32_t v) {
+    ampAcc_[ctx][r * TESS_AMP_COLS + j] = v;
+  }
+  /// Set the matrix-unit weight W[b][k][j] (bits).
+  void setWeight(unsigned b, unsigned k, unsigned j, uint32_t v) {
+    ampWeights_[(b * TESS_AMP_ROWS + k) * TESS_AMP_COLS + j] = v;
+  }
+  /// Set a context's stochastic-rounding generator state; 0 gives AMP_SR_SEED0, as AMP.SEED.
+  void setSrState(unsigned ctx, uint32_t v) { ampSr_[ctx] = v != 0 ? v : TESS_AMP_SR_SEED0; }
   /// Set a context's fcsr (bits above 7 are dropped, as by a CSR write).
   void setFcsr(unsigned ctx, uint32_t v) {
     ctx_[ctx].fflags = v & 0x1f;

@@ -43,7 +43,7 @@
 //                 for the access on the ports now) flags what docs/chip.md refuses: a read of an
 //                 unknown or write-only offset, a write of an unknown or read-only offset,
 //                 TILE_SEL >= NumTiles, T_ENABLE outside the reset state, CTX_SEL >= 6,
-//                 REG_SEL >= 64, a checkpoint state write (CYCLE, C_*, T_RUN_ARG, T_XCHG_PROG,
+//                 REG_SEL >= 64 (>= REG_SEL_AMP_END with the matrix unit), a checkpoint state write (CYCLE, C_*, T_RUN_ARG, T_XCHG_PROG,
 //                 T_IDLE/SYNCWAIT/EXCH) unless the chip stands at a sync (and, for a tile's
 //                 state, the selected tile is enabled). A refused write changes nothing.
 //   state_o, stopping_o, cycle_o: STATUS state, draining after a halt or error, CYCLE.
@@ -113,6 +113,9 @@ module tess_chip #(
 
   localparam int Latency = tess_params_pkg::EXCHANGE_LATENCY;
   localparam logic [31:0] MemLimit = 32'(MemBytes);
+  // REG_SEL's first refused value: the matrix unit's state follows the 64 registers
+  // (REG_SEL_AMP_*, docs/checkpoint.md).
+  localparam logic [31:0] RegSelEnd = MatrixUnit ? 32'(tess_params_pkg::REG_SEL_AMP_END) : 32'd64;
 
   typedef enum logic [3:0] {
     StReset   = 4'(tess_params_pkg::ST_RESET),
@@ -141,7 +144,7 @@ module tess_chip #(
   logic                sync_break_d;
   logic [Tw-1:0]       tile_sel_d;
   logic [2:0]          ctx_sel_q, ctx_sel_d;
-  logic [5:0]          reg_sel_q, reg_sel_d;
+  logic [6:0]          reg_sel_q, reg_sel_d;
 
   // Per-tile signals, tile t at [W*t +: W].
   logic [NumTiles-1:0]    arrive, arrived, halt_now, halting, halted, exited, trap_now, xerr;
@@ -445,7 +448,7 @@ module tess_chip #(
         12'(tess_params_pkg::CR_SYNC_BREAK): sync_break_d = ctl_wdata_i[0];
         12'(tess_params_pkg::CR_TILE_SEL):   tile_sel_d   = Tw'(ctl_wdata_i);
         12'(tess_params_pkg::CR_CTX_SEL):    ctx_sel_d    = ctl_wdata_i[2:0];
-        12'(tess_params_pkg::CR_REG_SEL):    reg_sel_d    = ctl_wdata_i[5:0];
+        12'(tess_params_pkg::CR_REG_SEL):    reg_sel_d    = ctl_wdata_i[6:0];
         12'(tess_params_pkg::CR_T_ENABLE): begin
           for (int t = 0; t < NumTiles; t++) begin
             if (32'(tile_sel_q) == 32'(t)) begin
@@ -511,7 +514,7 @@ module tess_chip #(
         12'(tess_params_pkg::CR_TILE_SEL):   ctl_err = ctl_wdata_i >= 32'(NumTiles);
         12'(tess_params_pkg::CR_T_ENABLE):   ctl_err = state_q != StReset;
         12'(tess_params_pkg::CR_CTX_SEL):    ctl_err = ctl_wdata_i >= 32'(Contexts);
-        12'(tess_params_pkg::CR_REG_SEL):    ctl_err = ctl_wdata_i >= 32'd64;
+        12'(tess_params_pkg::CR_REG_SEL):    ctl_err = ctl_wdata_i >= RegSelEnd;
         12'(tess_params_pkg::CR_CYCLE_LO),
         12'(tess_params_pkg::CR_CYCLE_HI):   ctl_err = !hs_at_sync;
         12'(tess_params_pkg::CR_C_REG), 12'(tess_params_pkg::CR_C_PC),

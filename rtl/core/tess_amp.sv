@@ -11,6 +11,10 @@
 // Simulators compute the chains inside the M1 statement of an AMP.S, so they evaluate them only
 // for an AMP.S; synthesis (SYNTHESIS) builds them from 16 tess_amp_fma. On an FPGA they are one
 // combinational path of four FMAs (docs/decisions.md, "Matrix unit in the RTL").
+// Checkpoint state (docs/checkpoint.md, REG_SEL_AMP_*): while the core is held the host reads
+// any weight, accumulator or generator word combinationally (hs_idx_i = REG_SEL - 64) and writes
+// one at the clock edge, through the same one write per cycle of each array (a unit instruction
+// writes only while the core advances, the host only while it is held).
 `include "tess_core_types.svh"
 
 module tess_amp #(
@@ -29,7 +33,13 @@ module tess_amp #(
   output logic [127:0]   sa_data_o,     // AMP.SA: the accumulator row, as the store's 16 bytes
   output logic [31:0]    rd_value_o,    // AMP.RD: acc[r][j]; a conversion's x or f result
   // M1: SRAM port B's 128-bit read data, one cycle after EX's request
-  input  logic [127:0]   rdata_i
+  input  logic [127:0]   rdata_i,
+  // checkpoint state while the core is held: REG_SEL - REG_SEL_AMP_W, of context hs_ctx_i
+  input  logic           hs_we_i,
+  input  logic [2:0]     hs_ctx_i,
+  input  logic [5:0]     hs_idx_i,
+  input  logic [31:0]    hs_wdata_i,
+  output logic [31:0]    hs_rdata_o
 );
 
   `include "tess_fpu_fma.svh"
@@ -97,6 +107,46 @@ module tess_amp #(
   assign ex_acc_row = acc_valid_q[ex_acc_idx] ? acc_q[ex_acc_idx] : '0;
   assign sa_data_o  = ex_acc_row;
 
+  // Host access (checkpoint state): hs_idx_i 0..31 the weight W[b][k][j] at 16b + 4k + j (the
+  // tile's, whatever the context), 32..47 acc[r][j] of context hs_ctx_i at 32 + 4r + j, 48 that
+  // context's generator (REG_SEL_AMP_W/ACC/SR less 64; the chip refuses REG_SEL past them).
+  localparam int HsAcc = tess_params_pkg::REG_SEL_AMP_ACC - tess_params_pkg::REG_SEL_AMP_W;
+  localparam int HsSr  = tess_params_pkg::REG_SEL_AMP_SR - tess_params_pkg::REG_SEL_AMP_W;
+  logic                  hs_w_sel, hs_acc_sel, hs_sr_sel, hs_w_we, hs_acc_we, hs_sr_we;
+  logic [1:0]            hs_col;
+  logic [WIdxBits-1:0]   hs_w_idx;
+  logic [AccIdxBits-1:0] hs_acc_idx;
+  logic [RowBits-1:0]    hs_w_row, hs_acc_row, hs_row_d;
+  assign hs_w_sel   = 32'(hs_idx_i) < HsAcc;
+  assign hs_acc_sel = !hs_w_sel && (32'(hs_idx_i) < HsSr);
+  assign hs_sr_sel  = 32'(hs_idx_i) == HsSr;
+  assign hs_col     = hs_idx_i[1:0];
+  assign hs_w_idx   = WIdxBits'(hs_idx_i[4:2]);
+  assign hs_acc_idx = AccIdxBits'(32'(hs_ctx_i) * AccRows + 32'(hs_idx_i[3:2]));
+  assign hs_w_we    = hs_we_i && hs_w_sel;
+  assign hs_acc_we  = hs_we_i && hs_acc_sel;
+  assign hs_sr_we   = hs_we_i && hs_sr_sel;
+  // Evaluated only while held: a running chip's simulator does not read the rows for the host.
+  always_comb begin
+    hs_w_row   = '0;
+    hs_acc_row = '0;
+    hs_row_d   = '0;
+    hs_rdata_o = '0;
+    if (!advance_i) begin
+      hs_w_row   = w_valid_q[hs_w_idx] ? w_q[hs_w_idx] : '0;
+      hs_acc_row = acc_valid_q[hs_acc_idx] ? acc_q[hs_acc_idx] : '0;
+      hs_row_d   = hs_w_sel ? hs_w_row : hs_acc_row;
+      hs_row_d[32*hs_col +: 32] = hs_wdata_i;
+      if (hs_w_sel) begin
+        hs_rdata_o = hs_w_row[32*hs_col +: 32];
+      end else if (hs_acc_sel) begin
+        hs_rdata_o = hs_acc_row[32*hs_col +: 32];
+      end else if (hs_sr_sel) begin
+        hs_rdata_o = sr_q[32*hs_ctx_i +: 32];
+      end
+    end
+  end
+
   // The stochastic-rounding generators, one xorshift32 state per context (reset AMP_SR_SEED0),
   // stepped by AMP.CVTHS.SR and set by AMP.SEED at the end of EX: a context's next instruction
   // (c+6) sees the new state.
@@ -127,6 +177,12 @@ module tess_amp #(
         end
         default: ;
       endcase
+    end
+    // The host's write (only while held: no conversion commits then). 0 gives AMP_SR_SEED0, as
+    // AMP.SEED does, so the state is never 0.
+    if (hs_sr_we) begin
+      sr_we = 1'b1;
+      sr_d[32*hs_ctx_i +: 32] = (hs_wdata_i != 32'd0) ? hs_wdata_i : SrSeed0;
     end
   end
 
@@ -295,13 +351,24 @@ module tess_amp #(
     end
   end
 
-  // The rows take one write per cycle; the valid bits are reset and cleared.
+  // The rows take one write per cycle, an instruction's (advancing) or the host's (held); the
+  // valid bits are reset and cleared.
+  logic                  acc_wr, w_wr;
+  logic [AccIdxBits-1:0] acc_widx;
+  logic [WIdxBits-1:0]   w_widx;
+  logic [RowBits-1:0]    wr_row;
+  assign acc_wr   = acc_we || hs_acc_we;
+  assign w_wr     = w_we || hs_w_we;
+  assign acc_widx = hs_acc_we ? hs_acc_idx : m1_acc_idx_q;
+  assign w_widx   = hs_w_we ? hs_w_idx : m1_w_idx_q;
+  assign wr_row   = hs_we_i ? hs_row_d : row_d;
+
   always_ff @(posedge clk_i) begin
-    if (acc_we) begin
-      acc_q[m1_acc_idx_q] <= row_d;
+    if (acc_wr) begin
+      acc_q[acc_widx] <= wr_row;
     end
-    if (w_we) begin
-      w_q[m1_w_idx_q] <= row_d;
+    if (w_wr) begin
+      w_q[w_widx] <= wr_row;
     end
   end
 
@@ -310,8 +377,8 @@ module tess_amp #(
       acc_valid_q <= '0;
       w_valid_q   <= '0;
     end else begin
-      if (acc_we) begin
-        acc_valid_q[m1_acc_idx_q] <= 1'b1;
+      if (acc_wr) begin
+        acc_valid_q[acc_widx] <= 1'b1;
       end
       if (row_clear) begin
         acc_valid_q[m1_acc_idx_q] <= 1'b0;
@@ -319,8 +386,8 @@ module tess_amp #(
       if (ctx_clear) begin
         acc_valid_q[m1_ctx_base_q +: AccRows] <= '0;
       end
-      if (w_we) begin
-        w_valid_q[m1_w_idx_q] <= 1'b1;
+      if (w_wr) begin
+        w_valid_q[w_widx] <= 1'b1;
       end
     end
   end

@@ -100,13 +100,14 @@ module tess_core #(
   output logic [4:0]                retire_rd_o,
   output logic [31:0]               retire_value_o,
   // checkpoint state (docs/checkpoint.md): the host reads and writes it while the core is held
-  // (run_i = 0); hs_sel_i is a tess_core_pkg::hs_sel_e. Reads are combinational (the register
+  // (run_i = 0); hs_sel_i is a tess_core_pkg::hs_sel_e, hs_reg_i REG_SEL (64 and up: the matrix
+  // unit's state, tess_amp). Reads are combinational (the register
   // files' read port a serves the host while held), writes take effect at the clock edge (the
   // register files' one write port serves the host while held).
   input  logic                      hs_we_i,
   input  logic [3:0]                hs_sel_i,
   input  logic [2:0]                hs_ctx_i,
-  input  logic [5:0]                hs_reg_i,
+  input  logic [6:0]                hs_reg_i,
   input  logic [31:0]               hs_wdata_i,
   output logic [31:0]               hs_rdata_o
 );
@@ -147,6 +148,10 @@ module tess_core #(
   // Host state writes (never while the core advances).
   logic hs_we;
   assign hs_we = hs_we_i && !advance;
+  // REG_SEL 64 and up (REG_SEL_AMP_*) is the matrix unit's state, not a register file's; the
+  // chip refuses those values without the unit.
+  logic hs_amp;
+  assign hs_amp = hs_reg_i[6];
 
   // IF: context state, issue, counters, halt
   logic                   id_valid, id_exc;
@@ -178,6 +183,7 @@ module tess_core #(
   logic [7:0]             hs_fcsr;
   logic [127:0]           amp_sa_data;
   logic [31:0]            amp_rd_value;
+  logic [31:0]            hs_amp_rdata;
   // FP units
   logic [36:0]            fpu_q_out, ds_q_out;
   // M1, M2, WB
@@ -294,10 +300,10 @@ module tess_core #(
     .ex_exc_o       (ex_exc),
     .ex_cause_o     (ex_cause),
     .ex_value_o     (ex_value),
-    .hs_we_i        (hs_we),
+    .hs_we_i        (hs_we && !hs_amp),
     .hs_sel_i       (hs_sel_i),
     .hs_ctx_i       (hs_ctx_i),
-    .hs_reg_i       (hs_reg_i),
+    .hs_reg_i       (hs_reg_i[5:0]),
     .hs_wdata_i     (hs_wdata_i),
     .hs_rdata_o     (hs_reg)
   );
@@ -427,13 +433,19 @@ module tess_core #(
       .rs2_i      (ex_rs2),
       .sa_data_o  (amp_sa_data),
       .rd_value_o (amp_rd_value),
-      .rdata_i    (dmem_wide_rdata_i)
+      .rdata_i    (dmem_wide_rdata_i),
+      .hs_we_i    (hs_we && hs_amp && (hs_sel_i == tess_core_pkg::HS_REG)),
+      .hs_ctx_i   (hs_ctx_i),
+      .hs_idx_i   (hs_reg_i[5:0]),
+      .hs_wdata_i (hs_wdata_i),
+      .hs_rdata_o (hs_amp_rdata)
     );
   end else begin : g_no_amp
     logic [131:0] unused_amp;
     assign unused_amp   = {dmem_wide_rdata_i, ex_dec.amp, ex_dec.amp_op};
     assign amp_sa_data  = '0;
     assign amp_rd_value = '0;
+    assign hs_amp_rdata = '0;
   end
 
   tess_core_wb #(
@@ -476,7 +488,7 @@ module tess_core #(
   // Checkpoint state reads (the host's context and register through read port a while held).
   always_comb begin
     unique case (hs_sel_i)
-      tess_core_pkg::HS_REG:        hs_rdata_o = hs_reg;
+      tess_core_pkg::HS_REG:        hs_rdata_o = hs_amp ? hs_amp_rdata : hs_reg;
       tess_core_pkg::HS_PC:         hs_rdata_o = hs_pc;
       tess_core_pkg::HS_FCSR:       hs_rdata_o = {24'd0, hs_fcsr};
       tess_core_pkg::HS_INSTRET_LO: hs_rdata_o = instret_o[64*hs_ctx_i +: 32];

@@ -7,7 +7,10 @@
 //  - over tcp:// and serial: (tessera-server on loopback / a pty) a checkpoint saved and restored
 //    through the link continues like the in-process run;
 //  - a corrupted, truncated or foreign checkpoint is refused and leaves the device untouched; a
-//    save away from a sync is refused; state writes away from a sync are refused by the chip.
+//    save away from a sync is refused; state writes away from a sync are refused by the chip;
+//  - the matrix unit's state (chip_amp_state keeps weights, accumulators and generators live at
+//    every sync) is in the file, a version-1 file (without it) still restores, and a file with it
+//    is refused by tiles without the unit.
 #include "tessera/checkpoint.hpp"
 
 #include <fmt/format.h>
@@ -20,7 +23,9 @@
 #include <vector>
 
 #include "backends.hpp"
+#include "checkpoint_format.hpp"
 #include "crc32.hpp"
+#include "little_endian.hpp"
 #include "program_loader.hpp"
 #include "program_manifest.hpp"
 #include "server_process.hpp"
@@ -371,7 +376,9 @@ TEST_P(CheckpointRefusal, StateWritesOnlyAtASync) {
     EXPECT_THROW(dev->writeControl(r, 1), Error) << "running, 0x" << std::hex << r;
   EXPECT_THROW(dev->writeControl(TESS_CR_C_STATE, 0), Error) << "C_STATE is read-only";
   EXPECT_THROW(dev->writeControl(TESS_CR_CTX_SEL, 6), Error);
-  EXPECT_THROW(dev->writeControl(TESS_CR_REG_SEL, 64), Error);
+  // With the matrix unit REG_SEL goes on past the registers to the unit's state.
+  EXPECT_THROW(dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_END), Error);
+  EXPECT_THROW(dev->writeControl(TESS_CR_REG_SEL, 127), Error);
   // At a sync: accepted, and read back.
   dev->setSyncBreak(true);
   ASSERT_EQ(dev->run(kMaxCycles).reason, StopReason::SyncBreak);
@@ -394,6 +401,31 @@ TEST_P(CheckpointRefusal, StateWritesOnlyAtASync) {
   EXPECT_EQ(dev->readControl(TESS_CR_C_STATE), 0u) << "worker 3 is idle at a sync";
   dev->writeControl(TESS_CR_CTX_SEL, 0);
   EXPECT_EQ(dev->readControl(TESS_CR_C_STATE), 5u) << "the supervisor stands at the sync";
+  // The matrix unit: weights are the tile's (any CTX_SEL), accumulators and generators the
+  // context's; a generator written 0 holds AMP_SR_SEED0, as after AMP.SEED of 0.
+  dev->writeControl(TESS_CR_CTX_SEL, 3);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_W + 17);  // W[1][0][1]
+  dev->writeControl(TESS_CR_C_REG, 0xc0490fdbu);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + 6);  // acc[1][2]
+  dev->writeControl(TESS_CR_C_REG, 0x7fc00001u);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR);
+  dev->writeControl(TESS_CR_C_REG, 0x12345678u);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0x12345678u);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + 6);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0x7fc00001u) << "bits unchanged";
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + 7);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0u) << "the row's other words";
+  dev->writeControl(TESS_CR_CTX_SEL, 2);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + 6);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0u) << "accumulators are per context";
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), uint32_t{TESS_AMP_SR_SEED0}) << "per context";
+  dev->writeControl(TESS_CR_C_REG, 0);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), uint32_t{TESS_AMP_SR_SEED0}) << "0 gives SEED0";
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_W + 17);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0xc0490fdbu) << "weights are the tile's";
+  dev->writeControl(TESS_CR_TILE_SEL, 2);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0u) << "and only that tile's";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CheckpointRefusal, testing::ValuesIn(backends::names()),
@@ -444,6 +476,126 @@ TEST(Checkpoint, InfoOfAFile) {
   EXPECT_EQ(info.cycle, ref.stops[0].cycle);
   EXPECT_EQ(info.paramHash, checkpointParamHash());
   EXPECT_TRUE(info.syncBreak) << "SYNC_BREAK is saved as it was (runToEnd sets it)";
+}
+
+// --- The matrix unit's state ---
+
+Program programNamed(const std::string& name) {
+  for (const Program& q : chipPrograms()) {
+    if (q.name == name) return q;
+  }
+  ADD_FAILURE() << name << " is not in the manifest";
+  return {};
+}
+
+// The file a build before version 2 saved from the same state: version 1, CONFIG without the
+// feature word, no matrix-unit state.
+std::vector<uint8_t> asVersion1(const std::vector<uint8_t>& file) {
+  checkpoint::Image img = checkpoint::decode(file);
+  img.info.matrixUnit = false;
+  const std::vector<uint8_t> v2 = checkpoint::encode(img);
+  // magic (8), version (4), then CONFIG: type (4), length (8), CRC (4), payload.
+  const uint64_t length = loadLe64(v2.data() + 16);
+  const std::span<const uint8_t> config(v2.data() + 28, length - 4);
+  std::vector<uint8_t> out(v2.begin(), v2.begin() + 8);
+  appendLe32(out, 1);
+  appendLe32(out, loadLe32(v2.data() + 12));
+  appendLe64(out, config.size());
+  appendLe32(out, crc32(config));
+  out.insert(out.end(), config.begin(), config.end());
+  out.insert(out.end(), v2.begin() + 28 + length, v2.end());
+  return out;
+}
+
+TEST(CheckpointMatrixUnit, StateIsLiveAndInTheFileAtEverySync) {
+  // What makes chip_amp_state the test of the unit's state: at every sync every tile's weights,
+  // every context's accumulators and generator are not their reset values.
+  const Program p = programNamed("chip_amp_state");
+  const Outcome ref = reference("model", p, true);
+  ASSERT_EQ(ref.checkpoints.size(), 3u);
+  for (size_t k = 0; k < ref.checkpoints.size(); ++k) {
+    const checkpoint::Image img = checkpoint::decode(ref.checkpoints[k]);
+    EXPECT_EQ(img.info.version, 2u);
+    EXPECT_TRUE(img.info.matrixUnit);
+    for (unsigned t = 0; t < img.tiles.size(); ++t) {
+      const checkpoint::TileState& ts = img.tiles[t];
+      const auto nonzero = [](uint32_t w) { return w != 0; };
+      EXPECT_TRUE(std::all_of(ts.weights.begin(), ts.weights.end(), nonzero))
+          << "sync " << k << " tile " << t;
+      for (unsigned c = 0; c < ts.contexts.size(); ++c) {
+        const checkpoint::ContextState& cs = ts.contexts[c];
+        EXPECT_TRUE(std::any_of(cs.accs.begin(), cs.accs.end(), nonzero))
+            << "sync " << k << " tile " << t << " context " << c;
+        EXPECT_NE(cs.srState, uint32_t{TESS_AMP_SR_SEED0})
+            << "sync " << k << " tile " << t << " context " << c;
+      }
+    }
+  }
+  EXPECT_EQ(ref.result.reason, StopReason::Halted);
+  EXPECT_EQ(ref.result.exitCode, 0u);
+}
+
+TEST(CheckpointMatrixUnit, Version1FilesStillRestore) {
+  // A version-1 file restores with the unit at its reset state, as version 1 always did: exact for
+  // a program without unit state at the sync (chip_ring_shift) ...
+  const Program ring = programNamed("chip_ring_shift");
+  const Outcome ref = reference("model", ring, true);
+  auto dev = openDevice("model", withTiles(ring.tiles));
+  const size_t k = ref.checkpoints.size() / 2;
+  const std::vector<uint8_t> old = asVersion1(ref.checkpoints[k]);
+  EXPECT_LT(old.size(), ref.checkpoints[k].size());
+  const CheckpointInfo info = restoreCheckpoint(*dev, old);
+  EXPECT_EQ(info.version, 1u);
+  EXPECT_FALSE(info.matrixUnit);
+  expectContinuesLike(ref, k, runToEnd(*dev, false), info, "chip_ring_shift from version 1");
+  // ... and what version 2 is for: chip_amp_state's state is lost, and its check fails.
+  const Program amp = programNamed("chip_amp_state");
+  const Outcome ampRef = reference("model", amp, true);
+  ASSERT_FALSE(ampRef.checkpoints.empty());
+  restoreCheckpoint(*dev, asVersion1(ampRef.checkpoints[0]));
+  const Outcome lost = runToEnd(*dev, false);
+  EXPECT_EQ(ampRef.result.exitCode, 0u);
+  EXPECT_NE(lost.result.exitCode, 0u) << "the program's check found the loss";
+  EXPECT_NE(lost.consoles[0].find("FAIL check"), std::string::npos) << lost.consoles[0];
+  EXPECT_NE(lost.memCrc, ampRef.memCrc);
+}
+
+TEST(CheckpointMatrixUnit, RefusedByTilesWithoutTheUnitAndByOtherVersions) {
+  const Program p = programNamed("chip_amp_state");
+  const Outcome ref = reference("model", p, true);
+  ASSERT_FALSE(ref.checkpoints.empty());
+  DeviceOptions o = withTiles(p.tiles);
+  o.matrixUnit = false;
+  auto dev = openDevice("model", o);
+  loadProgramOnAllTiles(*dev, kBin + "/chip_ring_shift.elf");
+  dev->setSyncBreak(true);
+  ASSERT_EQ(dev->run(kMaxCycles).reason, StopReason::SyncBreak);
+  const DeviceState before = stateOf(*dev);
+  try {
+    restoreCheckpoint(*dev, ref.checkpoints[0]);
+    ADD_FAILURE() << "unit state restored into tiles without the unit";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("matrix unit"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(stateOf(*dev), before);
+  // A chip without the unit saves no unit state, and its file restores there.
+  const std::vector<uint8_t> own = saveCheckpoint(*dev);
+  EXPECT_FALSE(readCheckpointInfo(own).matrixUnit);
+  EXPECT_EQ(restoreCheckpoint(*dev, own).version, 2u);
+  // A version this build does not know is refused, naming it.
+  for (uint32_t version : {0u, 3u}) {
+    std::vector<uint8_t> bad = ref.checkpoints[0];
+    storeLe32(bad.data() + 8, version);
+    try {
+      readCheckpointInfo(bad);
+      ADD_FAILURE() << "version " << version << " was read";
+    } catch (const Error& e) {
+      EXPECT_NE(
+          std::string(e.what()).find(fmt::format("format version {} is not supported", version)),
+          std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -19,6 +19,8 @@ struct CheckpointInfo {
   uint32_t tileMemBytes = 0;
   unsigned contexts = 0;
   uint64_t paramHash = 0;             ///< checkpointParamHash() of the saving build
+  uint32_t version = 0;               ///< the file's format version (saving writes the newest)
+  bool matrixUnit = false;            ///< the file holds the tiles' matrix-unit state
   uint64_t cycle = 0;                 ///< chip cycle of the sync stop (its release cycle R)
   uint32_t syncDescriptor = 0;        ///< bit 31 host sync, bits 15..0 sync id
   bool syncBreak = false;             ///< SYNC_BREAK at the time of the save

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The matrix unit's state in training checkpoints, across backends (docs/checkpoint.md, "The
+# matrix unit's state"): the MLP trained with --matrix-unit on is killed after its checkpoint of
+# step 2 on one backend and resumed on the other (model -> rtl, rtl -> model); the resumed run
+# ends with the uninterrupted model run's trained weights (byte for byte), result.json (all but
+# the device and the wall-clock figures) and MLLOG lines (all but time_ms and the platform name).
+# Usage: train_unit_resume_test.sh TESSERA_BENCH PYTHON WORK_DIR
+set -u
+bench=$1
+python=$2
+work=$3
+rm -rf "$work" && mkdir -p "$work"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# The rtl's 4-tile chip has 64 KiB tiles: the model gets the same chip.
+args=(train --tiles 4 --tile-mem 64 --matrix-unit on --batch 8 --hidden 16 --max-steps 6
+      --epochs 1 --eval-images 32 --quiet --target-accuracy 1)
+
+# same DIR: DIR's outputs equal the uninterrupted run's.
+same() {
+  if ! "$python" - "$work/ref" "$1" <<'PY'; then
+import json, sys
+def strip(o):
+    # Wall-clock figures differ between any two runs, the device between these; nothing else may.
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items()
+                if k != "device" and not (k.endswith("_s") or "wall" in k or k == "prefetch_waits")}
+    return o
+def result(d):
+    return strip(json.load(open(d + "/result.json")))
+def mllog(d):
+    lines = []
+    for line in open(d + "/mlperf.log"):
+        j = json.loads(line.split(":::MLLOG ", 1)[1])
+        j.pop("time_ms")
+        if j["key"] == "submission_platform":
+            j.pop("value")  # "tessera model" or "tessera rtl": where the log was started
+        lines.append(j)
+    return lines
+a, b = sys.argv[1], sys.argv[2]
+ra, rb = result(a), result(b)
+bad = [f"result.json {k}: {ra.get(k)} != {rb.get(k)}" for k in sorted(set(ra) | set(rb))
+       if ra.get(k) != rb.get(k)]
+if ra.get("matrix_unit") != "on":
+    bad.append(f"the reference did not run on the matrix unit: {ra.get('matrix_unit')}")
+if mllog(a) != mllog(b):
+    bad.append("mlperf.log differs")
+if open(a + "/weights.npz", "rb").read() != open(b + "/weights.npz", "rb").read():
+    bad.append("weights.npz differs")
+if bad:
+    print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+    fail "$1 differs from the uninterrupted run"
+  else
+    echo "ok: $1 equals the uninterrupted run"
+  fi
+}
+
+"$bench" "${args[@]}" --device model --out "$work/ref" --save-weights "$work/ref/weights.npz" \
+  >"$work/ref.out" 2>&1 || fail "the uninterrupted run failed: $(cat "$work/ref.out")"
+
+for pair in model:rtl rtl:model; do
+  from=${pair%:*}
+  to=${pair#*:}
+  dir="$work/$from-to-$to"
+  mkdir -p "$dir"
+  # Paused at step 3 (after the checkpoint of step 2) by the test hook, then killed.
+  TESSERA_TRAIN_TEST_PAUSE=step:3 "$bench" "${args[@]}" --device "$from" --out "$dir" \
+    --save-weights "$dir/weights.npz" --checkpoint-every 2 >"$dir.out" 2>"$dir.err" &
+  pid=$!
+  paused=0
+  for _ in $(seq 1200); do
+    grep -q "paused at" "$dir.err" && { paused=1; break; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ "$paused" = 0 ]; then
+    fail "$dir: never paused at step 3: $(cat "$dir.err")"
+    kill -9 "$pid" 2>/dev/null
+    continue
+  fi
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null
+  if "$bench" "${args[@]}" --device "$to" --out "$dir" --save-weights "$dir/weights.npz" \
+       --checkpoint-every 2 --resume "$dir/checkpoints" >"$dir.resume.out" 2>&1; then
+    same "$dir"
+  else
+    fail "$dir: resume on $to failed: $(cat "$dir.resume.out")"
+  fi
+done
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all passed"
