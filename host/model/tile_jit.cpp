@@ -2,6 +2,7 @@
 
 #include <asmjit/x86.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -105,6 +106,17 @@ bool TileJit::coversRange(uint32_t addr, uint32_t bytes) const {
   if (covered_.empty() || bytes == 0) return false;
   for (uint32_t w = addr >> 2; w <= (addr + bytes - 1) >> 2; ++w) {
     if (covered_[w >> 6] >> (w & 63) & 1) return true;
+  }
+  return false;
+}
+
+bool TileJit::changesCode(uint32_t addr, const uint8_t* bytes, uint32_t n,
+                          const uint8_t* mem) const {
+  if (covered_.empty() || n == 0) return false;
+  for (uint32_t w = addr >> 2; w <= (addr + n - 1) >> 2; ++w) {
+    if (!(covered_[w >> 6] >> (w & 63) & 1)) continue;
+    const uint32_t lo = std::max(addr, w * 4), hi = std::min(addr + n, w * 4 + 4);
+    if (std::memcmp(mem + lo, bytes + (lo - addr), hi - lo) != 0) return true;
   }
   return false;
 }

@@ -68,6 +68,9 @@ class TileJit {
   }
   /// True when any word of [addr, addr + bytes) belongs to a translation.
   bool coversRange(uint32_t addr, uint32_t bytes) const;
+  /// True when writing n bytes at addr (inside SRAM) over mem changes a word that belongs to a
+  /// translation.
+  bool changesCode(uint32_t addr, const uint8_t* bytes, uint32_t n, const uint8_t* mem) const;
   /// Drop every translation before the next lookup (code was written).
   void requestFlush() { flushPending_ = true; }
   /// The frame the owner fills before calling a block.

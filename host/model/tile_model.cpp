@@ -101,6 +101,13 @@ void TileModel::jitCodeWritten([[maybe_unused]] uint32_t addr, [[maybe_unused]] 
 #endif
 }
 
+void TileModel::jitCodeWrite([[maybe_unused]] uint32_t addr, [[maybe_unused]] const uint8_t* bytes,
+                             [[maybe_unused]] uint32_t size) {
+#if TESS_HAVE_JIT
+  if (jit_ && jit_->changesCode(addr, bytes, size, mem_.data())) jit_->requestFlush();
+#endif
+}
+
 void TileModel::reset() {
   for (Context& ctx : ctx_) ctx = Context{};
   ctx_[0].running = true;
@@ -135,10 +142,10 @@ void TileModel::writeSramWord(uint32_t addr, uint32_t word) {
   uint32_t old;
   std::memcpy(&old, mem_.data() + addr, 4);
   if (logging_) undoLog_.push_back(UndoEntry{addr, old});
+  if (jit_ && old != word) jitCodeWritten(addr, 4);
   std::memcpy(mem_.data() + addr, &word, 4);
   CacheLine& line = decodeCache_[(addr >> 2) & (kDecodeCacheLines - 1)];
   if (line.tag == addr) line.tag = kNoTag;
-  if (jit_) jitCodeWritten(addr, 4);
 }
 
 void TileModel::checkpoint() {
@@ -198,9 +205,10 @@ void TileModel::writeMemory(uint32_t addr, std::span<const uint8_t> data) {
                     config_.tileId, data.size(), addr, mem_.size()));
   }
   if (data.empty()) return;  // data() may be null: memcpy must not see it
+  // Translations stay when the words they cover keep their values (a program loaded again).
+  jitCodeWrite(addr, data.data(), static_cast<uint32_t>(data.size()));
   mem_.write(addr, data.data(), data.size());
   for (CacheLine& line : decodeCache_) line.tag = kNoTag;
-  jitCodeWritten(addr, static_cast<uint32_t>(data.size()));
 }
 
 void TileModel::readMemory(uint32_t addr, std::span<uint8_t> data) const {
@@ -297,12 +305,13 @@ TileState TileModel::runLoop(uint64_t untilCycle) {
         // they do not translate, or one whose block would cross untilCycle) is interpreted, and
         // so is the code after it up to the next jump or taken branch: code that mixes
         // translated and untranslated instructions (FP) does not pay a look-up for each.
-        if (c == 0 && jitTry_ && !ctx_[0].longPending && jitEligible(t)) {
-          t = jitRun(t, untilCycle);
-          jitTry_ = false;
-          if (t >= untilCycle) break;
+        if (c == 0) {
+          if (jitTry_) {
+            t = jitEnter(t, untilCycle);
+            if (t >= untilCycle) break;
+          }
+          pcBefore = ctx_[0].pc;
         }
-        pcBefore = ctx_[0].pc;
       }
       if (ctx_[c].longPending) {
         retireLongOp<kTrace>(c, t);
@@ -1287,6 +1296,12 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
 template TileState TileModel::runLoop<true, false>(uint64_t);
 template TileState TileModel::runLoop<false, false>(uint64_t);
 template TileState TileModel::runLoop<false, true>(uint64_t);
+
+uint64_t TileModel::jitEnter(uint64_t t, uint64_t untilCycle) {
+  if (ctx_[0].longPending || !jitEligible(t)) return t;
+  jitTry_ = false;
+  return jitRun(t, untilCycle);
+}
 
 #if TESS_HAVE_JIT
 uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {

@@ -281,6 +281,8 @@ class alignas(64) TileModel {
   // runs and each block's last instruction issues before untilCycle; returns the cycle of the
   // next issue (t if nothing ran).
   uint64_t jitRun(uint64_t t, uint64_t untilCycle);
+  // jitRun if context 0 may run translated code now (out of runLoop: its registers stay free).
+  [[gnu::noinline]] uint64_t jitEnter(uint64_t t, uint64_t untilCycle);
   bool jitEligible(uint64_t t) const {
     for (unsigned i = 1; i < kMaxContexts; ++i) {
       if (ctx_[i].next != kNever) return false;
@@ -291,6 +293,8 @@ class alignas(64) TileModel {
                            uint32_t size);
   // Code was written (by anything): drop the translations covering [addr, addr + bytes).
   void jitCodeWritten(uint32_t addr, uint32_t bytes);
+  // bytes are about to be written at addr: drop the translations if a word they cover changes.
+  void jitCodeWrite(uint32_t addr, const uint8_t* bytes, uint32_t size);
   // Inlined into runLoop: one call per instruction with this frame was a fifth of the time.
   template <bool kTrace>
   [[gnu::always_inline]] Step issue(unsigned c, uint64_t cycle);

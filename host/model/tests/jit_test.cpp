@@ -138,6 +138,20 @@ TEST_F(Jit, HostWriteIntoCodeRunsTheNewCode) {
   p.place(0x8000, {1, 2, 3});
   p.runTo(1500);
   EXPECT_EQ(p.jit.jitFlushes(), flushes);
+  // So does writing the code's own words again (a program loaded a second time).
+  p.place(0, {addi(a0, zero, 0), addi(a0, a0, 7), jal(zero, -4)});
+  p.runTo(2100);
+  EXPECT_EQ(p.jit.jitFlushes(), flushes);
+  // One byte of a translated word changed by the host: dropped, and the new code runs.
+  const uint32_t changed = addi(a0, a0, 9);
+  for (TileModel* t : {&p.interp, &p.jit}) {
+    const uint8_t byte = static_cast<uint8_t>(changed >> 16);  // imm[3:0] sits in bits 23..20
+    t->writeMemory(6, std::span<const uint8_t>(&byte, 1));
+  }
+  const uint32_t before = p.jit.xreg(0, a0);
+  p.runTo(2700);
+  EXPECT_GT(p.jit.jitFlushes(), flushes);
+  EXPECT_EQ(p.jit.xreg(0, a0), before + 50 * 9);
 }
 
 TEST_F(Jit, RollbackRestoresCodeAndTranslations) {
