@@ -160,6 +160,8 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
   Block block;
   if (insns.empty()) return block;
   if (!runtime_) runtime_ = std::make_unique<Runtime>();
+  // Its address is in the code (translated stores test it): sized once, never reallocated.
+  if (covered_.empty()) covered_.assign((memBytes_ / 4 + 63) / 64, 0);
 
   asmjit::CodeHolder code;
   code.init(runtime_->rt.environment());
@@ -384,6 +386,51 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
       case Op::Sw: {
         const unsigned size = d.op == Op::Sw ? 4 : d.op == Op::Sh ? 2 : 1;
         address(size);
+        const asmjit::Label slow = a.newLabel(), done = a.newLabel();
+        // Inline, as noteStore then execStore: a word no translation covers, no undo log.
+        a.mov(x86::ecx, x86::eax);
+        a.shr(x86::ecx, 2);  // the word's index
+        a.mov(x86::r8d, x86::ecx);
+        a.shr(x86::r8d, 6);
+        a.mov(x86::rdx, reinterpret_cast<uint64_t>(covered_.data()));
+        a.mov(x86::rdx, x86::qword_ptr(x86::rdx, x86::r8, 3));
+        a.bt(x86::rdx, x86::rcx);  // bit index & 63
+        a.jc(slow);
+        a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, logging)));
+        a.cmp(x86::byte_ptr(x86::rdx), 0);
+        a.jne(slow);
+        // The fetch-timing note: issue cycle, word address, one word, its old value.
+        a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, note)));
+        a.lea(x86::r9, x86::ptr(kDone, static_cast<int32_t>(k)));
+        a.imul(x86::r9, x86::r9, 6);
+        a.add(x86::r9, x86::qword_ptr(kFrame, offsetof(Frame, cycle)));
+        a.mov(x86::qword_ptr(x86::rdx, kNoteCycle), x86::r9);
+        a.mov(x86::r8d, x86::eax);
+        a.and_(x86::r8d, ~3u);
+        a.mov(x86::dword_ptr(x86::rdx, kNoteWordAddr), x86::r8d);
+        a.mov(x86::dword_ptr(x86::rdx, kNoteWords), 1);
+        a.mov(x86::r9d, x86::dword_ptr(kMem, x86::r8));
+        a.mov(x86::dword_ptr(x86::rdx, kNoteOld), x86::r9d);
+        // The decode cache line of that word, if it holds it.
+        const asmjit::Label keep = a.newLabel();
+        a.and_(x86::ecx, kDecodeLines - 1);
+        a.shl(x86::ecx, 4);
+        static_assert(kDecodeLineBytes == 16);
+        a.add(x86::rcx, x86::qword_ptr(kFrame, offsetof(Frame, decodeLines)));
+        a.cmp(x86::dword_ptr(x86::rcx), x86::r8d);
+        a.jne(keep);
+        a.mov(x86::dword_ptr(x86::rcx), 0xffffffffu);
+        a.bind(keep);
+        a.mov(x86::edx, reg(d.rs2));
+        if (size == 4) {
+          a.mov(x86::dword_ptr(kMem, x86::rax), x86::edx);
+        } else if (size == 2) {
+          a.mov(x86::word_ptr(kMem, x86::rax), x86::dx);
+        } else {
+          a.mov(x86::byte_ptr(kMem, x86::rax), x86::dl);
+        }
+        a.jmp(done);
+        a.bind(slow);
         a.mov(x86::rdi, kFrame);
         a.mov(x86::esi, x86::eax);
         a.mov(x86::edx, reg(d.rs2));
@@ -393,12 +440,11 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
         // A store into translated code: stop after it (the next fetch, a round later, must see
         // the new word through a new translation).
         if (k + 1 < n) {
-          const asmjit::Label go = a.newLabel();
           a.test(x86::eax, x86::eax);
-          a.jz(go);
+          a.jz(done);
           exitTo(p + 4, k + 1);
-          a.bind(go);
         }
+        a.bind(done);
         break;
       }
       case Op::Jal:
@@ -478,7 +524,6 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
     throw Error("model jit: the host code of a block could not be installed");
   }
   block.length = n;
-  if (covered_.empty()) covered_.assign((memBytes_ / 4 + 63) / 64, 0);
   for (const auto& [p, d] : insns) covered_[(p >> 2) >> 6] |= uint64_t{1} << ((p >> 2) & 63);
   translations_++;
   return block;

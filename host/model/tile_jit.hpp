@@ -31,7 +31,15 @@ class TileJit {
     /// and the block must stop after it.
     uint32_t (*store)(void* frame, uint32_t addr, uint32_t value, uint32_t index,
                       uint32_t size) = nullptr;
+    // What a translated store updates inline, as TileModel::noteStore does, when the owner is
+    // not logging and the word is not translated (else it calls store):
+    const bool* logging = nullptr;   ///< the owner's undo-log flag
+    uint8_t* note = nullptr;         ///< the owner's fetch-timing note of this call's cycle parity
+    uint8_t* decodeLines = nullptr;  ///< the owner's decode cache (kDecodeLines lines)
   };
+  /// The owner's layouts that translated stores write (TileModel checks them).
+  static constexpr int32_t kNoteCycle = 0, kNoteWordAddr = 8, kNoteWords = 12, kNoteOld = 16;
+  static constexpr unsigned kDecodeLineBytes = 16, kDecodeLines = 4096;
   /// Returns the instructions it completed (all passes); bit 31 set: the instruction at Frame::pc
   /// must run in the interpreter (a side exit).
   using BlockFn = uint32_t (*)(Frame*);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 
 #include "fp16.hpp"
@@ -1312,6 +1313,16 @@ uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
   f.mem = mem_.data();
   f.owner = this;
   f.store = &TileModel::jitStore;
+  static_assert(offsetof(StoreNote, cycle) == TileJit::kNoteCycle &&
+                offsetof(StoreNote, wordAddr) == TileJit::kNoteWordAddr &&
+                offsetof(StoreNote, words) == TileJit::kNoteWords &&
+                offsetof(StoreNote, oldWords) == TileJit::kNoteOld);
+  static_assert(sizeof(CacheLine) == TileJit::kDecodeLineBytes && offsetof(CacheLine, tag) == 0 &&
+                kDecodeCacheLines == TileJit::kDecodeLines && kNoTag == 0xffffffffu);
+  f.logging = &logging_;
+  f.decodeLines = reinterpret_cast<uint8_t*>(decodeCache_.data());
+  // Every instruction of this call issues at t + 6 i: the same cycle parity, the same note.
+  f.note = reinterpret_cast<uint8_t*>(&recentStores_[t & 1]);
   uint64_t done = 0;
   for (;;) {
     const TileJit::Block* b = jit.lookup(ctx.pc, mem_.data());

@@ -101,6 +101,28 @@ TEST_F(Jit, StoreIntoTheNextWordOfItsOwnBlock) {
   EXPECT_EQ(p.jit.xreg(0, a0), 100u);
 }
 
+TEST_F(Jit, TranslatedStoreOverAnInterpretedInstruction) {
+  // The word at 12 (a CSR read, never translated) runs in the interpreter, through its decode
+  // cache; a translated store then replaces it by another CSR read, which must run next time:
+  // the store drops the decode cache's line as the interpreter's stores do.
+  const uint32_t patched = csrr(a4, 0xc00);
+  Pair p;
+  p.place(
+      0, {lui(a1, (patched + 0x800) >> 12), addi(a1, a1, static_cast<int32_t>(patched << 20) >> 20),
+          addi(a2, zero, 2), csrr(a3, 0xc02),  // 12
+          addi(a2, a2, -1),                    // 16
+          beq(a2, zero, 20),                   // 20: to 40
+          jal(zero, 8),                        // 24: a taken jump, where the translator looks again
+          addi(zero, zero, 0),                 // 28: never runs
+          sw(a1, zero, 12),                    // 32: a translated block
+          jal(zero, -24),                      // 36: to 12
+          kLoadMmioBase, kExit});
+  p.runTo(100000);
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+  EXPECT_NE(p.jit.xreg(0, a4), 0u);
+  EXPECT_EQ(p.jit.jitInstructions(), 3u + 2u);  // the first block and the store's
+}
+
 // A loop that never ends: a0 += 1 at 4, then jump back.
 std::vector<uint32_t> spinLoop() {
   return {addi(a0, zero, 0), addi(a0, a0, 1), jal(zero, -4)};
