@@ -38,7 +38,7 @@ double cpuSeconds() {
 }
 
 Measurement measure(const std::string& config, const std::string& path, double minSeconds,
-                    unsigned threads) {
+                    unsigned threads, tessera::ModelEngine engine) {
   const size_t colon = config.find(':');
   if (colon == std::string::npos) throw tessera::Error("config \"" + config + "\": want dev:tiles");
   tessera::DeviceOptions options;
@@ -54,6 +54,7 @@ Measurement measure(const std::string& config, const std::string& path, double m
     options.tiles = static_cast<unsigned>(std::stoul(shape));
   }
   options.threads = threads;
+  options.modelEngine = engine;
   auto dev = tessera::openDevice(spec, options);
   Measurement m;
   m.tiles = dev->info().tiles;
@@ -87,6 +88,12 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", repeat, "Measurements per config; the median is shown")
       ->check(CLI::Range(1u, 99u));
   app.add_option("--threads", threads, "Model host threads (default: one per core)");
+  tessera::ModelEngine engine = tessera::ModelEngine::Interp;
+  app.add_option(
+         "--model-engine", engine,
+         "model engine: interp (the interpreter, default) or jit (translated blocks where one "
+         "context runs; docs/tile.md)")
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   app.add_option("--configs", configs, "device:tiles or model:mk2 (default: all five)")
       ->delimiter(',')
       ->allow_extra_args(false);
@@ -99,7 +106,8 @@ int main(int argc, char** argv) {
     std::map<unsigned, uint64_t> cyclesByTiles;
     for (const std::string& c : configs) {
       std::vector<Measurement> ms;
-      for (unsigned i = 0; i < repeat; ++i) ms.push_back(measure(c, program, seconds, threads));
+      for (unsigned i = 0; i < repeat; ++i)
+        ms.push_back(measure(c, program, seconds, threads, engine));
       std::sort(ms.begin(), ms.end(), [](const Measurement& x, const Measurement& y) {
         return x.wallRate() < y.wallRate();
       });

@@ -52,6 +52,7 @@ int runConvBench(const ConvBenchOptions& opt) {
   o.tiles = opt.tiles;
   o.tileMemBytes = opt.memKiB * 1024;
   if (!opt.matrixUnit.empty()) o.matrixUnit = opt.matrixUnit == "on";
+  o.modelEngine = opt.modelEngine;
   // The graphs' target is the device's (with or without the matrix unit).
   const Target target = [&] {
     auto dev = openDevice(opt.device, o);

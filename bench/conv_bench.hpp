@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tessera/device.hpp"
+
 namespace tessera::bench {
 
 /// Options of `tessera-bench conv`.
@@ -16,6 +18,7 @@ struct ConvBenchOptions {
   size_t batch = 32;
   bool backward = true;    ///< also the gradients to the input and to the weights
   std::string matrixUnit;  ///< "", "on", "off": DeviceOptions::matrixUnit (default the chip's)
+  ModelEngine modelEngine = ModelEngine::Interp;  ///< DeviceOptions::modelEngine
 };
 
 /// Compile and run each conv layer of LeNet (one op per program) and print cycles, fused

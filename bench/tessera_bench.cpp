@@ -38,6 +38,7 @@ struct MatmulOptions {
   size_t m = 0, k = 0, n = 0;
   std::string precision = "fp32";
   std::string matrixUnit;  // "", "on", "off": DeviceOptions::matrixUnit
+  tessera::ModelEngine modelEngine = tessera::ModelEngine::Interp;
 };
 
 int runMatmul(const MatmulOptions& opt) {
@@ -81,6 +82,7 @@ int runMatmul(const MatmulOptions& opt) {
       o.tiles = c.tiles;
       o.tileMemBytes = c.memBytes;
       if (!opt.matrixUnit.empty()) o.matrixUnit = opt.matrixUnit == "on";
+      o.modelEngine = opt.modelEngine;
       auto dev = tessera::openDevice(opt.device, o);
       if (dev->info().counterBits < 64) {
         // The compute share below is from the tiles' counters, which would wrap (the iCE40 board).
@@ -195,6 +197,11 @@ int main(int argc, char** argv) {
         "--matrix-unit", mmo.matrixUnit,
         "the device's matrix unit, on or off (default: the chip's; the model builds either)")
       ->check(CLI::IsMember({"on", "off"}));
+  mm->add_option(
+        "--model-engine", mmo.modelEngine,
+        "model engine: interp (the interpreter, default) or jit (translated blocks where one "
+        "context runs; docs/tile.md)")
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tessera::bench::ConvBenchOptions conv;
   CLI::App* cv = app.add_subcommand(
       "conv", "conv2d: LeNet's conv layers, FMAs per cycle per tile against the peak");
@@ -213,6 +220,11 @@ int main(int argc, char** argv) {
         "--matrix-unit", conv.matrixUnit,
         "the device's matrix unit, on or off (default: the chip's; the model builds either)")
       ->check(CLI::IsMember({"on", "off"}));
+  cv->add_option(
+        "--model-engine", conv.modelEngine,
+        "model engine: interp (the interpreter, default) or jit (translated blocks where one "
+        "context runs; docs/tile.md)")
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tessera::bench::MlpConfig mlp;
   unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
   uint32_t memKiB = 0;              // 0: the model's default, as train uses on the model backend
@@ -260,6 +272,11 @@ int main(int argc, char** argv) {
                  "the device's matrix unit, on or off (default: the chip's; the model builds "
                  "either): the matmuls use it where the device has it")
       ->check(CLI::IsMember({"on", "off"}));
+  tr->add_option(
+        "--model-engine", train.modelEngine,
+        "model engine: interp (the interpreter, default) or jit (translated blocks where one "
+        "context runs; docs/tile.md)")
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tr->add_option("--tiles", train.tiles, "tiles")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));

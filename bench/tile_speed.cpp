@@ -5,9 +5,11 @@
 // IPC, cycles/s and instructions/s per CPU second (the process's CPU time, every thread) and per
 // wall second, and the model/RTL speed ratio. --max-cycles caps a run (the RTL on long kernels):
 // the rates are then those of the program's first cycles. --host-mxcsr sets the calling thread's
-// MXCSR before the runs, to show that the model's speed does not depend on it.
+// MXCSR before the runs, to show that the model's speed does not depend on it. --model-engine
+// interp,jit runs the model once per engine (rows model:interp, model:jit) and prints the jit's
+// speed against the interpreter's; their cycle and instruction counts must be equal.
 // Usage: tile_speed [--seconds S] [--repeat N] [--devices model,rtl] [--tiles T]
-//                   [--max-cycles C] [--host-mxcsr HEX] prog.elf...
+//                   [--max-cycles C] [--host-mxcsr HEX] [--model-engine interp,jit] prog.elf...
 #include <fmt/format.h>
 #include <xmmintrin.h>
 
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
   std::string mxcsr;
   std::vector<std::string> devices{"model", "rtl"};
   std::vector<std::string> programs;
+  std::vector<tessera::ModelEngine> engines{tessera::ModelEngine::Interp};
   app.add_option("--seconds", seconds, "Minimum wall time per measurement (default 2)");
   app.add_option("--repeat", repeat, "Measurements per program and device; the median is shown")
       ->check(CLI::Range(1u, 99u));
@@ -87,20 +90,42 @@ int main(int argc, char** argv) {
   app.add_option("--devices", devices, "Devices to compare (default model,rtl)")
       ->delimiter(',')
       ->allow_extra_args(false);
+  app.add_option("--model-engine", engines,
+                 "Model engines to measure, interp and/or jit (default interp; docs/tile.md)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   app.add_option("programs", programs, "Tile programs (ELF) that halt with exit code 0")
       ->required();
   tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);
   try {
     if (!mxcsr.empty()) _mm_setcsr(static_cast<unsigned>(std::stoul(mxcsr, nullptr, 16)));
-    fmt::print("{:<24} {:<6} {:>11} {:>11} {:>6} {:>14} {:>14} {:>14} {:>5}\n", "program", "device",
-               "cycles", "instrs", "IPC", "cycles/cpu-s", "instrs/cpu-s", "instrs/wall-s", "runs");
+    // One row per device, and per engine for the model when several are asked for.
+    std::vector<std::pair<std::string, tessera::ModelEngine>> runs;
+    for (const std::string& d : devices) {
+      if (d != "model" || engines.size() == 1) {
+        runs.emplace_back(d, engines.front());
+        continue;
+      }
+      for (tessera::ModelEngine e : engines) runs.emplace_back(d, e);
+    }
+    auto label = [&](const std::pair<std::string, tessera::ModelEngine>& r) {
+      if (r.first != "model" || engines.size() == 1) return r.first;
+      return r.first + (r.second == tessera::ModelEngine::Jit ? ":jit" : ":interp");
+    };
+    fmt::print("{:<24} {:<12} {:>11} {:>11} {:>6} {:>14} {:>14} {:>14} {:>5}\n", "program",
+               "device", "cycles", "instrs", "IPC", "cycles/cpu-s", "instrs/cpu-s", "instrs/wall-s",
+               "runs");
     for (const std::string& path : programs) {
       std::map<std::string, Measurement> byDevice;
       const std::string name = path.substr(path.find_last_of('/') + 1);
-      for (const std::string& d : devices) {
+      for (const auto& run : runs) {
+        const std::string& d = run.first;
+        const std::string row = label(run);
         tessera::DeviceOptions options;
         options.tiles = tiles;
+        options.modelEngine = run.second;
         auto dev = tessera::openDevice(d, options);
         std::vector<Measurement> ms;
         for (unsigned i = 0; i < repeat; ++i) {
@@ -110,11 +135,23 @@ int main(int argc, char** argv) {
           return x.cyclesPerCpuSecond() < y.cyclesPerCpuSecond();
         });
         const Measurement m = ms[ms.size() / 2];
-        byDevice[d] = m;
-        fmt::print("{:<24} {:<6} {:>11} {:>11} {:>6.3f} {:>14.0f} {:>14.0f} {:>14.0f} {:>5}\n",
-                   name, d, m.cycles, m.instructions, double(m.instructions) / double(m.cycles),
+        byDevice[row] = m;
+        fmt::print("{:<24} {:<12} {:>11} {:>11} {:>6.3f} {:>14.0f} {:>14.0f} {:>14.0f} {:>5}\n",
+                   name, row, m.cycles, m.instructions, double(m.instructions) / double(m.cycles),
                    m.cyclesPerCpuSecond(), m.instructionsPerCpuSecond(),
                    m.instructionsPerWallSecond(), m.runs);
+      }
+      if (byDevice.count("model:interp") && byDevice.count("model:jit")) {
+        const Measurement& i = byDevice["model:interp"];
+        const Measurement& j = byDevice["model:jit"];
+        if (i.cycles != j.cycles || i.instructions != j.instructions) {
+          throw tessera::Error(
+              fmt::format("{}: the jit ran {} cycles and {} instructions, the "
+                          "interpreter {} and {}",
+                          name, j.cycles, j.instructions, i.cycles, i.instructions));
+        }
+        fmt::print("{:<24} jit/interp speed ratio (instrs/cpu-s): {:.2f}\n", name,
+                   j.instructionsPerCpuSecond() / i.instructionsPerCpuSecond());
       }
       if (byDevice.count("model") && byDevice.count("rtl")) {
         fmt::print("{:<24} model/rtl speed ratio (cycles/cpu-s): {:.1f}\n", name,

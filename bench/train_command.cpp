@@ -302,6 +302,7 @@ std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& mode
   DeviceOptions dopt;
   dopt.tiles = o.tiles;
   if (!o.matrixUnit.empty()) dopt.matrixUnit = o.matrixUnit == "on";
+  dopt.modelEngine = o.modelEngine;
   if (o.tileMemKiB)
     dopt.tileMemBytes = o.tileMemKiB * 1024;
   else if (o.device == "model")

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/device.hpp"
+
 namespace tessera::mpi {
 class MpiComm;
 }  // namespace tessera::mpi
@@ -26,7 +28,8 @@ struct TrainOptions {
   std::function<void(const ModelParameters&)> onTrained;
   std::string device = "model";
   unsigned tiles = 16;
-  std::string matrixUnit;   ///< "", "on" or "off": DeviceOptions::matrixUnit
+  std::string matrixUnit;                         ///< "", "on" or "off": DeviceOptions::matrixUnit
+  ModelEngine modelEngine = ModelEngine::Interp;  ///< DeviceOptions::modelEngine
   uint32_t tileMemKiB = 0;  ///< 0: the model's default on the model, the backend's own elsewhere
   size_t batch = 32;
   uint32_t epochs = 1;

@@ -20,7 +20,7 @@ if(TARGET tessera_onnx)
 endif()
 # Libraries a user's program links (the package finds them again) and header-only ones.
 set(_tess_sdk_link_targets fmt::fmt Threads::Threads MPI::MPI_C PkgConfig::LIBELF onnx_proto
-                           protobuf::libprotobuf)
+                           protobuf::libprotobuf asmjit::asmjit)
 set(_tess_sdk_known_external ${_tess_sdk_link_targets} Boost::headers
                              nlohmann_json::nlohmann_json -pthread -lpthread -latomic)
 set(_tess_sdk_static "")
@@ -124,6 +124,11 @@ endforeach()
 set(TESSERA_SDK_HAS_ONNX OFF)
 if("onnx_proto" IN_LIST _tess_sdk_external)
   set(TESSERA_SDK_HAS_ONNX ON)
+endif()
+# The model's translating engine (host/model/CMakeLists.txt), when the SDK was built with it.
+set(TESSERA_SDK_HAS_ASMJIT OFF)
+if("asmjit::asmjit" IN_LIST _tess_sdk_external)
+  set(TESSERA_SDK_HAS_ASMJIT ON)
 endif()
 include(CMakePackageConfigHelpers)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/tesseraConfig.cmake.in

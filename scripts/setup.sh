@@ -11,6 +11,7 @@ packages=(
   nextpnr-ice40 fpga-icestorm          # FPGA: iCE40 place and route, bitstream (scripts/fpga-ice40.sh)
   libboost-dev libfmt-dev libcli11-dev nlohmann-json3-dev libelf-dev
   libgtest-dev libgmock-dev
+  libasmjit-dev                        # the model's translating engine (x86-64; docs/tile.md)
   zlib1g-dev dataset-fashion-mnist     # training benchmark: gzipped IDX reader, Fashion-MNIST
   python3-numpy                        # checks that saved .npz weights load with numpy
   python3-torch python3-onnx           # framework models: PyTorch references, ONNX export (docs/onnx.md)

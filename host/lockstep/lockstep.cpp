@@ -83,15 +83,16 @@ LockstepReport runBoth(const ProgramLoader& load, const std::string& a, const st
   // fixed, and the rtl device's two chips have different sizes (rtl/params.json).
   const bool bFirst = dopt.tileMemBytes == 0 && a == "model";
   std::unique_ptr<Device> da, db;
-  auto openNext = [&](const std::string& spec, unsigned threads) {
+  auto openNext = [&](const std::string& spec, unsigned threads, ModelEngine engine) {
     dopt.threads = threads;
+    dopt.modelEngine = engine;
     auto d = openDevice(spec, dopt);
     if (dopt.tileMemBytes == 0) dopt.tileMemBytes = d->info().tileMemBytes;
     return d;
   };
-  if (bFirst) db = openNext(b, o.threadsB);
-  da = openNext(a, o.threadsA);
-  if (!bFirst) db = openNext(b, o.threadsB);
+  if (bFirst) db = openNext(b, o.threadsB, o.engineB);
+  da = openNext(a, o.threadsA, o.engineA);
+  if (!bFirst) db = openNext(b, o.threadsB, o.engineB);
   load(*da);
   load(*db);
   da->setSyncBreak(o.syncBreak);

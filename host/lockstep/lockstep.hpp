@@ -45,9 +45,11 @@ using ProgramLoader = std::function<void(Device&)>;
 
 /// Options of a multi-tile lockstep run.
 struct LockstepOptions {
-  unsigned tiles = 0;               ///< DeviceOptions::tiles (0 = the backend's default)
-  unsigned threadsA = 0;            ///< DeviceOptions::threads of device a (model: 0 = per core)
-  unsigned threadsB = 0;            ///< DeviceOptions::threads of device b
+  unsigned tiles = 0;     ///< DeviceOptions::tiles (0 = the backend's default)
+  unsigned threadsA = 0;  ///< DeviceOptions::threads of device a (model: 0 = per core)
+  unsigned threadsB = 0;  ///< DeviceOptions::threads of device b
+  ModelEngine engineA = ModelEngine::Interp;  ///< DeviceOptions::modelEngine of device a
+  ModelEngine engineB = ModelEngine::Interp;  ///< DeviceOptions::modelEngine of device b
   bool allTiles = false;            ///< ELF path form: load it on every tile (else tile 0 only)
   uint64_t maxCycles = 10'000'000;  ///< chip cycle limit for each device
   bool syncBreak = true;            ///< stop and compare memory at every sync

@@ -42,6 +42,12 @@ int main(int argc, char** argv) {
                  "STREAM=FILE: a host-to-device stream of a *.tess (repeatable)");
   app.add_flag("--fast", fast,
                "Compare memory, counters and stops at every sync only, not every retirement");
+  app.add_option("--a-engine", o.engineA,
+                 "Model engine of device a: interp (default) or jit (docs/tile.md; a run with "
+                 "records interprets, so give --fast to compare the jit)")
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
+  app.add_option("--b-engine", o.engineB, "Model engine of device b: interp (default) or jit")
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   app.add_option("program", path, "The program: a tile ELF or a *.tess")->required();
   tessera::cli::requireFiniteNumbers(app);
   CLI11_PARSE(app, argc, argv);

@@ -200,7 +200,10 @@ ModelDevice::ModelDevice(const DeviceOptions& options, std::unique_ptr<ChipFabri
   const TileRange range = blockOfRank(fabric_->rank(), fabric_->ranks(), g.tiles);
   std::vector<TileConfig> configs;
   configs.reserve(range.end - range.first);
-  for (unsigned t = range.first; t < range.end; ++t) configs.push_back(g.tileConfig(t));
+  for (unsigned t = range.first; t < range.end; ++t) {
+    configs.push_back(g.tileConfig(t));
+    configs.back().jit = options.modelEngine == ModelEngine::Jit;
+  }
   const unsigned threads = threadsFor(options.threads, std::max(1u, range.end - range.first));
   block_ = std::make_unique<TileBlock>(std::move(configs), range, g.tiles, g.hasExchange, threads,
                                        *fabric_);
@@ -623,6 +626,10 @@ namespace tessera {
 
 std::unique_ptr<Device> makeModelDevice(const DeviceOptions& options) {
   return std::make_unique<model::ModelDevice>(options);
+}
+
+bool modelJitAvailable() {
+  return model::kHasJit;
 }
 
 }  // namespace tessera

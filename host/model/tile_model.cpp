@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 
 #include "fp16.hpp"
 #include "fp32_inline.hpp"
 #include "tessera/chip_params.h"
+#if TESS_HAVE_JIT
+#include "tile_jit.hpp"
+#endif
 
 namespace tessera::model {
 namespace {
@@ -24,6 +28,18 @@ constexpr uint32_t kMmioPageMask = ~(TESS_MMIO_SIZE - 1u);
 static_assert(TESS_NUM_CONTEXTS >= 2 && TESS_NUM_CONTEXTS <= TileModel::kMaxContexts);
 
 }  // namespace
+
+#if TESS_HAVE_JIT
+const bool kHasJit = true;
+#else
+const bool kHasJit = false;
+#endif
+
+void TileModel::JitDeleter::operator()([[maybe_unused]] TileJit* jit) const {
+#if TESS_HAVE_JIT
+  delete jit;
+#endif
+}
 
 void wrapCounters(TileStats& s, unsigned bits) {
   s.cycles = wrapCounter(s.cycles, bits);
@@ -54,7 +70,43 @@ TileModel::TileModel(const TileConfig& config)
     throw Error(fmt::format("tile {}: the matrix unit needs the FPU (AMP.RD writes an f-register)",
                             config.tileId));
   }
+  if (config.jit) {
+#if TESS_HAVE_JIT
+    jit_.reset(new TileJit(config.memBytes, config.hasFpu, config.hasMulDiv, config.hasMatrixUnit));
+#else
+    throw Error(
+        "model engine jit: this build has no translating engine (it needs an x86-64 host and "
+        "asmjit, scripts/setup.sh); use the interpreter");
+#endif
+  }
   reset();
+}
+
+uint64_t TileModel::jitTranslations() const {
+#if TESS_HAVE_JIT
+  if (jit_) return jit_->translations();
+#endif
+  return 0;
+}
+
+uint64_t TileModel::jitFlushes() const {
+#if TESS_HAVE_JIT
+  if (jit_) return jit_->flushes();
+#endif
+  return 0;
+}
+
+void TileModel::jitCodeWritten([[maybe_unused]] uint32_t addr, [[maybe_unused]] uint32_t bytes) {
+#if TESS_HAVE_JIT
+  if (jit_ && jit_->coversRange(addr, bytes)) jit_->requestFlush();
+#endif
+}
+
+void TileModel::jitCodeWrite([[maybe_unused]] uint32_t addr, [[maybe_unused]] const uint8_t* bytes,
+                             [[maybe_unused]] uint32_t size) {
+#if TESS_HAVE_JIT
+  if (jit_ && jit_->changesCode(addr, bytes, size, mem_.data())) jit_->requestFlush();
+#endif
 }
 
 void TileModel::reset() {
@@ -91,6 +143,7 @@ void TileModel::writeSramWord(uint32_t addr, uint32_t word) {
   uint32_t old;
   std::memcpy(&old, mem_.data() + addr, 4);
   if (logging_) undoLog_.push_back(UndoEntry{addr, old});
+  if (jit_ && old != word) jitCodeWritten(addr, 4);
   std::memcpy(mem_.data() + addr, &word, 4);
   CacheLine& line = decodeCache_[(addr >> 2) & (kDecodeCacheLines - 1)];
   if (line.tag == addr) line.tag = kNoTag;
@@ -122,6 +175,7 @@ void TileModel::rollback() {
     std::memcpy(mem_.data() + it->wordAddr, &it->oldWord, 4);
   }
   for (CacheLine& line : decodeCache_) line.tag = kNoTag;
+  for (const UndoEntry& e : undoLog_) jitCodeWritten(e.wordAddr, 4);
   ctx_ = saved_.ctx;
   recentStores_ = saved_.recentStores;
   ampWeights_ = saved_.ampWeights;
@@ -152,6 +206,8 @@ void TileModel::writeMemory(uint32_t addr, std::span<const uint8_t> data) {
                     config_.tileId, data.size(), addr, mem_.size()));
   }
   if (data.empty()) return;  // data() may be null: memcpy must not see it
+  // Translations stay when the words they cover keep their values (a program loaded again).
+  jitCodeWrite(addr, data.data(), static_cast<uint32_t>(data.size()));
   mem_.write(addr, data.data(), data.size());
   for (CacheLine& line : decodeCache_) line.tag = kNoTag;
 }
@@ -203,14 +259,17 @@ void TileModel::rebaseCycles(uint64_t cycle) {
 }
 
 TileState TileModel::run(uint64_t untilCycle) {
-  return sink_ ? runLoop<true>(untilCycle) : runLoop<false>(untilCycle);
+  // Retirement records come from the interpreter alone: with a sink the translator is not used.
+  if (sink_) return runLoop<true, false>(untilCycle);
+  jitTry_ = true;
+  return jit_ ? runLoop<false, true>(untilCycle) : runLoop<false, false>(untilCycle);
 }
 
 uint64_t TileModel::nextSlot(unsigned c, uint64_t atOrAfter) {
   return atOrAfter + (c + kRound - atOrAfter % kRound) % kRound;
 }
 
-template <bool kTrace>
+template <bool kTrace, bool kJit>
 TileState TileModel::runLoop(uint64_t untilCycle) {
   if (state_ != TileState::Running) return state_;
   for (;;) {
@@ -240,10 +299,28 @@ TileState TileModel::runLoop(uint64_t untilCycle) {
     uint64_t t = best;
     rescan_ = false;
     for (;;) {
+      // The pc before an interpreted instruction of context 0 (the translating engine's).
+      [[maybe_unused]] uint32_t pcBefore = 0;
+      if constexpr (kJit) {
+        // Translated blocks while context 0 runs alone; then the instruction they left (one
+        // they do not translate, or one whose block would cross untilCycle) is interpreted, and
+        // so is the code after it up to the next jump or taken branch: code that mixes
+        // translated and untranslated instructions (FP) does not pay a look-up for each.
+        if (c == 0) {
+          if (jitTry_) {
+            t = jitEnter(t, untilCycle);
+            if (t >= untilCycle) break;
+          }
+          pcBefore = ctx_[0].pc;
+        }
+      }
       if (ctx_[c].longPending) {
         retireLongOp<kTrace>(c, t);
       } else if (issue<kTrace>(c, t) == Step::Stop) {
         return state_;
+      }
+      if constexpr (kJit) {
+        if (c == 0 && ctx_[0].pc != pcBefore + 4) jitTry_ = true;
       }
       if (rescan_) break;
       if (ctx_[c].next < limit) {
@@ -314,6 +391,7 @@ void TileModel::noteStore(uint32_t addr, uint64_t cycle, unsigned words) {
     CacheLine& line = decodeCache_[(a >> 2) & (kDecodeCacheLines - 1)];
     if (line.tag == a) line.tag = kNoTag;
   }
+  if (jit_) jitCodeWritten(wordAddr, 4 * words);
 }
 
 bool TileModel::staleFetch(uint32_t pc, uint64_t cycle, uint32_t& word) const {
@@ -1216,7 +1294,80 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
   return Step::Continue;
 }
 
-template TileState TileModel::runLoop<true>(uint64_t);
-template TileState TileModel::runLoop<false>(uint64_t);
+template TileState TileModel::runLoop<true, false>(uint64_t);
+template TileState TileModel::runLoop<false, false>(uint64_t);
+template TileState TileModel::runLoop<false, true>(uint64_t);
+
+uint64_t TileModel::jitEnter(uint64_t t, uint64_t untilCycle) {
+  if (ctx_[0].longPending || !jitEligible(t)) return t;
+  jitTry_ = false;
+  return jitRun(t, untilCycle);
+}
+
+#if TESS_HAVE_JIT
+uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
+  Context& ctx = ctx_[0];
+  TileJit& jit = *jit_;
+  TileJit::Frame& f = jit.frame();
+  f.x = ctx.x.data();
+  f.mem = mem_.data();
+  f.owner = this;
+  f.store = &TileModel::jitStore;
+  static_assert(offsetof(StoreNote, cycle) == TileJit::kNoteCycle &&
+                offsetof(StoreNote, wordAddr) == TileJit::kNoteWordAddr &&
+                offsetof(StoreNote, words) == TileJit::kNoteWords &&
+                offsetof(StoreNote, oldWords) == TileJit::kNoteOld);
+  static_assert(sizeof(CacheLine) == TileJit::kDecodeLineBytes && offsetof(CacheLine, tag) == 0 &&
+                kDecodeCacheLines == TileJit::kDecodeLines && kNoTag == 0xffffffffu);
+  f.logging = &logging_;
+  f.decodeLines = reinterpret_cast<uint8_t*>(decodeCache_.data());
+  // Every instruction of this call issues at t + 6 i: the same cycle parity, the same note.
+  f.note = reinterpret_cast<uint8_t*>(&recentStores_[t & 1]);
+  uint64_t done = 0;
+  for (;;) {
+    const TileJit::Block* b = jit.lookup(ctx.pc, mem_.data());
+    // Not translated, or its last instruction would issue at or after untilCycle.
+    if (b == nullptr || t + uint64_t{kRound} * (b->length - 1) >= untilCycle) break;
+    f.cycle = t;
+    // The slots t, t + 6, ... below untilCycle (at least b->length here), at most 2^30.
+    f.budget = static_cast<uint32_t>(
+        std::min<uint64_t>((untilCycle - 1 - t) / kRound + 1, uint64_t{1} << 30));
+    const uint32_t r = b->fn(&f);
+    const uint32_t n = r & ~TileJit::kSideExit;
+    ctx.pc = f.pc;
+    t += uint64_t{kRound} * n;
+    done += n;
+    if (r & TileJit::kSideExit) break;
+  }
+  // Each instruction used its slot and retired; the context issues again a round later.
+  ctx.instret += done;
+  ctx.busySlots += done;
+  jitInstructions_ += done;
+  ctx.next = t;
+  return t;
+}
+
+uint32_t TileModel::jitStore(void* frame, uint32_t addr, uint32_t value, uint32_t index,
+                             uint32_t size) {
+  TileJit::Frame& f = *static_cast<TileJit::Frame*>(frame);
+  TileModel& m = *static_cast<TileModel*>(f.owner);
+  // As execStore: the note (fetch timing, undo log, decode cache) then the bytes.
+  m.noteStore(addr, f.cycle + uint64_t{kRound} * index);
+  std::memcpy(m.mem_.data() + addr, &value, size);
+  if (m.jit_->covers(addr & ~3u)) {
+    m.jit_->requestFlush();
+    return 1;
+  }
+  return 0;
+}
+#else
+uint64_t TileModel::jitRun(uint64_t t, uint64_t) {
+  return t;
+}
+
+uint32_t TileModel::jitStore(void*, uint32_t, uint32_t, uint32_t, uint32_t) {
+  return 0;
+}
+#endif
 
 }  // namespace tessera::model

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,7 +36,16 @@ struct TileConfig {
   /// true: the matrix unit (docs/tile.md, "Matrix unit"; MATRIX_UNIT, needs the FPU); false: its
   /// words trap as illegal (ChipShape::hasMatrixUnit of the chip).
   bool hasMatrixUnit = TESS_MATRIX_UNIT != 0;
+  /// true: run single-context stretches of RV32I/M code as translated host code (the "jit"
+  /// engine, docs/tile.md "The translating engine"); needs a build with the translator
+  /// (x86-64 with asmjit, kHasJit), else the constructor throws.
+  bool jit = false;
 };
+
+/// True when this build has the translating engine (x86-64 hosts with asmjit).
+extern const bool kHasJit;
+
+class TileJit;
 
 /// Every counter of s (cycles, instructions, per context, idle slots, sync-wait and exchange
 /// cycles) as counters of `bits` bits hold it (wrapCounter).
@@ -189,6 +199,13 @@ class alignas(64) TileModel {
   /// every other counter's value.
   void rebaseCycles(uint64_t cycle);
 
+  /// Blocks the translating engine translated since construction (0 for the interpreter).
+  uint64_t jitTranslations() const;
+  /// Times the translating engine dropped its translations because code was written.
+  uint64_t jitFlushes() const;
+  /// Instructions that ran as translated code since construction (the rest were interpreted).
+  uint64_t jitInstructions() const { return jitInstructions_; }
+
  private:
   static constexpr uint64_t kNever = ~uint64_t{0};
   static constexpr unsigned kDecodeCacheLines = 4096;
@@ -268,8 +285,26 @@ class alignas(64) TileModel {
     uint32_t oldWord;
   };
 
-  template <bool kTrace>
+  template <bool kTrace, bool kJit>
   TileState runLoop(uint64_t untilCycle);
+  // The translating engine: blocks of context 0 from cycle t while it is the only context that
+  // runs and each block's last instruction issues before untilCycle; returns the cycle of the
+  // next issue (t if nothing ran).
+  uint64_t jitRun(uint64_t t, uint64_t untilCycle);
+  // jitRun if context 0 may run translated code now (out of runLoop: its registers stay free).
+  [[gnu::noinline]] uint64_t jitEnter(uint64_t t, uint64_t untilCycle);
+  bool jitEligible(uint64_t t) const {
+    for (unsigned i = 1; i < kMaxContexts; ++i) {
+      if (ctx_[i].next != kNever) return false;
+    }
+    return lastStoreCycle() + 2 < t;
+  }
+  static uint32_t jitStore(void* frame, uint32_t addr, uint32_t value, uint32_t index,
+                           uint32_t size);
+  // Code was written (by anything): drop the translations covering [addr, addr + bytes).
+  void jitCodeWritten(uint32_t addr, uint32_t bytes);
+  // bytes are about to be written at addr: drop the translations if a word they cover changes.
+  void jitCodeWrite(uint32_t addr, const uint8_t* bytes, uint32_t size);
   // Inlined into runLoop: one call per instruction with this frame was a fifth of the time.
   template <bool kTrace>
   [[gnu::always_inline]] Step issue(unsigned c, uint64_t cycle);
@@ -344,6 +379,14 @@ class alignas(64) TileModel {
   bool rescan_ = false;  // an instruction changed another context's next slot (runLoop)
   Saved saved_;
   std::vector<UndoEntry> undoLog_;
+  struct JitDeleter {
+    void operator()(TileJit* jit) const;
+  };
+  std::unique_ptr<TileJit, JitDeleter> jit_;  // the translating engine (null: interpreter)
+  uint64_t jitInstructions_ = 0;
+  // Look for a translated block at context 0's next issue: at first, and after a jump or taken
+  // branch that the interpreter executed (runLoop).
+  bool jitTry_ = true;
   // The matrix unit's state, last: away from the fields every instruction touches.
   AmpWeights ampWeights_{};
   std::array<AmpAccumulators, kMaxContexts> ampAcc_{};

@@ -392,6 +392,45 @@ INSTANTIATE_TEST_SUITE_P(Chip, ChipDeviceTest, ::testing::ValuesIn(devices()),
                            return info.param;
                          });
 
+/// Every chip program on the model's translating engine and on the RTL, compared at every sync
+/// (memory, counters, stops) and at the end; records would make the model interpret.
+TEST_P(ChipLockstepTest, ModelJitAndRtlAgreeAtEverySync) {
+  if (!hasDevice("rtl") || !hasDevice("model")) GTEST_SKIP() << "needs both model and rtl";
+  if (!modelJitAvailable()) GTEST_SKIP() << "this build has no translating engine";
+  const Program& p = GetParam();
+  const ElfImage image = ElfImage::fromFile(elfPath(p.name), TESS_TILE_MEM_BYTES);
+  std::vector<std::string> hostFailures;
+  LockstepOptions options;
+  options.tiles = p.tiles;
+  options.allTiles = true;
+  options.maxCycles = kMaxCycles;
+  options.compareRetirements = false;
+  options.engineA = ModelEngine::Jit;
+  options.onHostSync = [&](Device& dev, uint32_t id) {
+    hostSyncHandler(dev, image, id, hostFailures);
+  };
+  const LockstepReport r = runLockstep(elfPath(p.name), "model", "rtl", options);
+  EXPECT_TRUE(r.agree()) << r.describe();
+  for (const std::string& f : hostFailures) ADD_FAILURE() << f;
+  EXPECT_NE(r.a.result.reason, StopReason::MaxCycles);
+}
+
+/// The translating engine on several host threads against the interpreter on one.
+TEST(ChipModelThreads, JitOnSeveralThreadsAgreesWithTheInterpreter) {
+  if (!modelJitAvailable()) GTEST_SKIP() << "this build has no translating engine";
+  LockstepOptions options;
+  options.tiles = 16;
+  options.allTiles = true;
+  options.maxCycles = kMaxCycles;
+  options.compareRetirements = false;
+  options.threadsA = 1;
+  options.threadsB = 4;
+  options.engineB = ModelEngine::Jit;
+  const LockstepReport r = runLockstep(elfPath("chip_random"), "model", "model", options);
+  EXPECT_TRUE(r.agree()) << r.describe();
+  EXPECT_EQ(r.a.result.reason, StopReason::Halted);
+}
+
 /// The model on several host threads gives exactly what it gives on one.
 TEST(ChipModelThreads, SeveralThreadsAgreeWithOne) {
   LockstepOptions options;

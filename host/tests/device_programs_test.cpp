@@ -163,5 +163,28 @@ INSTANTIATE_TEST_SUITE_P(Programs, LockstepTest, ::testing::ValuesIn(manifest())
                            return info.param.name;
                          });
 
+/// The model's translating engine against the RTL (docs/tile.md, "The translating engine"): the
+/// end state (stop, cycles, counters, trap, console, memory) compared; records would make the
+/// model interpret, so the lockstep runs in its fast mode.
+class JitLockstepTest : public ::testing::TestWithParam<Program> {};
+
+TEST_P(JitLockstepTest, ModelJitAndRtlAgree) {
+  const Program& program = GetParam();
+  if (!modelJitAvailable()) GTEST_SKIP() << "this build has no translating engine";
+  if (kSlowExclusions.count({"rtl", program.name})) GTEST_SKIP() << "excluded as slow on rtl";
+  LockstepOptions options;
+  options.maxCycles = kMaxCycles;
+  options.compareRetirements = false;
+  options.engineA = ModelEngine::Jit;
+  const LockstepReport r = runLockstep(elfPath(program), "model", "rtl", options);
+  EXPECT_TRUE(r.agree()) << r.describe();
+  EXPECT_NE(r.a.result.reason, StopReason::MaxCycles) << "cycle limit reached";
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, JitLockstepTest, ::testing::ValuesIn(manifest()),
+                         [](const ::testing::TestParamInfo<Program>& info) {
+                           return info.param.name;
+                         });
+
 }  // namespace
 }  // namespace tessera::test

@@ -69,6 +69,10 @@ void addOptions(CLI::App& app, Options& o) {
                  "MATRIX_UNIT; the model builds either, another device refuses what it lacks)")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
+  app.add_option("--model-engine", o.modelEngine,
+                 "Model: interp (the interpreter, default) or jit (translated blocks where one "
+                 "context runs; docs/tile.md, \"The translating engine\")")
+      ->transform(CLI::CheckedTransformer(modelEngineNames()));
   app.add_option("--max-tiles", o.maxTiles,
                  fmt::format("Refuse chips with more tiles than this (default {}, docs/limits.md)",
                              tessera::kDefaultMaxTiles));
@@ -116,6 +120,7 @@ DeviceOptions deviceOptions(const Options& o) {
   options.counterBits = o.counterBits;
   if (!o.matrixUnit.empty()) options.matrixUnit = o.matrixUnit == "on";
   options.threads = o.threads;
+  options.modelEngine = o.modelEngine;
   options.maxTiles = o.maxTiles;
   options.maxChipBytes = o.maxChipMiB << 20;
   options.shard = o.shard;

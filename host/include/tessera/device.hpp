@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -133,6 +134,23 @@ class Device {
   void setSyncBreak(bool on) { writeControl(TESS_CR_SYNC_BREAK, on ? 1u : 0u); }
 };
 
+/// How the model executes tile code (docs/tile.md, "The translating engine").
+enum class ModelEngine {
+  Interp,  ///< the interpreter: the reference
+  Jit,     ///< translated blocks where one context runs, the interpreter elsewhere (x86-64)
+};
+
+/// True when this build's model has the translating engine (x86-64 hosts with asmjit); without
+/// it, a model device asked for ModelEngine::Jit refuses to open.
+bool modelJitAvailable();
+
+/// The names of the model engines as the tools' --model-engine takes them.
+inline const std::map<std::string, ModelEngine>& modelEngineNames() {
+  static const std::map<std::string, ModelEngine> names{{"interp", ModelEngine::Interp},
+                                                        {"jit", ModelEngine::Jit}};
+  return names;
+}
+
 /// Options for creating a device.
 struct DeviceOptions {
   unsigned tiles = 0;         ///< tiles in the chip; 0 = the default, TESS_DEFAULT_TILES
@@ -147,7 +165,9 @@ struct DeviceOptions {
   unsigned counterBits = 0;   ///< model: tile counter width, 32 or 64; 0 = the chip's
                               ///< (rtl/params.json COUNTER_BITS; preset ice40: 32)
   unsigned threads = 0;       ///< model: host threads, 0 = one per core
-  std::string traceVcd;       ///< rtl only: write a VCD waveform here
+  ModelEngine modelEngine = ModelEngine::Interp;  ///< model: how tile code runs (other
+                                                  ///< devices ignore it, as they do threads)
+  std::string traceVcd;                           ///< rtl only: write a VCD waveform here
   unsigned maxTiles = 0;      ///< refuse more tiles than this; 0 = kDefaultMaxTiles
   uint64_t maxChipBytes = 0;  ///< refuse chips whose tiles x tile memory exceed this;
                               ///< 0 = kDefaultMaxChipBytes

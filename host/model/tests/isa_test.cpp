@@ -117,7 +117,7 @@ TEST(Isa, RecordsHoldDestinationOrNone) {
 TEST(Isa, ResetKeepsMemoryAndClearsState) {
   TileHarness h = runProgram({addi(a0, zero, 'A'), lui(t0, 0x80000), sw(a0, t0, 4)});
   EXPECT_EQ(h.tile.console(), "A");
-  h.tile.reset();
+  h.reset();
   EXPECT_EQ(h.tile.console(), "");
   EXPECT_EQ(h.tile.cycles(), 0u);
   EXPECT_EQ(h.tile.xreg(0, a0), 0u);

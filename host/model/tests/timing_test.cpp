@@ -212,10 +212,10 @@ TEST(Timing, RunStopsAtTheCycleLimitAndResumes) {
   for (int k = 0; k < 10; ++k) prog.push_back(addi(a0, a0, 1));
   prog.push_back(kExit);
   h.place(0, prog);
-  EXPECT_EQ(h.tile.run(31), TileState::Running);
+  EXPECT_EQ(h.run(31), TileState::Running);
   EXPECT_EQ(h.tile.cycles(), 31u);
   EXPECT_EQ(h.tile.xreg(0, a0), 5u);  // issues at 0, 6, ..., 30: lui + 5 addi
-  EXPECT_EQ(h.tile.run(1000), TileState::Halted);
+  EXPECT_EQ(h.run(1000), TileState::Halted);
   EXPECT_EQ(h.tile.xreg(0, a0), 10u);
   EXPECT_EQ(h.tile.cycles(), 6u * 11 + 1);
 }
@@ -225,7 +225,7 @@ TEST(Timing, SupervisorWaitingForeverRunsToTheLimit) {
   h.place(0, {kLoadMmioBase, addi(t1, zero, 0x100), sw(t1, t0, mmio(TESS_MMIO_RUN_BASE)),
               sw(zero, t0, mmio(TESS_MMIO_WAIT)), kExit});
   h.place(0x100, {jal(zero, 0)});
-  EXPECT_EQ(h.tile.run(1'000'000), TileState::Running);
+  EXPECT_EQ(h.run(1'000'000), TileState::Running);
   EXPECT_EQ(h.tile.cycles(), 1'000'000u);
 }
 

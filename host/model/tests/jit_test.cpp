@@ -1,0 +1,317 @@
+// The translating engine against the interpreter (docs/tile.md, "The translating engine"): the
+// same programs on a tile of each engine, compared in full (tileStateDifference) at many stop
+// cycles; code rewritten by the tile, the exchange, the host and a rollback; random RV32IM
+// programs that mix translated code with what falls back (CSRs, FP, divides, MMIO, traps).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+
+#include "tile_harness.hpp"
+
+namespace tessera::model::test {
+namespace {
+
+using namespace rv;
+
+TileConfig config(bool jit) {
+  return TileConfig{
+      0, 1, 65536, true, true, TESS_NUM_CONTEXTS, TESS_COUNTER_BITS, TESS_MATRIX_UNIT != 0, jit};
+}
+
+// A tile of each engine holding the same memory.
+struct Pair {
+  TileModel interp{config(false)};
+  TileModel jit{config(true)};
+
+  void place(uint32_t addr, const std::vector<uint32_t>& words) {
+    std::vector<uint8_t> bytes(words.size() * 4);
+    std::memcpy(bytes.data(), words.data(), bytes.size());
+    interp.writeMemory(addr, bytes);
+    jit.writeMemory(addr, bytes);
+  }
+  // Both to cycle `until` (or a stop); their states must agree.
+  void runTo(uint64_t until) {
+    interp.run(until);
+    jit.run(until);
+    ASSERT_EQ(tileStateDifference(interp, jit), "") << "at cycle " << until;
+  }
+};
+
+class Jit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!kHasJit) GTEST_SKIP() << "this build has no translating engine";
+  }
+};
+
+// The result register and exit of a counted loop of ALU work, loads and stores.
+std::vector<uint32_t> integerLoop(int32_t iterations) {
+  return {lui(tp, 4),  // data at 0x4000
+          addi(a0, zero, iterations), addi(a1, zero, 0),
+          // loop (12): a1 += a0 * 3; mem[tp + 4 * (a0 & 15)] = a1; a2 ^= that word
+          slli(a3, a0, 1), add(a3, a3, a0), add(a1, a1, a3),
+          i(15, a0, 7, a4, 0x13),  // andi a4, a0, 15
+          slli(a4, a4, 2), add(a4, a4, tp), sw(a1, a4, 0), lw(a5, a4, 0), xori(a2, a5, 0x55),
+          mulhu(a6, a1, a5), addi(a0, a0, -1), bne(a0, zero, -44), kLoadMmioBase, kExit};
+}
+
+TEST_F(Jit, RunsAnIntegerLoopAsTranslatedBlocks) {
+  Pair p;
+  p.place(0, integerLoop(500));
+  for (uint64_t t = 1; t < 40000; t += 997) p.runTo(t);
+  p.runTo(1'000'000);
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+  EXPECT_GT(p.jit.jitTranslations(), 0u);
+  EXPECT_EQ(p.jit.jitFlushes(), 0u);
+  EXPECT_GT(p.jit.jitInstructions(), p.jit.stats().instructions * 9 / 10);
+  EXPECT_EQ(p.jit.xreg(0, a1), 3u * 500 * 501 / 2);
+}
+
+TEST_F(Jit, StopsAtEveryCycleLimit) {
+  // Every stop cycle from 0 to the end, one run each: blocks end exactly at the limit or the
+  // interpreter takes the rest.
+  Pair p;
+  p.place(0, integerLoop(20));
+  for (uint64_t t = 0; p.jit.state() == TileState::Running && t < 5000; ++t) p.runTo(t);
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+}
+
+TEST_F(Jit, StoreIntoCodeRunsTheNewCode) {
+  // isa_test's program: the word at 12 runs once, is overwritten by a store and runs again.
+  const uint32_t patched = addi(a0, a0, 16);
+  Pair p;
+  p.place(0, {lui(a1, patched >> 12), addi(a1, a1, static_cast<int32_t>(patched & 0xfff)),
+              jal(zero, 4), addi(a0, a0, 1), bne(a2, zero, 16), addi(a2, zero, 1), sw(a1, zero, 12),
+              jal(zero, -16), kLoadMmioBase, kExit});
+  p.runTo(100000);
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+  EXPECT_EQ(p.jit.xreg(0, a0), 17u);
+  EXPECT_GE(p.jit.jitFlushes(), 1u);
+}
+
+TEST_F(Jit, StoreIntoTheNextWordOfItsOwnBlock) {
+  // The store rewrites the instruction right after it in the same block: a round later the fetch
+  // sees the new word, so the block must stop after the store.
+  const uint32_t patched = addi(a0, a0, 100);
+  Pair p;
+  p.place(0, {lui(a1, patched >> 12), addi(a1, a1, static_cast<int32_t>(patched & 0xfff)),
+              sw(a1, zero, 12), addi(a0, a0, 1), kLoadMmioBase, kExit});
+  p.runTo(100000);
+  EXPECT_EQ(p.jit.xreg(0, a0), 100u);
+}
+
+TEST_F(Jit, TranslatedStoreOverAnInterpretedInstruction) {
+  // The word at 12 (a CSR read, never translated) runs in the interpreter, through its decode
+  // cache; a translated store then replaces it by another CSR read, which must run next time:
+  // the store drops the decode cache's line as the interpreter's stores do.
+  const uint32_t patched = csrr(a4, 0xc00);
+  Pair p;
+  p.place(
+      0, {lui(a1, (patched + 0x800) >> 12), addi(a1, a1, static_cast<int32_t>(patched << 20) >> 20),
+          addi(a2, zero, 2), csrr(a3, 0xc02),  // 12
+          addi(a2, a2, -1),                    // 16
+          beq(a2, zero, 20),                   // 20: to 40
+          jal(zero, 8),                        // 24: a taken jump, where the translator looks again
+          addi(zero, zero, 0),                 // 28: never runs
+          sw(a1, zero, 12),                    // 32: a translated block
+          jal(zero, -24),                      // 36: to 12
+          kLoadMmioBase, kExit});
+  p.runTo(100000);
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+  EXPECT_NE(p.jit.xreg(0, a4), 0u);
+  EXPECT_EQ(p.jit.jitInstructions(), 3u + 2u);  // the first block and the store's
+}
+
+// A loop that never ends: a0 += 1 at 4, then jump back.
+std::vector<uint32_t> spinLoop() {
+  return {addi(a0, zero, 0), addi(a0, a0, 1), jal(zero, -4)};
+}
+
+TEST_F(Jit, ExchangeWriteIntoCodeRunsTheNewCode) {
+  Pair p;
+  p.place(0, spinLoop());
+  p.runTo(601);
+  const uint64_t flushes = p.jit.jitFlushes();
+  // The exchange engine's receive port rewrites the loop body while the tile is stopped.
+  for (TileModel* t : {&p.interp, &p.jit}) t->writeSramWord(4, addi(a0, a0, 16));
+  p.runTo(1201);
+  EXPECT_GT(p.jit.jitFlushes(), flushes);
+  EXPECT_EQ(p.jit.xreg(0, a0), 50u + 50u * 16);  // 100 rounds of 2 instructions, then 100 more
+  // Then the loop's jump into an exit.
+  for (TileModel* t : {&p.interp, &p.jit}) {
+    t->writeSramWord(12, kLoadMmioBase);
+    t->writeSramWord(16, kExit);
+    t->writeSramWord(8, jal(zero, 4));
+  }
+  p.runTo(5000);
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+}
+
+TEST_F(Jit, HostWriteIntoCodeRunsTheNewCode) {
+  Pair p;
+  p.place(0, spinLoop());
+  p.runTo(300);
+  p.place(4, {addi(a0, a0, 7)});
+  p.runTo(900);
+  EXPECT_GE(p.jit.jitFlushes(), 1u);
+  // A host write elsewhere (data) keeps the translations.
+  const uint64_t flushes = p.jit.jitFlushes();
+  p.place(0x8000, {1, 2, 3});
+  p.runTo(1500);
+  EXPECT_EQ(p.jit.jitFlushes(), flushes);
+  // So does writing the code's own words again (a program loaded a second time).
+  p.place(0, {addi(a0, zero, 0), addi(a0, a0, 7), jal(zero, -4)});
+  p.runTo(2100);
+  EXPECT_EQ(p.jit.jitFlushes(), flushes);
+  // One byte of a translated word changed by the host: dropped, and the new code runs.
+  const uint32_t changed = addi(a0, a0, 9);
+  for (TileModel* t : {&p.interp, &p.jit}) {
+    const uint8_t byte = static_cast<uint8_t>(changed >> 16);  // imm[3:0] sits in bits 23..20
+    t->writeMemory(6, std::span<const uint8_t>(&byte, 1));
+  }
+  const uint32_t before = p.jit.xreg(0, a0);
+  p.runTo(2700);
+  EXPECT_GT(p.jit.jitFlushes(), flushes);
+  EXPECT_EQ(p.jit.xreg(0, a0), before + 50 * 9);
+}
+
+TEST_F(Jit, RollbackRestoresCodeAndTranslations) {
+  // The program rewrites its own loop body on its 10th pass; a rollback to before that must run
+  // the old body again.
+  const uint32_t patched = addi(a0, a0, 16);
+  Pair p;
+  p.place(0,
+          {lui(a1, patched >> 12), addi(a1, a1, static_cast<int32_t>(patched & 0xfff)),
+           addi(a2, zero, 10),
+           // 12: loop
+           addi(a0, a0, 1), addi(a2, a2, -1), bne(a2, zero, 8), sw(a1, zero, 12), jal(zero, -16)});
+  p.runTo(60);
+  p.interp.checkpoint();
+  p.jit.checkpoint();
+  p.runTo(2000);
+  p.interp.rollback();
+  p.jit.rollback();
+  ASSERT_EQ(tileStateDifference(p.interp, p.jit), "");
+  p.runTo(4000);
+}
+
+// Random RV32IM programs: a body of random instructions run three times by a counted loop, with
+// forward branches, jumps, loads and stores (some misaligned or out of SRAM, which trap), stores
+// of an instruction into the body, CSR reads, FP and divides (interpreted, between blocks).
+std::vector<uint32_t> randomProgram(uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
+  auto reg = [&] { return 5 + pick(11); };  // x5..x15 (gp counts, tp is the data base)
+  auto dst = [&] { return pick(16) == 0 ? 0u : reg(); };
+  // a6 = addi t0, t0, 1 (its low 12 bits are below 0x800): a word to store into the body.
+  constexpr uint32_t kPatch = addi(t0, t0, 1);
+  std::vector<uint32_t> prog{lui(tp, 8), addi(gp, zero, 3), lui(a6, kPatch >> 12),
+                             addi(a6, a6, static_cast<int32_t>(kPatch & 0xfff))};
+  for (uint32_t r = 5; r < 16; ++r) prog.push_back(lui(r, rng() & 0xfffff));
+  for (uint32_t r = 5; r < 16; ++r) {
+    prog.push_back(addi(r, r, static_cast<int32_t>(pick(4096)) - 2048));
+  }
+  const uint32_t bodyStart = static_cast<uint32_t>(prog.size());
+  const uint32_t bodyLen = 40 + pick(80);
+  for (uint32_t k = 0; k < bodyLen; ++k) {
+    const uint32_t left = bodyLen - k - 1;  // instructions after this one in the body
+    const uint32_t kind = pick(100);
+    uint32_t w;
+    if (kind < 30) {  // OP, M included (divides are long ops)
+      const bool m = pick(4) == 0;
+      const uint32_t f3 = pick(8);
+      const uint32_t f7 = m ? 1 : ((f3 == 0 || f3 == 5) && pick(2) ? 0x20 : 0);
+      w = r(f7, reg(), reg(), f3, dst(), 0x33);
+    } else if (kind < 55) {  // OP-IMM
+      const uint32_t f3 = pick(8);
+      int32_t imm = static_cast<int32_t>(pick(4096)) - 2048;
+      if (f3 == 1) imm = static_cast<int32_t>(pick(32));
+      if (f3 == 5) imm = static_cast<int32_t>(pick(32) | (pick(2) ? 0x400 : 0));
+      w = i(imm, reg(), f3, dst(), 0x13);
+    } else if (kind < 68) {  // loads
+      static constexpr uint32_t kF3[] = {0, 1, 2, 4, 5};
+      const uint32_t base = pick(100) == 0 ? reg() : uint32_t{tp};
+      const int32_t off = static_cast<int32_t>(pick(2048) & (pick(64) ? ~3u : ~0u));
+      w = i(off, base, kF3[pick(5)], dst(), 0x03);
+    } else if (kind < 78) {  // stores
+      const uint32_t base = pick(100) == 0 ? reg() : uint32_t{tp};
+      const int32_t off = static_cast<int32_t>(pick(2048) & (pick(64) ? ~3u : ~0u));
+      w = s(off, reg(), base, pick(3), 0x23);
+    } else if (kind < 80) {  // an instruction stored into the body
+      w = sw(a6, zero, static_cast<int32_t>(4 * (bodyStart + pick(bodyLen))));
+    } else if (kind < 88 && left > 0) {  // forward branch within the body
+      static constexpr uint32_t kF3[] = {0, 1, 4, 5, 6, 7};
+      w = b(static_cast<int32_t>(4 * (1 + pick(std::min(left, 4u)))), reg(), reg(), kF3[pick(6)]);
+    } else if (kind < 90 && left > 0) {  // forward jump, linking or not
+      w = jal(dst(), static_cast<int32_t>(4 * (1 + pick(std::min(left, 4u)))));
+    } else if (kind < 92 && left > 1) {  // auipc + jalr over the next instruction
+      const uint32_t rd = reg();
+      prog.push_back(auipc(rd, 0));
+      ++k;
+      w = jalr(dst(), rd, 12 + static_cast<int32_t>(pick(8) == 0 ? 2 : 0));
+    } else if (kind < 93) {  // a CSR read: cycle, instret or an id
+      static constexpr uint32_t kCsr[] = {0xc00, 0xc02, 0xcc0, 0xcc1};
+      w = csrr(dst(), kCsr[pick(4)]);
+    } else if (kind < 95 && left > 8) {  // a tight counted loop: a block that jumps to itself
+      const uint32_t inner = 1 + pick(4);
+      prog.push_back(addi(a7, zero, static_cast<int32_t>(1 + pick(40))));
+      for (uint32_t m = 0; m < inner; ++m) {
+        prog.push_back(pick(3) ? r(0, reg(), reg(), pick(8), reg(), 0x33)
+                               : s(static_cast<int32_t>(4 * pick(64)), reg(), tp, 2, 0x23));
+      }
+      prog.push_back(addi(a7, a7, -1));
+      k += inner + 2;
+      w = bne(a7, zero, -4 * static_cast<int32_t>(inner + 1));
+    } else if (kind < 97) {  // FP through an integer register
+      w = pick(2) ? fmv_w_x(pick(4), reg()) : fcvt_s_w(pick(4), reg());
+    } else if (kind < 98) {  // a console byte
+      prog.push_back(kLoadMmioBase);
+      ++k;
+      w = sw(reg(), t0, mmio(TESS_MMIO_CONSOLE));
+    } else {
+      w = addi(reg(), reg(), static_cast<int32_t>(pick(4096)) - 2048);
+    }
+    prog.push_back(w);
+  }
+  // The loop back to the body, then EXIT.
+  prog.push_back(addi(gp, gp, -1));
+  const int32_t back = -4 * static_cast<int32_t>(prog.size() - bodyStart);
+  prog.push_back(bne(gp, zero, back));
+  prog.push_back(kLoadMmioBase);
+  prog.push_back(kExit);
+  return prog;
+}
+
+TEST_F(Jit, RandomProgramsAgreeWithTheInterpreter) {
+  unsigned halted = 0, trapped = 0;
+  uint64_t translated = 0, total = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    Pair p;
+    p.place(0, randomProgram(seed));
+    std::mt19937 rng(seed);
+    uint64_t t = 0;
+    while (p.jit.state() == TileState::Running && t < 200000) {
+      t += 1 + rng() % 200;
+      p.runTo(t);
+      if (::testing::Test::HasFailure()) return;
+    }
+    translated += p.jit.jitInstructions();
+    total += p.jit.stats().instructions;
+    halted += p.jit.state() == TileState::Halted;
+    trapped += p.jit.state() == TileState::Trapped;
+  }
+  // Both endings are exercised.
+  EXPECT_GT(halted, 20u);
+  EXPECT_GT(trapped, 20u);
+  // Most instructions ran translated, the others in the interpreter.
+  EXPECT_GT(translated, total / 2);
+  EXPECT_LT(translated, total);
+  std::printf("random programs: %u halted, %u trapped, %llu of %llu instructions translated\n",
+              halted, trapped, static_cast<unsigned long long>(translated),
+              static_cast<unsigned long long>(total));
+}
+
+}  // namespace
+}  // namespace tessera::model::test

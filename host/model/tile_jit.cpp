@@ -1,0 +1,532 @@
+#include "tile_jit.hpp"
+
+#include <asmjit/x86.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "insn_decoder.hpp"
+#include "tessera/device.hpp"
+
+namespace tessera::model {
+
+namespace x86 = asmjit::x86;
+
+struct TileJit::Runtime {
+  asmjit::JitRuntime rt;
+};
+
+namespace {
+
+// Registers of generated code: rbx the context's x[], r12 SRAM, r13 the frame, r14 the budget
+// (instructions that may issue in this call), r15 the instructions of the loop passes done
+// (callee-saved, so they survive the store hook). eax, ecx, edx, esi, edi and r8 are scratch.
+const x86::Gp kX = x86::rbx;
+const x86::Gp kMem = x86::r12;
+const x86::Gp kFrame = x86::r13;
+const x86::Gp kBudget = x86::r14;
+const x86::Gp kDone = x86::r15;
+
+x86::Mem reg(unsigned r) {
+  return x86::dword_ptr(kX, static_cast<int32_t>(4 * r));
+}
+x86::Mem frameField(size_t offset, unsigned size) {
+  return x86::Mem(kFrame, static_cast<int32_t>(offset), size);
+}
+
+// The instructions a block may hold (ending it or not).
+bool translatable(Op op) {
+  switch (op) {
+    case Op::Lui:
+    case Op::Auipc:
+    case Op::Addi:
+    case Op::Slti:
+    case Op::Sltiu:
+    case Op::Xori:
+    case Op::Ori:
+    case Op::Andi:
+    case Op::Slli:
+    case Op::Srli:
+    case Op::Srai:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Sll:
+    case Op::Slt:
+    case Op::Sltu:
+    case Op::Xor:
+    case Op::Srl:
+    case Op::Sra:
+    case Op::Or:
+    case Op::And:
+    case Op::Mul:
+    case Op::Mulh:
+    case Op::Mulhsu:
+    case Op::Mulhu:
+    case Op::Lb:
+    case Op::Lh:
+    case Op::Lw:
+    case Op::Lbu:
+    case Op::Lhu:
+    case Op::Sb:
+    case Op::Sh:
+    case Op::Sw:
+    case Op::Jal:
+    case Op::Jalr:
+    case Op::Beq:
+    case Op::Bne:
+    case Op::Blt:
+    case Op::Bge:
+    case Op::Bltu:
+    case Op::Bgeu:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool endsBlock(Op op) {
+  return op == Op::Jal || op == Op::Jalr || (op >= Op::Beq && op <= Op::Bgeu);
+}
+
+}  // namespace
+
+TileJit::TileJit(uint32_t memBytes, bool hasFpu, bool hasMulDiv, bool hasMatrixUnit)
+    : memBytes_(memBytes),
+      hasFpu_(hasFpu),
+      hasMulDiv_(hasMulDiv),
+      hasMatrixUnit_(hasMatrixUnit),
+      lines_(kLines) {}
+
+TileJit::~TileJit() {
+  flush();
+}
+
+bool TileJit::coversRange(uint32_t addr, uint32_t bytes) const {
+  if (covered_.empty() || bytes == 0) return false;
+  for (uint32_t w = addr >> 2; w <= (addr + bytes - 1) >> 2; ++w) {
+    if (covered_[w >> 6] >> (w & 63) & 1) return true;
+  }
+  return false;
+}
+
+bool TileJit::changesCode(uint32_t addr, const uint8_t* bytes, uint32_t n,
+                          const uint8_t* mem) const {
+  if (covered_.empty() || n == 0) return false;
+  for (uint32_t w = addr >> 2; w <= (addr + n - 1) >> 2; ++w) {
+    if (!(covered_[w >> 6] >> (w & 63) & 1)) continue;
+    const uint32_t lo = std::max(addr, w * 4), hi = std::min(addr + n, w * 4 + 4);
+    if (std::memcmp(mem + lo, bytes + (lo - addr), hi - lo) != 0) return true;
+  }
+  return false;
+}
+
+void TileJit::flush() {
+  flushPending_ = false;
+  if (blocks_.empty()) return;
+  for (auto& [pc, b] : blocks_) {
+    if (b.fn) runtime_->rt.release(b.fn);
+  }
+  blocks_.clear();
+  std::fill(covered_.begin(), covered_.end(), 0);
+  for (Line& l : lines_) l = Line{};
+  flushes_++;
+}
+
+const TileJit::Block* TileJit::find(uint32_t pc, const uint8_t* mem) {
+  if (pc >= memBytes_ || (pc & 3) != 0) return &untranslated_;
+  auto it = blocks_.find(pc);
+  if (it == blocks_.end()) it = blocks_.emplace(pc, translate(pc, mem)).first;
+  return &it->second;
+}
+
+TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
+  // The block: instructions from pc up to the first branch or jump (included) or the first that
+  // is not translated (excluded), at most kMaxBlockInsns, never past the end of SRAM.
+  std::vector<std::pair<uint32_t, DecodedInsn>> insns;
+  for (uint32_t p = pc; p <= memBytes_ - 4 && insns.size() < kMaxBlockInsns; p += 4) {
+    uint32_t word;
+    std::memcpy(&word, mem + p, 4);
+    const DecodedInsn d = decodeInsn(word, hasFpu_, hasMulDiv_, hasMatrixUnit_);
+    if (!translatable(d.op)) break;
+    // A jump or taken branch to a misaligned target traps: the interpreter's.
+    if ((d.op == Op::Jal || (d.op >= Op::Beq && d.op <= Op::Bgeu)) &&
+        ((p + static_cast<uint32_t>(d.imm)) & 3) != 0) {
+      break;
+    }
+    insns.emplace_back(p, d);
+    if (endsBlock(d.op)) break;
+  }
+  Block block;
+  if (insns.empty()) return block;
+  if (!runtime_) runtime_ = std::make_unique<Runtime>();
+  // Its address is in the code (translated stores test it): sized once, never reallocated.
+  if (covered_.empty()) covered_.assign((memBytes_ / 4 + 63) / 64, 0);
+
+  asmjit::CodeHolder code;
+  code.init(runtime_->rt.environment());
+  x86::Assembler a(&code);
+  const asmjit::Label epilogue = a.newLabel();
+  struct SideExit {
+    asmjit::Label label;
+    uint32_t pc;
+    uint32_t index;
+  };
+  std::vector<SideExit> sideExits;
+  auto sideExit = [&](uint32_t p, uint32_t index) {
+    sideExits.push_back(SideExit{a.newLabel(), p, index});
+    return sideExits.back().label;
+  };
+  // The result: instructions of earlier passes of a loop block (kDone) plus count.
+  auto exitTo = [&](uint32_t p, uint32_t count) {
+    a.mov(frameField(offsetof(Frame, pc), 4), p);
+    a.lea(x86::eax, x86::ptr(kDone, static_cast<int32_t>(count)));
+    a.jmp(epilogue);
+  };
+
+  a.push(x86::rbx);
+  a.push(x86::r12);
+  a.push(x86::r13);
+  a.push(x86::r14);
+  a.push(x86::r15);  // five pushes: rsp is 16-byte aligned for the store hook's call
+  a.mov(kFrame, x86::rdi);
+  a.mov(kX, x86::qword_ptr(kFrame, offsetof(Frame, x)));
+  a.mov(kMem, x86::qword_ptr(kFrame, offsetof(Frame, mem)));
+  a.mov(kBudget.r32(), frameField(offsetof(Frame, budget), 4));
+  a.xor_(kDone.r32(), kDone.r32());
+  const asmjit::Label loop = a.newLabel();
+  a.bind(loop);
+  // A jump or taken branch back to the block's start runs it again while the whole next pass
+  // issues within the budget (kDone + 2n <= budget), else it returns.
+  auto loopOrExit = [&](uint32_t count) {
+    const asmjit::Label out = a.newLabel();
+    a.lea(x86::eax, x86::ptr(kDone, static_cast<int32_t>(2 * count)));
+    a.cmp(x86::eax, kBudget.r32());
+    a.ja(out);
+    a.add(kDone.r32(), count);
+    a.jmp(loop);
+    a.bind(out);
+    exitTo(pc, count);
+  };
+
+  const uint32_t n = static_cast<uint32_t>(insns.size());
+  bool ended = false;  // the last instruction wrote the exit itself
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t p = insns[k].first;
+    const DecodedInsn& d = insns[k].second;
+    const uint32_t imm = static_cast<uint32_t>(d.imm);
+    const unsigned rd = d.rd;
+    // The effective address of a load or store in eax (upper half of rax zero), checked as the
+    // interpreter checks it: misaligned or outside SRAM leaves for the interpreter.
+    auto address = [&](unsigned size) {
+      a.mov(x86::eax, reg(d.rs1));
+      if (imm != 0) a.add(x86::eax, imm);
+      if (size > 1) {
+        a.test(x86::eax, size - 1);
+        a.jnz(sideExit(p, k));
+      }
+      a.cmp(x86::eax, memBytes_ - size);
+      a.ja(sideExit(p, k));
+    };
+    switch (d.op) {
+      case Op::Lui:
+        if (rd) a.mov(reg(rd), imm);
+        break;
+      case Op::Auipc:
+        if (rd) a.mov(reg(rd), p + imm);
+        break;
+      case Op::Addi:
+      case Op::Xori:
+      case Op::Ori:
+      case Op::Andi:
+      case Op::Slli:
+      case Op::Srli:
+      case Op::Srai:
+        if (!rd) break;
+        a.mov(x86::eax, reg(d.rs1));
+        switch (d.op) {
+          case Op::Addi:
+            a.add(x86::eax, imm);
+            break;
+          case Op::Xori:
+            a.xor_(x86::eax, imm);
+            break;
+          case Op::Ori:
+            a.or_(x86::eax, imm);
+            break;
+          case Op::Andi:
+            a.and_(x86::eax, imm);
+            break;
+          case Op::Slli:
+            a.shl(x86::eax, imm & 31);
+            break;
+          case Op::Srli:
+            a.shr(x86::eax, imm & 31);
+            break;
+          default:
+            a.sar(x86::eax, imm & 31);
+            break;
+        }
+        a.mov(reg(rd), x86::eax);
+        break;
+      case Op::Slti:
+      case Op::Sltiu:
+        if (!rd) break;
+        a.xor_(x86::ecx, x86::ecx);
+        a.cmp(reg(d.rs1), imm);
+        if (d.op == Op::Slti) {
+          a.setl(x86::cl);
+        } else {
+          a.setb(x86::cl);
+        }
+        a.mov(reg(rd), x86::ecx);
+        break;
+      case Op::Add:
+      case Op::Sub:
+      case Op::Xor:
+      case Op::Or:
+      case Op::And:
+      case Op::Mul:
+        if (!rd) break;
+        a.mov(x86::eax, reg(d.rs1));
+        switch (d.op) {
+          case Op::Add:
+            a.add(x86::eax, reg(d.rs2));
+            break;
+          case Op::Sub:
+            a.sub(x86::eax, reg(d.rs2));
+            break;
+          case Op::Xor:
+            a.xor_(x86::eax, reg(d.rs2));
+            break;
+          case Op::Or:
+            a.or_(x86::eax, reg(d.rs2));
+            break;
+          case Op::And:
+            a.and_(x86::eax, reg(d.rs2));
+            break;
+          default:
+            a.imul(x86::eax, reg(d.rs2));
+            break;
+        }
+        a.mov(reg(rd), x86::eax);
+        break;
+      case Op::Sll:
+      case Op::Srl:
+      case Op::Sra:
+        if (!rd) break;
+        a.mov(x86::eax, reg(d.rs1));
+        a.mov(x86::ecx, reg(d.rs2));  // x86 takes the count modulo 32, as RV32 does
+        if (d.op == Op::Sll) {
+          a.shl(x86::eax, x86::cl);
+        } else if (d.op == Op::Srl) {
+          a.shr(x86::eax, x86::cl);
+        } else {
+          a.sar(x86::eax, x86::cl);
+        }
+        a.mov(reg(rd), x86::eax);
+        break;
+      case Op::Slt:
+      case Op::Sltu:
+        if (!rd) break;
+        a.xor_(x86::ecx, x86::ecx);
+        a.mov(x86::eax, reg(d.rs1));
+        a.cmp(x86::eax, reg(d.rs2));
+        if (d.op == Op::Slt) {
+          a.setl(x86::cl);
+        } else {
+          a.setb(x86::cl);
+        }
+        a.mov(reg(rd), x86::ecx);
+        break;
+      case Op::Mulh:
+      case Op::Mulhsu:
+      case Op::Mulhu:
+        if (!rd) break;
+        // The 64-bit product of the extended operands (it fits: |a| <= 2^31, b < 2^32).
+        if (d.op == Op::Mulhu) {
+          a.mov(x86::eax, reg(d.rs1));
+        } else {
+          a.movsxd(x86::rax, reg(d.rs1));
+        }
+        if (d.op == Op::Mulh) {
+          a.movsxd(x86::rcx, reg(d.rs2));
+        } else {
+          a.mov(x86::ecx, reg(d.rs2));
+        }
+        a.imul(x86::rax, x86::rcx);
+        if (d.op == Op::Mulhu) {
+          a.shr(x86::rax, 32);
+        } else {
+          a.sar(x86::rax, 32);
+        }
+        a.mov(reg(rd), x86::eax);
+        break;
+      case Op::Lb:
+      case Op::Lbu:
+      case Op::Lh:
+      case Op::Lhu:
+      case Op::Lw: {
+        const unsigned size = d.op == Op::Lw ? 4 : (d.op == Op::Lh || d.op == Op::Lhu) ? 2 : 1;
+        address(size);
+        if (!rd) break;
+        const x86::Mem m(kMem, x86::rax, 0, 0, size);
+        if (d.op == Op::Lb || d.op == Op::Lh) {
+          a.movsx(x86::ecx, m);
+        } else if (d.op == Op::Lw) {
+          a.mov(x86::ecx, m);
+        } else {
+          a.movzx(x86::ecx, m);
+        }
+        a.mov(reg(rd), x86::ecx);
+        break;
+      }
+      case Op::Sb:
+      case Op::Sh:
+      case Op::Sw: {
+        const unsigned size = d.op == Op::Sw ? 4 : d.op == Op::Sh ? 2 : 1;
+        address(size);
+        const asmjit::Label slow = a.newLabel(), done = a.newLabel();
+        // Inline, as noteStore then execStore: a word no translation covers, no undo log.
+        a.mov(x86::ecx, x86::eax);
+        a.shr(x86::ecx, 2);  // the word's index
+        a.mov(x86::r8d, x86::ecx);
+        a.shr(x86::r8d, 6);
+        a.mov(x86::rdx, reinterpret_cast<uint64_t>(covered_.data()));
+        a.mov(x86::rdx, x86::qword_ptr(x86::rdx, x86::r8, 3));
+        a.bt(x86::rdx, x86::rcx);  // bit index & 63
+        a.jc(slow);
+        a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, logging)));
+        a.cmp(x86::byte_ptr(x86::rdx), 0);
+        a.jne(slow);
+        // The fetch-timing note: issue cycle, word address, one word, its old value.
+        a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, note)));
+        a.lea(x86::r9, x86::ptr(kDone, static_cast<int32_t>(k)));
+        a.imul(x86::r9, x86::r9, 6);
+        a.add(x86::r9, x86::qword_ptr(kFrame, offsetof(Frame, cycle)));
+        a.mov(x86::qword_ptr(x86::rdx, kNoteCycle), x86::r9);
+        a.mov(x86::r8d, x86::eax);
+        a.and_(x86::r8d, ~3u);
+        a.mov(x86::dword_ptr(x86::rdx, kNoteWordAddr), x86::r8d);
+        a.mov(x86::dword_ptr(x86::rdx, kNoteWords), 1);
+        a.mov(x86::r9d, x86::dword_ptr(kMem, x86::r8));
+        a.mov(x86::dword_ptr(x86::rdx, kNoteOld), x86::r9d);
+        // The decode cache line of that word, if it holds it.
+        const asmjit::Label keep = a.newLabel();
+        a.and_(x86::ecx, kDecodeLines - 1);
+        a.shl(x86::ecx, 4);
+        static_assert(kDecodeLineBytes == 16);
+        a.add(x86::rcx, x86::qword_ptr(kFrame, offsetof(Frame, decodeLines)));
+        a.cmp(x86::dword_ptr(x86::rcx), x86::r8d);
+        a.jne(keep);
+        a.mov(x86::dword_ptr(x86::rcx), 0xffffffffu);
+        a.bind(keep);
+        a.mov(x86::edx, reg(d.rs2));
+        if (size == 4) {
+          a.mov(x86::dword_ptr(kMem, x86::rax), x86::edx);
+        } else if (size == 2) {
+          a.mov(x86::word_ptr(kMem, x86::rax), x86::dx);
+        } else {
+          a.mov(x86::byte_ptr(kMem, x86::rax), x86::dl);
+        }
+        a.jmp(done);
+        a.bind(slow);
+        a.mov(x86::rdi, kFrame);
+        a.mov(x86::esi, x86::eax);
+        a.mov(x86::edx, reg(d.rs2));
+        a.lea(x86::ecx, x86::ptr(kDone, static_cast<int32_t>(k)));
+        a.mov(x86::r8d, size);
+        a.call(x86::qword_ptr(kFrame, offsetof(Frame, store)));
+        // A store into translated code: stop after it (the next fetch, a round later, must see
+        // the new word through a new translation).
+        if (k + 1 < n) {
+          a.test(x86::eax, x86::eax);
+          a.jz(done);
+          exitTo(p + 4, k + 1);
+        }
+        a.bind(done);
+        break;
+      }
+      case Op::Jal:
+        if (rd) a.mov(reg(rd), p + 4);
+        if (p + imm == pc) {
+          loopOrExit(n);
+        } else {
+          exitTo(p + imm, n);
+        }
+        ended = true;
+        break;
+      case Op::Jalr:
+        a.mov(x86::eax, reg(d.rs1));
+        if (imm != 0) a.add(x86::eax, imm);
+        a.and_(x86::eax, ~1u);
+        a.test(x86::eax, 3);
+        a.jnz(sideExit(p, k));
+        if (rd) a.mov(reg(rd), p + 4);
+        a.mov(frameField(offsetof(Frame, pc), 4), x86::eax);
+        a.lea(x86::eax, x86::ptr(kDone, static_cast<int32_t>(n)));
+        a.jmp(epilogue);
+        ended = true;
+        break;
+      default: {  // the conditional branches
+        const asmjit::Label taken = a.newLabel();
+        a.mov(x86::eax, reg(d.rs1));
+        a.cmp(x86::eax, reg(d.rs2));
+        switch (d.op) {
+          case Op::Beq:
+            a.je(taken);
+            break;
+          case Op::Bne:
+            a.jne(taken);
+            break;
+          case Op::Blt:
+            a.jl(taken);
+            break;
+          case Op::Bge:
+            a.jge(taken);
+            break;
+          case Op::Bltu:
+            a.jb(taken);
+            break;
+          default:
+            a.jae(taken);
+            break;
+        }
+        exitTo(p + 4, n);
+        a.bind(taken);
+        if (p + imm == pc) {
+          loopOrExit(n);
+        } else {
+          exitTo(p + imm, n);
+        }
+        ended = true;
+        break;
+      }
+    }
+  }
+  if (!ended) exitTo(insns.back().first + 4, n);
+  for (const SideExit& s : sideExits) {
+    a.bind(s.label);
+    a.mov(frameField(offsetof(Frame, pc), 4), s.pc);
+    a.lea(x86::eax, x86::ptr(kDone, static_cast<int32_t>(s.index)));
+    a.or_(x86::eax, kSideExit);
+    a.jmp(epilogue);
+  }
+  a.bind(epilogue);
+  a.pop(x86::r15);
+  a.pop(x86::r14);
+  a.pop(x86::r13);
+  a.pop(x86::r12);
+  a.pop(x86::rbx);
+  a.ret();
+
+  if (runtime_->rt.add(&block.fn, &code) != asmjit::kErrorOk) {
+    throw Error("model jit: the host code of a block could not be installed");
+  }
+  block.length = n;
+  for (const auto& [p, d] : insns) covered_[(p >> 2) >> 6] |= uint64_t{1} << ((p >> 2) & 63);
+  translations_++;
+  return block;
+}
+
+}  // namespace tessera::model
