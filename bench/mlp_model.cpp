@@ -130,13 +130,14 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   return out;
 }
 
-Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUnit) {
+Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUnit,
+                    std::string* unitRefusal) {
   auto build = [&config](const Target& t) {
     Graph g(t);
     const MlpGraph mlp = buildMlp(g, config);
     return compile(g, mlp.program);
   };
-  return compileFitting(target, build, usedUnit);
+  return compileFitting(target, build, usedUnit, unitRefusal);
 }
 
 }  // namespace tessera::bench

@@ -78,7 +78,9 @@ MlpGraph buildMlp(Graph& graph, const MlpConfig& config);
 /// The training graph of config compiled for target. Where the target has the matrix unit and the
 /// graph does not fit its tiles with the unit's operand layouts, it is built again for the scalar
 /// codelets, which give the same bits (docs/library.md, "matmul on the matrix unit"); *usedUnit
-/// (if given) says which. Throws OutOfMemoryError when neither fits.
-Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUnit = nullptr);
+/// (if given) says which, and *unitRefusal (if given) why not (compileFitting). Throws
+/// OutOfMemoryError when neither fits.
+Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUnit = nullptr,
+                    std::string* unitRefusal = nullptr);
 
 }  // namespace tessera::bench

@@ -58,6 +58,7 @@ struct MlpTrainer::Impl {
   bool resumed = false;     // the next run() continues a restored one
   EngineStats statsBase;    // the figures of the runs before a resume
   bool matrixUnit = false;  // the graph's matmuls run on the matrix unit
+  std::string unitRefusal;  // why not, when the device has the unit
   Impl(Device& d, const MlpConfig& c) : dev(d), cfg(c) {}
 };
 
@@ -87,7 +88,7 @@ MlpTrainer::MlpTrainer(Device& dev, const MlpConfig& config)
                     "training run: the BSP breakdown needs 64-bit counters",
                     dev.info().counterBits));
   }
-  m.compiled = compileMlp(Target::of(dev.info()), config, &m.matrixUnit);
+  m.compiled = compileMlp(Target::of(dev.info()), config, &m.matrixUnit, &m.unitRefusal);
   m.engine = std::make_unique<Engine>(dev, m.compiled.executable);
   const Executable& exe = m.compiled.executable;
   const int evalImages = exe.findStream("eval_images"), trainImages = exe.findStream("images");
@@ -403,6 +404,10 @@ Device& MlpTrainer::device() {
 
 bool MlpTrainer::usesMatrixUnit() const {
   return impl_->matrixUnit;
+}
+
+const std::string& MlpTrainer::matrixUnitRefusal() const {
+  return impl_->unitRefusal;
 }
 
 uint32_t MlpTrainer::trainSyncId() const {

@@ -101,6 +101,9 @@ class MlpTrainer {
   /// The graph's matmuls run on the matrix unit (the device has it and the graph fit the tiles
   /// with its layouts; compileMlp).
   bool usesMatrixUnit() const;
+  /// When the device has the unit but the graph did not fit its tiles with the unit's layouts:
+  /// the out-of-memory message of that build (the scalar codelets run instead); else empty.
+  const std::string& matrixUnitRefusal() const;
   /// Called at every host sync and SyncBreak stop of the runs (after the trainer's own
   /// bookkeeping), e.g. to read the tiles' counters for a trace; turn on Device::setSyncBreak to
   /// see every sync.

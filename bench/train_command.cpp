@@ -832,7 +832,10 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
   fmt::print("{:<38} {}: {}\n", "network", ctx.model->name(), ctx.model->describe());
   fmt::print("{:<38} {}\n", "matrix unit",
              res["matrix_unit"] == "on" ? "the matmuls run on it"
-                                        : "not used: the scalar codelets (the same bits)");
+             : res.contains("matrix_unit_refusal")
+                 ? "not used: the graph does not fit the tiles with the unit's layouts; the "
+                   "scalar codelets run (the same bits)"
+                 : "not used: the scalar codelets (the same bits)");
   fmt::print(
       "{:<38} {}, lr {}{}{}{}\n", "optimizer", ctx.optimizer, ctx.cfg.learningRate,
       o.lrSchedule == "cosine"
@@ -970,6 +973,14 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   MlperfLogger& log = *logFile;
   auto dev = openTrainDevice(o, *ctx.model);
   MlpTrainer trainer(*dev, ctx.cfg);
+  // The device has the unit but the graph did not fit with its layouts: say so before the run
+  // (the scalar codelets give the same bits, in several times the cycles).
+  if (!trainer.matrixUnitRefusal().empty() && ctx.rank == 0) {
+    fmt::print(stderr,
+               "train: the matrix unit is not used: with its layouts {}; the scalar codelets run "
+               "instead (the same bits, more cycles)\n",
+               trainer.matrixUnitRefusal());
+  }
   const LrSchedule schedule{LrSchedule::parseKind(o.lrSchedule), ctx.cfg.learningRate,
                             uint64_t{o.epochs} * ctx.cfg.trainSteps};
   if (schedule.kind != LrSchedule::Kind::Constant)
@@ -1086,6 +1097,8 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   // "on": the matmuls ran on the matrix unit; "off": the chip has none, or (--matrix-unit off,
   // or the unit's layouts did not fit the tiles) the scalar codelets ran: the same bits.
   res["matrix_unit"] = trainer.usesMatrixUnit() ? "on" : "off";
+  if (!trainer.matrixUnitRefusal().empty())
+    res["matrix_unit_refusal"] = trainer.matrixUnitRefusal();
   std::vector<double> curve;
   for (const SvgChart::Point& p : totals.lossCurve) curve.push_back(p.y);
   res["loss_curve"] = curve;

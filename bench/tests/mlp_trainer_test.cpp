@@ -340,6 +340,28 @@ TEST(MlpTrainer, ACosineScheduleMatchesTheCpuReferenceStepByStep) {
   EXPECT_NE(w, constant.parameters().weights);
 }
 
+// The default MLP fits 16 x 128 KiB tiles with the matrix unit's layouts at batch 32 but not at
+// 36: the trainer then runs the scalar codelets and keeps the unit build's out-of-memory message.
+TEST(MlpTrainer, SaysWhyTheMatrixUnitIsNotUsed) {
+  DeviceOptions o;
+  o.tiles = 16;
+  o.tileMemBytes = 128 * 1024;
+  o.matrixUnit = true;
+  auto dev = openDevice("model", o);
+  MlpConfig c;
+  c.batch = 32;
+  c.trainSteps = 1;
+  c.evalSteps = 1;  // as tessera-bench train builds it
+  MlpTrainer fits(*dev, c);
+  EXPECT_TRUE(fits.usesMatrixUnit());
+  EXPECT_EQ(fits.matrixUnitRefusal(), "");
+  c.batch = 36;
+  MlpTrainer scalar(*dev, c);
+  EXPECT_FALSE(scalar.usesMatrixUnit());
+  EXPECT_NE(scalar.matrixUnitRefusal().find("out of memory"), std::string::npos)
+      << scalar.matrixUnitRefusal();
+}
+
 TEST(LrSchedule, CosineDecaysFromTheBaseToZero) {
   const LrSchedule cos{LrSchedule::Kind::Cosine, 0.5f, 4};
   EXPECT_EQ(cos.at(0), 0.5f);

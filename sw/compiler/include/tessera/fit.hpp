@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include "tessera/compiler.hpp"
 #include "tessera/graph.hpp"
@@ -11,15 +12,19 @@ namespace tessera {
 /// build(target) builds and compiles a graph for target. Where target has the matrix unit and the
 /// graph does not fit its tiles (OutOfMemoryError), it is built again for target without the unit:
 /// the library's scalar codelets give the same bits in less memory (docs/library.md, "matmul on
-/// the matrix unit"). *usedUnit (if given) says which. Throws when neither fits.
+/// the matrix unit"). *usedUnit (if given) says which; *unitRefusal (if given) gets the
+/// out-of-memory message of the unit's build when it fell back (empty otherwise). Throws when
+/// neither fits.
 inline Compiled compileFitting(const Target& target,
                                const std::function<Compiled(const Target&)>& build,
-                               bool* usedUnit = nullptr) {
+                               bool* usedUnit = nullptr, std::string* unitRefusal = nullptr) {
   if (usedUnit) *usedUnit = target.hasMatrixUnit;
+  if (unitRefusal) unitRefusal->clear();
   if (!target.hasMatrixUnit) return build(target);
   try {
     return build(target);
-  } catch (const OutOfMemoryError&) {
+  } catch (const OutOfMemoryError& e) {
+    if (unitRefusal) *unitRefusal = e.what();
     Target scalar = target;
     scalar.hasMatrixUnit = false;
     if (usedUnit) *usedUnit = false;
