@@ -107,11 +107,13 @@ def cmd_infer(a):
 
 def cmd_train(a):
     base, flat = kind(a.model)
-    out = os.path.join(a.dir, f"{a.model}-trained-{a.steps}.onnx")
-    logdir = os.path.join(a.dir, f"{a.model}-train-{a.steps}")
+    tag = f"{a.steps}" if a.lr_schedule == "constant" else f"{a.steps}-{a.lr_schedule}"
+    out = os.path.join(a.dir, f"{a.model}-trained-{tag}.onnx")
+    logdir = os.path.join(a.dir, f"{a.model}-train-{tag}")
     cmd = [a.tool, "train", model_file(a.dir, a.model), "--data", "fashion-mnist", "--epochs", "1",
            "--batch", str(a.batch), "--lr", str(a.lr), "--optimizer", a.optimizer,
-           "--seed", str(a.seed), "--device", a.device, "--eval-images", str(a.eval_images),
+           "--lr-schedule", a.lr_schedule, "--seed", str(a.seed), "--device", a.device,
+           "--eval-images", str(a.eval_images),
            "--out", out, "--log-dir", logdir, "--quiet"]
     if a.steps:
         cmd += ["--steps", str(a.steps)]
@@ -124,6 +126,7 @@ def cmd_train(a):
     steps = len(tess)
     sys.argv = ["torch_models.py", "train", "--model", base, "--steps", str(steps), "--batch",
                 str(a.batch), "--lr", str(a.lr), "--optimizer", a.optimizer, "--seed", str(a.seed),
+                "--lr-schedule", a.lr_schedule,
                 "--eval-images", str(a.eval_images)]
     import contextlib
     import io
@@ -144,15 +147,15 @@ def cmd_train(a):
     # The trained model: onnx.checker, and PyTorch with its initializers against tessera's infer.
     sys.argv = ["torch_models.py", "evaluate", "--model", base, "--onnx", out, "--input",
                 os.path.join(a.dir, f"input-{'flat' if flat else 'image'}.npy"), "--output",
-                os.path.join(a.dir, f"{a.model}-trained.torch.npy")]
+                os.path.join(a.dir, f"{a.model}-trained-{tag}.torch.npy")]
     with contextlib.redirect_stdout(io.StringIO()):
         torch_models.main()
-    expected = np.load(os.path.join(a.dir, f"{a.model}-trained.torch.npy"))[:a.images]
+    expected = np.load(os.path.join(a.dir, f"{a.model}-trained-{tag}.torch.npy"))[:a.images]
     a.device_saved, a.device = a.device, "model"
     a.tiles, a.batch = 16, a.infer_batch
-    diff, _ = infer_diff(a, a.tool, out, base, flat, a.images, expected, f"{a.model}-trained")
+    diff, _ = infer_diff(a, a.tool, out, base, flat, a.images, expected, f"{a.model}-trained-{tag}")
     report["trained_model_infer_max_abs_diff"] = diff
-    save_report(a, f"train-{a.model}-{a.steps}", report)
+    save_report(a, f"train-{a.model}-{tag}", report)
     check(a.rtol >= 1 or rel.max() <= a.rtol, f"{a.model}: loss curves differ by {rel.max()} > {a.rtol} relative")
     check(diff <= 1e-4, f"{a.model}: TRAINED.onnx in PyTorch and tessera differ by {diff}")
     if a.accuracy_pp is not None:
@@ -574,6 +577,7 @@ def main():
     t.add_argument("--steps", type=int, default=5)
     t.add_argument("--lr", type=float, default=0.05)
     t.add_argument("--optimizer", default="sgd")
+    t.add_argument("--lr-schedule", default="constant", help="constant or cosine (both sides)")
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--rtol", type=float, default=1e-5,
                    help="largest relative loss difference (1: losses not compared)")

@@ -32,6 +32,7 @@ TrainResult train(const std::string& modelPath, const TrainOptions& o) {
   b.epochs = o.epochs;
   b.optimizer = o.optimizer;
   b.learningRate = o.learningRate;
+  b.lrSchedule = o.lrSchedule;
   b.momentum = o.momentum;
   b.maxSteps = o.steps;
   b.seed = o.seed;

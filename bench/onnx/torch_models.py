@@ -19,6 +19,7 @@ Run with Debian's Python (CMake's TESSERA_PYTHON), which sees python3-torch and 
 import argparse
 import gzip
 import json
+import math
 import os
 import sys
 import time
@@ -279,7 +280,12 @@ def train(args):
             for p in m.parameters():
                 p.mul_(1 + 2**-23 * (torch.rand(p.shape, generator=noise) - 0.5).sign())
     losses, cpu = [], 0.0
-    for _ in range(args.steps):
+    for step in range(args.steps):
+        if args.lr_schedule == "cosine":
+            # tessera's rate (bench/train/lr_schedule.cpp): in double, rounded once to float32.
+            rate = float(np.float32(args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))))
+            for g in opt.param_groups:
+                g["lr"] = rate
         idx = batches.next()
         x = to_float(xs[idx])
         x = torch.from_numpy(x.reshape(len(idx), 784) if m.flat else x.reshape(len(idx), 1, 28, 28))
@@ -351,6 +357,8 @@ def main():
     t.add_argument("--ulp-noise", action="store_true",
                    help="multiply each initial weight and each gradient element by 1 +- 2^-24")
     t.add_argument("--noise-seed", type=int, default=5, help="the --ulp-noise generator's seed")
+    t.add_argument("--lr-schedule", default="constant", choices=["constant", "cosine"],
+                   help="cosine: step s at lr (1 + cos(pi s / steps)) / 2, as tessera's")
     v = sub.add_parser("evaluate")
     v.add_argument("--model", required=True, choices=MODELS)
     v.add_argument("--onnx", required=True)

@@ -19,6 +19,9 @@ struct TrainOptions {
   uint32_t epochs = 1;
   size_t batch = 32;
   std::optional<float> learningRate;  ///< unset: 0.05 (sgd), 0.01 (momentum), 0.001 (adam)
+  /// "constant" or "cosine" (tessera-bench train's --lr-schedule: from the rate to 0 over
+  /// epochs x steps per epoch)
+  std::string lrSchedule = "constant";
   std::string optimizer = "sgd";      ///< "sgd", "momentum" or "adam"
   std::optional<float> momentum;      ///< momentum only (default 0.9)
   uint32_t seed = 1;                  ///< the minibatch order is tessera-bench's for this seed
