@@ -57,8 +57,9 @@ int main(int argc, char** argv) {
                                         "learning rate (sgd 0.05, momentum 0.01, "
                                         "adam 0.001)")
                            ->check(CLI::PositiveNumber);
-  train->add_option("--lr-schedule", to.lrSchedule,
-                    "constant, or cosine: from --lr to 0 over epochs x steps per epoch")
+  train
+      ->add_option("--lr-schedule", to.lrSchedule,
+                   "constant, or cosine: from --lr to 0 over epochs x steps per epoch")
       ->capture_default_str()
       ->check(CLI::IsMember({"constant", "cosine"}));
   train->add_option("--optimizer", to.optimizer, "sgd, momentum or adam")

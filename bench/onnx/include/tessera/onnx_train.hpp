@@ -22,9 +22,9 @@ struct TrainOptions {
   /// "constant" or "cosine" (tessera-bench train's --lr-schedule: from the rate to 0 over
   /// epochs x steps per epoch)
   std::string lrSchedule = "constant";
-  std::string optimizer = "sgd";      ///< "sgd", "momentum" or "adam"
-  std::optional<float> momentum;      ///< momentum only (default 0.9)
-  uint32_t seed = 1;                  ///< the minibatch order is tessera-bench's for this seed
+  std::string optimizer = "sgd";  ///< "sgd", "momentum" or "adam"
+  std::optional<float> momentum;  ///< momentum only (default 0.9)
+  uint32_t seed = 1;              ///< the minibatch order is tessera-bench's for this seed
   std::string device = "model";
   unsigned tiles = 16;
   uint32_t tileMemKiB = 0;      ///< 0: 624 KiB on the model, the backend's own elsewhere
