@@ -241,6 +241,19 @@ namespace {
 // The device against the CPU reference (bench/train/cpu_mlp.cpp), which performs the device's
 // operations in the device's order, k-split like the compiled matmul plans: the same losses and
 // weights, bit for bit, step after step, on every backend, with plain SGD and with momentum.
+// The k splits of the device's matmul plans for c's layers, which the CPU reference needs to sum
+// in the device's order (the first layer's gradient to the input is not computed).
+CpuMlp::KSplits deviceKSplits(const Device& dev, const MlpConfig& c) {
+  const std::vector<size_t> sizes = layerSizes(c);
+  Graph g(Target::of(dev.info()));
+  CpuMlp::KSplits ks;
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+    ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
+    ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
+  }
+  return ks;
+}
+
 TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
   for (const float momentum : {0.0f, 0.9f}) {
     SCOPED_TRACE(fmt::format("momentum {}", momentum));
@@ -271,13 +284,7 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
       MlpParameters p = MlpParameters::initialize(sizes, 3);
       t.setParameters(p.weights, p.biases);
       CpuMlp cpu(p, c.learningRate, momentum);
-      Graph g(Target::of(dev->info()));
-      CpuMlp::KSplits ks;
-      for (size_t l = 0; l + 1 < sizes.size(); ++l) {
-        ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
-        ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
-      }
-      cpu.setKSplits(ks);
+      cpu.setKSplits(deviceKSplits(*dev, c));
       const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
       ASSERT_EQ(r.stepLoss.size(), 3u);
       for (uint64_t s = 0; s < 3; ++s) {
@@ -308,12 +315,7 @@ TEST(MlpTrainer, ACosineScheduleMatchesTheCpuReferenceStepByStep) {
   t.setParameters(p.weights, p.biases);
   t.setLearningRateSchedule([&](uint64_t s) { return schedule.at(s); });
   CpuMlp cpu(p, c.learningRate);
-  Graph g(Target::of(dev->info()));
-  CpuMlp::KSplits ks;
-  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
-    ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
-    ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
-  }
+  const CpuMlp::KSplits ks = deviceKSplits(*dev, c);
   cpu.setKSplits(ks);
   const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
   ASSERT_EQ(r.stepLoss.size(), 5u);
