@@ -59,42 +59,7 @@ args=(train --device "$device" --tiles 4 --batch 8 --hidden 16 --max-steps 6 --e
 
 # same DIR [REF]: DIR's outputs equal the uninterrupted run's (REF, default ref).
 same() {
-  if ! "$python" - "${2:-$work/ref}" "$1" <<'PY'; then
-import json, sys
-def result(d):
-    # Wall-clock figures differ between any two runs; everything else must not.
-    def strip(o):
-        if isinstance(o, dict):
-            return {k: strip(v) for k, v in o.items()
-                    if not (k.endswith("_s") or "wall" in k or k == "prefetch_waits")}
-        return o
-    return strip(json.load(open(d + "/result.json")))
-def mllog(d):
-    lines = []
-    for line in open(d + "/mlperf.log"):
-        j = json.loads(line.split(":::MLLOG ", 1)[1])
-        j.pop("time_ms")
-        lines.append(j)
-    return lines
-a, b = sys.argv[1], sys.argv[2]
-bad = []
-ra, rb = result(a), result(b)
-bad += [f"result.json {k}: {ra.get(k)} != {rb.get(k)}" for k in sorted(set(ra) | set(rb))
-        if ra.get(k) != rb.get(k)]
-if mllog(a) != mllog(b):
-    bad.append(f"mlperf.log differs ({len(mllog(a))} and {len(mllog(b))} lines)")
-import os
-for f in ["trace.json", "curves.svg", "bsp.svg", "weights.npz"]:
-    if f == "weights.npz" and not os.path.exists(a + "/" + f):
-        continue  # replicas: rank 0 saves the weights
-    if open(a + "/" + f, "rb").read() != open(b + "/" + f, "rb").read():
-        bad.append(f + " differs")
-if len(mllog(a)) < 20:
-    bad.append("the reference log is too short to compare")
-if bad:
-    print("\n".join(bad))
-sys.exit(1 if bad else 0)
-PY
+  if ! "$python" "$(dirname "$0")/same_train_run.py" "${2:-$work/ref}" "$1"; then
     fail "$1 differs from the uninterrupted run"
   else
     echo "ok: $1 equals the uninterrupted run"

@@ -22,39 +22,8 @@ args=(train --tiles 4 --tile-mem 64 --matrix-unit on --batch 8 --hidden 16 --max
 
 # same DIR: DIR's outputs equal the uninterrupted run's.
 same() {
-  if ! "$python" - "$work/ref" "$1" <<'PY'; then
-import json, sys
-def strip(o):
-    # Wall-clock figures differ between any two runs, the device between these; nothing else may.
-    if isinstance(o, dict):
-        return {k: strip(v) for k, v in o.items()
-                if k != "device" and not (k.endswith("_s") or "wall" in k or k == "prefetch_waits")}
-    return o
-def result(d):
-    return strip(json.load(open(d + "/result.json")))
-def mllog(d):
-    lines = []
-    for line in open(d + "/mlperf.log"):
-        j = json.loads(line.split(":::MLLOG ", 1)[1])
-        j.pop("time_ms")
-        if j["key"] == "submission_platform":
-            j.pop("value")  # "tessera model" or "tessera rtl": where the log was started
-        lines.append(j)
-    return lines
-a, b = sys.argv[1], sys.argv[2]
-ra, rb = result(a), result(b)
-bad = [f"result.json {k}: {ra.get(k)} != {rb.get(k)}" for k in sorted(set(ra) | set(rb))
-       if ra.get(k) != rb.get(k)]
-if ra.get("matrix_unit") != "on":
-    bad.append(f"the reference did not run on the matrix unit: {ra.get('matrix_unit')}")
-if mllog(a) != mllog(b):
-    bad.append("mlperf.log differs")
-if open(a + "/weights.npz", "rb").read() != open(b + "/weights.npz", "rb").read():
-    bad.append("weights.npz differs")
-if bad:
-    print("\n".join(bad))
-sys.exit(1 if bad else 0)
-PY
+  if ! "$python" "$(dirname "$0")/same_train_run.py" "$work/ref" "$1" --across-devices \
+       --files weights.npz --min-log-lines 0; then
     fail "$1 differs from the uninterrupted run"
   else
     echo "ok: $1 equals the uninterrupted run"
