@@ -3,9 +3,11 @@
 #include <asmjit/x86.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
 
+#include "fp32.hpp"
 #include "insn_decoder.hpp"
 #include "tessera/device.hpp"
 
@@ -20,16 +22,21 @@ struct TileJit::Runtime {
 namespace {
 
 // Registers of generated code: rbx the context's x[], r12 SRAM, r13 the frame, r14 the budget
-// (instructions that may issue in this call), r15 the instructions of the loop passes done
-// (callee-saved, so they survive the store hook). eax, ecx, edx, esi, edi and r8 are scratch.
+// (instructions that may issue in this call), r15 the instructions of the loop passes done, rbp
+// the context's f[] in blocks with FP instructions (callee-saved, so they survive the store hook).
+// eax, ecx, edx, esi, edi, r8, r9, xmm0 and xmm1 are scratch.
 const x86::Gp kX = x86::rbx;
 const x86::Gp kMem = x86::r12;
 const x86::Gp kFrame = x86::r13;
 const x86::Gp kBudget = x86::r14;
 const x86::Gp kDone = x86::r15;
+const x86::Gp kF = x86::rbp;
 
 x86::Mem reg(unsigned r) {
   return x86::dword_ptr(kX, static_cast<int32_t>(4 * r));
+}
+x86::Mem freg(unsigned r) {
+  return x86::dword_ptr(kF, static_cast<int32_t>(4 * r));
 }
 x86::Mem frameField(size_t offset, unsigned size) {
   return x86::Mem(kFrame, static_cast<int32_t>(offset), size);
@@ -85,6 +92,375 @@ bool translatable(Op op) {
   }
 }
 
+// ---- The F extension (docs/tile.md, "The translating engine": what is translated) ----
+//
+// FP instructions run on the host's SSE/AVX unit with MXCSR set by the block: all exceptions
+// masked, round to nearest even, FTZ and DAZ off, flags cleared at entry. x86 detects tininess
+// after rounding and, with underflow masked, raises UE only for a tiny inexact result, as RISC-V
+// does, so the sticky flags IE ZE OE UE PE are NV DZ OF UF NX; DE has no counterpart. The block
+// ORs them into the context's fflags at its exit. The fix-ups for what x86 does differently
+// (NaN results, fmin/fmax, saturating conversions, inf*0 + qNaN) follow the interpreter's
+// soft-float (host/fp/fp32.cpp), which the rare paths call.
+
+// FP instructions that read the rounding mode (the dynamic one is checked in the block).
+bool fpReadsRm(Op op) {
+  switch (op) {
+    case Op::Fadd:
+    case Op::Fsub:
+    case Op::Fmul:
+    case Op::Fmadd:
+    case Op::Fmsub:
+    case Op::Fnmsub:
+    case Op::Fnmadd:
+    case Op::FcvtWS:
+    case Op::FcvtWuS:
+    case Op::FcvtSW:
+    case Op::FcvtSWu:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// One rounding mode of an FP instruction that the block handles: RNE statically, or the dynamic
+// mode while frm is RNE (checked in the block); FCVT.W[U].S also RTZ (C's float-to-int cast).
+bool fpRoundingTranslatable(const DecodedInsn& d) {
+  if (d.rm == fp::kRNE || d.rm == kRmDynamic) return true;
+  return d.rm == fp::kRTZ && (d.op == Op::FcvtWS || d.op == Op::FcvtWuS);
+}
+
+// The FP instructions a block may hold when the host has FMA3. FDIV and FSQRT are long ops (they
+// change the schedule) and stay with the interpreter, as do the rounding modes above leave out.
+bool fpTranslatable(const DecodedInsn& d) {
+  switch (d.op) {
+    case Op::Flw:
+    case Op::Fsw:
+    case Op::Fsgnj:
+    case Op::Fsgnjn:
+    case Op::Fsgnjx:
+    case Op::Fmin:
+    case Op::Fmax:
+    case Op::FmvXW:
+    case Op::FmvWX:
+    case Op::Feq:
+    case Op::Flt:
+    case Op::Fle:
+    case Op::Fclass:
+      return true;
+    default:
+      return fpReadsRm(d.op) && fpRoundingTranslatable(d);
+  }
+}
+
+// FP instructions that run on the host FPU (the block's MXCSR): those that round, min/max and
+// the comparisons.
+bool fpUsesMxcsr(Op op) {
+  return fpReadsRm(op) || op == Op::Fmin || op == Op::Fmax || op == Op::Feq || op == Op::Flt ||
+         op == Op::Fle;
+}
+
+// The MXCSR of a block: exceptions masked (bits 7..12), RNE, FTZ/DAZ off, no flags.
+constexpr uint32_t kBlockMxcsr = 0x1f80;
+
+// RISC-V fflags of the MXCSR flag bits IE DE ZE OE UE PE (index = MXCSR & 0x3f).
+constexpr auto kMxcsrToFflags = [] {
+  std::array<uint8_t, 64> t{};
+  for (unsigned m = 0; m < 64; ++m) {
+    t[m] = static_cast<uint8_t>(((m & 1) ? fp::kNV : 0) | ((m & 4) ? fp::kDZ : 0) |
+                                ((m & 8) ? fp::kOF : 0) | ((m & 16) ? fp::kUF : 0) |
+                                ((m & 32) ? fp::kNX : 0));
+  }
+  return t;
+}();
+
+// The rare paths, called from blocks: the interpreter's soft-float result, value in the low
+// word and fflags in the high word.
+uint64_t packed(const fp::Result& r) {
+  return r.value | uint64_t{r.flags} << 32;
+}
+uint64_t fpMinCall(uint32_t a, uint32_t b, uint32_t) {
+  return packed(fp::min(a, b));
+}
+uint64_t fpMaxCall(uint32_t a, uint32_t b, uint32_t) {
+  return packed(fp::max(a, b));
+}
+uint64_t fpCvtWSCall(uint32_t a, uint32_t, uint32_t rm) {
+  return packed(fp::cvt_w_s(a, rm));
+}
+uint64_t fpCvtWuSCall(uint32_t a, uint32_t, uint32_t rm) {
+  return packed(fp::cvt_wu_s(a, rm));
+}
+uint64_t fpClassCall(uint32_t a, uint32_t, uint32_t) {
+  return fp::fclass(a);
+}
+using FpCall = uint64_t (*)(uint32_t, uint32_t, uint32_t);
+
+// Emits one FP instruction other than FLW/FSW (those share the integer loads' and stores' code).
+// sideExit() gives the label that leaves the block before this instruction. Scratch: eax, ecx,
+// edx, esi, edi, r8, xmm0, xmm1; rsp points at the block's MXCSR slots ([rsp] the caller's,
+// [rsp + 4] scratch).
+template <class SideExit>
+void emitFp(x86::Assembler& a, const DecodedInsn& d, SideExit sideExit) {
+  const unsigned rd = d.rd;
+  // The dynamic rounding mode: only RNE is translated (frm cannot change inside a block).
+  if (fpReadsRm(d.op) && d.rm == kRmDynamic) {
+    a.cmp(frameField(offsetof(TileJit::Frame, frm), 4), 0);
+    a.jne(sideExit());
+  }
+  // The soft-float result of fn(a, b, rm) into f[rd] (toF) or x[rd], its flags into fflags. The
+  // call keeps the block's MXCSR flags as they were (the callee may use the host FPU).
+  auto call = [&](FpCall fn, const x86::Mem& srcA, const x86::Mem* srcB, unsigned rm, bool toF,
+                  bool flags) {
+    a.stmxcsr(x86::dword_ptr(x86::rsp, 4));
+    a.mov(x86::edi, srcA);
+    if (srcB) a.mov(x86::esi, *srcB);
+    a.mov(x86::edx, rm);
+    a.mov(x86::rax, reinterpret_cast<uint64_t>(fn));
+    a.call(x86::rax);
+    a.ldmxcsr(x86::dword_ptr(x86::rsp, 4));
+    if (toF) {
+      a.mov(freg(rd), x86::eax);
+    } else if (rd) {
+      a.mov(reg(rd), x86::eax);
+    }
+    if (flags) {
+      a.shr(x86::rax, 32);
+      a.mov(x86::rcx, frameField(offsetof(TileJit::Frame, fflags), 8));
+      a.or_(x86::dword_ptr(x86::rcx), x86::eax);
+    }
+  };
+  // xmm0 into f[rd], a NaN as the canonical NaN (x86 keeps payloads or gives 0xffc00000). An
+  // arithmetic result is never signalling, so the compare raises nothing.
+  auto storeResult = [&](bool fma) {
+    const asmjit::Label ok = a.newLabel(), done = a.newLabel();
+    a.vucomiss(x86::xmm0, x86::xmm0);
+    a.jnp(ok);
+    a.mov(freg(rd), fp::kCanonicalNaN);
+    if (fma) {
+      // RISC-V: inf * 0 is invalid even when the addend is a quiet NaN; x86 raises nothing then.
+      // |a| | |b| == inf with one of them 0 (read before f[rd] was written: ecx, edx).
+      const asmjit::Label nv = a.newLabel();
+      a.test(x86::ecx, x86::ecx);
+      a.jz(nv);
+      a.test(x86::edx, x86::edx);
+      a.jnz(done);
+      a.bind(nv);
+      a.or_(x86::ecx, x86::edx);
+      a.cmp(x86::ecx, 0x7f800000);
+      a.jne(done);
+      a.mov(x86::rcx, frameField(offsetof(TileJit::Frame, fflags), 8));
+      a.or_(x86::dword_ptr(x86::rcx), fp::kNV);
+    }
+    a.jmp(done);
+    a.bind(ok);
+    a.vmovss(freg(rd), x86::xmm0);
+    a.bind(done);
+  };
+  const uint32_t sign = 0x80000000u;
+  switch (d.op) {
+    case Op::Fadd:
+    case Op::Fsub:
+    case Op::Fmul:
+      a.vmovss(x86::xmm0, freg(d.rs1));
+      if (d.op == Op::Fadd) {
+        a.vaddss(x86::xmm0, x86::xmm0, freg(d.rs2));
+      } else if (d.op == Op::Fsub) {
+        a.vsubss(x86::xmm0, x86::xmm0, freg(d.rs2));
+      } else {
+        a.vmulss(x86::xmm0, x86::xmm0, freg(d.rs2));
+      }
+      storeResult(false);
+      break;
+    case Op::Fmadd:
+    case Op::Fmsub:
+    case Op::Fnmsub:
+    case Op::Fnmadd:
+      // One rounding, as RISC-V: xmm0 = ±(rs1 * rs2) ± rs3.
+      a.mov(x86::ecx, freg(d.rs1));
+      a.and_(x86::ecx, ~sign);
+      a.mov(x86::edx, freg(d.rs2));
+      a.and_(x86::edx, ~sign);
+      a.vmovss(x86::xmm0, freg(d.rs1));
+      a.vmovss(x86::xmm1, freg(d.rs2));
+      if (d.op == Op::Fmadd) {
+        a.vfmadd213ss(x86::xmm0, x86::xmm1, freg(d.rs3));
+      } else if (d.op == Op::Fmsub) {
+        a.vfmsub213ss(x86::xmm0, x86::xmm1, freg(d.rs3));
+      } else if (d.op == Op::Fnmsub) {  // -(rs1 * rs2) + rs3
+        a.vfnmadd213ss(x86::xmm0, x86::xmm1, freg(d.rs3));
+      } else {  // -(rs1 * rs2) - rs3
+        a.vfnmsub213ss(x86::xmm0, x86::xmm1, freg(d.rs3));
+      }
+      storeResult(true);
+      break;
+    case Op::FcvtSW:
+    case Op::FcvtSWu:
+      a.vxorps(x86::xmm0, x86::xmm0, x86::xmm0);
+      if (d.op == Op::FcvtSW) {
+        a.vcvtsi2ss(x86::xmm0, x86::xmm0, reg(d.rs1));
+      } else {
+        a.mov(x86::eax, reg(d.rs1));  // zero-extended: every u32 is a non-negative i64
+        a.vcvtsi2ss(x86::xmm0, x86::xmm0, x86::rax);
+      }
+      a.vmovss(freg(rd), x86::xmm0);
+      break;
+    case Op::FcvtWS:
+    case Op::FcvtWuS: {
+      // Inputs the host converts as RISC-V does: |x| < 2^31 (W, 32-bit conversion) or
+      // +0 <= x < 2^32 (WU, 64-bit conversion). The rest (negative for WU, NaN, infinities,
+      // out of range: saturation with NV and no NX) is the soft-float's.
+      const asmjit::Label slow = a.newLabel(), done = a.newLabel();
+      const bool w = d.op == Op::FcvtWS;
+      const bool rtz = d.rm == fp::kRTZ;
+      a.mov(x86::ecx, freg(d.rs1));
+      if (w) a.and_(x86::ecx, ~sign);
+      a.cmp(x86::ecx, w ? 0x4f000000u : 0x4f800000u);
+      a.jae(slow);
+      const x86::Gp dst = w ? x86::Gp(x86::eax) : x86::Gp(x86::rax);
+      if (rtz) {
+        a.vcvttss2si(dst, freg(d.rs1));
+      } else {
+        a.vcvtss2si(dst, freg(d.rs1));
+      }
+      if (rd) a.mov(reg(rd), x86::eax);
+      a.jmp(done);
+      a.bind(slow);
+      call(w ? fpCvtWSCall : fpCvtWuSCall, freg(d.rs1), nullptr, rtz ? fp::kRTZ : fp::kRNE, false,
+           true);
+      a.bind(done);
+      break;
+    }
+    case Op::Fmin:
+    case Op::Fmax: {
+      // Ordered operands: the smaller (larger); equal ones are the same number or -0 and +0,
+      // where min takes the sign bit of either and max the sign bit of both. NaN operands: the
+      // soft-float (one NaN gives the other operand; NV for a signalling one, which the compare
+      // here raises too).
+      const asmjit::Label slow = a.newLabel(), done = a.newLabel(), first = a.newLabel(),
+                          second = a.newLabel();
+      const bool min = d.op == Op::Fmin;
+      a.vmovss(x86::xmm0, freg(d.rs1));
+      a.vucomiss(x86::xmm0, freg(d.rs2));
+      a.jp(slow);
+      a.jb(min ? first : second);  // rs1 < rs2
+      a.ja(min ? second : first);
+      a.mov(x86::eax, freg(d.rs1));
+      if (min) {
+        a.or_(x86::eax, freg(d.rs2));
+      } else {
+        a.and_(x86::eax, freg(d.rs2));
+      }
+      a.mov(freg(rd), x86::eax);
+      a.jmp(done);
+      a.bind(first);
+      a.mov(x86::eax, freg(d.rs1));
+      a.mov(freg(rd), x86::eax);
+      a.jmp(done);
+      a.bind(second);
+      a.mov(x86::eax, freg(d.rs2));
+      a.mov(freg(rd), x86::eax);
+      a.jmp(done);
+      a.bind(slow);
+      {
+        const x86::Mem b = freg(d.rs2);
+        call(min ? fpMinCall : fpMaxCall, freg(d.rs1), &b, 0, true, true);
+      }
+      a.bind(done);
+      break;
+    }
+    case Op::Feq:
+    case Op::Flt:
+    case Op::Fle:
+      // FEQ: ucomiss raises IE for signalling NaNs only; FLT/FLE: comiss for any NaN. A NaN
+      // compares false (unordered sets ZF, PF and CF).
+      a.xor_(x86::ecx, x86::ecx);
+      if (d.op == Op::Feq) {
+        a.vmovss(x86::xmm0, freg(d.rs1));
+        a.vucomiss(x86::xmm0, freg(d.rs2));
+        a.mov(x86::edx, 0);
+        a.setnp(x86::dl);
+        a.sete(x86::cl);
+        a.and_(x86::ecx, x86::edx);
+      } else {
+        a.vmovss(x86::xmm0, freg(d.rs2));  // rs2 > rs1, rs2 >= rs1: false when unordered
+        a.vcomiss(x86::xmm0, freg(d.rs1));
+        if (d.op == Op::Flt) {
+          a.seta(x86::cl);
+        } else {
+          a.setae(x86::cl);
+        }
+      }
+      if (rd) a.mov(reg(rd), x86::ecx);
+      break;
+    case Op::Fclass:
+      call(fpClassCall, freg(d.rs1), nullptr, 0, false, false);
+      break;
+    case Op::Fsgnj:
+    case Op::Fsgnjn:
+    case Op::Fsgnjx:
+      // Bits only: no flags, NaN payloads kept.
+      a.mov(x86::eax, freg(d.rs1));
+      a.mov(x86::ecx, freg(d.rs2));
+      if (d.op == Op::Fsgnjn) a.not_(x86::ecx);
+      a.and_(x86::ecx, sign);
+      if (d.op != Op::Fsgnjx) a.and_(x86::eax, ~sign);
+      a.xor_(x86::eax, x86::ecx);
+      a.mov(freg(rd), x86::eax);
+      break;
+    case Op::FmvXW:
+      if (!rd) break;
+      a.mov(x86::eax, freg(d.rs1));
+      a.mov(reg(rd), x86::eax);
+      break;
+    case Op::FmvWX:
+      a.mov(x86::eax, reg(d.rs1));
+      a.mov(freg(rd), x86::eax);
+      break;
+    default:
+      break;  // unreachable: fpTranslatable
+  }
+}
+
+// Prologue of a block with FP instructions, after the integer one: rbp the context's f[], the
+// caller's MXCSR saved at [rsp] and the block's loaded (flags clear) when it uses the host FPU.
+void emitFpEntry(x86::Assembler& a, bool mxcsr) {
+  a.push(kF);
+  a.sub(x86::rsp, 8);  // six pushes and this: rsp stays 16-byte aligned for calls
+  a.mov(kF, frameField(offsetof(TileJit::Frame, f), 8));
+  if (!mxcsr) return;
+  a.stmxcsr(x86::dword_ptr(x86::rsp));
+  a.mov(x86::dword_ptr(x86::rsp, 4), kBlockMxcsr);
+  a.ldmxcsr(x86::dword_ptr(x86::rsp, 4));
+}
+
+// Its epilogue (eax, the block's result, kept): the flags the block raised ORed into fflags,
+// the caller's MXCSR restored.
+void emitFpExit(x86::Assembler& a, bool mxcsr) {
+  if (mxcsr) {
+    a.stmxcsr(x86::dword_ptr(x86::rsp, 4));
+    a.mov(x86::ecx, x86::dword_ptr(x86::rsp, 4));
+    a.and_(x86::ecx, 0x3f);
+    a.mov(x86::rdx, reinterpret_cast<uint64_t>(kMxcsrToFflags.data()));
+    a.movzx(x86::ecx, x86::byte_ptr(x86::rdx, x86::rcx));
+    a.mov(x86::rdx, frameField(offsetof(TileJit::Frame, fflags), 8));
+    a.or_(x86::dword_ptr(x86::rdx), x86::ecx);
+    a.ldmxcsr(x86::dword_ptr(x86::rsp));
+  }
+  a.add(x86::rsp, 8);
+  a.pop(kF);
+}
+
+bool isFp(Op op) {
+  return op >= Op::Flw && op <= Op::FmvWX;
+}
+
+// True when the host runs the FP emitters: AVX (VEX encodings) and FMA3, enabled by the OS.
+bool hostHasFma() {
+  const asmjit::CpuInfo& cpu = asmjit::CpuInfo::host();
+  return cpu.hasFeature(asmjit::CpuFeatures::X86::kAVX) &&
+         cpu.hasFeature(asmjit::CpuFeatures::X86::kFMA);
+}
+
 bool endsBlock(Op op) {
   return op == Op::Jal || op == Op::Jalr || (op >= Op::Beq && op <= Op::Bgeu);
 }
@@ -96,6 +472,7 @@ TileJit::TileJit(uint32_t memBytes, bool hasFpu, bool hasMulDiv, bool hasMatrixU
       hasFpu_(hasFpu),
       hasMulDiv_(hasMulDiv),
       hasMatrixUnit_(hasMatrixUnit),
+      fp_(hasFpu && hostHasFma()),
       lines_(kLines) {}
 
 TileJit::~TileJit() {
@@ -148,7 +525,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
     uint32_t word;
     std::memcpy(&word, mem + p, 4);
     const DecodedInsn d = decodeInsn(word, hasFpu_, hasMulDiv_, hasMatrixUnit_);
-    if (!translatable(d.op)) break;
+    if (!translatable(d.op) && !(fp_ && fpTranslatable(d))) break;
     // A jump or taken branch to a misaligned target traps: the interpreter's.
     if ((d.op == Op::Jal || (d.op >= Op::Beq && d.op <= Op::Bgeu)) &&
         ((p + static_cast<uint32_t>(d.imm)) & 3) != 0) {
@@ -159,6 +536,11 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
   }
   Block block;
   if (insns.empty()) return block;
+  bool usesF = false, usesMxcsr = false;
+  for (const auto& [p, d] : insns) {
+    usesF = usesF || isFp(d.op);
+    usesMxcsr = usesMxcsr || fpUsesMxcsr(d.op);
+  }
   if (!runtime_) runtime_ = std::make_unique<Runtime>();
   // Its address is in the code (translated stores test it): sized once, never reallocated.
   if (covered_.empty()) covered_.assign((memBytes_ / 4 + 63) / 64, 0);
@@ -193,6 +575,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
   a.mov(kX, x86::qword_ptr(kFrame, offsetof(Frame, x)));
   a.mov(kMem, x86::qword_ptr(kFrame, offsetof(Frame, mem)));
   a.mov(kBudget.r32(), frameField(offsetof(Frame, budget), 4));
+  if (usesF) emitFpEntry(a, usesMxcsr);
   a.xor_(kDone.r32(), kDone.r32());
   const asmjit::Label loop = a.newLabel();
   a.bind(loop);
@@ -228,6 +611,10 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
       a.cmp(x86::eax, memBytes_ - size);
       a.ja(sideExit(p, k));
     };
+    if (isFp(d.op) && d.op != Op::Flw && d.op != Op::Fsw) {
+      emitFp(a, d, [&] { return sideExit(p, k); });
+      continue;
+    }
     switch (d.op) {
       case Op::Lui:
         if (rd) a.mov(reg(rd), imm);
@@ -366,25 +753,29 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
       case Op::Lbu:
       case Op::Lh:
       case Op::Lhu:
-      case Op::Lw: {
-        const unsigned size = d.op == Op::Lw ? 4 : (d.op == Op::Lh || d.op == Op::Lhu) ? 2 : 1;
+      case Op::Lw:
+      case Op::Flw: {
+        const bool wide = d.op == Op::Lw || d.op == Op::Flw;
+        const unsigned size = wide ? 4 : (d.op == Op::Lh || d.op == Op::Lhu) ? 2 : 1;
         address(size);
-        if (!rd) break;
+        if (!rd && d.op != Op::Flw) break;
         const x86::Mem m(kMem, x86::rax, 0, 0, size);
         if (d.op == Op::Lb || d.op == Op::Lh) {
           a.movsx(x86::ecx, m);
-        } else if (d.op == Op::Lw) {
+        } else if (wide) {
           a.mov(x86::ecx, m);
         } else {
           a.movzx(x86::ecx, m);
         }
-        a.mov(reg(rd), x86::ecx);
+        a.mov(d.op == Op::Flw ? freg(rd) : reg(rd), x86::ecx);
         break;
       }
       case Op::Sb:
       case Op::Sh:
-      case Op::Sw: {
-        const unsigned size = d.op == Op::Sw ? 4 : d.op == Op::Sh ? 2 : 1;
+      case Op::Sw:
+      case Op::Fsw: {
+        const unsigned size = d.op == Op::Sw || d.op == Op::Fsw ? 4 : d.op == Op::Sh ? 2 : 1;
+        const x86::Mem value = d.op == Op::Fsw ? freg(d.rs2) : reg(d.rs2);
         address(size);
         const asmjit::Label slow = a.newLabel(), done = a.newLabel();
         // Inline, as noteStore then execStore: a word no translation covers, no undo log.
@@ -421,7 +812,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
         a.jne(keep);
         a.mov(x86::dword_ptr(x86::rcx), 0xffffffffu);
         a.bind(keep);
-        a.mov(x86::edx, reg(d.rs2));
+        a.mov(x86::edx, value);
         if (size == 4) {
           a.mov(x86::dword_ptr(kMem, x86::rax), x86::edx);
         } else if (size == 2) {
@@ -433,7 +824,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
         a.bind(slow);
         a.mov(x86::rdi, kFrame);
         a.mov(x86::esi, x86::eax);
-        a.mov(x86::edx, reg(d.rs2));
+        a.mov(x86::edx, value);
         a.lea(x86::ecx, x86::ptr(kDone, static_cast<int32_t>(k)));
         a.mov(x86::r8d, size);
         a.call(x86::qword_ptr(kFrame, offsetof(Frame, store)));
@@ -513,6 +904,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
     a.jmp(epilogue);
   }
   a.bind(epilogue);
+  if (usesF) emitFpExit(a, usesMxcsr);
   a.pop(x86::r15);
   a.pop(x86::r14);
   a.pop(x86::r13);

@@ -1,7 +1,8 @@
-// The translating engine of a tile (docs/tile.md, "The translating engine"): RV32I/M basic
+// The translating engine of a tile (docs/tile.md, "The translating engine"): RV32IMF basic
 // blocks of a tile's code translated to x86-64 host code with asmjit, run by TileModel while a
 // single context runs. A block does only what cannot change the schedule: integer ALU, multiplies,
-// loads and stores inside SRAM, and a branch or jump at its end. Before any instruction it cannot
+// the F extension's one-round instructions (SSE/FMA3, bit-exact with the interpreter), loads and
+// stores inside SRAM, and a branch or jump at its end. Before any instruction it cannot
 // finish exactly (an access outside SRAM or misaligned, a misaligned jump target) it exits, and
 // the interpreter executes that instruction. The owner computes the cycles: every instruction of
 // a single running context issues one round after the previous one.
@@ -18,7 +19,13 @@ class TileJit {
  public:
   /// What generated code reads and writes; its address is the block's only argument.
   struct Frame {
-    uint32_t* x = nullptr;   ///< the running context's integer registers
+    uint32_t* x = nullptr;  ///< the running context's integer registers
+    uint32_t* f = nullptr;  ///< the running context's FP registers
+    /// The running context's fflags: a block ORs the flags of its FP instructions into it.
+    uint32_t* fflags = nullptr;
+    /// The running context's frm (no translated instruction writes it): FP instructions with the
+    /// dynamic rounding mode leave the block for the interpreter unless it is RNE (0).
+    uint32_t frm = 0;
     uint8_t* mem = nullptr;  ///< tile SRAM
     void* owner = nullptr;   ///< the TileModel, for the store hook
     uint64_t cycle = 0;      ///< issue cycle of the block's first instruction
@@ -83,6 +90,9 @@ class TileJit {
   void requestFlush() { flushPending_ = true; }
   /// The frame the owner fills before calling a block.
   Frame& frame() { return frame_; }
+  /// True when FP instructions are translated: the tile has the F extension and the host FMA3
+  /// (checked with cpuid); otherwise they are left to the interpreter.
+  bool translatesFp() const { return fp_; }
   /// Blocks translated and flushes done since construction (for tests and statistics).
   uint64_t translations() const { return translations_; }
   uint64_t flushes() const { return flushes_; }
@@ -102,6 +112,7 @@ class TileJit {
 
   uint32_t memBytes_;
   bool hasFpu_, hasMulDiv_, hasMatrixUnit_;
+  bool fp_;  // FP instructions are translated
   bool flushPending_ = false;
   Frame frame_;
   std::unique_ptr<Runtime> runtime_;  // made at the first translation

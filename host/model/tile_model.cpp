@@ -1310,6 +1310,9 @@ uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
   TileJit& jit = *jit_;
   TileJit::Frame& f = jit.frame();
   f.x = ctx.x.data();
+  f.f = ctx.f.data();
+  f.fflags = &ctx.fflags;
+  f.frm = ctx.frm;  // no translated instruction writes it
   f.mem = mem_.data();
   f.owner = this;
   f.store = &TileModel::jitStore;

@@ -1,7 +1,9 @@
 // The translating engine against the interpreter (docs/tile.md, "The translating engine"): the
 // same programs on a tile of each engine, compared in full (tileStateDifference) at many stop
 // cycles; code rewritten by the tile, the exchange, the host and a rollback; random RV32IM
-// programs that mix translated code with what falls back (CSRs, FP, divides, MMIO, traps).
+// programs that mix translated code with what falls back (CSRs, FP, divides, MMIO, traps); the
+// F extension's fix-ups (NaNs, min/max, compares, saturating conversions, tiny results, -0) on
+// operand tables and in random FP programs.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -309,6 +311,252 @@ TEST_F(Jit, RandomProgramsAgreeWithTheInterpreter) {
   EXPECT_GT(translated, total / 2);
   EXPECT_LT(translated, total);
   std::printf("random programs: %u halted, %u trapped, %llu of %llu instructions translated\n",
+              halted, trapped, static_cast<unsigned long long>(translated),
+              static_cast<unsigned long long>(total));
+}
+
+// ---- The F extension ----
+
+// FP encodings the shared encoder does not have.
+constexpr uint32_t r4(uint32_t opcode, uint32_t fd, uint32_t fa, uint32_t fb, uint32_t fc,
+                      uint32_t rm) {
+  return fc << 27 | fb << 20 | fa << 15 | rm << 12 | fd << 7 | opcode;
+}
+constexpr uint32_t kFmaddOp = 0x43, kFmsubOp = 0x47, kFnmsubOp = 0x4b, kFnmaddOp = 0x4f;
+constexpr uint32_t kFflags = 0x001, kFrm = 0x002;
+constexpr uint32_t kRne = 0, kRtz = 1, kRdn = 2, kDyn = 7;
+
+// Operands that exercise the fix-ups: signed zeros, NaN payloads of both signs (quiet and
+// signalling), infinities, subnormals and the smallest normals (tiny products with and without
+// inexact), the largest finite value, and the edges of the 32-bit conversions.
+const std::vector<uint32_t>& specialOperands() {
+  static const std::vector<uint32_t> v = {
+      0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x3fc00000, 0xc0200000, 0x3f000000,
+      0xbf000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc01234, 0xffc00001, 0x7f800001,
+      0xff812345, 0x00000001, 0x807fffff, 0x00800000, 0x00800001, 0x00ffffff, 0x7f7fffff,
+      0xff7fffff, 0x3f7fffff, 0x3f800001, 0x4f000000, 0xcf000000, 0x4f800000, 0x4effffff,
+      0xcf000001, 0x4f7fffff, 0x3effffff, 0x40400000};
+  return v;
+}
+
+// One operation run over a table of operand triples in a loop, on both engines: per triple,
+// three FLWs, the operation (integer operands come from f10 through FMV.X.W) and the store of
+// its result form one translated block; the interpreter then reads and clears fflags and
+// stores them. Returns the pair at the end.
+struct FpCase {
+  const char* name;
+  std::vector<uint32_t> ops;  // reads f10, f11, f12 (a1 = bits of f10), writes f13 or a5
+  bool toX;
+  uint32_t frm;
+};
+
+void runFpCase(const FpCase& c, const std::vector<uint32_t>& table, bool expectTranslated) {
+  SCOPED_TRACE(c.name);
+  SCOPED_TRACE(::testing::Message() << "frm " << c.frm);
+  const uint32_t n = static_cast<uint32_t>(table.size() / 3);
+  std::vector<uint32_t> prog{lui(tp, 4), lui(s1, 8), addi(a0, zero, static_cast<int32_t>(n)),
+                             csrrwi(zero, kFrm, c.frm)};
+  const uint32_t loop = static_cast<uint32_t>(prog.size());
+  prog.push_back(flw(10, tp, 0));
+  prog.push_back(flw(11, tp, 4));
+  prog.push_back(flw(12, tp, 8));
+  prog.insert(prog.end(), c.ops.begin(), c.ops.end());
+  prog.push_back(c.toX ? sw(a5, s1, 0) : fsw(13, s1, 0));
+  prog.push_back(csrrw(a4, kFflags, zero));
+  prog.push_back(sw(a4, s1, 4));
+  prog.push_back(addi(tp, tp, 12));
+  prog.push_back(addi(s1, s1, 8));
+  prog.push_back(addi(a0, a0, -1));
+  prog.push_back(bne(a0, zero, -4 * static_cast<int32_t>(prog.size() - loop)));
+  prog.push_back(kLoadMmioBase);
+  prog.push_back(kExit);
+  Pair p;
+  p.place(0, prog);
+  p.place(0x4000, table);
+  // Uneven stops: blocks meet the cycle limit at many offsets.
+  for (uint64_t t = 1; t < 30000; t += 331) p.runTo(t);
+  p.runTo(100'000'000);
+  ASSERT_EQ(p.jit.state(), TileState::Halted);
+  // The three loads always run translated (but in the first pass, which follows the CSR write
+  // in the interpreter); the operation and its store too when translated.
+  const uint64_t blockLength = 3 + c.ops.size() + 1;
+  EXPECT_GE(p.jit.jitInstructions(), (expectTranslated ? blockLength : 3) * (n - 1));
+  if (!expectTranslated) {
+    EXPECT_LT(p.jit.jitInstructions(), (blockLength - 1) * n);
+  }
+}
+
+// Triples of every pair of special operands (the third rotates through them) and random bits.
+std::vector<uint32_t> fpTable() {
+  const std::vector<uint32_t>& v = specialOperands();
+  std::vector<uint32_t> t;
+  for (size_t i = 0; i < v.size(); ++i) {
+    for (size_t j = 0; j < v.size(); ++j) {
+      t.insert(t.end(), {v[i], v[j], v[(i + 3 * j + 1) % v.size()]});
+    }
+  }
+  std::mt19937 rng(30);
+  for (int k = 0; k < 200; ++k) {
+    // Random values and near-tiny ones (exponents 0..2: products and sums about 2^-126).
+    const uint32_t tiny = (rng() & 0x80ffffffu) | (rng() % 3) << 23;
+    t.insert(t.end(), {static_cast<uint32_t>(rng()), tiny, static_cast<uint32_t>(rng())});
+  }
+  return t;
+}
+
+TEST_F(Jit, FpFixUpsAgreeWithTheInterpreter) {
+  const std::vector<uint32_t> table = fpTable();
+  ASSERT_LT(table.size() * 4, 0x4000u);  // operands 0x4000..0x8000, results 0x8000..
+  const uint32_t a1x = fmv_x_w(a1, 10);
+  std::vector<FpCase> cases;
+  for (uint32_t frm : {kRne, kRtz}) {
+    auto add = [&](const char* name, std::vector<uint32_t> ops, bool toX) {
+      cases.push_back(FpCase{name, std::move(ops), toX, frm});
+    };
+    add("fadd", {fadd(13, 10, 11)}, false);
+    add("fsub", {fop(0x04, 13, 10, 11, kDyn)}, false);
+    add("fmul", {fmul(13, 10, 11)}, false);
+    add("fmul rne", {fmul(13, 10, 11, kRne)}, false);
+    add("fmadd", {r4(kFmaddOp, 13, 10, 11, 12, kDyn)}, false);
+    add("fmsub", {r4(kFmsubOp, 13, 10, 11, 12, kDyn)}, false);
+    add("fnmsub", {r4(kFnmsubOp, 13, 10, 11, 12, kDyn)}, false);
+    add("fnmadd", {r4(kFnmaddOp, 13, 10, 11, 12, kRne)}, false);
+    add("fmadd into an operand", {r4(kFmaddOp, 12, 10, 11, 12, kDyn), fop(0x10, 13, 12, 12, 0)},
+        false);
+    add("fmin", {fop(0x14, 13, 10, 11, 0)}, false);
+    add("fmax", {fop(0x14, 13, 10, 11, 1)}, false);
+    add("feq", {fop(0x50, a5, 10, 11, 2)}, true);
+    add("flt", {fop(0x50, a5, 10, 11, 1)}, true);
+    add("fle", {fop(0x50, a5, 10, 11, 0)}, true);
+    add("fsgnj", {fop(0x10, 13, 10, 11, 0)}, false);
+    add("fsgnjn", {fop(0x10, 13, 10, 11, 1)}, false);
+    add("fsgnjx", {fop(0x10, 13, 10, 11, 2)}, false);
+    add("fcvt.w.s", {fcvt_w_s(a5, 10)}, true);
+    add("fcvt.w.s rne", {fcvt_w_s(a5, 10, kRne)}, true);
+    add("fcvt.w.s rtz", {fcvt_w_s(a5, 10, kRtz)}, true);
+    add("fcvt.wu.s", {fop(0x60, a5, 10, 1, kDyn)}, true);
+    add("fcvt.wu.s rtz", {fop(0x60, a5, 10, 1, kRtz)}, true);
+    add("fcvt.s.w", {a1x, fcvt_s_w(13, a1)}, false);
+    add("fcvt.s.wu", {a1x, fop(0x68, 13, a1, 1, kDyn)}, false);
+    add("fmv.w.x", {a1x, fmv_w_x(13, a1)}, false);
+    add("fclass", {fclass(a5, 10)}, true);
+    add("fmul rdn", {fmul(13, 10, 11, kRdn)}, false);
+    add("fcvt.w.s to x0", {fcvt_w_s(zero, 10, kRtz), fmv_x_w(a5, 10)}, true);
+  }
+  for (const FpCase& c : cases) {
+    // Translated: every instruction but those of a dynamic mode while frm is not RNE, and the
+    // static modes other than RNE (RTZ for FCVT.W[U].S).
+    bool dyn = false, otherStatic = false;
+    for (uint32_t w : c.ops) {
+      const uint32_t rm = (w >> 12) & 7, opcode = w & 0x7f, f7 = w >> 25;
+      const bool rounds = opcode != 0x53 || f7 <= 0x0c || f7 == 0x60 || f7 == 0x68;
+      if (!rounds) continue;
+      dyn = dyn || rm == kDyn;
+      otherStatic = otherStatic || (rm != kRne && rm != kDyn && !(rm == kRtz && f7 == 0x60));
+    }
+    runFpCase(c, table, !otherStatic && !(dyn && c.frm != kRne));
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Random FP programs: f0..f7 loaded with special and random values, then a body of random F
+// instructions (every rounding mode, FDIV/FSQRT included: they fall back), loads and stores of
+// f-registers, moves to and from x-registers and changes of frm, run three times by a loop.
+std::vector<uint32_t> randomFpProgram(uint32_t seed, std::vector<uint32_t>& data) {
+  std::mt19937 rng(seed);
+  auto pick = [&](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
+  auto freg = [&] { return pick(8); };
+  auto xreg = [&] { return 5 + pick(11); };
+  const std::vector<uint32_t>& special = specialOperands();
+  data.clear();
+  for (int k = 0; k < 64; ++k) {
+    data.push_back(pick(2) ? special[pick(static_cast<uint32_t>(special.size()))]
+                           : static_cast<uint32_t>(rng()));
+  }
+  std::vector<uint32_t> prog{lui(tp, 8), addi(gp, zero, 3)};
+  for (uint32_t r = 0; r < 8; ++r) prog.push_back(flw(r, tp, static_cast<int32_t>(4 * pick(64))));
+  for (uint32_t r = 5; r < 16; ++r) prog.push_back(lw(r, tp, static_cast<int32_t>(4 * pick(64))));
+  const uint32_t bodyStart = static_cast<uint32_t>(prog.size());
+  const uint32_t bodyLen = 40 + pick(80);
+  auto rmOf = [&] {
+    static constexpr uint32_t kRm[] = {0, 0, 7, 7, 7, 7, 7, 7, 7, 7, 1, 2, 3, 4};
+    return kRm[pick(14)];
+  };
+  for (uint32_t k = 0; k < bodyLen; ++k) {
+    const uint32_t kind = pick(100);
+    uint32_t w;
+    if (kind < 25) {  // add, sub, mul (div rarely)
+      static constexpr uint32_t kF7[] = {0x00, 0x04, 0x08, 0x00, 0x04, 0x08, 0x0c};
+      w = fop(kF7[pick(7)], freg(), freg(), freg(), rmOf());
+    } else if (kind < 45) {
+      static constexpr uint32_t kOps[] = {kFmaddOp, kFmsubOp, kFnmsubOp, kFnmaddOp};
+      w = r4(kOps[pick(4)], freg(), freg(), freg(), freg(), rmOf());
+    } else if (kind < 52) {  // min, max
+      w = fop(0x14, freg(), freg(), freg(), pick(2));
+    } else if (kind < 60) {  // compares
+      w = fop(0x50, xreg(), freg(), freg(), pick(3));
+    } else if (kind < 66) {  // sign injection
+      w = fop(0x10, freg(), freg(), freg(), pick(3));
+    } else if (kind < 74) {  // conversions to integers
+      w = fop(0x60, pick(16) == 0 ? 0 : xreg(), freg(), pick(2), rmOf());
+    } else if (kind < 79) {  // conversions from integers
+      w = fop(0x68, freg(), xreg(), pick(2), rmOf());
+    } else if (kind < 83) {  // moves, class
+      const uint32_t m = pick(3);
+      w = m == 0   ? fmv_x_w(xreg(), freg())
+          : m == 1 ? fmv_w_x(freg(), xreg())
+                   : fclass(xreg(), freg());
+    } else if (kind < 91) {  // loads and stores of f-registers
+      const int32_t off = static_cast<int32_t>(4 * pick(64));
+      w = pick(2) ? flw(freg(), tp, off) : fsw(freg(), tp, off);
+    } else if (kind < 93) {  // a rounding mode into frm, mostly RNE (5 and 6: dynamic ones trap)
+      w = csrrwi(zero, kFrm, pick(8) == 0 ? 5 + pick(2) : pick(2) ? 0 : 1 + pick(4));
+    } else if (kind < 94) {  // sqrt (a long op)
+      w = fsqrt(freg(), freg(), rmOf());
+    } else if (kind < 95) {  // integer work on the converted values
+      w = add(xreg(), xreg(), xreg());
+    } else if (kind < 99) {  // a jump to the next instruction: the translator looks again there
+      w = jal(zero, 4);
+    } else {  // read and clear fflags
+      w = csrrw(xreg(), kFflags, zero);
+    }
+    prog.push_back(w);
+  }
+  prog.push_back(addi(gp, gp, -1));
+  const int32_t back = -4 * static_cast<int32_t>(prog.size() - bodyStart);
+  prog.push_back(bne(gp, zero, back));
+  prog.push_back(kLoadMmioBase);
+  prog.push_back(kExit);
+  return prog;
+}
+
+TEST_F(Jit, RandomFpProgramsAgreeWithTheInterpreter) {
+  unsigned halted = 0, trapped = 0;
+  uint64_t translated = 0, total = 0;
+  std::vector<uint32_t> data;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    Pair p;
+    p.place(0, randomFpProgram(seed, data));
+    p.place(0x8000, data);
+    std::mt19937 rng(seed);
+    uint64_t t = 0;
+    while (p.jit.state() == TileState::Running && t < 200000) {
+      t += 1 + rng() % 200;
+      p.runTo(t);
+      if (::testing::Test::HasFailure()) return;
+    }
+    EXPECT_NE(p.jit.state(), TileState::Running);
+    translated += p.jit.jitInstructions();
+    total += p.jit.stats().instructions;
+    halted += p.jit.state() == TileState::Halted;
+    trapped += p.jit.state() == TileState::Trapped;
+  }
+  EXPECT_GT(halted, 100u);
+  EXPECT_GT(trapped, 10u);  // a dynamic rounding mode while frm holds 5 or 6
+  // Static modes other than RNE and FDIV/FSQRT/CSRs fall back: about a quarter runs translated.
+  EXPECT_GT(translated, total / 5);
+  std::printf("random FP programs: %u halted, %u trapped, %llu of %llu instructions translated\n",
               halted, trapped, static_cast<unsigned long long>(translated),
               static_cast<unsigned long long>(total));
 }
