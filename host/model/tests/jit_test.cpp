@@ -5,6 +5,7 @@
 // F extension's fix-ups (NaNs, min/max, compares, saturating conversions, tiny results, -0) on
 // operand tables and in random FP programs.
 #include <gtest/gtest.h>
+#include <xmmintrin.h>
 
 #include <cstdio>
 #include <random>
@@ -457,6 +458,21 @@ TEST_F(Jit, FpFixUpsAgreeWithTheInterpreter) {
     runFpCase(c, table, !otherStatic && !(dyn && c.frm != kRne));
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// The blocks set their own MXCSR: a caller's with flags set, round toward zero, FTZ and DAZ
+// changes nothing, and the caller gets it back.
+TEST_F(Jit, FpIgnoresTheCallersMxcsr) {
+  const unsigned saved = _mm_getcsr();
+  const unsigned dirty = 0x7fa0 | 0x8040;  // masks, PE set, RTZ, FTZ, DAZ
+  _mm_setcsr(dirty);
+  const std::vector<uint32_t> table = fpTable();
+  runFpCase(FpCase{"fmadd", {r4(kFmaddOp, 13, 10, 11, 12, kDyn)}, false, kRne}, table, true);
+  runFpCase(FpCase{"fmul", {fmul(13, 10, 11)}, false, kRne}, table, true);
+  runFpCase(FpCase{"fcvt.w.s", {fcvt_w_s(a5, 10)}, true, kRne}, table, true);
+  const unsigned after = _mm_getcsr();
+  _mm_setcsr(saved);
+  EXPECT_EQ(after, dirty);
 }
 
 // Random FP programs: f0..f7 loaded with special and random values, then a body of random F
