@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <xmmintrin.h>
 
+#include <bit>
 #include <cstdio>
 #include <random>
 
@@ -387,7 +388,8 @@ void runFpCase(const FpCase& c, const std::vector<uint32_t>& table, bool expectT
   }
 }
 
-// Triples of every pair of special operands (the third rotates through them) and random bits.
+// Triples of every pair of special operands (the third rotates through them), random bits,
+// FMA cancellations and addition ties.
 std::vector<uint32_t> fpTable() {
   const std::vector<uint32_t>& v = specialOperands();
   std::vector<uint32_t> t;
@@ -397,10 +399,22 @@ std::vector<uint32_t> fpTable() {
     }
   }
   std::mt19937 rng(30);
-  for (int k = 0; k < 200; ++k) {
+  for (int k = 0; k < 100; ++k) {
     // Random values and near-tiny ones (exponents 0..2: products and sums about 2^-126).
     const uint32_t tiny = (rng() & 0x80ffffffu) | (rng() % 3) << 23;
     t.insert(t.end(), {static_cast<uint32_t>(rng()), tiny, static_cast<uint32_t>(rng())});
+  }
+  auto bitsOf = [](float x) { return std::bit_cast<uint32_t>(x); };
+  auto bits = [&] { return static_cast<uint32_t>(rng()); };
+  for (int k = 0; k < 100; ++k) {
+    // Cancellation: c near -(a * b), so that an FMA's single rounding shows.
+    const float fa = std::bit_cast<float>((bits() & 0x807fffffu) | (100u + bits() % 56) << 23);
+    const float fb = std::bit_cast<float>((bits() & 0x807fffffu) | (100u + bits() % 56) << 23);
+    t.insert(t.end(), {bitsOf(fa), bitsOf(fb), bitsOf(-(fa * fb)) ^ (bits() % 4)});
+    // Ties of an addition: b half an ulp of a (or one and a half), a with few significant bits.
+    const uint32_t a = (bits() & 0x80000000u) | (120u + bits() % 16) << 23 | (bits() & 0x7u) << 20;
+    const uint32_t halfUlp = ((a >> 23 & 0xff) - 24) << 23 | (bits() % 2 ? 0x400000u : 0);
+    t.insert(t.end(), {a, halfUlp | (bits() & 0x80000000u), a});
   }
   return t;
 }
