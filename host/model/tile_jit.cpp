@@ -235,22 +235,27 @@ void emitFp(x86::Assembler& a, const DecodedInsn& d, SideExit sideExit) {
     const asmjit::Label ok = a.newLabel(), done = a.newLabel();
     a.vucomiss(x86::xmm0, x86::xmm0);
     a.jnp(ok);
-    a.mov(freg(rd), fp::kCanonicalNaN);
     if (fma) {
       // RISC-V: inf * 0 is invalid even when the addend is a quiet NaN; x86 raises nothing then.
-      // |a| | |b| == inf with one of them 0 (read before f[rd] was written: ecx, edx).
-      const asmjit::Label nv = a.newLabel();
+      // |rs1| | |rs2| == inf with one of them 0 (read before f[rd] is written).
+      const asmjit::Label nv = a.newLabel(), canonical = a.newLabel();
+      a.mov(x86::ecx, freg(d.rs1));
+      a.and_(x86::ecx, 0x7fffffff);
+      a.mov(x86::edx, freg(d.rs2));
+      a.and_(x86::edx, 0x7fffffff);
       a.test(x86::ecx, x86::ecx);
       a.jz(nv);
       a.test(x86::edx, x86::edx);
-      a.jnz(done);
+      a.jnz(canonical);
       a.bind(nv);
       a.or_(x86::ecx, x86::edx);
       a.cmp(x86::ecx, 0x7f800000);
-      a.jne(done);
+      a.jne(canonical);
       a.mov(x86::rcx, frameField(offsetof(TileJit::Frame, fflags), 8));
       a.or_(x86::dword_ptr(x86::rcx), fp::kNV);
+      a.bind(canonical);
     }
+    a.mov(freg(rd), fp::kCanonicalNaN);
     a.jmp(done);
     a.bind(ok);
     a.vmovss(freg(rd), x86::xmm0);
@@ -276,10 +281,6 @@ void emitFp(x86::Assembler& a, const DecodedInsn& d, SideExit sideExit) {
     case Op::Fnmsub:
     case Op::Fnmadd:
       // One rounding, as RISC-V: xmm0 = ±(rs1 * rs2) ± rs3.
-      a.mov(x86::ecx, freg(d.rs1));
-      a.and_(x86::ecx, ~sign);
-      a.mov(x86::edx, freg(d.rs2));
-      a.and_(x86::edx, ~sign);
       a.vmovss(x86::xmm0, freg(d.rs1));
       a.vmovss(x86::xmm1, freg(d.rs2));
       if (d.op == Op::Fmadd) {
