@@ -35,7 +35,8 @@ class TileJit {
     uint32_t budget = 0;
     /// Store `size` bytes of value at addr (inside SRAM, aligned) as instruction `index` of the
     /// block (its issue cycle is cycle + index rounds); nonzero when the store hit translated code
-    /// and the block must stop after it.
+    /// and the block must stop after it. It runs under an FP block's MXCSR, so it must do no
+    /// floating-point arithmetic (its flags would reach the context's fflags).
     uint32_t (*store)(void* frame, uint32_t addr, uint32_t value, uint32_t index,
                       uint32_t size) = nullptr;
     // What a translated store updates inline, as TileModel::noteStore does, when the owner is
