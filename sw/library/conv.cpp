@@ -732,11 +732,11 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
       return dx;
     }
   }
-  // Stride 1, one group and at least 4 input channels: the channel-blocked codelet (up to 6
-  // input channels per gradient load), which reads the weights tap-major [OC, KH, KW, C]. They
-  // are copied so once (a word at a time, spread over the tiles) and gathered from the copy in
-  // runs: gathering the transposed view itself would take an exchange of single words into
-  // every tile (larger exchange programs everywhere).
+  // Stride 1, one group and at least 4 input channels: the channel-blocked codelet (6 input
+  // channels of two elements per pair of gradient loads, then single channels), which reads the
+  // weights tap-major [OC, KH, KW, C]. They are copied so once (a word at a time, spread over the
+  // tiles) and gathered from the copy in runs: gathering the transposed view itself would take an
+  // exchange of single words into every tile (larger exchange programs everywhere).
   const bool blocked = g.G == 1 && g.sh == 1 && g.sw == 1 && g.C >= 4;
   Tensor wT;
   if (blocked) {

@@ -269,9 +269,10 @@ TEST_P(ConvTest, FixedShapes) {
   };
   if (!rtl()) {
     cases.push_back(convCase({5, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true));
-    // Stride 1, one group: the channel-blocked input gradient's 4- and 1-channel blocks, with
-    // padding and dilation.
+    // Stride 1, one group: the channel-blocked input gradient's 1-channel blocks, then a 6- and
+    // a 1-channel block on rows of odd width (a last element alone), with padding and dilation.
     cases.push_back(convCase({2, 5, 9, 8}, {7, 5, 3, 2}, {1, 1}, {1, 0}, {2, 1}, 1, false));
+    cases.push_back(convCase({2, 7, 9, 9}, {5, 7, 3, 3}, {1, 1}, {2, 1}, {1, 2}, 1, true));
   }
   uint32_t seed = 10;
   for (const ConvCase& c : cases) {
