@@ -266,6 +266,9 @@ TEST_P(ConvTest, FixedShapes) {
                true),  // stride > kernel, padding only rows
       convCase({2, 1, 12, 12}, {6, 1, 5, 5}, {1, 1}, {2, 2}, {1, 1}, 1,
                true),  // LeNet's first layer, small
+      // Two samples a tile with 6 channels: the input gradient's two-sample codelet, rows of
+      // odd width, padding.
+      convCase({8, 6, 4, 5}, {4, 6, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true),
   };
   if (!rtl()) {
     cases.push_back(convCase({5, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true));
