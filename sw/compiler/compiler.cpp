@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -200,16 +201,30 @@ class Lowering {
     }
   }
 
-  // True when the uses of variable v from position `from` on (the first of them at `from`)
-  // begin by writing all of it: no value from before `from` is read.
-  bool writtenWholeAt(const Life& l, uint32_t v, int64_t from) const {
+  // True when the uses of variable v from position `from` on (the first of them at `from`), up to
+  // position `to`, write all of it before any of them reads it: no value from before `from` is
+  // read. The writes may be spread over several steps (a result stored chunk by chunk); a step
+  // that reads any part of it ends the search.
+  bool writtenWholeAt(const Life& l, uint32_t v, int64_t from,
+                      int64_t to = std::numeric_limits<int64_t>::max()) const {
     std::vector<bool> written(g_.variables()[v].tileOf.size(), false);
-    for (const Use& u : l.uses) {
-      if (u.pos != from) continue;
-      if (u.read) return false;
-      for (uint32_t i = u.begin; i < u.end; ++i) written[i] = true;
+    size_t left = written.size();
+    size_t i = 0;
+    while (i < l.uses.size() && l.uses[i].pos < from) ++i;
+    while (i < l.uses.size() && l.uses[i].pos <= to) {
+      const int64_t p = l.uses[i].pos;
+      size_t j = i;
+      for (; j < l.uses.size() && l.uses[j].pos == p; ++j) {
+        if (l.uses[j].read) return false;
+      }
+      for (; i < j; ++i) {
+        for (uint32_t e = l.uses[i].begin; e < l.uses[i].end; ++e) {
+          if (!written[e]) written[e] = true, --left;
+        }
+      }
+      if (left == 0) return true;
     }
-    return std::all_of(written.begin(), written.end(), [](bool b) { return b; });
+    return false;
   }
 
   void scan(const ProgramNode& n, std::vector<Life>& life, int64_t& pos,
@@ -296,7 +311,7 @@ class Lowering {
       for (const auto& [s, e] : loops) {
         auto in = std::find_if(l.uses.begin(), l.uses.end(),
                                [&](const Use& u) { return u.pos >= s && u.pos <= e; });
-        if (in == l.uses.end() || writtenWholeAt(l, v, in->pos)) continue;
+        if (in == l.uses.end() || writtenWholeAt(l, v, in->pos, e)) continue;
         first = std::min(first, s), last = std::max(last, e);
       }
       l.first = first, l.last = last;

@@ -732,11 +732,11 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
       return dx;
     }
   }
-  // Stride 1, one group and at least 4 input channels: the channel-blocked codelet (up to 6
-  // input channels per gradient load), which reads the weights tap-major [OC, KH, KW, C]. They
-  // are copied so once (a word at a time, spread over the tiles) and gathered from the copy in
-  // runs: gathering the transposed view itself would take an exchange of single words into
-  // every tile (larger exchange programs everywhere).
+  // Stride 1, one group and at least 4 input channels: the channel-blocked codelet (6 input
+  // channels of two elements per pair of gradient loads, then single channels), which reads the
+  // weights tap-major [OC, KH, KW, C]. They are copied so once (a word at a time, spread over the
+  // tiles) and gathered from the copy in runs: gathering the transposed view itself would take an
+  // exchange of single words into every tile (larger exchange programs everywhere).
   const bool blocked = g.G == 1 && g.sh == 1 && g.sw == 1 && g.C >= 4;
   Tensor wT;
   if (blocked) {
@@ -748,11 +748,29 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
   }
   ComputeSet cs = graph.addComputeSet(name);
   const std::vector<Block> blocks = planBlocks(tiles, g.N, g.C, g.H);
-  const std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
+  std::vector<size_t> parts = partsPerBlock(blocks, tiles, graph.target().contexts);
+  // Two blocks of one tile over the same channels (a multiple of 6) and rows of two samples run
+  // together on Conv2dBackwardInputTwoSamples (every weight load feeds both samples), split
+  // over all the contexts; `second` marks the block a pair's vertices also write.
+  std::vector<size_t> partner(blocks.size(), SIZE_MAX);
+  std::vector<bool> second(blocks.size(), false);
+  if (blocked) {
+    for (size_t bi = 0; bi + 1 < blocks.size(); ++bi) {
+      const Block &a = blocks[bi], &b = blocks[bi + 1];
+      if (second[bi] || a.tile != b.tile || a.c0 != b.c0 || a.c1 != b.c1 || a.r0 != b.r0 ||
+          a.r1 != b.r1 || (a.c1 - a.c0) % 6 != 0)
+        continue;
+      partner[bi] = bi + 1, second[bi + 1] = true;
+      parts[bi] = std::min<size_t>(graph.target().contexts, 2 * parts[bi]);
+    }
+  }
   for (size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& bk = blocks[bi];
     const Tensor db = dx[bk.n].slice(bk.c0, bk.c1, 0).slice(bk.r0, bk.r1, 1);
     graph.setTileMapping(db, bk.tile);
+    if (second[bi]) continue;
+    const bool two = partner[bi] != SIZE_MAX;
+    Tensor db2, dys2;
     const size_t g0 = bk.c0 / g.icg, g1 = (bk.c1 - 1) / g.icg + 1;
     // Output rows oy with oy * sh - ph + kh * dh in [r0, r1) for some kh.
     const long lo = ceilDivS(static_cast<long>(bk.r0 + g.ph) - static_cast<long>((g.KH - 1) * g.dh),
@@ -760,6 +778,11 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
     const long hi = floorDivS(static_cast<long>(bk.r1 - 1 + g.ph), static_cast<long>(g.sh)) + 1;
     const auto [y0, y1] = clampRows(lo, hi, g.OH);
     const Tensor dys = gradOut[bk.n].slice(g0 * g.ocg, g1 * g.ocg, 0).slice(y0, y1, 1).flatten();
+    if (two) {
+      const Block& b2 = blocks[partner[bi]];
+      db2 = dx[b2.n].slice(b2.c0, b2.c1, 0).slice(b2.r0, b2.r1, 1);
+      dys2 = gradOut[b2.n].slice(g0 * g.ocg, g1 * g.ocg, 0).slice(y0, y1, 1).flatten();
+    }
     const Tensor wb = blocked ? wT.flatten() : weights.slice(g0 * g.ocg, g1 * g.ocg, 0).flatten();
     std::vector<Part> pts = splitBlock(bk.r1 - bk.r0, bk.c1 - bk.c0, parts[bi], blocked ? 6 : 1);
     // The blocked codelet's vertices take every rowStep-th row from their first: rows near the
@@ -781,8 +804,14 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
     }
     for (const Part& pt : pts) {
       VertexRef v =
-          graph.addVertex(cs, blocked ? "Conv2dBackwardInputBlocked" : "Conv2dBackwardInput",
-                          {{"dy", dys}, {"w", wb}, {"dx", db.flatten()}});
+          two ? graph.addVertex(cs, "Conv2dBackwardInputTwoSamples",
+                                {{"dy", dys},
+                                 {"dy2", dys2},
+                                 {"w", wb},
+                                 {"dx", db.flatten()},
+                                 {"dx2", db2.flatten()}})
+              : graph.addVertex(cs, blocked ? "Conv2dBackwardInputBlocked" : "Conv2dBackwardInput",
+                                {{"dy", dys}, {"w", wb}, {"dx", db.flatten()}});
       graph.setFieldValue(v, "kernel", pack(g.KH, g.KW));
       graph.setFieldValue(v, "padding", pack(g.ph, g.pw));
       graph.setFieldValue(v, "dilation", pack(g.dh, g.dw));
@@ -800,8 +829,8 @@ Tensor conv2dBackwardInput(Graph& graph, const Tensor& gradOut, const Tensor& we
       graph.setFieldValue(v, "rows", pack(pt.row, pt.rows));
       graph.setFieldValue(v, "chans", pack(pt.c, pt.n));
       // The forward's multiply-adds again, shared over dx by elements.
-      graph.setFlops(v, 2 * uint64_t{pt.rows} * g.W * pt.n * g.ocg * g.KH * g.KW * g.OH * g.OW /
-                            (uint64_t{g.H} * g.W));
+      graph.setFlops(v, (two ? 4 : 2) * uint64_t{pt.rows} * g.W * pt.n * g.ocg * g.KH * g.KW *
+                            g.OH * g.OW / (uint64_t{g.H} * g.W));
       graph.setTileMapping(v, bk.tile);
     }
   }

@@ -9,8 +9,8 @@
 // Each element: fused multiply-adds from +0 over (o, kh, kw) in increasing order of the outputs
 // it reached, as Conv2dBackwardInput (tessera/conv_reference.hpp). With stride 1 the taps that
 // reach stored outputs are one range of kh per row and one of kw per column, the same for every
-// input channel, so up to 6 channels of one element run together: per tap one gradient load
-// and up to 6 weight loads (adjacent, tap-major) feed up to 6 chains.
+// input channel, so 6 channels (or 1) of two adjacent elements run together: per tap two gradient
+// loads and up to 6 weight loads (adjacent, tap-major) feed up to 12 chains.
 #include "tessera/vertex.hpp"
 
 namespace {
@@ -21,32 +21,69 @@ struct Geom {
   uint32_t C, OC, DSH, OW, KH, KW, dh, dw;
 };
 
-// One element (d = dy(o = 0, output row of kh = kh0, output column of kw = kw0)) by C channels.
+// Elements ix and ix + 1 of one input row by C channels (the second only when `two`): element
+// ix takes the taps kw in [a0, a1), element ix + 1 those in [b0, b1) (b0 >= a0 and b1 >= a1 for
+// stride 1, or a range emptied to the other's end); tap kw of element ix reads output column
+// tx - kw dw of the row drow (output row of kh0, channel 0), element ix + 1 the column after it.
+// Per (o, kh) three runs of kw: ix's taps below b0, the shared taps (one gradient load per
+// element and C weight loads feed 2 C chains), ix + 1's taps from a1. Each chain still takes its
+// taps in increasing (o, kh, kw) order.
 template <int C>
-__attribute__((noinline)) void element(const Geom& g, const float* d, uint32_t kh0, uint32_t kh1,
-                                       uint32_t kw0, uint32_t kw1, float* out, uint32_t ostride) {
-  float acc[C];
-  for (int c = 0; c < C; ++c) acc[c] = 0.0f;
-  const uint32_t up = g.dh * g.OW, plane = g.DSH * g.OW;
+__attribute__((noinline)) void pair(const Geom& g, const float* drow, int32_t tx, uint32_t kh0,
+                                    uint32_t kh1, uint32_t a0, uint32_t a1, uint32_t b0,
+                                    uint32_t b1, float* out, uint32_t ostride, bool two) {
+  float accA[C], accB[C];
+  for (int c = 0; c < C; ++c) accA[c] = accB[c] = 0.0f;
+  const uint32_t up = g.dh * g.OW, plane = g.DSH * g.OW, dw = g.dw;
+  const uint32_t e1 = a1 < b0 ? a1 : b0, s3 = a1 > b0 ? a1 : b0;
   for (uint32_t o = 0; o < g.OC; ++o) {
-    const float* pdo = d + o * plane;
     for (uint32_t kh = kh0; kh < kh1; ++kh) {
-      const float* pd = pdo - (kh - kh0) * up;
-      const float* pw = g.w + ((o * g.KH + kh) * g.KW + kw0) * g.C;
-      for (uint32_t kw = kw0; kw < kw1; ++kw) {
+      const float* pr = drow + o * plane + tx - (kh - kh0) * up;
+      const float* pwk = g.w + (o * g.KH + kh) * g.KW * g.C;
+      const float* pd = pr - a0 * dw;
+      const float* pw = pwk + a0 * g.C;
+#pragma clang loop unroll(disable) interleave(disable) vectorize(disable)
+      for (uint32_t kw = a0; kw < e1; ++kw) {
         const float dv = *pd;
 #pragma clang loop unroll(full)
-        for (int c = 0; c < C; ++c) acc[c] = __builtin_fmaf(dv, pw[c], acc[c]);
-        pd -= g.dw;
+        for (int c = 0; c < C; ++c) accA[c] = __builtin_fmaf(dv, pw[c], accA[c]);
+        pd -= dw;
+        pw += g.C;
+      }
+      pd = pr - b0 * dw;
+      pw = pwk + b0 * g.C;
+#pragma clang loop unroll(disable) interleave(disable) vectorize(disable)
+      for (uint32_t kw = b0; kw < a1; ++kw) {
+        const float da = pd[0], db = pd[1];
+#pragma clang loop unroll(full)
+        for (int c = 0; c < C; ++c) {
+          const float wv = pw[c];
+          accA[c] = __builtin_fmaf(da, wv, accA[c]);
+          accB[c] = __builtin_fmaf(db, wv, accB[c]);
+        }
+        pd -= dw;
+        pw += g.C;
+      }
+      pd = pr + 1 - s3 * dw;
+      pw = pwk + s3 * g.C;
+#pragma clang loop unroll(disable) interleave(disable) vectorize(disable)
+      for (uint32_t kw = s3; kw < b1; ++kw) {
+        const float dv = *pd;
+#pragma clang loop unroll(full)
+        for (int c = 0; c < C; ++c) accB[c] = __builtin_fmaf(dv, pw[c], accB[c]);
+        pd -= dw;
         pw += g.C;
       }
     }
   }
-  for (int c = 0; c < C; ++c) out[c * ostride] = acc[c];
+  for (int c = 0; c < C; ++c) out[c * ostride] = accA[c];
+  if (two) {
+    for (int c = 0; c < C; ++c) out[c * ostride + 1] = accB[c];
+  }
 }
 
-using ElementFn = void (*)(const Geom&, const float*, uint32_t, uint32_t, uint32_t, uint32_t,
-                           float*, uint32_t);
+using PairFn = void (*)(const Geom&, const float*, int32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                        uint32_t, uint32_t, float*, uint32_t, bool);
 
 // Taps k with 0 <= t - k * d < n: [first, end) clipped to [0, K) (first = 0 when t < n).
 inline uint32_t firstTap(int32_t t, uint32_t n, uint32_t d) {
@@ -60,7 +97,7 @@ inline uint32_t endTap(int32_t t, uint32_t d, uint32_t K) {
   return v < K ? v : K;
 }
 
-__attribute__((noinline)) void subBlock(ElementFn fn, const Geom& g, float* out, uint32_t BR,
+__attribute__((noinline)) void subBlock(PairFn fn, const Geom& g, float* out, uint32_t BR,
                                         uint32_t W, uint32_t row, uint32_t rows, uint32_t rowStep,
                                         int32_t rowBase, int32_t oy0, int32_t pw) {
   const uint32_t ostride = BR * W;
@@ -68,14 +105,17 @@ __attribute__((noinline)) void subBlock(ElementFn fn, const Geom& g, float* out,
     const int32_t t = rowBase + static_cast<int32_t>(r) - oy0;  // iy + ph - dyRow0
     uint32_t kh0 = firstTap(t, g.DSH, g.dh), kh1 = endTap(t, g.dh, g.KH);
     if (kh0 >= kh1) kh0 = kh1 = 0;
-    for (uint32_t ix = 0; ix < W; ++ix) {
+    // Output row t - kh0 * dh (inside dy when the range is not empty).
+    const float* drow = g.dy + static_cast<int32_t>(g.OW) * (t - static_cast<int32_t>(kh0 * g.dh));
+    for (uint32_t ix = 0; ix < W; ix += 2) {
       const int32_t tx = static_cast<int32_t>(ix) + pw;
-      uint32_t kw0 = firstTap(tx, g.OW, g.dw), kw1 = endTap(tx, g.dw, g.KW);
-      if (kw0 >= kw1) kw0 = kw1 = 0;
-      // Output row t - kh0 * dh, column tx - kw0 * dw (inside dy when the ranges are not empty).
-      const float* d = g.dy + static_cast<int32_t>(g.OW) * (t - static_cast<int32_t>(kh0 * g.dh)) +
-                       (tx - static_cast<int32_t>(kw0 * g.dw));
-      fn(g, d, kh0, kh1, kw0, kw1, out + r * W + ix, ostride);
+      const bool two = ix + 1 < W;
+      uint32_t a0 = firstTap(tx, g.OW, g.dw), a1 = endTap(tx, g.dw, g.KW);
+      uint32_t b0 = a1, b1 = a1;
+      if (two) b0 = firstTap(tx + 1, g.OW, g.dw), b1 = endTap(tx + 1, g.dw, g.KW);
+      if (a0 >= a1) a0 = a1 = b0;
+      if (b0 >= b1) b0 = b1 = a1;
+      fn(g, drow, tx, kh0, kh1, a0, a1, b0, b1, out + r * W + ix, ostride, two);
     }
   }
 }
@@ -100,20 +140,12 @@ TESSERA_VERTEX(Conv2dBackwardInputBlocked, (Input, float, dy), (Input, float, w)
   const uint32_t first = chans & 0xffffu, end = first + (chans >> 16);
   const uint32_t r0 = rows & 0xffffu, rn = rows >> 16;
   for (uint32_t j = first; j < end;) {
-    const uint32_t n = end - j, c = n >= 6 ? 6 : n >= 4 ? 4 : 1;
+    // Blocks of 6 channels, then single ones (a 4-channel block would cost 1 KB of code on
+    // every tile, which LeNet's graph on 128 KiB tiles does not have).
+    const uint32_t c = end - j >= 6 ? 6 : 1;
     g.w = w.data() + cFirst + j;
     float* o = dx.data() + j * BR * W;
-    switch (c) {
-      case 6:
-        subBlock(element<6>, g, o, BR, W, r0, rn, rowStep, rb, oy0, pw);
-        break;
-      case 4:
-        subBlock(element<4>, g, o, BR, W, r0, rn, rowStep, rb, oy0, pw);
-        break;
-      default:
-        subBlock(element<1>, g, o, BR, W, r0, rn, rowStep, rb, oy0, pw);
-        break;
-    }
+    subBlock(c == 6 ? pair<6> : pair<1>, g, o, BR, W, r0, rn, rowStep, rb, oy0, pw);
     j += c;
   }
 }

@@ -25,6 +25,23 @@ TESSERA_VERTEX(MaxPool, (Input, float, in), (Output, float, out), (Param, uint32
     for (uint32_t r = rows & 0xffffu; r < (rows & 0xffffu) + (rows >> 16); ++r) {
       const int32_t y0 = rb + static_cast<int32_t>(r) * sh;
       const int32_t ya = y0 < 0 ? 0 : y0, yb = y0 + KH < SH ? y0 + KH : SH;
+      if (KH == 2 && KW == 2 && sh == 2 && sw == 2 && pw == 0 && y0 >= 0 && y0 + 2 <= SH &&
+          static_cast<int32_t>(2 * OW) <= W) {
+        // 2x2 windows with stride 2 inside the row (LeNet's): the same four elements in scan
+        // order, with the same rule (the first replaces -inf unless it is -inf itself, which
+        // leaves the same bits), without the loops' bounds.
+        const float* a = plane + y0 * W;
+        const float* b = a + W;
+        float* o = out.data() + (c * BR + r) * OW;
+        for (uint32_t ox = 0; ox < OW; ++ox, a += 2, b += 2) {
+          float best = a[0];
+          if (a[1] > best || a[1] != a[1]) best = a[1];
+          if (b[0] > best || b[0] != b[0]) best = b[0];
+          if (b[1] > best || b[1] != b[1]) best = b[1];
+          o[ox] = best;
+        }
+        continue;
+      }
       for (uint32_t ox = 0; ox < OW; ++ox) {
         const int32_t x0 = static_cast<int32_t>(ox) * sw - pw;
         const int32_t xa = x0 < 0 ? 0 : x0, xb = x0 + KW < W ? x0 + KW : W;

@@ -46,6 +46,33 @@ TESSERA_VERTEX(MaxPoolGrad, (Input, float, x), (Input, float, dy), (Output, floa
     // The vertex's first row of this channel: slab row sa.
     float* dxp = dx.data() + (c * static_cast<uint32_t>(BR) + static_cast<uint32_t>(rowA)) *
                                  static_cast<uint32_t>(W);
+    if (KH == 2 && KW == 2 && sh == 2 && sw == 2 && ph == 0 && pw == 0 && W == 2 * OW &&
+        2 * oya - xr0 == sa && sb - sa == 2 * (oyb - oya) && sb <= XSH) {
+      // 2x2 windows with stride 2 that tile the vertex's rows exactly (LeNet's): each element
+      // is in one window, so it is +0 plus that window's gradient where it is the window's
+      // first maximum (the same scan and rule as below) and +0 elsewhere; written once, with no
+      // zero fill first.
+      for (int32_t oy = oya; oy < oyb; ++oy) {
+        const float* xa = xp + (2 * oy - xr0) * W;
+        const float* xb = xa + W;
+        float* da = dxp + (2 * oy - xr0 - sa) * W;
+        float* db = da + W;
+        const float* drow = dp + (oy - dr0) * OW;
+        for (int32_t ox = 0; ox < OW; ++ox, xa += 2, xb += 2, da += 2, db += 2) {
+          float best = xa[0];
+          int32_t at = 0;
+          if (xa[1] > best || xa[1] != xa[1]) best = xa[1], at = 1;
+          if (xb[0] > best || xb[0] != xb[0]) best = xb[0], at = 2;
+          if (xb[1] > best || xb[1] != xb[1]) at = 3;
+          const float g = 0.0f + drow[ox];
+          da[0] = at == 0 ? g : 0.0f;
+          da[1] = at == 1 ? g : 0.0f;
+          db[0] = at == 2 ? g : 0.0f;
+          db[1] = at == 3 ? g : 0.0f;
+        }
+      }
+      continue;
+    }
     for (int32_t i = 0; i < (sb - sa) * W; ++i) dxp[i] = 0.0f;
     for (int32_t oy = oya; oy < oyb; ++oy) {
       const int32_t y0 = oy * sh - ph - xr0;  // window top in the slab

@@ -213,10 +213,11 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
                    "conv2dBackwardWeights: unit against the reference");
   }
 
-  void checkPool(const std::vector<size_t>& in, const ops::Pool2dParams& p, uint32_t seed) {
-    SCOPED_TRACE(fmt::format("in [{}] kernel {}x{} stride {}x{} pad {}x{}", fmt::join(in, ","),
+  void checkPool(const std::vector<size_t>& in, const ops::Pool2dParams& p, uint32_t seed,
+                 bool special = false) {
+    SCOPED_TRACE(fmt::format("in [{}] kernel {}x{} stride {}x{} pad {}x{}{}", fmt::join(in, ","),
                              p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], p.padding[0],
-                             p.padding[1]));
+                             p.padding[1], special ? " special values" : ""));
     Graph graph{Target{kTiles, mem, 6}};
     Sequence prog;
     const ref::PoolGeom g(in, p);
@@ -224,7 +225,20 @@ class ConvTest : public ::testing::TestWithParam<std::string> {
     std::vector<float> xv = randomFloats(count(in), seed);
     // Ties, so that the first-maximum rule is exercised.
     for (size_t i = 0; i < xv.size(); i += 5) xv[i] = 0.5f;
-    const std::vector<float> dyv = randomFloats(count(outShape), seed + 1);
+    std::vector<float> dyv = randomFloats(count(outShape), seed + 1);
+    if (special) {
+      // NaNs (the core's canonical one, which the host's sums keep), -inf, whole windows of -inf
+      // (the first two rows), zeros of both signs (equal: the first stays) and -0 gradients.
+      const float nan = std::bit_cast<float>(0x7fc00000u);
+      const float inf = std::numeric_limits<float>::infinity();
+      for (size_t i = 0; i < xv.size(); ++i) {
+        if (i % 13 == 3) xv[i] = nan;
+        if (i % 17 == 5 || i < 2 * in[3]) xv[i] = -inf;
+        if (i % 19 == 7) xv[i] = -0.0f;
+        if (i % 19 == 8) xv[i] = 0.0f;
+      }
+      for (size_t i = 0; i < dyv.size(); i += 7) dyv[i] = -0.0f;
+    }
     Tensor x = ops::createLinear(graph, ElemType::Float32, in, "x");
     Tensor dy = ops::createLinear(graph, ElemType::Float32, outShape, "dy");
     graph.setInitialValue(x, xv);
@@ -252,12 +266,16 @@ TEST_P(ConvTest, FixedShapes) {
                true),  // stride > kernel, padding only rows
       convCase({2, 1, 12, 12}, {6, 1, 5, 5}, {1, 1}, {2, 2}, {1, 1}, 1,
                true),  // LeNet's first layer, small
+      // Two samples a tile with 6 channels: the input gradient's two-sample codelet, rows of
+      // odd width, padding.
+      convCase({8, 6, 4, 5}, {4, 6, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true),
   };
   if (!rtl()) {
     cases.push_back(convCase({5, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true));
-    // Stride 1, one group: the channel-blocked input gradient's 4- and 1-channel blocks, with
-    // padding and dilation.
+    // Stride 1, one group: the channel-blocked input gradient's 1-channel blocks, then a 6- and
+    // a 1-channel block on rows of odd width (a last element alone), with padding and dilation.
     cases.push_back(convCase({2, 5, 9, 8}, {7, 5, 3, 2}, {1, 1}, {1, 0}, {2, 1}, 1, false));
+    cases.push_back(convCase({2, 7, 9, 9}, {5, 7, 3, 3}, {1, 1}, {2, 1}, {1, 2}, 1, true));
   }
   uint32_t seed = 10;
   for (const ConvCase& c : cases) {
@@ -313,7 +331,9 @@ TEST_P(ConvTest, Pooling) {
     p.kernel = k, p.stride = s, p.padding = pd;
     return p;
   };
-  checkPool({2, 3, 8, 8}, pp({2, 2}, {0, 0}, {0, 0}), 1);   // LeNet's max-pool 2
+  checkPool({2, 3, 8, 8}, pp({2, 2}, {0, 0}, {0, 0}), 1);  // LeNet's max-pool 2
+  checkPool({2, 3, 8, 8}, pp({2, 2}, {0, 0}, {0, 0}), 8, true);
+  checkPool({1, 2, 9, 7}, pp({3, 3}, {2, 2}, {1, 1}), 9, true);
   checkPool({1, 2, 9, 7}, pp({3, 3}, {2, 2}, {1, 1}), 2);   // odd sizes, padding
   checkPool({2, 2, 7, 11}, pp({2, 3}, {3, 4}, {1, 0}), 3);  // stride > kernel
   // ceil_mode: a last, partial window on each axis (7 = 3 * 2 + 1; 9 + 2 = 4 * 2 + 3).
