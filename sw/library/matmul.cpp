@@ -96,6 +96,8 @@ void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a
   graph.setFieldValue(vx, "rows", static_cast<uint32_t>(p.rows));
   graph.setFieldValue(vx, "col", static_cast<uint32_t>(p.col));
   graph.setFieldValue(vx, "cols", static_cast<uint32_t>(p.cols));
+  // Without accumulating (flags bit 2) c is only written, so liveness need not keep it.
+  if ((flags & 4u) == 0) graph.setFieldWriteOnly(vx, "c");
   graph.setFlops(vx, 2 * uint64_t{p.rows} * p.cols * k);
   graph.setTileMapping(vx, tile);
 }
@@ -138,6 +140,9 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
         cs, "MatMulAmp", {{"a", aRows.flatten()}, {"b", bGroups}, {"c", c}, {"sync", sync}});
     graph.setFieldValue(vx, "k", static_cast<uint32_t>(kb));
     graph.setFieldValue(vx, "flags", (accumulate ? 4u : 0u) | (cGroups ? 8u : 0u));
+    // Without accumulating c is only written (AMP.CLR, then AMP.SA), so liveness need not keep
+    // the partials of a product between steps.
+    if (!accumulate) graph.setFieldWriteOnly(vx, "c");
     for (const char* f : {"a", "b", "c"}) graph.setFieldAlignment(vx, f, TESS_AMP_STEP_BYTES);
     // The block's multiply-adds, counted once: on the supervisor's vertex (the six share them).
     if (v == 0) graph.setFlops(vx, flops ? *flops : 2 * uint64_t{aRows.dim(0)} * kb * nb);
@@ -184,6 +189,19 @@ bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
 
 namespace {
 
+// True when a block of a product split over k (pk > 1) goes to the unit with its columns padded
+// to a multiple of 4 (the MLP's 10-column last layer, n > 4): the partials are stored with the
+// padded width. The padding columns of op(b) repeat real weights (so the gather moves whole
+// 16-byte rows), their sums are never read, and each real column's sum is the same chain as
+// without padding: the bits do not change.
+bool paddedUnitBlock(const Target& target, size_t m, size_t k, size_t n, size_t pk) {
+  return pk > 1 && n > 4 && n % 4 != 0 && matMulUsesUnit(target, m, k, n + 4 - n % 4);
+}
+
+size_t roundUp4(size_t n) {
+  return (n + 3) / 4 * 4;
+}
+
 // The plan for target t (planMatMul); kParts != 0 fixes the k split.
 MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_t n,
                    size_t kParts) {
@@ -213,6 +231,8 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
         double compute = 0.0;
         if (matMulUsesUnit(t, mbz, kbz, nbz)) {
           compute = ampCycles(mbz, nbz, kbz);
+        } else if (paddedUnitBlock(t, mbz, kbz, nbz, pk)) {
+          compute = ampCycles(mbz, roundUp4(nbz), kbz);
         } else {
           // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
           size_t load = 0;
@@ -362,10 +382,28 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
   const Tensor bOp = opt.transposeB ? b.transpose() : b;
   const size_t g = plan.grain;
 
-  Tensor c = graph.addVariable(ElemType::Float32, {m, n}, name);
+  // With a k split, a last column block whose width is not a multiple of 4 goes to the unit
+  // padded (paddedUnitBlock): the partials and the result are then stored [k parts, m, n
+  // rounded up to 4] and [m, n rounded up], the reduction sums the padded columns too (so each
+  // tile's share of a partial is one run: the exchange moves as many messages as without
+  // padding), and the result is the view of the real columns.
+  // Every block of the last column must go so.
+  bool padded = n % 4 != 0 && plan.k > 1;
+  for (size_t i = 0; i < plan.m && padded; ++i) {
+    for (size_t l = 0; l < plan.k && padded; ++l) {
+      const auto [m0, m1] = part(m, plan.m, i);
+      const auto [n0, n1] = part(n, plan.n, plan.n - 1, g);
+      const auto [k0, k1] = part(k, plan.k, l);
+      if (m0 == m1 || n0 == n1 || k0 == k1) continue;
+      padded = paddedUnitBlock(graph.target(), m1 - m0, k1 - k0, n1 - n0, plan.k);
+    }
+  }
+  const size_t np = padded ? roundUp4(n) : n;
+  const Tensor cStore = graph.addVariable(ElemType::Float32, {m, np}, name);
+  const Tensor c = padded ? cStore.slice(0, n, 1) : cStore;
   Tensor partials = plan.k > 1
-                        ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials")
-                        : c.expand(0);
+                        ? graph.addVariable(ElemType::Float32, {plan.k, m, np}, name + "/partials")
+                        : cStore.expand(0);
   ComputeSet cs = graph.addComputeSet(name);
   std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
   bool aligned = false;
@@ -377,8 +415,23 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
         const auto [k0, k1] = part(k, plan.k, l);
         if (m0 == m1 || n0 == n1 || k0 == k1) continue;
         const unsigned tile = tileOf(i, j, l);
-        const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, n1, 1);
+        const bool padBlock = padded && n1 == n;
+        const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, padBlock ? np : n1, 1);
         graph.setTileMapping(pBlock, tile);
+        if (padBlock) {
+          if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
+          // op(b)'s block with its padding columns: the first columns of the next row (of the
+          // first row, for the last), so a row of the last column group is one run of row-major b.
+          const size_t kb = k1 - k0, pad = np - n;
+          const Tensor bb = bOp.slice(k0, k1, 0).slice(n0, n1, 1);
+          const Tensor next =
+              concat({bb.slice(1, kb, 0).slice(0, pad, 1), bb.slice(0, 1, 0).slice(0, pad, 1)}, 0);
+          const Tensor bPad = concat({bb, next}, 1);
+          addAmpVertices(graph, cs, tile,
+                         ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name), bPad,
+                         pBlock, false, name, 2 * uint64_t{m1 - m0} * kb * (n1 - n0));
+          continue;
+        }
         if (matMulUsesUnit(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
           if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
           addAmpVertices(graph, cs, tile,
@@ -404,9 +457,10 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
     for (size_t j = 0; j < plan.n; ++j) {
-      const auto [n0, n1] = part(n, plan.n, j, g);
-      if (m0 == m1 || n0 == n1) continue;
-      const Tensor cBlock = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
+      const auto [n0, nReal] = part(n, plan.n, j, g);
+      if (m0 == m1 || n0 == nReal) continue;
+      const size_t n1 = padded && nReal == n ? np : nReal;
+      const Tensor cBlock = cStore.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
       const size_t elems = cBlock.numElements();
       size_t parts = 0;
       for (size_t l = 0; l < plan.k; ++l)
@@ -430,7 +484,10 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                                          {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
           graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
           graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
-          graph.setFlops(vx, uint64_t{s1 - s0} * (parts - 1));
+          // Sums of padded columns are not counted.
+          uint64_t real = 0;
+          for (size_t e = e0 + s0; e < e0 + s1; ++e) real += n0 + e % (n1 - n0) < n;
+          graph.setFlops(vx, real * (parts - 1));
           graph.setTileMapping(vx, tile);
         }
       }
