@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -200,16 +201,28 @@ class Lowering {
     }
   }
 
-  // True when the uses of variable v from position `from` on (the first of them at `from`)
-  // begin by writing all of it: no value from before `from` is read.
-  bool writtenWholeAt(const Life& l, uint32_t v, int64_t from) const {
+  // True when the uses of variable v from position `from` on (the first of them at `from`, none
+  // past `until`) write all of it before any of them reads it: no value from before `from` is
+  // read. The writes may take several steps (a transpose writes a tile's own rows, a copy the
+  // rest); a step that reads it before it is whole says no.
+  bool writtenWholeAt(const Life& l, uint32_t v, int64_t from,
+                      int64_t until = std::numeric_limits<int64_t>::max()) const {
     std::vector<bool> written(g_.variables()[v].tileOf.size(), false);
-    for (const Use& u : l.uses) {
-      if (u.pos != from) continue;
+    size_t left = written.size();
+    int64_t at = from;
+    for (const Use& u : l.uses) {  // in position order
+      if (u.pos < from) continue;
+      if (u.pos > until) break;
+      if (u.pos != at) {
+        if (left == 0) return true;
+        at = u.pos;
+      }
       if (u.read) return false;
-      for (uint32_t i = u.begin; i < u.end; ++i) written[i] = true;
+      for (uint32_t i = u.begin; i < u.end; ++i) {
+        if (!written[i]) written[i] = true, --left;
+      }
     }
-    return std::all_of(written.begin(), written.end(), [](bool b) { return b; });
+    return left == 0;
   }
 
   void scan(const ProgramNode& n, std::vector<Life>& life, int64_t& pos,
@@ -298,7 +311,7 @@ class Lowering {
       for (const auto& [s, e] : loops) {
         auto in = std::find_if(l.uses.begin(), l.uses.end(),
                                [&](const Use& u) { return u.pos >= s && u.pos <= e; });
-        if (in == l.uses.end() || writtenWholeAt(l, v, in->pos)) continue;
+        if (in == l.uses.end() || writtenWholeAt(l, v, in->pos, e)) continue;
         first = std::min(first, s), last = std::max(last, e);
       }
       l.first = first, l.last = last;

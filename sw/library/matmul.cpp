@@ -181,6 +181,53 @@ Tensor ampRows(Graph& graph, std::optional<ComputeSet>& ts, unsigned tile, const
   return rows;
 }
 
+// The transposed a of matmulAccumulate for the tiles whose blocks of c share their rows
+// [r0, r1) (`tiles`, all taking the unit): each tile transposes a part of the rows into its own
+// aligned [mb, k] variable (the compute set *ts), and the other tiles' parts are added to the
+// sources and destinations of one Copy (from, to) that brings every tile the rest. The tiles of a
+// row block of the MLP's first weight (four tiles of 196 rows) so transpose a quarter each instead
+// of all of it. Returned in the tiles' order. The variables are written whole by the transposes and
+// the copy together, so liveness keeps them temporaries.
+std::vector<Tensor> sharedAmpRows(Graph& graph, std::optional<ComputeSet>& ts,
+                                  std::vector<Tensor>& from, std::vector<Tensor>& to,
+                                  const std::vector<unsigned>& tiles, const Tensor& a, size_t r0,
+                                  size_t r1, size_t k, const std::string& name) {
+  if (!ts) ts = graph.addComputeSet(name + "/a-rows");
+  const size_t mb = r1 - r0, parts = tiles.size();
+  std::vector<Tensor> rows;
+  for (const unsigned tile : tiles) {
+    const Tensor r =
+        graph.addVariable(ElemType::Float32, {mb, k}, fmt::format("{}/a-rows@{}", name, tile));
+    graph.setTileMapping(r, tile);
+    graph.setAlignment(r, TESS_AMP_STEP_BYTES);
+    rows.push_back(r);
+  }
+  for (size_t g = 0; g < parts; ++g) {
+    const auto [p0, p1] = part(mb, parts, g);
+    if (p0 == p1) continue;
+    const size_t pr = p1 - p0;
+    const Tensor stored = a.slice(0, k, 0).slice(r0 + p0, r0 + p1, 1).flatten();
+    const Tensor mine = rows[g].slice(p0, p1, 0);
+    const size_t vparts = std::min<size_t>(pr, graph.target().contexts);
+    for (size_t v = 0; v < vparts; ++v) {
+      const auto [q0, q1] = part(pr, vparts, v);
+      if (q0 == q1) continue;
+      VertexRef vx = graph.addVertex(*ts, "Transpose2d",
+                                     {{"in", stored}, {"out", mine.slice(q0, q1, 0).flatten()}});
+      graph.setFieldValue(vx, "rows", static_cast<uint32_t>(pr));
+      graph.setFieldValue(vx, "cols", static_cast<uint32_t>(k));
+      graph.setFieldValue(vx, "row", static_cast<uint32_t>(q0));
+      graph.setTileMapping(vx, tiles[g]);
+    }
+    for (size_t t = 0; t < parts; ++t) {
+      if (t == g) continue;
+      from.push_back(mine.flatten());
+      to.push_back(rows[t].slice(p0, p1, 0).flatten());
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
@@ -529,6 +576,22 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | 4u;
   ComputeSet cs = graph.addComputeSet(name);
   std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
+  std::vector<Tensor> from, to;  // the transposed parts to the tiles that share them
+  // A transposed a for the unit: the tiles whose blocks share their rows share the transpose.
+  std::map<unsigned, Tensor> shared;
+  if (opt.transposeA) {
+    std::map<std::pair<size_t, size_t>, std::vector<unsigned>> byRows;
+    for (const auto& [tile, bx] : boxes) {
+      if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0))
+        byRows[{bx.r0, bx.r1}].push_back(tile);
+    }
+    for (const auto& [range, tiles] : byRows) {
+      if (tiles.size() < 2) continue;
+      const std::vector<Tensor> rows =
+          sharedAmpRows(graph, ts, from, to, tiles, a, range.first, range.second, k, name);
+      for (size_t i = 0; i < tiles.size(); ++i) shared.emplace(tiles[i], rows[i]);
+    }
+  }
   for (const auto& [tile, bx] : boxes) {
     if (bx.count != (bx.r1 - bx.r0) * (bx.c1 - bx.c0)) {
       throw Error(fmt::format("{}: the elements of \"{}\" on tile {} are not one rectangular block",
@@ -544,8 +607,11 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0)) {
       graph.setAlignment(cb, TESS_AMP_STEP_BYTES);
       const Tensor bOp = opt.transposeB ? b.transpose() : b;
+      const auto it = shared.find(tile);
       addAmpVertices(graph, cs, tile,
-                     ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1, 0, k, name),
+                     it != shared.end()
+                         ? it->second
+                         : ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1, 0, k, name),
                      bOp.slice(bx.c0, bx.c1, 1), cBlock, true, name);
       continue;
     }
@@ -558,6 +624,7 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     for (const WorkPart& p : parts) addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
   }
   if (ts) prog.add(Execute(*ts, name + "/a-rows"));
+  if (!from.empty()) prog.add(Copy(concat(from, 0), concat(to, 0), name + "/a-rows/share"));
   prog.add(Execute(cs, name));
 }
 
