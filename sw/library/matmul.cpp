@@ -181,6 +181,39 @@ Tensor ampRows(Graph& graph, std::optional<ComputeSet>& ts, unsigned tile, const
   return rows;
 }
 
+// The columns [c0, c1) around [b, e) of a 2-D a stored [k, n] whose block a[:, c0:c1] is all
+// that a's variable holds on `tile`, in the variable's order: a tile's own block, which lies in
+// place (a tile's elements of a variable are stored in their order). nullopt otherwise.
+std::optional<std::pair<size_t, size_t>> ownColumns(const Graph& graph, const Tensor& a, size_t k,
+                                                    size_t b, size_t e, unsigned tile) {
+  if (a.rank() != 2 || a.dim(0) != k || b >= e) return std::nullopt;
+  const size_t n = a.dim(1);
+  const std::vector<int32_t> row0 = graph.tileMapping(a.slice(0, 1, 0));
+  const auto on = [&](size_t c) { return row0[c] == static_cast<int32_t>(tile); };
+  for (size_t c = b; c < e; ++c) {
+    if (!on(c)) return std::nullopt;
+  }
+  size_t c0 = b, c1 = e;
+  while (c0 > 0 && on(c0 - 1)) --c0;
+  while (c1 < n && on(c1)) ++c1;
+  const Tensor block = a.slice(0, k, 0).slice(c0, c1, 1);
+  const std::vector<ElementRun>& runs = block.runs();
+  uint32_t next = 0;
+  for (const ElementRun& r : runs) {
+    if (r.var != runs[0].var || r.begin < next) return std::nullopt;
+    next = r.end;
+  }
+  const std::vector<int32_t> map = graph.tileMapping(block);
+  if (!std::all_of(map.begin(), map.end(),
+                   [&](int32_t t) { return t == static_cast<int32_t>(tile); }))
+    return std::nullopt;
+  const std::vector<int32_t>& tileOf = graph.variables()[runs[0].var].tileOf;
+  const auto held =
+      static_cast<size_t>(std::count(tileOf.begin(), tileOf.end(), static_cast<int32_t>(tile)));
+  if (held != block.numElements()) return std::nullopt;
+  return std::make_pair(c0, c1);
+}
+
 // The transposed a of matmulAccumulate for the tiles whose blocks of c share their rows
 // [r0, r1) (`tiles`, all taking the unit): each tile transposes a part of the rows into its own
 // aligned [mb, k] variable (the compute set *ts), and the other tiles' parts are added to the
@@ -206,7 +239,15 @@ std::vector<Tensor> sharedAmpRows(Graph& graph, std::optional<ComputeSet>& ts,
     const auto [p0, p1] = part(mb, parts, g);
     if (p0 == p1) continue;
     const size_t pr = p1 - p0;
-    const Tensor stored = a.slice(0, k, 0).slice(r0 + p0, r0 + p1, 1).flatten();
+    // The stored columns, gathered; or, where the tile holds a whole block of them (the tile
+    // that holds x's block), read in place from that block (Transpose2d's `rows` is the source
+    // row's length, `row` the first column).
+    Tensor stored = a.slice(0, k, 0).slice(r0 + p0, r0 + p1, 1).flatten();
+    size_t stride = pr, first = 0;
+    if (const auto own = ownColumns(graph, a, k, r0 + p0, r0 + p1, tiles[g])) {
+      stored = a.slice(0, k, 0).slice(own->first, own->second, 1).flatten();
+      stride = own->second - own->first, first = r0 + p0 - own->first;
+    }
     const Tensor mine = rows[g].slice(p0, p1, 0);
     const size_t vparts = std::min<size_t>(pr, graph.target().contexts);
     for (size_t v = 0; v < vparts; ++v) {
@@ -214,9 +255,9 @@ std::vector<Tensor> sharedAmpRows(Graph& graph, std::optional<ComputeSet>& ts,
       if (q0 == q1) continue;
       VertexRef vx = graph.addVertex(*ts, "Transpose2d",
                                      {{"in", stored}, {"out", mine.slice(q0, q1, 0).flatten()}});
-      graph.setFieldValue(vx, "rows", static_cast<uint32_t>(pr));
+      graph.setFieldValue(vx, "rows", static_cast<uint32_t>(stride));
       graph.setFieldValue(vx, "cols", static_cast<uint32_t>(k));
-      graph.setFieldValue(vx, "row", static_cast<uint32_t>(q0));
+      graph.setFieldValue(vx, "row", static_cast<uint32_t>(first + q0));
       graph.setTileMapping(vx, tiles[g]);
     }
     for (size_t t = 0; t < parts; ++t) {
