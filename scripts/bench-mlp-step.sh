@@ -4,27 +4,28 @@
 # device-second, model wall time per step, the matrix unit's use, the weights' hash (the same bits
 # on both sides) and the machine's load average around each run (docs/training.md, "Results").
 #
-# Usage: scripts/bench-mlp-step.sh BEFORE_CODELETS [STEPS]
-#   BEFORE_CODELETS  the codelet library (libtessera_codelets.a) of the tree before, built from its
-#                    sw/device-build; the host side is this build's (TESSERA_CODELETS selects the
-#                    library, docs/compiler.md)
-#   STEPS            training steps per run (default 20; the first step's trace is included)
+# Usage: scripts/bench-mlp-step.sh BEFORE [STEPS]
+#   BEFORE  what ran before: the codelet library (libtessera_codelets.a) of the tree before, built
+#           from its sw/device-build, with this build's host side (TESSERA_CODELETS selects the
+#           library, docs/compiler.md); or, for a change of the host side (library, compiler), the
+#           tessera-bench executable of a build of the tree before
+#   STEPS   training steps per run (default 20; the first step's trace is included)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=${BUILD_DIR:-$root/build}/bench/tessera-bench
-before=${1:?usage: scripts/bench-mlp-step.sh BEFORE_CODELETS [STEPS]}
+before=${1:?usage: scripts/bench-mlp-step.sh BEFORE [STEPS]}
 steps=${2:-20}
-[ -f "$before" ] || { echo "bench-mlp-step: no codelet library at $before" >&2; exit 2; }
+[ -f "$before" ] || { echo "bench-mlp-step: no codelet library or executable at $before" >&2; exit 2; }
 [ -x "$bench" ] || { echo "bench-mlp-step: build tessera-bench first ($bench)" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-run() {  # name, then env(1) arguments for the run
-  local name=$1
-  shift
+run() {  # name, the tessera-bench to run, then env(1) arguments for the run
+  local name=$1 exe=$2
+  shift 2
   local load0
   load0=$(cut -d' ' -f1 /proc/loadavg)
-  env "$@" "$bench" train --max-steps "$steps" --eval-images 32 --quiet --out "$out/$name" \
+  env "$@" "$exe" train --max-steps "$steps" --eval-images 32 --quiet --out "$out/$name" \
     >/dev/null
   python3 - "$out/$name/result.json" "$name" "$load0" "$(cut -d' ' -f1 /proc/loadavg)" <<'EOF'
 import json, sys
@@ -37,5 +38,9 @@ EOF
 
 echo "$(nproc) cores; $steps steps per run"
 echo "run     cycles/step   samples/dev-s   wall/step"
-run before TESSERA_CODELETS="$before"
-run after -u TESSERA_CODELETS
+if [[ "$before" == *.a ]]; then
+  run before "$bench" TESSERA_CODELETS="$before"
+else
+  run before "$before" -u TESSERA_CODELETS
+fi
+run after "$bench" -u TESSERA_CODELETS

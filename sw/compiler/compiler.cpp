@@ -242,7 +242,9 @@ class Lowering {
           const CodeletInfo& c = g_.codelet(v.codelet);
           for (size_t fi = 0; fi < c.fields.size() && fi < v.fields.size(); ++fi) {
             if (c.fields[fi].kind == FieldKind::Param || !v.fields[fi].tensor.valid()) continue;
-            use(life, v.fields[fi].tensor, p, c.fields[fi].kind != FieldKind::Output);
+            const bool reads = c.fields[fi].kind == FieldKind::Input ||
+                               (c.fields[fi].kind == FieldKind::InOut && !v.fields[fi].writeOnly);
+            use(life, v.fields[fi].tensor, p, reads);
           }
         }
         return;

@@ -414,6 +414,16 @@ void Graph::setFieldAlignment(VertexRef ref, const std::string& field, uint32_t 
   }
 }
 
+void Graph::setFieldWriteOnly(VertexRef ref, const std::string& field) {
+  GraphVertex& v = vertex(ref, field, false);
+  if (codelet(v.codelet).field(field)->kind != FieldKind::InOut) {
+    throw Error(fmt::format("vertex {} ({}): field \"{}\" is not InOut", ref.id, v.codelet, field));
+  }
+  for (GraphField& gf : v.fields) {
+    if (gf.name == field) gf.writeOnly = true;
+  }
+}
+
 void Graph::setAlignment(const Tensor& t, uint32_t bytes) {
   checkTensor(t, "setAlignment");
   checkAlignment(bytes, fmt::format("setAlignment of \"{}\"", t.debugName()));

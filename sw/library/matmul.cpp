@@ -96,6 +96,8 @@ void addMatMulVertex(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& a
   graph.setFieldValue(vx, "rows", static_cast<uint32_t>(p.rows));
   graph.setFieldValue(vx, "col", static_cast<uint32_t>(p.col));
   graph.setFieldValue(vx, "cols", static_cast<uint32_t>(p.cols));
+  // Without accumulating (flags bit 2) c is only written, so liveness need not keep it.
+  if ((flags & 4u) == 0) graph.setFieldWriteOnly(vx, "c");
   graph.setFlops(vx, 2 * uint64_t{p.rows} * p.cols * k);
   graph.setTileMapping(vx, tile);
 }
@@ -138,6 +140,9 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
         cs, "MatMulAmp", {{"a", aRows.flatten()}, {"b", bGroups}, {"c", c}, {"sync", sync}});
     graph.setFieldValue(vx, "k", static_cast<uint32_t>(kb));
     graph.setFieldValue(vx, "flags", (accumulate ? 4u : 0u) | (cGroups ? 8u : 0u));
+    // Without accumulating c is only written (AMP.CLR, then AMP.SA), so liveness need not keep
+    // the partials of a product between steps.
+    if (!accumulate) graph.setFieldWriteOnly(vx, "c");
     for (const char* f : {"a", "b", "c"}) graph.setFieldAlignment(vx, f, TESS_AMP_STEP_BYTES);
     // The block's multiply-adds, counted once: on the supervisor's vertex (the six share them).
     if (v == 0) graph.setFlops(vx, flops ? *flops : 2 * uint64_t{aRows.dim(0)} * kb * nb);
@@ -176,6 +181,94 @@ Tensor ampRows(Graph& graph, std::optional<ComputeSet>& ts, unsigned tile, const
   return rows;
 }
 
+// The columns [c0, c1) around [b, e) of a 2-D a stored [k, n] whose block a[:, c0:c1] is all
+// that a's variable holds on `tile`, in the variable's order: a tile's own block, which lies in
+// place (a tile's elements of a variable are stored in their order). nullopt otherwise.
+std::optional<std::pair<size_t, size_t>> ownColumns(const Graph& graph, const Tensor& a, size_t k,
+                                                    size_t b, size_t e, unsigned tile) {
+  if (a.rank() != 2 || a.dim(0) != k || b >= e) return std::nullopt;
+  const size_t n = a.dim(1);
+  const std::vector<int32_t> row0 = graph.tileMapping(a.slice(0, 1, 0));
+  const auto on = [&](size_t c) { return row0[c] == static_cast<int32_t>(tile); };
+  for (size_t c = b; c < e; ++c) {
+    if (!on(c)) return std::nullopt;
+  }
+  size_t c0 = b, c1 = e;
+  while (c0 > 0 && on(c0 - 1)) --c0;
+  while (c1 < n && on(c1)) ++c1;
+  const Tensor block = a.slice(0, k, 0).slice(c0, c1, 1);
+  const std::vector<ElementRun>& runs = block.runs();
+  uint32_t next = 0;
+  for (const ElementRun& r : runs) {
+    if (r.var != runs[0].var || r.begin < next) return std::nullopt;
+    next = r.end;
+  }
+  const std::vector<int32_t> map = graph.tileMapping(block);
+  if (!std::all_of(map.begin(), map.end(),
+                   [&](int32_t t) { return t == static_cast<int32_t>(tile); }))
+    return std::nullopt;
+  const std::vector<int32_t>& tileOf = graph.variables()[runs[0].var].tileOf;
+  const auto held =
+      static_cast<size_t>(std::count(tileOf.begin(), tileOf.end(), static_cast<int32_t>(tile)));
+  if (held != block.numElements()) return std::nullopt;
+  return std::make_pair(c0, c1);
+}
+
+// The transposed a of matmulAccumulate for the tiles whose blocks of c share their rows
+// [r0, r1) (`tiles`, all taking the unit): each tile transposes a part of the rows into its own
+// aligned [mb, k] variable (the compute set *ts), and the other tiles' parts are added to the
+// sources and destinations of one Copy (from, to) that brings every tile the rest. The tiles of a
+// row block of the MLP's first weight (four tiles of 196 rows) so transpose a quarter each instead
+// of all of it. Returned in the tiles' order. The variables are written whole by the transposes and
+// the copy together, so liveness keeps them temporaries.
+std::vector<Tensor> sharedAmpRows(Graph& graph, std::optional<ComputeSet>& ts,
+                                  std::vector<Tensor>& from, std::vector<Tensor>& to,
+                                  const std::vector<unsigned>& tiles, const Tensor& a, size_t r0,
+                                  size_t r1, size_t k, const std::string& name) {
+  if (!ts) ts = graph.addComputeSet(name + "/a-rows");
+  const size_t mb = r1 - r0, parts = tiles.size();
+  std::vector<Tensor> rows;
+  for (const unsigned tile : tiles) {
+    const Tensor r =
+        graph.addVariable(ElemType::Float32, {mb, k}, fmt::format("{}/a-rows@{}", name, tile));
+    graph.setTileMapping(r, tile);
+    graph.setAlignment(r, TESS_AMP_STEP_BYTES);
+    rows.push_back(r);
+  }
+  for (size_t g = 0; g < parts; ++g) {
+    const auto [p0, p1] = part(mb, parts, g);
+    if (p0 == p1) continue;
+    const size_t pr = p1 - p0;
+    // The stored columns, gathered; or, where the tile holds a whole block of them (the tile
+    // that holds x's block), read in place from that block (Transpose2d's `rows` is the source
+    // row's length, `row` the first column).
+    Tensor stored = a.slice(0, k, 0).slice(r0 + p0, r0 + p1, 1).flatten();
+    size_t stride = pr, first = 0;
+    if (const auto own = ownColumns(graph, a, k, r0 + p0, r0 + p1, tiles[g])) {
+      stored = a.slice(0, k, 0).slice(own->first, own->second, 1).flatten();
+      stride = own->second - own->first, first = r0 + p0 - own->first;
+    }
+    const Tensor mine = rows[g].slice(p0, p1, 0);
+    const size_t vparts = std::min<size_t>(pr, graph.target().contexts);
+    for (size_t v = 0; v < vparts; ++v) {
+      const auto [q0, q1] = part(pr, vparts, v);
+      if (q0 == q1) continue;
+      VertexRef vx = graph.addVertex(*ts, "Transpose2d",
+                                     {{"in", stored}, {"out", mine.slice(q0, q1, 0).flatten()}});
+      graph.setFieldValue(vx, "rows", static_cast<uint32_t>(stride));
+      graph.setFieldValue(vx, "cols", static_cast<uint32_t>(k));
+      graph.setFieldValue(vx, "row", static_cast<uint32_t>(first + q0));
+      graph.setTileMapping(vx, tiles[g]);
+    }
+    for (size_t t = 0; t < parts; ++t) {
+      if (t == g) continue;
+      from.push_back(mine.flatten());
+      to.push_back(rows[t].slice(p0, p1, 0).flatten());
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
@@ -183,6 +276,19 @@ bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
 }
 
 namespace {
+
+// True when a block of a product split over k (pk > 1) goes to the unit with its columns padded
+// to a multiple of 4 (the MLP's 10-column last layer, n > 4): the partials are stored with the
+// padded width. The padding columns of op(b) repeat real weights (so the gather moves whole
+// 16-byte rows), their sums are never read, and each real column's sum is the same chain as
+// without padding: the bits do not change.
+bool paddedUnitBlock(const Target& target, size_t m, size_t k, size_t n, size_t pk) {
+  return pk > 1 && n > 4 && n % 4 != 0 && matMulUsesUnit(target, m, k, n + 4 - n % 4);
+}
+
+size_t roundUp4(size_t n) {
+  return (n + 3) / 4 * 4;
+}
 
 // The plan for target t (planMatMul); kParts != 0 fixes the k split.
 MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_t n,
@@ -213,6 +319,8 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
         double compute = 0.0;
         if (matMulUsesUnit(t, mbz, kbz, nbz)) {
           compute = ampCycles(mbz, nbz, kbz);
+        } else if (paddedUnitBlock(t, mbz, kbz, nbz, pk)) {
+          compute = ampCycles(mbz, roundUp4(nbz), kbz);
         } else {
           // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
           size_t load = 0;
@@ -362,10 +470,28 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
   const Tensor bOp = opt.transposeB ? b.transpose() : b;
   const size_t g = plan.grain;
 
-  Tensor c = graph.addVariable(ElemType::Float32, {m, n}, name);
+  // With a k split, a last column block whose width is not a multiple of 4 goes to the unit
+  // padded (paddedUnitBlock): the partials and the result are then stored [k parts, m, n
+  // rounded up to 4] and [m, n rounded up], the reduction sums the padded columns too (so each
+  // tile's share of a partial is one run: the exchange moves as many messages as without
+  // padding), and the result is the view of the real columns.
+  // Every block of the last column must go so.
+  bool padded = n % 4 != 0 && plan.k > 1;
+  for (size_t i = 0; i < plan.m && padded; ++i) {
+    for (size_t l = 0; l < plan.k && padded; ++l) {
+      const auto [m0, m1] = part(m, plan.m, i);
+      const auto [n0, n1] = part(n, plan.n, plan.n - 1, g);
+      const auto [k0, k1] = part(k, plan.k, l);
+      if (m0 == m1 || n0 == n1 || k0 == k1) continue;
+      padded = paddedUnitBlock(graph.target(), m1 - m0, k1 - k0, n1 - n0, plan.k);
+    }
+  }
+  const size_t np = padded ? roundUp4(n) : n;
+  const Tensor cStore = graph.addVariable(ElemType::Float32, {m, np}, name);
+  const Tensor c = padded ? cStore.slice(0, n, 1) : cStore;
   Tensor partials = plan.k > 1
-                        ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials")
-                        : c.expand(0);
+                        ? graph.addVariable(ElemType::Float32, {plan.k, m, np}, name + "/partials")
+                        : cStore.expand(0);
   ComputeSet cs = graph.addComputeSet(name);
   std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
   bool aligned = false;
@@ -377,8 +503,23 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
         const auto [k0, k1] = part(k, plan.k, l);
         if (m0 == m1 || n0 == n1 || k0 == k1) continue;
         const unsigned tile = tileOf(i, j, l);
-        const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, n1, 1);
+        const bool padBlock = padded && n1 == n;
+        const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, padBlock ? np : n1, 1);
         graph.setTileMapping(pBlock, tile);
+        if (padBlock) {
+          if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
+          // op(b)'s block with its padding columns: the first columns of the next row (of the
+          // first row, for the last), so a row of the last column group is one run of row-major b.
+          const size_t kb = k1 - k0, pad = np - n;
+          const Tensor bb = bOp.slice(k0, k1, 0).slice(n0, n1, 1);
+          const Tensor next =
+              concat({bb.slice(1, kb, 0).slice(0, pad, 1), bb.slice(0, 1, 0).slice(0, pad, 1)}, 0);
+          const Tensor bPad = concat({bb, next}, 1);
+          addAmpVertices(graph, cs, tile,
+                         ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name), bPad,
+                         pBlock, false, name, 2 * uint64_t{m1 - m0} * kb * (n1 - n0));
+          continue;
+        }
         if (matMulUsesUnit(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
           if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
           addAmpVertices(graph, cs, tile,
@@ -404,9 +545,10 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
     for (size_t j = 0; j < plan.n; ++j) {
-      const auto [n0, n1] = part(n, plan.n, j, g);
-      if (m0 == m1 || n0 == n1) continue;
-      const Tensor cBlock = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
+      const auto [n0, nReal] = part(n, plan.n, j, g);
+      if (m0 == m1 || n0 == nReal) continue;
+      const size_t n1 = padded && nReal == n ? np : nReal;
+      const Tensor cBlock = cStore.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
       const size_t elems = cBlock.numElements();
       size_t parts = 0;
       for (size_t l = 0; l < plan.k; ++l)
@@ -430,7 +572,10 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                                          {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
           graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
           graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
-          graph.setFlops(vx, uint64_t{s1 - s0} * (parts - 1));
+          // Sums of padded columns are not counted.
+          uint64_t real = 0;
+          for (size_t e = e0 + s0; e < e0 + s1; ++e) real += n0 + e % (n1 - n0) < n;
+          graph.setFlops(vx, real * (parts - 1));
           graph.setTileMapping(vx, tile);
         }
       }
@@ -472,6 +617,22 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | 4u;
   ComputeSet cs = graph.addComputeSet(name);
   std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
+  std::vector<Tensor> from, to;  // the transposed parts to the tiles that share them
+  // A transposed a for the unit: the tiles whose blocks share their rows share the transpose.
+  std::map<unsigned, Tensor> shared;
+  if (opt.transposeA) {
+    std::map<std::pair<size_t, size_t>, std::vector<unsigned>> byRows;
+    for (const auto& [tile, bx] : boxes) {
+      if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0))
+        byRows[{bx.r0, bx.r1}].push_back(tile);
+    }
+    for (const auto& [range, tiles] : byRows) {
+      if (tiles.size() < 2) continue;
+      const std::vector<Tensor> rows =
+          sharedAmpRows(graph, ts, from, to, tiles, a, range.first, range.second, k, name);
+      for (size_t i = 0; i < tiles.size(); ++i) shared.emplace(tiles[i], rows[i]);
+    }
+  }
   for (const auto& [tile, bx] : boxes) {
     if (bx.count != (bx.r1 - bx.r0) * (bx.c1 - bx.c0)) {
       throw Error(fmt::format("{}: the elements of \"{}\" on tile {} are not one rectangular block",
@@ -487,8 +648,11 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0)) {
       graph.setAlignment(cb, TESS_AMP_STEP_BYTES);
       const Tensor bOp = opt.transposeB ? b.transpose() : b;
+      const auto it = shared.find(tile);
       addAmpVertices(graph, cs, tile,
-                     ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1, 0, k, name),
+                     it != shared.end()
+                         ? it->second
+                         : ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1, 0, k, name),
                      bOp.slice(bx.c0, bx.c1, 1), cBlock, true, name);
       continue;
     }
@@ -501,6 +665,7 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     for (const WorkPart& p : parts) addMatMulVertex(graph, cs, tile, ab, bb, cb, k, flags, p);
   }
   if (ts) prog.add(Execute(*ts, name + "/a-rows"));
+  if (!from.empty()) prog.add(Copy(concat(from, 0), concat(to, 0), name + "/a-rows/share"));
   prog.add(Execute(cs, name));
 }
 

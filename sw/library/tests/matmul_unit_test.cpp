@@ -222,6 +222,36 @@ TEST(MatMulUnit, SplitOverTilesMatchesTheReference) {
   }
 }
 
+// Products split over k whose columns are not a multiple of 4 (the MLP's 10-column last layer):
+// the unit takes the blocks with their columns padded to a multiple of 4 (docs/library.md, "The
+// 10-column layer on the unit"), special values included, bit for bit against the scalar codelets
+// and (random operands) the plan's reference.
+TEST(MatMulUnit, NarrowColumnsPaddedOnTheUnit) {
+  const std::vector<Shape> shapes = {{32, 128, 10, false, false}, {24, 256, 6, false, false}};
+  std::vector<Product> products;
+  uint32_t seed = 900;
+  for (const Shape& s : shapes) products.push_back(makeProduct(s, false, seed++, false));
+  products.push_back(makeProduct(shapes[0], false, seed++, true));  // special values
+  constexpr unsigned kTiles = 16;
+  constexpr uint32_t kMem = 624 * 1024;
+  for (const bool planned : {false, true}) {
+    SCOPED_TRACE(planned ? "operands where the plan reads them" : "operands linear");
+    const Result unit = runProducts(products, true, kTiles, kMem, planned);
+    const Result scalar = runProducts(products, false, kTiles, kMem, planned);
+    EXPECT_TRUE(usesUnit(unit));
+    EXPECT_LT(unit.cycles, scalar.cycles);
+    Target target{kTiles, kMem, 6};
+    target.hasMatrixUnit = true;
+    const Graph g(target);
+    for (size_t i = 0; i < products.size(); ++i) {
+      const Shape& s = products[i].shape;
+      const std::string what = fmt::format("{}x{}x{}", s.m, s.k, s.n);
+      expectBitEqual(unit.outputs[i], scalar.outputs[i], what);
+      if (i < shapes.size()) expectBitEqual(unit.outputs[i], reference(g, products[i]), what);
+    }
+  }
+}
+
 // Operands made where the plan reads them: b in the unit's column-group layout (createMatMulRhs
 // stores each tile's block [nb / 4][kb][4] under a [k, n] view), read in place by the forward
 // product, and a weight in that layout updated in place by matmulAccumulate (the SGD step), all

@@ -74,7 +74,8 @@ struct GraphField {
   Tensor tensor;       ///< regions
   uint32_t value = 0;  ///< Param fields (bits)
   bool hasValue = false;
-  uint32_t align = 4;  ///< bytes the region's start is aligned to (setFieldAlignment)
+  uint32_t align = 4;      ///< bytes the region's start is aligned to (setFieldAlignment)
+  bool writeOnly = false;  ///< an InOut field this vertex only writes (setFieldWriteOnly)
 };
 
 /// A vertex in a compute set.
@@ -153,6 +154,10 @@ class Graph {
   /// Give a region field a start aligned to `bytes` (a power of two, at least 4): connected
   /// elements in place at another address are gathered into an aligned buffer instead.
   void setFieldAlignment(VertexRef v, const std::string& field, uint32_t bytes);
+  /// Declare that this vertex writes its InOut field without reading it (a codelet's mode that
+  /// overwrites its output): liveness then takes the field's use for a write, so a variable
+  /// that such a vertex writes whole need not keep its value from before.
+  void setFieldWriteOnly(VertexRef v, const std::string& field);
   /// Place each variable t refers to so that its elements on every tile start at a multiple of
   /// `bytes` (a power of two, at least 4), as setFieldAlignment's fields read them in place.
   void setAlignment(const Tensor& t, uint32_t bytes);
