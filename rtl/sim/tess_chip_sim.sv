@@ -19,6 +19,8 @@ module tess_chip_sim #(
   parameter int NumTiles = tess_params_pkg::NUM_TILES,
   parameter int MemBytes = tess_params_pkg::TILE_MEM_BYTES,
   parameter bit HasFpu   = tess_params_pkg::HAS_FPU != 0,
+  // 0 only in a build verilated to measure what the unit costs (TESSERA_RTL_NO_MATRIX_UNIT)
+  parameter bit MatrixUnit = tess_params_pkg::MATRIX_UNIT != 0,
   localparam int Contexts = tess_params_pkg::NUM_CONTEXTS
 ) (
   input  logic                          clk_i,
@@ -82,9 +84,10 @@ module tess_chip_sim #(
   end
 
   tess_chip #(
-    .NumTiles (NumTiles),
-    .MemBytes (MemBytes),
-    .HasFpu   (HasFpu)
+    .NumTiles   (NumTiles),
+    .MemBytes   (MemBytes),
+    .HasFpu     (HasFpu),
+    .MatrixUnit (MatrixUnit)
   ) u_chip (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
