@@ -35,8 +35,10 @@ x86::Mem frameField(size_t offset, unsigned size) {
   return x86::Mem(kFrame, static_cast<int32_t>(offset), size);
 }
 
+}  // namespace
+
 // The instructions a block may hold (ending it or not).
-bool translatable(Op op) {
+bool TileJit::translates(Op op) {
   switch (op) {
     case Op::Lui:
     case Op::Auipc:
@@ -84,6 +86,8 @@ bool translatable(Op op) {
       return false;
   }
 }
+
+namespace {
 
 bool endsBlock(Op op) {
   return op == Op::Jal || op == Op::Jalr || (op >= Op::Beq && op <= Op::Bgeu);
@@ -148,7 +152,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
     uint32_t word;
     std::memcpy(&word, mem + p, 4);
     const DecodedInsn d = decodeInsn(word, hasFpu_, hasMulDiv_, hasMatrixUnit_);
-    if (!translatable(d.op)) break;
+    if (!translates(d.op)) break;
     // A jump or taken branch to a misaligned target traps: the interpreter's.
     if ((d.op == Op::Jal || (d.op >= Op::Beq && d.op <= Op::Bgeu)) &&
         ((p + static_cast<uint32_t>(d.imm)) & 3) != 0) {
@@ -209,6 +213,42 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
     exitTo(pc, count);
   };
 
+  // While several contexts run a window, the access at eax (kept) stamps its word: settled
+  // inline when the word is untouched in this window or already this context's in the same
+  // way, else by the owner's access hook.
+  auto recordAccess = [&](bool write) {
+    const asmjit::Label done = a.newLabel(), fresh = a.newLabel();
+    a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, tags)));
+    a.test(x86::rdx, x86::rdx);
+    a.jz(done);
+    a.mov(x86::ecx, x86::eax);
+    a.shr(x86::ecx, 2);
+    a.mov(x86::r8d, x86::dword_ptr(x86::rdx, x86::rcx, 2));
+    a.mov(x86::r9d, x86::r8d);
+    if (write) {
+      a.xor_(x86::r9d, kStampWrite);
+    } else {
+      a.and_(x86::r9d, ~kStampWrite);
+    }
+    a.cmp(x86::r9d, frameField(offsetof(Frame, tag), 4));
+    a.je(done);
+    a.shr(x86::r8d, 4);
+    a.cmp(x86::r8d, frameField(offsetof(Frame, window), 4));
+    a.jne(fresh);
+    a.mov(frameField(offsetof(Frame, spill), 4), x86::eax);
+    a.mov(x86::rdi, kFrame);
+    a.mov(x86::esi, x86::eax);
+    a.mov(x86::edx, write ? 1 : 0);
+    a.call(x86::qword_ptr(kFrame, offsetof(Frame, access)));
+    a.mov(x86::eax, frameField(offsetof(Frame, spill), 4));
+    a.jmp(done);
+    a.bind(fresh);
+    a.mov(x86::r9d, frameField(offsetof(Frame, tag), 4));
+    if (write) a.or_(x86::r9d, kStampWrite);
+    a.mov(x86::dword_ptr(x86::rdx, x86::rcx, 2), x86::r9d);
+    a.bind(done);
+  };
+
   const uint32_t n = static_cast<uint32_t>(insns.size());
   bool ended = false;  // the last instruction wrote the exit itself
   for (uint32_t k = 0; k < n; ++k) {
@@ -227,6 +267,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
       }
       a.cmp(x86::eax, memBytes_ - size);
       a.ja(sideExit(p, k));
+      recordAccess(d.op == Op::Sb || d.op == Op::Sh || d.op == Op::Sw || d.op == Op::Fsw);
     };
     switch (d.op) {
       case Op::Lui:
