@@ -222,5 +222,111 @@ TEST_F(JitWindow, RollbackOfAChunkWithWindows) {
   p.runToEnd(6);
 }
 
+// A random worker: a counted loop over a body of random RV32IM instructions whose loads and
+// stores go to the worker's own 512 bytes (tp) or to 64 bytes all workers share (gp), with
+// forward branches, CSR reads, divides, FP, console bytes and an occasional store of an
+// instruction into the body that every worker runs; worker a0 passes 2 + a0 times. Some seeds
+// trap (a misaligned access).
+std::vector<uint32_t> randomWorker(uint32_t seed, uint32_t entry) {
+  std::mt19937 rng(seed);
+  auto pick = [&](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
+  auto reg = [&] { return 11 + pick(7); };  // a1..a7
+  auto dst = [&] { return pick(16) == 0 ? 0u : reg(); };
+  constexpr uint32_t kPatch = addi(a1, a1, 1);
+  std::vector<uint32_t> prog{slli(tp, a0, 9),
+                             lui(t1, 8),
+                             add(tp, tp, t1),
+                             lui(gp, 7),
+                             addi(s1, a0, 2),
+                             lui(s0, kPatch >> 12),
+                             addi(s0, s0, static_cast<int32_t>(kPatch & 0xfff))};
+  for (uint32_t r = 11; r < 18; ++r) prog.push_back(addi(r, a0, static_cast<int32_t>(pick(2048))));
+  const uint32_t bodyStart = static_cast<uint32_t>(prog.size());
+  const uint32_t bodyLen = 20 + pick(40);
+  for (uint32_t k = 0; k < bodyLen; ++k) {
+    const uint32_t left = bodyLen - k - 1;
+    const uint32_t kind = pick(100);
+    const uint32_t base = pick(4) == 0 ? uint32_t{gp} : uint32_t{tp};
+    const int32_t off =
+        static_cast<int32_t>((base == gp ? pick(64) : pick(512)) & (pick(40) ? ~3u : ~0u));
+    uint32_t w;
+    if (kind < 30) {
+      const bool m = pick(4) == 0;
+      const uint32_t f3 = pick(8);
+      const uint32_t f7 = m ? 1 : ((f3 == 0 || f3 == 5) && pick(2) ? 0x20 : 0);
+      w = r(f7, reg(), reg(), f3, dst(), 0x33);
+    } else if (kind < 50) {
+      const uint32_t f3 = pick(8);
+      int32_t imm = static_cast<int32_t>(pick(4096)) - 2048;
+      if (f3 == 1) imm = static_cast<int32_t>(pick(32));
+      if (f3 == 5) imm = static_cast<int32_t>(pick(32) | (pick(2) ? 0x400 : 0));
+      w = i(imm, reg(), f3, dst(), 0x13);
+    } else if (kind < 68) {
+      static constexpr uint32_t kF3[] = {0, 1, 2, 4, 5};
+      w = i(off, base, kF3[pick(5)], dst(), 0x03);
+    } else if (kind < 84) {
+      w = s(off, reg(), base, pick(3), 0x23);
+    } else if (kind < 85) {
+      w = sw(s0, zero, static_cast<int32_t>(entry + 4 * (bodyStart + pick(bodyLen))));
+    } else if (kind < 93 && left > 0) {
+      static constexpr uint32_t kF3[] = {0, 1, 4, 5, 6, 7};
+      w = b(static_cast<int32_t>(4 * (1 + pick(std::min(left, 4u)))), reg(), reg(), kF3[pick(6)]);
+    } else if (kind < 95) {
+      static constexpr uint32_t kCsr[] = {0xc00, 0xc02, 0xcc1};
+      w = csrr(dst(), kCsr[pick(3)]);
+    } else if (kind < 96) {
+      w = fcvt_s_w(pick(4), reg());
+    } else if (kind < 97) {
+      w = div(dst(), reg(), reg());
+    } else if (kind < 98) {
+      prog.push_back(kLoadMmioBase);
+      ++k;
+      w = sw(reg(), t0, mmio(TESS_MMIO_CONSOLE));
+    } else {
+      w = addi(reg(), reg(), static_cast<int32_t>(pick(4096)) - 2048);
+    }
+    prog.push_back(w);
+  }
+  prog.push_back(addi(s1, s1, -1));
+  prog.push_back(bne(s1, zero, -4 * static_cast<int32_t>(prog.size() - bodyStart)));
+  done(prog);
+  return prog;
+}
+
+TEST_F(JitWindow, RandomWorkersAgreeWithTheInterpreter) {
+  uint64_t translated = 0, total = 0, kept = 0, fellBack = 0;
+  unsigned halted = 0, trapped = 0;
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    Pair p;
+    p.place(0, supervisor(TESS_NUM_CONTEXTS - 1));
+    p.place(kWorkerEntry, randomWorker(seed, kWorkerEntry));
+    std::mt19937 rng(seed);
+    uint64_t t = 0;
+    while (p.jit.state() == TileState::Running && t < 400000) {
+      t += 1 + rng() % 500;
+      p.runTo(t);
+      if (HasFailure()) return;
+    }
+    translated += p.jit.jitInstructions();
+    total += p.jit.stats().instructions;
+    kept += p.jit.jitWindows();
+    fellBack += p.jit.jitWindowFallbacks();
+    halted += p.jit.state() == TileState::Halted;
+    trapped += p.jit.state() == TileState::Trapped;
+  }
+  EXPECT_GT(halted, 20u);
+  EXPECT_GT(trapped, 20u);
+  EXPECT_GT(kept, 0u);
+  EXPECT_GT(fellBack, 0u);
+  EXPECT_GT(translated, 0u);
+  std::printf(
+      "random workers: %u halted, %u trapped, %llu windows kept, %llu fell back, %llu of %llu "
+      "instructions translated\n",
+      halted, trapped, static_cast<unsigned long long>(kept),
+      static_cast<unsigned long long>(fellBack), static_cast<unsigned long long>(translated),
+      static_cast<unsigned long long>(total));
+}
+
 }  // namespace
 }  // namespace tessera::model::test
