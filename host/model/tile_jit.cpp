@@ -225,13 +225,18 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
     a.shr(x86::ecx, 2);
     a.mov(x86::r8d, x86::dword_ptr(x86::rdx, x86::rcx, 2));
     a.mov(x86::r9d, x86::r8d);
-    if (write) {
-      a.xor_(x86::r9d, kStampWrite);
-    } else {
-      a.and_(x86::r9d, ~kStampWrite);
-    }
+    a.and_(x86::r9d, ~kStampWrite);
     a.cmp(x86::r9d, frameField(offsetof(Frame, tag), 4));
-    a.je(done);
+    if (write) {  // this context's alone: now written
+      const asmjit::Label other = a.newLabel();
+      a.jne(other);
+      a.or_(x86::r8d, kStampWrite);
+      a.mov(x86::dword_ptr(x86::rdx, x86::rcx, 2), x86::r8d);
+      a.jmp(done);
+      a.bind(other);
+    } else {
+      a.je(done);
+    }
     a.shr(x86::r8d, 4);
     a.cmp(x86::r8d, frameField(offsetof(Frame, window), 4));
     a.jne(fresh);

@@ -1430,7 +1430,7 @@ bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
   // The window [t, end): at most kWindowRounds rounds, before the limit and before any pending
   // long op retires (that context does not issue in it). Its members: the contexts that issue
   // in it. t is the earliest slot of every context.
-  constexpr uint64_t kWindowRounds = 128;
+  constexpr uint64_t kWindowRounds = 256;
   uint64_t end = std::min(untilCycle, t + kRound * kWindowRounds);
   bool workers = false;
   for (unsigned c = 0; c < kMaxContexts; ++c) {
@@ -1587,9 +1587,16 @@ bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
   Context& ctx = ctx_[c];
   const uint32_t pc = ctx.pc;
   if (pc >= config_.memBytes || (pc & 3)) return false;
-  uint32_t word;
-  std::memcpy(&word, mem_.data() + pc, 4);
-  const DecodedInsn d = decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
+  // No fetch in a window is stale (it starts after the fetch-timing window and keeps its notes
+  // out of it), so the decode cache holds what issue() will execute.
+  CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
+  if (line.tag != pc) {
+    uint32_t word;
+    std::memcpy(&word, mem_.data() + pc, 4);
+    line.insn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
+    line.tag = pc;
+  }
+  const DecodedInsn d = line.insn;
   if (!TileJit::translates(d.op)) return false;
   const uint32_t addr = ctx.x[d.rs1] + static_cast<uint32_t>(d.imm);
   unsigned size = 0;
