@@ -445,6 +445,28 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
         a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, logging)));
         a.cmp(x86::byte_ptr(x86::rdx), 0);
         a.jne(slow);
+        // In a window: the old word into the window's undo log, if it has room.
+        const asmjit::Label noUndo = a.newLabel();
+        a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, undo)));
+        a.test(x86::rdx, x86::rdx);
+        a.jz(noUndo);
+        a.mov(x86::r10d, frameField(offsetof(Frame, undoCount), 4));
+        a.cmp(x86::r10d, frameField(offsetof(Frame, undoCapacity), 4));
+        a.jae(slow);
+        a.lea(x86::r11d, x86::ptr(x86::r10, 1));
+        a.mov(frameField(offsetof(Frame, undoCount), 4), x86::r11d);
+        a.imul(x86::r10, x86::r10, kUndoBytes);
+        a.add(x86::rdx, x86::r10);
+        a.mov(x86::r8d, x86::eax);
+        a.and_(x86::r8d, ~3u);
+        a.mov(x86::dword_ptr(x86::rdx, kUndoWordAddr), x86::r8d);
+        a.mov(x86::r9d, x86::dword_ptr(kMem, x86::r8));
+        a.mov(x86::dword_ptr(x86::rdx, kUndoOld), x86::r9d);
+        a.lea(x86::r9, x86::ptr(kDone, static_cast<int32_t>(k)));
+        a.imul(x86::r9, x86::r9, 6);
+        a.add(x86::r9, x86::qword_ptr(kFrame, offsetof(Frame, cycle)));
+        a.mov(x86::qword_ptr(x86::rdx, kUndoCycle), x86::r9);
+        a.bind(noUndo);
         // The fetch-timing note: issue cycle, word address, one word, its old value.
         a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, note)));
         a.lea(x86::r9, x86::ptr(kDone, static_cast<int32_t>(k)));

@@ -47,7 +47,15 @@ class TileJit {
     /// the owner decides whether the access conflicts. write is 0 for a load, 1 for a store.
     void (*access)(void* frame, uint32_t addr, uint32_t write) = nullptr;
     uint32_t spill = 0;  ///< the access address across that call
+    /// The window's undo log (null: none): a translated store the inline path takes appends
+    /// {word address, old word, issue cycle} at undoCount while undoCount < undoCapacity (else
+    /// it calls store).
+    uint8_t* undo = nullptr;
+    uint32_t undoCount = 0;
+    uint32_t undoCapacity = 0;
   };
+  /// The layout of an undo log entry (TileModel checks it).
+  static constexpr int32_t kUndoWordAddr = 0, kUndoOld = 4, kUndoCycle = 8, kUndoBytes = 24;
   /// Stamp bits: the writer flag and the owner (a context, or kSharedOwner for several readers).
   static constexpr uint32_t kStampWrite = 8, kStampOwner = 7, kSharedOwner = 7;
   /// The owner's layouts that translated stores write (TileModel checks them).

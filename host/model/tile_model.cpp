@@ -262,6 +262,8 @@ TileState TileModel::run(uint64_t untilCycle) {
   // Retirement records come from the interpreter alone: with a sink the translator is not used.
   if (sink_) return runLoop<true, false>(untilCycle);
   jitTry_ = true;
+  // Cycles may have moved back since the last run (reset, rollback, a new time base).
+  jitWindowAt_ = 0;
   return jit_ ? runLoop<false, true>(untilCycle) : runLoop<false, false>(untilCycle);
 }
 
@@ -1325,7 +1327,8 @@ uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
   static_assert(sizeof(CacheLine) == TileJit::kDecodeLineBytes && offsetof(CacheLine, tag) == 0 &&
                 kDecodeCacheLines == TileJit::kDecodeLines && kNoTag == 0xffffffffu);
   f.logging = &logging_;
-  f.tags = nullptr;  // one context: nothing to record
+  f.tags = nullptr;  // one context: nothing to record, nothing to undo
+  f.undo = nullptr;
   f.decodeLines = reinterpret_cast<uint8_t*>(decodeCache_.data());
   // Every instruction of this call issues at t + 6 i: the same cycle parity, the same note.
   f.note = reinterpret_cast<uint8_t*>(&recentStores_[t & 1]);
@@ -1401,7 +1404,7 @@ uint32_t TileModel::jitWindowStore(uint32_t addr, uint32_t value, uint64_t cycle
   uint32_t old;
   std::memcpy(&old, mem_.data() + wordAddr, 4);
   if (jit_->covers(wordAddr)) jitConflict_ = true;
-  jitWindowLog_.push_back(WindowStore{wordAddr, old, cycle, jitWindowCtx_});
+  jitLogPush(WindowStore{wordAddr, old, cycle, jitWindowCtx_});
   if (logging_) undoLog_.push_back(UndoEntry{wordAddr, old});
   CacheLine& line = decodeCache_[(wordAddr >> 2) & (kDecodeCacheLines - 1)];
   if (line.tag == wordAddr) line.tag = kNoTag;
@@ -1409,9 +1412,20 @@ uint32_t TileModel::jitWindowStore(uint32_t addr, uint32_t value, uint64_t cycle
   return jitConflict_ ? 1 : 0;
 }
 
+void TileModel::jitLogPush(const WindowStore& e) {
+  TileJit::Frame& f = jit_->frame();
+  if (f.undoCount == jitWindowLog_.size()) {
+    jitWindowLog_.resize(2 * jitWindowLog_.size() + 1024);
+    f.undo = reinterpret_cast<uint8_t*>(jitWindowLog_.data());
+    f.undoCapacity = static_cast<uint32_t>(jitWindowLog_.size());
+  }
+  jitWindowLog_[f.undoCount++] = e;
+}
+
 void TileModel::jitWindowUndo(unsigned c) {
-  size_t kept = 0;
-  for (size_t k = jitWindowLog_.size(); k-- > 0;) {
+  TileJit::Frame& f = jit_->frame();
+  uint32_t kept = 0;
+  for (size_t k = f.undoCount; k-- > 0;) {
     const WindowStore& e = jitWindowLog_[k];
     if (c != kMaxContexts && e.ctx != c) continue;
     std::memcpy(mem_.data() + e.wordAddr, &e.oldWord, 4);
@@ -1420,10 +1434,10 @@ void TileModel::jitWindowUndo(unsigned c) {
     // A block translated in the window from a word it then restores.
     if (jit_->covers(e.wordAddr)) jit_->requestFlush();
   }
-  for (const WindowStore& e : jitWindowLog_) {
-    if (c != kMaxContexts && e.ctx != c) jitWindowLog_[kept++] = e;
+  for (uint32_t k = 0; k < f.undoCount; ++k) {
+    if (c != kMaxContexts && jitWindowLog_[k].ctx != c) jitWindowLog_[kept++] = jitWindowLog_[k];
   }
-  jitWindowLog_.resize(kept);
+  f.undoCount = kept;
 }
 
 bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
@@ -1486,7 +1500,15 @@ bool TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, uns
   jitSaved_ = ctx_;
   const std::array<StoreNote, 2> notes = recentStores_;
   const size_t undoSize = undoLog_.size();
-  jitWindowLog_.clear();
+  static_assert(offsetof(WindowStore, wordAddr) == TileJit::kUndoWordAddr &&
+                offsetof(WindowStore, oldWord) == TileJit::kUndoOld &&
+                offsetof(WindowStore, cycle) == TileJit::kUndoCycle &&
+                sizeof(WindowStore) == TileJit::kUndoBytes);
+  TileJit::Frame& f = jit.frame();
+  if (jitWindowLog_.empty()) jitWindowLog_.resize(4096);
+  f.undo = reinterpret_cast<uint8_t*>(jitWindowLog_.data());
+  f.undoCapacity = static_cast<uint32_t>(jitWindowLog_.size());
+  f.undoCount = 0;
   jitConflict_ = false;
   jitWindowActive_ = true;
   // Every member to the limit, which drops to where one stops early (an instruction it cannot
@@ -1519,7 +1541,8 @@ bool TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, uns
   // Kept: the fetch-timing notes of the stores at limit - 2 and limit - 1 (older ones no longer
   // matter), and the statistics.
   recentStores_ = notes;
-  for (const WindowStore& e : jitWindowLog_) {
+  for (uint32_t k = 0; k < f.undoCount; ++k) {
+    const WindowStore& e = jitWindowLog_[k];
     if (e.cycle + 2 < limit) continue;
     StoreNote& note = recentStores_[e.cycle & 1];
     note.cycle = e.cycle;
@@ -1540,9 +1563,12 @@ uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {
   f.owner = this;
   f.store = &TileModel::jitStore;
   f.access = &TileModel::jitAccess;
-  f.logging = &jitWindowActive_;  // every translated store through jitStore
+  // Translated stores log inline unless the chip logs too (then through jitStore), and write
+  // their note to a scratch one: the kept window sets the notes itself.
+  f.logging = &logging_;
   f.decodeLines = reinterpret_cast<uint8_t*>(decodeCache_.data());
-  f.note = reinterpret_cast<uint8_t*>(&recentStores_[0]);  // not written: stores take the hook
+  f.note = reinterpret_cast<uint8_t*>(&jitScratchNote_);
+  const uint32_t firstEntry = f.undoCount;
   f.tags = jitTags_.data();
   f.window = jitWindowId_;
   f.tag = jitWindowId_ << 4 | c;
@@ -1579,6 +1605,7 @@ uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {
   ctx.busySlots += done;
   ctx.next = t;
   jitWindowDone_[c] = done;
+  for (uint32_t k = firstEntry; k < f.undoCount; ++k) jitWindowLog_[k].ctx = c;
   f.tags = nullptr;
   return t;
 }
@@ -1648,7 +1675,7 @@ bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
   if (store) {
     uint32_t old;
     std::memcpy(&old, mem_.data() + (addr & ~3u), 4);
-    jitWindowLog_.push_back(WindowStore{addr & ~3u, old, t, c});
+    jitLogPush(WindowStore{addr & ~3u, old, t, c});
   }
   // The interpreter's own step; its fetch-timing note is set when the window is kept.
   const std::array<StoreNote, 2> notes = recentStores_;

@@ -322,6 +322,9 @@ class alignas(64) TileModel {
   static void jitAccess(void* frame, uint32_t addr, uint32_t write);
   // Undo the window's stores of context c (every context: kMaxContexts), newest first.
   void jitWindowUndo(unsigned c);
+  // Append to the window's undo log (growing it).
+  struct WindowStore;
+  void jitLogPush(const WindowStore& e);
   // Code was written (by anything): drop the translations covering [addr, addr + bytes).
   void jitCodeWritten(uint32_t addr, uint32_t bytes);
   // bytes are about to be written at addr: drop the translations if a word they cover changes.
@@ -421,9 +424,12 @@ class alignas(64) TileModel {
     uint32_t wordAddr;
     uint32_t oldWord;
     uint64_t cycle;
-    unsigned ctx;
+    uint32_t ctx;
   };
+  // The window's undo log: entries 0 .. TileJit::Frame::undoCount - 1 (translated stores append
+  // to it inline).
   std::vector<WindowStore> jitWindowLog_;
+  StoreNote jitScratchNote_;  // what translated stores in a window write as their note
   std::array<Context, kMaxContexts> jitSaved_;
   std::array<uint64_t, kMaxContexts> jitWindowDone_{};  // translated instructions per context
   uint64_t jitWindows_ = 0;
