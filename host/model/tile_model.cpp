@@ -1466,30 +1466,40 @@ bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
   for (unsigned c = 0; c < kMaxContexts; ++c) {
     if (!ctx_[c].longPending && ctx_[c].next < end) members[count++] = c;
   }
-  if (end <= t || count == 0 || !jitWindow(t, end, members, count)) {
+  // Code that keeps stopping windows early (FP between integer stretches) makes the attempts
+  // rarer: after a fallback or a window cut below kShortRounds, the next waits 1, 2, 4 …
+  // kMaxBackoff rounds; a window that runs long enough tries again at once.
+  constexpr uint32_t kMaxBackoff = 256, kShortRounds = 32;
+  const uint64_t limit = end > t && count > 0 ? jitWindow(t, end, members, count) : 0;
+  if (limit == 0) {
     jitWindowFallbacks_++;
     jitWindowAt_ = t + uint64_t{kRound} * jitBackoff_;
-    jitBackoff_ = std::min<uint32_t>(jitBackoff_ * 2, 64);
+    jitBackoff_ = std::min(jitBackoff_ * 2, kMaxBackoff);
     return false;
   }
   jitWindows_++;
-  jitBackoff_ = 1;
+  if (limit < end && limit - t < uint64_t{kRound} * kShortRounds) {
+    jitWindowAt_ = limit + uint64_t{kRound} * jitBackoff_;
+    jitBackoff_ = std::min(jitBackoff_ * 2, kMaxBackoff);
+  } else {
+    jitBackoff_ = 1;
+  }
   return true;
 }
 
-bool TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count) {
+uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count) {
   TileJit& jit = *jit_;
   // Each member first must be able to start (the usual fallback: one of them is in FP code or
   // at an MMIO access), else nothing runs.
   for (unsigned k = 0; k < count; ++k) {
     const Context& ctx = ctx_[members[k]];
     if (jit.lookup(ctx.pc, mem_.data()) != nullptr) continue;
-    if (ctx.pc >= config_.memBytes || (ctx.pc & 3)) return false;
+    if (ctx.pc >= config_.memBytes || (ctx.pc & 3)) return 0;
     uint32_t word;
     std::memcpy(&word, mem_.data() + ctx.pc, 4);
     if (!TileJit::translates(
             decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit).op)) {
-      return false;
+      return 0;
     }
   }
   if (jitTags_.empty()) jitTags_.assign(config_.memBytes / 4, 0);
@@ -1536,7 +1546,7 @@ bool TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, uns
     undoLog_.resize(undoSize);
     ctx_ = jitSaved_;
     recentStores_ = notes;
-    return false;
+    return 0;
   }
   // Kept: the fetch-timing notes of the stores at limit - 2 and limit - 1 (older ones no longer
   // matter), and the statistics.
@@ -1551,7 +1561,7 @@ bool TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, uns
     note.oldWords[0] = e.oldWord;
   }
   for (unsigned k = 0; k < count; ++k) jitInstructions_ += jitWindowDone_[members[k]];
-  return true;
+  return limit;
 }
 
 uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {

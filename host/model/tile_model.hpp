@@ -309,7 +309,8 @@ class alignas(64) TileModel {
   // A window from cycle t (every context's next slot is >= t) if one can run now; true when it
   // ran and was kept (the contexts' slots changed).
   [[gnu::noinline]] bool jitWindowEnter(uint64_t t, uint64_t untilCycle);
-  bool jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count);
+  // The window [t, end) of these members: the cycle where it ended when it was kept, else 0.
+  uint64_t jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count);
   // Context c runs translated blocks and window-safe interpreted instructions from its next
   // slot while it issues before limit; returns the slot of its first instruction not run.
   uint64_t jitWindowRun(unsigned c, uint64_t limit);
