@@ -89,10 +89,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 99u));
   app.add_option("--threads", threads, "Model host threads (default: one per core)");
   tessera::ModelEngine engine = tessera::ModelEngine::Interp;
-  app.add_option(
-         "--model-engine", engine,
-         "model engine: interp (the interpreter, default) or jit (translated blocks where one "
-         "context runs; docs/tile.md)")
+  app.add_option("--model-engine", engine,
+                 "model engine: interp (the interpreter, default) or jit (translated blocks of one "
+                 "context, or windows of several; docs/tile.md)")
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   app.add_option("--configs", configs, "device:tiles or model:mk2 (default: all five)")
       ->delimiter(',')

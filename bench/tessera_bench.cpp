@@ -197,10 +197,9 @@ int main(int argc, char** argv) {
         "--matrix-unit", mmo.matrixUnit,
         "the device's matrix unit, on or off (default: the chip's; the model builds either)")
       ->check(CLI::IsMember({"on", "off"}));
-  mm->add_option(
-        "--model-engine", mmo.modelEngine,
-        "model engine: interp (the interpreter, default) or jit (translated blocks where one "
-        "context runs; docs/tile.md)")
+  mm->add_option("--model-engine", mmo.modelEngine,
+                 "model engine: interp (the interpreter, default) or jit (translated blocks of one "
+                 "context, or windows of several; docs/tile.md)")
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tessera::bench::ConvBenchOptions conv;
   CLI::App* cv = app.add_subcommand(
@@ -220,10 +219,9 @@ int main(int argc, char** argv) {
         "--matrix-unit", conv.matrixUnit,
         "the device's matrix unit, on or off (default: the chip's; the model builds either)")
       ->check(CLI::IsMember({"on", "off"}));
-  cv->add_option(
-        "--model-engine", conv.modelEngine,
-        "model engine: interp (the interpreter, default) or jit (translated blocks where one "
-        "context runs; docs/tile.md)")
+  cv->add_option("--model-engine", conv.modelEngine,
+                 "model engine: interp (the interpreter, default) or jit (translated blocks of one "
+                 "context, or windows of several; docs/tile.md)")
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tessera::bench::MlpConfig mlp;
   unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
@@ -272,10 +270,9 @@ int main(int argc, char** argv) {
                  "the device's matrix unit, on or off (default: the chip's; the model builds "
                  "either): the matmuls use it where the device has it")
       ->check(CLI::IsMember({"on", "off"}));
-  tr->add_option(
-        "--model-engine", train.modelEngine,
-        "model engine: interp (the interpreter, default) or jit (translated blocks where one "
-        "context runs; docs/tile.md)")
+  tr->add_option("--model-engine", train.modelEngine,
+                 "model engine: interp (the interpreter, default) or jit (translated blocks of one "
+                 "context, or windows of several; docs/tile.md)")
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tr->add_option("--tiles", train.tiles, "tiles")
       ->capture_default_str()

@@ -26,6 +26,7 @@
 #include "tessera/checkpoint.hpp"
 #include "tessera/chip_params.h"
 #include "tessera/error.hpp"
+#include "tessera/model_jit.hpp"
 #include "train/all_reduce_model.hpp"
 #include "train/chrome_trace.hpp"
 #include "train/fashion_mnist.hpp"
@@ -886,6 +887,13 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
       ctx.replicas > 1 ? fmt::format(", inter-chip {:.1f}%", f.pct(f.sumInterChip)) : "",
       f.sumCompute, f.sumSync, f.sumExchange,
       ctx.replicas > 1 ? fmt::format(" / {}", f.sumInterChip) : "");
+  if (res.contains("model_jit")) {
+    const nlohmann::ordered_json& j = res["model_jit"];
+    const auto n = j["instructions"].get<uint64_t>(), tr = j["translated"].get<uint64_t>();
+    fmt::print("{:<38} {} of {} instructions translated ({:.1f}%); windows {} kept, {} undone\n",
+               "model jit", tr, n, 100.0 * static_cast<double>(tr) / static_cast<double>(n),
+               j["windows_kept"].get<uint64_t>(), j["windows_undone"].get<uint64_t>());
+  }
   fmt::print("{:<38} {:.3f} s host time at {} host syncs (no chip cycles)\n", "host I/O",
              tt.engine.hostIoSeconds, tt.engine.hostSyncs);
   fmt::print(
@@ -1090,6 +1098,17 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
         static_cast<double>(figures.tiles) * figures.peakFlopsPerCycle * ctx.clockHz;
   }
   nlohmann::ordered_json res = trainResult(ctx, totals, figures, tileMemBytes);
+  // The translating engine's share of the run (docs/benchmarks.md): the instructions that ran
+  // translated, and the windows of several contexts it kept or undid.
+  if (o.modelEngine == ModelEngine::Jit) {
+    const ModelJitStatistics js = modelJitStatistics(*dev);
+    if (js.instructions > 0) {
+      res["model_jit"] = {{"instructions", js.instructions},
+                          {"translated", js.translated},
+                          {"windows_kept", js.windows},
+                          {"windows_undone", js.windowFallbacks}};
+    }
+  }
   ModelParameters trained = trainer.modelParameters();
   trained.inputScale = params.inputScale;
   trained.inputOffset = params.inputOffset;

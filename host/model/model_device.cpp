@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "tessera/chip_params.h"
+#include "tessera/model_jit.hpp"
 
 namespace tessera::model {
 namespace {
@@ -630,6 +631,21 @@ std::unique_ptr<Device> makeModelDevice(const DeviceOptions& options) {
 
 bool modelJitAvailable() {
   return model::kHasJit;
+}
+
+ModelJitStatistics modelJitStatistics(Device& dev) {
+  ModelJitStatistics s;
+  auto* m = dynamic_cast<model::ModelDevice*>(&dev);
+  if (m == nullptr) return s;
+  const model::TileRange range = m->block();
+  for (unsigned t = range.first; t < range.end; ++t) {
+    const model::TileModel& tile = m->tile(t);
+    s.instructions += tile.stats().instructions;
+    s.translated += tile.jitInstructions();
+    s.windows += tile.jitWindows();
+    s.windowFallbacks += tile.jitWindowFallbacks();
+  }
+  return s;
 }
 
 }  // namespace tessera

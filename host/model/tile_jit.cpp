@@ -42,8 +42,10 @@ x86::Mem frameField(size_t offset, unsigned size) {
   return x86::Mem(kFrame, static_cast<int32_t>(offset), size);
 }
 
+}  // namespace
+
 // The instructions a block may hold (ending it or not).
-bool translatable(Op op) {
+bool TileJit::translates(Op op) {
   switch (op) {
     case Op::Lui:
     case Op::Auipc:
@@ -91,6 +93,8 @@ bool translatable(Op op) {
       return false;
   }
 }
+
+namespace {
 
 // ---- The F extension (docs/tile.md, "The translating engine": what is translated) ----
 //
@@ -526,7 +530,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
     uint32_t word;
     std::memcpy(&word, mem + p, 4);
     const DecodedInsn d = decodeInsn(word, hasFpu_, hasMulDiv_, hasMatrixUnit_);
-    if (!translatable(d.op) && !(fp_ && fpTranslatable(d))) break;
+    if (!translates(d.op) && !(fp_ && fpTranslatable(d))) break;
     // A jump or taken branch to a misaligned target traps: the interpreter's.
     if ((d.op == Op::Jal || (d.op >= Op::Beq && d.op <= Op::Bgeu)) &&
         ((p + static_cast<uint32_t>(d.imm)) & 3) != 0) {
@@ -593,6 +597,47 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
     exitTo(pc, count);
   };
 
+  // While several contexts run a window, the access at eax (kept) stamps its word: settled
+  // inline when the word is untouched in this window or already this context's in the same
+  // way, else by the owner's access hook.
+  auto recordAccess = [&](bool write) {
+    const asmjit::Label done = a.newLabel(), fresh = a.newLabel();
+    a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, tags)));
+    a.test(x86::rdx, x86::rdx);
+    a.jz(done);
+    a.mov(x86::ecx, x86::eax);
+    a.shr(x86::ecx, 2);
+    a.mov(x86::r8d, x86::dword_ptr(x86::rdx, x86::rcx, 2));
+    a.mov(x86::r9d, x86::r8d);
+    a.and_(x86::r9d, ~kStampWrite);
+    a.cmp(x86::r9d, frameField(offsetof(Frame, tag), 4));
+    if (write) {  // this context's alone: now written
+      const asmjit::Label other = a.newLabel();
+      a.jne(other);
+      a.or_(x86::r8d, kStampWrite);
+      a.mov(x86::dword_ptr(x86::rdx, x86::rcx, 2), x86::r8d);
+      a.jmp(done);
+      a.bind(other);
+    } else {
+      a.je(done);
+    }
+    a.shr(x86::r8d, 4);
+    a.cmp(x86::r8d, frameField(offsetof(Frame, window), 4));
+    a.jne(fresh);
+    a.mov(frameField(offsetof(Frame, spill), 4), x86::eax);
+    a.mov(x86::rdi, kFrame);
+    a.mov(x86::esi, x86::eax);
+    a.mov(x86::edx, write ? 1 : 0);
+    a.call(x86::qword_ptr(kFrame, offsetof(Frame, access)));
+    a.mov(x86::eax, frameField(offsetof(Frame, spill), 4));
+    a.jmp(done);
+    a.bind(fresh);
+    a.mov(x86::r9d, frameField(offsetof(Frame, tag), 4));
+    if (write) a.or_(x86::r9d, kStampWrite);
+    a.mov(x86::dword_ptr(x86::rdx, x86::rcx, 2), x86::r9d);
+    a.bind(done);
+  };
+
   const uint32_t n = static_cast<uint32_t>(insns.size());
   bool ended = false;  // the last instruction wrote the exit itself
   for (uint32_t k = 0; k < n; ++k) {
@@ -611,6 +656,7 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
       }
       a.cmp(x86::eax, memBytes_ - size);
       a.ja(sideExit(p, k));
+      recordAccess(d.op == Op::Sb || d.op == Op::Sh || d.op == Op::Sw || d.op == Op::Fsw);
     };
     if (isFp(d.op) && d.op != Op::Flw && d.op != Op::Fsw) {
       emitFp(a, d, [&] { return sideExit(p, k); });
@@ -791,6 +837,28 @@ TileJit::Block TileJit::translate(uint32_t pc, const uint8_t* mem) {
         a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, logging)));
         a.cmp(x86::byte_ptr(x86::rdx), 0);
         a.jne(slow);
+        // In a window: the old word into the window's undo log, if it has room.
+        const asmjit::Label noUndo = a.newLabel();
+        a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, undo)));
+        a.test(x86::rdx, x86::rdx);
+        a.jz(noUndo);
+        a.mov(x86::r10d, frameField(offsetof(Frame, undoCount), 4));
+        a.cmp(x86::r10d, frameField(offsetof(Frame, undoCapacity), 4));
+        a.jae(slow);
+        a.lea(x86::r11d, x86::ptr(x86::r10, 1));
+        a.mov(frameField(offsetof(Frame, undoCount), 4), x86::r11d);
+        a.imul(x86::r10, x86::r10, kUndoBytes);
+        a.add(x86::rdx, x86::r10);
+        a.mov(x86::r8d, x86::eax);
+        a.and_(x86::r8d, ~3u);
+        a.mov(x86::dword_ptr(x86::rdx, kUndoWordAddr), x86::r8d);
+        a.mov(x86::r9d, x86::dword_ptr(kMem, x86::r8));
+        a.mov(x86::dword_ptr(x86::rdx, kUndoOld), x86::r9d);
+        a.lea(x86::r9, x86::ptr(kDone, static_cast<int32_t>(k)));
+        a.imul(x86::r9, x86::r9, 6);
+        a.add(x86::r9, x86::qword_ptr(kFrame, offsetof(Frame, cycle)));
+        a.mov(x86::qword_ptr(x86::rdx, kUndoCycle), x86::r9);
+        a.bind(noUndo);
         // The fetch-timing note: issue cycle, word address, one word, its old value.
         a.mov(x86::rdx, x86::qword_ptr(kFrame, offsetof(Frame, note)));
         a.lea(x86::r9, x86::ptr(kDone, static_cast<int32_t>(k)));

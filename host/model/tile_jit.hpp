@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "insn_decoder.hpp"
+
 namespace tessera::model {
 
 class TileJit {
@@ -44,7 +46,26 @@ class TileJit {
     const bool* logging = nullptr;   ///< the owner's undo-log flag
     uint8_t* note = nullptr;         ///< the owner's fetch-timing note of this call's cycle parity
     uint8_t* decodeLines = nullptr;  ///< the owner's decode cache (kDecodeLines lines)
+    // Access recording while several contexts run a window (docs/tile.md, "Several contexts"):
+    // every translated load and store stamps the word it touches in tags[addr / 4].
+    uint32_t* tags = nullptr;  ///< null: no recording (a single context runs)
+    uint32_t window = 0;       ///< the window's number (stamp bits 31..4)
+    uint32_t tag = 0;          ///< window << 4 | running context: its read stamp (write: | 8)
+    /// A stamp the inline test could not settle (the word is another context's, or shared):
+    /// the owner decides whether the access conflicts. write is 0 for a load, 1 for a store.
+    void (*access)(void* frame, uint32_t addr, uint32_t write) = nullptr;
+    uint32_t spill = 0;  ///< the access address across that call
+    /// The window's undo log (null: none): a translated store the inline path takes appends
+    /// {word address, old word, issue cycle} at undoCount while undoCount < undoCapacity (else
+    /// it calls store).
+    uint8_t* undo = nullptr;
+    uint32_t undoCount = 0;
+    uint32_t undoCapacity = 0;
   };
+  /// The layout of an undo log entry (TileModel checks it).
+  static constexpr int32_t kUndoWordAddr = 0, kUndoOld = 4, kUndoCycle = 8, kUndoBytes = 24;
+  /// Stamp bits: the writer flag and the owner (a context, or kSharedOwner for several readers).
+  static constexpr uint32_t kStampWrite = 8, kStampOwner = 7, kSharedOwner = 7;
   /// The owner's layouts that translated stores write (TileModel checks them).
   static constexpr int32_t kNoteCycle = 0, kNoteWordAddr = 8, kNoteWords = 12, kNoteOld = 16;
   static constexpr unsigned kDecodeLineBytes = 16, kDecodeLines = 4096;
@@ -59,6 +80,9 @@ class TileJit {
     BlockFn fn = nullptr;
     uint32_t length = 0;  ///< 0: the first instruction is not translated (interpreter)
   };
+
+  /// True when blocks may hold instructions of this operation.
+  static bool translates(Op op);
 
   /// A translator for a tile of memBytes bytes decoding as that tile does.
   TileJit(uint32_t memBytes, bool hasFpu, bool hasMulDiv, bool hasMatrixUnit);

@@ -262,6 +262,8 @@ TileState TileModel::run(uint64_t untilCycle) {
   // Retirement records come from the interpreter alone: with a sink the translator is not used.
   if (sink_) return runLoop<true, false>(untilCycle);
   jitTry_ = true;
+  // Cycles may have moved back since the last run (reset, rollback, a new time base).
+  jitWindowAt_ = 0;
   return jit_ ? runLoop<false, true>(untilCycle) : runLoop<false, false>(untilCycle);
 }
 
@@ -302,6 +304,11 @@ TileState TileModel::runLoop(uint64_t untilCycle) {
       // The pc before an interpreted instruction of context 0 (the translating engine's).
       [[maybe_unused]] uint32_t pcBefore = 0;
       if constexpr (kJit) {
+        // Several contexts: a window of translated code for all of them (jitWindow).
+        if (t >= jitWindowAt_ && jitWindowEnter(t, untilCycle)) {
+          jitTry_ = true;
+          break;
+        }
         // Translated blocks while context 0 runs alone; then the instruction they left (one
         // they do not translate, or one whose block would cross untilCycle) is interpreted, and
         // so is the code after it up to the next jump or taken branch: code that mixes
@@ -1323,6 +1330,8 @@ uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
   static_assert(sizeof(CacheLine) == TileJit::kDecodeLineBytes && offsetof(CacheLine, tag) == 0 &&
                 kDecodeCacheLines == TileJit::kDecodeLines && kNoTag == 0xffffffffu);
   f.logging = &logging_;
+  f.tags = nullptr;  // one context: nothing to record, nothing to undo
+  f.undo = nullptr;
   f.decodeLines = reinterpret_cast<uint8_t*>(decodeCache_.data());
   // Every instruction of this call issues at t + 6 i: the same cycle parity, the same note.
   f.note = reinterpret_cast<uint8_t*>(&recentStores_[t & 1]);
@@ -1354,6 +1363,8 @@ uint32_t TileModel::jitStore(void* frame, uint32_t addr, uint32_t value, uint32_
                              uint32_t size) {
   TileJit::Frame& f = *static_cast<TileJit::Frame*>(frame);
   TileModel& m = *static_cast<TileModel*>(f.owner);
+  if (m.jitWindowActive_)
+    return m.jitWindowStore(addr, value, f.cycle + uint64_t{kRound} * index, size);
   // As execStore: the note (fetch timing, undo log, decode cache) then the bytes.
   m.noteStore(addr, f.cycle + uint64_t{kRound} * index);
   std::memcpy(m.mem_.data() + addr, &value, size);
@@ -1363,9 +1374,338 @@ uint32_t TileModel::jitStore(void* frame, uint32_t addr, uint32_t value, uint32_
   }
   return 0;
 }
+
+void TileModel::jitAccess(void* frame, uint32_t addr, uint32_t write) {
+  TileModel& m = *static_cast<TileModel*>(static_cast<TileJit::Frame*>(frame)->owner);
+  m.jitRecord(addr >> 2, write != 0, m.jitWindowCtx_);
+}
+
+void TileModel::jitRecord(uint32_t wordIndex, bool write, unsigned c) {
+  uint32_t& stamp = jitTags_[wordIndex];
+  const uint32_t mine = jitWindowId_ << 4 | c | (write ? TileJit::kStampWrite : 0);
+  if (stamp >> 4 != jitWindowId_) {  // first touch in this window
+    stamp = mine;
+    return;
+  }
+  const uint32_t owner = stamp & TileJit::kStampOwner;
+  if (owner == c) {  // only c touched it: a write of c makes it written
+    stamp |= mine;
+    return;
+  }
+  // Another context (or several) touched it: two readers share it, anything else conflicts.
+  if (write || (stamp & TileJit::kStampWrite)) {
+    jitConflict_ = true;
+    return;
+  }
+  stamp |= TileJit::kSharedOwner;
+}
+
+uint32_t TileModel::jitWindowStore(uint32_t addr, uint32_t value, uint64_t cycle, uint32_t size) {
+  // As noteStore and execStore, except the fetch-timing note (set when the window is kept) and
+  // with the window's own undo log. A store into translated code undoes the window.
+  const uint32_t wordAddr = addr & ~3u;
+  uint32_t old;
+  std::memcpy(&old, mem_.data() + wordAddr, 4);
+  if (jit_->covers(wordAddr)) jitConflict_ = true;
+  jitLogPush(WindowStore{wordAddr, old, cycle, jitWindowCtx_});
+  if (logging_) undoLog_.push_back(UndoEntry{wordAddr, old});
+  CacheLine& line = decodeCache_[(wordAddr >> 2) & (kDecodeCacheLines - 1)];
+  if (line.tag == wordAddr) line.tag = kNoTag;
+  std::memcpy(mem_.data() + addr, &value, size);
+  return jitConflict_ ? 1 : 0;
+}
+
+void TileModel::jitLogPush(const WindowStore& e) {
+  TileJit::Frame& f = jit_->frame();
+  if (f.undoCount == jitWindowLog_.size()) {
+    jitWindowLog_.resize(2 * jitWindowLog_.size() + 1024);
+    f.undo = reinterpret_cast<uint8_t*>(jitWindowLog_.data());
+    f.undoCapacity = static_cast<uint32_t>(jitWindowLog_.size());
+  }
+  jitWindowLog_[f.undoCount++] = e;
+}
+
+void TileModel::jitWindowUndo(unsigned c) {
+  TileJit::Frame& f = jit_->frame();
+  uint32_t kept = 0;
+  for (size_t k = f.undoCount; k-- > 0;) {
+    const WindowStore& e = jitWindowLog_[k];
+    if (c != kMaxContexts && e.ctx != c) continue;
+    std::memcpy(mem_.data() + e.wordAddr, &e.oldWord, 4);
+    CacheLine& line = decodeCache_[(e.wordAddr >> 2) & (kDecodeCacheLines - 1)];
+    if (line.tag == e.wordAddr) line.tag = kNoTag;
+    // A block translated in the window from a word it then restores.
+    if (jit_->covers(e.wordAddr)) jit_->requestFlush();
+  }
+  for (uint32_t k = 0; k < f.undoCount; ++k) {
+    if (c != kMaxContexts && jitWindowLog_[k].ctx != c) jitWindowLog_[kept++] = jitWindowLog_[k];
+  }
+  f.undoCount = kept;
+}
+
+bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
+  // The window [t, end): at most kWindowRounds rounds, before the limit and before any pending
+  // long op retires (that context does not issue in it). Its members: the contexts that issue
+  // in it. t is the earliest slot of every context.
+  constexpr uint64_t kWindowRounds = 256;
+  uint64_t end = std::min(untilCycle, t + kRound * kWindowRounds);
+  bool workers = false;
+  for (unsigned c = 0; c < kMaxContexts; ++c) {
+    if (c != 0 && ctx_[c].next != kNever) workers = true;
+    if (ctx_[c].longPending) end = std::min(end, ctx_[c].next);
+  }
+  if (!workers) {
+    // Context 0 alone: its own translated path (jitRun). Look again a few rounds later (a RUN).
+    jitWindowAt_ = t + kRound * 4;
+    return false;
+  }
+  // A fetch at t or t + 1 must not be one the fetch-timing rule makes stale.
+  if (lastStoreCycle() + 2 >= t) {
+    jitWindowAt_ = lastStoreCycle() + 3;
+    return false;
+  }
+  unsigned members[kMaxContexts];
+  unsigned count = 0;
+  for (unsigned c = 0; c < kMaxContexts; ++c) {
+    if (!ctx_[c].longPending && ctx_[c].next < end) members[count++] = c;
+  }
+  // Code that keeps stopping windows early (FP between integer stretches) makes the attempts
+  // rarer: after a fallback or a window cut below kShortRounds, the next waits 1, 2, 4 …
+  // kMaxBackoff rounds; a window that runs long enough tries again at once.
+  constexpr uint32_t kMaxBackoff = 256, kShortRounds = 32;
+  const uint64_t limit = end > t && count > 0 ? jitWindow(t, end, members, count) : 0;
+  if (limit == 0) {
+    jitWindowFallbacks_++;
+    jitWindowAt_ = t + uint64_t{kRound} * jitBackoff_;
+    jitBackoff_ = std::min(jitBackoff_ * 2, kMaxBackoff);
+    return false;
+  }
+  jitWindows_++;
+  if (limit < end && limit - t < uint64_t{kRound} * kShortRounds) {
+    jitWindowAt_ = limit + uint64_t{kRound} * jitBackoff_;
+    jitBackoff_ = std::min(jitBackoff_ * 2, kMaxBackoff);
+  } else {
+    jitBackoff_ = 1;
+  }
+  return true;
+}
+
+uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count) {
+  TileJit& jit = *jit_;
+  // Each member first must be able to start (the usual fallback: one of them is in FP code or
+  // at an MMIO access), else nothing runs.
+  for (unsigned k = 0; k < count; ++k) {
+    const Context& ctx = ctx_[members[k]];
+    if (jit.lookup(ctx.pc, mem_.data()) != nullptr) continue;
+    if (ctx.pc >= config_.memBytes || (ctx.pc & 3)) return 0;
+    uint32_t word;
+    std::memcpy(&word, mem_.data() + ctx.pc, 4);
+    if (!TileJit::translates(
+            decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit).op)) {
+      return 0;
+    }
+  }
+  if (jitTags_.empty()) jitTags_.assign(config_.memBytes / 4, 0);
+  if (++jitWindowId_ >= (1u << 28)) {  // stamps of old windows would match again
+    std::fill(jitTags_.begin(), jitTags_.end(), 0);
+    jitWindowId_ = 1;
+  }
+  jitSaved_ = ctx_;
+  const std::array<StoreNote, 2> notes = recentStores_;
+  const size_t undoSize = undoLog_.size();
+  static_assert(offsetof(WindowStore, wordAddr) == TileJit::kUndoWordAddr &&
+                offsetof(WindowStore, oldWord) == TileJit::kUndoOld &&
+                offsetof(WindowStore, cycle) == TileJit::kUndoCycle &&
+                sizeof(WindowStore) == TileJit::kUndoBytes);
+  TileJit::Frame& f = jit.frame();
+  if (jitWindowLog_.empty()) jitWindowLog_.resize(4096);
+  f.undo = reinterpret_cast<uint8_t*>(jitWindowLog_.data());
+  f.undoCapacity = static_cast<uint32_t>(jitWindowLog_.size());
+  f.undoCount = 0;
+  jitConflict_ = false;
+  jitWindowActive_ = true;
+  // Every member to the limit, which drops to where one stops early (an instruction it cannot
+  // run here); the members that ran past it run again from the start of the window to it.
+  uint64_t limit = end;
+  std::array<uint64_t, kMaxContexts> stop{};
+  for (unsigned k = 0; k < count && !jitConflict_; ++k) {
+    stop[members[k]] = jitWindowRun(members[k], limit);
+    limit = std::min(limit, stop[members[k]]);
+  }
+  if (!jitConflict_ && limit > t) {
+    // Without a conflict each member's run depends on its own accesses only, so running a
+    // prefix of it again gives the same results.
+    for (unsigned k = 0; k < count && !jitConflict_; ++k) {
+      const unsigned c = members[k];
+      if (stop[c] < limit + kRound) continue;  // no instruction at or after the limit
+      jitWindowUndo(c);
+      ctx_[c] = jitSaved_[c];
+      if (jitWindowRun(c, limit) < limit) jitConflict_ = true;  // cannot happen: kept exact
+    }
+  }
+  jitWindowActive_ = false;
+  if (jitConflict_ || limit <= t) {
+    jitWindowUndo(kMaxContexts);
+    undoLog_.resize(undoSize);
+    ctx_ = jitSaved_;
+    recentStores_ = notes;
+    return 0;
+  }
+  // Kept: the fetch-timing notes of the stores at limit - 2 and limit - 1 (older ones no longer
+  // matter), and the statistics.
+  recentStores_ = notes;
+  for (uint32_t k = 0; k < f.undoCount; ++k) {
+    const WindowStore& e = jitWindowLog_[k];
+    if (e.cycle + 2 < limit) continue;
+    StoreNote& note = recentStores_[e.cycle & 1];
+    note.cycle = e.cycle;
+    note.wordAddr = e.wordAddr;
+    note.words = 1;
+    note.oldWords[0] = e.oldWord;
+  }
+  for (unsigned k = 0; k < count; ++k) jitInstructions_ += jitWindowDone_[members[k]];
+  return limit;
+}
+
+uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {
+  Context& ctx = ctx_[c];
+  TileJit& jit = *jit_;
+  TileJit::Frame& f = jit.frame();
+  f.x = ctx.x.data();
+  f.f = ctx.f.data();
+  f.fflags = &ctx.fflags;
+  f.frm = ctx.frm;  // no translated instruction writes it
+  f.mem = mem_.data();
+  f.owner = this;
+  f.store = &TileModel::jitStore;
+  f.access = &TileModel::jitAccess;
+  // Translated stores log inline unless the chip logs too (then through jitStore), and write
+  // their note to a scratch one: the kept window sets the notes itself.
+  f.logging = &logging_;
+  f.decodeLines = reinterpret_cast<uint8_t*>(decodeCache_.data());
+  f.note = reinterpret_cast<uint8_t*>(&jitScratchNote_);
+  const uint32_t firstEntry = f.undoCount;
+  f.tags = jitTags_.data();
+  f.window = jitWindowId_;
+  f.tag = jitWindowId_ << 4 | c;
+  jitWindowCtx_ = c;
+  uint64_t t = ctx.next;
+  uint64_t done = 0;
+  while (t < limit && !jitConflict_) {
+    const uint64_t translations = jit.translations();
+    const TileJit::Block* b = jit.lookup(ctx.pc, mem_.data());
+    if (b != nullptr && jit.translations() != translations) {
+      // Translated now from memory this window may have written: it must hold the words as
+      // they were before the window.
+      for (uint32_t k = 0; k < b->length; ++k) {
+        const uint32_t stamp = jitTags_[(ctx.pc >> 2) + k];
+        if (stamp >> 4 == jitWindowId_ && (stamp & TileJit::kStampWrite)) jitConflict_ = true;
+      }
+      if (jitConflict_) break;
+    }
+    if (b != nullptr && t + uint64_t{kRound} * (b->length - 1) < limit) {
+      f.cycle = t;
+      f.budget = static_cast<uint32_t>(
+          std::min<uint64_t>((limit - 1 - t) / kRound + 1, uint64_t{1} << 30));
+      const uint32_t r = b->fn(&f);
+      const uint32_t n = r & ~TileJit::kSideExit;
+      ctx.pc = f.pc;
+      t += uint64_t{kRound} * n;
+      done += n;
+      if (!(r & TileJit::kSideExit)) continue;
+    }
+    if (t >= limit || !jitWindowStep(c, t)) break;
+    t += kRound;
+  }
+  ctx.instret += done;
+  ctx.busySlots += done;
+  ctx.next = t;
+  jitWindowDone_[c] = done;
+  for (uint32_t k = firstEntry; k < f.undoCount; ++k) jitWindowLog_[k].ctx = c;
+  f.tags = nullptr;
+  return t;
+}
+
+bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
+  Context& ctx = ctx_[c];
+  const uint32_t pc = ctx.pc;
+  if (pc >= config_.memBytes || (pc & 3)) return false;
+  // No fetch in a window is stale (it starts after the fetch-timing window and keeps its notes
+  // out of it), so the decode cache holds what issue() will execute.
+  CacheLine& line = decodeCache_[(pc >> 2) & (kDecodeCacheLines - 1)];
+  if (line.tag != pc) {
+    uint32_t word;
+    std::memcpy(&word, mem_.data() + pc, 4);
+    line.insn = decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
+    line.tag = pc;
+  }
+  const DecodedInsn d = line.insn;
+  if (!TileJit::translates(d.op)) return false;
+  const uint32_t addr = ctx.x[d.rs1] + static_cast<uint32_t>(d.imm);
+  unsigned size = 0;
+  bool store = false;
+  switch (d.op) {
+    case Op::Lb:
+    case Op::Lbu:
+      size = 1;
+      break;
+    case Op::Lh:
+    case Op::Lhu:
+      size = 2;
+      break;
+    case Op::Lw:
+      size = 4;
+      break;
+    case Op::Sb:
+      size = 1;
+      store = true;
+      break;
+    case Op::Sh:
+      size = 2;
+      store = true;
+      break;
+    case Op::Sw:
+      size = 4;
+      store = true;
+      break;
+    case Op::Jalr:
+      if ((addr & ~1u) & 3) return false;
+      break;
+    case Op::Jal:
+    case Op::Beq:
+    case Op::Bne:
+    case Op::Blt:
+    case Op::Bge:
+    case Op::Bltu:
+    case Op::Bgeu:
+      if ((pc + static_cast<uint32_t>(d.imm)) & 3) return false;
+      break;
+    default:
+      break;
+  }
+  if (size != 0 && ((addr & (size - 1)) != 0 || !inSramAccess(addr, size))) return false;
+  if (store && jit_->covers(addr & ~3u)) return false;
+  jitRecord(pc >> 2, false, c);  // the fetch
+  if (size != 0) jitRecord(addr >> 2, store, c);
+  if (jitConflict_) return false;
+  if (store) {
+    uint32_t old;
+    std::memcpy(&old, mem_.data() + (addr & ~3u), 4);
+    jitLogPush(WindowStore{addr & ~3u, old, t, c});
+  }
+  // The interpreter's own step; its fetch-timing note is set when the window is kept.
+  const std::array<StoreNote, 2> notes = recentStores_;
+  issue<false>(c, t);
+  recentStores_ = notes;
+  return true;
+}
 #else
 uint64_t TileModel::jitRun(uint64_t t, uint64_t) {
   return t;
+}
+
+bool TileModel::jitWindowEnter(uint64_t, uint64_t) {
+  return false;
 }
 
 uint32_t TileModel::jitStore(void*, uint32_t, uint32_t, uint32_t, uint32_t) {

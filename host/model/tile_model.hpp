@@ -205,6 +205,10 @@ class alignas(64) TileModel {
   uint64_t jitFlushes() const;
   /// Instructions that ran as translated code since construction (the rest were interpreted).
   uint64_t jitInstructions() const { return jitInstructions_; }
+  /// Windows of several contexts run as translated code and kept, and windows undone and left
+  /// to the interpreter (docs/tile.md, "Several contexts").
+  uint64_t jitWindows() const { return jitWindows_; }
+  uint64_t jitWindowFallbacks() const { return jitWindowFallbacks_; }
 
  private:
   static constexpr uint64_t kNever = ~uint64_t{0};
@@ -301,6 +305,27 @@ class alignas(64) TileModel {
   }
   static uint32_t jitStore(void* frame, uint32_t addr, uint32_t value, uint32_t index,
                            uint32_t size);
+  // --- Windows: several contexts running translated code (docs/tile.md, "Several contexts"). ---
+  // A window from cycle t (every context's next slot is >= t) if one can run now; true when it
+  // ran and was kept (the contexts' slots changed).
+  [[gnu::noinline]] bool jitWindowEnter(uint64_t t, uint64_t untilCycle);
+  // The window [t, end) of these members: the cycle where it ended when it was kept, else 0.
+  uint64_t jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count);
+  // Context c runs translated blocks and window-safe interpreted instructions from its next
+  // slot while it issues before limit; returns the slot of its first instruction not run.
+  uint64_t jitWindowRun(unsigned c, uint64_t limit);
+  // Whether the instruction at context c's pc can run inside a window (no trap, no MMIO, CSR,
+  // FP, divide or store into translated code): if so it is recorded and interpreted at t.
+  bool jitWindowStep(unsigned c, uint64_t t);
+  // The stamp of a word touched by context c in the window; a conflict marks the window.
+  void jitRecord(uint32_t wordIndex, bool write, unsigned c);
+  uint32_t jitWindowStore(uint32_t addr, uint32_t value, uint64_t cycle, uint32_t size);
+  static void jitAccess(void* frame, uint32_t addr, uint32_t write);
+  // Undo the window's stores of context c (every context: kMaxContexts), newest first.
+  void jitWindowUndo(unsigned c);
+  // Append to the window's undo log (growing it).
+  struct WindowStore;
+  void jitLogPush(const WindowStore& e);
   // Code was written (by anything): drop the translations covering [addr, addr + bytes).
   void jitCodeWritten(uint32_t addr, uint32_t bytes);
   // bytes are about to be written at addr: drop the translations if a word they cover changes.
@@ -387,6 +412,29 @@ class alignas(64) TileModel {
   // Look for a translated block at context 0's next issue: at first, and after a jump or taken
   // branch that the interpreter executed (runLoop).
   bool jitTry_ = true;
+  // Windows (jitWindow): no attempt before jitWindowAt_; after a fallback the wait doubles
+  // (jitBackoff_ rounds, reset when a window is kept).
+  uint64_t jitWindowAt_ = 0;
+  uint32_t jitBackoff_ = 1;
+  bool jitWindowActive_ = false;   // translated stores go to jitWindowStore
+  bool jitConflict_ = false;       // the window must be undone
+  unsigned jitWindowCtx_ = 0;      // the context running translated code
+  uint32_t jitWindowId_ = 0;       // stamps of older windows match no access
+  std::vector<uint32_t> jitTags_;  // per SRAM word: window << 4 | written << 3 | owner
+  struct WindowStore {
+    uint32_t wordAddr;
+    uint32_t oldWord;
+    uint64_t cycle;
+    uint32_t ctx;
+  };
+  // The window's undo log: entries 0 .. TileJit::Frame::undoCount - 1 (translated stores append
+  // to it inline).
+  std::vector<WindowStore> jitWindowLog_;
+  StoreNote jitScratchNote_;  // what translated stores in a window write as their note
+  std::array<Context, kMaxContexts> jitSaved_;
+  std::array<uint64_t, kMaxContexts> jitWindowDone_{};  // translated instructions per context
+  uint64_t jitWindows_ = 0;
+  uint64_t jitWindowFallbacks_ = 0;
   // The matrix unit's state, last: away from the fields every instruction touches.
   AmpWeights ampWeights_{};
   std::array<AmpAccumulators, kMaxContexts> ampAcc_{};

@@ -70,8 +70,8 @@ void addOptions(CLI::App& app, Options& o) {
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
   app.add_option("--model-engine", o.modelEngine,
-                 "Model: interp (the interpreter, default) or jit (translated blocks where one "
-                 "context runs; docs/tile.md, \"The translating engine\")")
+                 "Model: interp (the interpreter, default) or jit (translated blocks of one "
+                 "context, or windows of several; docs/tile.md, \"The translating engine\")")
       ->transform(CLI::CheckedTransformer(modelEngineNames()));
   app.add_option("--max-tiles", o.maxTiles,
                  fmt::format("Refuse chips with more tiles than this (default {}, docs/limits.md)",
