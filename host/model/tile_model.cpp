@@ -1312,10 +1312,8 @@ uint64_t TileModel::jitEnter(uint64_t t, uint64_t untilCycle) {
 }
 
 #if TESS_HAVE_JIT
-uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
-  Context& ctx = ctx_[0];
-  TileJit& jit = *jit_;
-  TileJit::Frame& f = jit.frame();
+void TileModel::jitFrameFor(Context& ctx) {
+  TileJit::Frame& f = jit_->frame();
   f.x = ctx.x.data();
   f.f = ctx.f.data();
   f.fflags = &ctx.fflags;
@@ -1323,6 +1321,13 @@ uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
   f.mem = mem_.data();
   f.owner = this;
   f.store = &TileModel::jitStore;
+}
+
+uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
+  Context& ctx = ctx_[0];
+  TileJit& jit = *jit_;
+  TileJit::Frame& f = jit.frame();
+  jitFrameFor(ctx);
   static_assert(offsetof(StoreNote, cycle) == TileJit::kNoteCycle &&
                 offsetof(StoreNote, wordAddr) == TileJit::kNoteWordAddr &&
                 offsetof(StoreNote, words) == TileJit::kNoteWords &&
@@ -1571,13 +1576,7 @@ uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {
   Context& ctx = ctx_[c];
   TileJit& jit = *jit_;
   TileJit::Frame& f = jit.frame();
-  f.x = ctx.x.data();
-  f.f = ctx.f.data();
-  f.fflags = &ctx.fflags;
-  f.frm = ctx.frm;  // no translated instruction writes it
-  f.mem = mem_.data();
-  f.owner = this;
-  f.store = &TileModel::jitStore;
+  jitFrameFor(ctx);
   f.access = &TileModel::jitAccess;
   // Translated stores log inline unless the chip logs too (then through jitStore), and write
   // their note to a scratch one: the kept window sets the notes itself.

@@ -295,6 +295,8 @@ class alignas(64) TileModel {
   // runs and each block's last instruction issues before untilCycle; returns the cycle of the
   // next issue (t if nothing ran).
   uint64_t jitRun(uint64_t t, uint64_t untilCycle);
+  // Sets the translator's frame to context ctx's registers and this tile's memory and hooks.
+  void jitFrameFor(Context& ctx);
   // jitRun if context 0 may run translated code now (out of runLoop: its registers stay free).
   [[gnu::noinline]] uint64_t jitEnter(uint64_t t, uint64_t untilCycle);
   bool jitEligible(uint64_t t) const {

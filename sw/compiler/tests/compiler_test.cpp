@@ -352,6 +352,7 @@ TEST(CompilerLiveness, AResultWrittenInPartsBeforeItsFirstReadIsATemporary) {
   }
   EXPECT_EQ(bytes[1], bytes[0]);  // t shares memory with v, as when it is written whole
   EXPECT_GE(bytes[2], bytes[0] + 4 * (96 + 48));  // t keeps its own memory, "early" is exposed
+}
 
 // An InOut field that a vertex only writes (Graph::setFieldWriteOnly: matmul's products that do
 // not accumulate) counts as a write for liveness: the variable it writes whole, in a loop, is a
