@@ -137,7 +137,7 @@ class Device {
 /// How the model executes tile code (docs/tile.md, "The translating engine").
 enum class ModelEngine {
   Interp,  ///< the interpreter: the reference
-  Jit,     ///< translated blocks where one context runs, the interpreter elsewhere (x86-64)
+  Jit,     ///< translated blocks (one context, or windows of several), else the interpreter
 };
 
 /// True when this build's model has the translating engine (x86-64 hosts with asmjit); without
