@@ -1495,6 +1495,19 @@ bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
   return true;
 }
 
+namespace {
+
+// The F instructions a window may interpret (besides what a block may hold): one round, and
+// touching only their context's registers and fflags (and, for FLW/FSW, one SRAM word, recorded
+// as the integer accesses are). FDIV and FSQRT are long ops; a dynamic rounding mode while frm
+// holds a reserved value traps, which a window never does.
+bool windowStepsFp(const DecodedInsn& d, uint8_t frm) {
+  if (d.op < Op::Flw || d.op > Op::FmvWX || d.op == Op::Fdiv || d.op == Op::Fsqrt) return false;
+  return d.rm != kRmDynamic || frm <= 4;
+}
+
+}  // namespace
+
 uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count) {
   TileJit& jit = *jit_;
   // Each member first must be able to start (the usual fallback: one of them is in FP code or
@@ -1505,10 +1518,9 @@ uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members,
     if (ctx.pc >= config_.memBytes || (ctx.pc & 3)) return 0;
     uint32_t word;
     std::memcpy(&word, mem_.data() + ctx.pc, 4);
-    if (!TileJit::translates(
-            decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit).op)) {
-      return 0;
-    }
+    const DecodedInsn d =
+        decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
+    if (!TileJit::translates(d.op) && !windowStepsFp(d, ctx.frm)) return 0;
   }
   if (jitTags_.empty()) jitTags_.assign(config_.memBytes / 4, 0);
   if (++jitWindowId_ >= (1u << 28)) {  // stamps of old windows would match again
@@ -1639,7 +1651,7 @@ bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
     line.tag = pc;
   }
   const DecodedInsn d = line.insn;
-  if (!TileJit::translates(d.op)) return false;
+  if (!TileJit::translates(d.op) && !windowStepsFp(d, ctx.frm)) return false;
   const uint32_t addr = ctx.x[d.rs1] + static_cast<uint32_t>(d.imm);
   unsigned size = 0;
   bool store = false;
@@ -1653,6 +1665,7 @@ bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
       size = 2;
       break;
     case Op::Lw:
+    case Op::Flw:
       size = 4;
       break;
     case Op::Sb:
@@ -1664,6 +1677,7 @@ bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
       store = true;
       break;
     case Op::Sw:
+    case Op::Fsw:
       size = 4;
       store = true;
       break;
