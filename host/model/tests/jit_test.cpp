@@ -11,36 +11,12 @@
 #include <cstdio>
 #include <random>
 
-#include "tile_harness.hpp"
+#include "jit_pair.hpp"
 
 namespace tessera::model::test {
 namespace {
 
 using namespace rv;
-
-TileConfig config(bool jit) {
-  return TileConfig{
-      0, 1, 65536, true, true, TESS_NUM_CONTEXTS, TESS_COUNTER_BITS, TESS_MATRIX_UNIT != 0, jit};
-}
-
-// A tile of each engine holding the same memory.
-struct Pair {
-  TileModel interp{config(false)};
-  TileModel jit{config(true)};
-
-  void place(uint32_t addr, const std::vector<uint32_t>& words) {
-    std::vector<uint8_t> bytes(words.size() * 4);
-    std::memcpy(bytes.data(), words.data(), bytes.size());
-    interp.writeMemory(addr, bytes);
-    jit.writeMemory(addr, bytes);
-  }
-  // Both to cycle `until` (or a stop); their states must agree.
-  void runTo(uint64_t until) {
-    interp.run(until);
-    jit.run(until);
-    ASSERT_EQ(tileStateDifference(interp, jit), "") << "at cycle " << until;
-  }
-};
 
 class Jit : public ::testing::Test {
  protected:
@@ -61,7 +37,7 @@ std::vector<uint32_t> integerLoop(int32_t iterations) {
 }
 
 TEST_F(Jit, RunsAnIntegerLoopAsTranslatedBlocks) {
-  Pair p;
+  EnginePair p;
   p.place(0, integerLoop(500));
   for (uint64_t t = 1; t < 40000; t += 997) p.runTo(t);
   p.runTo(1'000'000);
@@ -75,7 +51,7 @@ TEST_F(Jit, RunsAnIntegerLoopAsTranslatedBlocks) {
 TEST_F(Jit, StopsAtEveryCycleLimit) {
   // Every stop cycle from 0 to the end, one run each: blocks end exactly at the limit or the
   // interpreter takes the rest.
-  Pair p;
+  EnginePair p;
   p.place(0, integerLoop(20));
   for (uint64_t t = 0; p.jit.state() == TileState::Running && t < 5000; ++t) p.runTo(t);
   EXPECT_EQ(p.jit.state(), TileState::Halted);
@@ -84,7 +60,7 @@ TEST_F(Jit, StopsAtEveryCycleLimit) {
 TEST_F(Jit, StoreIntoCodeRunsTheNewCode) {
   // isa_test's program: the word at 12 runs once, is overwritten by a store and runs again.
   const uint32_t patched = addi(a0, a0, 16);
-  Pair p;
+  EnginePair p;
   p.place(0, {lui(a1, patched >> 12), addi(a1, a1, static_cast<int32_t>(patched & 0xfff)),
               jal(zero, 4), addi(a0, a0, 1), bne(a2, zero, 16), addi(a2, zero, 1), sw(a1, zero, 12),
               jal(zero, -16), kLoadMmioBase, kExit});
@@ -98,7 +74,7 @@ TEST_F(Jit, StoreIntoTheNextWordOfItsOwnBlock) {
   // The store rewrites the instruction right after it in the same block: a round later the fetch
   // sees the new word, so the block must stop after the store.
   const uint32_t patched = addi(a0, a0, 100);
-  Pair p;
+  EnginePair p;
   p.place(0, {lui(a1, patched >> 12), addi(a1, a1, static_cast<int32_t>(patched & 0xfff)),
               sw(a1, zero, 12), addi(a0, a0, 1), kLoadMmioBase, kExit});
   p.runTo(100000);
@@ -110,7 +86,7 @@ TEST_F(Jit, TranslatedStoreOverAnInterpretedInstruction) {
   // cache; a translated store then replaces it by another CSR read, which must run next time:
   // the store drops the decode cache's line as the interpreter's stores do.
   const uint32_t patched = csrr(a4, 0xc00);
-  Pair p;
+  EnginePair p;
   p.place(
       0, {lui(a1, (patched + 0x800) >> 12), addi(a1, a1, static_cast<int32_t>(patched << 20) >> 20),
           addi(a2, zero, 2), csrr(a3, 0xc02),  // 12
@@ -133,7 +109,7 @@ std::vector<uint32_t> spinLoop() {
 }
 
 TEST_F(Jit, ExchangeWriteIntoCodeRunsTheNewCode) {
-  Pair p;
+  EnginePair p;
   p.place(0, spinLoop());
   p.runTo(601);
   const uint64_t flushes = p.jit.jitFlushes();
@@ -153,7 +129,7 @@ TEST_F(Jit, ExchangeWriteIntoCodeRunsTheNewCode) {
 }
 
 TEST_F(Jit, HostWriteIntoCodeRunsTheNewCode) {
-  Pair p;
+  EnginePair p;
   p.place(0, spinLoop());
   p.runTo(300);
   p.place(4, {addi(a0, a0, 7)});
@@ -184,7 +160,7 @@ TEST_F(Jit, RollbackRestoresCodeAndTranslations) {
   // The program rewrites its own loop body on its 10th pass; a rollback to before that must run
   // the old body again.
   const uint32_t patched = addi(a0, a0, 16);
-  Pair p;
+  EnginePair p;
   p.place(0,
           {lui(a1, patched >> 12), addi(a1, a1, static_cast<int32_t>(patched & 0xfff)),
            addi(a2, zero, 10),
@@ -292,15 +268,10 @@ TEST_F(Jit, RandomProgramsAgreeWithTheInterpreter) {
   uint64_t translated = 0, total = 0;
   for (uint32_t seed = 1; seed <= 300; ++seed) {
     SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    Pair p;
+    EnginePair p;
     p.place(0, randomProgram(seed));
-    std::mt19937 rng(seed);
-    uint64_t t = 0;
-    while (p.jit.state() == TileState::Running && t < 200000) {
-      t += 1 + rng() % 200;
-      p.runTo(t);
-      if (::testing::Test::HasFailure()) return;
-    }
+    p.runInSlices(seed, 200, 200000);
+    if (HasFailure()) return;
     translated += p.jit.jitInstructions();
     total += p.jit.stats().instructions;
     halted += p.jit.state() == TileState::Halted;
@@ -372,7 +343,7 @@ void runFpCase(const FpCase& c, const std::vector<uint32_t>& table, bool expectT
   prog.push_back(bne(a0, zero, -4 * static_cast<int32_t>(prog.size() - loop)));
   prog.push_back(kLoadMmioBase);
   prog.push_back(kExit);
-  Pair p;
+  EnginePair p;
   p.place(0, prog);
   p.place(0x4000, table);
   // Uneven stops: blocks meet the cycle limit at many offsets.
@@ -566,16 +537,11 @@ TEST_F(Jit, RandomFpProgramsAgreeWithTheInterpreter) {
   std::vector<uint32_t> data;
   for (uint32_t seed = 1; seed <= 300; ++seed) {
     SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    Pair p;
+    EnginePair p;
     p.place(0, randomFpProgram(seed, data));
     p.place(0x8000, data);
-    std::mt19937 rng(seed);
-    uint64_t t = 0;
-    while (p.jit.state() == TileState::Running && t < 200000) {
-      t += 1 + rng() % 200;
-      p.runTo(t);
-      if (::testing::Test::HasFailure()) return;
-    }
+    p.runInSlices(seed, 200, 200000);
+    if (HasFailure()) return;
     EXPECT_NE(p.jit.state(), TileState::Running);
     translated += p.jit.jitInstructions();
     total += p.jit.stats().instructions;

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <random>
 
-#include "tile_harness.hpp"
+#include "jit_pair.hpp"
 
 namespace tessera::model::test {
 namespace {
@@ -16,37 +16,8 @@ using namespace rv;
 
 constexpr uint32_t kWorkerEntry = 0x400;
 
-TileConfig config(bool jit) {
-  return TileConfig{
-      0, 1, 65536, true, true, TESS_NUM_CONTEXTS, TESS_COUNTER_BITS, TESS_MATRIX_UNIT != 0, jit};
-}
-
-struct Pair {
-  TileModel interp{config(false)};
-  TileModel jit{config(true)};
-
-  void place(uint32_t addr, const std::vector<uint32_t>& words) {
-    std::vector<uint8_t> bytes(words.size() * 4);
-    std::memcpy(bytes.data(), words.data(), bytes.size());
-    interp.writeMemory(addr, bytes);
-    jit.writeMemory(addr, bytes);
-  }
-  void runTo(uint64_t until) {
-    interp.run(until);
-    jit.run(until);
-    ASSERT_EQ(tileStateDifference(interp, jit), "") << "at cycle " << until;
-  }
-  // To the end in uneven slices (seeded), comparing after each.
-  void runToEnd(uint32_t seed, unsigned maxSlice = 400) {
-    std::mt19937 rng(seed);
-    uint64_t t = 0;
-    while (jit.state() == TileState::Running && t < 2'000'000) {
-      t += 1 + rng() % maxSlice;
-      runTo(t);
-      if (::testing::Test::HasFailure()) return;
-    }
-    EXPECT_EQ(jit.state(), TileState::Halted);
-  }
+// The pair, and what its windows did.
+struct Pair : EnginePair {
   void report(const char* what) const {
     std::printf("%s: %llu windows kept, %llu fell back, %llu of %llu instructions translated\n",
                 what, static_cast<unsigned long long>(jit.jitWindows()),
@@ -196,13 +167,8 @@ TEST_F(JitWindow, WorkersWithInterpretedInstructionsAndTraps) {
   Pair p;
   p.place(0, supervisor(TESS_NUM_CONTEXTS - 1));
   p.place(kWorkerEntry, w);
-  std::mt19937 rng(5);
-  uint64_t t = 0;
-  while (p.jit.state() == TileState::Running && t < 1'000'000) {
-    t += 1 + rng() % 300;
-    p.runTo(t);
-    if (HasFailure()) return;
-  }
+  p.runInSlices(5, 300, 1'000'000);
+  if (HasFailure()) return;
   EXPECT_EQ(p.jit.state(), TileState::Trapped);
   p.report("interpreted instructions");
 }
@@ -301,13 +267,8 @@ TEST_F(JitWindow, RandomWorkersAgreeWithTheInterpreter) {
     Pair p;
     p.place(0, supervisor(TESS_NUM_CONTEXTS - 1));
     p.place(kWorkerEntry, randomWorker(seed, kWorkerEntry));
-    std::mt19937 rng(seed);
-    uint64_t t = 0;
-    while (p.jit.state() == TileState::Running && t < 400000) {
-      t += 1 + rng() % 500;
-      p.runTo(t);
-      if (HasFailure()) return;
-    }
+    p.runInSlices(seed, 500, 400000);
+    if (HasFailure()) return;
     translated += p.jit.jitInstructions();
     total += p.jit.stats().instructions;
     kept += p.jit.jitWindows();

@@ -32,6 +32,31 @@ std::unique_ptr<Device> open(const std::string& spec, unsigned tiles) {
   return openDevice(spec, o);
 }
 
+// Two runs' results agree bit for bit.
+void expectBitEqual(const std::vector<float>& a, const std::vector<float>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << "element " << i;
+  }
+}
+
+// A one-tile graph built by build(g, prog, variant), compiled and run on the model: tile 0's
+// tensor bytes and the exposed tensor "a" afterwards.
+struct OneTileRun {
+  uint32_t tensorBytes = 0;
+  std::vector<float> a;
+};
+OneTileRun runOneTile(const std::function<void(Graph&, Sequence&, bool)>& build, bool variant) {
+  Graph g(Target{1, 65536, 6});
+  Sequence prog;
+  build(g, prog, variant);
+  Compiled c = compile(g, prog);
+  auto dev = open("model", 1);
+  Engine e(*dev, c.executable);
+  EXPECT_EQ(e.run(50'000'000).reason, StopReason::Halted);
+  return {c.report.tiles[0].tensors, floatsOf(e.readTensor("a"))};
+}
+
 // Random gathers (vertex inputs: guarded buffers, multicast, self transfers) and a random
 // permuting Copy (receives into tensors' home memory), run on the model; every value is checked.
 TEST(CompilerExchange, RandomTransfersArriveWhereTheyShould) {
@@ -298,11 +323,7 @@ TEST(CompilerLiveness, TemporariesShareMemoryAndResultsDoNotChange) {
     results.push_back(r);
   }
   EXPECT_LT(tensorBytes[1], tensorBytes[0]);
-  ASSERT_EQ(results[0].size(), results[1].size());
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(results[0][i]), std::bit_cast<uint32_t>(results[1][i]))
-        << "element " << i;
-  }
+  expectBitEqual(results[0], results[1]);
   // The carried sum: six loop passes (three per run, two runs) of a * 1.5^4.
   EXPECT_EQ(results[1][96 + 5], 6 * ((0.25f * 5 - 3.0f) * 1.5f * 1.5f * 1.5f * 1.5f));
 }
@@ -380,27 +401,12 @@ TEST(CompilerLiveness, WriteOnlyFieldsMakeTemporaries) {
     prog.add(Repeat(2, body, "loop"));
     g.exposeTensor("a", a);
   };
-  std::vector<uint32_t> tensorBytes;
-  std::vector<std::vector<float>> results;
-  for (bool writeOnly : {false, true}) {
-    Graph g(Target{1, 65536, 6});
-    Sequence prog;
-    build(g, prog, writeOnly);
-    Compiled c = compile(g, prog);
-    tensorBytes.push_back(c.report.tiles[0].tensors);
-    auto dev = open("model", 1);
-    Engine e(*dev, c.executable);
-    ASSERT_EQ(e.run(50'000'000).reason, StopReason::Halted);
-    results.push_back(floatsOf(e.readTensor("a")));
-  }
+  const OneTileRun plain = runOneTile(build, false), changed = runOneTile(build, true);
+  if (HasFailure()) return;
   // c (256 bytes) shares the pool with the scaled result (their lives do not meet) instead of a
   // place of its own.
-  EXPECT_LE(tensorBytes[1] + 256, tensorBytes[0]);
-  ASSERT_EQ(results[0].size(), results[1].size());
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(results[0][i]), std::bit_cast<uint32_t>(results[1][i]))
-        << "element " << i;
-  }
+  EXPECT_LE(changed.tensorBytes + 256, plain.tensorBytes);
+  expectBitEqual(plain.a, changed.a);
   // Only an InOut field can be declared so.
   Graph g(Target{1, 65536, 6});
   ComputeSet cs = g.addComputeSet("cs");
@@ -433,26 +439,11 @@ TEST(CompilerLiveness, AVariableWrittenWholeOverTwoStepsIsATemporary) {
     prog.add(Repeat(2, body, "loop"));
     g.exposeTensor("a", a);
   };
-  std::vector<uint32_t> tensorBytes;
-  std::vector<std::vector<float>> results;
-  for (bool twoSteps : {false, true}) {
-    Graph g(Target{1, 65536, 6});
-    Sequence prog;
-    build(g, prog, twoSteps);
-    Compiled c = compile(g, prog);
-    tensorBytes.push_back(c.report.tiles[0].tensors);
-    auto dev = open("model", 1);
-    Engine e(*dev, c.executable);
-    ASSERT_EQ(e.run(50'000'000).reason, StopReason::Halted);
-    results.push_back(floatsOf(e.readTensor("a")));
-  }
+  const OneTileRun plain = runOneTile(build, false), changed = runOneTile(build, true);
+  if (HasFailure()) return;
   // c shares the pool with the second scale's result in both (a carried c would add 256 bytes).
-  EXPECT_EQ(tensorBytes[1], tensorBytes[0]);
-  ASSERT_EQ(results[0].size(), results[1].size());
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    ASSERT_EQ(std::bit_cast<uint32_t>(results[0][i]), std::bit_cast<uint32_t>(results[1][i]))
-        << "element " << i;
-  }
+  EXPECT_EQ(changed.tensorBytes, plain.tensorBytes);
+  expectBitEqual(plain.a, changed.a);
 }
 
 // The report's program tree and live bytes per step (the browser report's liveness and program
