@@ -640,7 +640,7 @@ ModelJitStatistics modelJitStatistics(Device& dev) {
   const model::TileRange range = m->block();
   for (unsigned t = range.first; t < range.end; ++t) {
     const model::TileModel& tile = m->tile(t);
-    s.instructions += tile.stats().instructions;
+    s.instructions += tile.executedInstructions();
     s.translated += tile.jitInstructions();
     s.windows += tile.jitWindows();
     s.windowFallbacks += tile.jitWindowFallbacks();

@@ -110,6 +110,7 @@ void TileModel::jitCodeWrite([[maybe_unused]] uint32_t addr, [[maybe_unused]] co
 }
 
 void TileModel::reset() {
+  retiredElsewhere_ = executedInstructions();
   for (Context& ctx : ctx_) ctx = Context{};
   ctx_[0].running = true;
   ctx_[0].next = 0;
@@ -176,7 +177,10 @@ void TileModel::rollback() {
   }
   for (CacheLine& line : decodeCache_) line.tag = kNoTag;
   for (const UndoEntry& e : undoLog_) jitCodeWritten(e.wordAddr, 4);
+  // The rolled-back instructions were executed (and may have run translated): they stay counted.
+  const uint64_t executed = executedInstructions();
   ctx_ = saved_.ctx;
+  retiredElsewhere_ += executed - executedInstructions();
   recentStores_ = saved_.recentStores;
   ampWeights_ = saved_.ampWeights;
   ampAcc_ = saved_.ampAcc;
@@ -220,6 +224,12 @@ void TileModel::readMemory(uint32_t addr, std::span<uint8_t> data) const {
   }
   if (data.empty()) return;  // data() may be null: memcpy must not see it
   std::memcpy(data.data(), mem_.data() + addr, data.size());
+}
+
+uint64_t TileModel::executedInstructions() const {
+  uint64_t n = retiredElsewhere_;
+  for (const Context& ctx : ctx_) n += ctx.instret;
+  return n;
 }
 
 TileStats TileModel::stats() const {

@@ -180,7 +180,10 @@ class alignas(64) TileModel {
     return wrapCounter(ctx_[ctx].instret, config_.counterBits);
   }
   /// Set instret of a context (bits above counterBits are dropped when it is read).
-  void setInstret(unsigned ctx, uint64_t v) { ctx_[ctx].instret = v; }
+  void setInstret(unsigned ctx, uint64_t v) {
+    retiredElsewhere_ += ctx_[ctx].instret - v;
+    ctx_[ctx].instret = v;
+  }
   /// C_STATE of a context: bit 0 running, 1 blocked in WAIT, 2 blocked at a sync, 3 long op.
   uint32_t contextState(unsigned ctx) const {
     const Context& c = ctx_[ctx];
@@ -205,6 +208,9 @@ class alignas(64) TileModel {
   uint64_t jitFlushes() const;
   /// Instructions that ran as translated code since construction (the rest were interpreted).
   uint64_t jitInstructions() const { return jitInstructions_; }
+  /// Instructions this tile executed since construction, by either engine: unlike instret it
+  /// does not restart at reset() or move when a counter is restored (setInstret).
+  uint64_t executedInstructions() const;
   /// Windows of several contexts run as translated code and kept, and windows undone and left
   /// to the interpreter (docs/tile.md, "Several contexts").
   uint64_t jitWindows() const { return jitWindows_; }
@@ -411,6 +417,8 @@ class alignas(64) TileModel {
   };
   std::unique_ptr<TileJit, JitDeleter> jit_;  // the translating engine (null: interpreter)
   uint64_t jitInstructions_ = 0;
+  // executedInstructions() less the contexts' instret (reset() and setInstret() move it).
+  uint64_t retiredElsewhere_ = 0;
   // Look for a translated block at context 0's next issue: at first, and after a jump or taken
   // branch that the interpreter executed (runLoop).
   bool jitTry_ = true;

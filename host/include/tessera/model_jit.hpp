@@ -11,7 +11,7 @@ class Device;
 
 /// The translating engine's counts over this process's tiles since the device was opened.
 struct ModelJitStatistics {
-  uint64_t instructions = 0;     ///< instructions retired (every context, every tile)
+  uint64_t instructions = 0;     ///< instructions executed (every context, every tile, every load)
   uint64_t translated = 0;       ///< of them, run as translated host code
   uint64_t windows = 0;          ///< windows of several contexts kept
   uint64_t windowFallbacks = 0;  ///< windows undone and left to the interpreter

@@ -48,6 +48,35 @@ TEST_F(Jit, RunsAnIntegerLoopAsTranslatedBlocks) {
   EXPECT_EQ(p.jit.xreg(0, a1), 3u * 500 * 501 / 2);
 }
 
+TEST_F(Jit, CountsExecutedInstructionsAcrossResetsRollbacksAndRestoredCounters) {
+  // The translated share is taken against every instruction executed since construction, which
+  // neither a reset (a new program), a rollback nor a restored counter takes back.
+  EnginePair p;
+  p.place(0, integerLoop(500));
+  p.runTo(1'000'000);
+  ASSERT_EQ(p.jit.state(), TileState::Halted);
+  const uint64_t once = p.jit.stats().instructions;
+  EXPECT_EQ(p.jit.executedInstructions(), once);
+  EXPECT_LE(p.jit.jitInstructions(), once);
+  p.jit.reset();
+  p.jit.run(1'000'000);
+  ASSERT_EQ(p.jit.state(), TileState::Halted);
+  EXPECT_EQ(p.jit.stats().instructions, once);
+  EXPECT_EQ(p.jit.executedInstructions(), 2 * once);
+  EXPECT_GT(p.jit.jitInstructions(), once);
+  EXPECT_LE(p.jit.jitInstructions(), 2 * once);
+  p.jit.reset();
+  p.jit.checkpoint();
+  p.jit.run(3000);
+  const uint64_t ran = p.jit.stats().instructions;
+  ASSERT_GT(ran, 0u);
+  p.jit.rollback();
+  EXPECT_EQ(p.jit.stats().instructions, 0u);
+  EXPECT_EQ(p.jit.executedInstructions(), 2 * once + ran);
+  p.jit.setInstret(0, 123456);
+  EXPECT_EQ(p.jit.executedInstructions(), 2 * once + ran);
+}
+
 TEST_F(Jit, StopsAtEveryCycleLimit) {
   // Every stop cycle from 0 to the end, one run each: blocks end exactly at the limit or the
   // interpreter takes the rest.
