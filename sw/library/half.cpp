@@ -1,9 +1,10 @@
 // float16 casts (docs/library.md, "fp16 tensors, casts and matmul"); the float16 product is in
 // matmul.cpp beside the float32 one, whose plan and vertices it shares.
+#include "tessera/half.hpp"
+
 #include <fmt/format.h>
 
 #include "tessera/error.hpp"
-#include "tessera/half.hpp"
 #include "tile_chunks.hpp"
 
 namespace tessera::ops {
@@ -12,9 +13,10 @@ namespace {
 
 void requireUnit(const Graph& graph, const std::string& name) {
   if (!graph.target().hasMatrixUnit) {
-    throw Error(fmt::format("{}: float16 casts need the matrix unit's conversions (the target has "
-                            "none)",
-                            name));
+    throw Error(
+        fmt::format("{}: float16 casts need the matrix unit's conversions (the target has "
+                    "none)",
+                    name));
   }
 }
 
@@ -24,9 +26,10 @@ Tensor castChunks(Graph& graph, const Tensor& t, ElemType type, const char* code
                   const char* inField, const char* outField, std::optional<uint32_t> seed,
                   Sequence& prog, const std::string& name) {
   if (t.numElements() % 2 != 0) {
-    throw Error(fmt::format("{}: a cast to or from float16 takes an even number of elements "
-                            "(float16 moves in pairs), \"{}\" has {}",
-                            name, t.debugName(), t.numElements()));
+    throw Error(
+        fmt::format("{}: a cast to or from float16 takes an even number of elements "
+                    "(float16 moves in pairs), \"{}\" has {}",
+                    name, t.debugName(), t.numElements()));
   }
   const Tensor out = cloneMapped(graph, t, type, name);
   ComputeSet cs = graph.addComputeSet(name);
@@ -58,8 +61,7 @@ uint32_t castStochasticSeed(uint32_t seed, uint32_t v) {
   return h ? h : 1u;
 }
 
-Tensor cast(Graph& graph, const Tensor& t, ElemType type, Sequence& prog,
-            const std::string& name) {
+Tensor cast(Graph& graph, const Tensor& t, ElemType type, Sequence& prog, const std::string& name) {
   if (t.elementType() == type) return t;
   if (t.elementType() == ElemType::Float32 && type == ElemType::Float16) {
     requireUnit(graph, name);

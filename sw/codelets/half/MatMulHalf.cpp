@@ -1,9 +1,10 @@
-// c (M x N, row-major, fp32) (+)= a b with a (M x k) and b (k x N) binary16 bit patterns, row-major,
-// on rows [row, row + rows) and columns [col, col + cols) only (several vertices of a tile share
-// the fields, as MatMul's do). Each element is fma(w(a_ip), w(b_pj), s) over k in increasing order
-// from +0 or from c (flags bit 2), w the exact widening AMP.CVTSH: AMP.H's chain, so a product
-// gives the same bits with MatMulAmpH or with this (docs/library.md, "fp16 matmul"). The blocks the
-// unit's codelet does not take (k not a multiple of 8 or below 16, columns not a multiple of 4).
+// c (M x N, row-major, fp32) (+)= a b with a (M x k) and b (k x N) binary16 bit patterns,
+// row-major, on rows [row, row + rows) and columns [col, col + cols) only (several vertices of a
+// tile share the fields, as MatMul's do). Each element is fma(w(a_ip), w(b_pj), s) over k in
+// increasing order from +0 or from c (flags bit 2), w the exact widening AMP.CVTSH: AMP.H's chain,
+// so a product gives the same bits with MatMulAmpH or with this (docs/library.md, "fp16 matmul").
+// The blocks the unit's codelet does not take (k not a multiple of 8 or below 16, columns not a
+// multiple of 4).
 #include "tessera/amp.h"
 #include "tessera/vertex.hpp"
 

@@ -4,10 +4,10 @@
 // model (tessera/amp_matmul.h) and everything MatMulAmp.cpp says hold for both; only the
 // multiply's funct3 and the element size differ.
 //
-// MatMulAmp: MatMulBlocked's product on the matrix unit (docs/tile.md, "Matrix unit"; docs/library.md,
-// "matmul on the matrix unit"): the same result bit for bit (each element is a chain of fused
-// multiply-adds over k in increasing order, from +0 or from c: AMP.S's order), compared with the
-// scalar vertices in sw/library/tests.
+// MatMulAmp: MatMulBlocked's product on the matrix unit (docs/tile.md, "Matrix unit";
+// docs/library.md, "matmul on the matrix unit"): the same result bit for bit (each element is a
+// chain of fused multiply-adds over k in increasing order, from +0 or from c: AMP.S's order),
+// compared with the scalar vertices in sw/library/tests.
 //
 // One vertex per context of the tile, all on the same fields. The weights are one set per tile,
 // so the contexts work in lock step: the supervisor (context 0) loads 4x4 blocks of b into one
@@ -208,12 +208,11 @@ inline void workerRowBlock(uint32_t t, uint32_t ctx, const float* p0, const floa
       : "t0", "t1", "t2", "memory");
 }
 
-
 /// The vertex body of MatMulAmp (In = float, MulF3 = AMP.S) and MatMulAmpH (In = uint16_t, binary16
-/// bit patterns, MulF3 = AMP.H) on the vertex's fields v.a, v.b, v.c, v.sync, v.k, v.flags: c (+)= a b
-/// with a [rows, k] row-major, b in column groups [cols / 4][k][4], c row-major or (flags bit 3) in
-/// column groups; accumulate with flags bit 2. Inlined into each vertex, so MatMulAmp's code is
-/// what it was before MatMulAmpH shared it.
+/// bit patterns, MulF3 = AMP.H) on the vertex's fields v.a, v.b, v.c, v.sync, v.k, v.flags: c (+)=
+/// a b with a [rows, k] row-major, b in column groups [cols / 4][k][4], c row-major or (flags bit
+/// 3) in column groups; accumulate with flags bit 2. Inlined into each vertex, so MatMulAmp's code
+/// is what it was before MatMulAmpH shared it.
 template <typename In, uint32_t MulF3, typename Vertex>
 __attribute__((always_inline)) inline void product(const Vertex& v) {
   const auto& a = v.a;
@@ -240,7 +239,8 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
     if (t0 == 0) t0 = 6;  // 0 means "not yet published"
     *flag = static_cast<int32_t>(t0);
     for (uint32_t s = 0, t = t0; s < rowBlocks; ++s, t += blockCycles)
-      supervisorRowBlock<kElemBytes>(t, reinterpret_cast<const float*>(b.data()), pairs, odd, groups, kk, accumulate);
+      supervisorRowBlock<kElemBytes>(t, reinterpret_cast<const float*>(b.data()), pairs, odd,
+                                     groups, kk, accumulate);
     // Every worker with rows read T0 before the first row block began.
     *flag = 0;
     return;
@@ -272,13 +272,11 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
     } else {
       TESSERA_AMP_CLR();
     }
-    workerRowBlock<MulF3, kElemBytes>(t, ctx, reinterpret_cast<const float*>(a0),
-                                      reinterpret_cast<const float*>(a0 + o1 * kk),
-                                      reinterpret_cast<const float*>(a0 + o2 * kk),
-                                      reinterpret_cast<const float*>(a0 + o3 * kk), c0, c1, c2,
-                                      c3, skip, pairs, odd, groups, kk, accumulate);
+    workerRowBlock<MulF3, kElemBytes>(
+        t, ctx, reinterpret_cast<const float*>(a0), reinterpret_cast<const float*>(a0 + o1 * kk),
+        reinterpret_cast<const float*>(a0 + o2 * kk), reinterpret_cast<const float*>(a0 + o3 * kk),
+        c0, c1, c2, c3, skip, pairs, odd, groups, kk, accumulate);
   }
 }
 
 }  // namespace tessera_amp_matmul
-

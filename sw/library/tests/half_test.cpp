@@ -3,6 +3,8 @@
 // and the unit's chain order (docs/tile.md, "fp16 inputs and conversions"), bit for bit: on the
 // model and on the 4-tile RTL chip, in lockstep (model against rtl, to the cycle), and the larger
 // shapes on the model.
+#include "tessera/half.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -19,7 +21,6 @@
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/error.hpp"
-#include "tessera/half.hpp"
 #include "tessera/ops.hpp"
 
 namespace tessera {
@@ -50,13 +51,13 @@ std::vector<float> castInputs(size_t n, uint32_t seed) {
                            -0.0f,
                            value(0x00000001u),
                            -1e-39f,
-                           5.96046448e-8f,   // 2^-24, the smallest half
-                           2.98023224e-8f,   // 2^-25: a tie to 0
-                           4.4703484e-8f,    // 1.5 * 2^-25: rounds up to 2^-24
-                           6.097555e-5f,     // a binary16 subnormal
-                           6.1035156e-5f,    // 2^-14, the smallest normal half
-                           1.00048828125f,   // 1 + 2^-11: a tie to even (1)
-                           1.00146484375f,   // 1 + 3 * 2^-11: a tie to even (up)
+                           5.96046448e-8f,  // 2^-24, the smallest half
+                           2.98023224e-8f,  // 2^-25: a tie to 0
+                           4.4703484e-8f,   // 1.5 * 2^-25: rounds up to 2^-24
+                           6.097555e-5f,    // a binary16 subnormal
+                           6.1035156e-5f,   // 2^-14, the smallest normal half
+                           1.00048828125f,  // 1 + 2^-11: a tie to even (1)
+                           1.00146484375f,  // 1 + 3 * 2^-11: a tie to even (up)
                            65504.0f,
                            65519.0f,
                            65520.0f,  // rounds to infinity
@@ -121,8 +122,7 @@ void expectFloatsEqual(const std::vector<float>& got, const std::vector<float>& 
 // Host reference of the float16 matmul: the plan's k parts (multiples of 8), in each the chain
 // fma(w(a), w(b), s) over k in increasing order from +0, then the parts added in order.
 std::vector<float> matmulReference(const Graph& g, size_t m, size_t k, size_t n,
-                                   const std::vector<uint16_t>& a,
-                                   const std::vector<uint16_t>& b) {
+                                   const std::vector<uint16_t>& a, const std::vector<uint16_t>& b) {
   const ops::MatMulPlan plan = ops::planMatMulHalf(g, m, k, n);
   const size_t per = ((k + plan.k - 1) / plan.k + 7) / 8 * 8;
   std::vector<float> c(m * n);
@@ -147,7 +147,8 @@ struct DeviceRun {
   uint64_t cycles = 0;
 };
 
-DeviceRun runGraph(const std::string& device, const Graph& g, const Sequence& prog, size_t outputs) {
+DeviceRun runGraph(const std::string& device, const Graph& g, const Sequence& prog,
+                   size_t outputs) {
   const Compiled c = compile(g, prog);
   DeviceOptions o;
   o.tiles = g.target().tiles;
@@ -227,8 +228,7 @@ struct ProductGraph {
           ops::createMatMulRhs(g, s.m, s.k, s.n, fmt::format("b{}", i), ElemType::Float16);
       g.setInitialValue(at, a.back());
       g.setInitialValue(bt, b.back());
-      g.exposeTensor(fmt::format("out{}", i),
-                     ops::matmul(g, at, bt, prog, fmt::format("mm{}", i)));
+      g.exposeTensor(fmt::format("out{}", i), ops::matmul(g, at, bt, prog, fmt::format("mm{}", i)));
     }
   }
 };
@@ -260,8 +260,7 @@ TEST_P(HalfOnDevice, ProductsMatchTheChainReference) {
   EXPECT_TRUE(uses(r, "MatMulHalf"));
   for (size_t i = 0; i < std::size(ProductGraph::kShapes); ++i) {
     const auto& s = ProductGraph::kShapes[i];
-    expectFloatsEqual(floats(r.outputs[i]),
-                      matmulReference(pg.g, s.m, s.k, s.n, pg.a[i], pg.b[i]),
+    expectFloatsEqual(floats(r.outputs[i]), matmulReference(pg.g, s.m, s.k, s.n, pg.a[i], pg.b[i]),
                       fmt::format("{}x{}x{}", s.m, s.k, s.n));
   }
 }
