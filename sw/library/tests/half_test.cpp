@@ -17,6 +17,7 @@
 #include "../tile_chunks.hpp"
 #include "fp16.hpp"
 #include "lockstep.hpp"
+#include "tessera/autodiff.hpp"
 #include "tessera/compiler.hpp"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
@@ -310,6 +311,38 @@ TEST(HalfMatMul, SplitOverTilesMatchesTheReference) {
     expectFloatsEqual(floats(r.outputs[i]), matmulReference(g, s.m, s.k, s.n, a[i], b[i]),
                       fmt::format("{}x{}x{}", s.m, s.k, s.n));
   }
+}
+
+// On the tape: x (float32) to float16 and back; the gradient of each cast is the cast back, so
+// x's gradient is the seed narrowed to float16 (nearest-even) and widened again.
+TEST(HalfAutodiff, CastGradientIsTheCastBack) {
+  constexpr size_t kN = 48;
+  Graph g(Target{4, 65536, 6});
+  Sequence fwd, bwd;
+  autodiff::Tape tape(g, fwd);
+  const std::vector<float> x = castInputs(kN, 11), seed = castInputs(kN, 12);
+  const Tensor xt = ops::createLinear(g, ElemType::Float32, {kN}, "x", 2);
+  g.setInitialValue(xt, x);
+  const Tensor st = ops::createLinear(g, ElemType::Float32, {kN}, "seed", 2);
+  g.setInitialValue(st, seed);
+  const autodiff::Value xv = tape.parameter(xt);
+  const autodiff::Value h = autodiff::cast(tape, xv, ElemType::Float16, "to-half");
+  const autodiff::Value y = autodiff::cast(tape, h, ElemType::Float32, "to-float");
+  EXPECT_EQ(h.tensor().elementType(), ElemType::Float16);
+  const std::vector<Tensor> grads = tape.gradients(y, st, {xv}, bwd);
+  g.exposeTensor("out0", y.tensor());
+  g.exposeTensor("out1", grads.at(0));
+  Sequence prog;
+  prog.add(fwd);
+  prog.add(bwd);
+  const DeviceRun r = runGraph("model", g, prog, 2);
+  std::vector<float> wantY(kN), wantG(kN);
+  for (size_t i = 0; i < kN; ++i) {
+    wantY[i] = widen(f32_to_f16(bits(x[i]), false, 0));
+    wantG[i] = widen(f32_to_f16(bits(seed[i]), false, 0));
+  }
+  expectFloatsEqual(floats(r.outputs[0]), wantY, "forward");
+  expectFloatsEqual(floats(r.outputs[1]), wantG, "gradient");
 }
 
 // What float16 refuses, with the tensor or op named: a target without the unit, odd counts, a
