@@ -25,9 +25,10 @@ namespace {
 // Estimated cycles per multiply-add of one worker running the plain MatMul codelet (about three
 // instructions per multiply-add, one issue every six cycles), against one cycle per exchanged word.
 constexpr double kCyclesPerMac = 18.0;
-// The same for MatMulHalf (float16 operands): two halfword loads, two widenings, the fused
-// multiply-add and the loop's pointer steps and branch, about eight instructions a multiply-add.
-constexpr double kHalfCyclesPerMac = 48.0;
+// The same for MatMulHalf (float16 operands, two columns at a time): a halfword and a word load,
+// three widenings, two fused multiply-adds and the loop's steps, about five instructions a
+// multiply-add.
+constexpr double kHalfCyclesPerMac = 30.0;
 
 size_t ceilDiv(size_t a, size_t b) {
   return (a + b - 1) / b;

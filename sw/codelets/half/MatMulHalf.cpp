@@ -14,17 +14,27 @@ TESSERA_VERTEX(MatMulHalf, (Input, uint16_t, a), (Input, uint16_t, b), (InOut, f
   const uint32_t kk = k;
   const uint32_t n = b.size() / kk;
   const bool accumulate = (flags & 4u) != 0;
+  // Two columns at a time: n, col and cols are even, so b's halves j and j + 1 of a row are one
+  // word (one load, both widenings); per two multiply-adds about ten instructions.
+  const uint32_t stride = n / 2;  // words of a row of b
   for (uint32_t i = row; i < row + rows; ++i) {
-    for (uint32_t j = col; j < col + cols; ++j) {
-      float s = accumulate ? c[i * n + j] : 0.0f;
-      for (uint32_t p = 0; p < kk; ++p) {
-        const uint32_t ha = a[i * kk + p], hb = b[p * n + j];
-        float x, y;
+    float* const ci = c.data() + i * n;
+    for (uint32_t j = col; j < col + cols; j += 2) {
+      float s0 = accumulate ? ci[j] : 0.0f, s1 = accumulate ? ci[j + 1] : 0.0f;
+      const uint16_t* pa = a.data() + i * kk;
+      const uint16_t* const end = pa + kk;
+      const uint32_t* pb = reinterpret_cast<const uint32_t*>(b.data() + j);
+      for (; pa != end; ++pa, pb += stride) {
+        const uint32_t ha = *pa, w = *pb;
+        float x, y0, y1;
         TESSERA_AMP_CVTSH_LO(x, ha);
-        TESSERA_AMP_CVTSH_LO(y, hb);
-        s = __builtin_fmaf(x, y, s);
+        TESSERA_AMP_CVTSH_LO(y0, w);
+        TESSERA_AMP_CVTSH_HI(y1, w);
+        s0 = __builtin_fmaf(x, y0, s0);
+        s1 = __builtin_fmaf(x, y1, s1);
       }
-      c[i * n + j] = s;
+      ci[j] = s0;
+      ci[j + 1] = s1;
     }
   }
 }
