@@ -208,13 +208,14 @@ struct CastGraph {
 };
 
 // The float16 products' graph on 4 tiles of 64 KiB: blocks on the unit (one and several row
-// blocks, a k split), and the odd shapes MatMulHalf takes (k not a multiple of 8, n not of 4,
-// m = 1), special values among the operands.
+// blocks, an odd number of 8-k blocks), and the odd shapes MatMulHalf takes (k not a multiple of 8,
+// n not of 4, m = 1), special values among the operands.
 struct ProductGraph {
   struct Shape {
     size_t m, k, n;
   };
-  static constexpr Shape kShapes[] = {{20, 32, 16}, {44, 48, 8}, {1, 20, 6}, {9, 12, 10}};
+  static constexpr Shape kShapes[] = {
+      {20, 32, 16}, {44, 48, 8}, {24, 40, 12}, {1, 20, 6}, {9, 12, 10}};
   Graph g{Target{4, 65536, 6}};
   Sequence prog;
   std::vector<std::vector<uint16_t>> a, b;
