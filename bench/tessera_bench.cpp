@@ -4,7 +4,7 @@
 //   run it cycle-exact and print FLOPs per cycle per tile against the tile's peak (32 FLOP a cycle
 //   with the matrix unit, one fused multiply-add = 2 without): over the whole program (exchanges
 //   and syncs included) and over the compute phases only (each tile's cycles less its sync-wait
-//   and exchange cycles).
+//   and exchange cycles). --precision fp16: float16 operands on the unit's AMP.H (peak 64).
 //   tessera-bench conv: the same for LeNet's conv layers, and the cycles of its max-pooling layers
 //   (bench/conv_bench.hpp).
 #include <fmt/format.h>
@@ -25,6 +25,7 @@
 #include "tessera/chip_params.h"
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
+#include "tessera/half.hpp"
 #include "tessera/ops.hpp"
 #include "train_command.hpp"
 
@@ -42,11 +43,8 @@ struct MatmulOptions {
 };
 
 int runMatmul(const MatmulOptions& opt) {
-  if (opt.precision == "fp16") {
-    throw tessera::Error(
-        "matmul --precision fp16: not built yet (the matrix unit has fp16 inputs, AMP.H, but no "
-        "codelet uses them and the graph has no fp16 tensors yet; docs/tile.md, \"Matrix unit\")");
-  }
+  // fp16: a and b float16, c float32 accumulated on the matrix unit (AMP.H; ops::matmulHalf).
+  const bool half = opt.precision == "fp16";
   struct Case {
     unsigned tiles;
     uint32_t memBytes;
@@ -93,20 +91,33 @@ int runMatmul(const MatmulOptions& opt) {
       const tessera::Target target = tessera::Target::of(dev->info());
       tessera::Graph g(target);
       tessera::Sequence prog;
-      const tessera::ops::MatMulPlan plan = tessera::ops::planMatMul(g, c.m, c.k, c.n);
+      const tessera::ops::MatMulPlan plan = half ? tessera::ops::planMatMulHalf(g, c.m, c.k, c.n)
+                                                 : tessera::ops::planMatMul(g, c.m, c.k, c.n);
       // Operands mapped where the plan reads them (createMatMulLhs/Rhs), as a model would create
       // its weights; the cycles include multicasting blocks to the other tiles that read them.
-      tessera::Tensor a = tessera::ops::createMatMulLhs(g, c.m, c.k, c.n, "a");
-      tessera::Tensor b = tessera::ops::createMatMulRhs(g, c.m, c.k, c.n, "b");
-      std::vector<float> av(c.m * c.k), bv(c.k * c.n);
-      for (size_t i = 0; i < av.size(); ++i) av[i] = 0.001f * static_cast<float>(i % 997) - 0.3f;
-      for (size_t i = 0; i < bv.size(); ++i) bv[i] = 0.002f * static_cast<float>(i % 991) - 0.7f;
-      g.setInitialValue(a, av);
-      g.setInitialValue(b, bv);
+      const tessera::ElemType type = half ? tessera::ElemType::Float16 : tessera::ElemType::Float32;
+      tessera::Tensor a = tessera::ops::createMatMulLhs(g, c.m, c.k, c.n, "a", type);
+      tessera::Tensor b = tessera::ops::createMatMulRhs(g, c.m, c.k, c.n, "b", type);
+      if (half) {
+        // Finite binary16 values between 2^-4 and 2^-3 of either sign (bit patterns).
+        std::vector<uint16_t> av(c.m * c.k), bv(c.k * c.n);
+        for (size_t i = 0; i < av.size(); ++i)
+          av[i] = static_cast<uint16_t>((i % 3 == 0 ? 0x8000u : 0u) | (0x2c00u + i % 997));
+        for (size_t i = 0; i < bv.size(); ++i)
+          bv[i] = static_cast<uint16_t>((i % 5 == 0 ? 0x8000u : 0u) | (0x2c00u + i % 991));
+        g.setInitialValue(a, av);
+        g.setInitialValue(b, bv);
+      } else {
+        std::vector<float> av(c.m * c.k), bv(c.k * c.n);
+        for (size_t i = 0; i < av.size(); ++i) av[i] = 0.001f * static_cast<float>(i % 997) - 0.3f;
+        for (size_t i = 0; i < bv.size(); ++i) bv[i] = 0.002f * static_cast<float>(i % 991) - 0.7f;
+        g.setInitialValue(a, av);
+        g.setInitialValue(b, bv);
+      }
       tessera::ops::matmul(g, a, b, prog, "mm");
       tessera::Compiled comp = tessera::compile(g, prog);
       const bool unit = std::find(comp.report.codelets.begin(), comp.report.codelets.end(),
-                                  "MatMulAmp") != comp.report.codelets.end();
+                                  half ? "MatMulAmpH" : "MatMulAmp") != comp.report.codelets.end();
       tessera::Engine e(*dev, comp.executable);
       const tessera::RunResult r = e.run(20'000'000'000ull);
       if (r.reason != tessera::StopReason::Halted) throw tessera::Error("the matmul did not halt");
@@ -116,8 +127,9 @@ int runMatmul(const MatmulOptions& opt) {
         const tessera::TileStats st = dev->stats(t);
         computeCycles += r.cycles - st.syncWaitCycles - st.exchangeCycles;
       }
-      // The tile's fp32 peak: 16 MACs a cycle with the matrix unit, one FMA without.
-      const double peak = target.peakFlopsPerCycle();
+      // The tile's fp32 peak: 16 MACs a cycle with the matrix unit, one FMA without; fp16 twice
+      // the unit's (32 MACs an AMP.H).
+      const double peak = half ? 2.0 * target.peakFlopsPerCycle() : target.peakFlopsPerCycle();
       const double flops = 2.0 * static_cast<double>(c.m * c.k * c.n);
       const double all = flops / (static_cast<double>(c.tiles) * static_cast<double>(r.cycles));
       const double compute = flops / static_cast<double>(computeCycles);
@@ -125,8 +137,9 @@ int runMatmul(const MatmulOptions& opt) {
           "{} plan {}x{}x{}, {}, cycles: {}, exchange: {}, FLOP/cycle/tile: {:.2f} (compute "
           "phases {:.2f}), % of peak ({:g}): {:.1f}% (compute phases {:.1f}%)\n",
           what, plan.m, plan.n, plan.k,
-          unit ? "matrix unit" : (target.hasMatrixUnit ? "scalar (shape)" : "scalar"), r.cycles, xc,
-          all, compute, peak, 100.0 * all / peak, 100.0 * compute / peak);
+          unit ? (half ? "matrix unit fp16" : "matrix unit")
+               : (target.hasMatrixUnit ? "scalar (shape)" : "scalar"),
+          r.cycles, xc, all, compute, peak, 100.0 * all / peak, 100.0 * compute / peak);
     } catch (const std::exception& ex) {
       fmt::print("{} not run: {}\n", what, ex.what());
       ++failures;
@@ -190,7 +203,8 @@ int main(int argc, char** argv) {
   mm->add_option("--k", mmo.k, "columns of a, rows of b")
       ->check(CLI::Range(size_t{1}, size_t{1} << 16));
   mm->add_option("--n", mmo.n, "columns of b and c")->check(CLI::Range(size_t{1}, size_t{1} << 16));
-  mm->add_option("--precision", mmo.precision, "fp32 (fp16: not built yet)")
+  mm->add_option("--precision", mmo.precision,
+                 "fp32, or fp16 (float16 a and b, float32 c; peak 64 FLOP/cycle/tile on the unit)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fp32", "fp16"}));
   mm->add_option(

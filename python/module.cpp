@@ -35,6 +35,8 @@ ElemType elemTypeOf(const py::object& type, const std::string& what) {
 }
 
 py::dtype dtypeOf(ElemType type) {
+  // A float16 tensor's bytes are binary16 bit patterns, NumPy's float16.
+  if (type == ElemType::Float16) return py::dtype("float16");
   return type == ElemType::Float32 ? py::dtype::of<float>() : py::dtype::of<int32_t>();
 }
 

@@ -30,6 +30,8 @@ void addNnOps(OpRegistry& r);
 /// Registers the element-by-element ONNX ops with broadcasting and the math functions
 /// (ops_math.cpp).
 void addMathOps(OpRegistry& r);
+/// Registers CastPrecision, the float32 <-> float16 cast (ops_half.cpp).
+void addHalfOps(OpRegistry& r);
 /// True when a ReduceSum node has ONNX's attributes (axes, keepdims, …) rather than the typed
 /// builder's 2-D `axis` (ops_math.cpp).
 bool onnxReduceSum(const OpNode& n);

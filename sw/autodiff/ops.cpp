@@ -741,6 +741,7 @@ OpRegistry OpRegistry::builtin() {
   addConvOps(r);
   addNnOps(r);
   addMathOps(r);
+  addHalfOps(r);
   return r;
 }
 

@@ -348,17 +348,21 @@ class Lowering {
         }
         ++count[var.tileOf[i]];
       }
-      for (unsigned t = 0; t < T_; ++t) report_.tiles[t].tensorsWithoutLiveness += 4 * count[t];
+      // Bytes of a tile's elements: 4 each, or 2 for float16 (two to a word, rounded up).
+      const uint32_t eb = elemTypeBytes(var.type);
+      std::vector<uint32_t> bytes(T_, 0);
+      for (unsigned t = 0; t < T_; ++t) bytes[t] = (eb * count[t] + 3) / 4 * 4;
+      for (unsigned t = 0; t < T_; ++t) report_.tiles[t].tensorsWithoutLiveness += bytes[t];
       const bool temporary = options_.liveness && !life[v].persistent;
       std::vector<uint32_t> base(T_, 0);
       for (unsigned t = 0; t < T_; ++t) {
         if (!count[t]) continue;
         if (temporary) {
-          temps[t].push_back({v, 4 * count[t], life[v].first, life[v].last, 0, var.align});
-          users_[t][fmt::format("tensor \"{}\"", var.name)] += 4 * count[t];
+          temps[t].push_back({v, bytes[t], life[v].first, life[v].last, 0, var.align});
+          users_[t][fmt::format("tensor \"{}\"", var.name)] += bytes[t];
         } else {
           alignNext(t, var.align);
-          base[t] = alloc(t, 4 * count[t], &TileMemoryReport::tensors,
+          base[t] = alloc(t, bytes[t], &TileMemoryReport::tensors,
                           fmt::format("tensor \"{}\"", var.name));
         }
       }
@@ -367,11 +371,20 @@ class Lowering {
       std::vector<std::vector<uint32_t>> init(T_);
       for (size_t i = 0; i < var.tileOf.size(); ++i) {
         const unsigned t = static_cast<unsigned>(var.tileOf[i]);
-        varAddr_[v][i] = base[t] + 4 * static_cast<uint32_t>(init[t].size());
+        varAddr_[v][i] = base[t] + eb * static_cast<uint32_t>(init[t].size());
         init[t].push_back(var.initial.empty() ? 0 : var.initial[i]);
       }
       for (unsigned t = 0; t < T_; ++t) {
-        if (count[t]) put(t, base[t], init[t]);
+        if (!count[t]) continue;
+        if (eb == 2) {
+          // Two binary16 bit patterns to a little-endian word, the first in the low half.
+          std::vector<uint32_t> words((count[t] + 1) / 2, 0);
+          for (size_t i = 0; i < init[t].size(); ++i)
+            words[i / 2] |= (init[t][i] & 0xffffu) << (16 * (i % 2));
+          put(t, base[t], words);
+        } else {
+          put(t, base[t], init[t]);
+        }
       }
     }
     persistentBytes_.resize(T_);
@@ -424,9 +437,10 @@ class Lowering {
       const GraphVariable& var = vars[v];
       varAddr_[v].resize(var.tileOf.size());
       std::vector<uint32_t> next(T_, 0);
+      const uint32_t eb = elemTypeBytes(var.type);
       for (size_t i = 0; i < var.tileOf.size(); ++i) {
         const unsigned t = static_cast<unsigned>(var.tileOf[i]);
-        varAddr_[v][i] = offsetOf[v][t] + 4 * next[t]++;
+        varAddr_[v][i] = offsetOf[v][t] + eb * next[t]++;
       }
     }
   }
@@ -440,6 +454,34 @@ class Lowering {
       }
     }
     return out;
+  }
+
+  // The 32-bit words of t, in order: its elements' locations, or for a float16 tensor one per
+  // pair of elements (2i, 2i + 1), which must lie in one word (element 2i at a 4-byte boundary,
+  // 2i + 1 after it on the same tile). The exchange, gathers, streams and the host move words,
+  // so a float16 tensor is used in such pairs (docs/compiler.md, "Float16 tensors").
+  std::vector<Loc> locateWords(const Tensor& t, const std::string& what) const {
+    std::vector<Loc> locs = locate(t);
+    if (t.elementType() != ElemType::Float16) return locs;
+    if (locs.size() % 2 != 0) {
+      throw Error(
+          fmt::format("{}: float16 tensor \"{}\" has {} elements; it is moved in whole "
+                      "words, pairs of elements",
+                      what, t.debugName(), locs.size()));
+    }
+    std::vector<Loc> words(locs.size() / 2);
+    for (size_t i = 0; i < words.size(); ++i) {
+      const Loc lo = locs[2 * i], hi = locs[2 * i + 1];
+      if (lo.addr % 4 != 0 || hi.tile != lo.tile || hi.addr != lo.addr + 2) {
+        throw Error(fmt::format(
+            "{}: float16 tensor \"{}\": elements {} and {} do not share a word (a float16 "
+            "tensor is moved in whole words: element 2i at a 4-byte boundary, 2i + 1 after it "
+            "on the same tile)",
+            what, t.debugName(), 2 * i, 2 * i + 1));
+      }
+      words[i] = lo;
+    }
+    return words;
   }
 
   // Messages moving element i of from to element i of to, grouped into runs contiguous on both
@@ -519,7 +561,8 @@ class Lowering {
         }
         if (!gf.tensor.valid())
           throw Error(fmt::format("{}: field \"{}\" is not connected", where, f.name));
-        const std::vector<Loc> locs = locate(gf.tensor);
+        const std::vector<Loc> locs =
+            locateWords(gf.tensor, fmt::format("{}: field \"{}\"", where, f.name));
         cost += locs.size();
         bool direct = true;
         for (size_t i = 0; i < locs.size() && direct; ++i) {
@@ -575,7 +618,8 @@ class Lowering {
             }
           }
         }
-        state.insert(state.end(), {ptr, static_cast<uint32_t>(locs.size())});
+        // The codelet's element count (halves for a float16 field).
+        state.insert(state.end(), {ptr, static_cast<uint32_t>(gf.tensor.numElements())});
       }
       const uint32_t sa =
           alloc(tile, 4 * static_cast<uint32_t>(state.size()), &TileMemoryReport::vertexState,
@@ -620,7 +664,13 @@ class Lowering {
   }
 
   void lowerCopy(const ProgramNode& n) {
-    const std::vector<Loc> from = locate(n.src), to = locate(n.dst);
+    if (n.src.elementType() != n.dst.elementType()) {
+      throw Error(fmt::format("Copy \"{}\": source \"{}\" is {}, destination \"{}\" is {}", n.name,
+                              n.src.debugName(), elemTypeName(n.src.elementType()),
+                              n.dst.debugName(), elemTypeName(n.dst.elementType())));
+    }
+    const std::string what = fmt::format("Copy \"{}\"", n.name);
+    const std::vector<Loc> from = locateWords(n.src, what), to = locateWords(n.dst, what);
     std::vector<Loc> sorted = to;
     std::sort(sorted.begin(), sorted.end(),
               [](Loc a, Loc b) { return std::tie(a.tile, a.addr) < std::tie(b.tile, b.addr); });
@@ -659,7 +709,7 @@ class Lowering {
                               s.elements, elemTypeName(s.type), t.debugName(), t.numElements(),
                               elemTypeName(t.elementType())));
     }
-    const std::vector<Loc> locs = locate(t);
+    const std::vector<Loc> locs = locateWords(t, fmt::format("stream \"{}\"", s.name));
     ExeHostSync hs;
     hs.id = nextHostSync_++;
     if (hs.id > 0xffff) throw Error("more than 65535 host syncs");
@@ -844,7 +894,7 @@ class Lowering {
     }
     for (const auto& [name, t] : g_.exposedTensors()) {
       ExeTensor et{name, {}};
-      const std::vector<Loc> locs = locate(t);
+      const std::vector<Loc> locs = locateWords(t, fmt::format("exposed tensor \"{}\"", name));
       for (size_t i = 0; i < locs.size();) {
         size_t j = i + 1;
         while (j < locs.size() && locs[j].tile == locs[i].tile &&

@@ -39,6 +39,7 @@ std::atomic<uint64_t> nextGraphId{1};
 
 bool typeMatches(const std::string& fieldType, ElemType t) {
   if (t == ElemType::Float32) return fieldType == "float";
+  if (t == ElemType::Float16) return fieldType == "uint16_t";
   return fieldType == "int32_t" || fieldType == "uint32_t" || fieldType == "int";
 }
 
@@ -213,12 +214,13 @@ Tensor Graph::addVariable(ElemType type, std::vector<size_t> shape, const std::s
     elements *= d;
   }
   const uint64_t chipBytes = uint64_t{impl_->target.tiles} * impl_->target.tileMemBytes;
-  if (overflow || elements > chipBytes / 4) {
+  const unsigned eb = elemTypeBytes(type);
+  if (overflow || elements > chipBytes / eb) {
     throw Error(fmt::format(
         "variable \"{}\" [{}] needs {} bytes, more than the whole chip holds ({} tiles of {} "
         "bytes)",
         name, fmt::join(shape, ","),
-        overflow ? std::string("more than 2^64") : std::to_string(elements * 4),
+        overflow ? std::string("more than 2^64") : std::to_string(elements * eb),
         impl_->target.tiles, impl_->target.tileMemBytes));
   }
   GraphVariable v;
@@ -283,7 +285,12 @@ void setInitial(std::vector<GraphVariable>& vars, const Tensor& t, std::span<con
   for (const ElementRun& r : t.runs()) {
     GraphVariable& v = vars[r.var];
     if (v.initial.empty()) v.initial.assign(v.tileOf.size(), 0);
-    for (uint32_t i = r.begin; i < r.end; ++i) v.initial[i] = std::bit_cast<uint32_t>(values[k++]);
+    for (uint32_t i = r.begin; i < r.end; ++i) {
+      if constexpr (sizeof(T) == 2)
+        v.initial[i] = values[k++];
+      else
+        v.initial[i] = std::bit_cast<uint32_t>(values[k++]);
+    }
   }
 }
 }  // namespace
@@ -302,6 +309,15 @@ void Graph::setInitialValue(const Tensor& t, std::span<const int32_t> values) {
   if (t.elementType() != ElemType::Int32) {
     throw Error(fmt::format("setInitialValue: tensor \"{}\" is {}, got int32 values", t.debugName(),
                             elemTypeName(t.elementType())));
+  }
+  setInitial(impl_->variables, t, values);
+}
+
+void Graph::setInitialValue(const Tensor& t, std::span<const uint16_t> values) {
+  checkTensor(t, "setInitialValue");
+  if (t.elementType() != ElemType::Float16) {
+    throw Error(fmt::format("setInitialValue: tensor \"{}\" is {}, got float16 values",
+                            t.debugName(), elemTypeName(t.elementType())));
   }
   setInitial(impl_->variables, t, values);
 }

@@ -11,7 +11,19 @@
 namespace tessera {
 
 const char* elemTypeName(ElemType type) {
-  return type == ElemType::Float32 ? "float32" : "int32";
+  switch (type) {
+    case ElemType::Float32:
+      return "float32";
+    case ElemType::Int32:
+      return "int32";
+    case ElemType::Float16:
+      return "float16";
+  }
+  return "?";
+}
+
+unsigned elemTypeBytes(ElemType type) {
+  return type == ElemType::Float16 ? 2 : 4;
 }
 
 namespace {

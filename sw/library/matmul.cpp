@@ -14,6 +14,7 @@
 #include "tessera/chip_params.h"
 #include "tessera/control.h"
 #include "tessera/error.hpp"
+#include "tessera/half.hpp"
 #include "tessera/ops.hpp"
 #include "tile_chunks.hpp"
 
@@ -24,6 +25,10 @@ namespace {
 // Estimated cycles per multiply-add of one worker running the plain MatMul codelet (about three
 // instructions per multiply-add, one issue every six cycles), against one cycle per exchanged word.
 constexpr double kCyclesPerMac = 18.0;
+// The same for MatMulHalf (float16 operands, two columns at a time): a halfword and a word load,
+// three widenings, two fused multiply-adds and the loop's steps, about five instructions a
+// multiply-add.
+constexpr double kHalfCyclesPerMac = 30.0;
 
 size_t ceilDiv(size_t a, size_t b) {
   return (a + b - 1) / b;
@@ -125,7 +130,7 @@ bool inColumnGroups(const Tensor& block) {
 // in column groups, 16-byte aligned (the caller's setAlignment). Declared in amp_vertices.hpp.
 void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aRows,
                     const Tensor& bOp, const Tensor& cBlock, bool accumulate,
-                    const std::string& name, std::optional<uint64_t> flops) {
+                    const std::string& name, std::optional<uint64_t> flops, const char* codelet) {
   const size_t kb = bOp.dim(0), nb = bOp.dim(1);
   const Tensor bGroups = columnGroups(bOp);
   const bool cGroups = inColumnGroups(cBlock);
@@ -137,7 +142,7 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
   graph.setTileMapping(sync, tile);
   for (unsigned v = 0; v < graph.target().contexts; ++v) {
     VertexRef vx = graph.addVertex(
-        cs, "MatMulAmp", {{"a", aRows.flatten()}, {"b", bGroups}, {"c", c}, {"sync", sync}});
+        cs, codelet, {{"a", aRows.flatten()}, {"b", bGroups}, {"c", c}, {"sync", sync}});
     graph.setFieldValue(vx, "k", static_cast<uint32_t>(kb));
     graph.setFieldValue(vx, "flags", (accumulate ? 4u : 0u) | (cGroups ? 8u : 0u));
     // Without accumulating c is only written (AMP.CLR, then AMP.SA), so liveness need not keep
@@ -291,8 +296,10 @@ size_t roundUp4(size_t n) {
 }
 
 // The plan for target t (planMatMul); kParts != 0 fixes the k split.
-MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_t n,
-                   size_t kParts) {
+// half: a float16 product (MatMulAmpH at twice MatMulAmp's MACs a round, or MatMulHalf; k parts
+// multiples of 8, operands 2 bytes an element).
+MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_t n, size_t kParts,
+                   bool half = false) {
   const size_t tiles = t.tiles;
   const size_t workers = t.contexts;
   // Bytes a tile can give a matmul: its memory less the codelet image, the stacks and some room
@@ -300,8 +307,10 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
   const double room =
       static_cast<double>(t.tileMemBytes) - imageEnd - TESS_GRAPH_STACK_BYTES - 4096.0;
   const size_t grain = unitTarget(t) ? 4 : 1;
+  const size_t kg = half ? 8 : 1;
   MatMulPlan best;
   best.grain = grain;
+  best.kGrain = kg;
   double bestCost = std::numeric_limits<double>::max();
   bool bestFits = false;
   for (size_t pm = 1; pm <= std::min(m, tiles); ++pm) {
@@ -310,14 +319,22 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
         if (kParts != 0 && pk != kParts) continue;
         // Every part must be non-empty (so every partial has a tile).
         if (part(m, pm, pm - 1).first >= m || part(n, pn, pn - 1, grain).first >= n ||
-            part(k, pk, pk - 1).first >= k)
+            part(k, pk, pk - 1, kg).first >= k)
           continue;
         const size_t mbz = part(m, pm, 0).second, nbz = part(n, pn, 0, grain).second,
-                     kbz = part(k, pk, 0).second;
+                     kbz = part(k, pk, 0, kg).second;
         const double mb = static_cast<double>(mbz), nb = static_cast<double>(nbz),
                      kb = static_cast<double>(kbz);
         double compute = 0.0;
-        if (matMulUsesUnit(t, mbz, kbz, nbz)) {
+        if (half && matMulHalfUsesUnit(t, mbz, kbz, nbz)) {
+          // AMP.H: the same rounds as AMP.S over a block of 8 k instead of 4.
+          compute = ampCycles(mbz, nbz, kbz / 2);
+        } else if (half) {
+          size_t load = 0;
+          for (const WorkPart& p : splitWork(mbz, nbz, workers))
+            load = std::max(load, p.rows * p.cols);
+          compute = kHalfCyclesPerMac * static_cast<double>(load) * kb;
+        } else if (matMulUsesUnit(t, mbz, kbz, nbz)) {
           compute = ampCycles(mbz, nbz, kbz);
         } else if (paddedUnitBlock(t, mbz, kbz, nbz, pk)) {
           compute = ampCycles(mbz, roundUp4(nbz), kbz);
@@ -335,12 +352,14 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
         // operands and of the result, and the gathered partials of its reduction share.
         const double share =
             (static_cast<double>(m * k + k * n + m * n)) / static_cast<double>(pm * pn * pk);
-        const double bytes = 4.0 * (mb * kb + kb * nb + mb * nb * (pk > 1 ? 2.0 : 1.0) + share);
+        const double bytes =
+            half ? 2.0 * (mb * kb + kb * nb + share) + 4.0 * mb * nb * (pk > 1 ? 2.0 : 1.0)
+                 : 4.0 * (mb * kb + kb * nb + mb * nb * (pk > 1 ? 2.0 : 1.0) + share);
         const bool fits = bytes <= room;
         if ((fits && !bestFits) || (fits == bestFits && cost < bestCost - 1e-9)) {
           bestCost = cost;
           bestFits = fits;
-          best = {pm, pn, pk, grain};
+          best = {pm, pn, pk, grain, kg};
         }
       }
     }
@@ -361,6 +380,14 @@ MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
   return planFor(t, graph.imageEnd(), m, k, n, kParts);
 }
 
+bool matMulHalfUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
+  return unitTarget(target) && m > 0 && n > 0 && n % 4 == 0 && k % 8 == 0 && k >= 16;
+}
+
+MatMulPlan planMatMulHalf(const Graph& graph, size_t m, size_t k, size_t n) {
+  return planFor(graph.target(), graph.imageEnd(), m, k, n, 0, true);
+}
+
 namespace {
 
 // Tile of block (i, j, l) of a plan.
@@ -370,15 +397,17 @@ unsigned planTile(const MatMulPlan& plan, size_t i, size_t j, size_t l) {
 
 }  // namespace
 
-Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {
-  const MatMulPlan plan = planMatMul(graph, m, k, n);
-  Tensor a = graph.addVariable(ElemType::Float32, {m, k}, name);
+Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
+                       ElemType type) {
+  const bool half = type == ElemType::Float16;
+  const MatMulPlan plan = half ? planMatMulHalf(graph, m, k, n) : planMatMul(graph, m, k, n);
+  Tensor a = graph.addVariable(type, {m, k}, name);
   // Each tile's block of a is row-major in place; aligned, the unit reads it there too.
   if (unitTarget(graph.target())) graph.setAlignment(a, TESS_AMP_STEP_BYTES);
   for (size_t i = 0; i < plan.m; ++i) {
     for (size_t l = 0; l < plan.k; ++l) {
       const auto [m0, m1] = part(m, plan.m, i);
-      const auto [k0, k1] = part(k, plan.k, l);
+      const auto [k0, k1] = part(k, plan.k, l, plan.kGrain);
       if (m0 == m1 || k0 == k1) continue;
       graph.setTileMapping(a.slice(m0, m1, 0).slice(k0, k1, 1),
                            planTile(plan, i, (i + l) % plan.n, l));
@@ -387,33 +416,38 @@ Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
   return a;
 }
 
-Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {
-  const MatMulPlan plan = planMatMul(graph, m, k, n);
+Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
+                       ElemType type) {
+  const bool half = type == ElemType::Float16;
+  const MatMulPlan plan = half ? planMatMulHalf(graph, m, k, n) : planMatMul(graph, m, k, n);
+  const auto usesUnit = [&](size_t kb, size_t nb) {
+    return half ? matMulHalfUsesUnit(graph.target(), m, kb, nb)
+                : matMulUsesUnit(graph.target(), m, kb, nb);
+  };
   bool unitBlocks = false;
   for (size_t l = 0; l < plan.k; ++l) {
     for (size_t j = 0; j < plan.n; ++j) {
-      const auto [k0, k1] = part(k, plan.k, l);
+      const auto [k0, k1] = part(k, plan.k, l, plan.kGrain);
       const auto [n0, n1] = part(n, plan.n, j, plan.grain);
-      if (k0 < k1 && n0 < n1 && matMulUsesUnit(graph.target(), m, k1 - k0, n1 - n0))
-        unitBlocks = true;
+      if (k0 < k1 && n0 < n1 && usesUnit(k1 - k0, n1 - n0)) unitBlocks = true;
     }
   }
   if (unitBlocks) {
     // Each tile's block stored as the unit reads it, [nb / 4][kb][4] (row-major where the unit
     // does not take the block), 16-byte aligned; the [k, n] result is a view over the storage,
     // so the forward product reads b in place and the host sees the logical layout.
-    Tensor store = graph.addVariable(ElemType::Float32, {k * n}, name);
+    Tensor store = graph.addVariable(type, {k * n}, name);
     graph.setAlignment(store, TESS_AMP_STEP_BYTES);
     const uint32_t var = store.runs().at(0).var;
     std::vector<std::pair<uint32_t, uint32_t>> elements(k * n);
     size_t at = 0;
     for (size_t l = 0; l < plan.k; ++l) {
       for (size_t j = 0; j < plan.n; ++j) {
-        const auto [k0, k1] = part(k, plan.k, l);
+        const auto [k0, k1] = part(k, plan.k, l, plan.kGrain);
         const auto [n0, n1] = part(n, plan.n, j, plan.grain);
         if (k0 == k1 || n0 == n1) continue;
         const size_t kb = k1 - k0, nb = n1 - n0;
-        const bool groups = matMulUsesUnit(graph.target(), m, kb, nb);
+        const bool groups = usesUnit(kb, nb);
         for (size_t r = 0; r < kb; ++r) {
           for (size_t c = 0; c < nb; ++c) {
             const size_t off = groups ? (c / 4) * kb * 4 + r * 4 + c % 4 : r * nb + c;
@@ -424,12 +458,12 @@ Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
         at += kb * nb;
       }
     }
-    return Tensor::fromElements(graph.id(), ElemType::Float32, {k, n}, elements, name);
+    return Tensor::fromElements(graph.id(), type, {k, n}, elements, name);
   }
-  Tensor b = graph.addVariable(ElemType::Float32, {k, n}, name);
+  Tensor b = graph.addVariable(type, {k, n}, name);
   for (size_t l = 0; l < plan.k; ++l) {
     for (size_t j = 0; j < plan.n; ++j) {
-      const auto [k0, k1] = part(k, plan.k, l);
+      const auto [k0, k1] = part(k, plan.k, l, plan.kGrain);
       const auto [n0, n1] = part(n, plan.n, j, plan.grain);
       if (k0 == k1 || n0 == n1) continue;
       graph.setTileMapping(b.slice(k0, k1, 0).slice(n0, n1, 1),
@@ -441,6 +475,8 @@ Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
 
 Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
               const std::string& name, const MatMulOptions& opt) {
+  if (a.elementType() == ElemType::Float16 || b.elementType() == ElemType::Float16)
+    return matmulHalf(graph, a, b, prog, name, opt);
   if (a.rank() != 2 || b.rank() != 2 || a.elementType() != ElemType::Float32 ||
       b.elementType() != ElemType::Float32) {
     throw Error(fmt::format("{}: matmul of 2-D float32 tensors, got {} and {}", name,
@@ -667,6 +703,112 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   if (ts) prog.add(Execute(*ts, name + "/a-rows"));
   if (!from.empty()) prog.add(Copy(concat(from, 0), concat(to, 0), name + "/a-rows/share"));
   prog.add(Execute(cs, name));
+}
+
+Tensor matmulHalf(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
+                  const std::string& name, const MatMulOptions& opt) {
+  if (a.rank() != 2 || b.rank() != 2 || a.elementType() != ElemType::Float16 ||
+      b.elementType() != ElemType::Float16) {
+    throw Error(fmt::format("{}: a float16 matmul takes 2-D float16 a and b, got {} {} and {} {}",
+                            name, elemTypeName(a.elementType()), a.shapeString(),
+                            elemTypeName(b.elementType()), b.shapeString()));
+  }
+  if (opt.transposeA || opt.transposeB)
+    throw Error(fmt::format("{}: a float16 matmul takes no transposed operand", name));
+  if (!unitTarget(graph.target())) {
+    throw Error(
+        fmt::format("{}: a float16 matmul needs the matrix unit (the target has none)", name));
+  }
+  const size_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
+  if (b.dim(0) != k)
+    throw Error(fmt::format("{}: inner dimensions differ: a is [{}, {}], b is [{}, {}]", name, m, k,
+                            b.dim(0), n));
+  if (k % 2 != 0 || n % 2 != 0) {
+    throw Error(
+        fmt::format("{}: a float16 matmul needs k and n even (float16 rows move in "
+                    "pairs of elements), got k = {}, n = {}",
+                    name, k, n));
+  }
+  const MatMulPlan plan = planMatMulHalf(graph, m, k, n);
+  const size_t g = plan.grain, kg = plan.kGrain;
+  const Tensor c = graph.addVariable(ElemType::Float32, {m, n}, name);
+  const Tensor partials =
+      plan.k > 1 ? graph.addVariable(ElemType::Float32, {plan.k, m, n}, name + "/partials")
+                 : c.expand(0);
+  ComputeSet cs = graph.addComputeSet(name);
+  bool aligned = false;
+  for (size_t i = 0; i < plan.m; ++i) {
+    const auto [m0, m1] = part(m, plan.m, i);
+    for (size_t j = 0; j < plan.n; ++j) {
+      const auto [n0, n1] = part(n, plan.n, j, g);
+      for (size_t l = 0; l < plan.k; ++l) {
+        const auto [k0, k1] = part(k, plan.k, l, kg);
+        if (m0 == m1 || n0 == n1 || k0 == k1) continue;
+        const unsigned tile = planTile(plan, i, j, l);
+        const Tensor pBlock = partials[l].slice(m0, m1, 0).slice(n0, n1, 1);
+        graph.setTileMapping(pBlock, tile);
+        const Tensor ab = a.slice(m0, m1, 0).slice(k0, k1, 1);
+        const Tensor bb = b.slice(k0, k1, 0).slice(n0, n1, 1);
+        if (matMulHalfUsesUnit(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
+          if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
+          addAmpVertices(graph, cs, tile, ab, bb, pBlock, false, name, std::nullopt, "MatMulAmpH");
+          continue;
+        }
+        const Tensor abf = ab.flatten(), bbf = bb.flatten(), cbf = pBlock.flatten();
+        for (const WorkPart& p : splitWork(m1 - m0, n1 - n0, graph.target().contexts)) {
+          VertexRef vx = graph.addVertex(cs, "MatMulHalf", {{"a", abf}, {"b", bbf}, {"c", cbf}});
+          graph.setFieldValue(vx, "k", static_cast<uint32_t>(k1 - k0));
+          graph.setFieldValue(vx, "flags", 0u);
+          graph.setFieldValue(vx, "row", static_cast<uint32_t>(p.row));
+          graph.setFieldValue(vx, "rows", static_cast<uint32_t>(p.rows));
+          graph.setFieldValue(vx, "col", static_cast<uint32_t>(p.col));
+          graph.setFieldValue(vx, "cols", static_cast<uint32_t>(p.cols));
+          graph.setFieldWriteOnly(vx, "c");
+          graph.setFlops(vx, 2 * uint64_t{p.rows} * p.cols * (k1 - k0));
+          graph.setTileMapping(vx, tile);
+        }
+      }
+    }
+  }
+  prog.add(Execute(cs, name));
+  if (plan.k == 1) return c;
+  // The k parts' sums, in part order, on the tiles that hold them (matmul's reduction).
+  ComputeSet rs = graph.addComputeSet(name + "/reduce");
+  size_t parts = 0;
+  for (size_t l = 0; l < plan.k; ++l)
+    parts += part(k, plan.k, l, kg).first < part(k, plan.k, l, kg).second;
+  for (size_t i = 0; i < plan.m; ++i) {
+    const auto [m0, m1] = part(m, plan.m, i);
+    for (size_t j = 0; j < plan.n; ++j) {
+      const auto [n0, n1] = part(n, plan.n, j, g);
+      if (m0 == m1 || n0 == n1) continue;
+      const Tensor cBlock = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
+      const size_t elems = cBlock.numElements();
+      for (size_t l = 0; l < plan.k; ++l) {
+        const auto [e0, e1] = part(elems, plan.k, l);
+        if (e0 == e1) continue;
+        const unsigned tile = planTile(plan, i, j, l);
+        graph.setTileMapping(cBlock.slice(e0, e1), tile);
+        std::vector<Tensor> ins;
+        for (size_t q = 0; q < parts; ++q)
+          ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0, e1));
+        const Tensor in = concat(ins, 0);
+        const size_t vparts = std::min<size_t>(e1 - e0, graph.target().contexts);
+        for (size_t v = 0; v < vparts; ++v) {
+          const auto [s0, s1] = part(e1 - e0, vparts, v);
+          if (s0 == s1) continue;
+          VertexRef vx = graph.addVertex(rs, "ReduceSumStrided",
+                                         {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
+          graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
+          graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
+          graph.setFlops(vx, (s1 - s0) * (parts - 1));
+          graph.setTileMapping(vx, tile);
+        }
+      }
+    }
+  }
+  prog.add(Execute(rs, name + "/reduce"));
+  return c;
 }
 
 }  // namespace tessera::ops

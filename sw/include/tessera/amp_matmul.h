@@ -1,5 +1,6 @@
-/* The row-block timing of the matrix-unit matmul codelet (sw/codelets/linalg/MatMulAmp.cpp), shared
- * with the library's planner, which models its cycles (sw/library/matmul.cpp, docs/library.md). */
+/* The row-block timing of the matrix-unit matmul codelets (MatMulAmp and MatMulAmpH, whose rounds
+ * are in sw/codelets/linalg/amp_matmul_rows.hpp), shared with the library's planner, which models
+ * their cycles (sw/library/matmul.cpp, docs/library.md). */
 #ifndef TESSERA_AMP_MATMUL_H
 #define TESSERA_AMP_MATMUL_H
 

@@ -309,6 +309,9 @@ Value dropout(Tape& tape, const Value& x, const Value& seed, float p, uint32_t s
               const std::string& name);
 /// Rows of table [V, D] picked by int32 indices (op "Gather" along axis 0: an embedding lookup).
 Value embedding(Tape& tape, const Value& table, const Value& indices, const std::string& name);
+/// x cast to type (float32 <-> float16: tessera/half.hpp's cast, nearest-even when narrowing); the
+/// gradient is the cast back (op CastPrecision, attribute "to" 16 or 32). Needs the matrix unit.
+Value cast(Tape& tape, const Value& x, ElemType type, const std::string& name);
 
 /// An optimizer on the tiles (docs/autodiff.md, "Optimizers"), PyTorch's semantics: weight decay
 /// is L2, added to the gradient (torch.optim.SGD and torch.optim.Adam, not AdamW).

@@ -62,8 +62,9 @@ struct GraphVariable {
   std::string name;
   ElemType type = ElemType::Float32;
   std::vector<size_t> shape;
-  std::vector<int32_t> tileOf;    ///< tile of each element, -1 = unmapped
-  std::vector<uint32_t> initial;  ///< initial bits of each element; empty = zeros
+  std::vector<int32_t> tileOf;  ///< tile of each element, -1 = unmapped
+  std::vector<uint32_t>
+      initial;  ///< initial bits of each element (low 16 for float16); empty = zeros
   bool constant = false;
   uint32_t align = 4;  ///< bytes its first element on each tile is aligned to (setAlignment)
 };
@@ -133,6 +134,8 @@ class Graph {
   void setInitialValue(const Tensor& t, std::span<const float> values);
   /// Initial values of int32 elements.
   void setInitialValue(const Tensor& t, std::span<const int32_t> values);
+  /// Initial values of float16 elements, as binary16 bit patterns.
+  void setInitialValue(const Tensor& t, std::span<const uint16_t> values);
 
   /// A new compute set.
   ComputeSet addComputeSet(const std::string& name);

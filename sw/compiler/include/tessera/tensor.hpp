@@ -11,11 +11,15 @@
 
 namespace tessera {
 
-/// Element types of tensors and vertex fields (4 bytes each).
-enum class ElemType : uint8_t { Float32, Int32 };
+/// Element types of tensors and vertex fields: Float32 and Int32 take 4 bytes, Float16 (IEEE
+/// binary16, held as its bit pattern: a codelet field of uint16_t, the host's bytes) takes 2, two
+/// to a 32-bit word (docs/compiler.md, "Float16 tensors").
+enum class ElemType : uint8_t { Float32, Int32, Float16 };
 
-/// "float32" or "int32".
+/// "float32", "int32" or "float16".
 const char* elemTypeName(ElemType type);
+/// Bytes of one element: 4, or 2 for Float16.
+unsigned elemTypeBytes(ElemType type);
 
 /// Elements [begin, end) of variable var, in order.
 struct ElementRun {

@@ -90,14 +90,19 @@ struct MatMulOptions {
 /// k; partial sums of a k-split are added by a reduction on the tiles that own the result. Every
 /// result element is a sum over k in increasing order within each k-part (fused multiply-adds),
 /// then of the parts in order.
+/// With float16 a and b (no transposes; tessera/half.hpp) the result is float32 accumulated on the
+/// matrix unit (AMP.H), k parts multiples of 8.
 Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
               const std::string& name, const MatMulOptions& options = {});
 
 /// A new [m, k] variable mapped where matmul(graph, it, b [k, n]) reads it: each block on one of
-/// the tiles that use it (the others receive it by multicast).
-Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name);
-/// A new [k, n] variable mapped where matmul(graph, a [m, k], it) reads it.
-Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name);
+/// the tiles that use it (the others receive it by multicast). type: Float32 or Float16 (the fp16
+/// product's plan, tessera/half.hpp).
+Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
+                       ElemType type = ElemType::Float32);
+/// A new [k, n] variable mapped where matmul(graph, a [m, k], it) reads it (type as above).
+Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
+                       ElemType type = ElemType::Float32);
 
 /// c += op(a) op(b), in place, where c is laid out in one rectangular block per tile (as
 /// createMatMulRhs and matmul results are): each tile computes its own block with its five workers
@@ -110,9 +115,10 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
 /// The split matmul would choose for these sizes on this graph's tiles: parts along m, n and k.
 struct MatMulPlan {
   size_t m = 1, n = 1, k = 1;
-  size_t grain = 1;  ///< column blocks (along n) are multiples of this where n allows: 4 on a
-                     ///< target with the matrix unit (MatMulAmp's shape), else 1; k parts are
-                     ///< ceil(k / parts) long on every target (their sums fix the result's bits)
+  size_t grain = 1;   ///< column blocks (along n) are multiples of this where n allows: 4 on a
+                      ///< target with the matrix unit (MatMulAmp's shape), else 1; k parts are
+                      ///< ceil(k / parts) long on every target (their sums fix the result's bits)
+  size_t kGrain = 1;  ///< k parts are multiples of this: 8 for a float16 product (AMP.H's block)
 };
 /// True if matmul and matmulAccumulate give a tile's block of op(a) [m, k] op(b) [k, n] to the
 /// matrix unit (codelet MatMulAmp) on this target: it has the unit (Target::hasMatrixUnit), the
