@@ -1585,10 +1585,19 @@ bool isCsr(Op op) {
   return op >= Op::Csrrw && op <= Op::Csrrci;
 }
 
+// The long ops (DIV/DIVU/REM/REMU, FDIV.S, FSQRT.S): their context issues nothing until the
+// retirement, which touches only its own registers and counters. FDIV and FSQRT trap on a
+// dynamic rounding mode while frm holds a reserved value, which a window never does.
+bool windowStepsLongOp(const DecodedInsn& d, uint8_t frm) {
+  if (!d.longOp) return false;
+  return (d.op != Op::Fdiv && d.op != Op::Fsqrt) || d.rm != kRmDynamic || frm <= 4;
+}
+
 // What a window may run besides translated blocks: the instructions a block may hold, the F
-// extension's one-round instructions, the matrix unit's and the CSR instructions.
+// extension's one-round instructions, the long ops, the matrix unit's and the CSR instructions.
 bool windowSteps(const DecodedInsn& d, uint8_t frm) {
-  return TileJit::translates(d.op) || windowStepsFp(d, frm) || isAmp(d.op) || isCsr(d.op);
+  return TileJit::translates(d.op) || windowStepsFp(d, frm) || windowStepsLongOp(d, frm) ||
+         isAmp(d.op) || isCsr(d.op);
 }
 
 }  // namespace
@@ -1646,6 +1655,8 @@ uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members,
     for (unsigned k = 0; k < count && !jitConflict_; ++k) {
       const unsigned c = members[k];
       if (stop[c] < limit + kRound) continue;  // no instruction at or after the limit
+      // Stopped at a long op issued before the limit that retires after it: as at the limit.
+      if (ctx_[c].longPending && ctx_[c].longOp.issueCycle < limit) continue;
       jitWindowUndo(c);
       jitAmpUndo(c);
       ctx_[c] = jitSaved_[c];
@@ -1740,6 +1751,13 @@ uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {
         jitMemberStop_[c] = jitConflict_ ? JitStop::Conflict : jitStopAt(c);
       }
       break;
+    }
+    if (ctx.longPending) {
+      // A long op: the context's next action is its retirement (retireLongOp), then it issues
+      // a round later; one that retires at or after the limit stays pending for the runLoop.
+      t = ctx.next;
+      if (t >= limit) break;
+      retireLongOp<false>(c, t);
     }
     t += kRound;
   }

@@ -383,25 +383,54 @@ TEST_F(JitWindow, MatrixUnitStepsAtEveryCycleLimit) {
 }
 
 TEST_F(JitWindow, StopReasonsAreCounted) {
-  // A worker whose loop divides: every window it is in stops at the DIV (a long op), and the
-  // undone windows' reasons sum to the fallbacks.
-  std::vector<uint32_t> w{lui(tp, 4), addi(a2, zero, 30),
-                          // loop (8)
+  // A worker whose loop writes a console byte (MMIO): every window it is in stops there, and the
+  // undone windows' reasons sum to the fallbacks. Its DIV and CSR read are window steps.
+  std::vector<uint32_t> w{lui(tp, 4), addi(a2, zero, 30), kLoadMmioBase,
+                          // loop (12)
                           addi(a3, a3, 5), addi(a4, a4, 7), add(a5, a3, a4), div(a6, a5, a2),
-                          sw(a6, tp, 0), addi(a2, a2, -1), bne(a2, zero, -24)};
+                          csrr(a7, kInstret), add(a6, a6, a7), sw(a6, tp, 0),
+                          sw(a2, t0, mmio(TESS_MMIO_CONSOLE)), addi(a2, a2, -1),
+                          bne(a2, zero, -36)};
   done(w);
   Pair p;
   p.place(0, supervisor(1));
   p.place(kWorkerEntry, w);
   p.runToEnd(6);
   const ModelJitStatistics s = statistics(p.jit);
+  std::printf("stop reasons: %s\n", formatJitStatistics(s).c_str());
   uint64_t undone = 0;
   for (uint64_t n : s.windowUndone) undone += n;
   EXPECT_EQ(undone, s.windowFallbacks);
-  EXPECT_GT(count(s.windowCut, JitStop::LongOp) + count(s.windowUndone, JitStop::LongOp), 0u);
+  EXPECT_GT(s.windows, 0u);
+  EXPECT_GT(count(s.windowCut, JitStop::Mmio) + count(s.windowUndone, JitStop::Mmio), 0u);
   for (JitStop r : {JitStop::Amp, JitStop::Csr, JitStop::FpMode, JitStop::Conflict}) {
     EXPECT_EQ(count(s.windowUndone, r) + count(s.windowCut, r), 0u) << jitStopName(r);
   }
+  // The DIV is not a stop of any window that it is in.
+  EXPECT_EQ(count(s.windowCut, JitStop::LongOp), 0u);
+}
+
+TEST_F(JitWindow, LongOpsRetireInsideWindows) {
+  // Workers dividing (DIV, REMU, FDIV, FSQRT) in loops of different lengths: each long op
+  // issues and retires inside the window, or stays pending past its end; cut at many cycles.
+  std::vector<uint32_t> w{slli(a1, a0, 10), lui(tp, 4), add(a1, a1, tp), slli(a2, a0, 2),
+                          addi(a2, a2, 9), fcvt_s_w(1, a2),
+                          // loop (24)
+                          addi(a3, a3, 11), div(a4, a3, a2), r(1, a2, a3, 7, a5, 0x33),  // remu
+                          add(a6, a4, a5), fcvt_s_w(2, a6), fdiv(3, 2, 1), fsqrt(4, 3),
+                          fsw(4, a1, 0), sw(a6, a1, 4), addi(a2, a2, -1), bne(a2, zero, -40)};
+  done(w);
+  Pair p;
+  p.place(0, supervisor(TESS_NUM_CONTEXTS - 1));
+  p.place(kWorkerEntry, w);
+  for (uint64_t t = 0; p.jit.state() == TileState::Running && t < 40000; t += 1 + t % 5) {
+    p.runTo(t);
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+  const ModelJitStatistics s = statistics(p.jit);
+  EXPECT_GT(s.windows, 0u);
+  EXPECT_EQ(count(s.windowCut, JitStop::LongOp), 0u);
 }
 
 TEST_F(JitWindow, ContextZeroAloneStopsAtEachCsrRead) {
