@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The training step on the model, interpreter against translating engine, side by side
 # (docs/benchmarks.md, "The translating engine, third pass"): per model and round, interp then jit,
-# each run's wall time per step, the translated share and why translated code stopped (the
-# largest reasons), and the weights' hash, which must be the same on both engines (else exit 1).
+# each run's wall time per step, the process's CPU time (user + system, the whole run: compile,
+# steps, evaluation), the translated share and why translated code stopped (the largest
+# reasons), and the weights' hash, which must be the same on both engines (else exit 1).
 #
 # Usage: scripts/bench-jit-train.sh [STEPS] [ROUNDS] [MODEL...]
 #   STEPS   training steps per run (default 10)
@@ -26,14 +27,16 @@ for model in "${models[@]}"; do
   for round in $(seq "$rounds"); do
     for engine in interp jit; do
       load0=$(cut -d' ' -f1 /proc/loadavg)
-      "$bench" train --model "$model" --model-engine "$engine" --max-steps "$steps" \
+      /usr/bin/time -f "%U %S" -o "$out/$model-$round-$engine.cpu" \
+        "$bench" train --model "$model" --model-engine "$engine" --max-steps "$steps" \
         --trace-steps 0 --eval-images 32 --quiet --out "$out/$model-$round-$engine" >/dev/null
       python3 - "$out/$model-$round-$engine/result.json" "$model" "$round" "$engine" "$load0" \
-        "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+        "$(cut -d' ' -f1 /proc/loadavg)" "$out/$model-$round-$engine.cpu" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+cpu = sum(float(x) for x in open(sys.argv[7]).read().split()[-2:])
 line = (f"{sys.argv[2]:16s} round {sys.argv[3]} {sys.argv[4]:6s} {1000 * r['step_wall_s']:9.1f} ms/step"
-        f"  hash {r['weights_hash']}  load {sys.argv[5]} -> {sys.argv[6]}")
+        f"  process CPU {cpu:7.1f} s  hash {r['weights_hash']}  load {sys.argv[5]} -> {sys.argv[6]}")
 j = r.get("model_jit")
 if j:
     line += f"  translated {100 * j['translated'] / j['instructions']:.1f}%"

@@ -1513,15 +1513,14 @@ void TileModel::jitWindowUndo(unsigned c) {
 }
 
 bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
-  // The window [t, end): at most kWindowRounds rounds, before the limit and before any pending
-  // long op retires (that context does not issue in it). Its members: the contexts that issue
-  // in it. t is the earliest slot of every context.
+  // The window [t, end): at most kWindowRounds rounds, before the limit. Its members: the
+  // contexts that act in it (issue, or retire a pending long op first). t is the earliest slot
+  // of every context.
   constexpr uint64_t kWindowRounds = 256;
-  uint64_t end = std::min(untilCycle, t + kRound * kWindowRounds);
+  const uint64_t end = std::min(untilCycle, t + kRound * kWindowRounds);
   bool workers = false;
-  for (unsigned c = 0; c < kMaxContexts; ++c) {
-    if (c != 0 && ctx_[c].next != kNever) workers = true;
-    if (ctx_[c].longPending) end = std::min(end, ctx_[c].next);
+  for (unsigned c = 1; c < kMaxContexts; ++c) {
+    if (ctx_[c].next != kNever) workers = true;
   }
   if (!workers) {
     // Context 0 alone: its own translated path (jitRun). Look again a few rounds later (a RUN).
@@ -1537,13 +1536,13 @@ bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
   unsigned members[kMaxContexts];
   unsigned count = 0;
   for (unsigned c = 0; c < kMaxContexts; ++c) {
-    if (!ctx_[c].longPending && ctx_[c].next < end) members[count++] = c;
+    if (ctx_[c].next < end) members[count++] = c;
   }
   // Code that keeps stopping windows early (FP between integer stretches) makes the attempts
   // rarer: after a fallback or a window cut below kShortRounds, the next waits 1, 2, 4 …
   // kMaxBackoff rounds; a window that runs long enough tries again at once.
   constexpr uint32_t kMaxBackoff = 256, kShortRounds = 32;
-  jitWindowStop_ = JitStop::LongOp;  // when no member issues before a long op retires
+  jitWindowStop_ = JitStop::Limit;  // when no context acts before the end
   const uint64_t limit = end > t && count > 0 ? jitWindow(t, end, members, count) : 0;
   if (limit == 0) {
     jitWindowFallbacks_++;
@@ -1608,6 +1607,7 @@ uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members,
   // at an MMIO access), else nothing runs.
   for (unsigned k = 0; k < count; ++k) {
     const Context& ctx = ctx_[members[k]];
+    if (ctx.longPending) continue;  // it retires first (jitWindowRun)
     if (jit.lookup(ctx.pc, mem_.data()) != nullptr) continue;
     jitWindowStop_ = jitStopAt(members[k]);
     if (ctx.pc >= config_.memBytes || (ctx.pc & 3)) return 0;
@@ -1714,7 +1714,11 @@ uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {
   jitWindowCtx_ = c;
   uint64_t t = ctx.next;
   uint64_t done = 0;
-  while (t < limit && !jitConflict_) {
+  if (ctx.longPending && t < limit) {  // a long op issued before the window retires first
+    retireLongOp<false>(c, t);
+    t += kRound;
+  }
+  while (t < limit && !jitConflict_ && !ctx.longPending) {
     const uint64_t translations = jit.translations();
     const TileJit::Block* b = jit.lookup(ctx.pc, mem_.data());
     if (b != nullptr && jit.translations() != translations) {
