@@ -320,8 +320,10 @@ class alignas(64) TileModel {
   // Context c runs translated blocks and window-safe interpreted instructions from its next
   // slot while it issues before limit; returns the slot of its first instruction not run.
   uint64_t jitWindowRun(unsigned c, uint64_t limit);
-  // Whether the instruction at context c's pc can run inside a window (no trap, no MMIO, CSR,
-  // FP, divide or store into translated code): if so it is recorded and interpreted at t.
+  // Whether the instruction at context c's pc can run inside a window (no trap, no MMIO, no
+  // store into translated code, no FP rounding mode that traps; CSRs, long ops and the matrix
+  // unit can): if so it is recorded and interpreted at t (a long op's retirement is
+  // jitWindowRun's). False with jitStepConflict_ set when its records met another context's.
   bool jitWindowStep(unsigned c, uint64_t t);
   // A matrix-unit instruction of context c at t as a window step (jitWindowStep): its 16-byte
   // access recorded as four words, the weight bank it reads or writes recorded as a word past
