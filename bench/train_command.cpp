@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,9 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "file_io.hpp"
 #include "mlp_trainer.hpp"
@@ -893,6 +897,23 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
     fmt::print("{:<38} {} of {} instructions translated ({:.1f}%); windows {} kept, {} undone\n",
                "model jit", tr, n, 100.0 * static_cast<double>(tr) / static_cast<double>(n),
                j["windows_kept"].get<uint64_t>(), j["windows_undone"].get<uint64_t>());
+    // Per kind, the reasons by share, largest first.
+    for (const auto& [kind, byReason] : j["stops"].items()) {
+      std::vector<std::pair<uint64_t, std::string>> rs;
+      uint64_t total = 0;
+      for (const auto& [reason, n] : byReason.items()) {
+        rs.emplace_back(n.get<uint64_t>(), reason);
+        total += n.get<uint64_t>();
+      }
+      if (total == 0) continue;
+      std::sort(rs.rbegin(), rs.rend());
+      std::string line;
+      for (const auto& [n, reason] : rs) {
+        line += fmt::format("{}{} {:.1f}%", line.empty() ? "" : ", ", reason,
+                            100.0 * static_cast<double>(n) / static_cast<double>(total));
+      }
+      fmt::print("{:<38} {} ({})\n", fmt::format("model jit stops: {}", kind), line, total);
+    }
   }
   fmt::print("{:<38} {:.3f} s host time at {} host syncs (no chip cycles)\n", "host I/O",
              tt.engine.hostIoSeconds, tt.engine.hostSyncs);
@@ -1107,6 +1128,21 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
                           {"translated", js.translated},
                           {"windows_kept", js.windows},
                           {"windows_undone", js.windowFallbacks}};
+      // Why translated code stopped (docs/tile.md, "Why translated code stops"): nonzero
+      // counts by reason.
+      const std::pair<const char*, const JitStopCounts*> kinds[] = {{"undone", &js.windowUndone},
+                                                                    {"cut", &js.windowCut},
+                                                                    {"skipped", &js.windowSkipped},
+                                                                    {"block_exit", &js.blockExits}};
+      nlohmann::ordered_json stops = nlohmann::ordered_json::object();
+      for (const auto& [kind, counts] : kinds) {
+        nlohmann::ordered_json byReason = nlohmann::ordered_json::object();
+        for (unsigned r = 0; r < kJitStopReasons; ++r) {
+          if ((*counts)[r] != 0) byReason[jitStopName(static_cast<JitStop>(r))] = (*counts)[r];
+        }
+        stops[kind] = byReason;
+      }
+      res["model_jit"]["stops"] = stops;
     }
   }
   ModelParameters trained = trainer.modelParameters();

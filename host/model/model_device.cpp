@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 #include <utility>
 
@@ -209,7 +211,15 @@ ModelDevice::ModelDevice(const DeviceOptions& options, std::unique_ptr<ChipFabri
   block_ = std::make_unique<TileBlock>(std::move(configs), range, g.tiles, g.hasExchange, threads,
                                        *fabric_);
   enabled_.assign(g.tiles, 1);
+  jit_ = options.modelEngine == ModelEngine::Jit;
   reset();
+}
+
+ModelDevice::~ModelDevice() {
+  if (jit_ && std::getenv("TESSERA_JIT_STOPS") != nullptr) {
+    std::fputs(("model jit: " + formatJitStatistics(modelJitStatistics(*this)) + "\n").c_str(),
+               stderr);
+  }
 }
 
 ChipInfo ModelDevice::info() const {
@@ -638,14 +648,30 @@ ModelJitStatistics modelJitStatistics(Device& dev) {
   auto* m = dynamic_cast<model::ModelDevice*>(&dev);
   if (m == nullptr) return s;
   const model::TileRange range = m->block();
-  for (unsigned t = range.first; t < range.end; ++t) {
-    const model::TileModel& tile = m->tile(t);
-    s.instructions += tile.executedInstructions();
-    s.translated += tile.jitInstructions();
-    s.windows += tile.jitWindows();
-    s.windowFallbacks += tile.jitWindowFallbacks();
-  }
+  for (unsigned t = range.first; t < range.end; ++t) m->tile(t).addJitStatistics(s);
   return s;
+}
+
+std::string formatJitStatistics(const ModelJitStatistics& s) {
+  std::string out = fmt::format("instructions {} translated {} windows_kept {} windows_undone {}",
+                                s.instructions, s.translated, s.windows, s.windowFallbacks);
+  const std::pair<const char*, const JitStopCounts*> kinds[] = {{"undone", &s.windowUndone},
+                                                                {"cut", &s.windowCut},
+                                                                {"skipped", &s.windowSkipped},
+                                                                {"block_exit", &s.blockExits}};
+  for (const auto& [kind, counts] : kinds) {
+    for (unsigned r = 0; r < kJitStopReasons; ++r) {
+      if ((*counts)[r] != 0)
+        out += fmt::format(" {}.{} {}", kind, jitStopName(static_cast<JitStop>(r)), (*counts)[r]);
+    }
+  }
+  return out;
+}
+
+const char* jitStopName(JitStop reason) {
+  static constexpr std::array<const char*, kJitStopReasons> kNames = {
+      "amp", "csr", "mmio", "long_op", "fp_mode", "other", "conflict", "stale_fetch", "limit"};
+  return kNames[static_cast<unsigned>(reason)];
 }
 
 }  // namespace tessera

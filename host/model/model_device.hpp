@@ -55,6 +55,9 @@ class ModelDevice : public Device {
   /// The same chip with this process's block of tiles given by `fabric` (host/shard's MPI
   /// fabric: rank r of n simulates tiles r*T/n .. (r+1)*T/n - 1).
   ModelDevice(const DeviceOptions& options, std::unique_ptr<ChipFabric> fabric);
+  /// With the translating engine and TESSERA_JIT_STOPS set in the environment, prints its counts
+  /// (formatJitStatistics) to stderr.
+  ~ModelDevice() override;
 
   ChipInfo info() const override;
   void reset() override;
@@ -104,6 +107,7 @@ class ModelDevice : public Device {
   ChipGeometry geometry_{};  // what the options asked for (tile configuration, info())
   std::unique_ptr<ChipFabric> fabric_;
   std::unique_ptr<TileBlock> block_;
+  bool jit_ = false;              // the translating engine runs the tiles
   std::vector<uint8_t> enabled_;  // T_ENABLE of every chip tile (known to every rank)
   ChipState state_ = ChipState::Reset;
   uint64_t now_ = 0;             // every unit has simulated the cycles below now_

@@ -1321,6 +1321,60 @@ uint64_t TileModel::jitEnter(uint64_t t, uint64_t untilCycle) {
   return jitRun(t, untilCycle);
 }
 
+JitStop TileModel::jitStopAt(unsigned c) const {
+  const Context& ctx = ctx_[c];
+  if (ctx.pc >= config_.memBytes || (ctx.pc & 3)) return JitStop::Other;
+  uint32_t word;
+  std::memcpy(&word, mem_.data() + ctx.pc, 4);
+  const DecodedInsn d = decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
+  if (d.op >= Op::AmpLw && d.op <= Op::AmpSeed) return JitStop::Amp;
+  if (d.op >= Op::Csrrw && d.op <= Op::Csrrci) return JitStop::Csr;
+  if (d.longOp) return JitStop::LongOp;
+  unsigned size = 0;
+  switch (d.op) {
+    case Op::Lb:
+    case Op::Lbu:
+    case Op::Sb:
+      size = 1;
+      break;
+    case Op::Lh:
+    case Op::Lhu:
+    case Op::Sh:
+      size = 2;
+      break;
+    case Op::Lw:
+    case Op::Sw:
+    case Op::Flw:
+    case Op::Fsw:
+      size = 4;
+      break;
+    default:
+      break;
+  }
+  if (size != 0) {
+    const uint32_t addr = ctx.x[d.rs1] + static_cast<uint32_t>(d.imm);
+    if (addr & (size - 1)) return JitStop::Other;
+    return inSramAccess(addr, size) ? JitStop::Other : JitStop::Mmio;
+  }
+  // Every other F instruction stops translated code only by its rounding mode (or a host
+  // without FMA3, where none is translated).
+  if (d.op >= Op::Flw && d.op <= Op::FmvWX) return JitStop::FpMode;
+  return JitStop::Other;
+}
+
+void TileModel::addJitStatistics(ModelJitStatistics& s) const {
+  s.instructions += executedInstructions();
+  s.translated += jitInstructions_;
+  s.windows += jitWindows_;
+  s.windowFallbacks += jitWindowFallbacks_;
+  for (unsigned r = 0; r < kJitStopReasons; ++r) {
+    s.windowUndone[r] += jitWindowUndone_[r];
+    s.windowCut[r] += jitWindowCut_[r];
+    s.windowSkipped[r] += jitWindowSkipped_[r];
+    s.blockExits[r] += jitBlockExits_[r];
+  }
+}
+
 #if TESS_HAVE_JIT
 void TileModel::jitFrameFor(Context& ctx) {
   TileJit::Frame& f = jit_->frame();
@@ -1354,7 +1408,14 @@ uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
   for (;;) {
     const TileJit::Block* b = jit.lookup(ctx.pc, mem_.data());
     // Not translated, or its last instruction would issue at or after untilCycle.
-    if (b == nullptr || t + uint64_t{kRound} * (b->length - 1) >= untilCycle) break;
+    if (b == nullptr) {
+      jitBlockExits_[static_cast<unsigned>(jitStopAt(0))]++;
+      break;
+    }
+    if (t + uint64_t{kRound} * (b->length - 1) >= untilCycle) {
+      jitBlockExits_[static_cast<unsigned>(JitStop::Limit)]++;
+      break;
+    }
     f.cycle = t;
     // The slots t, t + 6, ... below untilCycle (at least b->length here), at most 2^30.
     f.budget = static_cast<uint32_t>(
@@ -1364,7 +1425,10 @@ uint64_t TileModel::jitRun(uint64_t t, uint64_t untilCycle) {
     ctx.pc = f.pc;
     t += uint64_t{kRound} * n;
     done += n;
-    if (r & TileJit::kSideExit) break;
+    if (r & TileJit::kSideExit) {
+      jitBlockExits_[static_cast<unsigned>(jitStopAt(0))]++;
+      break;
+    }
   }
   // Each instruction used its slot and retired; the context issues again a round later.
   ctx.instret += done;
@@ -1459,15 +1523,14 @@ void TileModel::jitWindowUndo(unsigned c) {
 }
 
 bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
-  // The window [t, end): at most kWindowRounds rounds, before the limit and before any pending
-  // long op retires (that context does not issue in it). Its members: the contexts that issue
-  // in it. t is the earliest slot of every context.
+  // The window [t, end): at most kWindowRounds rounds, before the limit. Its members: the
+  // contexts that act in it (issue, or retire a pending long op first). t is the earliest slot
+  // of every context.
   constexpr uint64_t kWindowRounds = 256;
-  uint64_t end = std::min(untilCycle, t + kRound * kWindowRounds);
+  const uint64_t end = std::min(untilCycle, t + kRound * kWindowRounds);
   bool workers = false;
-  for (unsigned c = 0; c < kMaxContexts; ++c) {
-    if (c != 0 && ctx_[c].next != kNever) workers = true;
-    if (ctx_[c].longPending) end = std::min(end, ctx_[c].next);
+  for (unsigned c = 1; c < kMaxContexts; ++c) {
+    if (ctx_[c].next != kNever) workers = true;
   }
   if (!workers) {
     // Context 0 alone: its own translated path (jitRun). Look again a few rounds later (a RUN).
@@ -1477,25 +1540,29 @@ bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
   // A fetch at t or t + 1 must not be one the fetch-timing rule makes stale.
   if (lastStoreCycle() + 2 >= t) {
     jitWindowAt_ = lastStoreCycle() + 3;
+    jitWindowSkipped_[static_cast<unsigned>(JitStop::StaleFetch)]++;
     return false;
   }
   unsigned members[kMaxContexts];
   unsigned count = 0;
   for (unsigned c = 0; c < kMaxContexts; ++c) {
-    if (!ctx_[c].longPending && ctx_[c].next < end) members[count++] = c;
+    if (ctx_[c].next < end) members[count++] = c;
   }
   // Code that keeps stopping windows early (FP between integer stretches) makes the attempts
   // rarer: after a fallback or a window cut below kShortRounds, the next waits 1, 2, 4 …
   // kMaxBackoff rounds; a window that runs long enough tries again at once.
   constexpr uint32_t kMaxBackoff = 256, kShortRounds = 32;
+  jitWindowStop_ = JitStop::Limit;  // when no context acts before the end
   const uint64_t limit = end > t && count > 0 ? jitWindow(t, end, members, count) : 0;
   if (limit == 0) {
     jitWindowFallbacks_++;
+    jitWindowUndone_[static_cast<unsigned>(jitWindowStop_)]++;
     jitWindowAt_ = t + uint64_t{kRound} * jitBackoff_;
     jitBackoff_ = std::min(jitBackoff_ * 2, kMaxBackoff);
     return false;
   }
   jitWindows_++;
+  if (limit < end) jitWindowCut_[static_cast<unsigned>(jitWindowStop_)]++;
   if (limit < end && limit - t < uint64_t{kRound} * kShortRounds) {
     jitWindowAt_ = limit + uint64_t{kRound} * jitBackoff_;
     jitBackoff_ = std::min(jitBackoff_ * 2, kMaxBackoff);
@@ -1516,6 +1583,32 @@ bool windowStepsFp(const DecodedInsn& d, uint8_t frm) {
   return d.rm != kRmDynamic || frm <= 4;
 }
 
+// The matrix unit's instructions (all of one round, docs/tile.md "Matrix unit: Timing").
+bool isAmp(Op op) {
+  return op >= Op::AmpLw && op <= Op::AmpSeed;
+}
+
+// The CSR instructions: every CSR reads from its own context's state (fflags, frm, instret), the
+// issue cycle or the tile's constants (ids, sizes), and writes only fflags/frm.
+bool isCsr(Op op) {
+  return op >= Op::Csrrw && op <= Op::Csrrci;
+}
+
+// The long ops (DIV/DIVU/REM/REMU, FDIV.S, FSQRT.S): their context issues nothing until the
+// retirement, which touches only its own registers and counters. FDIV and FSQRT trap on a
+// dynamic rounding mode while frm holds a reserved value, which a window never does.
+bool windowStepsLongOp(const DecodedInsn& d, uint8_t frm) {
+  if (!d.longOp) return false;
+  return (d.op != Op::Fdiv && d.op != Op::Fsqrt) || d.rm != kRmDynamic || frm <= 4;
+}
+
+// What a window may run besides translated blocks: the instructions a block may hold, the F
+// extension's one-round instructions, the long ops, the matrix unit's and the CSR instructions.
+bool windowSteps(const DecodedInsn& d, uint8_t frm) {
+  return TileJit::translates(d.op) || windowStepsFp(d, frm) || windowStepsLongOp(d, frm) ||
+         isAmp(d.op) || isCsr(d.op);
+}
+
 }  // namespace
 
 uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count) {
@@ -1524,15 +1617,18 @@ uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members,
   // at an MMIO access), else nothing runs.
   for (unsigned k = 0; k < count; ++k) {
     const Context& ctx = ctx_[members[k]];
+    if (ctx.longPending) continue;  // it retires first (jitWindowRun)
     if (jit.lookup(ctx.pc, mem_.data()) != nullptr) continue;
+    jitWindowStop_ = jitStopAt(members[k]);
     if (ctx.pc >= config_.memBytes || (ctx.pc & 3)) return 0;
     uint32_t word;
     std::memcpy(&word, mem_.data() + ctx.pc, 4);
     const DecodedInsn d =
         decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
-    if (!TileJit::translates(d.op) && !windowStepsFp(d, ctx.frm)) return 0;
+    if (!windowSteps(d, ctx.frm)) return 0;
   }
-  if (jitTags_.empty()) jitTags_.assign(config_.memBytes / 4, 0);
+  // One stamp per SRAM word, then one per weight bank of the matrix unit.
+  if (jitTags_.empty()) jitTags_.assign(config_.memBytes / 4 + TESS_AMP_BANKS, 0);
   if (++jitWindowId_ >= (1u << 28)) {  // stamps of old windows would match again
     std::fill(jitTags_.begin(), jitTags_.end(), 0);
     jitWindowId_ = 1;
@@ -1550,13 +1646,17 @@ uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members,
   f.undoCapacity = static_cast<uint32_t>(jitWindowLog_.size());
   f.undoCount = 0;
   jitConflict_ = false;
+  jitStepConflict_ = false;
+  jitAmpSaved_ = false;
   jitWindowActive_ = true;
   // Every member to the limit, which drops to where one stops early (an instruction it cannot
   // run here); the members that ran past it run again from the start of the window to it.
   uint64_t limit = end;
   std::array<uint64_t, kMaxContexts> stop{};
+  jitWindowStop_ = JitStop::Limit;
   for (unsigned k = 0; k < count && !jitConflict_; ++k) {
     stop[members[k]] = jitWindowRun(members[k], limit);
+    if (stop[members[k]] < limit) jitWindowStop_ = jitMemberStop_[members[k]];
     limit = std::min(limit, stop[members[k]]);
   }
   if (!jitConflict_ && limit > t) {
@@ -1565,14 +1665,19 @@ uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members,
     for (unsigned k = 0; k < count && !jitConflict_; ++k) {
       const unsigned c = members[k];
       if (stop[c] < limit + kRound) continue;  // no instruction at or after the limit
+      // Stopped at a long op issued before the limit that retires after it: as at the limit.
+      if (ctx_[c].longPending && ctx_[c].longOp.issueCycle < limit) continue;
       jitWindowUndo(c);
+      jitAmpUndo(c);
       ctx_[c] = jitSaved_[c];
       if (jitWindowRun(c, limit) < limit) jitConflict_ = true;  // cannot happen: kept exact
     }
   }
   jitWindowActive_ = false;
+  if (jitConflict_) jitWindowStop_ = JitStop::Conflict;
   if (jitConflict_ || limit <= t) {
     jitWindowUndo(kMaxContexts);
+    jitAmpUndo(kMaxContexts);
     undoLog_.resize(undoSize);
     ctx_ = jitSaved_;
     recentStores_ = notes;
@@ -1585,6 +1690,13 @@ uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members,
     const WindowStore& e = jitWindowLog_[k];
     if (e.cycle + 2 < limit) continue;
     StoreNote& note = recentStores_[e.cycle & 1];
+    // An AMP.SA's four words: consecutive entries of one cycle (one instruction issues per
+    // cycle, and a context's entries stay in issue order).
+    if (note.cycle == e.cycle && note.words < note.oldWords.size() &&
+        e.wordAddr == note.wordAddr + 4 * note.words) {
+      note.oldWords[note.words++] = e.oldWord;
+      continue;
+    }
     note.cycle = e.cycle;
     note.wordAddr = e.wordAddr;
     note.words = 1;
@@ -1612,7 +1724,11 @@ uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {
   jitWindowCtx_ = c;
   uint64_t t = ctx.next;
   uint64_t done = 0;
-  while (t < limit && !jitConflict_) {
+  if (ctx.longPending && t < limit) {  // a long op issued before the window retires first
+    retireLongOp<false>(c, t);
+    t += kRound;
+  }
+  while (t < limit && !jitConflict_ && !ctx.longPending) {
     const uint64_t translations = jit.translations();
     const TileJit::Block* b = jit.lookup(ctx.pc, mem_.data());
     if (b != nullptr && jit.translations() != translations) {
@@ -1633,13 +1749,33 @@ uint64_t TileModel::jitWindowRun(unsigned c, uint64_t limit) {
       ctx.pc = f.pc;
       t += uint64_t{kRound} * n;
       done += n;
+      // Counted at once: an interpreted CSR step may read instret.
+      ctx.instret += n;
+      ctx.busySlots += n;
       if (!(r & TileJit::kSideExit)) continue;
     }
-    if (t >= limit || !jitWindowStep(c, t)) break;
+    if (t >= limit) break;
+    if (!jitWindowStep(c, t)) {
+      if (jitStepConflict_) {
+        // The step's access met another context's: c stops before it, the window's limit
+        // drops to t (jitWindow), and nothing before t touched a word another context wrote.
+        jitStepConflict_ = false;
+        jitMemberStop_[c] = JitStop::Conflict;
+      } else {
+        jitMemberStop_[c] = jitConflict_ ? JitStop::Conflict : jitStopAt(c);
+      }
+      break;
+    }
+    if (ctx.longPending) {
+      // A long op: the context's next action is its retirement (retireLongOp), then it issues
+      // a round later; one that retires at or after the limit stays pending for the runLoop.
+      t = ctx.next;
+      if (t >= limit) break;
+      retireLongOp<false>(c, t);
+    }
     t += kRound;
   }
-  ctx.instret += done;
-  ctx.busySlots += done;
+  if (t >= limit) jitMemberStop_[c] = JitStop::Limit;
   ctx.next = t;
   jitWindowDone_[c] = done;
   for (uint32_t k = firstEntry; k < f.undoCount; ++k) jitWindowLog_[k].ctx = c;
@@ -1661,7 +1797,8 @@ bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
     line.tag = pc;
   }
   const DecodedInsn d = line.insn;
-  if (!TileJit::translates(d.op) && !windowStepsFp(d, ctx.frm)) return false;
+  if (isAmp(d.op)) return jitWindowAmp(c, t, d);
+  if (!windowSteps(d, ctx.frm)) return false;
   const uint32_t addr = ctx.x[d.rs1] + static_cast<uint32_t>(d.imm);
   unsigned size = 0;
   bool store = false;
@@ -1710,7 +1847,7 @@ bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
   if (store && jit_->covers(addr & ~3u)) return false;
   jitRecord(pc >> 2, false, c);  // the fetch
   if (size != 0) jitRecord(addr >> 2, store, c);
-  if (jitConflict_) return false;
+  if (jitConflict_) return jitStepStop();
   if (store) {
     uint32_t old;
     std::memcpy(&old, mem_.data() + (addr & ~3u), 4);
@@ -1720,7 +1857,79 @@ bool TileModel::jitWindowStep(unsigned c, uint64_t t) {
   const std::array<StoreNote, 2> notes = recentStores_;
   issue<false>(c, t);
   recentStores_ = notes;
+  if (isCsr(d.op)) jit_->frame().frm = ctx.frm;  // a CSR write may change it; blocks read frm here
   return true;
+}
+
+bool TileModel::jitStepStop() {
+  // The stamps this step set stay: they only make later accesses conflict more often.
+  jitConflict_ = false;
+  jitStepConflict_ = true;
+  return false;
+}
+
+bool TileModel::jitWindowAmp(unsigned c, uint64_t t, const DecodedInsn& d) {
+  constexpr uint32_t kStep = TESS_AMP_STEP_BYTES;
+  const Context& ctx = ctx_[c];
+  const bool access = d.op == Op::AmpLw || d.op == Op::AmpS || d.op == Op::AmpLa ||
+                      d.op == Op::AmpSa || d.op == Op::AmpH;
+  const bool store = d.op == Op::AmpSa;
+  const uint32_t addr = ctx.x[d.rs1];  // imm is 0
+  if (access) {
+    // A trap (misaligned, outside SRAM) is the interpreter's.
+    if (addr % kStep != 0 || config_.memBytes < kStep || addr > config_.memBytes - kStep)
+      return false;
+    if (store && jit_->coversRange(addr, kStep)) return false;
+  }
+  jitRecord(ctx.pc >> 2, false, c);  // the fetch
+  if (access) {
+    for (uint32_t i = 0; i < kStep / 4; ++i) jitRecord(addr / 4 + i, store, c);
+  }
+  // The weight bank: AMP.LW writes one of its rows, AMP.S and AMP.H read all of it. Its stamp
+  // sits past SRAM's, so two contexts sharing a bank in one window conflict as on a word.
+  const uint32_t bankTag = config_.memBytes / 4 + (d.rs3 & 1);
+  if (d.op == Op::AmpLw) jitRecord(bankTag, true, c);
+  if (d.op == Op::AmpS || d.op == Op::AmpH) jitRecord(bankTag, false, c);
+  if (jitConflict_) return jitStepStop();
+  if (!jitAmpSaved_) {
+    jitSavedWeights_ = ampWeights_;
+    jitSavedAcc_ = ampAcc_;
+    jitSavedSr_ = ampSr_;
+    jitAmpSaved_ = true;
+  }
+  if (store) {
+    for (uint32_t i = 0; i < kStep / 4; ++i) {
+      uint32_t old;
+      std::memcpy(&old, mem_.data() + addr + 4 * i, 4);
+      jitLogPush(WindowStore{addr + 4 * i, old, t, c});
+    }
+  }
+  const std::array<StoreNote, 2> notes = recentStores_;
+  issue<false>(c, t);
+  recentStores_ = notes;
+  return true;
+}
+
+void TileModel::jitAmpUndo(unsigned c) {
+  if (!jitAmpSaved_) return;
+  if (c == kMaxContexts) {
+    ampWeights_ = jitSavedWeights_;
+    ampAcc_ = jitSavedAcc_;
+    ampSr_ = jitSavedSr_;
+    return;
+  }
+  ampAcc_[c] = jitSavedAcc_[c];
+  ampSr_[c] = jitSavedSr_[c];
+  // A bank c wrote in this window: no other context touched it (else a conflict).
+  constexpr uint32_t kBankWords = TESS_AMP_ROWS * TESS_AMP_COLS;
+  for (uint32_t b = 0; b < TESS_AMP_BANKS; ++b) {
+    const uint32_t stamp = jitTags_[config_.memBytes / 4 + b];
+    if (stamp >> 4 == jitWindowId_ && (stamp & TileJit::kStampWrite) &&
+        (stamp & TileJit::kStampOwner) == c) {
+      std::copy_n(jitSavedWeights_.begin() + b * kBankWords, kBankWords,
+                  ampWeights_.begin() + b * kBankWords);
+    }
+  }
 }
 #else
 uint64_t TileModel::jitRun(uint64_t t, uint64_t) {

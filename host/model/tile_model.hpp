@@ -18,6 +18,7 @@
 
 #include "insn_decoder.hpp"
 #include "tessera/device.hpp"
+#include "tessera/model_jit.hpp"
 #include "zeroed_memory.hpp"
 
 namespace tessera::model {
@@ -215,6 +216,9 @@ class alignas(64) TileModel {
   /// to the interpreter (docs/tile.md, "Several contexts").
   uint64_t jitWindows() const { return jitWindows_; }
   uint64_t jitWindowFallbacks() const { return jitWindowFallbacks_; }
+  /// Adds this tile's translating-engine counts (instructions, translated, windows, and why
+  /// translated code stopped: docs/tile.md, "Why translated code stops") to s.
+  void addJitStatistics(ModelJitStatistics& s) const;
 
  private:
   static constexpr uint64_t kNever = ~uint64_t{0};
@@ -322,9 +326,23 @@ class alignas(64) TileModel {
   // Context c runs translated blocks and window-safe interpreted instructions from its next
   // slot while it issues before limit; returns the slot of its first instruction not run.
   uint64_t jitWindowRun(unsigned c, uint64_t limit);
-  // Whether the instruction at context c's pc can run inside a window (no trap, no MMIO, CSR,
-  // FP, divide or store into translated code): if so it is recorded and interpreted at t.
+  // Whether the instruction at context c's pc can run inside a window (no trap, no MMIO, no
+  // store into translated code, no FP rounding mode that traps; CSRs, long ops and the matrix
+  // unit can): if so it is recorded and interpreted at t (a long op's retirement is
+  // jitWindowRun's). False with jitStepConflict_ set when its records met another context's.
   bool jitWindowStep(unsigned c, uint64_t t);
+  // A matrix-unit instruction of context c at t as a window step (jitWindowStep): its 16-byte
+  // access recorded as four words, the weight bank it reads or writes recorded as a word past
+  // SRAM's, the unit's state saved before the window's first one.
+  bool jitWindowAmp(unsigned c, uint64_t t, const DecodedInsn& d);
+  // A window step whose records found a conflict before it ran: false, the context stops there
+  // (jitStepConflict_) and the window goes on.
+  bool jitStepStop();
+  // Restores the matrix unit's state saved in the window: context c's accumulators and
+  // generator and the weight banks it wrote (kMaxContexts: everything).
+  void jitAmpUndo(unsigned c);
+  // The class of the instruction at context c's pc that translated code could not run.
+  JitStop jitStopAt(unsigned c) const;
   // The stamp of a word touched by context c in the window; a conflict marks the window.
   void jitRecord(uint32_t wordIndex, bool write, unsigned c);
   uint32_t jitWindowStore(uint32_t addr, uint32_t value, uint64_t cycle, uint32_t size);
@@ -426,8 +444,11 @@ class alignas(64) TileModel {
   // (jitBackoff_ rounds, reset when a window is kept).
   uint64_t jitWindowAt_ = 0;
   uint32_t jitBackoff_ = 1;
-  bool jitWindowActive_ = false;   // translated stores go to jitWindowStore
-  bool jitConflict_ = false;       // the window must be undone
+  bool jitWindowActive_ = false;  // translated stores go to jitWindowStore
+  bool jitConflict_ = false;      // the window must be undone
+  // An interpreted step's access met another context's before the step ran: the context stops
+  // there instead (jitWindowRun), as at an instruction a window cannot run.
+  bool jitStepConflict_ = false;
   unsigned jitWindowCtx_ = 0;      // the context running translated code
   uint32_t jitWindowId_ = 0;       // stamps of older windows match no access
   std::vector<uint32_t> jitTags_;  // per SRAM word: window << 4 | written << 3 | owner
@@ -445,6 +466,16 @@ class alignas(64) TileModel {
   std::array<uint64_t, kMaxContexts> jitWindowDone_{};  // translated instructions per context
   uint64_t jitWindows_ = 0;
   uint64_t jitWindowFallbacks_ = 0;
+  // Why translated code stopped (slow paths only): windows undone, windows cut, windows not
+  // tried, single-context block runs; and what stopped each member of the current window.
+  JitStopCounts jitWindowUndone_{}, jitWindowCut_{}, jitWindowSkipped_{}, jitBlockExits_{};
+  std::array<JitStop, kMaxContexts> jitMemberStop_{};
+  JitStop jitWindowStop_ = JitStop::Limit;  // why the last jitWindow call was undone or cut
+  // The matrix unit's state at the window's first unit instruction (restored on an undo).
+  bool jitAmpSaved_ = false;
+  AmpWeights jitSavedWeights_{};
+  std::array<AmpAccumulators, kMaxContexts> jitSavedAcc_{};
+  std::array<uint32_t, kMaxContexts> jitSavedSr_{};
   // The matrix unit's state, last: away from the fields every instruction touches.
   AmpWeights ampWeights_{};
   std::array<AmpAccumulators, kMaxContexts> ampAcc_{};

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -23,6 +25,17 @@ inline TileConfig jitTestConfig(bool jit) {
 struct EnginePair {
   TileModel interp{jitTestConfig(false)};
   TileModel jit{jitTestConfig(true)};
+
+  EnginePair() = default;
+  EnginePair(const EnginePair&) = delete;
+  EnginePair& operator=(const EnginePair&) = delete;
+  /// With TESSERA_JIT_STOPS set, the jit tile's counts to stderr (as a model device prints them).
+  ~EnginePair() {
+    if (std::getenv("TESSERA_JIT_STOPS") == nullptr) return;
+    ModelJitStatistics s;
+    jit.addJitStatistics(s);
+    std::fputs(("model jit: " + formatJitStatistics(s) + "\n").c_str(), stderr);
+  }
 
   void place(uint32_t addr, const std::vector<uint32_t>& words) {
     std::vector<uint8_t> bytes(words.size() * 4);

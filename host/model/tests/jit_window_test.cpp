@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <random>
 
 #include "jit_pair.hpp"
@@ -192,8 +193,8 @@ TEST_F(JitWindow, RollbackOfAChunkWithWindows) {
 // stores go to the worker's own 512 bytes (tp) or to 64 bytes all workers share (gp), with
 // forward branches, CSR reads, divides, FP, console bytes and an occasional store of an
 // instruction into the body that every worker runs; worker a0 passes 2 + a0 times. Some seeds
-// trap (a misaligned access).
-std::vector<uint32_t> randomWorker(uint32_t seed, uint32_t entry) {
+// trap (a misaligned access). With unit, also matrix-unit instructions on tp and either bank.
+std::vector<uint32_t> randomWorker(uint32_t seed, uint32_t entry, bool unit = false) {
   std::mt19937 rng(seed);
   auto pick = [&](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
   auto reg = [&] { return 11 + pick(7); };  // a1..a7
@@ -248,6 +249,27 @@ std::vector<uint32_t> randomWorker(uint32_t seed, uint32_t entry) {
       prog.push_back(kLoadMmioBase);
       ++k;
       w = sw(reg(), t0, mmio(TESS_MMIO_CONSOLE));
+    } else if (unit && kind < 99) {
+      // The matrix unit on the worker's own buffer (tp), a bank chosen at random: the banks are
+      // the tile's, so workers share them.
+      const uint32_t bank = pick(2), row = pick(4);
+      switch (pick(5)) {
+        case 0:
+          w = amp_lw(zero, tp, bank, row);
+          break;
+        case 1:
+          w = amp_s(zero, tp, bank, row);
+          break;
+        case 2:
+          w = amp_sa(zero, tp, row, pick(2));
+          break;
+        case 3:
+          w = amp_rd(pick(4), row, pick(4));
+          break;
+        default:
+          w = amp_cvths_sr(dst(), reg(), reg());
+          break;
+      }
     } else {
       w = addi(reg(), reg(), static_cast<int32_t>(pick(4096)) - 2048);
     }
@@ -257,6 +279,175 @@ std::vector<uint32_t> randomWorker(uint32_t seed, uint32_t entry) {
   prog.push_back(bne(s1, zero, -4 * static_cast<int32_t>(prog.size() - bodyStart)));
   done(prog);
   return prog;
+}
+
+// ---- Why windows stop (docs/tile.md, "Why translated code stops") ----
+
+// The jit tile's counts (instructions, windows, stops by reason).
+ModelJitStatistics statistics(const TileModel& jit) {
+  ModelJitStatistics s;
+  jit.addJitStatistics(s);
+  return s;
+}
+
+uint64_t count(const JitStopCounts& c, JitStop r) {
+  return c[static_cast<unsigned>(r)];
+}
+
+// Worker a0 (1 or 2) in 40 passes: loads the four rows of a weight bank from its own buffer
+// (0x4000 + 1024 a0), runs two AMP.S rows through it, stores the two accumulator rows, stores its
+// instret and cycle CSRs, and updates a word of its buffer. Worker 1 uses bank bank1, worker 2
+// bank bank2; the code of each is its own.
+std::vector<uint32_t> ampWorker(uint32_t bank1, uint32_t bank2) {
+  std::vector<uint32_t> p{addi(t2, zero, 1), bne(a0, t2, 0)};  // patched: worker 2's body
+  const auto body = [&p](uint32_t bank) {
+    const size_t start = p.size();
+    p.insert(p.end(), {slli(a1, a0, 10), lui(tp, 4), add(a1, a1, tp), addi(a2, zero, 40)});
+    const size_t loop = p.size();
+    p.insert(p.end(),
+             {addi(a3, a1, 0), amp_lw(a3, a3, bank, 0), amp_lw(a3, a3, bank, 1),
+              amp_lw(a3, a3, bank, 2), amp_lw(a3, a3, bank, 3), amp_s(a3, a3, bank, 0),
+              amp_s(a3, a3, bank, 1), addi(a5, a1, 256), amp_sa(a5, a5, 0, 0), amp_sa(a5, a5, 1, 1),
+              csrr(a6, kInstret), sw(a6, a1, 512), csrr(a7, kCycle), sw(a7, a1, 516),
+              lw(a6, a1, 600), add(a6, a6, a2), sw(a6, a1, 600), addi(a2, a2, -1)});
+    p.push_back(bne(a2, zero, -4 * static_cast<int32_t>(p.size() - loop)));
+    done(p);
+    return start;
+  };
+  body(bank1);
+  const size_t second = body(bank2);
+  p[1] = bne(a0, t2, 4 * static_cast<int32_t>(second - 1));
+  return p;
+}
+
+// Floats in both workers' buffers: weights and inputs of the unit.
+void placeAmpOperands(Pair& p) {
+  for (uint32_t w = 1; w <= 2; ++w) {
+    std::vector<uint32_t> v(96);
+    for (uint32_t k = 0; k < v.size(); ++k) {
+      const float x = 0.25f * static_cast<float>(k % 7) - 0.5f + 0.125f * static_cast<float>(w);
+      std::memcpy(&v[k], &x, 4);
+    }
+    p.place(0x4000 + 1024 * w, v);
+  }
+}
+
+TEST_F(JitWindow, MatrixUnitOnDisjointBanksStaysInWindows) {
+  // Each worker has its own bank (and its own accumulators and buffer): windows run the unit's
+  // instructions and the CSR reads as steps, none is undone or cut by them or by a conflict.
+  Pair p;
+  p.place(0, supervisor(2));
+  p.place(kWorkerEntry, ampWorker(0, 1));
+  placeAmpOperands(p);
+  p.runToEnd(4);
+  p.report("unit, disjoint banks");
+  const ModelJitStatistics s = statistics(p.jit);
+  EXPECT_GT(s.windows, 0u);
+  for (JitStop r : {JitStop::Amp, JitStop::Csr, JitStop::Conflict}) {
+    EXPECT_EQ(count(s.windowUndone, r), 0u) << jitStopName(r);
+    EXPECT_EQ(count(s.windowCut, r), 0u) << jitStopName(r);
+  }
+  EXPECT_GT(p.jit.jitInstructions(), 0u);
+}
+
+TEST_F(JitWindow, MatrixUnitSharedBankIsAConflict) {
+  // Both workers load and use bank 0: the barrel's order decides what each AMP.S reads, so a
+  // window in which both touch the bank is undone or stops where the second one touches it.
+  Pair p;
+  p.place(0, supervisor(2));
+  p.place(kWorkerEntry, ampWorker(0, 0));
+  placeAmpOperands(p);
+  p.runToEnd(5);
+  p.report("unit, shared bank");
+  const ModelJitStatistics s = statistics(p.jit);
+  EXPECT_GT(count(s.windowUndone, JitStop::Conflict) + count(s.windowCut, JitStop::Conflict), 0u);
+  EXPECT_EQ(count(s.windowUndone, JitStop::Amp) + count(s.windowCut, JitStop::Amp), 0u);
+}
+
+TEST_F(JitWindow, MatrixUnitStepsAtEveryCycleLimit) {
+  // Cut at every cycle: windows end (and are kept) at every point of the unit's code, shared
+  // bank or not; the fetch-timing notes of AMP.SA's four words come from the window's log.
+  for (uint32_t shared = 0; shared <= 1; ++shared) {
+    SCOPED_TRACE(shared ? "shared bank" : "disjoint banks");
+    Pair p;
+    p.place(0, supervisor(2));
+    std::vector<uint32_t> w = ampWorker(0, shared ? 0 : 1);
+    p.place(kWorkerEntry, w);
+    placeAmpOperands(p);
+    for (uint64_t t = 0; p.jit.state() == TileState::Running && t < 30000; t += 1 + t % 3) {
+      p.runTo(t);
+      if (HasFailure()) return;
+    }
+    EXPECT_EQ(p.jit.state(), TileState::Halted);
+  }
+}
+
+TEST_F(JitWindow, StopReasonsAreCounted) {
+  // A worker whose loop writes a console byte (MMIO): every window it is in stops there, and the
+  // undone windows' reasons sum to the fallbacks. Its DIV and CSR read are window steps.
+  std::vector<uint32_t> w{lui(tp, 4), addi(a2, zero, 30), kLoadMmioBase,
+                          // loop (12)
+                          addi(a3, a3, 5), addi(a4, a4, 7), add(a5, a3, a4), div(a6, a5, a2),
+                          csrr(a7, kInstret), add(a6, a6, a7), sw(a6, tp, 0),
+                          sw(a2, t0, mmio(TESS_MMIO_CONSOLE)), addi(a2, a2, -1),
+                          bne(a2, zero, -36)};
+  done(w);
+  Pair p;
+  p.place(0, supervisor(1));
+  p.place(kWorkerEntry, w);
+  p.runToEnd(6);
+  const ModelJitStatistics s = statistics(p.jit);
+  std::printf("stop reasons: %s\n", formatJitStatistics(s).c_str());
+  uint64_t undone = 0;
+  for (uint64_t n : s.windowUndone) undone += n;
+  EXPECT_EQ(undone, s.windowFallbacks);
+  EXPECT_GT(s.windows, 0u);
+  EXPECT_GT(count(s.windowCut, JitStop::Mmio) + count(s.windowUndone, JitStop::Mmio), 0u);
+  for (JitStop r : {JitStop::Amp, JitStop::Csr, JitStop::FpMode, JitStop::Conflict}) {
+    EXPECT_EQ(count(s.windowUndone, r) + count(s.windowCut, r), 0u) << jitStopName(r);
+  }
+  // The DIV is not a stop of any window that it is in.
+  EXPECT_EQ(count(s.windowCut, JitStop::LongOp), 0u);
+}
+
+TEST_F(JitWindow, LongOpsRetireInsideWindows) {
+  // Workers dividing (DIV, REMU, FDIV, FSQRT) in loops of different lengths: each long op
+  // issues and retires inside the window, or stays pending past its end; cut at many cycles.
+  std::vector<uint32_t> w{slli(a1, a0, 10), lui(tp, 4), add(a1, a1, tp), slli(a2, a0, 2),
+                          addi(a2, a2, 9), fcvt_s_w(1, a2),
+                          // loop (24)
+                          addi(a3, a3, 11), div(a4, a3, a2), r(1, a2, a3, 7, a5, 0x33),  // remu
+                          add(a6, a4, a5), fcvt_s_w(2, a6), fdiv(3, 2, 1), fsqrt(4, 3),
+                          fsw(4, a1, 0), sw(a6, a1, 4), addi(a2, a2, -1), bne(a2, zero, -40)};
+  done(w);
+  Pair p;
+  p.place(0, supervisor(TESS_NUM_CONTEXTS - 1));
+  p.place(kWorkerEntry, w);
+  for (uint64_t t = 0; p.jit.state() == TileState::Running && t < 40000; t += 1 + t % 5) {
+    p.runTo(t);
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+  const ModelJitStatistics s = statistics(p.jit);
+  EXPECT_GT(s.windows, 0u);
+  EXPECT_EQ(count(s.windowCut, JitStop::LongOp), 0u);
+}
+
+TEST_F(JitWindow, ContextZeroAloneStopsAtEachCsrRead) {
+  // Context 0 alone: its blocks end at each CSR read (the interpreter runs it and the rest of
+  // the pass), once per pass of the loop.
+  constexpr int32_t kPasses = 25;
+  std::vector<uint32_t> prog{addi(a2, zero, kPasses),
+                             // loop (4)
+                             addi(a3, a3, 3), csrr(a4, kInstret), add(a5, a5, a4), addi(a2, a2, -1),
+                             bne(a2, zero, -16), kLoadMmioBase, kExit};
+  Pair p;
+  p.place(0, prog);
+  p.runTo(100000);
+  EXPECT_EQ(p.jit.state(), TileState::Halted);
+  const ModelJitStatistics s = statistics(p.jit);
+  EXPECT_EQ(count(s.blockExits, JitStop::Csr), static_cast<uint64_t>(kPasses));
+  EXPECT_EQ(s.windows + s.windowFallbacks, 0u);
 }
 
 TEST_F(JitWindow, RandomWorkersAgreeWithTheInterpreter) {
@@ -287,6 +478,31 @@ TEST_F(JitWindow, RandomWorkersAgreeWithTheInterpreter) {
       halted, trapped, static_cast<unsigned long long>(kept),
       static_cast<unsigned long long>(fellBack), static_cast<unsigned long long>(translated),
       static_cast<unsigned long long>(total));
+}
+
+TEST_F(JitWindow, RandomWorkersWithTheMatrixUnit) {
+  // The random workers with the unit's instructions too (the banks shared by all workers, so
+  // some windows stop or are undone at a bank another worker touched).
+  uint64_t kept = 0, conflicts = 0;
+  unsigned halted = 0;
+  for (uint32_t seed = 1; seed <= 100; ++seed) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    Pair p;
+    p.place(0, supervisor(TESS_NUM_CONTEXTS - 1));
+    p.place(kWorkerEntry, randomWorker(seed, kWorkerEntry, true));
+    p.runInSlices(seed, 500, 400000);
+    if (HasFailure()) return;
+    const ModelJitStatistics s = statistics(p.jit);
+    kept += s.windows;
+    conflicts += count(s.windowUndone, JitStop::Conflict) + count(s.windowCut, JitStop::Conflict);
+    halted += p.jit.state() == TileState::Halted;
+  }
+  EXPECT_GT(halted, 20u);
+  EXPECT_GT(kept, 0u);
+  EXPECT_GT(conflicts, 0u);
+  std::printf("random workers with the unit: %u halted, %llu windows kept, %llu conflicts\n",
+              halted, static_cast<unsigned long long>(kept),
+              static_cast<unsigned long long>(conflicts));
 }
 
 }  // namespace
