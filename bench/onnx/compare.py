@@ -81,7 +81,8 @@ def infer_diff(a, tool, onnx_path, base, flat, images, expected, tag):
     xin = os.path.join(a.dir, f"{tag}.in.npy")
     yout = os.path.join(a.dir, f"{tag}.out.npy")
     np.save(xin, x)
-    cmd = [tool, "infer", onnx_path, "--input", xin, "--output", yout, "--device", a.device]
+    cmd = [tool, "infer", onnx_path, "--input", xin, "--output", yout, "--device", a.device,
+           "--model-engine", a.model_engine]
     if a.tiles:
         cmd += ["--tiles", str(a.tiles)]
     if a.batch:
@@ -114,7 +115,7 @@ def cmd_train(a):
            "--batch", str(a.batch), "--lr", str(a.lr), "--optimizer", a.optimizer,
            "--lr-schedule", a.lr_schedule, "--seed", str(a.seed), "--device", a.device,
            "--eval-images", str(a.eval_images),
-           "--out", out, "--log-dir", logdir, "--quiet"]
+           "--out", out, "--log-dir", logdir, "--quiet", "--model-engine", a.model_engine]
     if a.steps:
         cmd += ["--steps", str(a.steps)]
     if a.tiles:
@@ -571,6 +572,8 @@ def main():
             s.add_argument("--tiles", type=int, default=0)
             s.add_argument("--batch", type=int, default=32)
             s.add_argument("--images", type=int, default=64)
+            s.add_argument("--model-engine", default="interp", choices=["interp", "jit"],
+                           help="the model's engine (tessera-onnx --model-engine)")
     i = sub.choices["infer"]
     i.add_argument("--tol", type=float, default=1e-4)
     t = sub.choices["train"]

@@ -28,6 +28,7 @@ TrainResult train(const std::string& modelPath, const TrainOptions& o) {
   b.device = o.device;
   b.tiles = o.tiles;
   b.tileMemKiB = o.tileMemKiB;
+  b.modelEngine = o.modelEngine;
   b.batch = o.batch;
   b.epochs = o.epochs;
   b.optimizer = o.optimizer;

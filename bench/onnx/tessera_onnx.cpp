@@ -38,6 +38,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
   infer->add_option("--tile-mem", io.tileMemKiB, "KiB per tile (model: 624)")
       ->check(CLI::Range(1u, 1u << 20));
+  const char* engineHelp =
+      "model engine: interp (the interpreter, default) or jit (translated blocks; docs/tile.md)";
+  infer->add_option("--model-engine", io.modelEngine, engineHelp)
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
 
   std::string trainModel;
   tx::TrainOptions to;
@@ -75,6 +79,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1472u));
   train->add_option("--tile-mem", to.tileMemKiB, "KiB per tile (model: 624)")
       ->check(CLI::Range(1u, 1u << 20));
+  train->add_option("--model-engine", to.modelEngine, engineHelp)
+      ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   train->add_option("--steps", to.steps, "at most N steps per epoch (0: whole epochs)");
   train->add_option("--eval-images", to.evalImages, "test images per evaluation (0: all)");
   train

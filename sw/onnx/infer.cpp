@@ -90,6 +90,7 @@ NpyArray infer(const std::string& modelPath, const std::vector<NpyArray>& inputs
 
   DeviceOptions dopt;
   dopt.tiles = options.tiles;
+  dopt.modelEngine = options.modelEngine;
   if (options.tileMemKiB)
     dopt.tileMemBytes = options.tileMemKiB * 1024;
   else if (options.device == "model")

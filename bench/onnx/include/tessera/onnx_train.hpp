@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/device.hpp"
+
 namespace tessera::onnx {
 
 /// Options of tessera-onnx train.
@@ -27,7 +29,8 @@ struct TrainOptions {
   uint32_t seed = 1;              ///< the minibatch order is tessera-bench's for this seed
   std::string device = "model";
   unsigned tiles = 16;
-  uint32_t tileMemKiB = 0;      ///< 0: 624 KiB on the model, the backend's own elsewhere
+  uint32_t tileMemKiB = 0;  ///< 0: 624 KiB on the model, the backend's own elsewhere
+  ModelEngine modelEngine = ModelEngine::Interp;  ///< the model's engine (DeviceOptions)
   uint64_t steps = 0;           ///< 0: whole epochs; else at most this many steps per epoch
   size_t evalImages = 0;        ///< test images evaluated after each epoch (0: all 10,000)
   double targetAccuracy = 1.0;  ///< stop after the epoch that reaches it (1: run every epoch)
