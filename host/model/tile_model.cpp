@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "fma_chain.hpp"
 #include "fp16.hpp"
 #include "fp32_inline.hpp"
 #include "tessera/chip_params.h"
@@ -1083,6 +1084,7 @@ void TileModel::ampConvert(Op op, unsigned c, Context& ctx, const DecodedInsn& d
 bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d, uint32_t addr) {
   constexpr unsigned kCols = TESS_AMP_COLS, kRows = TESS_AMP_ROWS, kStep = TESS_AMP_STEP_BYTES;
   static_assert(kStep == 4 * kRows && kStep == 4 * kCols, "one step is one row of x, W or acc");
+  static_assert(kCols == 4, "fmaChain4 computes four columns");
   const bool store = op == Op::AmpSa;
   // addr is x[rs1] (imm is 0). The MMIO page is never reached: the unit's accesses are SRAM only.
   if (addr % kStep != 0) {
@@ -1118,6 +1120,10 @@ bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& 
       uint32_t x[2 * kRows], w[2 * kRows * kCols];
       for (unsigned k = 0; k < 2 * kRows; ++k) x[k] = fp::f16_to_f32(x16[k]);
       for (unsigned i = 0; i < 2 * kRows * kCols; ++i) w[i] = fp::f16_to_f32(w16[i]);
+      if (fp::kHostFmaChains) {
+        fp::fmaChain4(x, w, 2 * kRows, acc);
+        break;
+      }
       for (unsigned j = 0; j < kCols; ++j) {
         uint32_t sum = acc[j];
         for (unsigned k = 0; k < 2 * kRows; ++k)
@@ -1130,6 +1136,10 @@ bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& 
       uint32_t x[kRows];
       std::memcpy(x, mem, kStep);
       const uint32_t* const w = ampWeights_.data() + bank * kRows * kCols;
+      if (fp::kHostFmaChains) {  // the same chains on the host's FMA unit (fma_chain.hpp)
+        fp::fmaChain4(x, w, kRows, acc);
+        break;
+      }
       for (unsigned j = 0; j < kCols; ++j) {
         uint32_t sum = acc[j];
         for (unsigned k = 0; k < kRows; ++k) {

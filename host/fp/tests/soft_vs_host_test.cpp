@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "fma_chain.hpp"
 #include "fp32.hpp"
 #include "fp32_inline.hpp"
 #include "host_fp32.hpp"
@@ -133,6 +134,37 @@ TEST_P(SoftVsHost, AllRoundedOpsAllModes) {
     }
   }
   EXPECT_EQ(checked, uint64_t{200000} * std::size(kOps) * 5);
+}
+
+// The matrix unit's chains on the host's FMA unit (fma_chain.hpp, what the model runs AMP.S and
+// AMP.H with) against the same chains of madd_inline at RNE, bit for bit, with the caller's MXCSR
+// clean and dirty; the caller's MXCSR is as it was after each chain.
+TEST_P(SoftVsHost, MatrixUnitChainsOnTheHostFmaUnit) {
+  if (!kHostFmaChains) GTEST_SKIP() << "this host has no FMA3 unit; the model runs the soft chains";
+  OperandGen gen(GetParam() ? 5 : 11);
+  std::mt19937 pick(17);
+  const unsigned mxcsr = _mm_getcsr();
+  uint64_t nans = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const unsigned n = (i % 2) ? 8 : 4;
+    uint32_t x[8], w[32], acc[4], want[4];
+    for (uint32_t& v : x) v = gen.next();
+    for (uint32_t& v : w) v = gen.next();
+    for (unsigned j = 0; j < 4; ++j) {
+      // Often an accumulator near the first product: cancellation along the chain.
+      acc[j] = (i % 3 == 0) ? near_product(x[0], w[j], static_cast<uint32_t>(pick())) : gen.next();
+      uint32_t sum = acc[j];
+      for (unsigned k = 0; k < n; ++k) sum = madd_inline(x[k], w[4 * k + j], sum, kRNE).value;
+      want[j] = sum;
+    }
+    fmaChain4(x, w, n, acc);
+    for (unsigned j = 0; j < 4; ++j) {
+      ASSERT_EQ(acc[j], want[j]) << "chain " << i << " column " << j << " of " << n << " steps";
+      nans += (want[j] & 0x7fffffffu) > 0x7f800000u;
+    }
+    ASSERT_EQ(_mm_getcsr(), mxcsr);
+  }
+  EXPECT_GT(nans, 0u);  // the canonical-NaN rule was exercised
 }
 
 // The fast path's claim (fp32_inline.hpp): when fma_fits_double() admits a, b and c, the
