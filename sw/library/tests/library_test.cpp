@@ -141,6 +141,40 @@ TEST_P(LibraryTest, AddBiasAndSgdStep) {
   expectBitEqual(out["w"], ww, "scaledAddTo");
 }
 
+TEST_P(LibraryTest, OpsOnColumnBlocksSpanATilesRuns) {
+  // x [24, 20] held in column blocks, as a product's result is: tile t holds columns [5t, 5t + 5)
+  // of every row, 24 runs of 5. The element-by-element ops cut each tile's elements into one
+  // chunk per context across its runs (spanChunks, Graph::setSpanRuns), addBias through
+  // AddBiasFrom.
+  graph.setSpanRuns(true);
+  Tensor x = graph.addVariable(ElemType::Float32, {24, 20}, "x");
+  for (unsigned t = 0; t < kTiles; ++t) graph.setTileMapping(x.slice(5 * t, 5 * t + 5, 1), t);
+  values["x"] = randomFloats(480, 11);
+  graph.setInitialValue(x, values["x"]);
+  Tensor bias = input({20}, "bias", 12);
+  Tensor y = ops::addBias(graph, x, bias, prog, "y");
+  Tensor r = ops::relu(graph, y, prog, "relu");
+  Tensor g = ops::reluGrad(graph, x, r, prog, "grad");
+  size_t spanning = 0, perRun = 0;
+  for (const GraphVertex& v : graph.vertices()) {
+    spanning += v.codelet == "AddBiasFrom";
+    perRun += v.codelet == "Add" || v.codelet == "AddBias";
+  }
+  EXPECT_EQ(spanning, kTiles * 6);
+  EXPECT_EQ(perRun, 0u);
+  EXPECT_EQ(graph.vertices().size(), 3 * kTiles * 6);
+  auto out = run({{"y", y}, {"relu", r}, {"grad", g}});
+  std::vector<float> wy, wr, wg;
+  for (size_t i = 0; i < 480; ++i) {
+    wy.push_back(values["x"][i] + values["bias"][i % 20]);
+    wr.push_back(wy[i] > 0 ? wy[i] : 0.0f);
+    wg.push_back(wr[i] > 0 ? values["x"][i] : 0.0f);
+  }
+  expectBitEqual(out["y"], wy, "addBias");
+  expectBitEqual(out["relu"], wr, "relu");
+  expectBitEqual(out["grad"], wg, "reluGrad");
+}
+
 TEST_P(LibraryTest, Reductions) {
   Tensor x = input({10, 7}, "x", 8);
   Tensor s0 = ops::reduceSum(graph, x, 0, prog, "s0");
