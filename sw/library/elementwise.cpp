@@ -308,8 +308,12 @@ Tensor clipGrad(Graph& graph, const Tensor& grad, const Tensor& in, float lo, fl
                      });
 }
 
-Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
-               const std::string& name) {
+namespace {
+
+// addBias, or with withRelu max(x + bias, 0) in one pass where every tile of x runs
+// AddBiasReluFrom (an invalid tensor where it would not: the caller adds the relu).
+Tensor addBiasImpl(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+                   const std::string& name, bool withRelu) {
   if (x.rank() != 2 || bias.rank() != 1 || bias.dim(0) != x.dim(1)) {
     throw Error(fmt::format("{}: addBias needs x [rows, n] and bias [n], got {} and {}", name,
                             x.shapeString(), bias.shapeString()));
@@ -317,16 +321,14 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   checkSame(x, x, name);
   checkSame(bias, bias, name);
   const size_t n = x.dim(1);
-  const Tensor out = cloneMapped(graph, x, ElemType::Float32, name);
-  ComputeSet cs = graph.addComputeSet(name);
-  const Tensor flatOut = out.flatten(), flatX = x.flatten();
+  const Tensor flatX = x.flatten();
   // A tile that holds x in column blocks (a product's result: runs of l < n elements over the
   // same columns [c0, c0 + l) of its rows) runs AddBiasFrom on spanChunks' chunks, which span
   // its runs: one chunk per context instead of one vertex per run.
   std::map<unsigned, std::pair<size_t, size_t>> blocks;  // tile -> (c0, l)
   {
     std::map<unsigned, std::vector<std::pair<size_t, size_t>>> runs;
-    for (const Chunk& c : tileChunks(graph, out, 1)) runs[c.tile].emplace_back(c.begin, c.end);
+    for (const Chunk& c : tileChunks(graph, x, 1)) runs[c.tile].emplace_back(c.begin, c.end);
     for (const auto& [tile, list] : runs) {
       const size_t c0 = list[0].first % n, l = list[0].second - list[0].first;
       bool same = l < n && c0 + l <= n;
@@ -334,17 +336,30 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
       if (same) blocks[tile] = {c0, l};
     }
   }
+  // The result is cloned from x, so it spans where x does.
+  const std::vector<SpanChunk> chunks = spanChunks(graph, {flatX});
+  if (withRelu) {
+    std::set<unsigned> all, spans;
+    for (const SpanChunk& c : chunks) {
+      all.insert(c.tile);
+      if (c.spans && blocks.count(c.tile)) spans.insert(c.tile);
+    }
+    if (all != spans) return {};
+  }
+  const Tensor out = cloneMapped(graph, x, ElemType::Float32, name);
+  ComputeSet cs = graph.addComputeSet(name);
+  const Tensor flatOut = out.flatten();
   std::set<unsigned> spanned;
-  for (const SpanChunk& c : spanChunks(graph, {flatOut, flatX})) {
+  for (const SpanChunk& c : chunks) {
     auto it = blocks.find(c.tile);
     if (!c.spans || it == blocks.end()) continue;
     spanned.insert(c.tile);
     const auto [c0, l] = it->second;
     VertexRef v = graph.addVertex(
-        cs, "AddBiasFrom",
+        cs, withRelu ? "AddBiasReluFrom" : "AddBiasFrom",
         {{"in", spanOf(flatX, c)}, {"bias", bias.slice(c0, c0 + l)}, {"out", spanOf(flatOut, c)}});
     graph.setFieldValue(v, "start", static_cast<uint32_t>(c.ranges[0].first % n - c0));
-    graph.setFlops(v, spanSize(c));
+    graph.setFlops(v, (withRelu ? 2 : 1) * spanSize(c));
     graph.setTileMapping(v, c.tile);
   }
   Tensor rows;  // the bias element of every element of x, built once if a chunk needs it
@@ -369,6 +384,20 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   }
   prog.add(Execute(cs, name));
   return out;
+}
+
+}  // namespace
+
+Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+               const std::string& name) {
+  return addBiasImpl(graph, x, bias, prog, name, false);
+}
+
+Tensor addBiasRelu(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+                   const std::string& name) {
+  const Tensor out = addBiasImpl(graph, x, bias, prog, name, true);
+  if (out.valid()) return out;
+  return relu(graph, addBias(graph, x, bias, prog, name + "/bias"), prog, name);
 }
 
 void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name) {
