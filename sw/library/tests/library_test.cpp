@@ -142,14 +142,14 @@ TEST_P(LibraryTest, AddBiasAndSgdStep) {
 }
 
 TEST_P(LibraryTest, OpsOnColumnBlocksSpanATilesRuns) {
-  // x [24, 20] held in column blocks, as a product's result is: tile t holds columns [5t, 5t + 5)
-  // of every row, 24 runs of 5. The element-by-element ops cut each tile's elements into one
-  // chunk per context across its runs (spanChunks, Graph::setSpanRuns), addBias through
-  // AddBiasFrom, addBiasRelu through AddBiasReluFrom.
+  // x [26, 20] held in column blocks, as a product's result is: tile t holds columns [5t, 5t + 5)
+  // of every row, 26 runs of 5. The element-by-element ops cut each tile's 130 elements into one
+  // chunk per context across its runs (spanChunks, Graph::setSpanRuns: chunks of 22, which start
+  // inside a run), addBias through AddBiasFrom, addBiasRelu through AddBiasReluFrom.
   graph.setSpanRuns(true);
-  Tensor x = graph.addVariable(ElemType::Float32, {24, 20}, "x");
+  Tensor x = graph.addVariable(ElemType::Float32, {26, 20}, "x");
   for (unsigned t = 0; t < kTiles; ++t) graph.setTileMapping(x.slice(5 * t, 5 * t + 5, 1), t);
-  values["x"] = randomFloats(480, 11);
+  values["x"] = randomFloats(520, 11);
   graph.setInitialValue(x, values["x"]);
   Tensor bias = input({20}, "bias", 12);
   Tensor y = ops::addBias(graph, x, bias, prog, "y");
@@ -168,7 +168,7 @@ TEST_P(LibraryTest, OpsOnColumnBlocksSpanATilesRuns) {
   EXPECT_EQ(graph.vertices().size(), 4 * kTiles * 6);
   auto out = run({{"y", y}, {"relu", r}, {"grad", g}, {"fused", fused}});
   std::vector<float> wy, wr, wg;
-  for (size_t i = 0; i < 480; ++i) {
+  for (size_t i = 0; i < 520; ++i) {
     wy.push_back(values["x"][i] + values["bias"][i % 20]);
     wr.push_back(wy[i] > 0 ? wy[i] : 0.0f);
     wg.push_back(wr[i] > 0 ? values["x"][i] : 0.0f);
