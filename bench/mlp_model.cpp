@@ -55,6 +55,9 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
                             model->name(), model->inputs(), model->classes(), c.inputs, c.classes));
   }
   const std::vector<ParameterShape> shapes = model->parameterShapes();
+  // The element-by-element ops cut the products' column blocks into one chunk per context
+  // (docs/library.md, "Chunks across a tile's runs") where the model asks for it.
+  g.setSpanRuns(model->spanRuns());
   MlpGraph out;
   out.parameters = model->createParameters(g, c.batch);
   for (size_t i = 0; i < shapes.size(); ++i) {

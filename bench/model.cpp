@@ -61,10 +61,13 @@ autodiff::Value MlpModel::forward(autodiff::Tape& tape, const std::vector<autodi
   const size_t layers = sizes_.size() - 1;
   autodiff::Value act = x;
   for (size_t l = 0; l < layers; ++l) {
-    const autodiff::Value z = autodiff::addBias(
-        tape, autodiff::matmul(tape, act, params[2 * l], fmt::format("{}{}/mm", prefix, l)),
-        params[2 * l + 1], fmt::format("{}{}/bias", prefix, l));
-    act = l + 1 < layers ? autodiff::relu(tape, z, fmt::format("{}{}/relu", prefix, l)) : z;
+    const autodiff::Value y =
+        autodiff::matmul(tape, act, params[2 * l], fmt::format("{}{}/mm", prefix, l));
+    // A hidden layer's bias and ReLU in one op (one pass over the product's column blocks).
+    act =
+        l + 1 < layers
+            ? autodiff::addBiasRelu(tape, y, params[2 * l + 1], fmt::format("{}{}/bias", prefix, l))
+            : autodiff::addBias(tape, y, params[2 * l + 1], fmt::format("{}{}/bias", prefix, l));
   }
   return act;
 }

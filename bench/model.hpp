@@ -67,6 +67,9 @@ class Model {
   /// False for a parameter the optimizer leaves alone: a buffer the forward updates itself (batch
   /// normalisation's running statistics), held on the device and saved like the others.
   virtual bool trainable(size_t /*i*/) const { return true; }
+  /// Whether its graph lets element-by-element ops span a tile's runs (Graph::setSpanRuns): on
+  /// for the MLP; off for the others, whose measured cycles stay those of their reports.
+  virtual bool spanRuns() const { return false; }
   /// The seeded initialization (the run's seed).
   virtual ModelParameters initialize(uint32_t seed) const = 0;
   /// The training defaults.
@@ -85,6 +88,7 @@ class MlpModel : public Model {
   size_t classes() const override { return sizes_.back(); }
   std::vector<ParameterShape> parameterShapes() const override;
   bool deviceTransposed(size_t) const override { return false; }
+  bool spanRuns() const override { return true; }
   std::vector<Tensor> createParameters(Graph& graph, size_t batch) const override;
   Tensor createInput(Graph& graph, size_t batch) const override;
   autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,

@@ -364,6 +364,31 @@ void addBiasBackward(BackwardContext& ctx) {
   }
 }
 
+// ---- AddBiasRelu: max(x + bias, 0), AddBias then Relu in one op (ops::addBiasRelu: the same
+// bits); backward is Relu's (g where out > 0), then AddBias's with that gradient.
+
+std::vector<Tensor> addBiasReluForward(ForwardContext& ctx) {
+  const OpNode& n = ctx.node;
+  expectInputs(n, ctx.inputs, 2);
+  const Tensor &x = ctx.inputs[0], &b = ctx.inputs[1];
+  expectFloat(n, x, 0);
+  expectFloat(n, b, 1);
+  if (x.rank() != 2 || b.rank() != 1 || b.dim(0) != x.dim(1)) {
+    throw Error(fmt::format(
+        "{} ({}): x [rows, n] and bias [n] expected, got \"{}\" {} and \"{}\" {}", n.name, n.type,
+        x.debugName(), x.shapeString(), b.debugName(), b.shapeString()));
+  }
+  return {ops::addBiasRelu(ctx.graph, x, b, ctx.prog, n.name)};
+}
+
+void addBiasReluBackward(BackwardContext& ctx) {
+  const Tensor g = ops::reluGrad(ctx.graph, ctx.gradOutputTensor(0), ctx.outputs[0], ctx.prog,
+                                 ctx.stepName("in"));
+  if (ctx.needsGrad(0)) ctx.setGrad(0, Gradient::of(g));
+  if (ctx.needsGrad(1))
+    ctx.setGrad(1, Gradient::of(ops::reduceSum(ctx.graph, g, 0, ctx.prog, ctx.stepName("bias"))));
+}
+
 // ---- ReduceSum of a 2-D tensor along attribute axis; dx is g broadcast back (copied into a
 // tensor mapped like x so that the ops after it spread over x's tiles).
 
@@ -729,6 +754,7 @@ OpRegistry OpRegistry::builtin() {
   r.add({"Relu", reluForward, reluBackward});
   r.add({"Clip", clipForward, clipBackward});
   r.add({"AddBias", addBiasForward, addBiasBackward});
+  r.add({"AddBiasRelu", addBiasReluForward, addBiasReluBackward});
   r.add({"ReduceSum", reduceSumForward, reduceSumBackward});
   r.add({"SoftmaxCrossEntropy", sceForward, sceBackward});
   r.add({"Reshape", reshapeForward, reshapeBackward});
@@ -775,6 +801,9 @@ Value relu(Tape& tape, const Value& a, const std::string& name) {
 }
 Value addBias(Tape& tape, const Value& x, const Value& bias, const std::string& name) {
   return tape.apply1("AddBias", {x, bias}, {}, name);
+}
+Value addBiasRelu(Tape& tape, const Value& x, const Value& bias, const std::string& name) {
+  return tape.apply1("AddBiasRelu", {x, bias}, {}, name);
 }
 Value reduceSum(Tape& tape, const Value& x, size_t axis, const std::string& name) {
   return tape.apply1("ReduceSum", {x}, {{"axis", static_cast<int64_t>(axis)}}, name);

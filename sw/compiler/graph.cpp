@@ -58,6 +58,7 @@ struct Graph::Impl {
   std::vector<GraphVertex> vertices;
   std::vector<GraphStream> streams;
   std::vector<std::pair<std::string, Tensor>> exposed;
+  bool spanRuns = false;
 };
 
 Graph::Graph(Target target, std::string codeletsPath) : impl_(std::make_unique<Impl>()) {
@@ -428,6 +429,14 @@ void Graph::setFieldAlignment(VertexRef ref, const std::string& field, uint32_t 
   for (GraphField& gf : v.fields) {
     if (gf.name == field) gf.align = bytes;
   }
+}
+
+void Graph::setSpanRuns(bool on) {
+  impl_->spanRuns = on;
+}
+
+bool Graph::spanRuns() const {
+  return impl_->spanRuns;
 }
 
 void Graph::setFieldWriteOnly(VertexRef ref, const std::string& field) {

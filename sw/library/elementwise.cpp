@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "flops.hpp"
 #include "tessera/chip_params.h"
@@ -98,6 +99,79 @@ std::vector<Tensor> inStorageOrder(const Graph& graph, const std::vector<Tensor>
   return out;
 }
 
+namespace {
+
+// True when t is all of one variable in the variable's own order.
+bool wholeVariable(const Graph& graph, const Tensor& t) {
+  const std::vector<ElementRun>& runs = t.runs();
+  return runs.size() == 1 && runs[0].begin == 0 && runs[0].end == variableSize(graph, runs[0].var);
+}
+
+}  // namespace
+
+std::vector<SpanChunk> spanChunks(const Graph& graph, const std::vector<Tensor>& flats,
+                                  size_t perTile) {
+  if (perTile == kPerContext) perTile = graph.target().contexts;
+  const std::vector<Chunk> chunks = tileChunks(graph, flats[0], perTile);
+  std::map<unsigned, size_t> count;
+  for (const Chunk& c : chunks) ++count[c.tile];
+  bool spans = graph.spanRuns() && std::any_of(count.begin(), count.end(),
+                                               [&](auto& tc) { return tc.second > perTile; });
+  for (size_t i = 0; i < flats.size() && spans; ++i) {
+    spans = wholeVariable(graph, flats[i]) && graph.variables()[flats[i].runs()[0].var].tileOf ==
+                                                  graph.variables()[flats[0].runs()[0].var].tileOf;
+  }
+  std::vector<SpanChunk> out;
+  std::map<unsigned, std::vector<std::pair<size_t, size_t>>> packed;
+  for (const Chunk& c : chunks) {
+    if (spans && count[c.tile] > perTile) {
+      auto& runs = packed[c.tile];
+      if (!runs.empty() && runs.back().second == c.begin) {
+        runs.back().second = c.end;
+      } else {
+        runs.emplace_back(c.begin, c.end);
+      }
+    } else {
+      out.push_back({c.tile, {{c.begin, c.end}}});
+    }
+  }
+  for (auto& [tile, runs] : packed) {
+    size_t total = 0;
+    for (auto& [b, e] : runs) total += e - b;
+    const size_t target = (total + perTile - 1) / perTile;
+    SpanChunk cur{tile, {}, true};
+    size_t have = 0;
+    for (auto [b, e] : runs) {
+      while (b < e) {
+        const size_t end = std::min(e, b + (target - have));
+        cur.ranges.emplace_back(b, end);
+        have += end - b;
+        b = end;
+        if (have == target) {
+          out.push_back(std::move(cur));
+          cur = SpanChunk{tile, {}, true};
+          have = 0;
+        }
+      }
+    }
+    if (have) out.push_back(std::move(cur));
+  }
+  return out;
+}
+
+Tensor spanOf(const Tensor& flat, const SpanChunk& c) {
+  if (c.ranges.size() == 1) return flat.slice(c.ranges[0].first, c.ranges[0].second);
+  std::vector<Tensor> parts;
+  for (const auto& [b, e] : c.ranges) parts.push_back(flat.slice(b, e));
+  return concat(parts, 0);
+}
+
+size_t spanSize(const SpanChunk& c) {
+  size_t n = 0;
+  for (const auto& [b, e] : c.ranges) n += e - b;
+  return n;
+}
+
 Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::string& name) {
   if (permutedVariable(graph, t)) {
     // The same storage: the same order, tiles and alignment, and the same view over it.
@@ -153,14 +227,14 @@ void elementwiseInto(Graph& graph, const std::string& codelet,
   for (const auto& [field, t] : inputs) all.push_back(t);
   const std::vector<Tensor> flats = inStorageOrder(graph, all);
   const Tensor& flat = flats[0];
-  for (const Chunk& c : tileChunks(graph, flat)) {
+  for (const SpanChunk& c : spanChunks(graph, flats)) {
     std::vector<std::pair<std::string, Tensor>> conn;
     for (size_t i = 0; i < inputs.size(); ++i)
-      conn.emplace_back(inputs[i].first, flats[i + 1].slice(c.begin, c.end));
-    conn.emplace_back(outField, flat.slice(c.begin, c.end));
+      conn.emplace_back(inputs[i].first, spanOf(flats[i + 1], c));
+    conn.emplace_back(outField, spanOf(flat, c));
     VertexRef v = graph.addVertex(cs, codelet, conn);
     graph.setTileMapping(v, c.tile);
-    setElementwiseFlops(graph, v, codelet, c.end - c.begin);
+    setElementwiseFlops(graph, v, codelet, spanSize(c));
     if (params) params(v);
   }
   prog.add(Execute(cs, name));
@@ -234,8 +308,12 @@ Tensor clipGrad(Graph& graph, const Tensor& grad, const Tensor& in, float lo, fl
                      });
 }
 
-Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
-               const std::string& name) {
+namespace {
+
+// addBias, or with withRelu max(x + bias, 0) in one pass where every tile of x runs
+// AddBiasReluFrom (an invalid tensor where it would not: the caller adds the relu).
+Tensor addBiasImpl(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+                   const std::string& name, bool withRelu) {
   if (x.rank() != 2 || bias.rank() != 1 || bias.dim(0) != x.dim(1)) {
     throw Error(fmt::format("{}: addBias needs x [rows, n] and bias [n], got {} and {}", name,
                             x.shapeString(), bias.shapeString()));
@@ -243,11 +321,50 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   checkSame(x, x, name);
   checkSame(bias, bias, name);
   const size_t n = x.dim(1);
+  const Tensor flatX = x.flatten();
+  // A tile that holds x in column blocks (a product's result: runs of l < n elements over the
+  // same columns [c0, c0 + l) of its rows) runs AddBiasFrom on spanChunks' chunks, which span
+  // its runs: one chunk per context instead of one vertex per run.
+  std::map<unsigned, std::pair<size_t, size_t>> blocks;  // tile -> (c0, l)
+  {
+    std::map<unsigned, std::vector<std::pair<size_t, size_t>>> runs;
+    for (const Chunk& c : tileChunks(graph, x, 1)) runs[c.tile].emplace_back(c.begin, c.end);
+    for (const auto& [tile, list] : runs) {
+      const size_t c0 = list[0].first % n, l = list[0].second - list[0].first;
+      bool same = l < n && c0 + l <= n;
+      for (const auto& [b, e] : list) same = same && b % n == c0 && e - b == l;
+      if (same) blocks[tile] = {c0, l};
+    }
+  }
+  // The result is cloned from x, so it spans where x does.
+  const std::vector<SpanChunk> chunks = spanChunks(graph, {flatX});
+  if (withRelu) {
+    std::set<unsigned> all, spans;
+    for (const SpanChunk& c : chunks) {
+      all.insert(c.tile);
+      if (c.spans && blocks.count(c.tile)) spans.insert(c.tile);
+    }
+    if (all != spans) return {};
+  }
   const Tensor out = cloneMapped(graph, x, ElemType::Float32, name);
   ComputeSet cs = graph.addComputeSet(name);
-  const Tensor flatOut = out.flatten(), flatX = x.flatten();
+  const Tensor flatOut = out.flatten();
+  std::set<unsigned> spanned;
+  for (const SpanChunk& c : chunks) {
+    auto it = blocks.find(c.tile);
+    if (!c.spans || it == blocks.end()) continue;
+    spanned.insert(c.tile);
+    const auto [c0, l] = it->second;
+    VertexRef v = graph.addVertex(
+        cs, withRelu ? "AddBiasReluFrom" : "AddBiasFrom",
+        {{"in", spanOf(flatX, c)}, {"bias", bias.slice(c0, c0 + l)}, {"out", spanOf(flatOut, c)}});
+    graph.setFieldValue(v, "start", static_cast<uint32_t>(c.ranges[0].first % n - c0));
+    graph.setFlops(v, (withRelu ? 2 : 1) * spanSize(c));
+    graph.setTileMapping(v, c.tile);
+  }
   Tensor rows;  // the bias element of every element of x, built once if a chunk needs it
   for (const Chunk& c : tileChunks(graph, out, kPerContext, n)) {
+    if (spanned.count(c.tile)) continue;
     VertexRef v;
     if (c.begin % n == 0 && c.end % n == 0) {
       v = graph.addVertex(cs, "AddBias",
@@ -267,6 +384,20 @@ Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog
   }
   prog.add(Execute(cs, name));
   return out;
+}
+
+}  // namespace
+
+Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+               const std::string& name) {
+  return addBiasImpl(graph, x, bias, prog, name, false);
+}
+
+Tensor addBiasRelu(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+                   const std::string& name) {
+  const Tensor out = addBiasImpl(graph, x, bias, prog, name, true);
+  if (out.valid()) return out;
+  return relu(graph, addBias(graph, x, bias, prog, name + "/bias"), prog, name);
 }
 
 void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name) {

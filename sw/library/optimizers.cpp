@@ -54,14 +54,14 @@ void perChunk(Graph& graph, const std::string& codelet, const Tensor& w,
   std::vector<Tensor> all{w};
   for (const auto& [field, t] : likeW) all.push_back(t);
   const std::vector<Tensor> flats = inStorageOrder(graph, all);
-  for (const Chunk& c : tileChunks(graph, flats[0])) {
+  for (const SpanChunk& c : spanChunks(graph, flats)) {
     std::vector<std::pair<std::string, Tensor>> conn;
     for (size_t i = 0; i < likeW.size(); ++i)
-      conn.emplace_back(likeW[i].first, flats[i + 1].slice(c.begin, c.end));
+      conn.emplace_back(likeW[i].first, spanOf(flats[i + 1], c));
     for (const auto& [field, t] : scalars) conn.emplace_back(field, t.flatten());
     VertexRef v = graph.addVertex(cs, codelet, conn);
     graph.setTileMapping(v, c.tile);
-    graph.setFlops(v, flopsPerElement * (c.end - c.begin));
+    graph.setFlops(v, flopsPerElement * spanSize(c));
     params(v);
   }
   prog.add(Execute(cs, name));

@@ -30,6 +30,29 @@ struct Chunk {
 std::vector<Chunk> tileChunks(const Graph& graph, const Tensor& t, size_t perTile = kPerContext,
                               size_t align = 1);
 
+/// A tile's share of a flat tensor's elements as ranges [begin, end), in element order.
+struct SpanChunk {
+  unsigned tile = 0;
+  std::vector<std::pair<size_t, size_t>> ranges;
+  bool spans = false;  ///< cut across the tile's runs (not one of tileChunks' chunks)
+};
+
+/// The chunks of an element-by-element op on flats (flat tensors of one length; flats[0] is the
+/// output): tileChunks' chunks of flats[0], one range each, except on a tile where they would be
+/// more than `perTile` (many short runs, such as a [rows, n] product's result held in column
+/// blocks) while the graph allows it (Graph::setSpanRuns) and every tensor of flats is a whole
+/// variable in its own order, all mapped alike. There a tile's elements lie in element order in its
+/// memory (docs/compiler.md), so they are cut into `perTile` chunks of nearly equal size that may
+/// span runs and still are read in place.
+std::vector<SpanChunk> spanChunks(const Graph& graph, const std::vector<Tensor>& flats,
+                                  size_t perTile = kPerContext);
+
+/// The elements of flat that chunk c names, in order (one slice, or a concatenation of them).
+Tensor spanOf(const Tensor& flat, const SpanChunk& c);
+
+/// The number of elements a chunk names.
+size_t spanSize(const SpanChunk& c);
+
 /// The tensors flattened; where all of them hold one whole variable each, stored for the matrix
 /// unit (16-byte aligned), in one same order other than the variables' own (a weight stored in the
 /// unit's layout and tensors cloned from it), their variables instead, in storage order: what an

@@ -141,6 +141,60 @@ TEST_P(LibraryTest, AddBiasAndSgdStep) {
   expectBitEqual(out["w"], ww, "scaledAddTo");
 }
 
+TEST_P(LibraryTest, OpsOnColumnBlocksSpanATilesRuns) {
+  // x [26, 20] held in column blocks, as a product's result is: tile t holds columns [5t, 5t + 5)
+  // of every row, 26 runs of 5. The element-by-element ops cut each tile's 130 elements into one
+  // chunk per context across its runs (spanChunks, Graph::setSpanRuns: chunks of 22, which start
+  // inside a run), addBias through AddBiasFrom, addBiasRelu through AddBiasReluFrom.
+  graph.setSpanRuns(true);
+  Tensor x = graph.addVariable(ElemType::Float32, {26, 20}, "x");
+  for (unsigned t = 0; t < kTiles; ++t) graph.setTileMapping(x.slice(5 * t, 5 * t + 5, 1), t);
+  values["x"] = randomFloats(520, 11);
+  graph.setInitialValue(x, values["x"]);
+  Tensor bias = input({20}, "bias", 12);
+  Tensor y = ops::addBias(graph, x, bias, prog, "y");
+  Tensor r = ops::relu(graph, y, prog, "relu");
+  Tensor g = ops::reluGrad(graph, x, r, prog, "grad");
+  Tensor fused = ops::addBiasRelu(graph, x, bias, prog, "fused");
+  size_t spanning = 0, spanningRelu = 0, perRun = 0;
+  for (const GraphVertex& v : graph.vertices()) {
+    spanning += v.codelet == "AddBiasFrom";
+    spanningRelu += v.codelet == "AddBiasReluFrom";
+    perRun += v.codelet == "Add" || v.codelet == "AddBias";
+  }
+  EXPECT_EQ(spanning, kTiles * 6);
+  EXPECT_EQ(spanningRelu, kTiles * 6);
+  EXPECT_EQ(perRun, 0u);
+  EXPECT_EQ(graph.vertices().size(), 4 * kTiles * 6);
+  auto out = run({{"y", y}, {"relu", r}, {"grad", g}, {"fused", fused}});
+  std::vector<float> wy, wr, wg;
+  for (size_t i = 0; i < 520; ++i) {
+    wy.push_back(values["x"][i] + values["bias"][i % 20]);
+    wr.push_back(wy[i] > 0 ? wy[i] : 0.0f);
+    wg.push_back(wr[i] > 0 ? values["x"][i] : 0.0f);
+  }
+  expectBitEqual(out["y"], wy, "addBias");
+  expectBitEqual(out["relu"], wr, "relu");
+  expectBitEqual(out["grad"], wg, "reluGrad");
+  expectBitEqual(out["fused"], wr, "addBiasRelu");
+}
+
+TEST_P(LibraryTest, AddBiasReluWithoutColumnBlocksIsAddBiasThenRelu) {
+  // Whole rows on each tile: the fused op falls back to addBias and relu.
+  graph.setSpanRuns(true);
+  Tensor x = input({6, 9}, "x", 13, 9);
+  Tensor bias = input({9}, "bias", 14);
+  Tensor y = ops::addBiasRelu(graph, x, bias, prog, "y");
+  for (const GraphVertex& v : graph.vertices()) EXPECT_NE(v.codelet, "AddBiasReluFrom");
+  auto out = run({{"y", y}});
+  std::vector<float> want;
+  for (size_t i = 0; i < 54; ++i) {
+    const float s = values["x"][i] + values["bias"][i % 9];
+    want.push_back(s > 0 ? s : 0.0f);
+  }
+  expectBitEqual(out["y"], want, "addBiasRelu");
+}
+
 TEST_P(LibraryTest, Reductions) {
   Tensor x = input({10, 7}, "x", 8);
   Tensor s0 = ops::reduceSum(graph, x, 0, prog, "s0");

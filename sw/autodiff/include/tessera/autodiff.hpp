@@ -250,6 +250,8 @@ Value scale(Tape& tape, const Value& a, float s, const std::string& name);
 Value relu(Tape& tape, const Value& a, const std::string& name);
 /// x [rows, n] + bias [n].
 Value addBias(Tape& tape, const Value& x, const Value& bias, const std::string& name);
+/// max(x + bias, 0): addBias then relu in one op, the same bits (ops::addBiasRelu).
+Value addBiasRelu(Tape& tape, const Value& x, const Value& bias, const std::string& name);
 /// Sum of a 2-D value along axis (ops::reduceSum).
 Value reduceSum(Tape& tape, const Value& x, size_t axis, const std::string& name);
 /// Per-row softmax cross-entropy of logits [rows, classes] against int32 labels [rows] (a

@@ -112,6 +112,12 @@ class Graph {
 
   /// The target.
   const Target& target() const;
+  /// Let the library's element-by-element ops cut a tile's short runs of a tensor into one chunk
+  /// per context across the runs (docs/library.md, "Chunks across a tile's runs"). Off by default:
+  /// it changes the vertices, hence the cycles, of graphs built without it.
+  void setSpanRuns(bool on);
+  /// Whether setSpanRuns is on.
+  bool spanRuns() const;
   /// The codelet called name; throws naming the known ones if it does not exist.
   const CodeletInfo& codelet(const std::string& name) const;
   /// Every codelet of the library (entry: its address in the image of every codelet; a compiled

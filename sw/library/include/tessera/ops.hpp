@@ -42,6 +42,11 @@ Tensor clipGrad(Graph& graph, const Tensor& grad, const Tensor& in, float lo, fl
 /// x + bias along the last dimension of x (x is [rows, n], bias is [n]); mapped like x.
 Tensor addBias(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
                const std::string& name);
+/// max(x + bias, 0) (addBias, then relu, with the same bits): one pass where every tile holding
+/// x holds a column block of it and the graph lets ops span a tile's runs (Graph::setSpanRuns,
+/// AddBiasReluFrom); otherwise addBias then relu.
+Tensor addBiasRelu(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& prog,
+                   const std::string& name);
 /// Every element of t (float32) set to value, in place.
 void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name);
 /// data += scale * delta, in place, fused (one rounding per element).
