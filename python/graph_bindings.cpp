@@ -255,10 +255,21 @@ void bindGraph(py::module_& m) {
       },
       py::arg("graph"), py::arg("dtype"), py::arg("shape"), py::arg("name"), py::arg("grain") = 1,
       "A new variable mapped with map_linearly.");
-  ops.def("create_matmul_lhs", &ops::createMatMulLhs, py::arg("graph"), py::arg("m"), py::arg("k"),
-          py::arg("n"), py::arg("name"), "A new [m, k] variable mapped where matmul reads it.");
-  ops.def("create_matmul_rhs", &ops::createMatMulRhs, py::arg("graph"), py::arg("m"), py::arg("k"),
-          py::arg("n"), py::arg("name"), "A new [k, n] variable mapped where matmul reads it.");
+  // float32 operands (float16 tensors are not created from Python yet).
+  ops.def(
+      "create_matmul_lhs",
+      [](Graph& g, size_t m, size_t k, size_t n, const std::string& name) {
+        return ops::createMatMulLhs(g, m, k, n, name);
+      },
+      py::arg("graph"), py::arg("m"), py::arg("k"), py::arg("n"), py::arg("name"),
+      "A new [m, k] variable mapped where matmul reads it.");
+  ops.def(
+      "create_matmul_rhs",
+      [](Graph& g, size_t m, size_t k, size_t n, const std::string& name) {
+        return ops::createMatMulRhs(g, m, k, n, name);
+      },
+      py::arg("graph"), py::arg("m"), py::arg("k"), py::arg("n"), py::arg("name"),
+      "A new [k, n] variable mapped where matmul reads it.");
   ops.def(
       "matmul",
       [](Graph& g, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
