@@ -402,7 +402,8 @@ def case_train(a, case, opset, row):
     t = argparse.Namespace(tool=a.tool, dir=a.dir, model=f"{case.name}-op{opset}",
                            device="model", tiles=case.tiles, batch=8, images=16, steps=a.train_steps,
                            lr=0.05, lr_schedule="constant", optimizer="sgd", seed=1, rtol=1e-5,
-                           eval_images=16, accuracy_pp=None, infer_batch=8)
+                           eval_images=16, accuracy_pp=None, infer_batch=8,
+                           model_engine="interp")
     cmd_train(t)
     rep = json.load(open(os.path.join(a.dir, f"report-train-{t.model}-{t.steps}.json")))
     row["train_max_rel_loss_diff"] = rep["max_rel_loss_diff"]
