@@ -335,7 +335,8 @@ void clipBackward(BackwardContext& ctx) {
 
 // ---- AddBias: x [rows, n] + bias [n]; dx = g, dbias = reduceSum(g, 0) (rows in order).
 
-std::vector<Tensor> addBiasForward(ForwardContext& ctx) {
+// AddBias's and AddBiasRelu's operands, x [rows, n] and bias [n], checked.
+void expectBiasOperands(const ForwardContext& ctx) {
   const OpNode& n = ctx.node;
   expectInputs(n, ctx.inputs, 2);
   const Tensor &x = ctx.inputs[0], &b = ctx.inputs[1];
@@ -346,7 +347,11 @@ std::vector<Tensor> addBiasForward(ForwardContext& ctx) {
         "{} ({}): x [rows, n] and bias [n] expected, got \"{}\" {} and \"{}\" {}", n.name, n.type,
         x.debugName(), x.shapeString(), b.debugName(), b.shapeString()));
   }
-  return {ops::addBias(ctx.graph, x, b, ctx.prog, n.name)};
+}
+
+std::vector<Tensor> addBiasForward(ForwardContext& ctx) {
+  expectBiasOperands(ctx);
+  return {ops::addBias(ctx.graph, ctx.inputs[0], ctx.inputs[1], ctx.prog, ctx.node.name)};
 }
 
 void addBiasBackward(BackwardContext& ctx) {
@@ -368,17 +373,8 @@ void addBiasBackward(BackwardContext& ctx) {
 // bits); backward is Relu's (g where out > 0), then AddBias's with that gradient.
 
 std::vector<Tensor> addBiasReluForward(ForwardContext& ctx) {
-  const OpNode& n = ctx.node;
-  expectInputs(n, ctx.inputs, 2);
-  const Tensor &x = ctx.inputs[0], &b = ctx.inputs[1];
-  expectFloat(n, x, 0);
-  expectFloat(n, b, 1);
-  if (x.rank() != 2 || b.rank() != 1 || b.dim(0) != x.dim(1)) {
-    throw Error(fmt::format(
-        "{} ({}): x [rows, n] and bias [n] expected, got \"{}\" {} and \"{}\" {}", n.name, n.type,
-        x.debugName(), x.shapeString(), b.debugName(), b.shapeString()));
-  }
-  return {ops::addBiasRelu(ctx.graph, x, b, ctx.prog, n.name)};
+  expectBiasOperands(ctx);
+  return {ops::addBiasRelu(ctx.graph, ctx.inputs[0], ctx.inputs[1], ctx.prog, ctx.node.name)};
 }
 
 void addBiasReluBackward(BackwardContext& ctx) {

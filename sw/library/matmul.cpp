@@ -395,6 +395,40 @@ unsigned planTile(const MatMulPlan& plan, size_t i, size_t j, size_t l) {
   return static_cast<unsigned>((i * plan.n + j) * plan.k + l);
 }
 
+// The k parts' sums of block [m0, m1) x [n0, n1) of the product stored in c (matmul's and
+// matmulHalf's reduction): element part l of the flattened block on the plan's tile (i, j, l),
+// each of its workers summing its own columns of the gathered [parts, elements] input in part
+// order. FLOPs count the columns below n only (a padded block's extra columns are not counted).
+void addBlockReduction(Graph& graph, ComputeSet& rs, const MatMulPlan& plan, const Tensor& partials,
+                       size_t parts, const Tensor& c, size_t i, size_t j, size_t m0, size_t m1,
+                       size_t n0, size_t n1, size_t n) {
+  const Tensor cBlock = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
+  const size_t elems = cBlock.numElements();
+  for (size_t l = 0; l < plan.k; ++l) {
+    const auto [e0, e1] = part(elems, plan.k, l);
+    if (e0 == e1) continue;
+    const unsigned tile = planTile(plan, i, j, l);
+    graph.setTileMapping(cBlock.slice(e0, e1), tile);
+    std::vector<Tensor> ins;
+    for (size_t q = 0; q < parts; ++q)
+      ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0, e1));
+    const Tensor in = concat(ins, 0);
+    const size_t vparts = std::min<size_t>(e1 - e0, graph.target().contexts);
+    for (size_t v = 0; v < vparts; ++v) {
+      const auto [s0, s1] = part(e1 - e0, vparts, v);
+      if (s0 == s1) continue;
+      VertexRef vx = graph.addVertex(rs, "ReduceSumStrided",
+                                     {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
+      graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
+      graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
+      uint64_t real = 0;
+      for (size_t e = e0 + s0; e < e0 + s1; ++e) real += n0 + e % (n1 - n0) < n;
+      graph.setFlops(vx, real * (parts - 1));
+      graph.setTileMapping(vx, tile);
+    }
+  }
+}
+
 }  // namespace
 
 Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
@@ -584,37 +618,10 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
       const auto [n0, nReal] = part(n, plan.n, j, g);
       if (m0 == m1 || n0 == nReal) continue;
       const size_t n1 = padded && nReal == n ? np : nReal;
-      const Tensor cBlock = cStore.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
-      const size_t elems = cBlock.numElements();
       size_t parts = 0;
       for (size_t l = 0; l < plan.k; ++l)
         parts += part(k, plan.k, l).first < part(k, plan.k, l).second;
-      for (size_t l = 0; l < plan.k; ++l) {
-        const auto [e0, e1] = part(elems, plan.k, l);
-        if (e0 == e1) continue;
-        const unsigned tile = tileOf(i, j, l);
-        graph.setTileMapping(cBlock.slice(e0, e1), tile);
-        // One gathered [parts, e1 - e0] input; each worker sums its own columns of it.
-        std::vector<Tensor> ins;
-        for (size_t q = 0; q < parts; ++q) {
-          ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0, e1));
-        }
-        const Tensor in = concat(ins, 0);
-        const size_t vparts = std::min<size_t>(e1 - e0, graph.target().contexts);
-        for (size_t v = 0; v < vparts; ++v) {
-          const auto [s0, s1] = part(e1 - e0, vparts, v);
-          if (s0 == s1) continue;
-          VertexRef vx = graph.addVertex(rs, "ReduceSumStrided",
-                                         {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
-          graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
-          graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
-          // Sums of padded columns are not counted.
-          uint64_t real = 0;
-          for (size_t e = e0 + s0; e < e0 + s1; ++e) real += n0 + e % (n1 - n0) < n;
-          graph.setFlops(vx, real * (parts - 1));
-          graph.setTileMapping(vx, tile);
-        }
-      }
+      addBlockReduction(graph, rs, plan, partials, parts, cStore, i, j, m0, m1, n0, n1, n);
     }
   }
   prog.add(Execute(rs, name + "/reduce"));
@@ -782,29 +789,7 @@ Tensor matmulHalf(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog
     for (size_t j = 0; j < plan.n; ++j) {
       const auto [n0, n1] = part(n, plan.n, j, g);
       if (m0 == m1 || n0 == n1) continue;
-      const Tensor cBlock = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
-      const size_t elems = cBlock.numElements();
-      for (size_t l = 0; l < plan.k; ++l) {
-        const auto [e0, e1] = part(elems, plan.k, l);
-        if (e0 == e1) continue;
-        const unsigned tile = planTile(plan, i, j, l);
-        graph.setTileMapping(cBlock.slice(e0, e1), tile);
-        std::vector<Tensor> ins;
-        for (size_t q = 0; q < parts; ++q)
-          ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0, e1));
-        const Tensor in = concat(ins, 0);
-        const size_t vparts = std::min<size_t>(e1 - e0, graph.target().contexts);
-        for (size_t v = 0; v < vparts; ++v) {
-          const auto [s0, s1] = part(e1 - e0, vparts, v);
-          if (s0 == s1) continue;
-          VertexRef vx = graph.addVertex(rs, "ReduceSumStrided",
-                                         {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
-          graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
-          graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
-          graph.setFlops(vx, (s1 - s0) * (parts - 1));
-          graph.setTileMapping(vx, tile);
-        }
-      }
+      addBlockReduction(graph, rs, plan, partials, parts, c, i, j, m0, m1, n0, n1, n);
     }
   }
   prog.add(Execute(rs, name + "/reduce"));
