@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <span>
 
 #include "../tile_chunks.hpp"
 #include "fp16.hpp"
@@ -207,31 +208,43 @@ struct CastGraph {
   }
 };
 
+struct HalfShape {
+  size_t m, k, n;
+};
+
+// Float16 products a{i} [m, k] x b{i} [k, n] exposed as out{i}, their operands from halfInputs
+// (seeds seedA + i and seedB + i; special values where special(i)), added to g and prog.
+template <class Special>
+void addHalfProducts(Graph& g, Sequence& prog, std::span<const HalfShape> shapes, uint32_t seedA,
+                     uint32_t seedB, Special special, std::vector<std::vector<uint16_t>>& a,
+                     std::vector<std::vector<uint16_t>>& b) {
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const HalfShape& s = shapes[i];
+    a.push_back(halfInputs(s.m * s.k, seedA + static_cast<uint32_t>(i), special(i)));
+    b.push_back(halfInputs(s.k * s.n, seedB + static_cast<uint32_t>(i), special(i)));
+    const Tensor at =
+        ops::createMatMulLhs(g, s.m, s.k, s.n, fmt::format("a{}", i), ElemType::Float16);
+    const Tensor bt =
+        ops::createMatMulRhs(g, s.m, s.k, s.n, fmt::format("b{}", i), ElemType::Float16);
+    g.setInitialValue(at, a.back());
+    g.setInitialValue(bt, b.back());
+    g.exposeTensor(fmt::format("out{}", i), ops::matmul(g, at, bt, prog, fmt::format("mm{}", i)));
+  }
+}
+
 // The float16 products' graph on 4 tiles of 64 KiB: blocks on the unit (one and several row
 // blocks, an odd number of 8-k blocks), and the odd shapes MatMulHalf takes (k not a multiple of 8,
 // n not of 4, m = 1), special values among the operands.
 struct ProductGraph {
-  struct Shape {
-    size_t m, k, n;
-  };
+  using Shape = HalfShape;
   static constexpr Shape kShapes[] = {
       {20, 32, 16}, {44, 48, 8}, {24, 40, 12}, {1, 20, 6}, {9, 12, 10}};
   Graph g{Target{4, 65536, 6}};
   Sequence prog;
   std::vector<std::vector<uint16_t>> a, b;
   ProductGraph() {
-    for (size_t i = 0; i < std::size(kShapes); ++i) {
-      const Shape& s = kShapes[i];
-      a.push_back(halfInputs(s.m * s.k, 100 + i, true));
-      b.push_back(halfInputs(s.k * s.n, 200 + i, true));
-      const Tensor at =
-          ops::createMatMulLhs(g, s.m, s.k, s.n, fmt::format("a{}", i), ElemType::Float16);
-      const Tensor bt =
-          ops::createMatMulRhs(g, s.m, s.k, s.n, fmt::format("b{}", i), ElemType::Float16);
-      g.setInitialValue(at, a.back());
-      g.setInitialValue(bt, b.back());
-      g.exposeTensor(fmt::format("out{}", i), ops::matmul(g, at, bt, prog, fmt::format("mm{}", i)));
-    }
+    addHalfProducts(
+        g, prog, kShapes, 100, 200, [](size_t) { return true; }, a, b);
   }
 };
 
@@ -286,29 +299,16 @@ TEST(HalfLockstep, ModelAndRtlAgree) {
 
 // The layer shapes of the MLP and a larger product on 16 tiles of the model.
 TEST(HalfMatMul, SplitOverTilesMatchesTheReference) {
-  struct Shape {
-    size_t m, k, n;
-  };
-  const Shape shapes[] = {{32, 784, 128}, {32, 128, 10}, {128, 256, 192}};
+  const HalfShape shapes[] = {{32, 784, 128}, {32, 128, 10}, {128, 256, 192}};
   Graph g(Target{16, 624 * 1024, 6});
   Sequence prog;
   std::vector<std::vector<uint16_t>> a, b;
-  for (size_t i = 0; i < std::size(shapes); ++i) {
-    const Shape& s = shapes[i];
-    a.push_back(halfInputs(s.m * s.k, 300 + i, i == 0));
-    b.push_back(halfInputs(s.k * s.n, 400 + i, i == 0));
-    const Tensor at =
-        ops::createMatMulLhs(g, s.m, s.k, s.n, fmt::format("a{}", i), ElemType::Float16);
-    const Tensor bt =
-        ops::createMatMulRhs(g, s.m, s.k, s.n, fmt::format("b{}", i), ElemType::Float16);
-    g.setInitialValue(at, a.back());
-    g.setInitialValue(bt, b.back());
-    g.exposeTensor(fmt::format("out{}", i), ops::matmul(g, at, bt, prog, fmt::format("mm{}", i)));
-  }
+  addHalfProducts(
+      g, prog, shapes, 300, 400, [](size_t i) { return i == 0; }, a, b);
   const DeviceRun r = runGraph("model", g, prog, std::size(shapes));
   EXPECT_TRUE(uses(r, "MatMulAmpH"));
   for (size_t i = 0; i < std::size(shapes); ++i) {
-    const Shape& s = shapes[i];
+    const HalfShape& s = shapes[i];
     expectFloatsEqual(floats(r.outputs[i]), matmulReference(g, s.m, s.k, s.n, a[i], b[i]),
                       fmt::format("{}x{}x{}", s.m, s.k, s.n));
   }
