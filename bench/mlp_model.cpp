@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "tessera/autodiff.hpp"
 #include "tessera/error.hpp"
 #include "tessera/fit.hpp"
@@ -47,8 +49,15 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   if (c.batch == 0 || c.inputs == 0 || c.classes == 0)
     throw Error("mlp: batch, inputs and classes must be positive");
   if (c.replicas == 0) throw Error("mlp: replicas must be at least 1");
+  int exponent = 0;
   if (c.replicas > 1 && !c.gradientSync)
     throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
+  if (!(c.lossScale > 0.0f) || std::isinf(c.lossScale) ||
+      std::frexp(c.lossScale, &exponent) != 0.5f) {
+    throw Error(fmt::format(
+        "mlp: the loss scale {} is not a power of two (dividing the gradients by it must be exact)",
+        c.lossScale));
+  }
   const std::shared_ptr<const Model> model = modelOf(c);
   if (model->inputs() != c.inputs || model->classes() != c.classes) {
     throw Error(fmt::format("{}: the model has {} inputs and {} classes, the config {} and {}",
@@ -90,21 +99,34 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   // v = mu v + g, w -= lr v (docs/autodiff.md). The learning rate is the device scalar "lr".
   autodiff::Optimizer optimizer(g, optimizerOf(c), "lr");
   out.learningRate = optimizer.learningRate();
+  // The mean loss's gradient, times the static loss scale; unscaled: each gradient divided by
+  // it (a power of two: exact) before it is used.
   const float lossScale = 1.0f / static_cast<float>(c.batch * c.replicas);
+  const float seedScale = lossScale * c.lossScale;
+  auto unscaled = [&](std::vector<Tensor> grads, Sequence& step, const std::string& name) {
+    if (c.lossScale != 1.0f) {
+      for (size_t i = 0; i < grads.size(); ++i) {
+        grads[i] = ops::scale(g, grads[i], 1.0f / c.lossScale, step,
+                              fmt::format("{}/unscale{}", name, i));
+      }
+    }
+    return grads;
+  };
   if (c.trainSteps > 0) {
     Sequence step;
     autodiff::Tape tape(g, step);
     std::vector<autodiff::Value> params;
     const autodiff::Value logits = stepWithForward("", "fwd", step, tape, params);
     const autodiff::Value loss =
-        autodiff::softmaxCrossEntropy(tape, logits, tape.input(labels), lossScale, "loss");
+        autodiff::softmaxCrossEntropy(tape, logits, tape.input(labels), seedScale, "loss");
     const Tensor correct = ops::correctCount(g, logits.tensor(), labels, step, "correct");
     if (c.gradientSync) {
       // The replica step: every layer's gradients from the weights as they are, out to the host,
       // the sum over the replicas back in place, then every layer's update from that sum.
       step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
       step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
-      const std::vector<Tensor> grads = tape.gradients(loss, params, step, lossScale, "bwd");
+      const std::vector<Tensor> grads =
+          unscaled(tape.gradients(loss, params, step, seedScale, "bwd"), step, "bwd");
       std::vector<Tensor> parts, paramTensors;
       for (size_t i = 0; i < params.size(); ++i) {
         parts.push_back(grads[i].flatten());
@@ -114,6 +136,14 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
       step.add(Copy(all, g.addDeviceToHostFIFO("grads", ElemType::Float32, all.numElements())));
       step.add(Copy(g.addHostToDeviceFIFO("grads_sum", ElemType::Float32, all.numElements()), all));
       optimizer.update(paramTensors, grads, step, "upd");
+    } else if (c.lossScale != 1.0f) {
+      const std::vector<Tensor> grads =
+          unscaled(tape.gradients(loss, params, step, seedScale, "opt/bwd"), step, "opt");
+      std::vector<Tensor> paramTensors;
+      for (const autodiff::Value& p : params) paramTensors.push_back(p.tensor());
+      optimizer.update(paramTensors, grads, step, "opt");
+      step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
+      step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
     } else {
       optimizer.minimize(tape, loss, params, step, lossScale, "opt");
       step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));

@@ -41,6 +41,11 @@ struct MlpConfig {
   /// Split the training step at a host sync: forward and backward, the gradients out on "grads",
   /// the replicas' summed gradients back on "grads_sum", then the SGD/momentum update.
   bool gradientSync = false;
+  /// The static loss scale, a power of two (1: none): the loss's gradient is multiplied by it
+  /// before the backward pass and every gradient divided by it (exactly) before the update or the
+  /// replicas' sum, so that small float16 gradients of a halfPrecision model do not flush to zero
+  /// (docs/training.md, "Mixed precision").
+  float lossScale = 1.0f;
 };
 
 /// The built graph's handles.

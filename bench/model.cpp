@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <optional>
 
 #include "tessera/conv.hpp"
 #include "tessera/error.hpp"
@@ -21,7 +22,8 @@ float ModelDefaults::learningRate(const std::string& opt) const {
   throw Error(fmt::format("train: unknown optimizer \"{}\" (known: sgd, momentum, adam)", opt));
 }
 
-MlpModel::MlpModel(size_t inputs, std::vector<size_t> hidden, size_t classes) {
+MlpModel::MlpModel(size_t inputs, std::vector<size_t> hidden, size_t classes, bool half)
+    : half_(half) {
   sizes_.push_back(inputs);
   sizes_.insert(sizes_.end(), hidden.begin(), hidden.end());
   sizes_.push_back(classes);
@@ -31,7 +33,8 @@ MlpModel::MlpModel(size_t inputs, std::vector<size_t> hidden, size_t classes) {
 }
 
 std::string MlpModel::describe() const {
-  return fmt::format("{}", fmt::join(sizes_, "-"));
+  return fmt::format("{}{}", fmt::join(sizes_, "-"),
+                     half_ ? ", float16 products with float32 accumulation" : "");
 }
 
 std::vector<ParameterShape> MlpModel::parameterShapes() const {
@@ -45,15 +48,20 @@ std::vector<ParameterShape> MlpModel::parameterShapes() const {
 
 std::vector<Tensor> MlpModel::createParameters(Graph& g, size_t batch) const {
   std::vector<Tensor> p;
+  // In float16, each float32 master is stored as its float16 product reads its cast.
+  const std::optional<ElemType> plan =
+      half_ ? std::optional<ElemType>(ElemType::Float16) : std::nullopt;
   for (size_t l = 0; l + 1 < sizes_.size(); ++l) {
-    p.push_back(ops::createMatMulRhs(g, batch, sizes_[l], sizes_[l + 1], fmt::format("w{}", l)));
+    p.push_back(ops::createMatMulRhs(g, batch, sizes_[l], sizes_[l + 1], fmt::format("w{}", l),
+                                     ElemType::Float32, plan));
     p.push_back(ops::createLinear(g, ElemType::Float32, {sizes_[l + 1]}, fmt::format("b{}", l)));
   }
   return p;
 }
 
 Tensor MlpModel::createInput(Graph& g, size_t batch) const {
-  return ops::createMatMulLhs(g, batch, sizes_[0], sizes_[1], "x");
+  return ops::createMatMulLhs(g, batch, sizes_[0], sizes_[1], "x", ElemType::Float32,
+                              half_ ? std::optional<ElemType>(ElemType::Float16) : std::nullopt);
 }
 
 autodiff::Value MlpModel::forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
@@ -61,8 +69,14 @@ autodiff::Value MlpModel::forward(autodiff::Tape& tape, const std::vector<autodi
   const size_t layers = sizes_.size() - 1;
   autodiff::Value act = x;
   for (size_t l = 0; l < layers; ++l) {
+    const std::string mm = fmt::format("{}{}/mm", prefix, l);
+    // Mixed precision: the activation and the float32 master weight cast to float16 (nearest
+    // even), their product accumulated in float32; bias and ReLU in float32.
     const autodiff::Value y =
-        autodiff::matmul(tape, act, params[2 * l], fmt::format("{}{}/mm", prefix, l));
+        half_ ? autodiff::matmul(tape, autodiff::cast(tape, act, ElemType::Float16, mm + "/a16"),
+                                 autodiff::cast(tape, params[2 * l], ElemType::Float16, mm + "/w16"),
+                                 mm)
+              : autodiff::matmul(tape, act, params[2 * l], mm);
     // A hidden layer's bias and ReLU in one op (one pass over the product's column blocks).
     act =
         l + 1 < layers
@@ -350,8 +364,15 @@ ModelDefaults TransformerTinyModel::defaults() const {
   return {"adam", 0.05f, 0.01f, 0.001f, 0.9f, 624, 8};
 }
 
-std::shared_ptr<const Model> makeModel(const std::string& name, const std::vector<size_t>& hidden) {
-  if (name == "mlp") return std::make_shared<MlpModel>(784, hidden, 10);
+std::shared_ptr<const Model> makeModel(const std::string& name, const std::vector<size_t>& hidden,
+                                       bool half) {
+  if (name == "mlp") return std::make_shared<MlpModel>(784, hidden, 10, half);
+  if (half && (name == "lenet" || name == "resnet-tiny" || name == "transformer-tiny")) {
+    throw Error(fmt::format(
+        "train: --precision fp16 is the MLP's only: {}'s convolutions, normalisations and batched "
+        "products have no float16 form yet (docs/training.md, \"Mixed precision\")",
+        name));
+  }
   if (name == "lenet") return std::make_shared<LenetModel>();
   if (name == "resnet-tiny") return std::make_shared<ResnetTinyModel>();
   if (name == "transformer-tiny") return std::make_shared<TransformerTinyModel>();

@@ -70,6 +70,10 @@ class Model {
   /// Whether its graph lets element-by-element ops span a tile's runs (Graph::setSpanRuns): on
   /// for the MLP; off for the others, whose measured cycles stay those of their reports.
   virtual bool spanRuns() const { return false; }
+  /// True when its products take float16 operands with float32 accumulation (mixed precision,
+  /// docs/training.md, "Mixed precision"): float32 master weights cast to float16 for each
+  /// product; the trainer then scales the loss (MlpConfig::lossScale).
+  virtual bool halfPrecision() const { return false; }
   /// The seeded initialization (the run's seed).
   virtual ModelParameters initialize(uint32_t seed) const = 0;
   /// The training defaults.
@@ -80,8 +84,8 @@ class Model {
 /// layouts the benchmark has always saved: w0 (fan_in, fan_out), b0, w1, b1, ...
 class MlpModel : public Model {
  public:
-  /// The layer sizes.
-  MlpModel(size_t inputs, std::vector<size_t> hidden, size_t classes);
+  /// The layer sizes; half: every layer's product in float16 (halfPrecision).
+  MlpModel(size_t inputs, std::vector<size_t> hidden, size_t classes, bool half = false);
   std::string name() const override { return "mlp"; }
   std::string describe() const override;
   size_t inputs() const override { return sizes_.front(); }
@@ -89,6 +93,7 @@ class MlpModel : public Model {
   std::vector<ParameterShape> parameterShapes() const override;
   bool deviceTransposed(size_t) const override { return false; }
   bool spanRuns() const override { return true; }
+  bool halfPrecision() const override { return half_; }
   std::vector<Tensor> createParameters(Graph& graph, size_t batch) const override;
   Tensor createInput(Graph& graph, size_t batch) const override;
   autodiff::Value forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
@@ -101,6 +106,7 @@ class MlpModel : public Model {
 
  private:
   std::vector<size_t> sizes_;
+  bool half_ = false;
 };
 
 /// LeNet-5 (lenetShapes()): two 5x5 convolutions with ReLU and 2x2 max-pooling, then three
@@ -187,9 +193,11 @@ class TransformerTinyModel : public Model {
 
 /// The model called name ("mlp" with the given hidden layers, "lenet", "resnet-tiny",
 /// "transformer-tiny"); throws tessera::Error
-/// listing the known names otherwise.
+/// listing the known names otherwise. half: its mixed-precision form (Model::halfPrecision; the
+/// MLP's only, an error for the others).
 std::shared_ptr<const Model> makeModel(const std::string& name,
-                                       const std::vector<size_t>& hidden = {128});
+                                       const std::vector<size_t>& hidden = {128},
+                                       bool half = false);
 /// The registry's names.
 std::vector<std::string> modelNames();
 

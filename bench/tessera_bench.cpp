@@ -319,6 +319,14 @@ int main(int argc, char** argv) {
                  "epochs x steps per epoch")
       ->check(CLI::IsMember({"constant", "cosine"}))
       ->capture_default_str();
+  tr->add_option("--precision", train.precision,
+                 "fp32, or fp16: mixed precision, the MLP's products in float16 on the matrix "
+                 "unit with float32 accumulation, float32 master weights and a static loss scale")
+      ->check(CLI::IsMember({"fp32", "fp16"}))
+      ->capture_default_str();
+  tr->add_option("--loss-scale", train.lossScale,
+                 "static loss scale, a power of two (default: 1024 with --precision fp16, else 1)")
+      ->check(CLI::PositiveNumber);
   tr->add_flag("--input-standardize", train.inputStandardize,
                "scale the input to zero mean and unit variance over the training images "
                "(input_scale and input_offset in the .npz) instead of pixel / 255");

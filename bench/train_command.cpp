@@ -229,13 +229,13 @@ unsigned checkTrainOptions(const TrainOptions& opt, ReplicaComm* comm) {
     comm->checkSame(
         "options",
         fmt::format("model {} batch {} epochs {} hidden {} optimizer '{}' lr {} ({}) "
-                    "standardize {} momentum {} "
+                    "standardize {} precision {} loss-scale {} momentum {} "
                     "weight-decay {} betas {},{} eps {} target {} max-steps {} seed {} data '{}' "
                     "load '{}' eval-images {} tiles {} tile-mem {} checkpoint-every {} "
                     "checkpoints {} resume {}",
                     opt.model, opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.optimizer,
                     opt.learningRate ? fmt::format("{}", *opt.learningRate) : "default",
-                    opt.lrSchedule, opt.inputStandardize,
+                    opt.lrSchedule, opt.inputStandardize, opt.precision, opt.lossScale,
                     opt.momentum ? fmt::format("{}", *opt.momentum) : "default", opt.weightDecay,
                     opt.beta1, opt.beta2, opt.eps, opt.targetAccuracy, opt.maxSteps, opt.seed,
                     opt.dataDir, opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB,
@@ -272,6 +272,7 @@ MlpConfig networkConfig(const TrainContext& ctx) {
   cfg.beta1 = ctx.o.beta1;
   cfg.beta2 = ctx.o.beta2;
   cfg.eps = ctx.o.eps;
+  cfg.lossScale = ctx.o.lossScale > 0 ? ctx.o.lossScale : ctx.model->halfPrecision() ? 1024.0f : 1.0f;
   return cfg;
 }
 
@@ -333,6 +334,8 @@ nlohmann::ordered_json optionsRecord(const TrainContext& ctx) {
           {"lr", fmt::format("{}", ctx.cfg.learningRate)},
           {"lr-schedule", o.lrSchedule},
           {"input-standardize", o.inputStandardize},
+          {"precision", o.precision},
+          {"loss-scale", fmt::format("{}", ctx.cfg.lossScale)},
           {"momentum", fmt::format("{}", ctx.cfg.momentum)},
           {"weight-decay", fmt::format("{}", ctx.cfg.weightDecay)},
           {"adam-beta1", fmt::format("{}", ctx.cfg.beta1)},
@@ -738,6 +741,8 @@ nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& t
   res["replica_batch_size"] = ctx.localBatch;
   res["rank"] = ctx.rank;
   res["optimizer"] = ctx.optimizer;
+  res["precision"] = o.precision;
+  res["loss_scale"] = ctx.cfg.lossScale;
   res["learning_rate"] = std::stod(fmt::format("{}", ctx.cfg.learningRate));
   res["momentum"] = std::stod(fmt::format("{}", ctx.cfg.momentum));
   res["weight_decay"] = std::stod(fmt::format("{}", ctx.cfg.weightDecay));
@@ -835,6 +840,7 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
   fmt::print("\n{:<38} {}\n", "device",
              fmt::format("{} ({} tiles x {} KiB)", o.device, f.tiles, tileMemBytes / 1024));
   fmt::print("{:<38} {}: {}\n", "network", ctx.model->name(), ctx.model->describe());
+  if (ctx.cfg.lossScale != 1.0f) fmt::print("{:<38} {}\n", "static loss scale", ctx.cfg.lossScale);
   fmt::print("{:<38} {}\n", "matrix unit",
              res["matrix_unit"] == "on" ? "the matmuls run on it"
              : res.contains("matrix_unit_refusal")
@@ -968,7 +974,14 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   // A resumed run's log is the saved one continued: it is opened once the checkpoint is read.
   std::optional<MlperfLogger> logFile;
   if (!resuming) logFile.emplace(o.outDir + "/mlperf.log");
-  ctx.model = o.modelObject ? o.modelObject : makeModel(o.model, o.hidden);
+  if (o.precision != "fp32" && o.precision != "fp16")
+    throw Error(fmt::format("train: --precision {}: fp32 or fp16", o.precision));
+  const bool half = o.precision == "fp16";
+  ctx.model = o.modelObject ? o.modelObject : makeModel(o.model, o.hidden, half);
+  if (ctx.model->halfPrecision() != half) {
+    throw Error(fmt::format("train: --precision {}: the model {} computes in {}", o.precision,
+                            ctx.model->name(), ctx.model->halfPrecision() ? "fp16" : "fp32"));
+  }
   ctx.optimizer = optimizerName(o, ctx.model->defaults());
   ctx.model->defaults().learningRate(ctx.optimizer);  // an unknown optimizer fails here
   if (o.momentum && *o.momentum != 0.0f && ctx.optimizer != "momentum")
@@ -1001,6 +1014,12 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   }
   MlperfLogger& log = *logFile;
   auto dev = openTrainDevice(o, *ctx.model);
+  if (half && !dev->info().hasMatrixUnit) {
+    throw Error(fmt::format(
+        "train: --precision fp16 needs the matrix unit's float16 products and conversions; the "
+        "device {} has no unit{}",
+        o.device, o.matrixUnit == "off" ? " (--matrix-unit off)" : ""));
+  }
   MlpTrainer trainer(*dev, ctx.cfg);
   // The device has the unit but the graph did not fit with its layouts: say so before the run
   // (the scalar codelets give the same bits, in several times the cycles).

@@ -34,6 +34,11 @@ struct TrainOptions {
   size_t batch = 32;
   uint32_t epochs = 1;
   std::vector<size_t> hidden = {128};  ///< the MLP's hidden layers
+  /// "fp32", or "fp16": mixed precision (docs/training.md, "Mixed precision"), the MLP's products
+  /// in float16 on the matrix unit with float32 accumulation and float32 master weights.
+  std::string precision = "fp32";
+  /// The static loss scale, a power of two; 0: the precision's default (1 for fp32, 1024 for fp16).
+  float lossScale = 0;
   /// "sgd", "momentum" or "adam"; "" = "momentum" when --momentum > 0 is given, "sgd" when
   /// --momentum 0 is, else the model's default (ModelDefaults).
   std::string optimizer;

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "backends.hpp"
+#include "model.hpp"
+#include "tessera/half.hpp"
 #include "lr_schedule.hpp"
 #include "synthetic_problem.hpp"
 
@@ -300,6 +302,87 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
       EXPECT_EQ(w, cpu.parameters().weights);
       EXPECT_EQ(b, cpu.parameters().biases);
     }
+  }
+}
+
+// Mixed precision (docs/training.md, "Mixed precision"): the MLP's products in float16 with a
+// static loss scale, against CpuMlp::setHalf given the device's float16 plans: the same losses and
+// weights, bit for bit, on the model and on the RTL, with plain SGD and with momentum.
+CpuMlp::HalfSplits deviceHalfSplits(const Device& dev, const MlpConfig& c) {
+  const std::vector<size_t> sizes = layerSizes(c);
+  Graph g(Target::of(dev.info()));
+  CpuMlp::HalfSplits hs;
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+    hs.forward.push_back(ops::planMatMulHalf(g, c.batch, sizes[l], sizes[l + 1]).k);
+    hs.backward.push_back(l == 0 ? 1 : ops::planMatMulHalf(g, c.batch, sizes[l + 1], sizes[l]).k);
+    hs.weight.push_back(ops::planMatMulHalf(g, sizes[l], c.batch, sizes[l + 1]).k);
+  }
+  return hs;
+}
+
+TEST(MlpTrainer, HalfPrecisionMatchesTheCpuReferenceBitForBit) {
+  MlpConfig c = smallConfig(3, 0);
+  c.batch = 16;
+  c.lossScale = 256;
+  c.model = std::make_shared<MlpModel>(c.inputs, c.hidden, c.classes, true);
+  const std::vector<size_t> sizes = layerSizes(c);
+  const MlpParameters p = MlpParameters::initialize(sizes, 3);
+  for (const std::string spec : {"model", "rtl"}) {
+    for (const float momentum : {0.0f, 0.9f}) {
+      SCOPED_TRACE(fmt::format("{}, momentum {}", spec, momentum));
+      DeviceOptions o;
+      o.tiles = 4;
+      o.matrixUnit = true;
+      auto dev = openDevice(spec, o);
+      c.momentum = momentum;
+      MlpTrainer t(*dev, c);
+      const std::vector<std::string>& used = t.report().codelets;
+      for (const char* codelet : {"MatMulAmpH", "MatMulHalf", "CastToHalf", "CastToFloat"})
+        EXPECT_NE(std::find(used.begin(), used.end(), codelet), used.end()) << codelet;
+      t.setParameters(p.weights, p.biases);
+      CpuMlp cpu(p, c.learningRate, momentum);
+      cpu.setHalf(c.lossScale, deviceHalfSplits(*dev, c));
+      CpuMlp fp32(p, c.learningRate, momentum);  // the same steps in float32
+      fp32.setKSplits(deviceKSplits(*dev, c));
+      const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
+      ASSERT_EQ(r.stepLoss.size(), 3u);
+      for (uint64_t s = 0; s < 3; ++s) {
+        std::vector<float> img(c.batch * c.inputs);
+        std::vector<int32_t> lab(c.batch);
+        syntheticBatch(s, img, lab);
+        const CpuMlp::StepResult want = cpu.trainStep(img, lab);
+        EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
+        EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
+        fp32.trainStep(img, lab);
+      }
+      std::vector<std::vector<float>> w, b;
+      t.parameters(w, b);
+      EXPECT_EQ(w, cpu.parameters().weights);
+      EXPECT_EQ(b, cpu.parameters().biases);
+      EXPECT_NE(w, fp32.parameters().weights);  // float16 rounding changed the run
+    }
+  }
+}
+
+// The loss scale must divide out exactly; the other models have no float16 form.
+TEST(MlpTrainer, HalfPrecisionErrors) {
+  DeviceOptions o;
+  o.tiles = 4;
+  o.matrixUnit = true;
+  auto dev = openDevice("model", o);
+  MlpConfig c = smallConfig(1, 0);
+  c.lossScale = 1000;
+  try {
+    MlpTrainer t(*dev, c);
+    ADD_FAILURE() << "a loss scale of 1000 was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("power of two"), std::string::npos) << e.what();
+  }
+  try {
+    makeModel("lenet", {}, true);
+    ADD_FAILURE() << "a float16 LeNet was made";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fp16"), std::string::npos) << e.what();
   }
 }
 

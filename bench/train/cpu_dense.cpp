@@ -1,8 +1,10 @@
 #include "cpu_dense.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
+#include "fp16.hpp"
 #include "tessera/mathf.h"
 
 namespace tessera::bench::cpu {
@@ -18,9 +20,10 @@ void fmaRow(float a, const float* x, float* y, size_t n) {
 }
 
 void splitDot(size_t k, size_t parts, const float* coef, const float* rows, size_t stride,
-              float* out, size_t n, std::vector<float>& tmp) {
+              float* out, size_t n, std::vector<float>& tmp, size_t grain) {
   parts = std::max<size_t>(1, std::min(parts, k));
-  const size_t kb = (k + parts - 1) / parts;
+  grain = std::max<size_t>(1, grain);
+  const size_t kb = ((k + parts - 1) / parts + grain - 1) / grain * grain;
   for (size_t t0 = 0; t0 < k; t0 += kb) {
     const size_t t1 = std::min(k, t0 + kb);
     float* acc = out;
@@ -32,6 +35,10 @@ void splitDot(size_t k, size_t parts, const float* coef, const float* rows, size
     if (t0 > 0)
       for (size_t c = 0; c < n; ++c) out[c] = out[c] + tmp[c];
   }
+}
+
+float roundToHalf(float x) {
+  return std::bit_cast<float>(fp::f16_to_f32(fp::f32_to_f16(std::bit_cast<uint32_t>(x), false, 0)));
 }
 
 void softmaxCrossEntropy(std::span<const float> logits, std::span<const int32_t> labels, size_t c,

@@ -13,10 +13,14 @@ namespace tessera::bench::cpu {
 void fmaRow(float a, const float* x, float* y, size_t n);
 
 /// out[c] (c < n) = sum over t < k of coef[t] * rows[t * stride + c], as the device's matmul
-/// computes it: k in `parts` parts of ceil(k / parts) terms, each an fmaf chain over t in
-/// increasing order from 0.0f, the parts added in order. out must hold n zeros; tmp is scratch.
+/// computes it: k in `parts` parts of ceil(k / parts) terms (rounded up to a multiple of grain:
+/// the float16 product's parts are multiples of 8), each an fmaf chain over t in increasing order
+/// from 0.0f, the parts added in order. out must hold n zeros; tmp is scratch.
 void splitDot(size_t k, size_t parts, const float* coef, const float* rows, size_t stride,
-              float* out, size_t n, std::vector<float>& tmp);
+              float* out, size_t n, std::vector<float>& tmp, size_t grain = 1);
+
+/// x rounded to the nearest float16 (ties to even; AMP.CVTHS) and widened back exactly.
+float roundToHalf(float x);
 
 /// Softmax cross-entropy of logits [rows, classes] as sw/codelets/nn/SoftmaxCrossEntropy.cpp
 /// computes it: each row's loss (NaN for a label outside [0, classes)), the gradient of

@@ -18,6 +18,12 @@ size_t partsOf(const std::vector<size_t>& splits, size_t l) {
   return l < splits.size() ? splits[l] : 1;
 }
 
+std::vector<float> narrowed(const float* x, size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = cpu::roundToHalf(x[i]);
+  return v;
+}
+
 }  // namespace
 
 struct CpuMlp::Pass {
@@ -65,9 +71,17 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
     // z = a W as an fmaf chain over k from 0.0f per k-part (MatMulBlocked), parts added in order
     // (ReduceSumStrided), then + b (AddBias).
     z.assign(batch * n, 0.0f);
-    const size_t parts = partsOf(splits_.forward, l);
-    for (size_t r = 0; r < batch; ++r)
-      cpu::splitDot(m, parts, a + r * m, w, n, z.data() + r * n, n, tmp);
+    if (half_) {
+      // Both operands narrowed to float16, the product's parts multiples of 8 (MatMulAmpH).
+      const std::vector<float> a16 = narrowed(a, batch * m), w16 = narrowed(w, m * n);
+      const size_t parts = partsOf(halfSplits_.forward, l);
+      for (size_t r = 0; r < batch; ++r)
+        cpu::splitDot(m, parts, a16.data() + r * m, w16.data(), n, z.data() + r * n, n, tmp, 8);
+    } else {
+      const size_t parts = partsOf(splits_.forward, l);
+      for (size_t r = 0; r < batch; ++r)
+        cpu::splitDot(m, parts, a + r * m, w, n, z.data() + r * n, n, tmp);
+    }
     for (size_t r = 0; r < batch; ++r)
       for (size_t j = 0; j < n; ++j) z[r * n + j] = z[r * n + j] + b[j];
     if (l + 1 < layers) {
@@ -77,7 +91,7 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
   }
   pass.logits = z;
   // Softmax cross-entropy exactly as sw/codelets/nn/SoftmaxCrossEntropy.cpp, scale 1/batch.
-  const float sc = 1.0f / static_cast<float>(scaleBatch ? scaleBatch : batch);
+  const float sc = 1.0f / static_cast<float>(scaleBatch ? scaleBatch : batch) * lossScale_;
   StepResult& res = pass.result;
   cpu::softmaxCrossEntropy(z, labels, sizes.back(), sc, pass.dz, res.rowLoss, res.correct);
   float total = 0.0f;
@@ -85,7 +99,95 @@ void CpuMlp::runForward(Pass& pass, std::span<const float> images, std::span<con
   res.meanLoss = total / static_cast<float>(batch);
 }
 
+void CpuMlp::setHalf(float lossScale, HalfSplits splits) {
+  int exponent = 0;
+  if (!(lossScale > 0.0f) || std::isinf(lossScale) || std::frexp(lossScale, &exponent) != 0.5f)
+    throw Error(fmt::format("cpu mlp: the loss scale {} is not a power of two", lossScale));
+  half_ = true;
+  lossScale_ = lossScale;
+  halfSplits_ = std::move(splits);
+}
+
+void CpuMlp::update(size_t l, const std::vector<float>& gw, const std::vector<float>& gb) {
+  std::vector<float>& w = params_.weights[l];
+  std::vector<float>& b = params_.biases[l];
+  if (mu_ == 0.0f) {
+    for (size_t i = 0; i < w.size(); ++i) w[i] = std::fma(-lr_, gw[i], w[i]);
+    for (size_t j = 0; j < b.size(); ++j) b[j] = std::fma(-lr_, gb[j], b[j]);
+    return;
+  }
+  std::vector<float>& vw = velocityW_[l];
+  std::vector<float>& vb = velocityB_[l];
+  for (size_t i = 0; i < w.size(); ++i) {
+    vw[i] = std::fma(mu_, vw[i], gw[i]);
+    w[i] = std::fma(-lr_, vw[i], w[i]);
+  }
+  for (size_t j = 0; j < b.size(); ++j) {
+    vb[j] = std::fma(mu_, vb[j], gb[j]);
+    b[j] = std::fma(-lr_, vb[j], b[j]);
+  }
+}
+
+void CpuMlp::runBackwardHalf(Pass& pass, Gradients* grads, bool update) {
+  const std::vector<size_t>& sizes = params_.sizes;
+  const size_t batch = pass.batch;
+  const size_t layers = params_.layers();
+  // Every gradient from the weights before the step; the updates after (Optimizer::update).
+  std::vector<std::vector<float>> gws(layers), gbs(layers);
+  const float inv = 1.0f / lossScale_;
+  std::vector<float> dz = std::move(pass.dz), tmp;
+  for (size_t l = layers; l-- > 0;) {
+    const size_t m = sizes[l];
+    const size_t n = sizes[l + 1];
+    const std::vector<float> g16 = narrowed(dz.data(), dz.size());
+    // dx = g16 w16^T (k = n), when there is a layer below.
+    std::vector<float> dAct;
+    if (l > 0) {
+      const std::vector<float> w16 = narrowed(params_.weights[l].data(), m * n);
+      std::vector<float> wt(n * m);
+      for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < n; ++j) wt[j * m + i] = w16[i * n + j];
+      dAct.assign(batch * m, 0.0f);
+      const size_t parts = partsOf(halfSplits_.backward, l);
+      for (size_t r = 0; r < batch; ++r)
+        cpu::splitDot(n, parts, g16.data() + r * n, wt.data(), m, dAct.data() + r * m, m, tmp, 8);
+    }
+    // dW = a16^T g16 (k = the batch), db = the rows of the float32 dz added in order from row 0;
+    // both divided by the loss scale.
+    const std::vector<float> a16 = narrowed(pass.act(l), batch * m);
+    std::vector<float> at(m * batch);
+    for (size_t r = 0; r < batch; ++r)
+      for (size_t i = 0; i < m; ++i) at[i * batch + r] = a16[r * m + i];
+    std::vector<float>& gw = gws[l];
+    gw.assign(m * n, 0.0f);
+    const size_t parts = partsOf(halfSplits_.weight, l);
+    for (size_t i = 0; i < m; ++i)
+      cpu::splitDot(batch, parts, at.data() + i * batch, g16.data(), n, gw.data() + i * n, n, tmp,
+                    8);
+    std::vector<float>& db = gbs[l];
+    db.assign(dz.begin(), dz.begin() + static_cast<std::ptrdiff_t>(n));
+    for (size_t r = 1; r < batch; ++r)
+      for (size_t j = 0; j < n; ++j) db[j] += dz[r * n + j];
+    for (float& v : gw) v = v * inv;
+    for (float& v : db) v = v * inv;
+    if (l > 0) {
+      const float* act = pass.act(l);  // ReluGrad: act > 0 ? grad : 0
+      dz.assign(batch * m, 0.0f);
+      for (size_t i = 0; i < batch * m; ++i) dz[i] = act[i] > 0.0f ? dAct[i] : 0.0f;
+    }
+  }
+  for (size_t l = 0; l < layers && update; ++l) this->update(l, gws[l], gbs[l]);
+  if (grads != nullptr) {
+    grads->weights = std::move(gws);
+    grads->biases = std::move(gbs);
+  }
+}
+
 void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
+  if (half_) {
+    runBackwardHalf(pass, grads, update);
+    return;
+  }
   const std::vector<size_t>& sizes = params_.sizes;
   const size_t batch = pass.batch;
   const size_t layers = params_.layers();
@@ -134,17 +236,7 @@ void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
           fmaRow(a[r * m + i], scaled.data() + r * n, w.data() + i * n, n);
       for (size_t j = 0; j < n; ++j) b[j] = std::fma(-lr_, db[j], b[j]);
     } else if (update) {
-      // SgdMomentum: v = fmaf(mu, v, g), w = fmaf(-lr, v, w).
-      std::vector<float>& vw = velocityW_[l];
-      std::vector<float>& vb = velocityB_[l];
-      for (size_t i = 0; i < w.size(); ++i) {
-        vw[i] = std::fma(mu_, vw[i], gw[i]);
-        w[i] = std::fma(-lr_, vw[i], w[i]);
-      }
-      for (size_t j = 0; j < n; ++j) {
-        vb[j] = std::fma(mu_, vb[j], db[j]);
-        b[j] = std::fma(-lr_, vb[j], b[j]);
-      }
+      this->update(l, gw, db);  // SgdMomentum: v = fmaf(mu, v, g), w = fmaf(-lr, v, w)
     }
     if (grads != nullptr) {
       grads->weights[l] = std::move(gw);
@@ -240,21 +332,7 @@ void CpuMlp::applyGradients(const Gradients& sum) {
       throw Error(fmt::format(
           "cpu mlp: layer {}: {} weight and {} bias gradients for {} weights and {} biases", l,
           sum.weights[l].size(), sum.biases[l].size(), w.size(), b.size()));
-    if (mu_ == 0.0f) {
-      for (size_t i = 0; i < w.size(); ++i) w[i] = std::fma(-lr_, sum.weights[l][i], w[i]);
-      for (size_t j = 0; j < b.size(); ++j) b[j] = std::fma(-lr_, sum.biases[l][j], b[j]);
-    } else {
-      std::vector<float>& vw = velocityW_[l];
-      std::vector<float>& vb = velocityB_[l];
-      for (size_t i = 0; i < w.size(); ++i) {
-        vw[i] = std::fma(mu_, vw[i], sum.weights[l][i]);
-        w[i] = std::fma(-lr_, vw[i], w[i]);
-      }
-      for (size_t j = 0; j < b.size(); ++j) {
-        vb[j] = std::fma(mu_, vb[j], sum.biases[l][j]);
-        b[j] = std::fma(-lr_, vb[j], b[j]);
-      }
-    }
+    update(l, sum.weights[l], sum.biases[l]);
   }
 }
 

@@ -51,6 +51,19 @@ class CpuMlp {
   /// Follow the device's k splits (default: none), for results equal to the device's bit for bit.
   void setKSplits(KSplits splits) { splits_ = std::move(splits); }
 
+  /// The k splits of the three float16 products of each layer l (the device's
+  /// ops::planMatMulHalf: parts are multiples of 8): forward[l] a16 w16 (k = sizes[l]),
+  /// backward[l] g16 w16^T (k = sizes[l+1], l >= 1), weight[l] a16^T g16 (k = the batch).
+  struct HalfSplits {
+    std::vector<size_t> forward, backward, weight;
+  };
+  /// Mixed precision as MlpModel(..., half = true) trains with MlpConfig::lossScale = lossScale
+  /// (docs/training.md, "Mixed precision"): each product's operands narrowed to float16
+  /// (nearest-even) and accumulated in float32; the loss's gradient times lossScale, narrowed
+  /// to float16 before each layer's two backward products; every gradient divided by lossScale
+  /// (Scale) before the update, which is SgdUpdate (w = fmaf(-lr, g, w)) or SgdMomentumUpdate.
+  void setHalf(float lossScale, HalfSplits splits);
+
   /// One SGD step on a batch (images [batch, inputs] already scaled, labels [batch]); returns the
   /// loss and correct count before the update, as the device reports them.
   StepResult trainStep(std::span<const float> images, std::span<const int32_t> labels);
@@ -92,11 +105,16 @@ class CpuMlp {
   void runForward(Pass& pass, std::span<const float> images, std::span<const int32_t> labels,
                   size_t scaleBatch = 0) const;
   void runBackward(Pass& pass, Gradients* grads, bool update);
+  void runBackwardHalf(Pass& pass, Gradients* grads, bool update);
+  void update(size_t layer, const std::vector<float>& gw, const std::vector<float>& gb);
 
   MlpParameters params_;
   float lr_;
   float mu_;
   KSplits splits_;
+  bool half_ = false;
+  float lossScale_ = 1.0f;
+  HalfSplits halfSplits_;
   std::vector<std::vector<float>> velocityW_;
   std::vector<std::vector<float>> velocityB_;
 };

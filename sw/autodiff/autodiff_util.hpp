@@ -32,6 +32,12 @@ void addNnOps(OpRegistry& r);
 void addMathOps(OpRegistry& r);
 /// Registers CastPrecision, the float32 <-> float16 cast (ops_half.cpp).
 void addHalfOps(OpRegistry& r);
+// MatMul with float16 operands (ops_half.cpp): true if a or b is float16; the forward (both 2-D
+// float16, no transA/transB: ops::matmulHalf, float32 result) and the backward (the output's
+// gradient narrowed to float16 once, then float16 products with float32 results).
+bool halfProduct(const Tensor& a, const Tensor& b);
+std::vector<Tensor> halfMatMulForward(ForwardContext& ctx);
+void halfMatMulBackward(BackwardContext& ctx);
 /// True when a ReduceSum node has ONNX's attributes (axes, keepdims, …) rather than the typed
 /// builder's 2-D `axis` (ops_math.cpp).
 bool onnxReduceSum(const OpNode& n);

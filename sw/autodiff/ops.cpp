@@ -90,6 +90,7 @@ std::vector<Tensor> matmulForward(ForwardContext& ctx) {
   expectInputs(n, ctx.inputs, 2);
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
   const bool ta = n.intAttr("transA", 0) != 0, tb = n.intAttr("transB", 0) != 0;
+  if (halfProduct(a, b)) return halfMatMulForward(ctx);
   expectFloat(n, a, 0);
   expectFloat(n, b, 1);
   if (a.rank() == 3 && b.rank() == 3 && a.dim(0) == b.dim(0)) return batchMatMulForward(ctx);
@@ -168,6 +169,10 @@ void matmul2dBackward(BackwardContext& ctx, const Tensor& g, const Tensor& a, co
 
 void matmulBackward(BackwardContext& ctx) {
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+  if (halfProduct(a, b)) {
+    halfMatMulBackward(ctx);
+    return;
+  }
   if (a.rank() == 3 && b.rank() == 3 && a.dim(0) == b.dim(0)) {
     batchMatMulBackward(ctx);
     return;

@@ -75,6 +75,17 @@ Tensor cast(Graph& graph, const Tensor& t, ElemType type, Sequence& prog, const 
                           elemTypeName(type), t.debugName()));
 }
 
+Tensor transposeHalf(Graph& graph, const Tensor& t, Sequence& prog, const std::string& name) {
+  if (t.rank() != 2 || t.elementType() != ElemType::Float16) {
+    throw Error(fmt::format("{}: transposeHalf takes a 2-D float16 tensor, \"{}\" is {} {}", name,
+                            t.debugName(), elemTypeName(t.elementType()), t.shapeString()));
+  }
+  const Tensor wide = cast(graph, t, ElemType::Float32, prog, name + "/widen");
+  const Tensor moved = createLinear(graph, ElemType::Float32, {t.dim(1), t.dim(0)}, name, 2);
+  prog.add(Copy(wide.transpose(), moved, name + "/move"));
+  return cast(graph, moved, ElemType::Float16, prog, name + "/narrow");
+}
+
 Tensor castStochastic(Graph& graph, const Tensor& t, uint32_t seed, Sequence& prog,
                       const std::string& name) {
   if (t.elementType() != ElemType::Float32) {

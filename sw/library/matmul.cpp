@@ -432,8 +432,8 @@ void addBlockReduction(Graph& graph, ComputeSet& rs, const MatMulPlan& plan, con
 }  // namespace
 
 Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
-                       ElemType type) {
-  const bool half = type == ElemType::Float16;
+                       ElemType type, std::optional<ElemType> planType) {
+  const bool half = planType.value_or(type) == ElemType::Float16;
   const MatMulPlan plan = half ? planMatMulHalf(graph, m, k, n) : planMatMul(graph, m, k, n);
   Tensor a = graph.addVariable(type, {m, k}, name);
   // Each tile's block of a is row-major in place; aligned, the unit reads it there too.
@@ -451,8 +451,8 @@ Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
 }
 
 Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
-                       ElemType type) {
-  const bool half = type == ElemType::Float16;
+                       ElemType type, std::optional<ElemType> planType) {
+  const bool half = planType.value_or(type) == ElemType::Float16;
   const MatMulPlan plan = half ? planMatMulHalf(graph, m, k, n) : planMatMul(graph, m, k, n);
   const auto usesUnit = [&](size_t kb, size_t nb) {
     return half ? matMulHalfUsesUnit(graph.target(), m, kb, nb)

@@ -280,6 +280,62 @@ TEST_P(HalfOnDevice, ProductsMatchTheChainReference) {
   }
 }
 
+// The float16 product on the tape (autodiff::matmul of two casts of float32 parameters): its
+// forward is matmulHalf; its backward narrows the seed to float16 once and computes the float16
+// products g16 b16^T and a16^T g16 (each with the plan of its own shape), whose transposes
+// (ops::transposeHalf) are exact. Small seed values show the narrowing (2^-26 flushes to zero).
+TEST_P(HalfOnDevice, ProductGradientsAreHalfProducts) {
+  constexpr size_t m = 12, k = 24, n = 16;
+  Graph g(Target{4, 65536, 6});
+  Sequence fwd, bwd;
+  autodiff::Tape tape(g, fwd);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  auto randoms = [&](size_t count, float scale) {
+    std::vector<float> v(count);
+    for (float& x : v) x = dist(rng) * scale;
+    return v;
+  };
+  const std::vector<float> a = randoms(m * k, 1.0f), b = randoms(k * n, 1.0f);
+  std::vector<float> seed = randoms(m * n, 1.0f);
+  for (size_t i = 0; i < seed.size(); i += 5) seed[i] = std::ldexp(seed[i], -26);
+  auto variable = [&](const char* name, std::vector<size_t> shape, const std::vector<float>& v) {
+    const Tensor t = ops::createLinear(g, ElemType::Float32, std::move(shape), name, 2);
+    g.setInitialValue(t, v);
+    return t;
+  };
+  const autodiff::Value av = tape.parameter(variable("a", {m, k}, a));
+  const autodiff::Value bv = tape.parameter(variable("b", {k, n}, b));
+  const autodiff::Value y =
+      autodiff::matmul(tape, autodiff::cast(tape, av, ElemType::Float16, "a16"),
+                       autodiff::cast(tape, bv, ElemType::Float16, "b16"), "mm");
+  const std::vector<Tensor> grads = tape.gradients(y, variable("seed", {m, n}, seed), {av, bv}, bwd);
+  g.exposeTensor("out0", y.tensor());
+  g.exposeTensor("out1", grads.at(0));
+  g.exposeTensor("out2", grads.at(1));
+  Sequence prog;
+  prog.add(fwd);
+  prog.add(bwd);
+  const DeviceRun r = runGraph(GetParam(), g, prog, 3);
+  auto narrow = [](const std::vector<float>& v) {
+    std::vector<uint16_t> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) h[i] = f32_to_f16(bits(v[i]), false, 0);
+    return h;
+  };
+  auto transposed = [](const std::vector<uint16_t>& v, size_t rows, size_t cols) {
+    std::vector<uint16_t> t(v.size());
+    for (size_t i = 0; i < rows; ++i)
+      for (size_t j = 0; j < cols; ++j) t[j * rows + i] = v[i * cols + j];
+    return t;
+  };
+  const std::vector<uint16_t> a16 = narrow(a), b16 = narrow(b), g16 = narrow(seed);
+  expectFloatsEqual(floats(r.outputs[0]), matmulReference(g, m, k, n, a16, b16), "forward");
+  expectFloatsEqual(floats(r.outputs[1]), matmulReference(g, m, n, k, g16, transposed(b16, k, n)),
+                    "gradient of a");
+  expectFloatsEqual(floats(r.outputs[2]), matmulReference(g, k, m, n, transposed(a16, m, k), g16),
+                    "gradient of b");
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, HalfOnDevice, ::testing::Values("model", "rtl"));
 
 // The casts and the products model against RTL, to the cycle, and both halt (a context late for

@@ -31,6 +31,12 @@ Tensor castStochastic(Graph& graph, const Tensor& t, uint32_t seed, Sequence& pr
 /// host reference replays a cast with it (never 0, which AMP.SEED would replace).
 uint32_t castStochasticSeed(uint32_t seed, uint32_t v);
 
+/// t [m, n] float16 transposed into a new [n, m] float16 tensor, exactly: widened to float32
+/// (AMP.CVTSH), moved transposed into a variable mapped in whole words over the tiles (mapLinearly,
+/// grain 2), narrowed back (AMP.CVTHS, exact for every half; a NaN comes back as the canonical
+/// 0x7e00). The transposes of a float16 product's backward (autodiff's MatMul) go through it.
+Tensor transposeHalf(Graph& graph, const Tensor& t, Sequence& prog, const std::string& name);
+
 /// a [m, k] times b [k, n], float16 (no transposes), = [m, n] float32: matmul's plan with k parts
 /// multiples of 8, each tile's block on the unit (MatMulAmpH) where matMulHalfUsesUnit holds and
 /// by MatMulHalf otherwise, with the same bits: every element is the chain fma(w(a), w(b), s) over
