@@ -106,8 +106,8 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   auto unscaled = [&](std::vector<Tensor> grads, Sequence& step, const std::string& name) {
     if (c.lossScale != 1.0f) {
       for (size_t i = 0; i < grads.size(); ++i) {
-        grads[i] = ops::scale(g, grads[i], 1.0f / c.lossScale, step,
-                              fmt::format("{}/unscale{}", name, i));
+        ops::scaleInPlace(g, grads[i], 1.0f / c.lossScale, step,
+                          fmt::format("{}/unscale{}", name, i));
       }
     }
     return grads;
@@ -137,11 +137,11 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
       step.add(Copy(g.addHostToDeviceFIFO("grads_sum", ElemType::Float32, all.numElements()), all));
       optimizer.update(paramTensors, grads, step, "upd");
     } else if (c.lossScale != 1.0f) {
-      const std::vector<Tensor> grads =
-          unscaled(tape.gradients(loss, params, step, seedScale, "opt/bwd"), step, "opt");
+      // The optimizer takes the scaled gradients (Optimizer::update's gradScale).
+      const std::vector<Tensor> grads = tape.gradients(loss, params, step, seedScale, "opt/bwd");
       std::vector<Tensor> paramTensors;
       for (const autodiff::Value& p : params) paramTensors.push_back(p.tensor());
-      optimizer.update(paramTensors, grads, step, "opt");
+      optimizer.update(paramTensors, grads, step, "opt", c.lossScale);
       step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
       step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
     } else {
@@ -170,7 +170,7 @@ Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUni
     const MlpGraph mlp = buildMlp(g, config);
     return compile(g, mlp.program);
   };
-  return compileFitting(target, build, usedUnit, unitRefusal);
+  return compileFitting(target, build, usedUnit, unitRefusal, modelOf(config)->halfPrecision());
 }
 
 }  // namespace tessera::bench

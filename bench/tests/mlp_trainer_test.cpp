@@ -337,7 +337,7 @@ TEST(MlpTrainer, HalfPrecisionMatchesTheCpuReferenceBitForBit) {
       c.momentum = momentum;
       MlpTrainer t(*dev, c);
       const std::vector<std::string>& used = t.report().codelets;
-      for (const char* codelet : {"MatMulAmpH", "MatMulHalf", "CastToHalf", "CastToFloat"})
+      for (const char* codelet : {"MatMulAmpH", "MatMulHalf", "CastToHalf", "TransposeHalf"})
         EXPECT_NE(std::find(used.begin(), used.end(), codelet), used.end()) << codelet;
       t.setParameters(p.weights, p.biases);
       CpuMlp cpu(p, c.learningRate, momentum);

@@ -108,23 +108,24 @@ void CpuMlp::setHalf(float lossScale, HalfSplits splits) {
   halfSplits_ = std::move(splits);
 }
 
-void CpuMlp::update(size_t l, const std::vector<float>& gw, const std::vector<float>& gb) {
+void CpuMlp::update(size_t l, const std::vector<float>& gw, const std::vector<float>& gb,
+                    float lr) {
   std::vector<float>& w = params_.weights[l];
   std::vector<float>& b = params_.biases[l];
   if (mu_ == 0.0f) {
-    for (size_t i = 0; i < w.size(); ++i) w[i] = std::fma(-lr_, gw[i], w[i]);
-    for (size_t j = 0; j < b.size(); ++j) b[j] = std::fma(-lr_, gb[j], b[j]);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = std::fma(-lr, gw[i], w[i]);
+    for (size_t j = 0; j < b.size(); ++j) b[j] = std::fma(-lr, gb[j], b[j]);
     return;
   }
   std::vector<float>& vw = velocityW_[l];
   std::vector<float>& vb = velocityB_[l];
   for (size_t i = 0; i < w.size(); ++i) {
     vw[i] = std::fma(mu_, vw[i], gw[i]);
-    w[i] = std::fma(-lr_, vw[i], w[i]);
+    w[i] = std::fma(-lr, vw[i], w[i]);
   }
   for (size_t j = 0; j < b.size(); ++j) {
     vb[j] = std::fma(mu_, vb[j], gb[j]);
-    b[j] = std::fma(-lr_, vb[j], b[j]);
+    b[j] = std::fma(-lr, vb[j], b[j]);
   }
 }
 
@@ -153,7 +154,7 @@ void CpuMlp::runBackwardHalf(Pass& pass, Gradients* grads, bool update) {
         cpu::splitDot(n, parts, g16.data() + r * n, wt.data(), m, dAct.data() + r * m, m, tmp, 8);
     }
     // dW = a16^T g16 (k = the batch), db = the rows of the float32 dz added in order from row 0;
-    // both divided by the loss scale.
+    // both still scaled.
     const std::vector<float> a16 = narrowed(pass.act(l), batch * m);
     std::vector<float> at(m * batch);
     for (size_t r = 0; r < batch; ++r)
@@ -168,16 +169,17 @@ void CpuMlp::runBackwardHalf(Pass& pass, Gradients* grads, bool update) {
     db.assign(dz.begin(), dz.begin() + static_cast<std::ptrdiff_t>(n));
     for (size_t r = 1; r < batch; ++r)
       for (size_t j = 0; j < n; ++j) db[j] += dz[r * n + j];
-    for (float& v : gw) v = v * inv;
-    for (float& v : db) v = v * inv;
     if (l > 0) {
       const float* act = pass.act(l);  // ReluGrad: act > 0 ? grad : 0
       dz.assign(batch * m, 0.0f);
       for (size_t i = 0; i < batch * m; ++i) dz[i] = act[i] > 0.0f ? dAct[i] : 0.0f;
     }
   }
-  for (size_t l = 0; l < layers && update; ++l) this->update(l, gws[l], gbs[l]);
+  for (size_t l = 0; l < layers && update; ++l) this->update(l, gws[l], gbs[l], lr_ * inv);
   if (grads != nullptr) {
+    for (auto* gs : {&gws, &gbs})
+      for (std::vector<float>& g : *gs)
+        for (float& v : g) v = v * inv;  // ScaleInPlace
     grads->weights = std::move(gws);
     grads->biases = std::move(gbs);
   }
@@ -236,7 +238,7 @@ void CpuMlp::runBackward(Pass& pass, Gradients* grads, bool update) {
           fmaRow(a[r * m + i], scaled.data() + r * n, w.data() + i * n, n);
       for (size_t j = 0; j < n; ++j) b[j] = std::fma(-lr_, db[j], b[j]);
     } else if (update) {
-      this->update(l, gw, db);  // SgdMomentum: v = fmaf(mu, v, g), w = fmaf(-lr, v, w)
+      this->update(l, gw, db, lr_);  // SgdMomentum: v = fmaf(mu, v, g), w = fmaf(-lr, v, w)
     }
     if (grads != nullptr) {
       grads->weights[l] = std::move(gw);
@@ -332,7 +334,7 @@ void CpuMlp::applyGradients(const Gradients& sum) {
       throw Error(fmt::format(
           "cpu mlp: layer {}: {} weight and {} bias gradients for {} weights and {} biases", l,
           sum.weights[l].size(), sum.biases[l].size(), w.size(), b.size()));
-    update(l, sum.weights[l], sum.biases[l]);
+    update(l, sum.weights[l], sum.biases[l], lr_);
   }
 }
 

@@ -60,8 +60,10 @@ class CpuMlp {
   /// Mixed precision as MlpModel(..., half = true) trains with MlpConfig::lossScale = lossScale
   /// (docs/training.md, "Mixed precision"): each product's operands narrowed to float16
   /// (nearest-even) and accumulated in float32; the loss's gradient times lossScale, narrowed
-  /// to float16 before each layer's two backward products; every gradient divided by lossScale
-  /// (Scale) before the update, which is SgdUpdate (w = fmaf(-lr, g, w)) or SgdMomentumUpdate.
+  /// to float16 before each layer's two backward products; the update (SgdUpdate,
+  /// w = fmaf(-lr', g, w), or SgdMomentumUpdate) takes the scaled gradients with the rate
+  /// lr' = lr * (1 / lossScale) (Optimizer::update's gradScale; the velocity holds lossScale
+  /// times its value); gradients() gives them divided by lossScale.
   void setHalf(float lossScale, HalfSplits splits);
 
   /// One SGD step on a batch (images [batch, inputs] already scaled, labels [batch]); returns the
@@ -106,7 +108,7 @@ class CpuMlp {
                   size_t scaleBatch = 0) const;
   void runBackward(Pass& pass, Gradients* grads, bool update);
   void runBackwardHalf(Pass& pass, Gradients* grads, bool update);
-  void update(size_t layer, const std::vector<float>& gw, const std::vector<float>& gb);
+  void update(size_t layer, const std::vector<float>& gw, const std::vector<float>& gb, float lr);
 
   MlpParameters params_;
   float lr_;

@@ -1,6 +1,8 @@
 // Optimizers on the tiles over the autodiff tape (docs/autodiff.md, "Optimizers").
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "autodiff_util.hpp"
 #include "tessera/autodiff.hpp"
 #include "tessera/error.hpp"
@@ -46,10 +48,26 @@ void Optimizer::minimize(Tape& tape, const Value& loss, const std::vector<Value>
 }
 
 void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                       Sequence& prog, const std::string& name) {
+                       Sequence& prog, const std::string& name, float gradScale) {
   if (params.size() != grads.size()) {
     throw Error(
         fmt::format("{}: {} gradients for {} parameters", name, grads.size(), params.size()));
+  }
+  int exponent = 0;
+  if (!(gradScale > 0.0f) || std::isinf(gradScale) || std::frexp(gradScale, &exponent) != 0.5f)
+    throw Error(fmt::format("{}: the gradient scale {} is not a power of two", name, gradScale));
+  Tensor lr = lr_;
+  float weightDecay = config_.weightDecay;
+  if (gradScale != 1.0f) {
+    if (adam_) {
+      for (size_t i = 0; i < grads.size(); ++i) {
+        ops::scaleInPlace(graph_, grads[i], 1.0f / gradScale, prog,
+                          fmt::format("{}/unscale{}", name, i));
+      }
+    } else {
+      lr = ops::scale(graph_, lr_, 1.0f / gradScale, prog, name + "/lr");
+      weightDecay *= gradScale;
+    }
   }
   if (adam_) ops::adamStep(graph_, *adam_, lr_, prog, name + "/adam_step");
   for (size_t i = 0; i < params.size(); ++i) {
@@ -58,11 +76,11 @@ void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tens
     const std::vector<Tensor> s = state(w);
     switch (config_.kind) {
       case OptimizerConfig::Kind::Sgd:
-        ops::sgdUpdate(graph_, w, grads[i], lr_, config_.weightDecay, prog, step);
+        ops::sgdUpdate(graph_, w, grads[i], lr, weightDecay, prog, step);
         break;
       case OptimizerConfig::Kind::Momentum:
-        ops::sgdMomentumUpdate(graph_, w, s[0], grads[i], lr_, config_.momentum,
-                               config_.weightDecay, prog, step);
+        ops::sgdMomentumUpdate(graph_, w, s[0], grads[i], lr, config_.momentum, weightDecay, prog,
+                               step);
         break;
       case OptimizerConfig::Kind::Adam:
         ops::adamUpdate(graph_, w, s[0], s[1], grads[i], *adam_, config_.eps, config_.weightDecay,

@@ -412,6 +412,20 @@ void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std:
   prog.add(Execute(cs, name));
 }
 
+void scaleInPlace(Graph& graph, const Tensor& t, float s, Sequence& prog,
+                  const std::string& name) {
+  checkSame(t, t, name);
+  ComputeSet cs = graph.addComputeSet(name);
+  const Tensor flat = t.flatten();
+  for (const Chunk& c : tileChunks(graph, t)) {
+    VertexRef v = graph.addVertex(cs, "ScaleInPlace", {{"data", flat.slice(c.begin, c.end)}});
+    graph.setFieldValue(v, "scale", s);
+    setElementwiseFlops(graph, v, "ScaleInPlace", c.end - c.begin);
+    graph.setTileMapping(v, c.tile);
+  }
+  prog.add(Execute(cs, name));
+}
+
 void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float s, Sequence& prog,
                  const std::string& name) {
   checkSame(data, delta, name);

@@ -8,7 +8,7 @@ namespace tessera::ops {
 
 uint64_t elementFlops(std::string_view codelet) {
   // Each row: the codelet and its formula's operations per output element.
-  static constexpr std::array<std::pair<std::string_view, uint64_t>, 37> kTable{{
+  static constexpr std::array<std::pair<std::string_view, uint64_t>, 38> kTable{{
       {"Add", 1},            // a + b
       {"Sub", 1},            // a - b
       {"Mul", 1},            // a * b
@@ -20,6 +20,7 @@ uint64_t elementFlops(std::string_view codelet) {
       {"ScalarDiv", 1},      // s / x
       {"ScalarSub", 1},      // s - x
       {"Scale", 1},          // s * x
+      {"ScaleInPlace", 1},   // x = s * x
       {"ScaleByScalar", 1},  // s * x
       {"ScaledAddTo", 2},    // data + s * delta (one multiply-add)
       {"Relu", 1},           // max(x, 0)

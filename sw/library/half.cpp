@@ -80,10 +80,40 @@ Tensor transposeHalf(Graph& graph, const Tensor& t, Sequence& prog, const std::s
     throw Error(fmt::format("{}: transposeHalf takes a 2-D float16 tensor, \"{}\" is {} {}", name,
                             t.debugName(), elemTypeName(t.elementType()), t.shapeString()));
   }
-  const Tensor wide = cast(graph, t, ElemType::Float32, prog, name + "/widen");
-  const Tensor moved = createLinear(graph, ElemType::Float32, {t.dim(1), t.dim(0)}, name, 2);
-  prog.add(Copy(wide.transpose(), moved, name + "/move"));
-  return cast(graph, moved, ElemType::Float16, prog, name + "/narrow");
+  const size_t m = t.dim(0), n = t.dim(1);
+  if (m % 2 != 0 || n % 2 != 0) {
+    throw Error(
+        fmt::format("{}: transposeHalf needs both dimensions even (float16 moves in pairs of "
+                    "elements), \"{}\" is {}",
+                    name, t.debugName(), t.shapeString()));
+  }
+  requireUnit(graph, name);
+  // The result [n, m] in pairs of whole rows per tile; each tile gathers its columns of t (pairs
+  // of whole words from each of t's rows) and transposes them with TransposeHalf vertices, its
+  // rows shared among the contexts.
+  const Tensor out = createLinear(graph, ElemType::Float16, {n, m}, name, 2 * m);
+  const std::vector<int32_t> map = graph.tileMapping(out.slice(0, 1, 1).flatten());
+  ComputeSet cs = graph.addComputeSet(name);
+  const size_t contexts = graph.target().contexts;
+  for (size_t r0 = 0; r0 < n;) {
+    size_t r1 = r0 + 1;
+    while (r1 < n && map[r1] == map[r0]) ++r1;
+    const size_t w = r1 - r0, parts = std::min(w, contexts);
+    const Tensor in = t.slice(r0, r1, 1).flatten();
+    for (size_t p = 0; p < parts; ++p) {
+      const size_t q0 = w * p / parts, q1 = w * (p + 1) / parts;
+      if (q0 == q1) continue;
+      VertexRef vx = graph.addVertex(
+          cs, "TransposeHalf", {{"in", in}, {"out", out.slice(r0 + q0, r0 + q1, 0).flatten()}});
+      graph.setFieldValue(vx, "rows", static_cast<uint32_t>(w));
+      graph.setFieldValue(vx, "cols", static_cast<uint32_t>(m));
+      graph.setFieldValue(vx, "row", static_cast<uint32_t>(q0));
+      graph.setTileMapping(vx, static_cast<unsigned>(map[r0]));
+    }
+    r0 = r1;
+  }
+  prog.add(Execute(cs, name));
+  return out;
 }
 
 Tensor castStochastic(Graph& graph, const Tensor& t, uint32_t seed, Sequence& prog,

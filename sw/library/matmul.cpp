@@ -712,6 +712,26 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   prog.add(Execute(cs, name));
 }
 
+Tensor createMatMulHalfResult(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {
+  const MatMulPlan plan = planMatMulHalf(graph, m, k, n);
+  const Tensor c = graph.addVariable(ElemType::Float32, {m, n}, name);
+  for (size_t i = 0; i < plan.m; ++i) {
+    const auto [m0, m1] = part(m, plan.m, i);
+    for (size_t j = 0; j < plan.n; ++j) {
+      const auto [n0, n1] = part(n, plan.n, j, plan.grain);
+      if (m0 == m1 || n0 == n1) continue;
+      // Without a k split the block is the product's own; with one, the reduction's parts.
+      const Tensor block = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
+      for (size_t l = 0; l < plan.k; ++l) {
+        const auto [e0, e1] = plan.k == 1 ? std::pair<size_t, size_t>{0, block.numElements()}
+                                          : part(block.numElements(), plan.k, l);
+        if (e0 < e1) graph.setTileMapping(block.slice(e0, e1), planTile(plan, i, j, l));
+      }
+    }
+  }
+  return c;
+}
+
 Tensor matmulHalf(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                   const std::string& name, const MatMulOptions& opt) {
   if (a.rank() != 2 || b.rank() != 2 || a.elementType() != ElemType::Float16 ||

@@ -280,6 +280,33 @@ TEST_P(HalfOnDevice, ProductsMatchTheChainReference) {
   }
 }
 
+// transposeHalf moves every half as it is (NaN payloads, signed zeros, subnormals), whatever the
+// tiles its source lies on: a row block of several tiles and a linearly mapped one.
+TEST_P(HalfOnDevice, TransposeMovesEveryHalf) {
+  Graph g(Target{4, 65536, 6});
+  Sequence prog;
+  const HalfShape shapes[] = {{6, 10, 0}, {34, 20, 0}};
+  std::vector<std::vector<uint16_t>> in;
+  for (size_t i = 0; i < std::size(shapes); ++i) {
+    const size_t m = shapes[i].m, n = shapes[i].k;
+    in.push_back(halfInputs(m * n, 500 + static_cast<uint32_t>(i), true));
+    const Tensor t = i == 0 ? ops::createLinear(g, ElemType::Float16, {m, n}, "t0", 2)
+                            : ops::createMatMulLhs(g, m, n, 16, "t1", ElemType::Float16);
+    g.setInitialValue(t, in.back());
+    g.exposeTensor(fmt::format("out{}", i),
+                   ops::transposeHalf(g, t, prog, fmt::format("transpose{}", i)));
+  }
+  const DeviceRun r = runGraph(GetParam(), g, prog, std::size(shapes));
+  EXPECT_TRUE(uses(r, "TransposeHalf"));
+  for (size_t i = 0; i < std::size(shapes); ++i) {
+    const size_t m = shapes[i].m, n = shapes[i].k;
+    std::vector<uint16_t> want(m * n);
+    for (size_t a = 0; a < m; ++a)
+      for (size_t b = 0; b < n; ++b) want[b * m + a] = in[i][a * n + b];
+    expectHalvesEqual(halves(r.outputs[i]), want, fmt::format("{}x{} transposed", m, n));
+  }
+}
+
 // The float16 product on the tape (autodiff::matmul of two casts of float32 parameters): its
 // forward is matmulHalf; its backward narrows the seed to float16 once and computes the float16
 // products g16 b16^T and a16^T g16 (each with the plan of its own shape), whose transposes

@@ -131,14 +131,18 @@ TEST_P(LibraryTest, AddBiasAndSgdStep) {
   Tensor y = ops::addBias(graph, x, bias, prog, "y");
   Tensor w = input({6, 9}, "w", 7);
   ops::scaledAddTo(graph, w, x, -0.25f, prog, "sgd");
-  auto out = run({{"y", y}, {"w", w}});
-  std::vector<float> wy, ww;
+  Tensor g = input({6, 9}, "g", 8, 5);
+  ops::scaleInPlace(graph, g, 0.1f, prog, "unscale");
+  auto out = run({{"y", y}, {"w", w}, {"g", g}});
+  std::vector<float> wy, ww, wg;
   for (size_t i = 0; i < 54; ++i) {
     wy.push_back(values["x"][i] + values["bias"][i % 9]);
     ww.push_back(std::fmaf(-0.25f, values["x"][i], values["w"][i]));
+    wg.push_back(values["g"][i] * 0.1f);
   }
   expectBitEqual(out["y"], wy, "addBias");
   expectBitEqual(out["w"], ww, "scaledAddTo");
+  expectBitEqual(out["g"], wg, "scaleInPlace");
 }
 
 TEST_P(LibraryTest, OpsOnColumnBlocksSpanATilesRuns) {

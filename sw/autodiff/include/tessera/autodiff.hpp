@@ -345,8 +345,13 @@ class Optimizer {
   void minimize(Tape& tape, const Value& loss, const std::vector<Value>& params, Sequence& prog,
                 float lossScale, const std::string& name = "opt");
   /// The update of params from gradients already computed (e.g. summed over replicas).
+  /// gradScale: the gradients are gradScale times the true ones (a static loss scale, a power of
+  /// two). SGD and momentum then take them as they are, with the rate lr / gradScale and the decay
+  /// weightDecay * gradScale (the velocity holds gradScale times its value): the same bits as
+  /// dividing them first wherever no value is subnormal or overflows, without a pass over them.
+  /// Adam divides them first (ops::scaleInPlace).
   void update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, Sequence& prog,
-              const std::string& name = "opt");
+              const std::string& name = "opt", float gradScale = 1.0f);
   /// The optimizer state of param (velocity, or Adam's first and second moments), created on
   /// first use, mapped like param, starting at zero.
   std::vector<Tensor> state(const Tensor& param);

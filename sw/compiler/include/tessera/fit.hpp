@@ -14,16 +14,19 @@ namespace tessera {
 /// the library's scalar codelets give the same bits in less memory (docs/library.md, "matmul on
 /// the matrix unit"). *usedUnit (if given) says which; *unitRefusal (if given) gets the
 /// out-of-memory message of the unit's build when it fell back (empty otherwise). Throws when
-/// neither fits.
+/// neither fits. unitRequired: the graph cannot be built without the unit (float16 tensors), so
+/// the unit build's out-of-memory error is thrown as it is.
 inline Compiled compileFitting(const Target& target,
                                const std::function<Compiled(const Target&)>& build,
-                               bool* usedUnit = nullptr, std::string* unitRefusal = nullptr) {
+                               bool* usedUnit = nullptr, std::string* unitRefusal = nullptr,
+                               bool unitRequired = false) {
   if (usedUnit) *usedUnit = target.hasMatrixUnit;
   if (unitRefusal) unitRefusal->clear();
   if (!target.hasMatrixUnit) return build(target);
   try {
     return build(target);
   } catch (const OutOfMemoryError& e) {
+    if (unitRequired) throw;
     if (unitRefusal) *unitRefusal = e.what();
     Target scalar = target;
     scalar.hasMatrixUnit = false;

@@ -31,10 +31,10 @@ Tensor castStochastic(Graph& graph, const Tensor& t, uint32_t seed, Sequence& pr
 /// host reference replays a cast with it (never 0, which AMP.SEED would replace).
 uint32_t castStochasticSeed(uint32_t seed, uint32_t v);
 
-/// t [m, n] float16 transposed into a new [n, m] float16 tensor, exactly: widened to float32
-/// (AMP.CVTSH), moved transposed into a variable mapped in whole words over the tiles (mapLinearly,
-/// grain 2), narrowed back (AMP.CVTHS, exact for every half; a NaN comes back as the canonical
-/// 0x7e00). The transposes of a float16 product's backward (autodiff's MatMul) go through it.
+/// t [m, n] float16 transposed into a new [n, m] float16 tensor, every half moved as it is: the
+/// result in pairs of whole rows per tile (mapLinearly, grain 2m), each tile gathering its
+/// columns of t and transposing them with TransposeHalf vertices. m and n must be even (float16
+/// moves in pairs). The transposes of a float16 product's backward (autodiff's MatMul) use it.
 Tensor transposeHalf(Graph& graph, const Tensor& t, Sequence& prog, const std::string& name);
 
 /// a [m, k] times b [k, n], float16 (no transposes), = [m, n] float32: matmul's plan with k parts
@@ -44,6 +44,11 @@ Tensor transposeHalf(Graph& graph, const Tensor& t, Sequence& prog, const std::s
 /// k and n must be even (float16 rows are moved in pairs).
 Tensor matmulHalf(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                   const std::string& name, const MatMulOptions& options = {});
+
+/// A new float32 [m, n] variable mapped as matmulHalf(graph, a [m, k], b [k, n]) maps its result.
+/// A float32 master weight W [m, n] whose gradient is the float16 product x^T g (k the batch) is
+/// laid out so: the gradient then lies where W does, and the update is local to each tile.
+Tensor createMatMulHalfResult(Graph& graph, size_t m, size_t k, size_t n, const std::string& name);
 
 /// True if a tile's float16 block [m, k] x [k, n] goes to MatMulAmpH: the target has the unit (as
 /// matMulUsesUnit), n is a multiple of 4 and k a multiple of 8 with k >= 16.

@@ -49,6 +49,9 @@ Tensor addBiasRelu(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& 
                    const std::string& name);
 /// Every element of t (float32) set to value, in place.
 void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name);
+/// t = t * scale, in place (one rounding per element).
+void scaleInPlace(Graph& graph, const Tensor& t, float scale, Sequence& prog,
+                  const std::string& name);
 /// data += scale * delta, in place, fused (one rounding per element).
 void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float scale, Sequence& prog,
                  const std::string& name);

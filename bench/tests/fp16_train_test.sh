@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Mixed-precision training of the MLP (docs/training.md, "Mixed precision").
+# Usage: fp16_train_test.sh TESSERA_BENCH PYTHON OUT_DIR full|short
+#  full:  tessera-bench train --precision fp16 to the benchmark's 85% (3 epochs at most, exit 0 only
+#         when an evaluation of all 10,000 test images reaches it). Labelled long.
+#  short: 20 steps in fp16 and in fp32 from the same seed: the fp16 run says so in its result,
+#         its losses are finite and within 5% of fp32's step by step, its weights differ; and the
+#         refusals (no unit, another model, a loss scale that is not a power of two) name the
+#         option at fault.
+set -euo pipefail
+bench=$1 python=$2 out=$3 mode=$4
+rm -rf "$out"
+mkdir -p "$out"
+if [ "$mode" = full ]; then
+  exec "$bench" train --precision fp16 --epochs 3 --require-target --trace-steps 0 --quiet \
+    --out "$out/run" --save-weights "$out/mlp.npz"
+fi
+for p in fp16 fp32; do
+  "$bench" train --precision "$p" --max-steps 20 --eval-images 64 --trace-steps 0 --quiet \
+    --out "$out/$p" || { echo "FAIL: the $p run exited with $?"; exit 1; }
+done
+"$python" - "$out" <<'PY'
+import json, math, sys
+d = sys.argv[1]
+h, f = (json.load(open(f"{d}/{p}/result.json")) for p in ("fp16", "fp32"))
+assert h["precision"] == "fp16" and h["loss_scale"] == 1024, (h["precision"], h["loss_scale"])
+assert f["precision"] == "fp32" and f["loss_scale"] == 1, (f["precision"], f["loss_scale"])
+lh, lf = h["loss_curve"], f["loss_curve"]
+assert len(lh) == len(lf) == 20, (len(lh), len(lf))
+for s, (a, b) in enumerate(zip(lh, lf)):
+    assert math.isfinite(a) and abs(a - b) <= 0.05 * b, (s, a, b)
+assert h["weights_hash"] != f["weights_hash"], "fp16 gave fp32's weights"
+print("fp16 and fp32 losses agree within 5% over 20 steps; last", lh[-1], lf[-1])
+PY
+expect_error() {  # expect_error TEXT ARGS...: the command fails and says TEXT
+  local text=$1
+  shift
+  if "$bench" train --max-steps 1 --eval-images 32 --quiet --out "$out/err" "$@" 2> "$out/err.txt"; then
+    echo "FAIL: train $* succeeded"
+    exit 1
+  fi
+  grep -q -- "$text" "$out/err.txt" || { echo "FAIL: train $*: no \"$text\" in:"; cat "$out/err.txt"; exit 1; }
+}
+expect_error "needs the matrix unit" --precision fp16 --matrix-unit off
+expect_error "MLP's only" --precision fp16 --model lenet
+expect_error "not a power of two" --precision fp16 --loss-scale 1000
+echo "the refusals name their cause"
