@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
-#include <optional>
 
 #include "tessera/conv.hpp"
 #include "tessera/error.hpp"
@@ -61,8 +60,10 @@ std::vector<Tensor> MlpModel::createParameters(Graph& g, size_t batch) const {
 }
 
 Tensor MlpModel::createInput(Graph& g, size_t batch) const {
-  return ops::createMatMulLhs(g, batch, sizes_[0], sizes_[1], "x", ElemType::Float32,
-                              half_ ? std::optional<ElemType>(ElemType::Float16) : std::nullopt);
+  // In float16 the input is spread over all the tiles, so that its cast is too (the product
+  // gathers its float16 blocks).
+  if (half_) return ops::createLinear(g, ElemType::Float32, {batch, sizes_[0]}, "x", 2);
+  return ops::createMatMulLhs(g, batch, sizes_[0], sizes_[1], "x");
 }
 
 autodiff::Value MlpModel::forward(autodiff::Tape& tape, const std::vector<autodiff::Value>& params,
@@ -74,9 +75,9 @@ autodiff::Value MlpModel::forward(autodiff::Tape& tape, const std::vector<autodi
     // Mixed precision: the activation and the float32 master weight cast to float16 (nearest
     // even), their product accumulated in float32; bias and ReLU in float32.
     const autodiff::Value y =
-        half_ ? autodiff::matmul(tape, autodiff::cast(tape, act, ElemType::Float16, mm + "/a16"),
-                                 autodiff::cast(tape, params[2 * l], ElemType::Float16, mm + "/w16"),
-                                 mm)
+        half_ ? autodiff::matmul(
+                    tape, autodiff::cast(tape, act, ElemType::Float16, mm + "/a16"),
+                    autodiff::cast(tape, params[2 * l], ElemType::Float16, mm + "/w16"), mm)
               : autodiff::matmul(tape, act, params[2 * l], mm);
     // A hidden layer's bias and ReLU in one op (one pass over the product's column blocks).
     act =

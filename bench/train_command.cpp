@@ -272,7 +272,9 @@ MlpConfig networkConfig(const TrainContext& ctx) {
   cfg.beta1 = ctx.o.beta1;
   cfg.beta2 = ctx.o.beta2;
   cfg.eps = ctx.o.eps;
-  cfg.lossScale = ctx.o.lossScale > 0 ? ctx.o.lossScale : ctx.model->halfPrecision() ? 1024.0f : 1.0f;
+  cfg.lossScale = ctx.o.lossScale > 0          ? ctx.o.lossScale
+                  : ctx.model->halfPrecision() ? 1024.0f
+                                               : 1.0f;
   return cfg;
 }
 

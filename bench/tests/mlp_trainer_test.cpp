@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "backends.hpp"
-#include "model.hpp"
-#include "tessera/half.hpp"
 #include "lr_schedule.hpp"
+#include "model.hpp"
 #include "synthetic_problem.hpp"
+#include "tessera/half.hpp"
 
 namespace tessera::bench {
 namespace {

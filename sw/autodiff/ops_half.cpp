@@ -61,8 +61,8 @@ std::vector<Tensor> halfMatMulForward(ForwardContext& ctx) {
 void halfMatMulBackward(BackwardContext& ctx) {
   if (!ctx.needsGrad(0) && !ctx.needsGrad(1)) return;
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
-  const Tensor g16 =
-      ops::cast(ctx.graph, ctx.gradOutputTensor(0), ElemType::Float16, ctx.prog, ctx.stepName("g16"));
+  const Tensor g16 = ops::cast(ctx.graph, ctx.gradOutputTensor(0), ElemType::Float16, ctx.prog,
+                               ctx.stepName("g16"));
   if (ctx.needsGrad(0)) {
     const Tensor bt = ops::transposeHalf(ctx.graph, b, ctx.prog, ctx.stepName("bT"));
     ctx.setGrad(0, Gradient::of(ops::matmulHalf(ctx.graph, g16, bt, ctx.prog, ctx.stepName("a"))));

@@ -412,8 +412,7 @@ void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std:
   prog.add(Execute(cs, name));
 }
 
-void scaleInPlace(Graph& graph, const Tensor& t, float s, Sequence& prog,
-                  const std::string& name) {
+void scaleInPlace(Graph& graph, const Tensor& t, float s, Sequence& prog, const std::string& name) {
   checkSame(t, t, name);
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor flat = t.flatten();

@@ -336,7 +336,8 @@ TEST_P(HalfOnDevice, ProductGradientsAreHalfProducts) {
   const autodiff::Value y =
       autodiff::matmul(tape, autodiff::cast(tape, av, ElemType::Float16, "a16"),
                        autodiff::cast(tape, bv, ElemType::Float16, "b16"), "mm");
-  const std::vector<Tensor> grads = tape.gradients(y, variable("seed", {m, n}, seed), {av, bv}, bwd);
+  const std::vector<Tensor> grads =
+      tape.gradients(y, variable("seed", {m, n}, seed), {av, bv}, bwd);
   g.exposeTensor("out0", y.tensor());
   g.exposeTensor("out1", grads.at(0));
   g.exposeTensor("out2", grads.at(1));
