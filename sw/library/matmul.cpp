@@ -740,11 +740,15 @@ Tensor matmulHalf(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog
                             name, elemTypeName(a.elementType()), a.shapeString(),
                             elemTypeName(b.elementType()), b.shapeString()));
   }
-  if (opt.transposeA || opt.transposeB)
-    throw Error(fmt::format("{}: a float16 matmul takes no transposed operand", name));
   if (!unitTarget(graph.target())) {
     throw Error(
         fmt::format("{}: a float16 matmul needs the matrix unit (the target has none)", name));
+  }
+  // A transposed operand is transposed first (transposeHalf: its dimensions must be even), then
+  // the product is the plain one, with the same bits.
+  if (opt.transposeA || opt.transposeB) {
+    return matmulHalf(graph, opt.transposeA ? transposeHalf(graph, a, prog, name + "/aT") : a,
+                      opt.transposeB ? transposeHalf(graph, b, prog, name + "/bT") : b, prog, name);
   }
   const size_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
   if (b.dim(0) != k)

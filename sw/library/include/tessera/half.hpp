@@ -37,11 +37,12 @@ uint32_t castStochasticSeed(uint32_t seed, uint32_t v);
 /// moves in pairs). The transposes of a float16 product's backward (autodiff's MatMul) use it.
 Tensor transposeHalf(Graph& graph, const Tensor& t, Sequence& prog, const std::string& name);
 
-/// a [m, k] times b [k, n], float16 (no transposes), = [m, n] float32: matmul's plan with k parts
+/// op(a) [m, k] times op(b) [k, n], float16, = [m, n] float32: matmul's plan with k parts
 /// multiples of 8, each tile's block on the unit (MatMulAmpH) where matMulHalfUsesUnit holds and
 /// by MatMulHalf otherwise, with the same bits: every element is the chain fma(w(a), w(b), s) over
 /// each k part in increasing order from +0 (w the exact widening), then the parts summed in order.
-/// k and n must be even (float16 rows are moved in pairs).
+/// k and n must be even (float16 rows are moved in pairs). A transposed operand (options) is
+/// transposed by transposeHalf first: the plain product of the transposes, bit for bit.
 Tensor matmulHalf(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                   const std::string& name, const MatMulOptions& options = {});
 

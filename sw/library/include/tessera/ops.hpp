@@ -98,7 +98,7 @@ struct MatMulOptions {
 /// k; partial sums of a k-split are added by a reduction on the tiles that own the result. Every
 /// result element is a sum over k in increasing order within each k-part (fused multiply-adds),
 /// then of the parts in order.
-/// With float16 a and b (no transposes; tessera/half.hpp) the result is float32 accumulated on the
+/// With float16 a and b (tessera/half.hpp) the result is float32 accumulated on the
 /// matrix unit (AMP.H), k parts multiples of 8.
 Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
               const std::string& name, const MatMulOptions& options = {});
