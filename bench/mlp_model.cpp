@@ -63,6 +63,11 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
     throw Error(fmt::format("{}: the model has {} inputs and {} classes, the config {} and {}",
                             model->name(), model->inputs(), model->classes(), c.inputs, c.classes));
   }
+  if (model->halfPrecision() && c.batch % 2 != 0) {
+    throw Error(fmt::format(
+        "{}: float16 products need an even batch (float16 moves in pairs of elements), got {}",
+        model->name(), c.batch));
+  }
   const std::vector<ParameterShape> shapes = model->parameterShapes();
   // The element-by-element ops cut the products' column blocks into one chunk per context
   // (docs/library.md, "Chunks across a tile's runs") where the model asks for it.

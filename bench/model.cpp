@@ -29,6 +29,12 @@ MlpModel::MlpModel(size_t inputs, std::vector<size_t> hidden, size_t classes, bo
   sizes_.push_back(classes);
   for (size_t s : sizes_) {
     if (s == 0) throw Error("mlp: every layer needs at least one unit");
+    if (half && s % 2 != 0) {
+      throw Error(
+          fmt::format("mlp: float16 products need every layer size even (float16 moves in pairs of "
+                      "elements); the layers are {}",
+                      fmt::join(sizes_, "-")));
+    }
   }
 }
 

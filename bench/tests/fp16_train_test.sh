@@ -44,4 +44,6 @@ expect_error() {  # expect_error TEXT ARGS...: the command fails and says TEXT
 expect_error "needs the matrix unit" --precision fp16 --matrix-unit off
 expect_error "MLP's only" --precision fp16 --model lenet
 expect_error "not a power of two" --precision fp16 --loss-scale 1000
+expect_error "every layer size even" --precision fp16 --hidden 33
+expect_error "even batch" --precision fp16 --batch 7
 echo "the refusals name their cause"
