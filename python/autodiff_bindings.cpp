@@ -155,6 +155,13 @@ void bindAutodiff(py::module_& m) {
       },
       py::arg("tape"), py::arg("a"), py::arg("b"), py::arg("name"), py::arg("transpose_a") = false,
       py::arg("transpose_b") = false, "op(a) op(b) (3-D operands: a batched product).");
+  a.def(
+      "cast",
+      [](ad::Tape& t, const ad::Value& x, const py::object& dtype, const std::string& name) {
+        return ad::cast(t, x, elemTypeOf(dtype, "cast \"" + name + "\""), name);
+      },
+      py::arg("tape"), py::arg("x"), py::arg("dtype"), py::arg("name"),
+      "float32 <-> float16 (mixed precision); its gradient is the cast back.");
   a.def("add", &ad::add, py::arg("tape"), py::arg("a"), py::arg("b"), py::arg("name"), "a + b.");
   a.def("sub", &ad::sub, py::arg("tape"), py::arg("a"), py::arg("b"), py::arg("name"), "a - b.");
   a.def("mul", &ad::mul, py::arg("tape"), py::arg("a"), py::arg("b"), py::arg("name"),

@@ -46,6 +46,11 @@ py::array toElements(const py::handle& array, ElemType type, const std::string& 
 std::vector<float> floatsOf(const py::handle& array, const std::string& what);
 /// The int32 values of array.
 std::vector<int32_t> intsOf(const py::handle& array, const std::string& what);
+/// The binary16 bit patterns of array for a float16 tensor (see toElements: a float16 array as it
+/// is, other numbers rounded to float16 by NumPy, nearest-even).
+std::vector<uint16_t> halvesOf(const py::handle& array, const std::string& what);
+/// Bytes per element: 2 for float16, 4 for float32 and int32.
+size_t elementBytes(ElemType type);
 
 /// Bind Device, Executable, Engine, RunResult, counters (module.cpp).
 void bindRuntime(py::module_& m);

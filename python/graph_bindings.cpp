@@ -9,6 +9,7 @@
 #include "tessera/compiler.hpp"
 #include "tessera/error.hpp"
 #include "tessera/graph.hpp"
+#include "tessera/half.hpp"
 #include "tessera/ops.hpp"
 #include "tessera/program.hpp"
 
@@ -115,6 +116,12 @@ void bindGraph(py::module_& m) {
             if (type == ElemType::Float32) {
               return g.addConstant(arrayShape(a), floatsOf(a, what), name);
             }
+            if (type == ElemType::Float16) {
+              throw Error(fmt::format(
+                  "{}: constants are float32 or int32; make a float16 one with ops.cast or a "
+                  "variable with set_initial_value",
+                  what));
+            }
             return g.addConstant(arrayShape(a), intsOf(a, what), name);
           },
           py::arg("values"), py::arg("name"), py::arg("dtype") = py::none(),
@@ -138,6 +145,8 @@ void bindGraph(py::module_& m) {
             }
             if (t.elementType() == ElemType::Float32) {
               g.setInitialValue(t, floatsOf(values, what));
+            } else if (t.elementType() == ElemType::Float16) {
+              g.setInitialValue(t, std::span<const uint16_t>(halvesOf(values, what)));
             } else {
               g.setInitialValue(t, intsOf(values, what));
             }
@@ -255,21 +264,36 @@ void bindGraph(py::module_& m) {
       },
       py::arg("graph"), py::arg("dtype"), py::arg("shape"), py::arg("name"), py::arg("grain") = 1,
       "A new variable mapped with map_linearly.");
-  // float32 operands (float16 tensors are not created from Python yet).
+  // The operands' element type: float32, or float16 (the float16 product's plan).
   ops.def(
       "create_matmul_lhs",
-      [](Graph& g, size_t m, size_t k, size_t n, const std::string& name) {
-        return ops::createMatMulLhs(g, m, k, n, name);
+      [](Graph& g, size_t m, size_t k, size_t n, const std::string& name, const py::object& dtype) {
+        return ops::createMatMulLhs(g, m, k, n, name,
+                                    elemTypeOf(dtype, "variable \"" + name + "\""));
       },
       py::arg("graph"), py::arg("m"), py::arg("k"), py::arg("n"), py::arg("name"),
-      "A new [m, k] variable mapped where matmul reads it.");
+      py::arg("dtype") = "float32", "A new [m, k] variable mapped where matmul reads it.");
   ops.def(
       "create_matmul_rhs",
-      [](Graph& g, size_t m, size_t k, size_t n, const std::string& name) {
-        return ops::createMatMulRhs(g, m, k, n, name);
+      [](Graph& g, size_t m, size_t k, size_t n, const std::string& name, const py::object& dtype) {
+        return ops::createMatMulRhs(g, m, k, n, name,
+                                    elemTypeOf(dtype, "variable \"" + name + "\""));
       },
       py::arg("graph"), py::arg("m"), py::arg("k"), py::arg("n"), py::arg("name"),
-      "A new [k, n] variable mapped where matmul reads it.");
+      py::arg("dtype") = "float32", "A new [k, n] variable mapped where matmul reads it.");
+  ops.def(
+      "cast",
+      [](Graph& g, const Tensor& t, const py::object& dtype, Sequence& prog,
+         const std::string& name) {
+        return ops::cast(g, t, elemTypeOf(dtype, "cast \"" + name + "\""), prog, name);
+      },
+      py::arg("graph"), py::arg("tensor"), py::arg("dtype"), py::arg("prog"), py::arg("name"),
+      "float32 <-> float16 on the matrix unit's conversions (nearest-even when narrowing).");
+  ops.def("cast_stochastic", &ops::castStochastic, py::arg("graph"), py::arg("tensor"),
+          py::arg("seed"), py::arg("prog"), py::arg("name"),
+          "float32 to float16 with stochastic rounding, seeded (the same bits on every backend).");
+  ops.def("transpose_half", &ops::transposeHalf, py::arg("graph"), py::arg("tensor"),
+          py::arg("prog"), py::arg("name"), "A float16 [m, n] transposed into a new [n, m].");
   ops.def(
       "matmul",
       [](Graph& g, const Tensor& a, const Tensor& b, Sequence& prog, const std::string& name,
@@ -278,7 +302,8 @@ void bindGraph(py::module_& m) {
       },
       py::arg("graph"), py::arg("a"), py::arg("b"), py::arg("prog"), py::arg("name"),
       py::arg("transpose_a") = false, py::arg("transpose_b") = false,
-      "op(a) [m, k] times op(b) [k, n] (float32), appended to prog.");
+      "op(a) [m, k] times op(b) [k, n], appended to prog: float32, or float16 operands with a "
+      "float32 result (the matrix unit's AMP.H).");
   ops.def("add", &ops::add, py::arg("graph"), py::arg("a"), py::arg("b"), py::arg("prog"),
           py::arg("name"), "a + b.");
   ops.def("sub", &ops::sub, py::arg("graph"), py::arg("a"), py::arg("b"), py::arg("prog"),

@@ -30,8 +30,9 @@ ElemType elemTypeOf(const py::object& type, const std::string& what) {
     name = py::str(py::dtype::from_args(type)).cast<std::string>();
   }
   if (name == "float32") return ElemType::Float32;
+  if (name == "float16") return ElemType::Float16;
   if (name == "int32") return ElemType::Int32;
-  throw Error(fmt::format("{}: element type {} is not float32 or int32", what, name));
+  throw Error(fmt::format("{}: element type {} is not float32, float16 or int32", what, name));
 }
 
 py::dtype dtypeOf(ElemType type) {
@@ -52,6 +53,17 @@ py::array toElements(const py::handle& array, ElemType type, const std::string& 
   py::array a = py::array::ensure(array);
   if (!a) throw Error(fmt::format("{}: expected a NumPy array or a sequence of numbers", what));
   const char kind = a.dtype().kind();
+  if (type == ElemType::Float16) {
+    // A float16 tensor holds binary16 bit patterns: NumPy's float16 as it is; other numbers
+    // rounded by NumPy's conversion (nearest-even, as AMP.CVTHS rounds).
+    if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {
+      throw Error(fmt::format("{}: a float16 tensor takes numbers, not an array of dtype {}", what,
+                              py::str(a.dtype()).cast<std::string>()));
+    }
+    const py::dtype half("float16");
+    if (!a.dtype().is(half)) a = a.attr("astype")(half);
+    return py::array::ensure(a, py::array::c_style);
+  }
   if (type == ElemType::Float32) {
     if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {
       throw Error(fmt::format("{}: a float32 tensor takes numbers, not an array of dtype {}", what,
@@ -78,6 +90,17 @@ std::vector<float> floatsOf(const py::handle& array, const std::string& what) {
   py::array a = toElements(array, ElemType::Float32, what);
   const auto* p = static_cast<const float*>(a.data());
   return std::vector<float>(p, p + a.size());
+}
+
+std::vector<uint16_t> halvesOf(const py::handle& array, const std::string& what) {
+  py::array a = toElements(array, ElemType::Float16, what);
+  std::vector<uint16_t> v(static_cast<size_t>(a.size()));
+  std::memcpy(v.data(), a.data(), v.size() * 2);
+  return v;
+}
+
+size_t elementBytes(ElemType type) {
+  return type == ElemType::Float16 ? 2 : 4;
 }
 
 std::vector<int32_t> intsOf(const py::handle& array, const std::string& what) {
@@ -128,7 +151,8 @@ class PyEngine {
     auto it = meta_.find(name);
     ElemType type = it != meta_.end() ? it->second.type : ElemType::Float32;
     if (!dtype.is_none()) type = elemTypeOf(dtype, fmt::format("tensor \"{}\"", name));
-    std::vector<size_t> dims{static_cast<size_t>(bytes / 4)};
+    const size_t size = elementBytes(type);
+    std::vector<size_t> dims{static_cast<size_t>(bytes / size)};
     if (!shape.is_none()) {
       dims = shape.cast<std::vector<size_t>>();
     } else if (it != meta_.end()) {
@@ -136,9 +160,9 @@ class PyEngine {
     }
     size_t elements = 1;
     for (size_t d : dims) elements *= d;
-    if (elements * 4 != bytes) {
-      throw Error(fmt::format("tensor \"{}\" has {} elements, not the {} of shape {}", name,
-                              bytes / 4, elements, shapeText(dims)));
+    if (elements * size != bytes) {
+      throw Error(fmt::format("tensor \"{}\" has {} {} elements, not the {} of shape {}", name,
+                              bytes / size, elemTypeName(type), elements, shapeText(dims)));
     }
     py::array out(dtypeOf(type), dims);
     engine_.readTensor(name, std::span(static_cast<uint8_t*>(out.mutable_data()), bytes));

@@ -179,6 +179,84 @@ class AutodiffTest(unittest.TestCase):
         self.assertGreater(np.abs(got_w - w0).max(), 1e-2, "the step should move the weights")
 
 
+class HalfTest(unittest.TestCase):
+    """float16 tensors from Python (docs/python.md, "float16"): casts against NumPy's float16
+    conversion (both round to nearest even), a float16 product against float64 on the same
+    halves, and the tape's cast with its gradient."""
+
+    def test_casts_and_product(self):
+        rng = np.random.default_rng(7)
+        m, k, n = 8, 32, 12
+        a16 = rng.uniform(-2, 2, (m, k)).astype(np.float16)
+        b16 = rng.uniform(-2, 2, (k, n)).astype(np.float16)
+        x = rng.uniform(-3, 3, (m, n)).astype(np.float32)
+        dev = tessera.open_device("model", tiles=4)
+        g = tessera.Graph(dev.target)
+        a = ops.create_matmul_lhs(g, m, k, n, "a", dtype="float16")
+        b = ops.create_matmul_rhs(g, m, k, n, "b", dtype=np.float16)
+        g.set_initial_value(a, a16)
+        g.set_initial_value(b, b16)
+        xt = ops.create_linear(g, "float32", [m, n], "x", 2)
+        g.set_initial_value(xt, x)
+        prog = tessera.Sequence()
+        c = ops.matmul(g, a, b, prog, "c")
+        h = ops.cast(g, xt, "float16", prog, "h")
+        w = ops.cast(g, h, "float32", prog, "w")
+        at = ops.transpose_half(g, a, prog, "at")
+        for name, t in (("c", c), ("h", h), ("w", w), ("at", at)):
+            g.expose_tensor(name, t)
+        compiled = tessera.compile(g, prog)
+        self.assertIn("MatMulAmpH", compiled.report.codelets)
+        engine = tessera.Engine(dev, compiled.executable)
+        self.assertTrue(engine.run().halted)
+        got_h = engine.read_tensor("h")
+        self.assertEqual(got_h.dtype, np.float16)
+        self.assertEqual(got_h.shape, (m, n))
+        np.testing.assert_array_equal(got_h.view(np.uint16), x.astype(np.float16).view(np.uint16))
+        np.testing.assert_array_equal(engine.read_tensor("w"), x.astype(np.float16).astype(np.float32))
+        np.testing.assert_array_equal(engine.read_tensor("at"), a16.T)
+        got_c = engine.read_tensor("c")
+        self.assertEqual(got_c.dtype, np.float32)
+        a64, b64 = a16.astype(np.float64), b16.astype(np.float64)
+        err = np.abs(got_c.astype(np.float64) - a64 @ b64)
+        bound = (k + 1) * U * (np.abs(a64) @ np.abs(b64))  # products of halves are exact in float32
+        self.assertTrue(np.all(err <= bound), f"product off by {err.max()}")
+        # A float16 tensor written from float32 numbers is rounded by NumPy, read back as halves.
+        engine.write_tensor("h", x * 2)
+        np.testing.assert_array_equal(engine.read_tensor("h"), (x * 2).astype(np.float16))
+
+    def test_cast_on_the_tape(self):
+        dev = tessera.open_device("model", tiles=4)
+        g = tessera.Graph(dev.target)
+        x = np.linspace(-1, 1, 16, dtype=np.float32) / 3
+        xt = ops.create_linear(g, "float32", [16], "x", 2)
+        g.set_initial_value(xt, x)
+        prog = tessera.Sequence()
+        tape = ad.Tape(g, prog)
+        xv = tape.parameter(xt)
+        y = ad.cast(tape, ad.cast(tape, xv, "float16", "h"), "float32", "y")
+        # d(sum(y) / 3)/dx: the constant 1/3 narrowed to float16 by the cast's gradient.
+        grad = tape.gradients(y, [xv], prog, loss_scale=1 / 3)[0]
+        g.expose_tensor("y", y.tensor)
+        g.expose_tensor("g", grad)
+        engine = tessera.Engine(dev, tessera.compile(g, prog).executable)
+        self.assertTrue(engine.run().halted)
+        np.testing.assert_array_equal(engine.read_tensor("y"),
+                                      x.astype(np.float16).astype(np.float32))
+        np.testing.assert_array_equal(engine.read_tensor("g"),
+                                      np.full(16, np.float16(np.float32(1 / 3)), np.float32))
+
+    def test_errors(self):
+        g = tessera.Graph(tessera.Target(tiles=4))
+        with self.assertRaisesRegex(tessera.Error, "float32, float16 or int32"):
+            g.add_variable("float64", [4], "d")
+        with self.assertRaisesRegex(tessera.Error, "constants are float32 or int32"):
+            g.add_constant(np.zeros(4), "c", dtype="float16")
+        h = ops.create_linear(g, "float16", [4], "h", 2)
+        with self.assertRaisesRegex(tessera.Error, "float16 tensor takes numbers"):
+            g.set_initial_value(h, np.array(["a", "b", "c", "d"]))
+
+
 class ErrorTest(unittest.TestCase):
     def test_errors_carry_the_message(self):
         with self.assertRaises(tessera.Error) as e:
