@@ -256,6 +256,22 @@ CpuMlp::KSplits deviceKSplits(const Device& dev, const MlpConfig& c) {
   return ks;
 }
 
+// Each of the run's c.trainSteps steps (synthetic batches) against cpu's trainStep: the same
+// loss and correct count; other (if given) takes the same steps.
+void expectStepsOfTheReference(const MlpRunResult& r, const MlpConfig& c, CpuMlp& cpu,
+                               CpuMlp* other = nullptr) {
+  ASSERT_EQ(r.stepLoss.size(), c.trainSteps);
+  for (uint64_t s = 0; s < c.trainSteps; ++s) {
+    std::vector<float> img(c.batch * c.inputs);
+    std::vector<int32_t> lab(c.batch);
+    syntheticBatch(s, img, lab);
+    const CpuMlp::StepResult want = cpu.trainStep(img, lab);
+    EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
+    EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
+    if (other) other->trainStep(img, lab);
+  }
+}
+
 TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
   for (const float momentum : {0.0f, 0.9f}) {
     SCOPED_TRACE(fmt::format("momentum {}", momentum));
@@ -287,16 +303,7 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
       t.setParameters(p.weights, p.biases);
       CpuMlp cpu(p, c.learningRate, momentum);
       cpu.setKSplits(deviceKSplits(*dev, c));
-      const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
-      ASSERT_EQ(r.stepLoss.size(), 3u);
-      for (uint64_t s = 0; s < 3; ++s) {
-        std::vector<float> img(c.batch * c.inputs);
-        std::vector<int32_t> lab(c.batch);
-        syntheticBatch(s, img, lab);
-        const CpuMlp::StepResult want = cpu.trainStep(img, lab);
-        EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
-        EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
-      }
+      expectStepsOfTheReference(t.run(syntheticBatch, syntheticBatch), c, cpu);
       std::vector<std::vector<float>> w, b;
       t.parameters(w, b);
       EXPECT_EQ(w, cpu.parameters().weights);
@@ -344,17 +351,7 @@ TEST(MlpTrainer, HalfPrecisionMatchesTheCpuReferenceBitForBit) {
       cpu.setHalf(c.lossScale, deviceHalfSplits(*dev, c));
       CpuMlp fp32(p, c.learningRate, momentum);  // the same steps in float32
       fp32.setKSplits(deviceKSplits(*dev, c));
-      const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
-      ASSERT_EQ(r.stepLoss.size(), 3u);
-      for (uint64_t s = 0; s < 3; ++s) {
-        std::vector<float> img(c.batch * c.inputs);
-        std::vector<int32_t> lab(c.batch);
-        syntheticBatch(s, img, lab);
-        const CpuMlp::StepResult want = cpu.trainStep(img, lab);
-        EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
-        EXPECT_EQ(r.stepCorrect[s], want.correct) << "step " << s;
-        fp32.trainStep(img, lab);
-      }
+      expectStepsOfTheReference(t.run(syntheticBatch, syntheticBatch), c, cpu, &fp32);
       std::vector<std::vector<float>> w, b;
       t.parameters(w, b);
       EXPECT_EQ(w, cpu.parameters().weights);

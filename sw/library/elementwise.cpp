@@ -400,29 +400,34 @@ Tensor addBiasRelu(Graph& graph, const Tensor& x, const Tensor& bias, Sequence& 
   return relu(graph, addBias(graph, x, bias, prog, name + "/bias"), prog, name);
 }
 
-void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name) {
+namespace {
+
+// One vertex of codelet per chunk of t's tiles, its field `field` the chunk and its float
+// parameter `param` value: an op over t in place (fill, scaleInPlace); countFlops: the op's FLOPs
+// go into the report.
+void inPlaceChunks(Graph& graph, const Tensor& t, const char* codelet, const char* field,
+                   const char* param, float value, bool countFlops, Sequence& prog,
+                   const std::string& name) {
   checkSame(t, t, name);
   ComputeSet cs = graph.addComputeSet(name);
   const Tensor flat = t.flatten();
   for (const Chunk& c : tileChunks(graph, t)) {
-    VertexRef v = graph.addVertex(cs, "Fill", {{"out", flat.slice(c.begin, c.end)}});
-    graph.setFieldValue(v, "value", value);
+    VertexRef v = graph.addVertex(cs, codelet, {{field, flat.slice(c.begin, c.end)}});
+    graph.setFieldValue(v, param, value);
+    if (countFlops) setElementwiseFlops(graph, v, codelet, c.end - c.begin);
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
 }
 
+}  // namespace
+
+void fill(Graph& graph, const Tensor& t, float value, Sequence& prog, const std::string& name) {
+  inPlaceChunks(graph, t, "Fill", "out", "value", value, false, prog, name);
+}
+
 void scaleInPlace(Graph& graph, const Tensor& t, float s, Sequence& prog, const std::string& name) {
-  checkSame(t, t, name);
-  ComputeSet cs = graph.addComputeSet(name);
-  const Tensor flat = t.flatten();
-  for (const Chunk& c : tileChunks(graph, t)) {
-    VertexRef v = graph.addVertex(cs, "ScaleInPlace", {{"data", flat.slice(c.begin, c.end)}});
-    graph.setFieldValue(v, "scale", s);
-    setElementwiseFlops(graph, v, "ScaleInPlace", c.end - c.begin);
-    graph.setTileMapping(v, c.tile);
-  }
-  prog.add(Execute(cs, name));
+  inPlaceChunks(graph, t, "ScaleInPlace", "data", "scale", s, true, prog, name);
 }
 
 void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float s, Sequence& prog,
