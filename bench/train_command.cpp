@@ -652,6 +652,18 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
     log.epochStop(epoch);
     for (size_t i = 0; i < r.stepLoss.size(); ++i)
       tt.lossCurve.push_back({static_cast<double>(tt.steps + i + 1), r.stepLoss[i]});
+    // A loss that is not finite (the weights are NaN from there on; the run goes on): said once
+    // per epoch run, with its step and, in float16, the likely cause.
+    for (size_t i = 0; i < r.stepLoss.size() && ctx.rank == 0; ++i) {
+      if (std::isfinite(r.stepLoss[i])) continue;
+      fmt::print(stderr, "train: the loss of step {} is {}{}\n", tt.steps + i + 1, r.stepLoss[i],
+                 ctx.model->halfPrecision()
+                     ? fmt::format(" (float16 gradients overflowing 65504 at loss scale {}? a "
+                                   "smaller --loss-scale avoids it)",
+                                   ctx.cfg.lossScale)
+                     : "");
+      break;
+    }
     tt.steps += r.stepLoss.size();
     tt.trainCycles += r.trainCycles;
     tt.evalCycles += r.evalCycles;

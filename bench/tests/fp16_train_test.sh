@@ -46,4 +46,9 @@ expect_error "MLP's only" --precision fp16 --model lenet
 expect_error "not a power of two" --precision fp16 --loss-scale 1000
 expect_error "every layer size even" --precision fp16 --hidden 33
 expect_error "even batch" --precision fp16 --batch 7
-echo "the refusals name their cause"
+# A loss scale that overflows float16: the run goes on and says which step's loss is NaN, and why.
+"$bench" train --precision fp16 --loss-scale 16777216 --max-steps 5 --eval-images 32 --quiet \
+  --trace-steps 0 --out "$out/overflow" 2> "$out/overflow.txt" || true
+grep -q "the loss of step 2 is nan (float16 gradients overflowing" "$out/overflow.txt" ||
+  { echo "FAIL: no overflow warning in:"; cat "$out/overflow.txt"; exit 1; }
+echo "the refusals name their cause; an overflowing loss scale is reported"
