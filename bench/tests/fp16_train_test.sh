@@ -5,8 +5,9 @@
 #         when an evaluation of all 10,000 test images reaches it). Labelled long.
 #  short: 20 steps in fp16 and in fp32 from the same seed: the fp16 run says so in its result,
 #         its losses are finite and within 5% of fp32's step by step, its weights differ; and the
-#         refusals (no unit, another model, a loss scale that is not a power of two) name the
-#         option at fault.
+#         refusals (no unit, another model, a loss scale that is not a power of two, odd sizes)
+#         name the option at fault; a run resumed from a checkpoint in its second epoch ends as the
+#         uninterrupted one; an overflowing loss scale is reported.
 set -euo pipefail
 bench=$1 python=$2 out=$3 mode=$4
 rm -rf "$out"
@@ -31,6 +32,26 @@ for s, (a, b) in enumerate(zip(lh, lf)):
     assert math.isfinite(a) and abs(a - b) <= 0.05 * b, (s, a, b)
 assert h["weights_hash"] != f["weights_hash"], "fp16 gave fp32's weights"
 print("fp16 and fp32 losses agree within 5% over 20 steps; last", lh[-1], lf[-1])
+PY
+# Resume in float16: a run resumed from the older of its two kept checkpoints (in the second
+# epoch; the casts' float16 copies are made
+# again from the restored float32 masters) ends with the uninterrupted run's losses and weights.
+resume=(train --precision fp16 --epochs 2 --max-steps 10 --eval-images 32 --quiet
+        --checkpoint-every 5 --trace-steps 0)
+"$bench" "${resume[@]}" --out "$out/whole" || { echo "FAIL: the checkpointed run exited with $?"; exit 1; }
+mkdir -p "$out/first"
+first=$(ls "$out/whole/checkpoints" | head -1)
+cp "$out/whole/checkpoints/$first" "$out/first/"
+"$bench" "${resume[@]}" --out "$out/resumed" --resume "$out/first" ||
+  { echo "FAIL: the resumed run exited with $?"; exit 1; }
+"$python" - "$out" "$first" <<'PY'
+import json, sys
+d = sys.argv[1]
+a, b = (json.load(open(f"{d}/{r}/result.json")) for r in ("whole", "resumed"))
+assert a["steps"] == b["steps"] == 20, (a["steps"], b["steps"])
+for key in ("loss_curve", "weights_hash", "cycles_per_step"):
+    assert a[key] == b[key], (key, a[key], b[key])
+print("resumed from", sys.argv[2], "to the uninterrupted run's weights", a["weights_hash"])
 PY
 expect_error() {  # expect_error TEXT ARGS...: the command fails and says TEXT
   local text=$1
