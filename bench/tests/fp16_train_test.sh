@@ -34,8 +34,8 @@ assert h["weights_hash"] != f["weights_hash"], "fp16 gave fp32's weights"
 print("fp16 and fp32 losses agree within 5% over 20 steps; last", lh[-1], lf[-1])
 PY
 # Resume in float16: a run resumed from the older of its two kept checkpoints (in the second
-# epoch; the casts' float16 copies are made
-# again from the restored float32 masters) ends with the uninterrupted run's losses and weights.
+# epoch; the float16 copies are cast again from the restored float32 masters) ends with the
+# uninterrupted run's losses, cycles and weights.
 resume=(train --precision fp16 --epochs 2 --max-steps 10 --eval-images 32 --quiet
         --checkpoint-every 5 --trace-steps 0)
 "$bench" "${resume[@]}" --out "$out/whole" || { echo "FAIL: the checkpointed run exited with $?"; exit 1; }
