@@ -2,11 +2,17 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
+#include <string>
+#include <system_error>
 
 #include "tessera/error.hpp"
 
@@ -27,6 +33,24 @@ bool initialized() {
   return init && !finalized;
 }
 
+// Open MPI keeps the session directory of a process that mpirun did not start (a singleton)
+// under TMPDIR/ompi.HOST.UID, shared by every such process of the user: one that ends removes it
+// when it is empty, and one starting at that moment fails in MPI_Init ("orte_session_dir failed",
+// seen with the test suites' processes side by side). A singleton gets a base directory of its
+// own (unless OMPI_MCA_orte_tmpdir_base is set), removed at exit after MPI is finalised.
+void ownSessionDirectory() {
+  if (MpiSession::launchedByMpirun() || std::getenv("OMPI_MCA_orte_tmpdir_base") != nullptr) return;
+  static std::string dir;
+  const char* tmp = std::getenv("TMPDIR");
+  dir = fmt::format("{}/tessera-mpi-{}", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", getpid());
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return;  // Open MPI's default then
+  setenv("OMPI_MCA_orte_tmpdir_base", dir.c_str(), 1);
+  std::atexit([] {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  });
+}
+
 [[noreturn]] void abortOn(MPI_Comm comm, const std::string& who, const std::string& what,
                           int code) {
   int rank = 0, size = 1;
@@ -41,6 +65,7 @@ bool initialized() {
 }  // namespace
 
 MpiSession::MpiSession(int& argc, char**& argv) {
+  ownSessionDirectory();
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     throw Error("MPI: MPI_Init_thread failed");
@@ -83,6 +108,7 @@ MpiComm::MpiComm(Init init, std::string name)
     if (init == Init::Session) {
       throw Error(fmt::format("{}: MPI is not initialised (construct an MpiSession first)", name_));
     }
+    ownSessionDirectory();  // before finalizeAtExit: the directory goes after MPI
     int provided = 0;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
       throw Error(fmt::format("{}: MPI_Init_thread failed", name_));
