@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "tessera/autodiff.hpp"
 #include "tessera/error.hpp"
 #include "tessera/fit.hpp"
@@ -49,15 +47,9 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   if (c.batch == 0 || c.inputs == 0 || c.classes == 0)
     throw Error("mlp: batch, inputs and classes must be positive");
   if (c.replicas == 0) throw Error("mlp: replicas must be at least 1");
-  int exponent = 0;
   if (c.replicas > 1 && !c.gradientSync)
     throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
-  if (!(c.lossScale > 0.0f) || std::isinf(c.lossScale) ||
-      std::frexp(c.lossScale, &exponent) != 0.5f) {
-    throw Error(fmt::format(
-        "mlp: the loss scale {} is not a power of two (dividing the gradients by it must be exact)",
-        c.lossScale));
-  }
+  autodiff::requirePowerOfTwoScale(c.lossScale, "mlp: the loss scale");
   const std::shared_ptr<const Model> model = modelOf(c);
   if (model->inputs() != c.inputs || model->classes() != c.classes) {
     throw Error(fmt::format("{}: the model has {} inputs and {} classes, the config {} and {}",
@@ -104,19 +96,10 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   // v = mu v + g, w -= lr v (docs/autodiff.md). The learning rate is the device scalar "lr".
   autodiff::Optimizer optimizer(g, optimizerOf(c), "lr");
   out.learningRate = optimizer.learningRate();
-  // The mean loss's gradient, times the static loss scale; unscaled: each gradient divided by
-  // it (a power of two: exact) before it is used.
+  // The mean loss's gradient, times the static loss scale (the optimizer or the replicas' sum
+  // divides it out again).
   const float lossScale = 1.0f / static_cast<float>(c.batch * c.replicas);
   const float seedScale = lossScale * c.lossScale;
-  auto unscaled = [&](std::vector<Tensor> grads, Sequence& step, const std::string& name) {
-    if (c.lossScale != 1.0f) {
-      for (size_t i = 0; i < grads.size(); ++i) {
-        ops::scaleInPlace(g, grads[i], 1.0f / c.lossScale, step,
-                          fmt::format("{}/unscale{}", name, i));
-      }
-    }
-    return grads;
-  };
   if (c.trainSteps > 0) {
     Sequence step;
     autodiff::Tape tape(g, step);
@@ -130,8 +113,11 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
       // the sum over the replicas back in place, then every layer's update from that sum.
       step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
       step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
-      const std::vector<Tensor> grads =
-          unscaled(tape.gradients(loss, params, step, seedScale, "bwd"), step, "bwd");
+      const std::vector<Tensor> grads = tape.gradients(loss, params, step, seedScale, "bwd");
+      for (size_t i = 0; i < grads.size() && c.lossScale != 1.0f; ++i) {
+        // The replicas sum true gradients: each divided by the scale (exact) before it goes out.
+        ops::scaleInPlace(g, grads[i], 1.0f / c.lossScale, step, fmt::format("bwd/unscale{}", i));
+      }
       std::vector<Tensor> parts, paramTensors;
       for (size_t i = 0; i < params.size(); ++i) {
         parts.push_back(grads[i].flatten());

@@ -9,6 +9,14 @@
 
 namespace tessera::autodiff {
 
+void requirePowerOfTwoScale(float scale, const std::string& who) {
+  int exponent = 0;
+  if (!(scale > 0.0f) || std::isinf(scale) || std::frexp(scale, &exponent) != 0.5f) {
+    throw Error(
+        fmt::format("{} {} is not a power of two (dividing by it must be exact)", who, scale));
+  }
+}
+
 Optimizer::Optimizer(Graph& graph, const OptimizerConfig& config, const std::string& lrName)
     : graph_(graph), config_(config) {
   lr_ = ops::createScalar(graph, config.learningRate, lrName);
@@ -53,9 +61,7 @@ void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tens
     throw Error(
         fmt::format("{}: {} gradients for {} parameters", name, grads.size(), params.size()));
   }
-  int exponent = 0;
-  if (!(gradScale > 0.0f) || std::isinf(gradScale) || std::frexp(gradScale, &exponent) != 0.5f)
-    throw Error(fmt::format("{}: the gradient scale {} is not a power of two", name, gradScale));
+  requirePowerOfTwoScale(gradScale, name + ": the gradient scale");
   Tensor lr = lr_;
   float weightDecay = config_.weightDecay;
   if (gradScale != 1.0f) {

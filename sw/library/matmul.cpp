@@ -432,8 +432,8 @@ void addBlockReduction(Graph& graph, ComputeSet& rs, const MatMulPlan& plan, con
 }  // namespace
 
 Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
-                       ElemType type, std::optional<ElemType> planType) {
-  const bool half = planType.value_or(type) == ElemType::Float16;
+                       ElemType type) {
+  const bool half = type == ElemType::Float16;
   const MatMulPlan plan = half ? planMatMulHalf(graph, m, k, n) : planMatMul(graph, m, k, n);
   Tensor a = graph.addVariable(type, {m, k}, name);
   // Each tile's block of a is row-major in place; aligned, the unit reads it there too.
@@ -451,8 +451,8 @@ Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
 }
 
 Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
-                       ElemType type, std::optional<ElemType> planType) {
-  const bool half = planType.value_or(type) == ElemType::Float16;
+                       ElemType type) {
+  const bool half = type == ElemType::Float16;
   const MatMulPlan plan = half ? planMatMulHalf(graph, m, k, n) : planMatMul(graph, m, k, n);
   const auto usesUnit = [&](size_t kb, size_t nb) {
     return half ? matMulHalfUsesUnit(graph.target(), m, kb, nb)
@@ -720,11 +720,10 @@ Tensor createMatMulHalfResult(Graph& graph, size_t m, size_t k, size_t n, const 
     for (size_t j = 0; j < plan.n; ++j) {
       const auto [n0, n1] = part(n, plan.n, j, plan.grain);
       if (m0 == m1 || n0 == n1) continue;
-      // Without a k split the block is the product's own; with one, the reduction's parts.
+      // Where addBlockReduction puts it (one part: the product's own block).
       const Tensor block = c.slice(m0, m1, 0).slice(n0, n1, 1).flatten();
       for (size_t l = 0; l < plan.k; ++l) {
-        const auto [e0, e1] = plan.k == 1 ? std::pair<size_t, size_t>{0, block.numElements()}
-                                          : part(block.numElements(), plan.k, l);
+        const auto [e0, e1] = part(block.numElements(), plan.k, l);
         if (e0 < e1) graph.setTileMapping(block.slice(e0, e1), planTile(plan, i, j, l));
       }
     }

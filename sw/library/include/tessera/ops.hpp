@@ -105,18 +105,12 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
 
 /// A new [m, k] variable mapped where matmul(graph, it, b [k, n]) reads it: each block on one of
 /// the tiles that use it (the others receive it by multicast). type: Float32 or Float16 (the fp16
-/// product's plan, tessera/half.hpp). planType: the product whose plan maps and orders it, type's
-/// own by default; a float32 master of a float16 operand (planType Float16) is stored as the
-/// float16 operand would be, so that its cast (ops::cast, mapped and ordered like it) is read in
-/// place by the float16 product.
+/// product's plan, tessera/half.hpp).
 Tensor createMatMulLhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
-                       ElemType type = ElemType::Float32,
-                       std::optional<ElemType> planType = std::nullopt);
-/// A new [k, n] variable mapped where matmul(graph, a [m, k], it) reads it (type and planType as
-/// above).
+                       ElemType type = ElemType::Float32);
+/// A new [k, n] variable mapped where matmul(graph, a [m, k], it) reads it (type as above).
 Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::string& name,
-                       ElemType type = ElemType::Float32,
-                       std::optional<ElemType> planType = std::nullopt);
+                       ElemType type = ElemType::Float32);
 
 /// c += op(a) op(b), in place, where c is laid out in one rectangular block per tile (as
 /// createMatMulRhs and matmul results are): each tile computes its own block with its five workers
