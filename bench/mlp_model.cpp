@@ -50,6 +50,8 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   if (c.replicas > 1 && !c.gradientSync)
     throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
   autodiff::requirePowerOfTwoScale(c.lossScale, "mlp: the loss scale");
+  if (c.dynamicLossScale && c.gradientSync)
+    throw Error("mlp: a dynamic loss scale with replicas is not supported (a static one is)");
   const std::shared_ptr<const Model> model = modelOf(c);
   if (model->inputs() != c.inputs || model->classes() != c.classes) {
     throw Error(fmt::format("{}: the model has {} inputs and {} classes, the config {} and {}",
@@ -100,13 +102,24 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   // divides it out again).
   const float lossScale = 1.0f / static_cast<float>(c.batch * c.replicas);
   const float seedScale = lossScale * c.lossScale;
+  if (c.dynamicLossScale && c.trainSteps > 0) {
+    out.lossScaler = ops::createLossScaler(g, c.lossScale, c.lossScaleInterval, "loss_scale");
+    g.exposeTensor("loss_scale", out.lossScaler->scale);
+    g.exposeTensor("loss_scale/state", out.lossScaler->state);
+  }
   if (c.trainSteps > 0) {
     Sequence step;
     autodiff::Tape tape(g, step);
     std::vector<autodiff::Value> params;
     const autodiff::Value logits = stepWithForward("", "fwd", step, tape, params);
-    const autodiff::Value loss =
-        autodiff::softmaxCrossEntropy(tape, logits, tape.input(labels), seedScale, "loss");
+    // A dynamic scale multiplies the loss's gradient (1 / batch) on its way into the logits: the
+    // same bits as the static seed (1 / batch) x scale, the scale being a power of two.
+    const autodiff::Value loss = autodiff::softmaxCrossEntropy(
+        tape,
+        out.lossScaler ? autodiff::scaleGradient(tape, logits, tape.input(out.lossScaler->scale),
+                                                 "loss_scale/grad")
+                       : logits,
+        tape.input(labels), out.lossScaler ? lossScale : seedScale, "loss");
     const Tensor correct = ops::correctCount(g, logits.tensor(), labels, step, "correct");
     if (c.gradientSync) {
       // The replica step: every layer's gradients from the weights as they are, out to the host,
@@ -127,6 +140,14 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
       step.add(Copy(all, g.addDeviceToHostFIFO("grads", ElemType::Float32, all.numElements())));
       step.add(Copy(g.addHostToDeviceFIFO("grads_sum", ElemType::Float32, all.numElements()), all));
       optimizer.update(paramTensors, grads, step, "upd");
+    } else if (out.lossScaler) {
+      // The gradients carry the scale; the update runs only when they are all finite.
+      const std::vector<Tensor> grads = tape.gradients(loss, params, step, lossScale, "opt/bwd");
+      std::vector<Tensor> paramTensors;
+      for (const autodiff::Value& p : params) paramTensors.push_back(p.tensor());
+      optimizer.update(paramTensors, grads, step, "opt", *out.lossScaler);
+      step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
+      step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
     } else if (c.lossScale != 1.0f) {
       // The optimizer takes the scaled gradients (Optimizer::update's gradScale).
       const std::vector<Tensor> grads = tape.gradients(loss, params, step, seedScale, "opt/bwd");

@@ -46,6 +46,13 @@ struct MlpConfig {
   /// replicas' sum, so that small float16 gradients of a halfPrecision model do not flush to zero
   /// (docs/training.md, "Mixed precision").
   float lossScale = 1.0f;
+  /// A dynamic loss scale (ops::LossScaler; docs/training.md, "Dynamic loss scale"): lossScale is
+  /// the initial scale, halved after a step whose gradients overflow (that step's update is
+  /// skipped) and doubled after lossScaleInterval finite steps in a row. Its state is exposed as
+  /// "loss_scale" (float32 [1]) and "loss_scale/state" (int32 [2]: finite steps in a row, steps
+  /// skipped). Not with replicas.
+  bool dynamicLossScale = false;
+  uint32_t lossScaleInterval = 2000;
 };
 
 /// The built graph's handles.
@@ -55,6 +62,7 @@ struct MlpGraph {
   std::vector<Tensor> weights;     ///< the even parameters: w0, w1, ... [fan_in, fan_out] (MLP)
   std::vector<Tensor> biases;      ///< the odd ones: b0, b1, ... [fan_out] (MLP)
   Tensor learningRate;             ///< the device-side learning rate [1], exposed as "lr"
+  std::optional<ops::LossScaler> lossScaler;  ///< MlpConfig::dynamicLossScale's state
 };
 
 /// The network of config: config.model, or the MLP of its sizes.

@@ -402,6 +402,20 @@ Device& MlpTrainer::device() {
   return impl_->dev;
 }
 
+std::optional<MlpTrainer::LossScaleState> MlpTrainer::lossScaleState() {
+  const Impl& m = *impl_;
+  if (!m.cfg.dynamicLossScale || m.cfg.trainSteps == 0) return std::nullopt;
+  const std::vector<uint8_t> scale = m.engine->readTensor("loss_scale");
+  const std::vector<uint8_t> state = m.engine->readTensor("loss_scale/state");
+  if (scale.size() != 4 || state.size() != 8)
+    throw Error("mlp: the device's loss scale tensors have unexpected sizes");
+  LossScaleState s;
+  std::memcpy(&s.scale, scale.data(), 4);
+  std::memcpy(&s.goodRun, state.data(), 4);
+  std::memcpy(&s.skipped, state.data() + 4, 4);
+  return s;
+}
+
 bool MlpTrainer::usesMatrixUnit() const {
   return impl_->matrixUnit;
 }

@@ -101,6 +101,14 @@ class MlpTrainer {
   /// The graph's matmuls run on the matrix unit (the device has it and the graph fit the tiles
   /// with its layouts; compileMlp).
   bool usesMatrixUnit() const;
+  /// A dynamic loss scale's state on the device (MlpConfig::dynamicLossScale), between runs.
+  struct LossScaleState {
+    float scale = 0;      ///< the scale the next step's loss is multiplied by
+    int32_t goodRun = 0;  ///< finite steps in a row since the last overflow or growth
+    int32_t skipped = 0;  ///< steps whose update was skipped (their gradients overflowed)
+  };
+  /// The device's dynamic loss scale (nothing without one).
+  std::optional<LossScaleState> lossScaleState();
   /// When the device has the unit but the graph did not fit its tiles with the unit's layouts:
   /// the out-of-memory message of that build (the scalar codelets run instead); else empty.
   const std::string& matrixUnitRefusal() const;

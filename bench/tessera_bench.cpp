@@ -319,14 +319,41 @@ int main(int argc, char** argv) {
                  "epochs x steps per epoch")
       ->check(CLI::IsMember({"constant", "cosine"}))
       ->capture_default_str();
-  tr->add_option("--precision", train.precision,
-                 "fp32, or fp16: mixed precision, the MLP's products in float16 on the matrix "
-                 "unit with float32 accumulation, float32 master weights and a static loss scale")
+  tr->add_option(
+        "--precision", train.precision,
+        "fp32, or fp16: mixed precision, the MLP's products in float16 on the matrix "
+        "unit with float32 accumulation, float32 master weights and a loss scale (--loss-scale)")
       ->check(CLI::IsMember({"fp32", "fp16"}))
       ->capture_default_str();
-  tr->add_option("--loss-scale", train.lossScale,
-                 "static loss scale, a power of two (default: 1024 with --precision fp16, else 1)")
+  tr->add_option_function<std::string>(
+        "--loss-scale",
+        [&train](const std::string& v) {
+          if (v == "dynamic") {
+            train.dynamicLossScale = true;
+            return;
+          }
+          size_t used = 0;
+          float s = 0;
+          try {
+            s = std::stof(v, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          if (used != v.size() || !(s > 0))
+            throw CLI::ValidationError("--loss-scale", "a positive number or 'dynamic', got " + v);
+          train.lossScale = s;
+        },
+        "static loss scale, a power of two (default: 1024 with --precision fp16, else 1), or "
+        "'dynamic': halved and the step skipped when a gradient overflows, doubled after "
+        "--loss-scale-interval finite steps (fp16)")
+      ->type_name("S|dynamic");
+  tr->add_option("--loss-scale-init", train.lossScaleInit,
+                 "the dynamic loss scale's first value, a power of two (default 65536)")
       ->check(CLI::PositiveNumber);
+  tr->add_option("--loss-scale-interval", train.lossScaleInterval,
+                 "finite steps in a row after which the dynamic loss scale doubles")
+      ->check(CLI::Range(1u, 0x7fffffffu))
+      ->capture_default_str();
   tr->add_flag("--input-standardize", train.inputStandardize,
                "scale the input to zero mean and unit variance over the training images "
                "(input_scale and input_offset in the .npz) instead of pixel / 255");

@@ -178,8 +178,9 @@ struct TrainTotals {
   int interruptedBy = 0;       // the signal that ended the run at a checkpoint (0: none)
   std::string lastCheckpoint;  // the newest checkpoint this process saved
   uint64_t checkpointsSaved = 0;
-  size_t checkpointBytes = 0;    // of the last one
-  double checkpointSeconds = 0;  // all saves, wall
+  size_t checkpointBytes = 0;                           // of the last one
+  double checkpointSeconds = 0;                         // all saves, wall
+  std::optional<MlpTrainer::LossScaleState> lossScale;  // a dynamic one's state at the end
 };
 
 // The BSP breakdown and the modelled inter-chip all-reduce, from the totals.
@@ -235,7 +236,9 @@ unsigned checkTrainOptions(const TrainOptions& opt, ReplicaComm* comm) {
                     "checkpoints {} resume {}",
                     opt.model, opt.batch, opt.epochs, fmt::join(opt.hidden, ","), opt.optimizer,
                     opt.learningRate ? fmt::format("{}", *opt.learningRate) : "default",
-                    opt.lrSchedule, opt.inputStandardize, opt.precision, opt.lossScale,
+                    opt.lrSchedule, opt.inputStandardize, opt.precision,
+                    fmt::format("{}{}/{}/{}", opt.dynamicLossScale ? "dynamic " : "", opt.lossScale,
+                                opt.lossScaleInit, opt.lossScaleInterval),
                     opt.momentum ? fmt::format("{}", *opt.momentum) : "default", opt.weightDecay,
                     opt.beta1, opt.beta2, opt.eps, opt.targetAccuracy, opt.maxSteps, opt.seed,
                     opt.dataDir, opt.loadWeights, opt.evalImages, opt.tiles, opt.tileMemKiB,
@@ -272,9 +275,13 @@ MlpConfig networkConfig(const TrainContext& ctx) {
   cfg.beta1 = ctx.o.beta1;
   cfg.beta2 = ctx.o.beta2;
   cfg.eps = ctx.o.eps;
-  cfg.lossScale = ctx.o.lossScale > 0          ? ctx.o.lossScale
+  cfg.lossScale = ctx.o.dynamicLossScale
+                      ? (ctx.o.lossScaleInit > 0 ? ctx.o.lossScaleInit : 65536.0f)
+                  : ctx.o.lossScale > 0        ? ctx.o.lossScale
                   : ctx.model->halfPrecision() ? 1024.0f
                                                : 1.0f;
+  cfg.dynamicLossScale = ctx.o.dynamicLossScale;
+  cfg.lossScaleInterval = ctx.o.lossScaleInterval;
   return cfg;
 }
 
@@ -322,6 +329,13 @@ std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& mode
 // (floating-point values as fmt's shortest round-trip text: equal text is equal bits)
 // (the device may differ: a checkpoint moves between backends; the chip's configuration is
 // checked by the chip checkpoint itself).
+// "1024", or "dynamic from 65536, interval 2000".
+std::string lossScaleText(const MlpConfig& c) {
+  return c.dynamicLossScale
+             ? fmt::format("dynamic from {}, interval {}", c.lossScale, c.lossScaleInterval)
+             : fmt::format("{}", c.lossScale);
+}
+
 nlohmann::ordered_json optionsRecord(const TrainContext& ctx) {
   const TrainOptions& o = ctx.o;
   nlohmann::ordered_json shapes;
@@ -337,7 +351,7 @@ nlohmann::ordered_json optionsRecord(const TrainContext& ctx) {
           {"lr-schedule", o.lrSchedule},
           {"input-standardize", o.inputStandardize},
           {"precision", o.precision},
-          {"loss-scale", fmt::format("{}", ctx.cfg.lossScale)},
+          {"loss-scale", lossScaleText(ctx.cfg)},
           {"momentum", fmt::format("{}", ctx.cfg.momentum)},
           {"weight-decay", fmt::format("{}", ctx.cfg.weightDecay)},
           {"adam-beta1", fmt::format("{}", ctx.cfg.beta1)},
@@ -632,6 +646,7 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
     const auto e0 = Clock::now();
     MlpRunResult r = trainer.run(trainSource, evalSource);
     if (r.stopped) {
+      tt.lossScale = trainer.lossScaleState();
       if (!o.quiet) progress.finish();
       trainer.setStepObserver({});
       trainer.setSyncHook({});
@@ -688,6 +703,7 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
   if (!o.quiet) progress.finish();
   trainer.setStepObserver({});  // it refers to this function's progress bar
   trainer.setSyncHook({});
+  tt.lossScale = trainer.lossScaleState();
   log.runStop(tt.status);
   tt.runWall = secondsSince(runStart);
   tt.epochsRun = epoch > o.epochs ? o.epochs : epoch;
@@ -757,6 +773,13 @@ nlohmann::ordered_json trainResult(const TrainContext& ctx, const TrainTotals& t
   res["optimizer"] = ctx.optimizer;
   res["precision"] = o.precision;
   res["loss_scale"] = ctx.cfg.lossScale;
+  if (ctx.cfg.dynamicLossScale) {
+    res["loss_scale_dynamic"] = {
+        {"initial", ctx.cfg.lossScale},
+        {"interval", ctx.cfg.lossScaleInterval},
+        {"final", tt.lossScale ? nlohmann::ordered_json(tt.lossScale->scale) : nullptr},
+        {"skipped_steps", tt.lossScale ? nlohmann::ordered_json(tt.lossScale->skipped) : nullptr}};
+  }
   res["learning_rate"] = std::stod(fmt::format("{}", ctx.cfg.learningRate));
   res["momentum"] = std::stod(fmt::format("{}", ctx.cfg.momentum));
   res["weight_decay"] = std::stod(fmt::format("{}", ctx.cfg.weightDecay));
@@ -854,7 +877,13 @@ void printTrainSummary(const TrainContext& ctx, const TrainTotals& tt, const Tra
   fmt::print("\n{:<38} {}\n", "device",
              fmt::format("{} ({} tiles x {} KiB)", o.device, f.tiles, tileMemBytes / 1024));
   fmt::print("{:<38} {}: {}\n", "network", ctx.model->name(), ctx.model->describe());
-  if (ctx.cfg.lossScale != 1.0f) fmt::print("{:<38} {}\n", "static loss scale", ctx.cfg.lossScale);
+  if (ctx.cfg.dynamicLossScale) {
+    fmt::print("{:<38} {} -> {}, {} steps skipped (interval {})\n", "dynamic loss scale",
+               ctx.cfg.lossScale, tt.lossScale ? fmt::format("{}", tt.lossScale->scale) : "?",
+               tt.lossScale ? tt.lossScale->skipped : 0, ctx.cfg.lossScaleInterval);
+  } else if (ctx.cfg.lossScale != 1.0f) {
+    fmt::print("{:<38} {}\n", "static loss scale", ctx.cfg.lossScale);
+  }
   fmt::print("{:<38} {}\n", "matrix unit",
              res["matrix_unit"] == "on" ? "the matmuls run on it"
              : res.contains("matrix_unit_refusal")
@@ -991,6 +1020,16 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   if (o.precision != "fp32" && o.precision != "fp16")
     throw Error(fmt::format("train: --precision {}: fp32 or fp16", o.precision));
   const bool half = o.precision == "fp16";
+  if (o.dynamicLossScale && !half)
+    throw Error(
+        "train: --loss-scale dynamic is for --precision fp16 (float32 gradients need no "
+        "loss scale)");
+  if (!o.dynamicLossScale && o.lossScaleInit > 0)
+    throw Error("train: --loss-scale-init is the first value of --loss-scale dynamic");
+  if (o.dynamicLossScale && o.replicas > 1)
+    throw Error(
+        "train: --loss-scale dynamic with --replicas is not supported; a static "
+        "--loss-scale is");
   ctx.model = o.modelObject ? o.modelObject : makeModel(o.model, o.hidden, half);
   if (ctx.model->halfPrecision() != half) {
     throw Error(fmt::format("train: --precision {}: the model {} computes in {}", o.precision,

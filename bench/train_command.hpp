@@ -39,6 +39,12 @@ struct TrainOptions {
   std::string precision = "fp32";
   /// The static loss scale, a power of two; 0: the precision's default (1 for fp32, 1024 for fp16).
   float lossScale = 0;
+  /// With dynamicLossScale: the initial scale, a power of two (0: 65536, PyTorch's GradScaler's).
+  float lossScaleInit = 0;
+  /// `--loss-scale dynamic` (fp16 only): halve the scale and skip the step when a gradient
+  /// overflows, double it after lossScaleInterval finite steps in a row (MlpConfig).
+  bool dynamicLossScale = false;
+  uint32_t lossScaleInterval = 2000;
   /// "sgd", "momentum" or "adam"; "" = "momentum" when --momentum > 0 is given, "sgd" when
   /// --momentum 0 is, else the model's default (ModelDefaults).
   std::string optimizer;

@@ -7,7 +7,8 @@
 #         its losses are finite and within 5% of fp32's step by step, its weights differ; and the
 #         refusals (no unit, another model, a loss scale that is not a power of two, odd sizes)
 #         name the option at fault; a run resumed from a checkpoint in its second epoch ends as the
-#         uninterrupted one; an overflowing loss scale is reported.
+#         uninterrupted one (with a static and with a dynamic loss scale); an overflowing static
+#         loss scale is reported; a dynamic one skips the overflowing steps and comes down.
 set -euo pipefail
 bench=$1 python=$2 out=$3 mode=$4
 rm -rf "$out"
@@ -35,23 +36,54 @@ print("fp16 and fp32 losses agree within 5% over 20 steps; last", lh[-1], lf[-1]
 PY
 # Resume in float16: a run resumed from the older of its two kept checkpoints (in the second
 # epoch; the float16 copies are cast again from the restored float32 masters) ends with the
-# uninterrupted run's losses, cycles and weights.
-resume=(train --precision fp16 --epochs 2 --max-steps 10 --eval-images 32 --quiet
-        --checkpoint-every 5 --trace-steps 0)
-"$bench" "${resume[@]}" --out "$out/whole" || { echo "FAIL: the checkpointed run exited with $?"; exit 1; }
-mkdir -p "$out/first"
-first=$(ls "$out/whole/checkpoints" | head -1)
-cp "$out/whole/checkpoints/$first" "$out/first/"
-"$bench" "${resume[@]}" --out "$out/resumed" --resume "$out/first" ||
-  { echo "FAIL: the resumed run exited with $?"; exit 1; }
-"$python" - "$out" "$first" <<'PY'
+# uninterrupted run's losses, cycles and weights; with a dynamic loss scale (started where it
+# overflows, so that steps are skipped and the scale moves), its state too.
+for scale in static dynamic; do
+  resume=(train --precision fp16 --epochs 2 --max-steps 10 --eval-images 32 --quiet
+          --checkpoint-every 5 --trace-steps 0)
+  if [ "$scale" = dynamic ]; then
+    resume+=(--loss-scale dynamic --loss-scale-init 16777216 --loss-scale-interval 3)
+  fi
+  "$bench" "${resume[@]}" --out "$out/whole-$scale" ||
+    { echo "FAIL: the checkpointed $scale run exited with $?"; exit 1; }
+  mkdir -p "$out/first-$scale"
+  first=$(ls "$out/whole-$scale/checkpoints" | head -1)
+  cp "$out/whole-$scale/checkpoints/$first" "$out/first-$scale/"
+  "$bench" "${resume[@]}" --out "$out/resumed-$scale" --resume "$out/first-$scale" ||
+    { echo "FAIL: the resumed $scale run exited with $?"; exit 1; }
+  "$python" - "$out" "$first" "$scale" <<'PY'
 import json, sys
-d = sys.argv[1]
-a, b = (json.load(open(f"{d}/{r}/result.json")) for r in ("whole", "resumed"))
+d, first, scale = sys.argv[1:4]
+a, b = (json.load(open(f"{d}/{r}-{scale}/result.json")) for r in ("whole", "resumed"))
 assert a["steps"] == b["steps"] == 20, (a["steps"], b["steps"])
-for key in ("loss_curve", "weights_hash", "cycles_per_step"):
+keys = ["loss_curve", "weights_hash", "cycles_per_step"]
+if scale == "dynamic":
+    keys.append("loss_scale_dynamic")
+    dyn = a["loss_scale_dynamic"]
+    assert dyn["skipped_steps"] >= 1 and dyn["final"] < dyn["initial"], dyn
+for key in keys:
     assert a[key] == b[key], (key, a[key], b[key])
-print("resumed from", sys.argv[2], "to the uninterrupted run's weights", a["weights_hash"])
+print(scale, "loss scale: resumed from", first, "to the uninterrupted run's weights", a["weights_hash"])
+PY
+done
+# A dynamic loss scale from the scale that overflows below: the overflowing steps are skipped
+# (no NaN loss, no warning), the scale comes down, and the run learns as the static one does.
+"$bench" train --precision fp16 --loss-scale dynamic --loss-scale-init 16777216 \
+  --loss-scale-interval 5 --max-steps 20 --eval-images 64 --trace-steps 0 --quiet \
+  --out "$out/dynamic" 2> "$out/dynamic.txt" || { echo "FAIL: the dynamic run exited with $?"; exit 1; }
+if grep -q "is nan" "$out/dynamic.txt"; then echo "FAIL: NaN loss with a dynamic scale:"; cat "$out/dynamic.txt"; exit 1; fi
+"$python" - "$out" <<'PY'
+import json, math, sys
+d = sys.argv[1]
+r, h = (json.load(open(f"{d}/{p}/result.json")) for p in ("dynamic", "fp16"))
+dyn = r["loss_scale_dynamic"]
+assert dyn["initial"] == 16777216 and dyn["interval"] == 5, dyn
+assert 1 <= dyn["skipped_steps"] < 20 and dyn["final"] < dyn["initial"], dyn
+assert all(math.isfinite(x) for x in r["loss_curve"]), r["loss_curve"]
+assert r["loss_curve"][-1] < r["loss_curve"][0], r["loss_curve"]
+assert "loss_scale_dynamic" not in h, "a static run reports a dynamic scale"
+print("dynamic loss scale:", dyn["skipped_steps"], "steps skipped, scale", dyn["initial"], "->",
+      dyn["final"], "; last loss", r["loss_curve"][-1], "(static 1024:", h["loss_curve"][-1], ")")
 PY
 expect_error() {  # expect_error TEXT ARGS...: the command fails and says TEXT
   local text=$1
@@ -67,6 +99,10 @@ expect_error "MLP's only" --precision fp16 --model lenet
 expect_error "not a power of two" --precision fp16 --loss-scale 1000
 expect_error "every layer size even" --precision fp16 --hidden 33
 expect_error "even batch" --precision fp16 --batch 7
+expect_error "is for --precision fp16" --loss-scale dynamic
+expect_error "first value of --loss-scale dynamic" --precision fp16 --loss-scale-init 1024
+expect_error "not a power of two" --precision fp16 --loss-scale dynamic --loss-scale-init 1000
+expect_error "a positive number or 'dynamic'" --precision fp16 --loss-scale lots
 # A loss scale that overflows float16: the run goes on and says which step's loss is NaN, and why.
 "$bench" train --precision fp16 --loss-scale 16777216 --max-steps 5 --eval-images 32 --quiet \
   --trace-steps 0 --out "$out/overflow" 2> "$out/overflow.txt" || true

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numbers>
 #include <random>
 #include <sstream>
@@ -358,6 +359,100 @@ TEST(MlpTrainer, HalfPrecisionMatchesTheCpuReferenceBitForBit) {
       EXPECT_EQ(b, cpu.parameters().biases);
       EXPECT_NE(w, fp32.parameters().weights);  // float16 rounding changed the run
     }
+  }
+}
+
+// A dynamic loss scale (docs/training.md, "Dynamic loss scale"), against CpuMlp's: started at
+// 2^24, the first steps overflow float16 (their updates skipped, the scale halved each time); with
+// a growth interval of 2 the scale then doubles after every second finite step until it overflows
+// again. Losses, weights and the scale's state equal the reference's bit for bit, with SGD and
+// momentum, on the model and (SGD) on the RTL.
+TEST(MlpTrainer, DynamicLossScaleSkipsOverflowingStepsAsTheCpuReference) {
+  MlpConfig c = smallConfig(10, 0);
+  c.batch = 16;
+  c.lossScale = 16777216.0f;
+  c.dynamicLossScale = true;
+  c.lossScaleInterval = 2;
+  c.model = std::make_shared<MlpModel>(c.inputs, c.hidden, c.classes, true);
+  const MlpParameters p = MlpParameters::initialize(layerSizes(c), 3);
+  for (const auto& [spec, momentum] : std::vector<std::pair<std::string, float>>{
+           {"model", 0.0f}, {"model", 0.9f}, {"rtl", 0.0f}}) {
+    SCOPED_TRACE(fmt::format("{}, momentum {}", spec, momentum));
+    DeviceOptions o;
+    o.tiles = 4;
+    o.matrixUnit = true;
+    auto dev = openDevice(spec, o);
+    c.momentum = momentum;
+    MlpTrainer t(*dev, c);
+    t.setParameters(p.weights, p.biases);
+    CpuMlp cpu(p, c.learningRate, momentum);
+    cpu.setHalf(c.lossScale, deviceHalfSplits(*dev, c));
+    cpu.setDynamicLossScale(c.lossScaleInterval);
+    const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
+    ASSERT_EQ(r.stepLoss.size(), c.trainSteps);
+    std::vector<float> scales;  // the reference's scale after each step
+    for (uint64_t s = 0; s < c.trainSteps; ++s) {
+      std::vector<float> img(c.batch * c.inputs);
+      std::vector<int32_t> lab(c.batch);
+      syntheticBatch(s, img, lab);
+      const CpuMlp::StepResult want = cpu.trainStep(img, lab);
+      EXPECT_EQ(r.stepLoss[s], want.meanLoss) << "step " << s;
+      EXPECT_TRUE(std::isfinite(r.stepLoss[s])) << "step " << s;
+      scales.push_back(cpu.lossScale());
+    }
+    std::vector<std::vector<float>> w, b;
+    t.parameters(w, b);
+    EXPECT_EQ(w, cpu.parameters().weights);
+    EXPECT_EQ(b, cpu.parameters().biases);
+    const std::optional<MlpTrainer::LossScaleState> state = t.lossScaleState();
+    ASSERT_TRUE(state.has_value());
+    EXPECT_EQ(state->scale, cpu.lossScale());
+    EXPECT_EQ(static_cast<uint32_t>(state->skipped), cpu.skippedSteps());
+    EXPECT_EQ(static_cast<uint32_t>(state->goodRun), cpu.goodSteps());
+    // The run went through every branch: skipped steps, and a scale that grew at least once.
+    EXPECT_GE(cpu.skippedSteps(), 2u);
+    EXPECT_NE(std::adjacent_find(scales.begin(), scales.end(), std::less<float>()), scales.end())
+        << "the scale never grew";
+  }
+}
+
+// Without an overflow a dynamic scale trains as the static scale of the same value: the same
+// losses and weights, bit for bit (the seed times a power of two, the rate divided by it).
+TEST(MlpTrainer, DynamicLossScaleWithoutOverflowIsTheStaticScale) {
+  for (const float momentum : {0.0f, 0.9f}) {
+    SCOPED_TRACE(fmt::format("momentum {}", momentum));
+    MlpConfig c = smallConfig(4, 0);
+    c.batch = 16;
+    c.lossScale = 256;
+    c.momentum = momentum;
+    c.model = std::make_shared<MlpModel>(c.inputs, c.hidden, c.classes, true);
+    const MlpParameters p = MlpParameters::initialize(layerSizes(c), 3);
+    DeviceOptions o;
+    o.tiles = 4;
+    o.matrixUnit = true;
+    auto dev = openDevice("model", o);
+    MlpTrainer fixed(*dev, c);
+    fixed.setParameters(p.weights, p.biases);
+    const MlpRunResult a = fixed.run(syntheticBatch, syntheticBatch);
+    std::vector<std::vector<float>> wa, ba;
+    fixed.parameters(wa, ba);
+    EXPECT_FALSE(fixed.lossScaleState().has_value());
+    c.dynamicLossScale = true;
+    c.lossScaleInterval = 1000;
+    MlpTrainer dynamic(*dev, c);
+    dynamic.setParameters(p.weights, p.biases);
+    const MlpRunResult d = dynamic.run(syntheticBatch, syntheticBatch);
+    std::vector<std::vector<float>> wd, bd;
+    dynamic.parameters(wd, bd);
+    EXPECT_EQ(a.stepLoss, d.stepLoss);
+    EXPECT_EQ(wa, wd);
+    EXPECT_EQ(ba, bd);
+    EXPECT_NE(wa, p.weights);  // the steps ran
+    const std::optional<MlpTrainer::LossScaleState> state = dynamic.lossScaleState();
+    ASSERT_TRUE(state.has_value());
+    EXPECT_EQ(state->scale, 256.0f);
+    EXPECT_EQ(state->skipped, 0);
+    EXPECT_EQ(state->goodRun, 4);
   }
 }
 

@@ -108,6 +108,14 @@ void CpuMlp::setHalf(float lossScale, HalfSplits splits) {
   halfSplits_ = std::move(splits);
 }
 
+void CpuMlp::setDynamicLossScale(uint32_t interval) {
+  if (!half_) throw Error("cpu mlp: a dynamic loss scale needs setHalf first");
+  if (interval == 0) throw Error("cpu mlp: the loss scale's growth interval must be at least 1");
+  dynamic_ = true;
+  interval_ = interval;
+  good_ = skipped_ = 0;
+}
+
 void CpuMlp::update(size_t l, const std::vector<float>& gw, const std::vector<float>& gb,
                     float lr) {
   std::vector<float>& w = params_.weights[l];
@@ -175,11 +183,41 @@ void CpuMlp::runBackwardHalf(Pass& pass, Gradients* grads, bool update) {
       for (size_t i = 0; i < batch * m; ++i) dz[i] = act[i] > 0.0f ? dAct[i] : 0.0f;
     }
   }
+  bool unscaled = false;
+  if (dynamic_ && update) {
+    // LossScaleUpdate: any infinity or NaN skips the step and halves the scale.
+    bool finite = true;
+    for (auto* gs : {&gws, &gbs})
+      for (const std::vector<float>& g : *gs)
+        for (float v : g) finite = finite && std::isfinite(v);
+    if (!finite) {
+      lossScale_ = lossScale_ * 0.5f;
+      good_ = 0;
+      ++skipped_;
+      update = false;
+    } else {
+      if (mu_ != 0.0f) {
+        // Momentum divides the gradients first (ScaleInPlaceByScalar), then updates at lr.
+        for (size_t l = 0; l < layers; ++l) {
+          for (float& v : gws[l]) v = v * inv;
+          for (float& v : gbs[l]) v = v * inv;
+          this->update(l, gws[l], gbs[l], lr_);
+        }
+        update = false;
+        unscaled = true;
+      }
+      if (++good_ == interval_) {
+        const float grown = lossScale_ * 2.0f;
+        if (std::isfinite(grown)) lossScale_ = grown;
+        good_ = 0;
+      }
+    }
+  }
   for (size_t l = 0; l < layers && update; ++l) this->update(l, gws[l], gbs[l], lr_ * inv);
   if (grads != nullptr) {
     for (auto* gs : {&gws, &gbs})
       for (std::vector<float>& g : *gs)
-        for (float& v : g) v = v * inv;  // ScaleInPlace
+        for (float& v : g) v = unscaled ? v : v * inv;  // ScaleInPlace
     grads->weights = std::move(gws);
     grads->biases = std::move(gbs);
   }

@@ -65,6 +65,16 @@ class CpuMlp {
   /// lr' = lr * (1 / lossScale) (Optimizer::update's gradScale; the velocity holds lossScale
   /// times its value); gradients() gives them divided by lossScale.
   void setHalf(float lossScale, HalfSplits splits);
+  /// After setHalf: a dynamic loss scale starting at its lossScale, as MlpConfig::dynamicLossScale
+  /// (ops::LossScaler): a step whose gradients hold an infinity or a NaN updates nothing and
+  /// halves the scale; after `interval` finite steps in a row the scale doubles (unless that
+  /// overflows). SGD takes the scaled gradients at lr * (1 / scale); momentum divides them first.
+  void setDynamicLossScale(uint32_t interval);
+  /// The loss scale the next step uses.
+  float lossScale() const { return lossScale_; }
+  /// Steps a dynamic loss scale skipped; finite steps in a row since its last change.
+  uint32_t skippedSteps() const { return skipped_; }
+  uint32_t goodSteps() const { return good_; }
 
   /// One SGD step on a batch (images [batch, inputs] already scaled, labels [batch]); returns the
   /// loss and correct count before the update, as the device reports them.
@@ -116,6 +126,8 @@ class CpuMlp {
   KSplits splits_;
   bool half_ = false;
   float lossScale_ = 1.0f;
+  bool dynamic_ = false;
+  uint32_t interval_ = 0, good_ = 0, skipped_ = 0;
   HalfSplits halfSplits_;
   std::vector<std::vector<float>> velocityW_;
   std::vector<std::vector<float>> velocityB_;

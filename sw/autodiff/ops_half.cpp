@@ -7,6 +7,8 @@
 //   zero) and computes da = g16 b^T and db = a^T g16 as float16 products with float32 results,
 //   the transposes made by ops::transposeHalf. The gradients are float32, which the cast back
 //   to a float32 master leaves as they are.
+// - ScaleGradient: the identity forward, the gradient times a device scalar backward (a dynamic
+//   loss scale, ops::LossScaler).
 #include <fmt/format.h>
 
 #include "autodiff_util.hpp"
@@ -35,6 +37,20 @@ void castBackward(BackwardContext& ctx) {
   const Tensor g = ctx.gradOutputTensor(0);
   ctx.setGrad(0, Gradient::of(ops::cast(ctx.graph, g, ctx.inputs[0].elementType(), ctx.prog,
                                         ctx.stepName("in"))));
+}
+
+// ScaleGradient: y = x; dx = g * s[0] (s a device scalar, no gradient of its own).
+std::vector<Tensor> scaleGradientForward(ForwardContext& ctx) {
+  expectInputs(ctx.node, ctx.inputs, 2);
+  expectFloat(ctx.node, ctx.inputs[0], 0);
+  return {ctx.inputs[0]};
+}
+
+void scaleGradientBackward(BackwardContext& ctx) {
+  if (!ctx.needsGrad(0)) return;
+  const Tensor g = ctx.gradOutputTensor(0);
+  ctx.setGrad(0, Gradient::of(ops::scaleByScalar(ctx.graph, g, ctx.inputs[1], 1.0f, ctx.prog,
+                                                 ctx.stepName("in"))));
 }
 
 }  // namespace
@@ -75,11 +91,20 @@ void halfMatMulBackward(BackwardContext& ctx) {
 
 void addHalfOps(OpRegistry& r) {
   r.add({"CastPrecision", castForward, castBackward});
+  r.add({"ScaleGradient", scaleGradientForward, scaleGradientBackward});
 }
 
 Value cast(Tape& tape, const Value& x, ElemType type, const std::string& name) {
   return tape.apply1("CastPrecision", {x}, {{"to", int64_t{type == ElemType::Float16 ? 16 : 32}}},
                      name);
+}
+
+}  // namespace tessera::autodiff
+
+namespace tessera::autodiff {
+
+Value scaleGradient(Tape& tape, const Value& x, const Value& scale, const std::string& name) {
+  return tape.apply1("ScaleGradient", {x, scale}, {}, name);
 }
 
 }  // namespace tessera::autodiff

@@ -75,6 +75,33 @@ void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tens
       weightDecay *= gradScale;
     }
   }
+  apply(params, grads, prog, name, lr, weightDecay);
+}
+
+void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                       Sequence& prog, const std::string& name, const ops::LossScaler& scaler) {
+  if (params.size() != grads.size()) {
+    throw Error(
+        fmt::format("{}: {} gradients for {} parameters", name, grads.size(), params.size()));
+  }
+  ops::lossScaleStep(graph_, scaler, grads, prog, name + "/loss_scale");
+  Sequence step({}, name + "/step");
+  Tensor lr = lr_;
+  if (config_.kind == OptimizerConfig::Kind::Sgd && config_.weightDecay == 0.0f) {
+    lr = ops::scaleByScalar(graph_, lr_, scaler.inv, 1.0f, step, name + "/lr");
+  } else {
+    for (size_t i = 0; i < grads.size(); ++i) {
+      ops::scaleInPlaceByScalar(graph_, grads[i], scaler.inv, step,
+                                fmt::format("{}/unscale{}", name, i));
+    }
+  }
+  apply(params, grads, step, name, lr, config_.weightDecay);
+  prog.add(ops::ifLossScaleOk(graph_, scaler, step, name + "/if_finite"));
+}
+
+void Optimizer::apply(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                      Sequence& prog, const std::string& name, const Tensor& lr,
+                      float weightDecay) {
   if (adam_) ops::adamStep(graph_, *adam_, lr_, prog, name + "/adam_step");
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& w = params[i];

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <functional>
+#include <span>
 
 #include "flops.hpp"
 #include "tessera/error.hpp"
@@ -157,6 +159,92 @@ void adamUpdate(Graph& graph, const Tensor& w, const Tensor& m, const Tensor& v,
       // m: a multiply and a multiply-add; v: three multiplies and an add; sqrt, divide and add
       // for the denominator; a divide and a multiply-add for w.
       decayFlops(weightDecay) + 13, prog, name);
+}
+
+void scaleInPlaceByScalar(Graph& graph, const Tensor& data, const Tensor& s, Sequence& prog,
+                          const std::string& name) {
+  checkFloat(data, "data", name);
+  checkScalar(s, "scale", name);
+  perChunk(
+      graph, "ScaleInPlaceByScalar", data, {{"data", data}}, {{"s", s}}, [](VertexRef) {}, 1, prog,
+      name);
+}
+
+LossScaler createLossScaler(Graph& graph, float initialScale, uint32_t growthInterval,
+                            const std::string& name) {
+  int exponent = 0;
+  if (!(initialScale > 0.0f) || std::isinf(initialScale) ||
+      std::frexp(initialScale, &exponent) != 0.5f) {
+    throw Error(
+        fmt::format("{}: the initial loss scale {} is not a power of two", name, initialScale));
+  }
+  if (growthInterval == 0 || growthInterval > 0x7fffffffu)
+    throw Error(
+        fmt::format("{}: the growth interval {} is not in 1..2^31-1", name, growthInterval));
+  LossScaler s;
+  s.interval = growthInterval;
+  s.scale = createScalar(graph, initialScale, name);
+  s.inv = createScalar(graph, 1.0f / initialScale, name + "/inv");
+  s.state = graph.addVariable(ElemType::Int32, {2}, name + "/state");
+  s.ok = graph.addVariable(ElemType::Int32, {1}, name + "/ok");
+  graph.setTileMapping(s.state, 0);
+  graph.setTileMapping(s.ok, 0);
+  const int32_t zeros[2] = {0, 0};
+  graph.setInitialValue(s.state, std::span<const int32_t>(zeros, 2));
+  graph.setInitialValue(s.ok, std::span<const int32_t>(zeros, 1));
+  return s;
+}
+
+// Gradients up to this many elements are checked in one chunk per tile.
+constexpr size_t kSmallGradient = 4096;
+
+void lossScaleStep(Graph& graph, const LossScaler& s, const std::vector<Tensor>& grads,
+                   Sequence& prog, const std::string& name) {
+  // One flag per chunk of every gradient, on the chunk's tile.
+  struct Part {
+    Tensor span;
+    unsigned tile;
+  };
+  std::vector<Part> parts;
+  for (const Tensor& g : grads) {
+    checkFloat(g, "gradient", name);
+    const std::vector<Tensor> flats = inStorageOrder(graph, {g});
+    // A small gradient (a bias) is one chunk per tile: fewer flags for tile 0 to read.
+    const size_t perTile = g.numElements() <= kSmallGradient ? 1 : kPerContext;
+    for (const SpanChunk& c : spanChunks(graph, flats, perTile))
+      parts.push_back({spanOf(flats[0], c), c.tile});
+  }
+  if (parts.empty()) throw Error(fmt::format("{}: no gradients to check", name));
+  const Tensor flags = graph.addVariable(ElemType::Int32, {parts.size()}, name + "/flags");
+  ComputeSet check = graph.addComputeSet(name + "/check");
+  // Four elements an instruction on the matrix unit (NonFiniteFlagAmp), else two instructions an
+  // element.
+  const Target& t = graph.target();
+  const bool unit = t.hasMatrixUnit && t.hasFpu;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Tensor f = flags.slice(i, i + 1);
+    graph.setTileMapping(f, parts[i].tile);
+    VertexRef v = graph.addVertex(check, unit ? "NonFiniteFlagAmp" : "NonFiniteFlag",
+                                  {{"in", parts[i].span}, {"flag", f}});
+    graph.setTileMapping(v, parts[i].tile);
+  }
+  prog.add(Execute(check, name + "/check"));
+  ComputeSet update = graph.addComputeSet(name + "/update");
+  VertexRef v = graph.addVertex(
+      update, "LossScaleUpdate",
+      {{"flags", flags}, {"scale", s.scale}, {"state", s.state}, {"inv", s.inv}, {"ok", s.ok}});
+  graph.setTileMapping(v, 0);
+  graph.setFieldValue(v, "interval", s.interval);
+  prog.add(Execute(update, name + "/update"));
+}
+
+Program ifLossScaleOk(Graph& graph, const LossScaler& s, const Program& body,
+                      const std::string& name) {
+  const int32_t zero[1] = {0};
+  const Tensor none = graph.addConstant({1}, std::span<const int32_t>(zero, 1), name + "/zero");
+  graph.setTileMapping(none, 0);
+  Sequence once({body, Copy(none, s.ok, name + "/done")}, name);
+  return RepeatWhile(Sequence({}, name + "/cond"), s.ok, once, name);
 }
 
 }  // namespace tessera::ops

@@ -16,6 +16,7 @@
 #include "tessera/compiler.hpp"
 #include "tessera/engine.hpp"
 #include "tessera/ops.hpp"
+#include "tessera/optimizers.hpp"
 
 namespace tessera {
 namespace {
@@ -143,6 +144,102 @@ TEST_P(LibraryTest, AddBiasAndSgdStep) {
   expectBitEqual(out["y"], wy, "addBias");
   expectBitEqual(out["w"], ww, "scaledAddTo");
   expectBitEqual(out["g"], wg, "scaleInPlace");
+}
+
+// A dynamic loss scale's step (ops::lossScaleStep, ifLossScaleOk) on the matrix unit's check
+// (NonFiniteFlagAmp) and the scalar one (NonFiniteFlag): each case has a large gradient (head,
+// four-element body and tail of every chunk) and a small one; an infinity or a NaN anywhere skips
+// the guarded update and halves the scale, finite values (the largest, subnormals, -0) let it run
+// and double the scale after `interval` steps unless that overflows.
+TEST_P(LibraryTest, LossScaleStepFindsEveryNonFiniteValue) {
+  struct Case {
+    const char* what;
+    size_t tensor = 0, index = 0;  // where the value goes (tensor 0: 2001 elements, 1: 37)
+    uint32_t bits = 0;             // 0: every value finite
+    float scale = 1024.0f;
+    uint32_t interval = 1;
+  };
+  const std::vector<Case> cases = {
+      {"finite, grows", 0, 0, 0},
+      {"+inf first", 0, 0, 0x7f800000u},
+      {"-inf last", 0, 2000, 0xff800000u},
+      {"quiet NaN with a payload in the middle", 0, 1001, 0x7fc12345u},
+      {"signalling NaN in the small one", 1, 36, 0x7f800001u},
+      {"-NaN at a chunk's second element", 0, 1, 0xffc00000u},
+      {"-inf in the middle of the small one", 1, 17, 0xff800000u},
+      {"finite, interval 3", 0, 0, 0, 64.0f, 3},
+      {"finite, growth past float32 refused", 0, 0, 0, 0x1p127f, 1},
+  };
+  for (const bool unit : {true, false}) {
+    SCOPED_TRACE(unit ? "matrix unit" : "scalar");
+    Target target{kTiles, 65536, 6};
+    target.hasMatrixUnit = unit;
+    Graph g(target);
+    Sequence p;
+    std::vector<ops::LossScaler> scalers;
+    std::vector<Tensor> ws;
+    for (size_t c = 0; c < cases.size(); ++c) {
+      std::vector<Tensor> grads;
+      for (size_t t = 0; t < 2; ++t) {
+        const size_t n = t == 0 ? 2001 : 37;
+        Tensor x = ops::createLinear(g, ElemType::Float32, {n}, fmt::format("g{}_{}", c, t));
+        std::vector<float> v = randomFloats(n, static_cast<uint32_t>(100 + c * 2 + t));
+        v[5 % n] = std::numeric_limits<float>::max();
+        v[7 % n] = std::numeric_limits<float>::denorm_min();
+        v[9 % n] = -0.0f;
+        if (cases[c].bits != 0 && cases[c].tensor == t)
+          v[cases[c].index] = std::bit_cast<float>(cases[c].bits);
+        g.setInitialValue(x, v);
+        grads.push_back(x);
+      }
+      scalers.push_back(
+          ops::createLossScaler(g, cases[c].scale, cases[c].interval, fmt::format("s{}", c)));
+      ops::lossScaleStep(g, scalers.back(), grads, p, fmt::format("s{}/step", c));
+      // The guarded update: w += 1 on every element.
+      Tensor w = ops::createLinear(g, ElemType::Float32, {8}, fmt::format("w{}", c));
+      const std::vector<float> zeros(8, 0.0f), ones(8, 1.0f);
+      g.setInitialValue(w, zeros);
+      const Tensor one = g.addConstant({8}, ones, fmt::format("one{}", c));
+      g.setTileMapping(one, 1);
+      Sequence body;
+      ops::scaledAddTo(g, w, one, 1.0f, body, fmt::format("w{}/add", c));
+      p.add(ops::ifLossScaleOk(g, scalers.back(), body, fmt::format("s{}/if", c)));
+      ws.push_back(w);
+      g.exposeTensor(fmt::format("scale{}", c), scalers.back().scale);
+      g.exposeTensor(fmt::format("inv{}", c), scalers.back().inv);
+      g.exposeTensor(fmt::format("state{}", c), scalers.back().state);
+      g.exposeTensor(fmt::format("w{}", c), w);
+    }
+    Compiled compiled = compile(g, p);
+    const std::vector<std::string>& used = compiled.report.codelets;
+    EXPECT_NE(std::find(used.begin(), used.end(), unit ? "NonFiniteFlagAmp" : "NonFiniteFlag"),
+              used.end());
+    DeviceOptions o;
+    o.tiles = kTiles;
+    const backends::Opened dev = backends::open(GetParam(), o);
+    Engine engine(*dev.device, compiled.executable);
+    const RunResult r = engine.run(200'000'000);
+    ASSERT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
+    auto read = [&](const std::string& name, size_t i) {
+      const std::vector<uint8_t> b = engine.readTensor(name);
+      uint32_t u = 0;
+      std::memcpy(&u, b.data() + 4 * i, 4);
+      return u;
+    };
+    for (size_t c = 0; c < cases.size(); ++c) {
+      const Case& k = cases[c];
+      SCOPED_TRACE(k.what);
+      const bool finite = k.bits == 0;
+      const bool grows = finite && k.interval == 1 && k.scale < 0x1p127f;
+      const float want = !finite ? k.scale * 0.5f : grows ? k.scale * 2.0f : k.scale;
+      EXPECT_EQ(std::bit_cast<float>(read(fmt::format("scale{}", c), 0)), want);
+      EXPECT_EQ(std::bit_cast<float>(read(fmt::format("inv{}", c), 0)), 1.0f / k.scale);
+      EXPECT_EQ(read(fmt::format("state{}", c), 0), finite && k.interval > 1 ? 1u : 0u);
+      EXPECT_EQ(read(fmt::format("state{}", c), 1), finite ? 0u : 1u);
+      for (size_t i = 0; i < 8; ++i)
+        EXPECT_EQ(std::bit_cast<float>(read(fmt::format("w{}", c), i)), finite ? 1.0f : 0.0f);
+    }
+  }
 }
 
 TEST_P(LibraryTest, OpsOnColumnBlocksSpanATilesRuns) {

@@ -314,6 +314,10 @@ Value embedding(Tape& tape, const Value& table, const Value& indices, const std:
 /// x cast to type (float32 <-> float16: tessera/half.hpp's cast, nearest-even when narrowing); the
 /// gradient is the cast back (op CastPrecision, attribute "to" 16 or 32). Needs the matrix unit.
 Value cast(Tape& tape, const Value& x, ElemType type, const std::string& name);
+/// x itself in the forward pass; its gradient times the device scalar scale [1] (a Tape::input)
+/// in the backward (op ScaleGradient): where a dynamic loss scale (ops::LossScaler::scale) enters
+/// the backward pass.
+Value scaleGradient(Tape& tape, const Value& x, const Value& scale, const std::string& name);
 
 /// An optimizer on the tiles (docs/autodiff.md, "Optimizers"), PyTorch's semantics: weight decay
 /// is L2, added to the gradient (torch.optim.SGD and torch.optim.Adam, not AdamW).
@@ -356,11 +360,22 @@ class Optimizer {
   /// Adam divides them first (ops::scaleInPlace).
   void update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, Sequence& prog,
               const std::string& name = "opt", float gradScale = 1.0f);
+  /// The update under a dynamic loss scale (docs/autodiff.md, "Dynamic loss scale"): the
+  /// gradients carry scaler.scale; ops::lossScaleStep checks them and advances the scale, and the
+  /// update runs only when every element is finite (a skipped step leaves parameters, optimizer
+  /// state and Adam's step count as they were). Plain SGD without weight decay takes the
+  /// gradients as they are at the rate lr * inv; the others divide them first
+  /// (ops::scaleInPlaceByScalar). Without an overflow the bits are the static scale's.
+  void update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, Sequence& prog,
+              const std::string& name, const ops::LossScaler& scaler);
   /// The optimizer state of param (velocity, or Adam's first and second moments), created on
   /// first use, mapped like param, starting at zero.
   std::vector<Tensor> state(const Tensor& param);
 
  private:
+  // The updates of params at the rate lr (a device scalar) with weight decay weightDecay.
+  void apply(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, Sequence& prog,
+             const std::string& name, const Tensor& lr, float weightDecay);
   Graph& graph_;
   OptimizerConfig config_;
   Tensor lr_;

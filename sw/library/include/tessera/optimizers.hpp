@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tessera/graph.hpp"
 #include "tessera/program.hpp"
@@ -45,5 +46,34 @@ void adamStep(Graph& graph, const AdamScalars& s, const Tensor& lr, Sequence& pr
 void adamUpdate(Graph& graph, const Tensor& w, const Tensor& m, const Tensor& v, const Tensor& g,
                 const AdamScalars& s, float eps, float weightDecay, Sequence& prog,
                 const std::string& name);
+
+/// data = data * s[0] in place, with s a device scalar [1] (ScaleInPlaceByScalar).
+void scaleInPlaceByScalar(Graph& graph, const Tensor& data, const Tensor& s, Sequence& prog,
+                          const std::string& name);
+
+/// A dynamic loss scale's device state (docs/autodiff.md, "Dynamic loss scale"): the rule of
+/// PyTorch's torch.amp.GradScaler with its default factors 2 and 1/2, on the tiles.
+struct LossScaler {
+  Tensor scale;  ///< float32 [1] on tile 0: the scale, a power of two (multiplies the loss)
+  Tensor state;  ///< int32 [2]: steps since the last overflow or growth, steps skipped so far
+  Tensor inv;    ///< float32 [1]: 1 / the scale this step's gradients carry (lossScaleStep)
+  Tensor ok;     ///< int32 [1]: 1 when this step's gradients are all finite (lossScaleStep)
+  uint32_t interval = 2000;  ///< finite steps in a row before the scale doubles
+};
+/// The state for a scale starting at initialScale (a power of two) that doubles after
+/// growthInterval finite steps in a row (at least 1).
+LossScaler createLossScaler(Graph& graph, float initialScale, uint32_t growthInterval,
+                            const std::string& name);
+/// One step of the scale, after the gradients (which carry the scale) are computed: checks every
+/// element of grads for an infinity or a NaN (NonFiniteFlag on each tile's chunks), then on tile 0
+/// (LossScaleUpdate) writes inv = 1 / scale and ok, and halves the scale after an overflow (the
+/// step is skipped: run the update under ifLossScaleOk) or doubles it after `interval` finite
+/// steps in a row (unless that overflows float32).
+void lossScaleStep(Graph& graph, const LossScaler& s, const std::vector<Tensor>& grads,
+                   Sequence& prog, const std::string& name);
+/// body when the last lossScaleStep found every gradient finite, else nothing (a RepeatWhile
+/// that runs at most once: body, then ok = 0).
+Program ifLossScaleOk(Graph& graph, const LossScaler& s, const Program& body,
+                      const std::string& name);
 
 }  // namespace tessera::ops
