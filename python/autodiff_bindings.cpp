@@ -162,6 +162,24 @@ void bindAutodiff(py::module_& m) {
       },
       py::arg("tape"), py::arg("x"), py::arg("dtype"), py::arg("name"),
       "float32 <-> float16 (mixed precision); its gradient is the cast back.");
+  a.def("scale_gradient", &ad::scaleGradient, py::arg("tape"), py::arg("x"), py::arg("scale"),
+        py::arg("name"),
+        "x itself; its gradient times the device scalar scale (a tape input): where a dynamic "
+        "loss scale enters the backward.");
+  py::class_<ops::LossScaler>(a, "LossScaler",
+                              "A dynamic loss scale's device state (create_loss_scaler).")
+      .def_readonly("scale", &ops::LossScaler::scale, "float32 [1]: the scale, a power of two")
+      .def_readonly("state", &ops::LossScaler::state,
+                    "int32 [2]: finite steps in a row, steps skipped")
+      .def_readonly("inv", &ops::LossScaler::inv, "float32 [1]: 1 / the scale of this step")
+      .def_readonly("ok", &ops::LossScaler::ok, "int32 [1]: this step's gradients were finite")
+      .def_readonly("interval", &ops::LossScaler::interval,
+                    "finite steps in a row before the scale doubles");
+  a.def("create_loss_scaler", &ops::createLossScaler, py::arg("graph"),
+        py::arg("initial_scale") = 65536.0f, py::arg("growth_interval") = 2000u,
+        py::arg("name") = "loss_scale",
+        "A dynamic loss scale (PyTorch's GradScaler rule, factors 2 and 1/2) for "
+        "Optimizer.update(..., scaler=).");
   a.def("add", &ad::add, py::arg("tape"), py::arg("a"), py::arg("b"), py::arg("name"), "a + b.");
   a.def("sub", &ad::sub, py::arg("tape"), py::arg("a"), py::arg("b"), py::arg("name"), "a - b.");
   a.def("mul", &ad::mul, py::arg("tape"), py::arg("a"), py::arg("b"), py::arg("name"),
@@ -292,10 +310,20 @@ void bindAutodiff(py::module_& m) {
       .def(
           "update",
           [](PyOptimizer& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-             Sequence& prog,
-             const std::string& name) { o.optimizer.update(params, grads, prog, name); },
+             Sequence& prog, const std::string& name, float gradScale,
+             const std::optional<ops::LossScaler>& scaler) {
+            if (scaler && gradScale != 1.0f)
+              throw Error(name + ": grad_scale and scaler are exclusive");
+            if (scaler)
+              o.optimizer.update(params, grads, prog, name, *scaler);
+            else
+              o.optimizer.update(params, grads, prog, name, gradScale);
+          },
           py::arg("params"), py::arg("grads"), py::arg("prog"), py::arg("name") = "opt",
-          "The update of params from gradients already computed.");
+          py::arg("grad_scale") = 1.0f, py::arg("scaler") = py::none(),
+          "The update of params from gradients already computed: gradients grad_scale times the "
+          "true ones (a static loss scale), or carrying a dynamic scaler's scale (the update is "
+          "skipped when some element is infinite or NaN, and the scale moves).");
 }
 
 }  // namespace tessera::python

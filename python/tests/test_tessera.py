@@ -179,6 +179,56 @@ class AutodiffTest(unittest.TestCase):
         self.assertGreater(np.abs(got_w - w0).max(), 1e-2, "the step should move the weights")
 
 
+    def test_dynamic_loss_scale_skips_overflowing_steps(self):
+        # docs/autodiff.md, "Dynamic loss scale": three steps from the scale 2^127 with growth
+        # after every finite step. Sample 0 (all inputs 16, label 0) makes w's first gradient
+        # -16 * (2/3) / 4 * S in its first column: -inf at S = 2^127, finite at 2^126. So step 1
+        # is skipped (S -> 2^126), step 2 updates (S -> 2^127), step 3 (smaller gradients now)
+        # updates and may not grow S to 2^128, which is not a float32.
+        rows, k, classes, lr = 4, 8, 3, 0.25
+        xs = np.zeros((rows, k), dtype=np.float32)
+        xs[0, :] = 16
+        w0 = np.zeros((k, classes), dtype=np.float32)
+        labels = np.array([0, 1, 2, 0], dtype=np.int32)
+        dev = tessera.open_device("model", tiles=4)
+        g = tessera.Graph(dev.target)
+        x = ops.create_matmul_lhs(g, rows, k, classes, "x")
+        w = ops.create_matmul_rhs(g, rows, k, classes, "w")
+        y = ops.create_linear(g, "int32", [rows], "labels")
+        g.set_initial_value(x, xs)
+        g.set_initial_value(w, w0)
+        g.set_initial_value(y, labels)
+        scaler = ad.create_loss_scaler(g, 2.0 ** 127, 1, "loss_scale")
+        step = tessera.Sequence()
+        tape = ad.Tape(g, step)
+        W = tape.parameter(w)
+        logits = tape.apply1("MatMul", [tape.input(x), W], {"transA": 0, "transB": 0}, "fc")
+        scaled = ad.scale_gradient(tape, logits, tape.input(scaler.scale), "ls")
+        loss = ad.softmax_cross_entropy(tape, scaled, tape.input(y), 1.0 / rows, "loss")
+        grads = tape.gradients(loss, [W], step, loss_scale=1.0 / rows)
+        opt = ad.Optimizer(g, "sgd", lr=lr)
+        opt.update([w], grads, step, "opt", scaler=scaler)
+        prog = tessera.Sequence()
+        prog.add(tessera.Repeat(3, step))
+        g.expose_tensor("w", w)
+        g.expose_tensor("scale", scaler.scale)
+        g.expose_tensor("state", scaler.state)
+        engine = tessera.Engine(dev, tessera.compile(g, prog).executable)
+        self.assertTrue(engine.run().halted)
+        self.assertEqual(engine.read_tensor("scale")[0], 2.0 ** 127)
+        np.testing.assert_array_equal(engine.read_tensor("state"), [0, 1])
+        # Two SGD steps at the true gradients (steps 2 and 3), in float64.
+        want = w0.astype(np.float64)
+        for _ in range(2):
+            z = xs.astype(np.float64) @ want
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            want = want - lr * (xs.astype(np.float64).T @ ((p - np.eye(classes)[labels]) / rows))
+        np.testing.assert_allclose(engine.read_tensor("w"), want, rtol=1e-5, atol=1e-6)
+        with self.assertRaises(tessera.Error):
+            opt.update([w], grads, step, "opt2", grad_scale=2.0, scaler=scaler)
+
+
 class HalfTest(unittest.TestCase):
     """float16 tensors from Python (docs/python.md, "float16"): casts against NumPy's float16
     conversion (both round to nearest even), a float16 product against float64 on the same
