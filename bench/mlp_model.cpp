@@ -50,8 +50,6 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   if (c.replicas > 1 && !c.gradientSync)
     throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
   autodiff::requirePowerOfTwoScale(c.lossScale, "mlp: the loss scale");
-  if (c.dynamicLossScale && c.gradientSync)
-    throw Error("mlp: a dynamic loss scale with replicas is not supported (a static one is)");
   const std::shared_ptr<const Model> model = modelOf(c);
   if (model->inputs() != c.inputs || model->classes() != c.classes) {
     throw Error(fmt::format("{}: the model has {} inputs and {} classes, the config {} and {}",
@@ -126,9 +124,13 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
       // the sum over the replicas back in place, then every layer's update from that sum.
       step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
       step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
-      const std::vector<Tensor> grads = tape.gradients(loss, params, step, seedScale, "bwd");
-      for (size_t i = 0; i < grads.size() && c.lossScale != 1.0f; ++i) {
-        // The replicas sum true gradients: each divided by the scale (exact) before it goes out.
+      const std::vector<Tensor> grads =
+          tape.gradients(loss, params, step, out.lossScaler ? lossScale : seedScale, "bwd");
+      for (size_t i = 0; i < grads.size() && c.lossScale != 1.0f && !out.lossScaler; ++i) {
+        // The replicas sum true gradients: each divided by the static scale (exact) before it
+        // goes out. A dynamic scale is the same on every replica (each sees the same sums), so the
+        // replicas sum the scaled gradients, as PyTorch's DDP does with a GradScaler, and each
+        // checks and divides the same sum.
         ops::scaleInPlace(g, grads[i], 1.0f / c.lossScale, step, fmt::format("bwd/unscale{}", i));
       }
       std::vector<Tensor> parts, paramTensors;
@@ -139,7 +141,10 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
       const Tensor all = concat(parts, 0);
       step.add(Copy(all, g.addDeviceToHostFIFO("grads", ElemType::Float32, all.numElements())));
       step.add(Copy(g.addHostToDeviceFIFO("grads_sum", ElemType::Float32, all.numElements()), all));
-      optimizer.update(paramTensors, grads, step, "upd");
+      if (out.lossScaler)
+        optimizer.update(paramTensors, grads, step, "upd", *out.lossScaler);
+      else
+        optimizer.update(paramTensors, grads, step, "upd");
     } else if (out.lossScaler) {
       // The gradients carry the scale; the update runs only when they are all finite.
       const std::vector<Tensor> grads = tape.gradients(loss, params, step, lossScale, "opt/bwd");

@@ -50,7 +50,7 @@ struct MlpConfig {
   /// the initial scale, halved after a step whose gradients overflow (that step's update is
   /// skipped) and doubled after lossScaleInterval finite steps in a row. Its state is exposed as
   /// "loss_scale" (float32 [1]) and "loss_scale/state" (int32 [2]: finite steps in a row, steps
-  /// skipped). Not with replicas.
+  /// skipped). With replicas the streamed gradients carry the scale (the replicas sum them so).
   bool dynamicLossScale = false;
   uint32_t lossScaleInterval = 2000;
 };

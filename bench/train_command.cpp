@@ -1026,10 +1026,6 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
         "loss scale)");
   if (!o.dynamicLossScale && o.lossScaleInit > 0)
     throw Error("train: --loss-scale-init is the first value of --loss-scale dynamic");
-  if (o.dynamicLossScale && o.replicas > 1)
-    throw Error(
-        "train: --loss-scale dynamic with --replicas is not supported; a static "
-        "--loss-scale is");
   ctx.model = o.modelObject ? o.modelObject : makeModel(o.model, o.hidden, half);
   if (ctx.model->halfPrecision() != half) {
     throw Error(fmt::format("train: --precision {}: the model {} computes in {}", o.precision,

@@ -12,8 +12,10 @@
 #include "cpu_mlp.hpp"
 #include "mlp_parameters.hpp"
 #include "mlp_trainer.hpp"
+#include "model.hpp"
 #include "mpi_comm.hpp"
 #include "synthetic_problem.hpp"
+#include "tessera/half.hpp"
 #include "tessera/ops.hpp"
 
 namespace tessera::bench {
@@ -145,6 +147,95 @@ TEST(Replicas, EveryStepGivesEveryReplicaTheCpuReferencesWeights) {
       EXPECT_EQ(b, cpu.parameters().biases) << "step " << step;
       EXPECT_EQ(ranksDifferingFromRankZero(flat(w, b)), std::vector<int>{}) << "step " << step;
     }
+  }
+}
+
+// A dynamic loss scale over replicas (docs/training.md, "Dynamic loss scale"): the replicas sum
+// the scaled float16-product gradients, and each checks the same sum, so every replica skips the
+// same steps and holds the same scale. Each step equals the CPU reference's: R float16 gradients
+// at that step's scale, their scaled sum in rank order checked for infinities and NaNs (a skip
+// halves the scale), else the update of the true sum and GradScaler's growth. From 2^24 with
+// interval 2, steps are skipped and the scale grows again.
+TEST(Replicas, DynamicLossScaleSkipsTheSameStepsOnEveryReplica) {
+  const unsigned R = static_cast<unsigned>(gComm->size());
+  for (const float momentum : {0.0f, 0.9f}) {
+    SCOPED_TRACE(fmt::format("momentum {}, {} replicas, rank {}", momentum, R, gComm->rank()));
+    MlpConfig c = config(R, 1, momentum);
+    c.batch = 8;
+    c.model = std::make_shared<MlpModel>(c.inputs, c.hidden, c.classes, true);
+    c.lossScale = 16777216.0f;
+    c.dynamicLossScale = true;
+    c.lossScaleInterval = 2;
+    const std::vector<size_t> sizes = layerSizes(c);
+    const MlpParameters p0 = MlpParameters::initialize(sizes, 3);
+    auto dev = openModel();
+    auto t = replicaTrainer(*dev, c, p0);
+    Graph g(Target::of(dev->info()));
+    CpuMlp::HalfSplits hs;
+    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+      hs.forward.push_back(ops::planMatMulHalf(g, c.batch, sizes[l], sizes[l + 1]).k);
+      hs.backward.push_back(l == 0 ? 1 : ops::planMatMulHalf(g, c.batch, sizes[l + 1], sizes[l]).k);
+      hs.weight.push_back(ops::planMatMulHalf(g, sizes[l], c.batch, sizes[l + 1]).k);
+    }
+    CpuMlp cpu(p0, c.learningRate, momentum);
+    float scale = c.lossScale;
+    uint32_t good = 0, skipped = 0, grew = 0;
+    const BatchSource mine = share(static_cast<unsigned>(gComm->rank()), R);
+    for (uint64_t step = 0; step < 10; ++step) {
+      const MlpRunResult r = t->run(mine, mine);
+      ASSERT_EQ(r.stepLoss.size(), 1u);
+      std::vector<float> img;
+      std::vector<int32_t> lab;
+      globalBatch(step, R * c.batch, img, lab);
+      cpu.setHalf(scale, hs);
+      std::vector<CpuMlp::Gradients> grads;
+      float lossSum = 0;
+      for (unsigned q = 0; q < R; ++q) {
+        CpuMlp::StepResult sr;
+        grads.push_back(cpu.replicaGradients(
+            std::span<const float>(img).subspan(q * c.batch * kInputs, c.batch * kInputs),
+            std::span<const int32_t>(lab).subspan(q * c.batch, c.batch), R * c.batch, &sr));
+        for (float v : sr.rowLoss) lossSum += v;
+      }
+      // The device's sum is of the scaled gradients (each the CPU's times the scale, exactly).
+      bool finite = true;
+      for (size_t l = 0; l < grads[0].weights.size(); ++l) {
+        for (const bool weights : {true, false}) {
+          const size_t n = (weights ? grads[0].weights[l] : grads[0].biases[l]).size();
+          for (size_t i = 0; i < n; ++i) {
+            float sum = 0;
+            for (unsigned q = 0; q < R; ++q) {
+              const float v = (weights ? grads[q].weights[l] : grads[q].biases[l])[i] * scale;
+              sum = q == 0 ? v : sum + v;
+            }
+            finite = finite && std::isfinite(sum);
+          }
+        }
+      }
+      if (!finite) {
+        scale *= 0.5f;
+        good = 0;
+        ++skipped;
+      } else {
+        cpu.applyGradients(CpuMlp::sumInReplicaOrder(grads));
+        if (++good == c.lossScaleInterval) {
+          if (std::isfinite(scale * 2.0f)) scale *= 2.0f, ++grew;
+          good = 0;
+        }
+      }
+      EXPECT_EQ(r.stepLoss[0], lossSum / static_cast<float>(R * c.batch)) << "step " << step;
+      std::vector<std::vector<float>> w, b;
+      t->parameters(w, b);
+      EXPECT_EQ(w, cpu.parameters().weights) << "step " << step;
+      EXPECT_EQ(b, cpu.parameters().biases) << "step " << step;
+      EXPECT_EQ(ranksDifferingFromRankZero(flat(w, b)), std::vector<int>{}) << "step " << step;
+      const std::optional<MlpTrainer::LossScaleState> state = t->lossScaleState();
+      ASSERT_TRUE(state.has_value());
+      EXPECT_EQ(state->scale, scale) << "step " << step;
+      EXPECT_EQ(static_cast<uint32_t>(state->skipped), skipped) << "step " << step;
+    }
+    EXPECT_GE(skipped, 2u);
+    EXPECT_GE(grew, 1u);
   }
 }
 
