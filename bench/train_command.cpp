@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -313,7 +314,9 @@ ModelParameters initialParameters(const TrainOptions& o, const Model& model,
                                   o.loadWeights);
 }
 
-std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& model) {
+// modelKiB: the model's tile memory when --tile-mem is not given (0: the network's default).
+std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& model,
+                                        uint32_t modelKiB = 0) {
   DeviceOptions dopt;
   dopt.tiles = o.tiles;
   if (!o.matrixUnit.empty()) dopt.matrixUnit = o.matrixUnit == "on";
@@ -321,9 +324,12 @@ std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& mode
   if (o.tileMemKiB)
     dopt.tileMemBytes = o.tileMemKiB * 1024;
   else if (o.device == "model")
-    dopt.tileMemBytes = model.defaults().modelTileMemKiB * 1024;
+    dopt.tileMemBytes = (modelKiB ? modelKiB : model.defaults().modelTileMemKiB) * 1024;
   return openDevice(o.device, dopt);
 }
+
+// The largest tile memory the model grows to by itself: an IPU Mk2 tile's 624 KiB.
+constexpr uint32_t kLargestAutoTileKiB = 624;
 
 // What a resumed run must share with the saved one: everything that decides the bits it computes
 // (floating-point values as fmt's shortest round-trip text: equal text is equal bits)
@@ -1069,7 +1075,46 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
         "device {} has no unit{}",
         o.device, o.matrixUnit == "off" ? " (--matrix-unit off)" : ""));
   }
-  MlpTrainer trainer(*dev, ctx.cfg);
+  // The model's default tile memory fits the network with plain SGD; optimizer state (momentum,
+  // Adam's moments) or float16 copies may need more. Without --tile-mem the model grows its tiles
+  // by 64 KiB until the graph fits (and says so); a backend's own memory is what it is.
+  std::optional<MlpTrainer> made;
+  for (;;) {
+    try {
+      made.emplace(*dev, ctx.cfg);
+      // The unit's layouts need more room than the scalar codelets: grow for them too.
+      const uint32_t kib = dev->info().tileMemBytes / 1024;
+      if (made->matrixUnitRefusal().empty() || o.device != "model" || o.tileMemKiB != 0 ||
+          kib + 64 > kLargestAutoTileKiB)
+        break;
+      made.reset();
+      if (ctx.rank == 0) {
+        fmt::print(stderr,
+                   "train: {} with --optimizer {} does not fit the model's {} KiB tiles with the "
+                   "matrix unit's layouts; trying {} KiB (--tile-mem sets the size)\n",
+                   ctx.model->name(), ctx.optimizer, kib, kib + 64);
+      }
+      dev = openTrainDevice(o, *ctx.model, kib + 64);
+    } catch (const Error& e) {
+      const uint32_t kib = dev->info().tileMemBytes / 1024;
+      if (o.device != "model" || o.tileMemKiB != 0 || kib + 64 > kLargestAutoTileKiB ||
+          std::string_view(e.what()).find("out of memory") == std::string_view::npos) {
+        if (o.device == "model" &&
+            std::string_view(e.what()).find("out of memory") != std::string_view::npos)
+          throw Error(fmt::format("{} (the model's tiles had {} KiB; --tile-mem sets them)",
+                                  e.what(), kib));
+        throw;
+      }
+      if (ctx.rank == 0) {
+        fmt::print(stderr,
+                   "train: {} with --optimizer {} does not fit the model's {} KiB tiles; trying {} "
+                   "KiB (--tile-mem sets the size)\n",
+                   ctx.model->name(), ctx.optimizer, kib, kib + 64);
+      }
+      dev = openTrainDevice(o, *ctx.model, kib + 64);
+    }
+  }
+  MlpTrainer& trainer = *made;
   // The device has the unit but the graph did not fit with its layouts: say so before the run
   // (the scalar codelets give the same bits, in several times the cycles).
   if (!trainer.matrixUnitRefusal().empty() && ctx.rank == 0) {

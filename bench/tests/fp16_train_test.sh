@@ -108,4 +108,16 @@ expect_error "a positive number or 'dynamic'" --precision fp16 --loss-scale lots
   --trace-steps 0 --out "$out/overflow" 2> "$out/overflow.txt" || true
 grep -q "the loss of step 2 is nan (float16 gradients overflowing" "$out/overflow.txt" ||
   { echo "FAIL: no overflow warning in:"; cat "$out/overflow.txt"; exit 1; }
-echo "the refusals name their cause; an overflowing loss scale is reported"
+# Optimizer state that does not fit the model's default tiles: without --tile-mem they grow (and
+# the command says so) until the unit's layouts fit; with it, the error names the size.
+"$bench" train --precision fp16 --optimizer momentum --max-steps 2 --eval-images 32 --quiet \
+  --trace-steps 0 --out "$out/grow" 2> "$out/grow.txt" || { echo "FAIL: momentum in fp16 exited $?"; cat "$out/grow.txt"; exit 1; }
+grep -q "does not fit the model's 192 KiB tiles; trying 256 KiB" "$out/grow.txt" ||
+  { echo "FAIL: no growth note in:"; cat "$out/grow.txt"; exit 1; }
+"$python" - "$out" <<'PY'
+import json, sys
+r = json.load(open(f"{sys.argv[1]}/grow/result.json"))
+assert r["tile_mem_bytes"] == 256 * 1024 and r["matrix_unit"] == "on", (r["tile_mem_bytes"], r["matrix_unit"])
+PY
+expect_error "had 192 KiB; --tile-mem sets them" --precision fp16 --optimizer momentum --tile-mem 192
+echo "the refusals name their cause; an overflowing loss scale is reported; tiles grow for momentum"
