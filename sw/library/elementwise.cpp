@@ -410,11 +410,13 @@ void inPlaceChunks(Graph& graph, const Tensor& t, const char* codelet, const cha
                    const std::string& name) {
   checkSame(t, t, name);
   ComputeSet cs = graph.addComputeSet(name);
-  const Tensor flat = t.flatten();
-  for (const Chunk& c : tileChunks(graph, t)) {
-    VertexRef v = graph.addVertex(cs, codelet, {{field, flat.slice(c.begin, c.end)}});
+  // In storage order: a weight stored in the matrix unit's layout (or a gradient buffer like it)
+  // is filled or scaled where it lies, not through a staging buffer and a local copy.
+  const std::vector<Tensor> flats = inStorageOrder(graph, {t});
+  for (const SpanChunk& c : spanChunks(graph, flats)) {
+    VertexRef v = graph.addVertex(cs, codelet, {{field, spanOf(flats[0], c)}});
     graph.setFieldValue(v, param, value);
-    if (countFlops) setElementwiseFlops(graph, v, codelet, c.end - c.begin);
+    if (countFlops) setElementwiseFlops(graph, v, codelet, spanSize(c));
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
@@ -434,13 +436,12 @@ void scaledAddTo(Graph& graph, const Tensor& data, const Tensor& delta, float s,
                  const std::string& name) {
   checkSame(data, delta, name);
   ComputeSet cs = graph.addComputeSet(name);
-  const Tensor fd = data.flatten(), fdelta = delta.flatten();
-  for (const Chunk& c : tileChunks(graph, data)) {
-    VertexRef v = graph.addVertex(
-        cs, "ScaledAddTo",
-        {{"data", fd.slice(c.begin, c.end)}, {"delta", fdelta.slice(c.begin, c.end)}});
+  const std::vector<Tensor> flats = inStorageOrder(graph, {data, delta});
+  for (const SpanChunk& c : spanChunks(graph, flats)) {
+    VertexRef v = graph.addVertex(cs, "ScaledAddTo",
+                                  {{"data", spanOf(flats[0], c)}, {"delta", spanOf(flats[1], c)}});
     graph.setFieldValue(v, "scale", s);
-    setElementwiseFlops(graph, v, "ScaledAddTo", c.end - c.begin);
+    setElementwiseFlops(graph, v, "ScaledAddTo", spanSize(c));
     graph.setTileMapping(v, c.tile);
   }
   prog.add(Execute(cs, name));
