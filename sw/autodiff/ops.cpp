@@ -27,10 +27,10 @@ namespace {
 // other input, in the stored layout of that input:
 //   da = g op(b)^T  (a stored [m, k])    da = op(b) g^T  (a stored [k, m])
 //   db = op(a)^T g  (b stored [k, n])    db = g^T op(a)  (b stored [n, k])
-// The gradient of a leaf (parameter or input) that is laid out in one block per tile is
-// accumulated from zero into a buffer mapped like it (ops::matmulAccumulate: no k split, sums in k
-// order); with a sink, g is scaled by -lr first and accumulated straight into the parameter (the
-// SGD step that never stores the weight gradient). Other gradients use ops::matmul's plan.
+// The gradient of a leaf (parameter or input) that is laid out in one block per tile is computed
+// into a buffer mapped like it (ops::matmulInto: each tile its own block from +0, no k split, sums
+// in k order); with a sink, g is scaled by -lr first and accumulated straight into the parameter
+// (the SGD step that never stores the weight gradient). Other gradients use ops::matmul's plan.
 
 // numpy.matmul's shapes (ONNX MatMul) beyond the 2-D and equal-batch 3-D products: a 1-D
 // operand is a row (a) or a column (b) dropped from the result; an N-D a with a 2-D b is one 2-D
@@ -138,8 +138,7 @@ std::optional<Tensor> matmulGradOf(BackwardContext& ctx, size_t i, const Tensor&
   }
   if (whole && ctx.isLeaf(i) && blockMapped(ctx.graph, in)) {
     const Tensor buf = likeMapped(ctx.graph, in, ctx.stepName(what));
-    ops::fill(ctx.graph, buf, 0.0f, ctx.prog, ctx.stepName(what + "/zero"));
-    ops::matmulAccumulate(ctx.graph, buf, x, y, ctx.prog, ctx.stepName(what), o);
+    ops::matmulInto(ctx.graph, buf, x, y, ctx.prog, ctx.stepName(what), o);
     return buf;
   }
   return ops::matmul(ctx.graph, x, y, ctx.prog, ctx.stepName(what), o);

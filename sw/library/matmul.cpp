@@ -628,8 +628,11 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
   return c;
 }
 
-void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b,
-                      Sequence& prog, const std::string& name, const MatMulOptions& opt) {
+namespace {
+
+// matmulAccumulate (accumulate) and matmulInto (not): each tile computes its own block of c.
+void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b, Sequence& prog,
+                  const std::string& name, const MatMulOptions& opt, bool accumulate) {
   if (a.rank() != 2 || b.rank() != 2 || c.rank() != 2 || a.elementType() != ElemType::Float32 ||
       b.elementType() != ElemType::Float32 || c.elementType() != ElemType::Float32) {
     throw Error(fmt::format("{}: matmulAccumulate of 2-D float32 tensors, got {}, {} and {}", name,
@@ -657,7 +660,8 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
     bx.c0 = std::min(bx.c0, col), bx.c1 = std::max(bx.c1, col + 1);
     ++bx.count;
   }
-  const uint32_t flags = (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | 4u;
+  const uint32_t flags =
+      (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | (accumulate ? 4u : 0u);
   ComputeSet cs = graph.addComputeSet(name);
   std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
   std::vector<Tensor> from, to;  // the transposed parts to the tiles that share them
@@ -696,7 +700,7 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
                      it != shared.end()
                          ? it->second
                          : ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1, 0, k, name),
-                     bOp.slice(bx.c0, bx.c1, 1), cBlock, true, name);
+                     bOp.slice(bx.c0, bx.c1, 1), cBlock, accumulate, name);
       continue;
     }
     // A block in the unit's column groups that the scalar codelet computes (k not a multiple of
@@ -710,6 +714,18 @@ void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tens
   if (ts) prog.add(Execute(*ts, name + "/a-rows"));
   if (!from.empty()) prog.add(Copy(concat(from, 0), concat(to, 0), name + "/a-rows/share"));
   prog.add(Execute(cs, name));
+}
+
+}  // namespace
+
+void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b,
+                      Sequence& prog, const std::string& name, const MatMulOptions& opt) {
+  matmulBlocks(graph, c, a, b, prog, name, opt, true);
+}
+
+void matmulInto(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b, Sequence& prog,
+                const std::string& name, const MatMulOptions& opt) {
+  matmulBlocks(graph, c, a, b, prog, name, opt, false);
 }
 
 Tensor createMatMulHalfResult(Graph& graph, size_t m, size_t k, size_t n, const std::string& name) {

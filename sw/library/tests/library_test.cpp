@@ -626,5 +626,42 @@ TEST_P(TrainingOpsTest, MatMulAccumulateInPlace) {
   expectBitEqual(out["c"], want, "matmulAccumulate");
 }
 
+// matmulInto: the same blocks computed from +0 whatever c held (NaNs included), on the unit's
+// blocks (k a multiple of 4) and the scalar codelet's (k = 9).
+TEST_P(TrainingOpsTest, MatMulIntoOverwrites) {
+  const size_t m = 23, n = 16;
+  const std::vector<size_t> ks = {9, 16};
+  std::vector<std::vector<float>> initial;
+  std::vector<std::pair<std::string, Tensor>> outs;
+  for (const size_t k : ks) {
+    const std::string c = fmt::format("c{}", k), a = fmt::format("a{}", k),
+                      b = fmt::format("b{}", k);
+    Tensor ct = ops::createMatMulRhs(graph, 5, m, n, c);
+    std::vector<float> c0 = randomFloats(m * n, static_cast<uint32_t>(41 + k));
+    c0[3] = std::numeric_limits<float>::quiet_NaN();
+    c0[7] = std::numeric_limits<float>::infinity();
+    graph.setInitialValue(ct, c0);
+    Tensor at = input({k, m}, a, static_cast<uint32_t>(42 + k));
+    Tensor bt = input({k, n}, b, static_cast<uint32_t>(43 + k));
+    ops::matmulInto(graph, ct, at, bt, prog, "into" + c, {true, false});
+    outs.emplace_back(c, ct);
+  }
+  auto out = run(outs);
+  for (const size_t k : ks) {
+    SCOPED_TRACE(fmt::format("k = {}", k));
+    const std::vector<float>& av = values[fmt::format("a{}", k)];
+    const std::vector<float>& bv = values[fmt::format("b{}", k)];
+    std::vector<float> want(m * n);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        float s = 0.0f;
+        for (size_t p = 0; p < k; ++p) s = std::fmaf(av[p * m + i], bv[p * n + j], s);
+        want[i * n + j] = s;
+      }
+    }
+    expectBitEqual(out[fmt::format("c{}", k)], want, "matmulInto");
+  }
+}
+
 }  // namespace
 }  // namespace tessera

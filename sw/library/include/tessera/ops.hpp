@@ -120,6 +120,11 @@ Tensor createMatMulRhs(Graph& graph, size_t m, size_t k, size_t n, const std::st
 void matmulAccumulate(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b,
                       Sequence& prog, const std::string& name, const MatMulOptions& options = {});
 
+/// c = op(a) op(b) into c's blocks, as matmulAccumulate computes them but from +0 (the same bits
+/// as filling c with zeros and accumulating, without the fill): a gradient stored like its weights.
+void matmulInto(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& b, Sequence& prog,
+                const std::string& name, const MatMulOptions& options = {});
+
 /// The split matmul would choose for these sizes on this graph's tiles: parts along m, n and k.
 struct MatMulPlan {
   size_t m = 1, n = 1, k = 1;
