@@ -1078,41 +1078,40 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   // The model's default tile memory fits the network with plain SGD; optimizer state (momentum,
   // Adam's moments) or float16 copies may need more. Without --tile-mem the model grows its tiles
   // by 64 KiB until the graph fits (and says so); a backend's own memory is what it is.
+  auto tileKiB = [&] { return dev->info().tileMemBytes / 1024; };
+  auto canGrow = [&] {
+    return o.device == "model" && o.tileMemKiB == 0 && tileKiB() + 64 <= kLargestAutoTileKiB;
+  };
+  auto grow = [&](std::string_view how) {
+    if (ctx.rank == 0) {
+      fmt::print(stderr,
+                 "train: {} with --optimizer {} does not fit the model's {} KiB tiles{}; trying {} "
+                 "KiB (--tile-mem sets the size)\n",
+                 ctx.model->name(), ctx.optimizer, tileKiB(), how, tileKiB() + 64);
+    }
+    dev = openTrainDevice(o, *ctx.model, tileKiB() + 64);
+  };
   std::optional<MlpTrainer> made;
   for (;;) {
     try {
       made.emplace(*dev, ctx.cfg);
-      // The unit's layouts need more room than the scalar codelets: grow for them too.
-      const uint32_t kib = dev->info().tileMemBytes / 1024;
-      if (made->matrixUnitRefusal().empty() || o.device != "model" || o.tileMemKiB != 0 ||
-          kib + 64 > kLargestAutoTileKiB)
-        break;
-      made.reset();
-      if (ctx.rank == 0) {
-        fmt::print(stderr,
-                   "train: {} with --optimizer {} does not fit the model's {} KiB tiles with the "
-                   "matrix unit's layouts; trying {} KiB (--tile-mem sets the size)\n",
-                   ctx.model->name(), ctx.optimizer, kib, kib + 64);
-      }
-      dev = openTrainDevice(o, *ctx.model, kib + 64);
     } catch (const Error& e) {
-      const uint32_t kib = dev->info().tileMemBytes / 1024;
-      if (o.device != "model" || o.tileMemKiB != 0 || kib + 64 > kLargestAutoTileKiB ||
-          std::string_view(e.what()).find("out of memory") == std::string_view::npos) {
-        if (o.device == "model" &&
-            std::string_view(e.what()).find("out of memory") != std::string_view::npos)
-          throw Error(fmt::format("{} (the model's tiles had {} KiB; --tile-mem sets them)",
-                                  e.what(), kib));
-        throw;
+      const bool outOfMemory =
+          std::string_view(e.what()).find("out of memory") != std::string_view::npos;
+      if (outOfMemory && canGrow()) {
+        grow("");
+        continue;
       }
-      if (ctx.rank == 0) {
-        fmt::print(stderr,
-                   "train: {} with --optimizer {} does not fit the model's {} KiB tiles; trying {} "
-                   "KiB (--tile-mem sets the size)\n",
-                   ctx.model->name(), ctx.optimizer, kib, kib + 64);
+      if (outOfMemory && o.device == "model") {
+        throw Error(fmt::format("{} (the model's tiles had {} KiB; --tile-mem sets them)", e.what(),
+                                tileKiB()));
       }
-      dev = openTrainDevice(o, *ctx.model, kib + 64);
+      throw;
     }
+    // The unit's layouts need more room than the scalar codelets: grow for them too.
+    if (made->matrixUnitRefusal().empty() || !canGrow()) break;
+    made.reset();
+    grow(" with the matrix unit's layouts");
   }
   MlpTrainer& trainer = *made;
   // The device has the unit but the graph did not fit with its layouts: say so before the run
