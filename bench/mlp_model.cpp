@@ -49,7 +49,7 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   if (c.replicas == 0) throw Error("mlp: replicas must be at least 1");
   if (c.replicas > 1 && !c.gradientSync)
     throw Error("mlp: replicas need the gradient sync (MlpConfig::gradientSync)");
-  autodiff::requirePowerOfTwoScale(c.lossScale, "mlp: the loss scale");
+  ops::requirePowerOfTwoScale(c.lossScale, "mlp: the loss scale");
   const std::shared_ptr<const Model> model = modelOf(c);
   if (model->inputs() != c.inputs || model->classes() != c.classes) {
     throw Error(fmt::format("{}: the model has {} inputs and {} classes, the config {} and {}",
@@ -101,9 +101,9 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
   const float lossScale = 1.0f / static_cast<float>(c.batch * c.replicas);
   const float seedScale = lossScale * c.lossScale;
   if (c.dynamicLossScale && c.trainSteps > 0) {
-    out.lossScaler = ops::createLossScaler(g, c.lossScale, c.lossScaleInterval, "loss_scale");
-    g.exposeTensor("loss_scale", out.lossScaler->scale);
-    g.exposeTensor("loss_scale/state", out.lossScaler->state);
+    out.lossScaler = ops::createLossScaler(g, c.lossScale, c.lossScaleInterval, kLossScaleTensor);
+    g.exposeTensor(kLossScaleTensor, out.lossScaler->scale);
+    g.exposeTensor(kLossScaleStateTensor, out.lossScaler->state);
   }
   if (c.trainSteps > 0) {
     Sequence step;
@@ -145,20 +145,17 @@ MlpGraph buildMlp(Graph& g, const MlpConfig& c) {
         optimizer.update(paramTensors, grads, step, "upd", *out.lossScaler);
       else
         optimizer.update(paramTensors, grads, step, "upd");
-    } else if (out.lossScaler) {
-      // The gradients carry the scale; the update runs only when they are all finite.
-      const std::vector<Tensor> grads = tape.gradients(loss, params, step, lossScale, "opt/bwd");
+    } else if (out.lossScaler || c.lossScale != 1.0f) {
+      // The optimizer takes the scaled gradients: a static scale as Optimizer::update's
+      // gradScale; a dynamic one checked first, the update run only when they are all finite.
+      const std::vector<Tensor> grads =
+          tape.gradients(loss, params, step, out.lossScaler ? lossScale : seedScale, "opt/bwd");
       std::vector<Tensor> paramTensors;
       for (const autodiff::Value& p : params) paramTensors.push_back(p.tensor());
-      optimizer.update(paramTensors, grads, step, "opt", *out.lossScaler);
-      step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
-      step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
-    } else if (c.lossScale != 1.0f) {
-      // The optimizer takes the scaled gradients (Optimizer::update's gradScale).
-      const std::vector<Tensor> grads = tape.gradients(loss, params, step, seedScale, "opt/bwd");
-      std::vector<Tensor> paramTensors;
-      for (const autodiff::Value& p : params) paramTensors.push_back(p.tensor());
-      optimizer.update(paramTensors, grads, step, "opt", c.lossScale);
+      if (out.lossScaler)
+        optimizer.update(paramTensors, grads, step, "opt", *out.lossScaler);
+      else
+        optimizer.update(paramTensors, grads, step, "opt", c.lossScale);
       step.add(Copy(loss.tensor(), g.addDeviceToHostFIFO("loss", ElemType::Float32, c.batch)));
       step.add(Copy(correct, g.addDeviceToHostFIFO("correct", ElemType::Float32, 1)));
     } else {

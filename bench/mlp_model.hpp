@@ -49,11 +49,16 @@ struct MlpConfig {
   /// A dynamic loss scale (ops::LossScaler; docs/training.md, "Dynamic loss scale"): lossScale is
   /// the initial scale, halved after a step whose gradients overflow (that step's update is
   /// skipped) and doubled after lossScaleInterval finite steps in a row. Its state is exposed as
-  /// "loss_scale" (float32 [1]) and "loss_scale/state" (int32 [2]: finite steps in a row, steps
-  /// skipped). With replicas the streamed gradients carry the scale (the replicas sum them so).
+  /// kLossScaleTensor (float32 [1]) and kLossScaleStateTensor (int32 [2]: finite steps in a row,
+  /// steps skipped). With replicas the streamed gradients carry the scale (the replicas sum them
+  /// so).
   bool dynamicLossScale = false;
   uint32_t lossScaleInterval = 2000;
 };
+
+/// The exposed names of a dynamic loss scale's state (MlpConfig::dynamicLossScale).
+inline constexpr const char* kLossScaleTensor = "loss_scale";
+inline constexpr const char* kLossScaleStateTensor = "loss_scale/state";
 
 /// The built graph's handles.
 struct MlpGraph {

@@ -405,8 +405,8 @@ Device& MlpTrainer::device() {
 std::optional<MlpTrainer::LossScaleState> MlpTrainer::lossScaleState() {
   const Impl& m = *impl_;
   if (!m.cfg.dynamicLossScale || m.cfg.trainSteps == 0) return std::nullopt;
-  const std::vector<uint8_t> scale = m.engine->readTensor("loss_scale");
-  const std::vector<uint8_t> state = m.engine->readTensor("loss_scale/state");
+  const std::vector<uint8_t> scale = m.engine->readTensor(kLossScaleTensor);
+  const std::vector<uint8_t> state = m.engine->readTensor(kLossScaleStateTensor);
   if (scale.size() != 4 || state.size() != 8)
     throw Error("mlp: the device's loss scale tensors have unexpected sizes");
   LossScaleState s;

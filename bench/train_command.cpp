@@ -331,16 +331,17 @@ std::unique_ptr<Device> openTrainDevice(const TrainOptions& o, const Model& mode
 // The largest tile memory the model grows to by itself: an IPU Mk2 tile's 624 KiB.
 constexpr uint32_t kLargestAutoTileKiB = 624;
 
-// What a resumed run must share with the saved one: everything that decides the bits it computes
-// (floating-point values as fmt's shortest round-trip text: equal text is equal bits)
-// (the device may differ: a checkpoint moves between backends; the chip's configuration is
-// checked by the chip checkpoint itself).
 // "1024", or "dynamic from 65536, interval 2000".
 std::string lossScaleText(const MlpConfig& c) {
   return c.dynamicLossScale
              ? fmt::format("dynamic from {}, interval {}", c.lossScale, c.lossScaleInterval)
              : fmt::format("{}", c.lossScale);
 }
+
+// What a resumed run must share with the saved one: everything that decides the bits it computes
+// (floating-point values as fmt's shortest round-trip text: equal text is equal bits)
+// (the device may differ: a checkpoint moves between backends; the chip's configuration is
+// checked by the chip checkpoint itself).
 
 nlohmann::ordered_json optionsRecord(const TrainContext& ctx) {
   const TrainOptions& o = ctx.o;
@@ -646,16 +647,20 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
       return false;
     });
   }
+  // At the end of the run, finished or stopped at a checkpoint.
+  auto endRun = [&] {
+    if (!o.quiet) progress.finish();
+    trainer.setStepObserver({});  // it refers to this function's progress bar
+    trainer.setSyncHook({});
+    tt.lossScale = trainer.lossScaleState();
+  };
   for (; epoch <= o.epochs; ++epoch) {
     if (!midRun) log.epochStart(epoch);
     midRun = false;
     const auto e0 = Clock::now();
     MlpRunResult r = trainer.run(trainSource, evalSource);
     if (r.stopped) {
-      tt.lossScale = trainer.lossScaleState();
-      if (!o.quiet) progress.finish();
-      trainer.setStepObserver({});
-      trainer.setSyncHook({});
+      endRun();
       return tt;
     }
     // This run's training share of the wall time, by this chip's own cycles.
@@ -678,9 +683,9 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
     for (size_t i = 0; i < r.stepLoss.size() && ctx.rank == 0; ++i) {
       if (std::isfinite(r.stepLoss[i])) continue;
       fmt::print(stderr, "train: the loss of step {} is {}{}\n", tt.steps + i + 1, r.stepLoss[i],
-                 ctx.model->halfPrecision()
+                 ctx.model->halfPrecision() && !ctx.cfg.dynamicLossScale
                      ? fmt::format(" (float16 gradients overflowing 65504 at loss scale {}? a "
-                                   "smaller --loss-scale avoids it)",
+                                   "smaller --loss-scale, or --loss-scale dynamic, avoids it)",
                                    ctx.cfg.lossScale)
                      : "");
       break;
@@ -706,10 +711,7 @@ TrainTotals trainEpochs(const TrainContext& ctx, MlpTrainer& trainer, MlperfLogg
       break;
     }
   }
-  if (!o.quiet) progress.finish();
-  trainer.setStepObserver({});  // it refers to this function's progress bar
-  trainer.setSyncHook({});
-  tt.lossScale = trainer.lossScaleState();
+  endRun();
   log.runStop(tt.status);
   tt.runWall = secondsSince(runStart);
   tt.epochsRun = epoch > o.epochs ? o.epochs : epoch;
@@ -1095,18 +1097,14 @@ int runTrain(const TrainOptions& opt, ReplicaComm* comm) {
   for (;;) {
     try {
       made.emplace(*dev, ctx.cfg);
-    } catch (const Error& e) {
-      const bool outOfMemory =
-          std::string_view(e.what()).find("out of memory") != std::string_view::npos;
-      if (outOfMemory && canGrow()) {
+    } catch (const OutOfMemoryError& e) {
+      if (canGrow()) {
         grow("");
         continue;
       }
-      if (outOfMemory && o.device == "model") {
-        throw Error(fmt::format("{} (the model's tiles had {} KiB; --tile-mem sets them)", e.what(),
-                                tileKiB()));
-      }
-      throw;
+      if (o.device != "model") throw;
+      throw OutOfMemoryError(fmt::format("{} (the model's tiles had {} KiB; --tile-mem sets them)",
+                                         e.what(), tileKiB()));
     }
     // The unit's layouts need more room than the scalar codelets: grow for them too.
     if (made->matrixUnitRefusal().empty() || !canGrow()) break;

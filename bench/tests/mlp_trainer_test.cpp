@@ -235,6 +235,7 @@ TEST(MatMulUnitLockstep, ModelAndRtlAgreeOnTheUnitsProducts) {
 }  // namespace tessera::bench
 
 #include "cpu_mlp.hpp"
+#include "device_splits.hpp"
 #include "mlp_parameters.hpp"
 #include "tessera/ops.hpp"
 
@@ -244,18 +245,6 @@ namespace {
 // The device against the CPU reference (bench/train/cpu_mlp.cpp), which performs the device's
 // operations in the device's order, k-split like the compiled matmul plans: the same losses and
 // weights, bit for bit, step after step, on every backend, with plain SGD and with momentum.
-// The k splits of the device's matmul plans for c's layers, which the CPU reference needs to sum
-// in the device's order (the first layer's gradient to the input is not computed).
-CpuMlp::KSplits deviceKSplits(const Device& dev, const MlpConfig& c) {
-  const std::vector<size_t> sizes = layerSizes(c);
-  Graph g(Target::of(dev.info()));
-  CpuMlp::KSplits ks;
-  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
-    ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
-    ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
-  }
-  return ks;
-}
 
 // Each of the run's c.trainSteps steps (synthetic batches) against cpu's trainStep: the same
 // loss and correct count; other (if given) takes the same steps.
@@ -316,18 +305,6 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
 // Mixed precision (docs/training.md, "Mixed precision"): the MLP's products in float16 with a
 // static loss scale, against CpuMlp::setHalf given the device's float16 plans: the same losses and
 // weights, bit for bit, on the model and on the RTL, with plain SGD and with momentum.
-CpuMlp::HalfSplits deviceHalfSplits(const Device& dev, const MlpConfig& c) {
-  const std::vector<size_t> sizes = layerSizes(c);
-  Graph g(Target::of(dev.info()));
-  CpuMlp::HalfSplits hs;
-  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
-    hs.forward.push_back(ops::planMatMulHalf(g, c.batch, sizes[l], sizes[l + 1]).k);
-    hs.backward.push_back(l == 0 ? 1 : ops::planMatMulHalf(g, c.batch, sizes[l + 1], sizes[l]).k);
-    hs.weight.push_back(ops::planMatMulHalf(g, sizes[l], c.batch, sizes[l + 1]).k);
-  }
-  return hs;
-}
-
 TEST(MlpTrainer, HalfPrecisionMatchesTheCpuReferenceBitForBit) {
   MlpConfig c = smallConfig(3, 0);
   c.batch = 16;

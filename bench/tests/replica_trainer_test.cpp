@@ -10,6 +10,7 @@
 #include <random>
 
 #include "cpu_mlp.hpp"
+#include "device_splits.hpp"
 #include "mlp_parameters.hpp"
 #include "mlp_trainer.hpp"
 #include "model.hpp"
@@ -112,13 +113,7 @@ TEST(Replicas, EveryStepGivesEveryReplicaTheCpuReferencesWeights) {
     auto dev = openModel();
     auto t = replicaTrainer(*dev, c, p0);
     CpuMlp cpu(p0, c.learningRate, momentum);
-    Graph g(Target::of(dev->info()));
-    CpuMlp::KSplits ks;
-    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
-      ks.forward.push_back(ops::planMatMul(g, c.batch, sizes[l], sizes[l + 1]).k);
-      ks.backward.push_back(l == 0 ? 1 : ops::planMatMul(g, c.batch, sizes[l + 1], sizes[l]).k);
-    }
-    cpu.setKSplits(ks);
+    cpu.setKSplits(deviceKSplits(*dev, c));
     const BatchSource mine = share(static_cast<unsigned>(gComm->rank()), R);
     for (uint64_t step = 0; step < 4; ++step) {
       const MlpRunResult r = t->run(mine, mine);
@@ -170,13 +165,7 @@ TEST(Replicas, DynamicLossScaleSkipsTheSameStepsOnEveryReplica) {
     const MlpParameters p0 = MlpParameters::initialize(sizes, 3);
     auto dev = openModel();
     auto t = replicaTrainer(*dev, c, p0);
-    Graph g(Target::of(dev->info()));
-    CpuMlp::HalfSplits hs;
-    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
-      hs.forward.push_back(ops::planMatMulHalf(g, c.batch, sizes[l], sizes[l + 1]).k);
-      hs.backward.push_back(l == 0 ? 1 : ops::planMatMulHalf(g, c.batch, sizes[l + 1], sizes[l]).k);
-      hs.weight.push_back(ops::planMatMulHalf(g, sizes[l], c.batch, sizes[l + 1]).k);
-    }
+    const CpuMlp::HalfSplits hs = deviceHalfSplits(*dev, c);
     CpuMlp cpu(p0, c.learningRate, momentum);
     float scale = c.lossScale;
     uint32_t good = 0, skipped = 0, grew = 0;

@@ -99,10 +99,6 @@ Value cast(Tape& tape, const Value& x, ElemType type, const std::string& name) {
                      name);
 }
 
-}  // namespace tessera::autodiff
-
-namespace tessera::autodiff {
-
 Value scaleGradient(Tape& tape, const Value& x, const Value& scale, const std::string& name) {
   return tape.apply1("ScaleGradient", {x, scale}, {}, name);
 }

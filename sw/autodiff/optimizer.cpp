@@ -9,13 +9,17 @@
 
 namespace tessera::autodiff {
 
-void requirePowerOfTwoScale(float scale, const std::string& who) {
-  int exponent = 0;
-  if (!(scale > 0.0f) || std::isinf(scale) || std::frexp(scale, &exponent) != 0.5f) {
+namespace {
+
+void checkCounts(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                 const std::string& name) {
+  if (params.size() != grads.size()) {
     throw Error(
-        fmt::format("{} {} is not a power of two (dividing by it must be exact)", who, scale));
+        fmt::format("{}: {} gradients for {} parameters", name, grads.size(), params.size()));
   }
 }
+
+}  // namespace
 
 Optimizer::Optimizer(Graph& graph, const OptimizerConfig& config, const std::string& lrName)
     : graph_(graph), config_(config) {
@@ -57,11 +61,8 @@ void Optimizer::minimize(Tape& tape, const Value& loss, const std::vector<Value>
 
 void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                        Sequence& prog, const std::string& name, float gradScale) {
-  if (params.size() != grads.size()) {
-    throw Error(
-        fmt::format("{}: {} gradients for {} parameters", name, grads.size(), params.size()));
-  }
-  requirePowerOfTwoScale(gradScale, name + ": the gradient scale");
+  checkCounts(params, grads, name);
+  ops::requirePowerOfTwoScale(gradScale, name + ": the gradient scale");
   Tensor lr = lr_;
   float weightDecay = config_.weightDecay;
   if (gradScale != 1.0f) {
@@ -80,10 +81,7 @@ void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tens
 
 void Optimizer::update(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                        Sequence& prog, const std::string& name, const ops::LossScaler& scaler) {
-  if (params.size() != grads.size()) {
-    throw Error(
-        fmt::format("{}: {} gradients for {} parameters", name, grads.size(), params.size()));
-  }
+  checkCounts(params, grads, name);
   ops::lossScaleStep(graph_, scaler, grads, prog, name + "/loss_scale");
   Sequence step({}, name + "/step");
   Tensor lr = lr_;

@@ -170,14 +170,17 @@ void scaleInPlaceByScalar(Graph& graph, const Tensor& data, const Tensor& s, Seq
       name);
 }
 
+void requirePowerOfTwoScale(float scale, const std::string& who) {
+  int exponent = 0;
+  if (!(scale > 0.0f) || std::isinf(scale) || std::frexp(scale, &exponent) != 0.5f) {
+    throw Error(
+        fmt::format("{} {} is not a power of two (dividing by it must be exact)", who, scale));
+  }
+}
+
 LossScaler createLossScaler(Graph& graph, float initialScale, uint32_t growthInterval,
                             const std::string& name) {
-  int exponent = 0;
-  if (!(initialScale > 0.0f) || std::isinf(initialScale) ||
-      std::frexp(initialScale, &exponent) != 0.5f) {
-    throw Error(
-        fmt::format("{}: the initial loss scale {} is not a power of two", name, initialScale));
-  }
+  requirePowerOfTwoScale(initialScale, name + ": the initial loss scale");
   if (growthInterval == 0 || growthInterval > 0x7fffffffu)
     throw Error(
         fmt::format("{}: the growth interval {} is not in 1..2^31-1", name, growthInterval));

@@ -332,10 +332,6 @@ struct OptimizerConfig {
   float weightDecay = 0.0f;
 };
 
-/// Throws naming who unless scale is a finite power of two (a loss or gradient scale that divides
-/// out exactly).
-void requirePowerOfTwoScale(float scale, const std::string& who);
-
 /// Updates parameters from their gradients on the tiles. The learning rate is a device scalar
 /// exposed under the name given to the constructor; the host writes it between runs.
 class Optimizer {

@@ -47,6 +47,10 @@ void adamUpdate(Graph& graph, const Tensor& w, const Tensor& m, const Tensor& v,
                 const AdamScalars& s, float eps, float weightDecay, Sequence& prog,
                 const std::string& name);
 
+/// Throws naming who unless scale is a finite power of two (a loss or gradient scale that divides
+/// out exactly).
+void requirePowerOfTwoScale(float scale, const std::string& who);
+
 /// data = data * s[0] in place, with s a device scalar [1] (ScaleInPlaceByScalar).
 void scaleInPlaceByScalar(Graph& graph, const Tensor& data, const Tensor& s, Sequence& prog,
                           const std::string& name);
