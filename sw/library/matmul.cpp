@@ -41,21 +41,14 @@ std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p, size_t grain = 
   return {std::min(n, p * per), std::min(n, (p + 1) * per)};
 }
 
-// MatMulAmp's cycles on a tile's mb x nb x kb block (not accumulating): its start, then per block
-// of 20 rows (4 for each of the five workers) one lock-step stretch over the column groups of 4
-// (bank 0's fill; per group 9 rounds a pair of k blocks, the odd block's test and 4 rounds for
-// an odd one, the tail; the head before each further group) and the gap before the next
-// (sw/codelets/linalg/MatMulAmp.cpp).
+// MatMulAmp's cycles on a tile's mb x nb x kb block (not accumulating, c row-major): its start,
+// then one lock-step stretch over blocks of 20 rows (4 for each of the five workers), each over
+// the column groups of 4 (sw/codelets/linalg/amp_matmul_rows.hpp; the rounds are
+// tessera/amp_matmul.h's, which the codelet runs).
 double ampCycles(size_t mb, size_t nb, size_t kb) {
-  const size_t blocks = kb / 4, groups = nb / 4;
-  const size_t stretch =
-      4 +
-      groups * (9 * (blocks / 2) + 1 + 4 * (blocks % 2) + TESSERA_AMP_MATMUL_GROUP_TAIL_ROUNDS) +
-      (groups - 1) * TESSERA_AMP_MATMUL_GROUP_HEAD_ROUNDS;
-  const size_t rowBlocks = ceilDiv(ceilDiv(mb, TESSERA_AMP_MATMUL_ROWS), TESS_NUM_CONTEXTS - 1);
   return static_cast<double>(TESS_ROUND_CYCLES) *
-         static_cast<double>(TESSERA_AMP_MATMUL_START_ROUNDS + rowBlocks * stretch +
-                             (rowBlocks - 1) * TESSERA_AMP_MATMUL_BLOCK_GAP_ROUNDS);
+         tessera_amp_matmul_rounds(static_cast<unsigned>(mb), static_cast<unsigned>(nb / 4),
+                                   static_cast<unsigned>(kb / 4), 0, 0);
 }
 
 bool unitTarget(const Target& t) {
@@ -409,16 +402,29 @@ void addBlockReduction(Graph& graph, ComputeSet& rs, const MatMulPlan& plan, con
     if (e0 == e1) continue;
     const unsigned tile = planTile(plan, i, j, l);
     graph.setTileMapping(cBlock.slice(e0, e1), tile);
+    const auto partSlice = [&](size_t q) {
+      return partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0, e1);
+    };
+    // The tile's own partial (part l, computed here) is read where it lies, the others gathered.
+    std::optional<Tensor> own;
+    if (l < parts && parts > 1) {
+      const std::vector<int32_t> where = graph.tileMapping(partSlice(l));
+      if (std::all_of(where.begin(), where.end(), [&](int32_t t) { return t == int32_t(tile); }))
+        own = partSlice(l);
+    }
     std::vector<Tensor> ins;
     for (size_t q = 0; q < parts; ++q)
-      ins.push_back(partials[q].slice(m0, m1, 0).slice(n0, n1, 1).flatten().slice(e0, e1));
+      if (!own || q != l) ins.push_back(partSlice(q));
     const Tensor in = concat(ins, 0);
     const size_t vparts = std::min<size_t>(e1 - e0, graph.target().contexts);
     for (size_t v = 0; v < vparts; ++v) {
       const auto [s0, s1] = part(e1 - e0, vparts, v);
       if (s0 == s1) continue;
-      VertexRef vx = graph.addVertex(rs, "ReduceSumStrided",
-                                     {{"in", in}, {"out", cBlock.slice(e0 + s0, e0 + s1)}});
+      const Tensor out = cBlock.slice(e0 + s0, e0 + s1);
+      VertexRef vx = own ? graph.addVertex(rs, "ReduceSumStridedOwn",
+                                           {{"in", in}, {"mine", *own}, {"out", out}})
+                         : graph.addVertex(rs, "ReduceSumStrided", {{"in", in}, {"out", out}});
+      if (own) graph.setFieldValue(vx, "own", static_cast<uint32_t>(l));
       graph.setFieldValue(vx, "width", static_cast<uint32_t>(e1 - e0));
       graph.setFieldValue(vx, "offset", static_cast<uint32_t>(s0));
       uint64_t real = 0;

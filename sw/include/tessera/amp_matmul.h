@@ -1,22 +1,44 @@
-/* The row-block timing of the matrix-unit matmul codelets (MatMulAmp and MatMulAmpH, whose rounds
- * are in sw/codelets/linalg/amp_matmul_rows.hpp), shared with the library's planner, which models
+/* The timing of the matrix-unit matmul codelets (MatMulAmp and MatMulAmpH, whose instructions are
+ * in sw/codelets/linalg/amp_matmul_rows.hpp), shared with the library's planner, which models
  * their cycles (sw/library/matmul.cpp, docs/library.md). */
 #ifndef TESSERA_AMP_MATMUL_H
 #define TESSERA_AMP_MATMUL_H
 
-/** Rounds from the supervisor's publishing of the start cycle to the first row block. */
+/** Rounds from the supervisor's publishing of the start cycle to the lock-step stretch: room for
+ * the workers to see it and set up their pointers. */
 #define TESSERA_AMP_MATMUL_START_ROUNDS 160u
-/** Rounds between the end of one row block's lock-step stretch and the start of the next: a
- * worker's set-up of its next four rows and the meet. */
-#define TESSERA_AMP_MATMUL_BLOCK_GAP_ROUNDS 96u
-/** Rounds after each column group's lock-step loop (and odd block) in a row block: the workers'
- * stores and pointer steps, the supervisor's next first block after an odd one, the loop's test. */
-#define TESSERA_AMP_MATMUL_GROUP_TAIL_ROUNDS 14u
-/** Rounds more before each further group: the test, AMP.CLR and the jump back. */
-#define TESSERA_AMP_MATMUL_GROUP_HEAD_ROUNDS 3u
-/** The same when accumulating: the test, four AMP.LA, four pointer steps back, the jump. */
-#define TESSERA_AMP_MATMUL_GROUP_HEAD_ACC_ROUNDS 10u
 /** Rows of a a worker streams in one pass (its accumulator rows). */
 #define TESSERA_AMP_MATMUL_ROWS 4u
+/** Workers in a row block (every context but the supervisor, which loads the weights). */
+#define TESSERA_AMP_MATMUL_WORKERS 5u
+/** Rounds at the stretch's start: bank 0's first fill. */
+#define TESSERA_AMP_MATMUL_FILL_ROUNDS 4u
+/** Rounds between two row blocks: the counters' test and the pointers' steps (or the last row
+ * block's clamped pointers). */
+#define TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS 17u
+
+/** Rounds of one column group of a row block over `blocks` blocks of k (4 k with fp32 inputs, 8
+ * with fp16): the head (AMP.LA of four rows when accumulating, else AMP.CLR), 9 rounds a pair of
+ * blocks, the odd block's test and, with an odd block, its rounds and a jump, the four AMP.SA,
+ * the test of c's layout and (column groups of more than one row) the step to the next group, and
+ * the group loop's two. */
+static inline unsigned tessera_amp_matmul_group_rounds(unsigned blocks, int accumulate,
+                                                       int cgroupsStep) {
+  return (accumulate ? 5u : 3u) + 9u * (blocks / 2u) + 1u + ((blocks & 1u) ? 9u : 4u) + 3u +
+         (cgroupsStep ? 4u : 0u);
+}
+
+/** Rounds of a whole MatMulAmp (or MatMulAmpH) vertex set on a tile from the supervisor's start
+ * to its end: rows of a, groups of 4 columns, blocks of k; cgroupsStep when c is stored in column
+ * groups of more than one row. */
+static inline unsigned tessera_amp_matmul_rounds(unsigned rows, unsigned groups, unsigned blocks,
+                                                 int accumulate, int cgroupsStep) {
+  const unsigned rowGroups = (rows + TESSERA_AMP_MATMUL_ROWS - 1u) / TESSERA_AMP_MATMUL_ROWS;
+  const unsigned rowBlocks =
+      (rowGroups + TESSERA_AMP_MATMUL_WORKERS - 1u) / TESSERA_AMP_MATMUL_WORKERS;
+  return TESSERA_AMP_MATMUL_START_ROUNDS + TESSERA_AMP_MATMUL_FILL_ROUNDS +
+         rowBlocks * groups * tessera_amp_matmul_group_rounds(blocks, accumulate, cgroupsStep) +
+         (rowBlocks - 1u) * TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS;
+}
 
 #endif

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <set>
 
 #include "backends.hpp"
 #include "library_testing.hpp"
@@ -443,9 +444,10 @@ TEST(MatMulCodelets, BlockedEqualsPlain) {
   }
 }
 
-// Transpose2d and ReduceSumStrided (register-blocked loops with tails) against host loops on
-// shapes that hit every tail (rows and columns not multiples of 4, parts starting inside the
-// block): bit-equal, NaN payloads and signed zeros moved unchanged by the transpose.
+// Transpose2d, ReduceSumStrided and ReduceSumStridedOwn (register-blocked loops with tails)
+// against host loops on shapes that hit every tail (rows and columns not multiples of 4, parts
+// starting inside the block): bit-equal, NaN payloads and signed zeros moved unchanged by the
+// transpose.
 TEST(DataCodelets, TransposeAndStridedSumMatchTheHost) {
   Graph g(Target{1, 262144, 6});
   ComputeSet cs = g.addComputeSet("both");
@@ -506,6 +508,34 @@ TEST(DataCodelets, TransposeAndStridedSumMatchTheHost) {
     }
     g.exposeTensor("r" + id, r);
     want.emplace_back("r" + id, wr);
+    // ReduceSumStridedOwn: the same sums with part `own` (first, middle, last) read from its own
+    // variable and the others from [parts - 1, width].
+    const std::set<uint32_t> owns =
+        s.a < 2 ? std::set<uint32_t>{} : std::set<uint32_t>{0u, s.a / 2, s.a - 1};
+    for (const uint32_t own : owns) {
+      std::vector<float> others, mine(v.begin() + own * s.b, v.begin() + (own + 1) * s.b);
+      for (uint32_t p = 0; p < s.a; ++p)
+        if (p != own) others.insert(others.end(), v.begin() + p * s.b, v.begin() + (p + 1) * s.b);
+      const std::string oid = fmt::format("{}o{}", id, own);
+      Tensor oin = g.addVariable(ElemType::Float32, {others.size()}, "oin" + oid);
+      Tensor omine = g.addVariable(ElemType::Float32, {mine.size()}, "omine" + oid);
+      Tensor ro = g.addVariable(ElemType::Float32, {s.b}, "ro" + oid);
+      g.setInitialValue(oin, others);
+      g.setInitialValue(omine, mine);
+      for (const Tensor& t : {oin, omine, ro}) g.setTileMapping(t, 0);
+      for (int p = 0; p < 3; ++p) {
+        if (wcut[p] == wcut[p + 1]) continue;
+        VertexRef vx =
+            g.addVertex(cs, "ReduceSumStridedOwn",
+                        {{"in", oin}, {"mine", omine}, {"out", ro.slice(wcut[p], wcut[p + 1])}});
+        g.setFieldValue(vx, "width", s.b);
+        g.setFieldValue(vx, "offset", wcut[p]);
+        g.setFieldValue(vx, "own", own);
+        g.setTileMapping(vx, 0);
+      }
+      g.exposeTensor("ro" + oid, ro);
+      want.emplace_back("ro" + oid, wr);
+    }
   }
   Compiled c = compile(g, Execute(cs));
   DeviceOptions o;
