@@ -418,7 +418,7 @@ void addBlockReduction(Graph& graph, ComputeSet& rs, const MatMulPlan& plan, con
     const Tensor in = concat(ins, 0);
     const size_t vparts = std::min<size_t>(e1 - e0, graph.target().contexts);
     for (size_t v = 0; v < vparts; ++v) {
-      const auto [s0, s1] = part(e1 - e0, vparts, v);
+      const auto [s0, s1] = part(e1 - e0, vparts, v, 4);  // whole quads: no tail loop
       if (s0 == s1) continue;
       const Tensor out = cBlock.slice(e0 + s0, e0 + s1);
       VertexRef vx = own ? graph.addVertex(rs, "ReduceSumStridedOwn",
