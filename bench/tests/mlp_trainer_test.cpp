@@ -191,7 +191,7 @@ TEST(MlpLockstep, ModelAndRtlAgreeOnACompiledTrainingStep) {
 }
 
 // The matrix unit's matmul codelet in lockstep, model against rtl at every retirement: one row
-// block and several (rows 44 and 48), an even and an odd number of k blocks (k 40, 36; 44, 48
+// block and several (rows 44, 48 and 244), an even and an odd number of k blocks (k 40, 36; 44, 48
 // accumulating), several column groups, c row-major and in the unit's column groups (weights
 // from createMatMulRhs, updated in place by matmulAccumulate with a transposed a: Transpose2d).
 TEST(MatMulUnitLockstep, ModelAndRtlAgreeOnTheUnitsProducts) {
@@ -210,10 +210,16 @@ TEST(MatMulUnitLockstep, ModelAndRtlAgreeOnTheUnitsProducts) {
   const Tensor a2 = ops::createMatMulLhs(g, 44, 36, 16, "a2");
   const Tensor w2 = ops::createMatMulRhs(g, 44, 36, 16, "w2");
   const Tensor x5 = ops::createMatMulLhs(g, 48, 40, 16, "x5");
-  for (const Tensor& t : {a1, w1, a2, w2, x5}) init(t);
+  // 61 rows a tile: four row blocks in the stretch, the last with a partial quad; k = 12: one
+  // pair of blocks and an odd one.
+  const Tensor a6 = ops::createMatMulLhs(g, 244, 12, 8, "a6");
+  const Tensor w6 = ops::createMatMulRhs(g, 244, 12, 8, "w6");
+  for (const Tensor& t : {a1, w1, a2, w2, x5, a6, w6}) init(t);
   const Tensor c1 = ops::matmul(g, a1, w1, prog, "mm1");
   const Tensor c2 = ops::matmul(g, a2, w2, prog, "mm2");
   const Tensor d5 = ops::matmul(g, x5, w1, prog, "mm5");
+  const Tensor c6 = ops::matmul(g, a6, w6, prog, "mm6");
+  g.exposeTensor("c6", c6);
   ops::matmulAccumulate(g, w1, a1, c1, prog, "acc1", {true, false});
   ops::matmulAccumulate(g, w2, a2, c2, prog, "acc2", {true, false});
   ops::matmulAccumulate(g, w1, x5, d5, prog, "acc5", {true, false});

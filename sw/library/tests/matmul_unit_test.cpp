@@ -143,10 +143,21 @@ Product makeProduct(const Shape& s, bool accumulate, uint32_t seed, bool special
 // element in the same order and must agree bit for bit.
 TEST(MatMulUnit, EqualsTheScalarCodeletsOnOneTile) {
   const std::vector<Shape> unitShapes = {
-      {1, 8, 4, false, false},    {4, 8, 4, false, false},    {5, 12, 8, false, false},
-      {20, 16, 4, false, false},  {21, 36, 12, false, false}, {37, 44, 20, false, false},
-      {32, 64, 16, true, false},  {9, 20, 8, false, true},    {13, 24, 12, true, true},
-      {48, 48, 48, false, false}, {3, 100, 8, false, false}};
+      {1, 8, 4, false, false},
+      {4, 8, 4, false, false},
+      {5, 12, 8, false, false},
+      {20, 16, 4, false, false},
+      {21, 36, 12, false, false},
+      {37, 44, 20, false, false},
+      {32, 64, 16, true, false},
+      {9, 20, 8, false, true},
+      {13, 24, 12, true, true},
+      {48, 48, 48, false, false},
+      {3, 100, 8, false, false},
+      // Several row blocks in one stretch: a fourth one with a partial quad (61 rows), three
+      // with an odd number of k blocks (45 rows, k = 20).
+      {61, 40, 12, false, false},
+      {45, 20, 8, false, false}};
   // The unit leaves these to MatMulBlocked: n or k not a multiple of 4, or k < 8.
   const std::vector<Shape> scalarShapes = {
       {5, 7, 8, false, false}, {6, 8, 6, false, false}, {4, 4, 4, false, false}};
