@@ -155,8 +155,8 @@ namespace {
 // first use; the caller runs it before the product): the exchange then brings the stored block
 // in runs of r1 - r0 words instead of one word a message, whose programs would not fit a tile.
 Tensor ampRows(Graph& graph, std::optional<ComputeSet>& ts, unsigned tile, const Tensor& a,
-               bool transposeA, size_t r0, size_t r1, size_t k0, size_t k1,
-               const std::string& name) {
+               bool transposeA, size_t r0, size_t r1, size_t k0, size_t k1, const std::string& name,
+               size_t maxVertices = SIZE_MAX) {
   if (!transposeA) return a.slice(r0, r1, 0).slice(k0, k1, 1);
   if (!ts) ts = graph.addComputeSet(name + "/a-rows");
   const size_t mb = r1 - r0, kb = k1 - k0;
@@ -165,7 +165,7 @@ Tensor ampRows(Graph& graph, std::optional<ComputeSet>& ts, unsigned tile, const
       graph.addVariable(ElemType::Float32, {mb, kb}, fmt::format("{}/a-rows@{}", name, tile));
   graph.setTileMapping(rows, tile);
   graph.setAlignment(rows, TESS_AMP_STEP_BYTES);
-  const size_t vparts = std::min<size_t>(mb, graph.target().contexts);
+  const size_t vparts = std::min<size_t>({mb, graph.target().contexts, maxVertices});
   for (size_t v = 0; v < vparts; ++v) {
     const auto [p0, p1] = part(mb, vparts, v);
     if (p0 == p1) continue;
@@ -269,6 +269,57 @@ std::vector<Tensor> sharedAmpRows(Graph& graph, std::optional<ComputeSet>& ts,
 
 }  // namespace
 
+namespace {
+
+// AmpRegroup vertices on `tile` (sw/codelets/linalg/AmpRegroup.cpp) writing the flat `out`,
+// `units` parts of `unit` elements each (a column group [rows][4] or a row), split over the
+// contexts.
+void addRegroup(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& in, const Tensor& out,
+                size_t units, size_t unit, uint32_t mode, size_t rows, size_t realRows,
+                size_t realCols, size_t ld, size_t width, float pad,
+                size_t maxVertices = SIZE_MAX) {
+  const size_t vparts = std::min<size_t>({units, graph.target().contexts, maxVertices});
+  for (size_t v = 0; v < vparts; ++v) {
+    const auto [u0, u1] = part(units, vparts, v);
+    if (u0 == u1) continue;
+    VertexRef vx =
+        graph.addVertex(cs, "AmpRegroup", {{"in", in}, {"out", out.slice(u0 * unit, u1 * unit)}});
+    graph.setFieldValue(vx, "mode", mode);
+    graph.setFieldValue(vx, "rows", static_cast<uint32_t>(rows));
+    graph.setFieldValue(vx, "realRows", static_cast<uint32_t>(realRows));
+    graph.setFieldValue(vx, "realCols", static_cast<uint32_t>(realCols));
+    graph.setFieldValue(vx, "ld", static_cast<uint32_t>(ld));
+    graph.setFieldValue(vx, "width", static_cast<uint32_t>(width));
+    graph.setFieldValue(vx, "begin", static_cast<uint32_t>(u0));
+    graph.setFieldValue(vx, "pad", pad);
+    graph.setTileMapping(vx, tile);
+  }
+}
+
+// Vertices for two jobs of wa and wb words sharing a tile's contexts in one compute set (so
+// that no context runs two): in proportion, at least one each.
+std::pair<size_t, size_t> shareContexts(const Graph& graph, size_t wa, size_t wb) {
+  const size_t n = graph.target().contexts;
+  if (n < 2) return {1, 1};
+  const size_t va = std::clamp<size_t>((n * wa + (wa + wb) / 2) / (wa + wb), 1, n - 1);
+  return {va, n - va};
+}
+
+// A 16-byte aligned variable of `elements` floats on tile.
+Tensor unitBuffer(Graph& graph, size_t elements, const std::string& name, unsigned tile) {
+  const Tensor t = graph.addVariable(ElemType::Float32, {elements}, name);
+  graph.setTileMapping(t, tile);
+  graph.setAlignment(t, TESS_AMP_STEP_BYTES);
+  return t;
+}
+
+// The [rows, cols] view of a buffer stored in the unit's column groups [cols / 4][rows][4].
+Tensor columnGroupsView(const Tensor& store, size_t rows, size_t cols) {
+  return store.reshape({cols / 4, rows, 4}).dimShuffle({1, 0, 2}).reshape({rows, cols});
+}
+
+}  // namespace
+
 bool matMulUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
   return unitTarget(target) && m > 0 && n > 0 && n % 4 == 0 && k % 4 == 0 && k >= 8;
 }
@@ -286,6 +337,16 @@ bool paddedUnitBlock(const Target& target, size_t m, size_t k, size_t n, size_t 
 
 size_t roundUp4(size_t n) {
   return (n + 3) / 4 * 4;
+}
+
+// True when a product's block [m, k] x [k, n] goes to the unit with k padded to a multiple of 4
+// (k parts that are not multiples of 4: LeNet's dense layers, the MLP's 10-class input
+// gradient): op(a)'s rows get +0 and op(b)'s rows -0 in the padding, so each padding product is
+// (+0)(-0) = -0 and adds nothing to any sum (x + -0 = x for every x, -0 and NaN included): each
+// element is the same chain of fused multiply-adds as without padding, the same bits. op(a) must
+// be stored row-major (not transposed).
+bool paddedKUnitBlock(const Target& target, size_t m, size_t k, size_t n) {
+  return k % 4 != 0 && matMulUsesUnit(target, m, roundUp4(k), n);
 }
 
 // The plan for target t (planMatMul); kParts != 0 fixes the k split.
@@ -314,30 +375,46 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
         if (part(m, pm, pm - 1).first >= m || part(n, pn, pn - 1, grain).first >= n ||
             part(k, pk, pk - 1, kg).first >= k)
           continue;
+        // On the unit (fp32), no last column block narrower than 4 beside wider ones: the unit
+        // cannot take it, and MatMulBlocked is slow on so narrow a block (LeNet's 10 classes as
+        // 4 + 4 + 2 took 12,400 cycles on the 2-column tiles against 4,900 modelled).
+        if (!half && grain == 4 && pn > 1) {
+          const auto [l0, l1] = part(n, pn, pn - 1, grain);
+          if (l1 - l0 < 4) continue;
+        }
         const size_t mbz = part(m, pm, 0).second, nbz = part(n, pn, 0, grain).second,
                      kbz = part(k, pk, 0, kg).second;
         const double mb = static_cast<double>(mbz), nb = static_cast<double>(nbz),
                      kb = static_cast<double>(kbz);
-        double compute = 0.0;
-        if (half && matMulHalfUsesUnit(t, mbz, kbz, nbz)) {
-          // AMP.H: the same rounds as AMP.S over a block of 8 k instead of 4.
-          compute = ampCycles(mbz, nbz, kbz / 2);
-        } else if (half) {
-          size_t load = 0;
-          for (const WorkPart& p : splitWork(mbz, nbz, workers))
-            load = std::max(load, p.rows * p.cols);
-          compute = kHalfCyclesPerMac * static_cast<double>(load) * kb;
-        } else if (matMulUsesUnit(t, mbz, kbz, nbz)) {
-          compute = ampCycles(mbz, nbz, kbz);
-        } else if (paddedUnitBlock(t, mbz, kbz, nbz, pk)) {
-          compute = ampCycles(mbz, roundUp4(nbz), kbz);
-        } else {
+        // A block's compute cycles on its codelet.
+        const auto blockCompute = [&](size_t mbz, size_t nbz, size_t kbz) {
+          const double kb = static_cast<double>(kbz);
+          if (half && matMulHalfUsesUnit(t, mbz, kbz, nbz)) {
+            // AMP.H: the same rounds as AMP.S over a block of 8 k instead of 4.
+            return ampCycles(mbz, nbz, kbz / 2);
+          }
+          if (!half && matMulUsesUnit(t, mbz, kbz, nbz)) return ampCycles(mbz, nbz, kbz);
+          if (!half && paddedUnitBlock(t, mbz, kbz, nbz, pk))
+            return ampCycles(mbz, roundUp4(nbz), kbz);
+          if (!half && paddedKUnitBlock(t, mbz, kbz, nbz)) {
+            // The padded copies of both operands (about three instructions a word on the six
+            // contexts) and their compute set, then the product.
+            return ampCycles(mbz, nbz, roundUp4(kbz)) +
+                   3.0 * static_cast<double>((mbz + nbz) * roundUp4(kbz)) / workers * 6.0 + 600.0;
+          }
           // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
           size_t load = 0;
           for (const WorkPart& p : splitWork(mbz, nbz, workers))
             load = std::max(load, p.rows * p.cols);
-          compute = kCyclesPerMac * static_cast<double>(load) * kb;
-        }
+          return (half ? kHalfCyclesPerMac : kCyclesPerMac) * static_cast<double>(load) * kb;
+        };
+        // The slowest of the first block and the ragged last ones (a last column block or k part
+        // that is shorter may go to another codelet).
+        const auto [nl0, nl1] = part(n, pn, pn - 1, grain);
+        const auto [kl0, kl1] = part(k, pk, pk - 1, kg);
+        const double compute =
+            std::max({blockCompute(mbz, nbz, kbz), blockCompute(mbz, nl1 - nl0, kbz),
+                      blockCompute(mbz, nbz, kl1 - kl0), blockCompute(mbz, nl1 - nl0, kl1 - kl0)});
         const double reduce = pk > 1 ? kCyclesPerMac * mb * nb / static_cast<double>(workers) : 0.0;
         const double exchange = mb * kb + kb * nb + (pk > 1 ? 2.0 * mb * nb : 0.0);
         const double cost = compute + reduce + exchange;
@@ -570,6 +647,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                         : cStore.expand(0);
   ComputeSet cs = graph.addComputeSet(name);
   std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
+  std::optional<ComputeSet> ps;  // padded copies of the operands of blocks with k padded
   bool aligned = false;
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
@@ -603,6 +681,26 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                          bOp.slice(k0, k1, 0).slice(n0, n1, 1), pBlock, false, name);
           continue;
         }
+        if (!opt.transposeA && paddedKUnitBlock(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
+          // k padded to kp (paddedKUnitBlock): op(a)'s rows [mb, kp] and op(b)'s column groups
+          // [nb / 4][kp][4] copied on the tile (AmpRegroup, the compute set NAME/pad) from the
+          // blocks as stored, b transposed on the way where it is stored [n, k].
+          if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
+          if (!ps) ps = graph.addComputeSet(name + "/pad");
+          const size_t mb = m1 - m0, kb = k1 - k0, nb = n1 - n0, kp = roundUp4(kb);
+          const Tensor aPad =
+              unitBuffer(graph, mb * kp, fmt::format("{}/a-pad@{}", name, tile), tile);
+          const auto [va, vb] = shareContexts(graph, mb * kp, nb * kp);
+          addRegroup(graph, *ps, tile, aBlock(m0, m1, k0, k1).flatten(), aPad, mb, kp, 2, mb, mb,
+                     kb, kb, kp, 0.0f, va);
+          const Tensor bPad =
+              unitBuffer(graph, nb * kp, fmt::format("{}/b-pad@{}", name, tile), tile);
+          addRegroup(graph, *ps, tile, bBlock(k0, k1, n0, n1).flatten(), bPad, nb / 4, kp * 4,
+                     opt.transposeB ? 3 : 0, kp, kb, nb, opt.transposeB ? kb : nb, 0, -0.0f, vb);
+          addAmpVertices(graph, cs, tile, aPad.reshape({mb, kp}), columnGroupsView(bPad, kp, nb),
+                         pBlock, false, name, 2 * uint64_t{mb} * kb * nb);
+          continue;
+        }
         const Tensor bb = bBlock(k0, k1, n0, n1).flatten();
         // The block's rows of op(a), one gathered copy shared by the tile's vertices.
         const Tensor ab = aBlock(m0, m1, k0, k1).flatten();
@@ -613,6 +711,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
     }
   }
   if (ts) prog.add(Execute(*ts, name + "/a-rows"));
+  if (ps) prog.add(Execute(*ps, name + "/pad"));
   prog.add(Execute(cs, name));
   if (plan.k == 1) return c;
 
@@ -670,6 +769,7 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
       (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | (accumulate ? 4u : 0u);
   ComputeSet cs = graph.addComputeSet(name);
   std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
+  std::optional<ComputeSet> us;  // real columns of padded blocks of c back into c
   std::vector<Tensor> from, to;  // the transposed parts to the tiles that share them
   // A transposed a for the unit: the tiles whose blocks share their rows share the transpose.
   std::map<unsigned, Tensor> shared;
@@ -698,6 +798,40 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
         (opt.transposeA ? a.slice(bx.r0, bx.r1, 1) : a.slice(bx.r0, bx.r1, 0)).flatten();
     const Tensor cBlock = c.slice(bx.r0, bx.r1, 0).slice(bx.c0, bx.c1, 1);
     const Tensor cb = cBlock.flatten();
+    const size_t rows = bx.r1 - bx.r0, cols = bx.c1 - bx.c0;
+    if (cols > 4 && cols % 4 != 0 && matMulUsesUnit(graph.target(), rows, k, roundUp4(cols))) {
+      // Columns padded to cp (the MLP's 10-class weight): c's block copied into the unit's
+      // column groups [cp / 4][rows][4] (when accumulating; AmpRegroup in NAME/a-rows), the
+      // product there with op(b)'s padding columns repeating real ones (as the padded forward
+      // block's), and the real columns copied back (NAME/unpad). The padding columns' sums are
+      // never read; each real one is the same chain as MatMulBlocked's.
+      const size_t cp = roundUp4(cols), pad = cp - cols;
+      const Tensor cPad =
+          unitBuffer(graph, rows * cp, fmt::format("{}/c-pad@{}", name, tile), tile);
+      if (!ts) ts = graph.addComputeSet(name + "/a-rows");
+      // The copy and a transposed a's rows share the compute set's contexts.
+      const auto it = shared.find(tile);
+      const bool transposes = it == shared.end() && opt.transposeA;
+      const auto [vt, vc] = accumulate && transposes
+                                ? shareContexts(graph, rows * k, rows * cp)
+                                : std::pair<size_t, size_t>{SIZE_MAX, SIZE_MAX};
+      if (accumulate)
+        addRegroup(graph, *ts, tile, cb, cPad, cp / 4, rows * 4, 0, rows, rows, cols, cols, 0, 0.0f,
+                   vc);
+      const Tensor bOp = opt.transposeB ? b.transpose() : b;
+      const Tensor bCols = bOp.slice(bx.c0, bx.c1, 1);
+      const Tensor next =
+          concat({bCols.slice(1, k, 0).slice(0, pad, 1), bCols.slice(0, 1, 0).slice(0, pad, 1)}, 0);
+      addAmpVertices(graph, cs, tile,
+                     it != shared.end() ? it->second
+                                        : ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1,
+                                                  0, k, name, vt),
+                     concat({bCols, next}, 1), columnGroupsView(cPad, rows, cp), accumulate, name,
+                     2 * uint64_t{rows} * k * cols);
+      if (!us) us = graph.addComputeSet(name + "/unpad");
+      addRegroup(graph, *us, tile, cPad, cb, rows, cols, 1, rows, rows, cols, 0, 0, 0.0f);
+      continue;
+    }
     if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0)) {
       graph.setAlignment(cb, TESS_AMP_STEP_BYTES);
       const Tensor bOp = opt.transposeB ? b.transpose() : b;
@@ -720,6 +854,7 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
   if (ts) prog.add(Execute(*ts, name + "/a-rows"));
   if (!from.empty()) prog.add(Copy(concat(from, 0), concat(to, 0), name + "/a-rows/share"));
   prog.add(Execute(cs, name));
+  if (us) prog.add(Execute(*us, name + "/unpad"));
 }
 
 }  // namespace

@@ -157,10 +157,19 @@ TEST(MatMulUnit, EqualsTheScalarCodeletsOnOneTile) {
       // Several row blocks in one stretch: a fourth one with a partial quad (61 rows), three
       // with an odd number of k blocks (45 rows, k = 20).
       {61, 40, 12, false, false},
-      {45, 20, 8, false, false}};
-  // The unit leaves these to MatMulBlocked: n or k not a multiple of 4, or k < 8.
+      {45, 20, 8, false, false},
+      // k not a multiple of 4 (padded with +0 in a and -0 in b when not accumulating; b
+      // transposed as the MLP's input gradient's W^T), and c's columns not a multiple of 4
+      // (padded in a copy of c's block when accumulating: 10 and 6 columns).
+      {5, 7, 8, false, false},
+      {9, 10, 8, false, true},
+      {32, 10, 16, false, true},
+      {13, 18, 12, false, false},
+      {12, 32, 10, true, false},
+      {20, 16, 6, false, false}};
+  // The unit leaves these to MatMulBlocked: k < 8 even padded, or 4 columns or fewer to pad.
   const std::vector<Shape> scalarShapes = {
-      {5, 7, 8, false, false}, {6, 8, 6, false, false}, {4, 4, 4, false, false}};
+      {6, 8, 6, false, false}, {4, 4, 4, false, false}, {7, 3, 8, false, false}};
   std::vector<Product> products;
   uint32_t seed = 1;
   for (const Shape& s : unitShapes) {
@@ -169,6 +178,9 @@ TEST(MatMulUnit, EqualsTheScalarCodeletsOnOneTile) {
   }
   products.push_back(makeProduct({12, 32, 8, false, false}, false, seed++, true));
   products.push_back(makeProduct({8, 16, 12, true, false}, true, seed++, true));
+  // Special values through the padded k and the padded columns.
+  products.push_back(makeProduct({9, 10, 8, false, true}, false, seed++, true));
+  products.push_back(makeProduct({12, 32, 10, true, false}, true, seed++, true));
   for (const Shape& s : scalarShapes) products.push_back(makeProduct(s, false, seed++, false));
 
   const Result unit = runProducts(products, true, 1, 1u << 20);
