@@ -89,12 +89,14 @@ constexpr uint32_t kBlockRows = kWorkers * kRows;  // rows of a row block
 #define TESSERA_AMP_AT(f3, f7, reg) ".insn r %[op], %[" #f3 "], %[" #f7 "], x0, %[" #reg "], x0\n"
 
 // funct7 of bank b, row r (docs/tile.md, "Encoding"), as immediate asm operands w<b><r>; AMP.LA
-// and AMP.SA (C = 0) of row r use w0<r>.
+// of row r uses w0<r>, AMP.SA of row r with clear (C = 1) x0<r>.
 #define TESSERA_AMP_F7_OPERANDS                                                             \
   [w00] "i"(TESSERA_AMP_FUNCT7(0, 0, 0, 0)), [w01] "i"(TESSERA_AMP_FUNCT7(0, 0, 0, 1)),     \
       [w02] "i"(TESSERA_AMP_FUNCT7(0, 0, 0, 2)), [w03] "i"(TESSERA_AMP_FUNCT7(0, 0, 0, 3)), \
       [w10] "i"(TESSERA_AMP_FUNCT7(0, 0, 1, 0)), [w11] "i"(TESSERA_AMP_FUNCT7(0, 0, 1, 1)), \
       [w12] "i"(TESSERA_AMP_FUNCT7(0, 0, 1, 2)), [w13] "i"(TESSERA_AMP_FUNCT7(0, 0, 1, 3)), \
+      [x00] "i"(TESSERA_AMP_FUNCT7(1, 0, 0, 0)), [x01] "i"(TESSERA_AMP_FUNCT7(1, 0, 0, 1)), \
+      [x02] "i"(TESSERA_AMP_FUNCT7(1, 0, 0, 2)), [x03] "i"(TESSERA_AMP_FUNCT7(1, 0, 0, 3)), \
       [op] "i"(TESS_AMP_OPCODE)
 
 #define TESSERA_AMP_NOPS_4 "nop\nnop\nnop\nnop\n"
@@ -125,149 +127,169 @@ struct WorkerTable {
 // the tail; between row blocks b's block 0 again. The last group's last loads read at most 64
 // bytes past b (still SRAM: the stacks lie above every buffer) into a bank no worker then uses.
 // ElemBytes: 4 (fp32 b, 4 k a block) or 2 (fp16, 8 k); a block is 64 bytes either way.
-template <uint32_t ElemBytes>
+// Neighbours: the workers' variant for c in column groups with whole quads of rows (one pointer,
+// one add a group; workerStretch).
+template <uint32_t ElemBytes, bool Neighbours>
 inline void supervisorStretch(uint32_t t, const void* b, uint32_t rowBlocks, uint32_t pairs,
                               bool odd, uint32_t groups, uint32_t kk, bool accumulate,
                               uint32_t skip) {
   const uint32_t step = 4 * ElemBytes * kk;  // bytes of a column group of b
-  // endb after a group's head: that group's start + 64 + 128 pairs (pb after its pairs' loads).
-  const int32_t endOff = static_cast<int32_t>(64 + 128 * pairs) - static_cast<int32_t>(step);
+  // endb: a group's start + 64 + 128 pairs (pb after its pairs' loads).
+  const uint32_t endOff = 64 + 128 * pairs;
   const char* pb = static_cast<const char*>(b);
   const char* endb = pb + endOff;
   uint32_t g = groups, s = rowBlocks;
-  __asm__ volatile(
-      TESSERA_AMP_MEET
-          // block 0 into bank 0 (the workers wait 4 rounds)
-          TESSERA_AMP_LOAD_BANK0
-      "1:\n"
-      // the head: 5 rounds when accumulating, else 3
-      "bnez %[acc], 2f\n"
-      "add %[endb], %[endb], %[step]\n"
-      "j 3f\n"
-      "2: add %[endb], %[endb], %[step]\n"
-      "nop\nnop\nnop\n"
-      "3:\n"
-      // the workers' blocks 0 and 1: blocks 1 and 2 into banks 1 and 0
-      TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0
-      "beqz %[rest], 5f\n"
-      "4:\n" TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0
-      "bne %[p], %[endb], 4b\n"
-      "5: beqz %[odd], 6f\n"
-      // the odd block, then the next group's block 0 into bank 0 while the workers store
-      TESSERA_AMP_NOPS_4 TESSERA_AMP_LOAD_BANK0
-      "j 7f\n"
-      "6:\n" TESSERA_AMP_NOPS_4 "7: beqz %[skip], 8f\n" TESSERA_AMP_NOPS_4
-      "8: addi %[g], %[g], -1\n"
-      "bnez %[g], 1b\n"
-      // between row blocks (17 rounds): b's block 0 into bank 0
-      "addi %[nrb], %[nrb], -1\n"
-      "beqz %[nrb], 9f\n"
-      "mv %[g], %[groups]\n"
-      "nop\nnop\n"
-      "mv %[p], %[b]\n"
-      "add %[endb], %[b], %[endOff]\n" TESSERA_AMP_LOAD_BANK0 TESSERA_AMP_NOPS_4
-      "nop\n"
-      "j 1b\n"
-      "9:\n"
-      "j 91f\n"
-      "90: ebreak\n"
-      "91:\n"
-      : [p] "+&r"(pb), [endb] "+&r"(endb), [g] "+&r"(g), [nrb] "+&r"(s)
-      : [t] "r"(t), [ctx] "r"(0u), [sixth] "i"(kSixth), [step] "r"(step), [b] "r"(b),
-        [endOff] "r"(endOff), [groups] "r"(groups), [rest] "r"(pairs - 1),
-        [odd] "r"(static_cast<uint32_t>(odd)), [acc] "r"(static_cast<uint32_t>(accumulate)),
-        [skip] "r"(skip), [lw] "i"(TESS_AMP_F3_LW), TESSERA_AMP_F7_OPERANDS
-      : "t0", "t1", "t2", "memory");
+#define TESSERA_AMP_SUPERVISOR_ASM(TAIL)                                                     \
+  __asm__ volatile(                                                                          \
+      TESSERA_AMP_MEET /* block 0 into bank 0 (the workers clear and wait) */                \
+          TESSERA_AMP_LOAD_BANK0                                                             \
+      "1:\n" /* the head: 5 rounds when accumulating, else 1 */                              \
+      "beqz %[acc], 3f\n" TESSERA_AMP_NOPS_4                                                 \
+      "3:\n" /* the workers' blocks 0 and 1: blocks 1 and 2 into banks 1 and 0 */            \
+      TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0                                          \
+      "beqz %[rest], 5f\n"                                                                   \
+      "4:\n" TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0                                   \
+      "bne %[p], %[endb], 4b\n"                                                              \
+      "5: beqz %[odd], 6f\n" /* the odd block, then the next group's block 0 into bank 0 */  \
+      "add %[endb], %[endb], %[step]\nnop\nnop\nnop\n" TESSERA_AMP_LOAD_BANK0                \
+      "j 7f\n"                                                                               \
+      "6: add %[endb], %[endb], %[step]\nnop\nnop\nnop\n"                                    \
+      "7:\n" TAIL                                                                            \
+      "8: addi %[g], %[g], -1\n"                                                             \
+      "bnez %[g], 1b\n" /* between row blocks (17 rounds): b's block 0 into bank 0 */        \
+      "addi %[nrb], %[nrb], -1\n"                                                            \
+      "beqz %[nrb], 9f\n"                                                                    \
+      "mv %[g], %[groups]\n"                                                                 \
+      "nop\nnop\n"                                                                           \
+      "mv %[p], %[b]\n"                                                                      \
+      "add %[endb], %[b], %[endOff]\n" TESSERA_AMP_LOAD_BANK0 TESSERA_AMP_NOPS_4             \
+      "nop\n"                                                                                \
+      "j 1b\n"                                                                               \
+      "9:\n"                                                                                 \
+      "j 91f\n"                                                                              \
+      "90: ebreak\n"                                                                         \
+      "91:\n"                                                                                \
+      : [p] "+&r"(pb), [endb] "+&r"(endb), [g] "+&r"(g), [nrb] "+&r"(s)                      \
+      : [t] "r"(t), [ctx] "r"(0u), [sixth] "i"(kSixth), [step] "r"(step), [b] "r"(b),        \
+        [endOff] "r"(endOff), [groups] "r"(groups), [rest] "r"(pairs - 1),                   \
+        [odd] "r"(static_cast<uint32_t>(odd)), [acc] "r"(static_cast<uint32_t>(accumulate)), \
+        [skip] "r"(skip), [lw] "i"(TESS_AMP_F3_LW), TESSERA_AMP_F7_OPERANDS                  \
+      : "t0", "t1", "t2", "memory")
+  if (Neighbours) {
+    // The workers' one add of c.
+    TESSERA_AMP_SUPERVISOR_ASM("nop\n");
+  } else {
+    // The workers' test of c's layout and, in column groups, their four adds.
+    TESSERA_AMP_SUPERVISOR_ASM("beqz %[skip], 8f\n" TESSERA_AMP_NOPS_4);
+  }
+#undef TESSERA_AMP_SUPERVISOR_ASM
 }
 
 // A worker's stretch from cycle t over its row blocks (rowBlocks >= 1) from rows P0..P3 of a and
-// c0..c3 of c: per group the head, block 0 from P (p = P + 16), block 1, the further pairs, the
-// odd block, the stores (c steps to the next group: by AMP.SA's 16 bytes, and skip more in
-// column groups) and the group loop; between row blocks the steps of tab, or the last row
-// block's pointers from it. MulF3: AMP.S's funct3 (fp32 a, 4 k a block) or AMP.H's (fp16, 8 k);
-// a block is 16 bytes of a row either way.
-template <uint32_t MulF3>
+// c0..c3 of c: per group the head (AMP.LA of its four rows when accumulating; AMP.SA clears the
+// accumulators otherwise), block 0 from P (p = P + 16), block 1, the further pairs, the odd
+// block, the stores (AMP.SA with clear; c steps to the next group: by AMP.SA's 16 bytes, and skip
+// more in column groups) and the group loop; between row blocks the steps of tab, or the last
+// row block's pointers from it. MulF3: AMP.S's funct3 (fp32 a, 4 k a block) or AMP.H's (fp16, 8
+// k); a block is 16 bytes of a row either way.
+// Neighbours (c in column groups, the worker's four rows whole, so 16-byte neighbours): the
+// loads and stores chain one pointer from c0 (rd = the next row's address) and one add steps c0
+// to the next group (skip + 16 bytes); c1..c3 follow c0 without being used.
+template <uint32_t MulF3, bool Neighbours>
 inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* P1, const void* P2,
                           const void* P3, float* c0, float* c1, float* c2, float* c3,
                           const void* end, uint32_t rowBlocks, uint32_t pairs, bool odd,
                           uint32_t groups, bool accumulate, uint32_t skip, const WorkerTable* tab) {
   const void *p0, *p1, *p2, *p3;
   uint32_t g = groups, s = rowBlocks;
-  __asm__ volatile(
-      TESSERA_AMP_MEET TESSERA_AMP_NOPS_4
-      "1:\n"
-      // the head: four rows of c (5 rounds) or cleared accumulators (3)
-      "bnez %[acc], 2f\n"
-      ".insn r %[op], %[clr], 0, x0, x0, x0\n"
-      "j 3f\n"
-      "2:\n" TESSERA_AMP_AT(la, w00, c0) TESSERA_AMP_AT(la, w01, c1) TESSERA_AMP_AT(la, w02, c2)
-          TESSERA_AMP_AT(la, w03, c3)
-      "3:\n"
-      // block 0 through bank 0 from the rows' starts, block 1 through bank 1
-      TESSERA_AMP_FROM(s, w00, p0, P0) TESSERA_AMP_FROM(s, w01, p1, P1)
-          TESSERA_AMP_FROM(s, w02, p2, P2) TESSERA_AMP_FROM(s, w03, p3, P3)
-              TESSERA_AMP_STEP(s, w10, p0) TESSERA_AMP_STEP(s, w11, p1)
-                  TESSERA_AMP_STEP(s, w12, p2) TESSERA_AMP_STEP(s, w13, p3)
-      "beqz %[rest], 5f\n"
-      "4:\n" TESSERA_AMP_STEP(s, w00, p0) TESSERA_AMP_STEP(s, w01, p1) TESSERA_AMP_STEP(s, w02, p2)
-          TESSERA_AMP_STEP(s, w03, p3) TESSERA_AMP_STEP(s, w10, p0) TESSERA_AMP_STEP(s, w11, p1)
-              TESSERA_AMP_STEP(s, w12, p2) TESSERA_AMP_STEP(s, w13, p3)
-      "bne %[p0], %[end], 4b\n"
-      "5: beqz %[odd], 6f\n" TESSERA_AMP_STEP(s, w00, p0) TESSERA_AMP_STEP(s, w01, p1)
-          TESSERA_AMP_STEP(s, w02, p2) TESSERA_AMP_STEP(s, w03, p3)
-              TESSERA_AMP_STEP(sa, w00, c0) TESSERA_AMP_STEP(sa, w01, c1)
-                  TESSERA_AMP_STEP(sa, w02, c2) TESSERA_AMP_STEP(sa, w03, c3)
-      "j 7f\n"
-      "6:\n" TESSERA_AMP_STEP(sa, w00, c0) TESSERA_AMP_STEP(sa, w01, c1)
-          TESSERA_AMP_STEP(sa, w02, c2) TESSERA_AMP_STEP(sa, w03, c3)
-      "7: beqz %[skip], 8f\n"
-      "add %[c0], %[c0], %[skip]\n"
-      "add %[c1], %[c1], %[skip]\n"
-      "add %[c2], %[c2], %[skip]\n"
-      "add %[c3], %[c3], %[skip]\n"
-      "8: addi %[g], %[g], -1\n"
-      "bnez %[g], 1b\n"
-      // between row blocks (17 rounds): the steps, or the last row block's pointers
-      "addi %[nrb], %[nrb], -1\n"
-      "beqz %[nrb], 9f\n"
-      "lw %[g], 8(%[tab])\n"
-      "addi t1, %[nrb], -1\n"
-      "beqz t1, 10f\n"
-      "lw t1, 0(%[tab])\n"
-      "add %[P0], %[P0], t1\n"
-      "add %[P1], %[P1], t1\n"
-      "add %[P2], %[P2], t1\n"
-      "add %[P3], %[P3], t1\n"
-      "add %[end], %[end], t1\n"
-      "lw t1, 4(%[tab])\n"
-      "add %[c0], %[c0], t1\n"
-      "add %[c1], %[c1], t1\n"
-      "add %[c2], %[c2], t1\n"
-      "add %[c3], %[c3], t1\n"
-      "j 1b\n"
-      "10: lw %[P0], 12(%[tab])\n"
-      "lw %[P1], 16(%[tab])\n"
-      "lw %[P2], 20(%[tab])\n"
-      "lw %[P3], 24(%[tab])\n"
-      "lw %[c0], 28(%[tab])\n"
-      "lw %[c1], 32(%[tab])\n"
-      "lw %[c2], 36(%[tab])\n"
-      "lw %[c3], 40(%[tab])\n"
-      "lw %[end], 44(%[tab])\n"
-      "nop\nnop\n"
-      "j 1b\n"
-      "9:\n"
-      "j 91f\n"
-      "90: ebreak\n"
-      "91:\n"
-      : [P0] "+&r"(P0), [P1] "+&r"(P1), [P2] "+&r"(P2), [P3] "+&r"(P3), [c0] "+&r"(c0),
-        [c1] "+&r"(c1), [c2] "+&r"(c2), [c3] "+&r"(c3), [end] "+&r"(end), [g] "+&r"(g), [nrb] "+&r"(s),
-        [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)
-      : [t] "r"(t), [ctx] "r"(ctx), [sixth] "i"(kSixth), [rest] "r"(pairs - 1),
-        [odd] "r"(static_cast<uint32_t>(odd)), [acc] "r"(static_cast<uint32_t>(accumulate)),
-        [skip] "r"(skip), [tab] "r"(tab), [s] "i"(MulF3), [sa] "i"(TESS_AMP_F3_SA),
-        [la] "i"(TESS_AMP_F3_LA), [clr] "i"(TESS_AMP_F3_CLR), TESSERA_AMP_F7_OPERANDS
-      : "t0", "t1", "t2", "memory");
+  const uint32_t gstep = skip + 16;  // Neighbours: bytes from a group's rows to the next's
+#define TESSERA_AMP_WORKER_ASM(HEAD, STORE, TAIL) \
+  __asm__ volatile(                                                                             \
+      TESSERA_AMP_MEET ".insn r %[op], %[clr], 0, x0, x0, x0\nnop\nnop\nnop\n"                  \
+      "1:\n" /* the head: four rows of c (5 rounds) or nothing (1) */                           \
+      "beqz %[acc], 3f\n" HEAD                                                                  \
+      "3:\n" /* block 0 through bank 0 from the rows' starts, block 1 through bank 1 */         \
+      TESSERA_AMP_FROM(s, w00, p0, P0) TESSERA_AMP_FROM(s, w01, p1, P1)                         \
+          TESSERA_AMP_FROM(s, w02, p2, P2) TESSERA_AMP_FROM(s, w03, p3, P3)                     \
+              TESSERA_AMP_STEP(s, w10, p0) TESSERA_AMP_STEP(s, w11, p1)                         \
+                  TESSERA_AMP_STEP(s, w12, p2) TESSERA_AMP_STEP(s, w13, p3)                     \
+      "beqz %[rest], 5f\n"                                                                      \
+      "4:\n" TESSERA_AMP_STEP(s, w00, p0) TESSERA_AMP_STEP(s, w01, p1)                          \
+          TESSERA_AMP_STEP(s, w02, p2) TESSERA_AMP_STEP(s, w03, p3)                             \
+              TESSERA_AMP_STEP(s, w10, p0) TESSERA_AMP_STEP(s, w11, p1)                         \
+                  TESSERA_AMP_STEP(s, w12, p2) TESSERA_AMP_STEP(s, w13, p3)                     \
+      "bne %[p0], %[end], 4b\n"                                                                 \
+      "5: beqz %[odd], 6f\n" TESSERA_AMP_STEP(s, w00, p0) TESSERA_AMP_STEP(s, w01, p1)          \
+          TESSERA_AMP_STEP(s, w02, p2) TESSERA_AMP_STEP(s, w03, p3) STORE                       \
+      "j 7f\n"                                                                                  \
+      "6:\n" STORE "7:\n" TAIL                                                                  \
+      "8: addi %[g], %[g], -1\n"                                                                \
+      "bnez %[g], 1b\n" /* between row blocks (17 rounds): the steps, or the last pointers */   \
+      "addi %[nrb], %[nrb], -1\n"                                                               \
+      "beqz %[nrb], 9f\n"                                                                       \
+      "lw %[g], 8(%[tab])\n"                                                                    \
+      "addi t1, %[nrb], -1\n"                                                                   \
+      "beqz t1, 10f\n"                                                                          \
+      "lw t1, 0(%[tab])\n"                                                                      \
+      "add %[P0], %[P0], t1\n"                                                                  \
+      "add %[P1], %[P1], t1\n"                                                                  \
+      "add %[P2], %[P2], t1\n"                                                                  \
+      "add %[P3], %[P3], t1\n"                                                                  \
+      "add %[end], %[end], t1\n"                                                                \
+      "lw t1, 4(%[tab])\n"                                                                      \
+      "add %[c0], %[c0], t1\n"                                                                  \
+      "add %[c1], %[c1], t1\n"                                                                  \
+      "add %[c2], %[c2], t1\n"                                                                  \
+      "add %[c3], %[c3], t1\n"                                                                  \
+      "j 1b\n"                                                                                  \
+      "10: lw %[P0], 12(%[tab])\n"                                                              \
+      "lw %[P1], 16(%[tab])\n"                                                                  \
+      "lw %[P2], 20(%[tab])\n"                                                                  \
+      "lw %[P3], 24(%[tab])\n"                                                                  \
+      "lw %[c0], 28(%[tab])\n"                                                                  \
+      "lw %[c1], 32(%[tab])\n"                                                                  \
+      "lw %[c2], 36(%[tab])\n"                                                                  \
+      "lw %[c3], 40(%[tab])\n"                                                                  \
+      "lw %[end], 44(%[tab])\n"                                                                 \
+      "nop\nnop\n"                                                                              \
+      "j 1b\n"                                                                                  \
+      "9:\n"                                                                                    \
+      "j 91f\n"                                                                                 \
+      "90: ebreak\n"                                                                            \
+      "91:\n"                                                                                   \
+      : [P0] "+&r"(P0), [P1] "+&r"(P1), [P2] "+&r"(P2), [P3] "+&r"(P3), [c0] "+&r"(c0),         \
+        [c1] "+&r"(c1), [c2] "+&r"(c2), [c3] "+&r"(c3), [end] "+&r"(end), [g] "+&r"(g),         \
+        [nrb] "+&r"(s), [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)          \
+      : [t] "r"(t), [ctx] "r"(ctx), [sixth] "i"(kSixth), [rest] "r"(pairs - 1),                 \
+        [odd] "r"(static_cast<uint32_t>(odd)), [acc] "r"(static_cast<uint32_t>(accumulate)),    \
+        [skip] "r"(skip), [gstep] "r"(gstep), [tab] "r"(tab), [s] "i"(MulF3),                   \
+        [sa] "i"(TESS_AMP_F3_SA), [la] "i"(TESS_AMP_F3_LA), [clr] "i"(TESS_AMP_F3_CLR),         \
+        TESSERA_AMP_F7_OPERANDS                                                                 \
+      : "t0", "t1", "t2", "memory")
+  if (Neighbours) {
+    TESSERA_AMP_WORKER_ASM(
+        // c0's four rows, one pointer chained through rd (t2)
+        ".insn r %[op], %[la], %[w00], t2, %[c0], x0\n"
+        ".insn r %[op], %[la], %[w01], t2, t2, x0\n"
+        ".insn r %[op], %[la], %[w02], t2, t2, x0\n"
+        ".insn r %[op], %[la], %[w03], x0, t2, x0\n",
+        ".insn r %[op], %[sa], %[x00], t2, %[c0], x0\n"
+        ".insn r %[op], %[sa], %[x01], t2, t2, x0\n"
+        ".insn r %[op], %[sa], %[x02], t2, t2, x0\n"
+        ".insn r %[op], %[sa], %[x03], x0, t2, x0\n",
+        "add %[c0], %[c0], %[gstep]\n");
+  } else {
+    TESSERA_AMP_WORKER_ASM(TESSERA_AMP_AT(la, w00, c0) TESSERA_AMP_AT(la, w01, c1)
+                               TESSERA_AMP_AT(la, w02, c2) TESSERA_AMP_AT(la, w03, c3),
+                           TESSERA_AMP_STEP(sa, x00, c0) TESSERA_AMP_STEP(sa, x01, c1)
+                               TESSERA_AMP_STEP(sa, x02, c2) TESSERA_AMP_STEP(sa, x03, c3),
+                           "beqz %[skip], 8f\n"
+                           "add %[c0], %[c0], %[skip]\n"
+                           "add %[c1], %[c1], %[skip]\n"
+                           "add %[c2], %[c2], %[skip]\n"
+                           "add %[c3], %[c3], %[skip]\n");
+  }
+#undef TESSERA_AMP_WORKER_ASM
 }
 
 /// The vertex body of MatMulAmp (In = float, MulF3 = AMP.S) and MatMulAmpH (In = uint16_t, binary16
@@ -293,6 +315,8 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
   // groups (the worker's four rows are 16-byte neighbours; skip to the next group).
   const uint32_t rowWords = cGroups ? 4 : cols;
   const uint32_t skip = cGroups ? rows * 16 - 16 : 0;
+  // c in column groups with whole quads of rows: a worker's four rows are 16-byte neighbours.
+  const bool neighbours = cGroups && rows % kRows == 0;
   const uint32_t ctx = tessera_context_id();
   volatile int32_t* const flag = sync.data();
   if (ctx == 0) {
@@ -300,8 +324,12 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
     uint32_t t0 = tessera_cycle() + 6 * TESSERA_AMP_MATMUL_START_ROUNDS;
     if (t0 == 0) t0 = 6;  // 0 means "not yet published"
     *flag = static_cast<int32_t>(t0);
-    supervisorStretch<kElemBytes>(t0, b.data(), rowBlocks, pairs, odd, groups, kk, accumulate,
-                                  skip);
+    if (neighbours)
+      supervisorStretch<kElemBytes, true>(t0, b.data(), rowBlocks, pairs, odd, groups, kk,
+                                          accumulate, skip);
+    else
+      supervisorStretch<kElemBytes, false>(t0, b.data(), rowBlocks, pairs, odd, groups, kk,
+                                           accumulate, skip);
     // Every worker with rows read T0 before the stretch began.
     *flag = 0;
     return;
@@ -337,8 +365,12 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
   uint32_t t0;
   while ((t0 = static_cast<uint32_t>(*flag)) == 0) {
   }
-  workerStretch<MulF3>(t0, ctx, P[0], P[1], P[2], P[3], C[0], C[1], C[2], C[3], end, rowBlocks,
-                       pairs, odd, groups, accumulate, skip, &tab);
+  if (neighbours)
+    workerStretch<MulF3, true>(t0, ctx, P[0], P[1], P[2], P[3], C[0], C[1], C[2], C[3], end,
+                               rowBlocks, pairs, odd, groups, accumulate, skip, &tab);
+  else
+    workerStretch<MulF3, false>(t0, ctx, P[0], P[1], P[2], P[3], C[0], C[1], C[2], C[3], end,
+                                rowBlocks, pairs, odd, groups, accumulate, skip, &tab);
 }
 
 }  // namespace tessera_amp_matmul

@@ -11,33 +11,34 @@
 #define TESSERA_AMP_MATMUL_ROWS 4u
 /** Workers in a row block (every context but the supervisor, which loads the weights). */
 #define TESSERA_AMP_MATMUL_WORKERS 5u
-/** Rounds at the stretch's start: bank 0's first fill. */
+/** Rounds at the stretch's start: bank 0's first fill (the workers clear their accumulators). */
 #define TESSERA_AMP_MATMUL_FILL_ROUNDS 4u
 /** Rounds between two row blocks: the counters' test and the pointers' steps (or the last row
  * block's clamped pointers). */
 #define TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS 17u
 
 /** Rounds of one column group of a row block over `blocks` blocks of k (4 k with fp32 inputs, 8
- * with fp16): the head (AMP.LA of four rows when accumulating, else AMP.CLR), 9 rounds a pair of
+ * with fp16): the head (its test and, when accumulating, AMP.LA of four rows), 9 rounds a pair of
  * blocks, the odd block's test and, with an odd block, its rounds and a jump, the four AMP.SA,
- * the test of c's layout and (column groups of more than one row) the step to the next group, and
- * the group loop's two. */
+ * the step of c to the next group (one round, and four more where c is in column groups of a
+ * number of rows that is not a multiple of 4) and the group loop's two. */
 static inline unsigned tessera_amp_matmul_group_rounds(unsigned blocks, int accumulate,
-                                                       int cgroupsStep) {
-  return (accumulate ? 5u : 3u) + 9u * (blocks / 2u) + 1u + ((blocks & 1u) ? 9u : 4u) + 3u +
-         (cgroupsStep ? 4u : 0u);
+                                                       int cStepAdds) {
+  return (accumulate ? 5u : 1u) + 9u * (blocks / 2u) + 1u + ((blocks & 1u) ? 9u : 4u) + 3u +
+         (cStepAdds ? 4u : 0u);
 }
 
 /** Rounds of a whole MatMulAmp (or MatMulAmpH) vertex set on a tile from the supervisor's start
- * to its end: rows of a, groups of 4 columns, blocks of k; cgroupsStep when c is stored in column
- * groups of more than one row. */
+ * to its end: rows of a, groups of 4 columns, blocks of k; cgroups when c is stored in column
+ * groups. */
 static inline unsigned tessera_amp_matmul_rounds(unsigned rows, unsigned groups, unsigned blocks,
-                                                 int accumulate, int cgroupsStep) {
+                                                 int accumulate, int cgroups) {
   const unsigned rowGroups = (rows + TESSERA_AMP_MATMUL_ROWS - 1u) / TESSERA_AMP_MATMUL_ROWS;
   const unsigned rowBlocks =
       (rowGroups + TESSERA_AMP_MATMUL_WORKERS - 1u) / TESSERA_AMP_MATMUL_WORKERS;
+  const int cStepAdds = cgroups && rows > 1u && rows % TESSERA_AMP_MATMUL_ROWS != 0u;
   return TESSERA_AMP_MATMUL_START_ROUNDS + TESSERA_AMP_MATMUL_FILL_ROUNDS +
-         rowBlocks * groups * tessera_amp_matmul_group_rounds(blocks, accumulate, cgroupsStep) +
+         rowBlocks * groups * tessera_amp_matmul_group_rounds(blocks, accumulate, cStepAdds) +
          (rowBlocks - 1u) * TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS;
 }
 

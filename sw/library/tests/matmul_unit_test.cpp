@@ -166,7 +166,10 @@ TEST(MatMulUnit, EqualsTheScalarCodeletsOnOneTile) {
       {32, 10, 16, false, true},
       {13, 18, 12, false, false},
       {12, 32, 10, true, false},
-      {20, 16, 6, false, false}};
+      {20, 16, 6, false, false},
+      // Accumulating into column groups of whole quads (one chained pointer): three row blocks,
+      // an odd number of k blocks.
+      {44, 36, 8, false, false}};
   // The unit leaves these to MatMulBlocked: k < 8 even padded, or 4 columns or fewer to pad.
   const std::vector<Shape> scalarShapes = {
       {6, 8, 6, false, false}, {4, 4, 4, false, false}, {7, 3, 8, false, false}};
