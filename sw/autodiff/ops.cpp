@@ -117,7 +117,9 @@ std::vector<Tensor> matmulForward(ForwardContext& ctx) {
         n.type, a.debugName(), ta ? a.dim(1) : a.dim(0), ka, b.debugName(), kb,
         tb ? b.dim(0) : b.dim(1)));
   }
-  return {ops::matmul(ctx.graph, a, b, ctx.prog, n.name, {ta, tb})};
+  // a's blocks gathered for the unit stay on their tiles for the weight's gradient (x^T dy reads
+  // them again: matmul2dBackward).
+  return {ops::matmul(ctx.graph, a, b, ctx.prog, n.name, {ta, tb, true})};
 }
 
 // The product x y (with options) that is the gradient of input i, stored as `in` (input i or a
@@ -159,7 +161,8 @@ void matmul2dBackward(BackwardContext& ctx, const Tensor& g, const Tensor& a, co
       d = !ta ? matmulGradOf(ctx, 0, a, g, b, {false, !tb}, true)
               : matmulGradOf(ctx, 0, a, b, g, {tb, true}, false);
     } else {
-      d = !tb ? matmulGradOf(ctx, 1, b, a, g, {!ta, false}, false)
+      // The forward's a, unchanged since (a tape value), from the copies it kept on the tiles.
+      d = !tb ? matmulGradOf(ctx, 1, b, a, g, {!ta, false, false, !ta}, false)
               : matmulGradOf(ctx, 1, b, g, a, {true, ta}, true);
     }
     if (d) ctx.setGrad(i, Gradient::of(d->reshape(ctx.inputs[i].shape())));

@@ -59,6 +59,12 @@ struct Graph::Impl {
   std::vector<GraphStream> streams;
   std::vector<std::pair<std::string, Tensor>> exposed;
   bool spanRuns = false;
+  struct TileCopy {
+    std::vector<ElementRun> source;
+    unsigned tile;
+    Tensor copy;
+  };
+  std::vector<TileCopy> tileCopies;
 };
 
 Graph::Graph(Target target, std::string codeletsPath) : impl_(std::make_unique<Impl>()) {
@@ -437,6 +443,23 @@ void Graph::setSpanRuns(bool on) {
 
 bool Graph::spanRuns() const {
   return impl_->spanRuns;
+}
+
+void Graph::addTileCopy(const Tensor& source, unsigned tile, const Tensor& copy) {
+  checkTensor(source, "tile copy's source");
+  checkTensor(copy, "tile copy");
+  if (copy.numElements() != source.numElements()) {
+    throw Error(fmt::format("tile copy \"{}\" has {} elements, its source \"{}\" {}",
+                            copy.debugName(), copy.numElements(), source.debugName(),
+                            source.numElements()));
+  }
+  impl_->tileCopies.push_back({source.runs(), tile, copy});
+}
+
+std::optional<Tensor> Graph::tileCopy(const Tensor& source, unsigned tile) const {
+  for (const Impl::TileCopy& c : impl_->tileCopies)
+    if (c.tile == tile && c.source == source.runs()) return c.copy;
+  return std::nullopt;
 }
 
 void Graph::setFieldWriteOnly(VertexRef ref, const std::string& field) {

@@ -222,7 +222,7 @@ std::optional<std::pair<size_t, size_t>> ownColumns(const Graph& graph, const Te
 std::vector<Tensor> sharedAmpRows(Graph& graph, std::optional<ComputeSet>& ts,
                                   std::vector<Tensor>& from, std::vector<Tensor>& to,
                                   const std::vector<unsigned>& tiles, const Tensor& a, size_t r0,
-                                  size_t r1, size_t k, const std::string& name) {
+                                  size_t r1, size_t k, const std::string& name, bool useCopies) {
   if (!ts) ts = graph.addComputeSet(name + "/a-rows");
   const size_t mb = r1 - r0, parts = tiles.size();
   std::vector<Tensor> rows;
@@ -245,6 +245,12 @@ std::vector<Tensor> sharedAmpRows(Graph& graph, std::optional<ComputeSet>& ts,
     if (const auto own = ownColumns(graph, a, k, r0 + p0, r0 + p1, tiles[g])) {
       stored = a.slice(0, k, 0).slice(own->first, own->second, 1).flatten();
       stride = own->second - own->first, first = r0 + p0 - own->first;
+    } else if (const auto copy = useCopies
+                                     ? graph.tileCopy(a.slice(0, k, 0).slice(r0, r1, 1), tiles[g])
+                                     : std::nullopt) {
+      // The block as the forward product kept it on this tile (keepACopies): no exchange.
+      stored = copy->flatten();
+      stride = mb, first = p0;
     }
     const Tensor mine = rows[g].slice(p0, p1, 0);
     const size_t vparts = std::min<size_t>(pr, graph.target().contexts);
@@ -646,8 +652,9 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
                         ? graph.addVariable(ElemType::Float32, {plan.k, m, np}, name + "/partials")
                         : cStore.expand(0);
   ComputeSet cs = graph.addComputeSet(name);
-  std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
-  std::optional<ComputeSet> ps;  // padded copies of the operands of blocks with k padded
+  std::optional<ComputeSet> ts;          // transposes of a's blocks for the unit
+  std::optional<ComputeSet> ps;          // padded copies of the operands of blocks with k padded
+  std::vector<Tensor> copyFrom, copyTo;  // op(a)'s blocks kept on the tiles (keepACopies)
   bool aligned = false;
   for (size_t i = 0; i < plan.m; ++i) {
     const auto [m0, m1] = part(m, plan.m, i);
@@ -676,9 +683,23 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
         }
         if (matMulUsesUnit(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
           if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
-          addAmpVertices(graph, cs, tile,
-                         ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name),
-                         bOp.slice(k0, k1, 0).slice(n0, n1, 1), pBlock, false, name);
+          Tensor aRows = ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name);
+          if (opt.keepACopies && !opt.transposeA) {
+            // The block gathered into a variable of the tile that a later product reads.
+            const std::vector<int32_t> where = graph.tileMapping(aRows);
+            if (!std::all_of(where.begin(), where.end(),
+                             [&](int32_t t) { return t == static_cast<int32_t>(tile); })) {
+              const Tensor copy = unitBuffer(graph, (m1 - m0) * (k1 - k0),
+                                             fmt::format("{}/a-copy@{}", name, tile), tile)
+                                      .reshape({m1 - m0, k1 - k0});
+              copyFrom.push_back(aRows.flatten());
+              copyTo.push_back(copy.flatten());
+              graph.addTileCopy(aRows, tile, copy);
+              aRows = copy;
+            }
+          }
+          addAmpVertices(graph, cs, tile, aRows, bOp.slice(k0, k1, 0).slice(n0, n1, 1), pBlock,
+                         false, name);
           continue;
         }
         if (!opt.transposeA && paddedKUnitBlock(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
@@ -710,6 +731,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
       }
     }
   }
+  if (!copyFrom.empty()) prog.add(Copy(concat(copyFrom, 0), concat(copyTo, 0), name + "/a-copy"));
   if (ts) prog.add(Execute(*ts, name + "/a-rows"));
   if (ps) prog.add(Execute(*ps, name + "/pad"));
   prog.add(Execute(cs, name));
@@ -781,8 +803,8 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
     }
     for (const auto& [range, tiles] : byRows) {
       if (tiles.size() < 2) continue;
-      const std::vector<Tensor> rows =
-          sharedAmpRows(graph, ts, from, to, tiles, a, range.first, range.second, k, name);
+      const std::vector<Tensor> rows = sharedAmpRows(graph, ts, from, to, tiles, a, range.first,
+                                                     range.second, k, name, opt.useACopies);
       for (size_t i = 0; i < tiles.size(); ++i) shared.emplace(tiles[i], rows[i]);
     }
   }

@@ -336,5 +336,63 @@ TEST(MatMulUnit, RhsViewKeepsTheLogicalLayout) {
   expectBitEqual(got, v, "w read back");
 }
 
+// keepACopies / useACopies (the autodiff layer's weight gradient): the product keeps the op(a)
+// blocks it gathers on their tiles and the accumulate reads its transposed a from them instead of
+// an exchange; the weights come out bit for bit as without the copies, and the copy's source
+// must be what was copied (Graph::addTileCopy refuses a copy of another size).
+TEST(MatMulUnit, ACopiesKeptForTheWeightGradient) {
+  const auto run = [](bool copies, uint64_t* aRowsWords) {
+    Target target{16, 256 * 1024, 6};
+    target.hasMatrixUnit = true;
+    Graph g(target);
+    // The MLP's first layer: plan 1 x 4 x 4, so each tile of a row block of w gathers the whole
+    // of x's block for the product, and the update's transposes read a quarter of it.
+    const Tensor x = ops::createMatMulLhs(g, 32, 784, 128, "x");
+    const Tensor w = ops::createMatMulRhs(g, 32, 784, 128, "w");
+    g.setInitialValue(x, randomFloats(32 * 784, 11));
+    g.setInitialValue(w, randomFloats(784 * 128, 12));
+    Sequence prog;
+    ops::MatMulOptions fwd;
+    fwd.keepACopies = copies;
+    const Tensor y = ops::matmul(g, x, w, prog, "mm", fwd);
+    ops::MatMulOptions grad;
+    grad.transposeA = true;
+    grad.useACopies = copies;
+    ops::matmulAccumulate(g, w, x, y, prog, "acc", grad);
+    g.exposeTensor("w", w);
+    Compiled c = compile(g, prog);
+    for (const auto& x : c.report.exchanges)
+      if (x.name.find("acc/a-rows") != std::string::npos) *aRowsWords += x.words;
+    DeviceOptions o;
+    o.tiles = 16;
+    o.tileMemBytes = 256 * 1024;
+    o.matrixUnit = true;
+    auto dev = openDevice("model", o);
+    Engine e(*dev, c.executable);
+    EXPECT_EQ(e.run(100'000'000).reason, StopReason::Halted);
+    const std::vector<uint8_t> bytes = e.readTensor("w");
+    std::vector<float> got(bytes.size() / 4);
+    std::memcpy(got.data(), bytes.data(), bytes.size());
+    return got;
+  };
+  uint64_t plainWords = 0, copiedWords = 0;
+  const std::vector<float> plain = run(false, &plainWords);
+  const std::vector<float> copied = run(true, &copiedWords);
+  expectBitEqual(copied, plain, "w with the copies");
+  EXPECT_GT(plainWords, 0u);
+  EXPECT_LT(copiedWords, plainWords);
+
+  Target target{4, 65536, 6};
+  target.hasMatrixUnit = true;
+  Graph g(target);
+  const Tensor a = g.addVariable(ElemType::Float32, {8}, "a");
+  const Tensor b = g.addVariable(ElemType::Float32, {4}, "b");
+  EXPECT_THROW(g.addTileCopy(a, 1, b), Error);
+  g.addTileCopy(a.slice(0, 4), 1, b);
+  EXPECT_TRUE(g.tileCopy(a.slice(0, 4), 1).has_value());
+  EXPECT_FALSE(g.tileCopy(a.slice(0, 4), 2).has_value());
+  EXPECT_FALSE(g.tileCopy(a.slice(4, 8), 1).has_value());
+}
+
 }  // namespace
 }  // namespace tessera

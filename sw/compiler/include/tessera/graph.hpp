@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -118,6 +119,13 @@ class Graph {
   void setSpanRuns(bool on);
   /// Whether setSpanRuns is on.
   bool spanRuns() const;
+  /// Record that `copy` (a variable on `tile`) holds source's elements in source's row-major
+  /// order, so that later ops on that tile may read it instead of gathering source again (the
+  /// library's matmul keeps op(a)'s gathered blocks so: docs/library.md, "Copies of a on the
+  /// tiles"). The graph only keeps the record; the caller writes the copy.
+  void addTileCopy(const Tensor& source, unsigned tile, const Tensor& copy);
+  /// The copy of exactly source's elements (the same runs) recorded for tile, if any.
+  std::optional<Tensor> tileCopy(const Tensor& source, unsigned tile) const;
   /// The codelet called name; throws naming the known ones if it does not exist.
   const CodeletInfo& codelet(const std::string& name) const;
   /// Every codelet of the library (entry: its address in the image of every codelet; a compiled

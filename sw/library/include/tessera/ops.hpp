@@ -92,6 +92,14 @@ Tensor cloneMapped(Graph& graph, const Tensor& t, ElemType type, const std::stri
 struct MatMulOptions {
   bool transposeA = false;  ///< a is stored [k, m]: the product uses a's transpose
   bool transposeB = false;  ///< b is stored [n, k]
+  /// matmul: keep each op(a) block that a tile gathers for the matrix unit as a variable on that
+  /// tile and record it (Graph::addTileCopy), for a later product over the same a to read
+  /// instead of gathering it again (docs/library.md, "Copies of a on the tiles").
+  bool keepACopies = false;
+  /// matmulAccumulate / matmulInto with transposeA: read a's blocks from the copies recorded on
+  /// the tiles. Only where nothing wrote a since the product that kept them (the autodiff layer
+  /// sets it for a weight's gradient from the forward's input): the copies are not refreshed.
+  bool useACopies = false;
 };
 
 /// op(a) [m, k] times op(b) [k, n] = [m, n] (float32), partitioned over the tiles along m, n and
