@@ -393,26 +393,25 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
         const double mb = static_cast<double>(mbz), nb = static_cast<double>(nbz),
                      kb = static_cast<double>(kbz);
         // A block's compute cycles on its codelet.
-        const auto blockCompute = [&](size_t mbz, size_t nbz, size_t kbz) {
-          const double kb = static_cast<double>(kbz);
-          if (half && matMulHalfUsesUnit(t, mbz, kbz, nbz)) {
+        const auto blockCompute = [&](size_t bm, size_t bn, size_t bk) {
+          if (half && matMulHalfUsesUnit(t, bm, bk, bn)) {
             // AMP.H: the same rounds as AMP.S over a block of 8 k instead of 4.
-            return ampCycles(mbz, nbz, kbz / 2);
+            return ampCycles(bm, bn, bk / 2);
           }
-          if (!half && matMulUsesUnit(t, mbz, kbz, nbz)) return ampCycles(mbz, nbz, kbz);
-          if (!half && paddedUnitBlock(t, mbz, kbz, nbz, pk))
-            return ampCycles(mbz, roundUp4(nbz), kbz);
-          if (!half && paddedKUnitBlock(t, mbz, kbz, nbz)) {
+          if (!half && matMulUsesUnit(t, bm, bk, bn)) return ampCycles(bm, bn, bk);
+          if (!half && paddedUnitBlock(t, bm, bk, bn, pk)) return ampCycles(bm, roundUp4(bn), bk);
+          if (!half && paddedKUnitBlock(t, bm, bk, bn)) {
             // The padded copies of both operands (about three instructions a word on the six
             // contexts) and their compute set, then the product.
-            return ampCycles(mbz, nbz, roundUp4(kbz)) +
-                   3.0 * static_cast<double>((mbz + nbz) * roundUp4(kbz)) / workers * 6.0 + 600.0;
+            return ampCycles(bm, bn, roundUp4(bk)) +
+                   3.0 * static_cast<double>((bm + bn) * roundUp4(bk)) / workers * 6.0 + 600.0;
           }
           // The block's 4 x 6 groups go to the six contexts; one context issues every six cycles.
           size_t load = 0;
-          for (const WorkPart& p : splitWork(mbz, nbz, workers))
+          for (const WorkPart& p : splitWork(bm, bn, workers))
             load = std::max(load, p.rows * p.cols);
-          return (half ? kHalfCyclesPerMac : kCyclesPerMac) * static_cast<double>(load) * kb;
+          return (half ? kHalfCyclesPerMac : kCyclesPerMac) * static_cast<double>(load) *
+                 static_cast<double>(bk);
         };
         // The slowest of the first block and the ragged last ones (a last column block or k part
         // that is shorter may go to another codelet).
@@ -830,8 +829,9 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
       const size_t cp = roundUp4(cols), pad = cp - cols;
       const Tensor cPad =
           unitBuffer(graph, rows * cp, fmt::format("{}/c-pad@{}", name, tile), tile);
-      if (!ts) ts = graph.addComputeSet(name + "/a-rows");
-      // The copy and a transposed a's rows share the compute set's contexts.
+      // The copy and a transposed a's rows share the compute set's contexts (ampRows makes it
+      // for a transposed a; the copy, only when accumulating).
+      if (!ts && accumulate) ts = graph.addComputeSet(name + "/a-rows");
       const auto it = shared.find(tile);
       const bool transposes = it == shared.end() && opt.transposeA;
       const auto [vt, vc] = accumulate && transposes
