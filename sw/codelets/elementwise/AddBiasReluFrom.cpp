@@ -16,6 +16,7 @@ TESSERA_VERTEX(AddBiasReluFrom, (Input, float, in), (Input, float, bias), (Outpu
     const uint32_t left = static_cast<uint32_t>(oEnd - o);
     const uint32_t run = static_cast<uint32_t>(bEnd - b);
     float* const stop = o + (run < left ? run : left);
+#pragma GCC unroll 4
     while (o != stop) {
       const float v = *x++ + *b++;
       *o++ = v > 0.0f ? v : 0.0f;
