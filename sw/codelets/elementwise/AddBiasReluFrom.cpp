@@ -1,7 +1,8 @@
 // out[i] = max(in[i] + bias[(start + i) % bias.size()], 0): AddBiasFrom, then Relu's comparison
 // on the rounded sum (the same bits as the two codelets one after the other). The loop runs in
 // stretches up to the end of the bias run, so the inner loop steps three pointers and wraps
-// nothing (9 instructions an element instead of 14 to 16 with the index wrapped each element).
+// nothing (9 instructions an element instead of 14 to 16 with the index wrapped each element),
+// four elements a trip.
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(AddBiasReluFrom, (Input, float, in), (Input, float, bias), (Output, float, out),
