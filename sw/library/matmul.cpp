@@ -51,6 +51,23 @@ double ampCycles(size_t mb, size_t nb, size_t kb) {
                                    static_cast<unsigned>(kb / 4), 0, 0);
 }
 
+// True when every element of t is mapped on tile.
+bool allOnTile(const Graph& graph, const Tensor& t, unsigned tile) {
+  const std::vector<int32_t> where = graph.tileMapping(t);
+  return std::all_of(where.begin(), where.end(),
+                     [&](int32_t at) { return at == static_cast<int32_t>(tile); });
+}
+
+// op(b)'s block [k, n] with `pad` more columns for the unit: row r's padding is the first columns
+// of row r + 1 (of row 0 for the last), so a row of the last column group is one run of
+// row-major b. The padding columns' sums are never read.
+Tensor withRepeatedColumns(const Tensor& block, size_t pad) {
+  const size_t k = block.dim(0);
+  const Tensor next =
+      concat({block.slice(1, k, 0).slice(0, pad, 1), block.slice(0, 1, 0).slice(0, pad, 1)}, 0);
+  return concat({block, next}, 1);
+}
+
 bool unitTarget(const Target& t) {
   return t.hasMatrixUnit && t.hasFpu && t.hasMulDiv && t.contexts == TESS_NUM_CONTEXTS;
 }
@@ -201,10 +218,7 @@ std::optional<std::pair<size_t, size_t>> ownColumns(const Graph& graph, const Te
     if (r.var != runs[0].var || r.begin < next) return std::nullopt;
     next = r.end;
   }
-  const std::vector<int32_t> map = graph.tileMapping(block);
-  if (!std::all_of(map.begin(), map.end(),
-                   [&](int32_t t) { return t == static_cast<int32_t>(tile); }))
-    return std::nullopt;
+  if (!allOnTile(graph, block, tile)) return std::nullopt;
   const std::vector<int32_t>& tileOf = graph.variables()[runs[0].var].tileOf;
   const auto held =
       static_cast<size_t>(std::count(tileOf.begin(), tileOf.end(), static_cast<int32_t>(tile)));
@@ -384,10 +398,8 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
         // On the unit (fp32), no last column block narrower than 4 beside wider ones: the unit
         // cannot take it, and MatMulBlocked is slow on so narrow a block (LeNet's 10 classes as
         // 4 + 4 + 2 took 12,400 cycles on the 2-column tiles against 4,900 modelled).
-        if (!half && grain == 4 && pn > 1) {
-          const auto [l0, l1] = part(n, pn, pn - 1, grain);
-          if (l1 - l0 < 4) continue;
-        }
+        const auto [nl0, nl1] = part(n, pn, pn - 1, grain);
+        if (!half && grain == 4 && pn > 1 && nl1 - nl0 < 4) continue;
         const size_t mbz = part(m, pm, 0).second, nbz = part(n, pn, 0, grain).second,
                      kbz = part(k, pk, 0, kg).second;
         const double mb = static_cast<double>(mbz), nb = static_cast<double>(nbz),
@@ -415,7 +427,6 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
         };
         // The slowest of the first block and the ragged last ones (a last column block or k part
         // that is shorter may go to another codelet).
-        const auto [nl0, nl1] = part(n, pn, pn - 1, grain);
         const auto [kl0, kl1] = part(k, pk, pk - 1, kg);
         const double compute =
             std::max({blockCompute(mbz, nbz, kbz), blockCompute(mbz, nl1 - nl0, kbz),
@@ -489,11 +500,7 @@ void addBlockReduction(Graph& graph, ComputeSet& rs, const MatMulPlan& plan, con
     };
     // The tile's own partial (part l, computed here) is read where it lies, the others gathered.
     std::optional<Tensor> own;
-    if (l < parts && parts > 1) {
-      const std::vector<int32_t> where = graph.tileMapping(partSlice(l));
-      if (std::all_of(where.begin(), where.end(), [&](int32_t t) { return t == int32_t(tile); }))
-        own = partSlice(l);
-    }
+    if (l < parts && parts > 1 && allOnTile(graph, partSlice(l), tile)) own = partSlice(l);
     std::vector<Tensor> ins;
     for (size_t q = 0; q < parts; ++q)
       if (!own || q != l) ins.push_back(partSlice(q));
@@ -668,16 +675,10 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
         graph.setTileMapping(pBlock, tile);
         if (padBlock) {
           if (!aligned) graph.setAlignment(partials, TESS_AMP_STEP_BYTES), aligned = true;
-          // op(b)'s block with its padding columns: the first columns of the next row (of the
-          // first row, for the last), so a row of the last column group is one run of row-major b.
-          const size_t kb = k1 - k0, pad = np - n;
-          const Tensor bb = bOp.slice(k0, k1, 0).slice(n0, n1, 1);
-          const Tensor next =
-              concat({bb.slice(1, kb, 0).slice(0, pad, 1), bb.slice(0, 1, 0).slice(0, pad, 1)}, 0);
-          const Tensor bPad = concat({bb, next}, 1);
           addAmpVertices(graph, cs, tile,
-                         ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name), bPad,
-                         pBlock, false, name, 2 * uint64_t{m1 - m0} * kb * (n1 - n0));
+                         ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name),
+                         withRepeatedColumns(bOp.slice(k0, k1, 0).slice(n0, n1, 1), np - n), pBlock,
+                         false, name, 2 * uint64_t{m1 - m0} * (k1 - k0) * (n1 - n0));
           continue;
         }
         if (matMulUsesUnit(graph.target(), m1 - m0, k1 - k0, n1 - n0)) {
@@ -685,9 +686,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
           Tensor aRows = ampRows(graph, ts, tile, a, opt.transposeA, m0, m1, k0, k1, name);
           if (opt.keepACopies && !opt.transposeA) {
             // The block gathered into a variable of the tile that a later product reads.
-            const std::vector<int32_t> where = graph.tileMapping(aRows);
-            if (!std::all_of(where.begin(), where.end(),
-                             [&](int32_t t) { return t == static_cast<int32_t>(tile); })) {
+            if (!allOnTile(graph, aRows, tile)) {
               const Tensor copy = unitBuffer(graph, (m1 - m0) * (k1 - k0),
                                              fmt::format("{}/a-copy@{}", name, tile), tile)
                                       .reshape({m1 - m0, k1 - k0});
@@ -788,6 +787,7 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
   }
   const uint32_t flags =
       (opt.transposeA ? 1u : 0u) | (opt.transposeB ? 2u : 0u) | (accumulate ? 4u : 0u);
+  const Tensor bOp = opt.transposeB ? b.transpose() : b;  // op(b), for the unit's column groups
   ComputeSet cs = graph.addComputeSet(name);
   std::optional<ComputeSet> ts;  // transposes of a's blocks for the unit
   std::optional<ComputeSet> us;  // real columns of padded blocks of c back into c
@@ -826,7 +826,7 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
       // product there with op(b)'s padding columns repeating real ones (as the padded forward
       // block's), and the real columns copied back (NAME/unpad). The padding columns' sums are
       // never read; each real one is the same chain as MatMulBlocked's.
-      const size_t cp = roundUp4(cols), pad = cp - cols;
+      const size_t cp = roundUp4(cols);
       const Tensor cPad =
           unitBuffer(graph, rows * cp, fmt::format("{}/c-pad@{}", name, tile), tile);
       // The copy and a transposed a's rows share the compute set's contexts (ampRows makes it
@@ -840,23 +840,19 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
       if (accumulate)
         addRegroup(graph, *ts, tile, cb, cPad, cp / 4, rows * 4, 0, rows, rows, cols, cols, 0, 0.0f,
                    vc);
-      const Tensor bOp = opt.transposeB ? b.transpose() : b;
-      const Tensor bCols = bOp.slice(bx.c0, bx.c1, 1);
-      const Tensor next =
-          concat({bCols.slice(1, k, 0).slice(0, pad, 1), bCols.slice(0, 1, 0).slice(0, pad, 1)}, 0);
-      addAmpVertices(graph, cs, tile,
-                     it != shared.end() ? it->second
-                                        : ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1,
-                                                  0, k, name, vt),
-                     concat({bCols, next}, 1), columnGroupsView(cPad, rows, cp), accumulate, name,
-                     2 * uint64_t{rows} * k * cols);
+      addAmpVertices(
+          graph, cs, tile,
+          it != shared.end()
+              ? it->second
+              : ampRows(graph, ts, tile, a, opt.transposeA, bx.r0, bx.r1, 0, k, name, vt),
+          withRepeatedColumns(bOp.slice(bx.c0, bx.c1, 1), cp - cols),
+          columnGroupsView(cPad, rows, cp), accumulate, name, 2 * uint64_t{rows} * k * cols);
       if (!us) us = graph.addComputeSet(name + "/unpad");
       addRegroup(graph, *us, tile, cPad, cb, rows, cols, 1, rows, rows, cols, 0, 0, 0.0f);
       continue;
     }
     if (matMulUsesUnit(graph.target(), bx.r1 - bx.r0, k, bx.c1 - bx.c0)) {
       graph.setAlignment(cb, TESS_AMP_STEP_BYTES);
-      const Tensor bOp = opt.transposeB ? b.transpose() : b;
       const auto it = shared.find(tile);
       addAmpVertices(graph, cs, tile,
                      it != shared.end()

@@ -61,6 +61,31 @@ struct Result {
   uint64_t cycles = 0;
 };
 
+// The executable run to its end on a model of `tiles` x memBytes with the matrix unit; each named
+// float32 tensor read back. cycles (if given) gets the run's cycles.
+std::vector<std::vector<float>> runOnUnitModel(const Executable& exe, unsigned tiles,
+                                               uint32_t memBytes,
+                                               const std::vector<std::string>& names,
+                                               uint64_t* cycles = nullptr) {
+  DeviceOptions o;
+  o.tiles = tiles;
+  o.tileMemBytes = memBytes;
+  o.matrixUnit = true;
+  auto dev = openDevice("model", o);
+  Engine e(*dev, exe);
+  const RunResult r = e.run(2'000'000'000);
+  EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
+  if (cycles) *cycles = r.cycles;
+  std::vector<std::vector<float>> out;
+  for (const std::string& name : names) {
+    const std::vector<uint8_t> bytes = e.readTensor(name);
+    std::vector<float> f(bytes.size() / 4);
+    std::memcpy(f.data(), bytes.data(), bytes.size());
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 // Every product in one program on `tiles` tiles, compiled for a target with or without the unit
 // and run on a model with the unit.
 // With `planned`, untransposed operands are made by createMatMulLhs / createMatMulRhs (b stored
@@ -107,23 +132,11 @@ Result runProducts(const std::vector<Product>& products, bool unit, unsigned til
     g.exposeTensor(fmt::format("out{}", i), outs.back());
   }
   Compiled c = compile(g, prog);
-  DeviceOptions o;
-  o.tiles = tiles;
-  o.tileMemBytes = memBytes;
-  o.matrixUnit = true;
-  auto dev = openDevice("model", o);
-  Engine e(*dev, c.executable);
-  const RunResult r = e.run(2'000'000'000);
-  EXPECT_EQ(r.reason, StopReason::Halted) << describeTrap(r.trap);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < products.size(); ++i) names.push_back(fmt::format("out{}", i));
   Result res;
-  res.cycles = r.cycles;
+  res.outputs = runOnUnitModel(c.executable, tiles, memBytes, names, &res.cycles);
   res.codelets = c.report.codelets;
-  for (size_t i = 0; i < products.size(); ++i) {
-    const std::vector<uint8_t> bytes = e.readTensor(fmt::format("out{}", i));
-    std::vector<float> f(bytes.size() / 4);
-    std::memcpy(f.data(), bytes.data(), bytes.size());
-    res.outputs.push_back(std::move(f));
-  }
   return res;
 }
 
@@ -323,17 +336,7 @@ TEST(MatMulUnit, RhsViewKeepsTheLogicalLayout) {
   g.exposeTensor("w", w);
   Sequence prog;
   Compiled c = compile(g, prog);
-  DeviceOptions o;
-  o.tiles = 16;
-  o.tileMemBytes = 624 * 1024;
-  o.matrixUnit = true;
-  auto dev = openDevice("model", o);
-  Engine e(*dev, c.executable);
-  EXPECT_EQ(e.run(1'000'000).reason, StopReason::Halted);
-  const std::vector<uint8_t> bytes = e.readTensor("w");
-  std::vector<float> got(bytes.size() / 4);
-  std::memcpy(got.data(), bytes.data(), bytes.size());
-  expectBitEqual(got, v, "w read back");
+  expectBitEqual(runOnUnitModel(c.executable, 16, 624 * 1024, {"w"})[0], v, "w read back");
 }
 
 // keepACopies / useACopies (the autodiff layer's weight gradient): the product keeps the op(a)
@@ -363,17 +366,7 @@ TEST(MatMulUnit, ACopiesKeptForTheWeightGradient) {
     Compiled c = compile(g, prog);
     for (const auto& x : c.report.exchanges)
       if (x.name.find("acc/a-rows") != std::string::npos) *aRowsWords += x.words;
-    DeviceOptions o;
-    o.tiles = 16;
-    o.tileMemBytes = 256 * 1024;
-    o.matrixUnit = true;
-    auto dev = openDevice("model", o);
-    Engine e(*dev, c.executable);
-    EXPECT_EQ(e.run(100'000'000).reason, StopReason::Halted);
-    const std::vector<uint8_t> bytes = e.readTensor("w");
-    std::vector<float> got(bytes.size() / 4);
-    std::memcpy(got.data(), bytes.data(), bytes.size());
-    return got;
+    return runOnUnitModel(c.executable, 16, 256 * 1024, {"w"})[0];
   };
   uint64_t plainWords = 0, copiedWords = 0;
   const std::vector<float> plain = run(false, &plainWords);
