@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 
 #include "tessera/error.hpp"
 #include "tessera/ops.hpp"
@@ -34,24 +35,84 @@ SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits
   out.grad = cloneMapped(graph, logits, ElemType::Float32, name + "/grad");
   out.loss = graph.addVariable(ElemType::Float32, {logits.dim(0)}, name + "/loss");
   ComputeSet cs = graph.addComputeSet(name);
+  std::optional<ComputeSet> es;  // the exponentials of rows split over contexts
   const Tensor fl = logits.flatten(), fg = out.grad.flatten();
+  // Each tile's rows: those that start in its chunks, whole (the compiler gathers a row's tail
+  // from elsewhere).
+  std::map<unsigned, std::vector<std::pair<size_t, size_t>>> rowsOf;
   for (const Chunk& c : tileChunks(graph, logits, kPerContext, classes)) {
-    // The rows that start in this chunk, whole (the compiler gathers a row's tail from elsewhere).
     const size_t r0 = (c.begin + classes - 1) / classes, r1 = (c.end + classes - 1) / classes;
-    if (r0 == r1) continue;
-    graph.setTileMapping(out.loss.slice(r0, r1), c.tile);
-    VertexRef v = graph.addVertex(cs, "SoftmaxCrossEntropy",
-                                  {{"logits", fl.slice(r0 * classes, r1 * classes)},
-                                   {"labels", labels.slice(r0, r1)},
-                                   {"grad", fg.slice(r0 * classes, r1 * classes)},
-                                   {"loss", out.loss.slice(r0, r1)}});
-    graph.setFieldValue(v, "classes", static_cast<uint32_t>(classes));
-    graph.setFieldValue(v, "scale", gradScale);
-    // Per logit: subtract the maximum, exp, sum, and the gradient's multiply, subtract and
-    // scale; per row the reciprocal, log and loss.
-    graph.setFlops(v, (6 * uint64_t{classes} + 3) * (r1 - r0));
-    graph.setTileMapping(v, c.tile);
+    if (r0 != r1) rowsOf[c.tile].emplace_back(r0, r1);
   }
+  const size_t contexts = graph.target().contexts;
+  for (const auto& [tile, ranges] : rowsOf) {
+    size_t rows = 0;
+    for (const auto& [r0, r1] : ranges) rows += r1 - r0;
+    // A tile with at most half as many rows as contexts (the MLP's 2 of 32 on each of 16 tiles)
+    // would leave most contexts idle: the split form spreads each row over contexts/rows of them.
+    // Its exponentials go in slices into a scratch row (SoftmaxExp, NAME/exp); then, from that
+    // row, its gradient in slices (SoftmaxCrossEntropyGrad) and its loss (SoftmaxCrossEntropyLoss)
+    // in NAME. The same operations in the same order: the same bits.
+    const size_t per = contexts / rows;  // contexts a row
+    const bool split = per >= 2 && classes >= 2;
+    std::optional<Tensor> scratch;
+    size_t at = 0;  // the next row of the scratch
+    if (split) {
+      if (!es) es = graph.addComputeSet(name + "/exp");
+      scratch = graph.addVariable(ElemType::Float32, {rows * classes},
+                                  fmt::format("{}/exp@{}", name, tile));
+      graph.setTileMapping(*scratch, tile);
+    }
+    for (const auto& [r0, r1] : ranges) {
+      graph.setTileMapping(out.loss.slice(r0, r1), tile);
+      if (!split) {
+        VertexRef v = graph.addVertex(cs, "SoftmaxCrossEntropy",
+                                      {{"logits", fl.slice(r0 * classes, r1 * classes)},
+                                       {"labels", labels.slice(r0, r1)},
+                                       {"grad", fg.slice(r0 * classes, r1 * classes)},
+                                       {"loss", out.loss.slice(r0, r1)}});
+        graph.setFieldValue(v, "classes", static_cast<uint32_t>(classes));
+        graph.setFieldValue(v, "scale", gradScale);
+        // Per logit: subtract the maximum, exp, sum, and the gradient's multiply, subtract and
+        // scale; per row the reciprocal, log and loss.
+        graph.setFlops(v, (6 * uint64_t{classes} + 3) * (r1 - r0));
+        graph.setTileMapping(v, tile);
+        continue;
+      }
+      for (size_t r = r0; r < r1; ++r, ++at) {
+        const Tensor x = fl.slice(r * classes, (r + 1) * classes);
+        const Tensor e = scratch->slice(at * classes, (at + 1) * classes);
+        const Tensor label = labels.slice(r, r + 1);
+        const size_t expSlices = std::min(per, classes), gradSlices = std::min(per - 1, classes);
+        for (size_t s = 0; s < expSlices; ++s) {
+          const size_t j0 = classes * s / expSlices, j1 = classes * (s + 1) / expSlices;
+          VertexRef v = graph.addVertex(*es, "SoftmaxExp", {{"x", x}, {"e", e.slice(j0, j1)}});
+          graph.setFieldValue(v, "begin", static_cast<uint32_t>(j0));
+          graph.setFlops(v, 2 * uint64_t{j1 - j0});  // subtract and exp
+          graph.setTileMapping(v, tile);
+        }
+        // The gradient's slices, one context fewer: the loss takes one.
+        for (size_t s = 0; s < gradSlices; ++s) {
+          const size_t j0 = classes * s / gradSlices, j1 = classes * (s + 1) / gradSlices;
+          VertexRef v = graph.addVertex(
+              cs, "SoftmaxCrossEntropyGrad",
+              {{"e", e}, {"label", label}, {"grad", fg.slice(r * classes + j0, r * classes + j1)}});
+          graph.setFieldValue(v, "begin", static_cast<uint32_t>(j0));
+          graph.setFieldValue(v, "scale", gradScale);
+          // Per element the multiply, subtract and scale; the sum and reciprocal counted once
+          // (on the first slice).
+          graph.setFlops(v, 3 * uint64_t{j1 - j0} + (s == 0 ? classes : 0));
+          graph.setTileMapping(v, tile);
+        }
+        VertexRef v = graph.addVertex(
+            cs, "SoftmaxCrossEntropyLoss",
+            {{"x", x}, {"e", e}, {"label", label}, {"loss", out.loss.slice(r, r + 1)}});
+        graph.setFlops(v, 3);  // log, subtract, subtract
+        graph.setTileMapping(v, tile);
+      }
+    }
+  }
+  if (es) prog.add(Execute(*es, name + "/exp"));
   prog.add(Execute(cs, name));
   return out;
 }

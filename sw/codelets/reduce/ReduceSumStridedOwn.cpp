@@ -2,51 +2,35 @@
 // parts 0 .. parts - 1 at column offset + j, where part `own` is `mine` ([width], the tile's own
 // partial, read in place) and the others are the rows of `in` ([parts - 1, width], gathered) in
 // order. A matmul's k-part reduction (docs/library.md, "Reductions") gathers the other tiles'
-// partials into `in`; its own partial no longer goes through a local copy first. The same loop
-// as ReduceSumStrided's (four outputs' sums in registers) and the same bits as the plain loop.
+// partials into `in`; its own partial no longer goes through a local copy first. The same loops
+// as ReduceSumStrided's (strided_sums.hpp) and the same bits as the plain loop.
+#include "strided_sums.hpp"
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(ReduceSumStridedOwn, (Input, float, in), (Input, float, mine), (Output, float, out),
                (Param, uint32_t, width), (Param, uint32_t, offset), (Param, uint32_t, own)) {
-  const uint32_t w = width, o = offset, before = own;
-  const uint32_t parts = in.size() / w + 1;
-  const float* base = in.data() + o;
-  const float* ownBase = mine.data() + o;
-  const uint32_t size = out.size(), size4 = size & ~3u;
-  float* res = out.data();
-  for (uint32_t j = 0; j < size4; j += 4) {
-    const float* q = base + j;
-    const float* m = ownBase + j;
-    float s0, s1, s2, s3;
-    if (before == 0) {
-      s0 = m[0], s1 = m[1], s2 = m[2], s3 = m[3];
-    } else {
-      s0 = q[0], s1 = q[1], s2 = q[2], s3 = q[3];
-      for (uint32_t p = 1; p < before; ++p) {
-        q += w;
-        s0 += q[0], s1 += q[1], s2 += q[2], s3 += q[3];
-      }
-      q += w;
-      s0 += m[0], s1 += m[1], s2 += m[2], s3 += m[3];
-    }
-    for (uint32_t p = before + 1; p < parts; ++p) {
-      s0 += q[0], s1 += q[1], s2 += q[2], s3 += q[3];
-      q += w;
-    }
-    res[j] = s0, res[j + 1] = s1, res[j + 2] = s2, res[j + 3] = s3;
-  }
-  for (uint32_t j = size4; j < size; ++j) {
-    const float* q = base + j;
-    float s = before == 0 ? ownBase[j] : q[0];
-    if (before != 0) q += w;
-    for (uint32_t p = 1; p < parts; ++p) {
-      if (p == before) {
-        s += ownBase[j];
-      } else {
-        s += q[0];
-        q += w;
-      }
-    }
-    res[j] = s;
+  using namespace tessera_strided;
+  const uint32_t w = width;
+  const uint32_t before = own * w;            // floats of in's rows before `mine`
+  const uint32_t after = in.size() - before;  // and after it
+  const float* q = in.data() + static_cast<uint32_t>(offset);
+  const float* m = mine.data() + static_cast<uint32_t>(offset);
+  float* o = out.data();
+  const uint32_t size = out.size();
+  float* const end8 = o + (size & ~7u);
+  for (; o != end8; o += 8, q += 8, m += 8) sumColumnsOwn<8>(q, m, before, after, w, o);
+  if (size & 4u) sumColumnsOwn<4>(q, m, before, after, w, o), o += 4, q += 4, m += 4;
+  switch (size & 3u) {
+    case 3:
+      sumColumnsOwn<3>(q, m, before, after, w, o);
+      break;
+    case 2:
+      sumColumnsOwn<2>(q, m, before, after, w, o);
+      break;
+    case 1:
+      sumColumnsOwn<1>(q, m, before, after, w, o);
+      break;
+    default:
+      break;
   }
 }

@@ -625,6 +625,64 @@ TEST_P(TrainingOpsTest, SoftmaxCrossEntropyArgMaxAndSgd) {
   expectBitEqual(out["w"], wantW, "sgd with momentum");
 }
 
+// softmaxCrossEntropy's two forms on one graph: tiles with 1, 2 and 3 rows take the split form
+// (exponentials, then gradient slices and the loss, over 6, 3 and 2 contexts a row), the tile
+// with 7 rows the whole-row vertex. Both against the host's steps bit for bit, with labels in
+// every slice, out of range (a NaN loss, no one-hot) and -inf, signed zeros and ties in the
+// logits; 2, 5 and 10 classes (fewer classes than a row's contexts included).
+TEST_P(TrainingOpsTest, SoftmaxCrossEntropySplitAndWholeRows) {
+  const size_t rows = 13;
+  const std::pair<size_t, size_t> tileRows[] = {{0, 1}, {1, 3}, {3, 6}, {6, 13}};
+  std::vector<std::pair<std::string, Tensor>> outs;
+  std::map<size_t, std::pair<std::vector<float>, std::vector<int32_t>>> inputs;
+  for (const size_t classes : {2u, 5u, 10u}) {
+    const std::string id = std::to_string(classes);
+    Tensor logits = graph.addVariable(ElemType::Float32, {rows, classes}, "logits" + id);
+    Tensor labels = graph.addVariable(ElemType::Int32, {rows}, "labels" + id);
+    for (unsigned t = 0; t < kTiles; ++t) {
+      graph.setTileMapping(logits.slice(tileRows[t].first, tileRows[t].second, 0), t);
+      graph.setTileMapping(labels.slice(tileRows[t].first, tileRows[t].second), t);
+    }
+    std::vector<float> x = randomFloats(rows * classes, static_cast<uint32_t>(60 + classes));
+    x[1] = -std::numeric_limits<float>::infinity();
+    x[classes] = -0.0f, x[classes + 1] = 0.0f;   // signed zeros in row 1
+    x[3 * classes] = x[3 * classes + 1] = 4.0f;  // a tie for the maximum in row 3
+    std::vector<int32_t> lv(rows);
+    for (size_t r = 0; r < rows; ++r) lv[r] = static_cast<int32_t>((r * 3 + 1) % classes);
+    lv[2] = -1, lv[4] = static_cast<int32_t>(classes), lv[0] = static_cast<int32_t>(classes - 1);
+    graph.setInitialValue(logits, x);
+    graph.setInitialValue(labels, lv);
+    inputs[classes] = {x, lv};
+    auto sce = ops::softmaxCrossEntropy(graph, logits, labels, 0.125f, prog, "sce" + id);
+    outs.emplace_back("loss" + id, sce.loss);
+    outs.emplace_back("grad" + id, sce.grad);
+  }
+  auto out = run(outs);
+  for (const auto& [classes, in] : inputs) {
+    const auto& [x, lv] = in;
+    std::vector<float> wantLoss(rows), wantGrad(rows * classes);
+    for (size_t r = 0; r < rows; ++r) {
+      const float* xr = &x[r * classes];
+      float mx = xr[0];
+      for (size_t j = 1; j < classes; ++j) mx = xr[j] > mx ? xr[j] : mx;
+      std::vector<float> e(classes);
+      float sum = 0;
+      for (size_t j = 0; j < classes; ++j) e[j] = tessera_expf(xr[j] - mx), sum += e[j];
+      const float inv = 1.0f / sum;
+      for (size_t j = 0; j < classes; ++j) {
+        wantGrad[r * classes + j] =
+            (e[j] * inv - (static_cast<int32_t>(j) == lv[r] ? 1.0f : 0.0f)) * 0.125f;
+      }
+      const bool valid = lv[r] >= 0 && static_cast<size_t>(lv[r]) < classes;
+      wantLoss[r] =
+          valid ? tessera_logf(sum) - (xr[lv[r]] - mx) : std::bit_cast<float>(0x7fc00000u);
+    }
+    const std::string id = std::to_string(classes);
+    expectBitEqual(out["loss" + id], wantLoss, "softmax cross-entropy loss, classes " + id);
+    expectBitEqual(out["grad" + id], wantGrad, "softmax cross-entropy gradient, classes " + id);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, TrainingOpsTest, ::testing::ValuesIn(backends::names()),
                          [](const auto& info) { return info.param; });
 
