@@ -154,6 +154,9 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
     VertexRef vx = graph.addVertex(
         cs, codelet, {{"a", aRows.flatten()}, {"b", bGroups}, {"c", c}, {"sync", sync}});
     graph.setFieldValue(vx, "k", static_cast<uint32_t>(kb));
+    // a's rows and c's columns, so that no context divides to find them before the meet.
+    graph.setFieldValue(vx, "rows", static_cast<uint32_t>(aRows.numElements() / kb));
+    graph.setFieldValue(vx, "cols", static_cast<uint32_t>(nb));
     graph.setFieldValue(vx, "flags", (accumulate ? 4u : 0u) | (cGroups ? 8u : 0u));
     // Without accumulating c is only written (AMP.CLR, then AMP.SA), so liveness need not keep
     // the partials of a product between steps.

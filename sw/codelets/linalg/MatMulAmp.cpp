@@ -6,6 +6,7 @@
 #include "amp_matmul_rows.hpp"
 
 TESSERA_VERTEX(MatMulAmp, (Input, float, a), (Input, float, b), (InOut, float, c),
-               (InOut, int32_t, sync), (Param, uint32_t, k), (Param, uint32_t, flags)) {
+               (InOut, int32_t, sync), (Param, uint32_t, k), (Param, uint32_t, rows),
+               (Param, uint32_t, cols), (Param, uint32_t, flags)) {
   tessera_amp_matmul::product<float, TESS_AMP_F3_S>(*this);
 }

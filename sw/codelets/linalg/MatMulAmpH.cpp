@@ -9,6 +9,7 @@
 #include "amp_matmul_rows.hpp"
 
 TESSERA_VERTEX(MatMulAmpH, (Input, uint16_t, a), (Input, uint16_t, b), (InOut, float, c),
-               (InOut, int32_t, sync), (Param, uint32_t, k), (Param, uint32_t, flags)) {
+               (InOut, int32_t, sync), (Param, uint32_t, k), (Param, uint32_t, rows),
+               (Param, uint32_t, cols), (Param, uint32_t, flags)) {
   tessera_amp_matmul::product<uint16_t, TESS_AMP_F3_H>(*this);
 }

@@ -19,23 +19,26 @@
 // its cycle CSR (meet below). A context that would arrive late (a broken invariant, not a data
 // case) stops at EBREAK instead of computing a wrong product.
 //
-// The whole product is one lock-step stretch. Row block s holds rows 20 s + 4 w .. + 3 for worker
-// w; within it the column groups of 4 follow each other, and within a group the blocks of k (4
-// k, or 8 with fp16 inputs). Per group a worker runs: the head (AMP.LA of its four rows of c when
-// accumulating), block 0 from its rows' starts P0..P3 (AMP.S writes the walking pointers p0..p3
-// = P + 16, so a needs no step back between groups), block 1, the loop over the further pairs
-// (bank 0 then bank 1, 9 rounds), an odd last block through bank 0, the four AMP.SA with clear
-// (the next group starts from zero; they step c to the next group when c is row-major, and in
-// column groups adds follow, or one add where the worker's four rows are 16-byte neighbours: the
-// Neighbours variant) and the group loop. The supervisor runs the same rounds, loading each block
-// one block ahead of the workers (block j + 1 while they use block j, into the bank they do not
-// use); a group's last loads leave the next group's block 0 in bank 0, after an odd block in the
-// tail. Between row blocks every context runs 17 rounds: the workers step their pointers by 20 rows
-// (their last row block loads them, clamped, from a table), the supervisor refills bank 0 with b's
-// first block. A worker with no rows left stops; the last partial quad's rows past the end repeat
-// the last row and store its identical sums to its own place, so every worker runs the same
-// instructions.
-// tessera/amp_matmul.h counts the rounds for the planner.
+// The whole product is one lock-step stretch. The rows go in quads, q = 0 .. Q - 1 (the last may
+// be partial), and the row blocks go backwards: row block s holds quad Q - 1 - w - 5 s for worker
+// w (while it is >= 0). So the one partial quad is worker 0's first, whose pointers its setup
+// clamps, and every later row block is whole and 20 rows before the previous one: a worker's
+// setup is a few pointers (no table of its last row block's), and the last worker to start
+// reaches the meet sooner; between row blocks rows 1..3 follow from row 0. Within a row block the
+// column groups of 4 follow each other, and within a group the blocks of k (4 k, or 8 with fp16
+// inputs). Per group a worker runs: the head (AMP.LA of its four rows of c when accumulating),
+// block 0 from its rows' starts P0..P3 (AMP.S writes the walking pointers p0..p3 = P + 16, so a
+// needs no step back between groups), block 1, the loop over the further pairs (bank 0 then bank 1,
+// 9 rounds), an odd last block through bank 0, the four AMP.SA with clear (the next group starts
+// from zero; they step c to the next group when c is row-major, and in column groups adds follow,
+// or one add where the worker's four rows are 16-byte neighbours: the Neighbours variant) and the
+// group loop. The supervisor runs the same rounds, loading each block one block ahead of the
+// workers (block j + 1 while they use block j, into the bank they do not use); a group's last loads
+// leave the next group's block 0 in bank 0, after an odd block in the tail. Between row blocks
+// every context runs 17 rounds: the workers step their pointers back by 20 rows, the supervisor
+// refills bank 0 with b's first block. A worker with no rows left stops; the partial quad's rows
+// past the end repeat the last row and store its identical sums to its own place, so every worker
+// runs the same instructions. tessera/amp_matmul.h counts the rounds for the planner.
 //
 // Layouts (the library gives them): a is op(a) row-major [rows, k]; b is op(b) in column groups
 // [cols / 4][k][4] (a weight row per 16 bytes); c is [rows, cols] row-major, or with flags bit 3
@@ -111,15 +114,15 @@ constexpr uint32_t kBlockRows = kWorkers * kRows;  // rows of a row block
 
 constexpr uint32_t kSixth = 0xAAAAAAABu;
 
-// What a worker's last row block starts from (its rows clamped to the last row), and the steps
-// between its other row blocks; read by the stretch at each row block's end.
+// The steps between a worker's row blocks, read by the stretch at each row block's end: the row
+// blocks go back 20 rows at a time (negative steps), and rows 1..3 of a block are recomputed from
+// its row 0 (only the first row block's may be clamped).
 struct WorkerTable {
-  uint32_t aStep;  // bytes from a row block's rows of a to the next's
-  uint32_t cStep;  // bytes from c's pointers after a row block to the next row block's group 0
+  uint32_t aStep;  // bytes from a row block's first row of a to the next's
+  uint32_t cStep;  // bytes from c's first pointer after a row block to the next row block's group 0
   uint32_t groups;
-  const void* p[4];  // the last row block's rows of a
-  float* c[4];       // and of c, group 0
-  const void* end;   // p0's value after the pairs of blocks (P0 + 32 pairs bytes)
+  uint32_t aRow;  // bytes from a row of a to the next
+  uint32_t cRow;  // and of c
 };
 
 // The supervisor's stretch from cycle t over rowBlocks row blocks: bank 0 filled with block 0,
@@ -190,8 +193,8 @@ inline void supervisorStretch(uint32_t t, const void* b, uint32_t rowBlocks, uin
 // c0..c3 of c: per group the head (AMP.LA of its four rows when accumulating; AMP.SA clears the
 // accumulators otherwise), block 0 from P (p = P + 16), block 1, the further pairs, the odd
 // block, the stores (AMP.SA with clear; c steps to the next group: by AMP.SA's 16 bytes, and skip
-// more in column groups) and the group loop; between row blocks the steps of tab, or the last
-// row block's pointers from it. MulF3: AMP.S's funct3 (fp32 a, 4 k a block) or AMP.H's (fp16, 8
+// more in column groups) and the group loop; between row blocks the steps of tab (back 20 rows).
+// MulF3: AMP.S's funct3 (fp32 a, 4 k a block) or AMP.H's (fp16, 8
 // k); a block is 16 bytes of a row either way.
 // Neighbours (c in column groups, the worker's four rows whole, so 16-byte neighbours): the
 // loads and stores chain one pointer from c0 (rd = the next row's address) and one add steps c0
@@ -225,34 +228,23 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
       "j 7f\n"                                                                                  \
       "6:\n" STORE "7:\n" TAIL                                                                  \
       "8: addi %[g], %[g], -1\n"                                                                \
-      "bnez %[g], 1b\n" /* between row blocks (17 rounds): the steps, or the last pointers */   \
+      "bnez %[g], 1b\n" /* between row blocks (17 rounds): the steps back 20 rows */            \
       "addi %[nrb], %[nrb], -1\n"                                                               \
       "beqz %[nrb], 9f\n"                                                                       \
       "lw %[g], 8(%[tab])\n"                                                                    \
-      "addi t1, %[nrb], -1\n"                                                                   \
-      "beqz t1, 10f\n"                                                                          \
       "lw t1, 0(%[tab])\n"                                                                      \
       "add %[P0], %[P0], t1\n"                                                                  \
-      "add %[P1], %[P1], t1\n"                                                                  \
-      "add %[P2], %[P2], t1\n"                                                                  \
-      "add %[P3], %[P3], t1\n"                                                                  \
       "add %[end], %[end], t1\n"                                                                \
+      "lw t1, 12(%[tab])\n" /* rows 1..3 from row 0 (the first quad's may have been clamped) */ \
+      "add %[P1], %[P0], t1\n"                                                                  \
+      "add %[P2], %[P1], t1\n"                                                                  \
+      "add %[P3], %[P2], t1\n"                                                                  \
       "lw t1, 4(%[tab])\n"                                                                      \
       "add %[c0], %[c0], t1\n"                                                                  \
-      "add %[c1], %[c1], t1\n"                                                                  \
-      "add %[c2], %[c2], t1\n"                                                                  \
-      "add %[c3], %[c3], t1\n"                                                                  \
-      "j 1b\n"                                                                                  \
-      "10: lw %[P0], 12(%[tab])\n"                                                              \
-      "lw %[P1], 16(%[tab])\n"                                                                  \
-      "lw %[P2], 20(%[tab])\n"                                                                  \
-      "lw %[P3], 24(%[tab])\n"                                                                  \
-      "lw %[c0], 28(%[tab])\n"                                                                  \
-      "lw %[c1], 32(%[tab])\n"                                                                  \
-      "lw %[c2], 36(%[tab])\n"                                                                  \
-      "lw %[c3], 40(%[tab])\n"                                                                  \
-      "lw %[end], 44(%[tab])\n"                                                                 \
-      "nop\nnop\n"                                                                              \
+      "lw t1, 16(%[tab])\n"                                                                     \
+      "add %[c1], %[c0], t1\n"                                                                  \
+      "add %[c2], %[c1], t1\n"                                                                  \
+      "add %[c3], %[c2], t1\n"                                                                  \
       "j 1b\n"                                                                                  \
       "9:\n"                                                                                    \
       "j 91f\n"                                                                                 \
@@ -294,42 +286,39 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
 }
 
 /// The vertex body of MatMulAmp (In = float, MulF3 = AMP.S) and MatMulAmpH (In = uint16_t, binary16
-/// bit patterns, MulF3 = AMP.H) on the vertex's fields v.a, v.b, v.c, v.sync, v.k, v.flags: c (+)=
-/// a b with a [rows, k] row-major, b in column groups [cols / 4][k][4], c row-major or (flags bit
-/// 3) in column groups; accumulate with flags bit 2. Inlined into each vertex.
+/// bit patterns, MulF3 = AMP.H) on the vertex's fields v.a, v.b, v.c, v.sync, v.k, v.rows,
+/// v.cols, v.flags: c (+)= a b with a [rows, k] row-major, b in column groups [cols / 4][k][4], c
+/// row-major or (flags bit 3) in column groups; accumulate with flags bit 2. Inlined into each
+/// vertex. rows and cols come from the host (no division on the tile), and a worker's setup before
+/// the meet is a few pointers, since the last worker to be started sets the meet's earliest round
+/// (TESSERA_AMP_MATMUL_START_ROUNDS).
 template <typename In, uint32_t MulF3, typename Vertex>
 __attribute__((always_inline)) inline void product(const Vertex& v) {
-  const auto& a = v.a;
-  const auto& b = v.b;
-  const auto& c = v.c;
-  const auto& sync = v.sync;
-  const uint32_t k = v.k, flags = v.flags;
+  const uint32_t ctx = tessera_context_id();
   constexpr uint32_t kElemBytes = sizeof(In);
-  const uint32_t kk = k;
-  const uint32_t rows = a.size() / kk, cols = b.size() / kk;
+  const uint32_t kk = v.k, flags = v.flags, rows = v.rows, groups = v.cols / 4;
   const uint32_t blocks = kk / (16 / kElemBytes), pairs = blocks / 2;
   const bool odd = (blocks & 1u) != 0;
   const bool accumulate = (flags & 4u) != 0;
   const bool cGroups = (flags & 8u) != 0;
-  const uint32_t groups = cols / 4, rowGroups = (rows + kRows - 1) / kRows;
+  const uint32_t rowGroups = (rows + kRows - 1) / kRows;
   // c's rows as the unit stores them: row-major (AMP.SA's step is the next group) or in column
   // groups (the worker's four rows are 16-byte neighbours; skip to the next group).
-  const uint32_t rowWords = cGroups ? 4 : cols;
+  const uint32_t cRow = cGroups ? 16 : 16 * groups;  // bytes from a row of c to the next
   const uint32_t skip = cGroups ? rows * 16 - 16 : 0;
   // c in column groups with whole quads of rows: a worker's four rows are 16-byte neighbours.
   const bool neighbours = cGroups && rows % kRows == 0;
-  const uint32_t ctx = tessera_context_id();
-  volatile int32_t* const flag = sync.data();
+  volatile int32_t* const flag = v.sync.data();
   if (ctx == 0) {
     const uint32_t rowBlocks = (rowGroups + kWorkers - 1) / kWorkers;
     uint32_t t0 = tessera_cycle() + 6 * TESSERA_AMP_MATMUL_START_ROUNDS;
     if (t0 == 0) t0 = 6;  // 0 means "not yet published"
     *flag = static_cast<int32_t>(t0);
     if (neighbours)
-      supervisorStretch<kElemBytes, true>(t0, b.data(), rowBlocks, pairs, odd, groups, kk,
+      supervisorStretch<kElemBytes, true>(t0, v.b.data(), rowBlocks, pairs, odd, groups, kk,
                                           accumulate, skip);
     else
-      supervisorStretch<kElemBytes, false>(t0, b.data(), rowBlocks, pairs, odd, groups, kk,
+      supervisorStretch<kElemBytes, false>(t0, v.b.data(), rowBlocks, pairs, odd, groups, kk,
                                            accumulate, skip);
     // Every worker with rows read T0 before the stretch began.
     *flag = 0;
@@ -337,41 +326,49 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
   }
   const uint32_t w = ctx - 1;
   if (w >= rowGroups) return;  // no rows for this worker in any row block
-  // This worker's row blocks start at rows r = 4 w + 20 j < rows; all but the last are whole.
-  const uint32_t first = w * kRows;
-  const uint32_t rowBlocks = (rows - first + kBlockRows - 1) / kBlockRows;
-  const uint32_t lastRow = first + (rowBlocks - 1) * kBlockRows;
+  // This worker's row blocks: quads q0, q0 - 5, ... >= 0 (rows 4 q .. 4 q + 3).
+  const uint32_t q0 = rowGroups - 1 - w;
+  const uint32_t rowBlocks = q0 / kWorkers + 1;
+  const uint32_t row0 = q0 * kRows;
+  const uint32_t aRow = kk * kElemBytes;  // bytes from a row of a to the next
+  const char* const P = reinterpret_cast<const char*>(v.a.data()) + row0 * aRow;
+  char* const C = reinterpret_cast<char*>(v.c.data()) + row0 * cRow;
+  // Rows past the end (worker 0's first quad only) repeat the last row: their steps are 0.
+  const uint32_t more = rows - 1 - row0;  // rows of the quad after its first, if fewer than 3
+  const uint32_t a1 = more >= 1 ? aRow : 0, a2 = more >= 2 ? aRow : 0, a3 = more >= 3 ? aRow : 0;
+  const uint32_t c1 = more >= 1 ? cRow : 0, c2 = more >= 2 ? cRow : 0, c3 = more >= 3 ? cRow : 0;
+  const char* const P1 = P + a1;
+  const char* const P2 = P1 + a2;
+  const char* const P3 = P2 + a3;
+  char* const C1 = C + c1;
+  char* const C2 = C1 + c2;
+  char* const C3 = C2 + c3;
+  const void* const end = P + 32 * pairs;  // p0's value after the pairs of blocks
   WorkerTable tab;
-  tab.aStep = kBlockRows * kk * kElemBytes;
-  tab.cStep = kBlockRows * rowWords * 4 - groups * (16 + skip);
+  tab.aStep = 0u - kBlockRows * aRow;
+  tab.cStep = 0u - kBlockRows * cRow - groups * (16 + skip);
   tab.groups = groups;
-  // The last row block: rows past the end repeat the last row (offsets clamped).
-  const uint32_t last = rows - 1 - lastRow;
-  for (uint32_t i = 0; i < kRows; ++i) {
-    const uint32_t o = i < last ? i : last;
-    tab.p[i] = a.data() + (lastRow + o) * kk;
-    tab.c[i] = c.data() + (lastRow + o) * rowWords;
-  }
-  tab.end = static_cast<const char*>(tab.p[0]) + 32 * pairs;
-  const void* P[kRows];
-  float* C[kRows];
-  const void* end = tab.end;
-  if (rowBlocks == 1) {
-    for (uint32_t i = 0; i < kRows; ++i) P[i] = tab.p[i], C[i] = tab.c[i];
-  } else {
-    for (uint32_t i = 0; i < kRows; ++i)
-      P[i] = a.data() + (first + i) * kk, C[i] = c.data() + (first + i) * rowWords;
-    end = static_cast<const char*>(P[0]) + 32 * pairs;
-  }
+  tab.aRow = aRow;
+  tab.cRow = cRow;
+  // Everything the stretch takes is computed before the wait (the compiler would otherwise move
+  // some of it after, between the start cycle's arrival and the meet).
+  __asm__ volatile("" ::"r"(P), "r"(P1), "r"(P2), "r"(P3), "r"(C), "r"(C1), "r"(C2), "r"(C3),
+                   "r"(end), "r"(rowBlocks), "r"(pairs), "r"(odd), "r"(groups), "r"(accumulate),
+                   "r"(skip), "r"(&tab)
+                   : "memory");
   uint32_t t0;
   while ((t0 = static_cast<uint32_t>(*flag)) == 0) {
   }
   if (neighbours)
-    workerStretch<MulF3, true>(t0, ctx, P[0], P[1], P[2], P[3], C[0], C[1], C[2], C[3], end,
-                               rowBlocks, pairs, odd, groups, accumulate, skip, &tab);
+    workerStretch<MulF3, true>(t0, ctx, P, P1, P2, P3, reinterpret_cast<float*>(C),
+                               reinterpret_cast<float*>(C1), reinterpret_cast<float*>(C2),
+                               reinterpret_cast<float*>(C3), end, rowBlocks, pairs, odd, groups,
+                               accumulate, skip, &tab);
   else
-    workerStretch<MulF3, false>(t0, ctx, P[0], P[1], P[2], P[3], C[0], C[1], C[2], C[3], end,
-                                rowBlocks, pairs, odd, groups, accumulate, skip, &tab);
+    workerStretch<MulF3, false>(t0, ctx, P, P1, P2, P3, reinterpret_cast<float*>(C),
+                                reinterpret_cast<float*>(C1), reinterpret_cast<float*>(C2),
+                                reinterpret_cast<float*>(C3), end, rowBlocks, pairs, odd, groups,
+                                accumulate, skip, &tab);
 }
 
 }  // namespace tessera_amp_matmul

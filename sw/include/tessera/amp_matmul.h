@@ -5,16 +5,18 @@
 #define TESSERA_AMP_MATMUL_H
 
 /** Rounds from the supervisor's publishing of the start cycle to the lock-step stretch: room for
- * the workers to see it and set up their pointers. */
-#define TESSERA_AMP_MATMUL_START_ROUNDS 160u
+ * the workers to set up their pointers and see it. The worst case is a second product on the tile
+ * in one compute set, whose workers start their setup when the supervisor does (no head start):
+ * the unit's tests pass with 88 and trap with 80 (a worker late at the meet); 24 rounds more are
+ * the margin (the setup took 136 before its rows went backwards, and the start was 160). */
+#define TESSERA_AMP_MATMUL_START_ROUNDS 112u
 /** Rows of a a worker streams in one pass (its accumulator rows). */
 #define TESSERA_AMP_MATMUL_ROWS 4u
 /** Workers in a row block (every context but the supervisor, which loads the weights). */
 #define TESSERA_AMP_MATMUL_WORKERS 5u
 /** Rounds at the stretch's start: bank 0's first fill (the workers clear their accumulators). */
 #define TESSERA_AMP_MATMUL_FILL_ROUNDS 4u
-/** Rounds between two row blocks: the counters' test and the pointers' steps (or the last row
- * block's clamped pointers). */
+/** Rounds between two row blocks: the counters' test and the pointers' steps back 20 rows. */
 #define TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS 17u
 
 /** Rounds of one column group of a row block over `blocks` blocks of k (4 k with fp32 inputs, 8
