@@ -14,21 +14,22 @@ TESSERA_VERTEX(ReduceSumStrided, (Input, float, in), (Output, float, out), (Para
                (Param, uint32_t, offset)) {
   using namespace tessera_strided;
   const uint32_t w = width, span = in.size();  // floats from a column's first part to past its last
+  const bool odd = ((span / w - 1) & 1u) != 0;  // parts after the first
   const float* q = in.data() + static_cast<uint32_t>(offset);
   float* o = out.data();
   const uint32_t size = out.size();
   float* const end8 = o + (size & ~7u);
-  for (; o != end8; o += 8, q += 8) sumColumns<8>(q, span, w, o);
-  if (size & 4u) sumColumns<4>(q, span, w, o), o += 4, q += 4;
+  for (; o != end8; o += 8, q += 8) sumColumns<8>(q, span, w, odd, o);
+  if (size & 4u) sumColumns<4>(q, span, w, odd, o), o += 4, q += 4;
   switch (size & 3u) {
     case 3:
-      sumColumns<3>(q, span, w, o);
+      sumColumns<3>(q, span, w, odd, o);
       break;
     case 2:
-      sumColumns<2>(q, span, w, o);
+      sumColumns<2>(q, span, w, odd, o);
       break;
     case 1:
-      sumColumns<1>(q, span, w, o);
+      sumColumns<1>(q, span, w, odd, o);
       break;
     default:
       break;

@@ -29,39 +29,49 @@ __attribute__((always_inline)) inline void store(float* o, const float (&s)[N]) 
   for (int i = 0; i < N; ++i) o[i] = s[i];
 }
 
-// s += the rows from q (w floats apart) up to qe (exclusive, a whole number of rows on).
+// s += the rows from q (w floats apart) up to qe (exclusive, a whole number of rows on), in
+// order: the first alone when their number is odd, then two a loop trip (one pointer step and
+// one test for two rows).
 template <int N>
 __attribute__((always_inline)) inline void addRows(float (&s)[N], const float* q, const float* qe,
-                                                   uint32_t w) {
-  for (; q != qe; q += w) add(s, q);
+                                                   uint32_t w, bool odd) {
+  if (odd) add(s, q), q += w;
+  const uint32_t w2 = 2 * w;
+  for (; q != qe; q += w2) {
+    add(s, q);
+    add(s, q + w);
+  }
 }
 
-// o[0..N) = the sum of the rows (w floats apart) from q up to q + span, in row order (span >= w).
+// o[0..N) = the sum of the rows (w floats apart) from q up to q + span, in row order (span >= w;
+// odd: the number of rows after the first is odd).
 template <int N>
 __attribute__((always_inline)) inline void sumColumns(const float* q, uint32_t span, uint32_t w,
-                                                      float* o) {
+                                                      bool odd, float* o) {
   float s[N];
   load(s, q);
-  addRows(s, q + w, q + span, w);
+  addRows(s, q + w, q + span, w, odd);
   store(o, s);
 }
 
 // o[0..N) = the sum in part order of the rows from q up to q + before (a span in floats), then
-// m's N floats, then the rows from there up to q + before + after.
+// m's N floats, then the rows from there up to q + before + after. oddBefore: the number of rows
+// before m, less one, is odd; oddAfter: the number after m is.
 template <int N>
 __attribute__((always_inline)) inline void sumColumnsOwn(const float* q, const float* m,
                                                          uint32_t before, uint32_t after,
-                                                         uint32_t w, float* o) {
+                                                         uint32_t w, bool oddBefore, bool oddAfter,
+                                                         float* o) {
   float s[N];
   const float* const qm = q + before;  // in's row after the own part's place
   if (before == 0) {
     load(s, m);
   } else {
     load(s, q);
-    addRows(s, q + w, qm, w);
+    addRows(s, q + w, qm, w, oddBefore);
     add(s, m);
   }
-  addRows(s, qm, qm + after, w);
+  addRows(s, qm, qm + after, w, oddAfter);
   store(o, s);
 }
 
