@@ -82,6 +82,21 @@ constexpr uint32_t kBlockRows = kWorkers * kRows;  // rows of a row block
   "bnez t1, 82b\n"                                                                \
   "83:\n"
 
+// Before the meet: the address at which the further pairs of blocks start, from the number of
+// them in %[entry] (which it replaces): none, label 5 (past the loop); an even number, label 4
+// (the loop's top, two pairs a trip); an odd number, label 44 (the loop's second half, so that
+// the first trip does one pair). One JR a group then enters the loop (the round a test took).
+#define TESSERA_AMP_PAIRS_ENTRY \
+  "beqz %[entry], 46f\n"        \
+  "andi t0, %[entry], 1\n"      \
+  "bnez t0, 47f\n"              \
+  "lla %[entry], 4f\n"          \
+  "j 48f\n"                     \
+  "46: lla %[entry], 5f\n"      \
+  "j 48f\n"                     \
+  "47: lla %[entry], 44f\n"     \
+  "48:\n"
+
 // One unit instruction stepping register operand `reg` by 16 bytes: funct3 and funct7 name
 // immediate operands of the asm statement (op, and the f7 table below).
 #define TESSERA_AMP_STEP(f3, f7, reg) \
@@ -143,41 +158,44 @@ inline void supervisorStretch(uint32_t t, const void* b, uint32_t rowBlocks, uin
   const char* pb = static_cast<const char*>(b);
   const char* endb = pb + endOff;
   uint32_t g = groups, s = rowBlocks;
-#define TESSERA_AMP_SUPERVISOR_ASM(TAIL)                                                     \
-  __asm__ volatile(                                                                          \
-      TESSERA_AMP_MEET /* block 0 into bank 0 (the workers clear and wait) */                \
-          TESSERA_AMP_LOAD_BANK0                                                             \
-      "1:\n" /* the head: 5 rounds when accumulating, else 1 */                              \
-      "beqz %[acc], 3f\n" TESSERA_AMP_NOPS_4                                                 \
-      "3:\n" /* the workers' blocks 0 and 1: blocks 1 and 2 into banks 1 and 0 */            \
-      TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0                                          \
-      "beqz %[rest], 5f\n"                                                                   \
-      "4:\n" TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0                                   \
-      "bne %[p], %[endb], 4b\n"                                                              \
-      "5: beqz %[odd], 6f\n" /* the odd block, then the next group's block 0 into bank 0 */  \
-      "add %[endb], %[endb], %[step]\nnop\nnop\nnop\n" TESSERA_AMP_LOAD_BANK0                \
-      "j 7f\n"                                                                               \
-      "6: add %[endb], %[endb], %[step]\nnop\nnop\nnop\n"                                    \
-      "7:\n" TAIL                                                                            \
-      "8: addi %[g], %[g], -1\n"                                                             \
-      "bnez %[g], 1b\n" /* between row blocks (17 rounds): b's block 0 into bank 0 */        \
-      "addi %[nrb], %[nrb], -1\n"                                                            \
-      "beqz %[nrb], 9f\n"                                                                    \
-      "mv %[g], %[groups]\n"                                                                 \
-      "nop\nnop\n"                                                                           \
-      "mv %[p], %[b]\n"                                                                      \
-      "add %[endb], %[b], %[endOff]\n" TESSERA_AMP_LOAD_BANK0 TESSERA_AMP_NOPS_4             \
-      "nop\n"                                                                                \
-      "j 1b\n"                                                                               \
-      "9:\n"                                                                                 \
-      "j 91f\n"                                                                              \
-      "90: ebreak\n"                                                                         \
-      "91:\n"                                                                                \
-      : [p] "+&r"(pb), [endb] "+&r"(endb), [g] "+&r"(g), [nrb] "+&r"(s)                      \
-      : [t] "r"(t), [ctx] "r"(0u), [sixth] "i"(kSixth), [step] "r"(step), [b] "r"(b),        \
-        [endOff] "r"(endOff), [groups] "r"(groups), [rest] "r"(pairs - 1),                   \
-        [odd] "r"(static_cast<uint32_t>(odd)), [acc] "r"(static_cast<uint32_t>(accumulate)), \
-        [skip] "r"(skip), [lw] "i"(TESS_AMP_F3_LW), TESSERA_AMP_F7_OPERANDS                  \
+  uintptr_t entry = pairs - 1;  // the further pairs; TESSERA_AMP_PAIRS_ENTRY makes it an address
+#define TESSERA_AMP_SUPERVISOR_ASM(TAIL)                                                          \
+  __asm__ volatile(                                                                               \
+      TESSERA_AMP_PAIRS_ENTRY                                                                     \
+          TESSERA_AMP_MEET /* block 0 into bank 0 (the workers clear and wait) */                 \
+              TESSERA_AMP_LOAD_BANK0                                                              \
+      "1:\n" /* the head: 5 rounds when accumulating, else 1 */                                   \
+      "beqz %[acc], 3f\n" TESSERA_AMP_NOPS_4                                                      \
+      "3:\n" /* the workers' blocks 0 and 1: blocks 1 and 2 into banks 1 and 0 */                 \
+      TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0                                               \
+      "jr %[entry]\n" /* the further pairs, two a trip */                                         \
+      "4:\n" TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0                                        \
+      "44:\n" TESSERA_AMP_LOAD_BANK1 TESSERA_AMP_LOAD_BANK0                                       \
+      "bne %[p], %[endb], 4b\n"                                                                   \
+      "5: beqz %[odd], 6f\n" /* the odd block, then the next group's block 0 into bank 0 */       \
+      "add %[endb], %[endb], %[step]\nnop\nnop\nnop\n" TESSERA_AMP_LOAD_BANK0                     \
+      "j 7f\n"                                                                                    \
+      "6: add %[endb], %[endb], %[step]\nnop\nnop\nnop\n"                                         \
+      "7:\n" TAIL                                                                                 \
+      "8: addi %[g], %[g], -1\n"                                                                  \
+      "bnez %[g], 1b\n" /* between row blocks (17 rounds): b's block 0 into bank 0 */             \
+      "addi %[nrb], %[nrb], -1\n"                                                                 \
+      "beqz %[nrb], 9f\n"                                                                         \
+      "mv %[g], %[groups]\n"                                                                      \
+      "nop\nnop\n"                                                                                \
+      "mv %[p], %[b]\n"                                                                           \
+      "add %[endb], %[b], %[endOff]\n" TESSERA_AMP_LOAD_BANK0 TESSERA_AMP_NOPS_4                  \
+      "nop\n"                                                                                     \
+      "j 1b\n"                                                                                    \
+      "9:\n"                                                                                      \
+      "j 91f\n"                                                                                   \
+      "90: ebreak\n"                                                                              \
+      "91:\n"                                                                                     \
+      : [p] "+&r"(pb), [endb] "+&r"(endb), [g] "+&r"(g), [nrb] "+&r"(s), [entry] "+&r"(entry)     \
+      : [t] "r"(t), [ctx] "r"(0u), [sixth] "i"(kSixth), [step] "r"(step), [b] "r"(b),             \
+        [endOff] "r"(endOff), [groups] "r"(groups), [odd] "r"(static_cast<uint32_t>(odd)),        \
+        [acc] "r"(static_cast<uint32_t>(accumulate)), [skip] "r"(skip), [lw] "i"(TESS_AMP_F3_LW), \
+        TESSERA_AMP_F7_OPERANDS                                                                   \
       : "t0", "t1", "t2", "memory")
   if (Neighbours) {
     // The workers' one add of c.
@@ -207,8 +225,10 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
   const void *p0, *p1, *p2, *p3;
   uint32_t g = groups, s = rowBlocks;
   const uint32_t gstep = skip + 16;  // Neighbours: bytes from a group's rows to the next's
+  uintptr_t entry = pairs - 1;  // the further pairs; TESSERA_AMP_PAIRS_ENTRY makes it an address
 #define TESSERA_AMP_WORKER_ASM(HEAD, STORE, TAIL) \
   __asm__ volatile(                                                                             \
+      TESSERA_AMP_PAIRS_ENTRY                                                                   \
       TESSERA_AMP_MEET ".insn r %[op], %[clr], 0, x0, x0, x0\nnop\nnop\nnop\n"                  \
       "1:\n" /* the head: four rows of c (5 rounds) or nothing (1) */                           \
       "beqz %[acc], 3f\n" HEAD                                                                  \
@@ -217,8 +237,12 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
           TESSERA_AMP_FROM(s, w02, p2, P2) TESSERA_AMP_FROM(s, w03, p3, P3)                     \
               TESSERA_AMP_STEP(s, w10, p0) TESSERA_AMP_STEP(s, w11, p1)                         \
                   TESSERA_AMP_STEP(s, w12, p2) TESSERA_AMP_STEP(s, w13, p3)                     \
-      "beqz %[rest], 5f\n"                                                                      \
+      "jr %[entry]\n" /* the further pairs, two a trip */                                       \
       "4:\n" TESSERA_AMP_STEP(s, w00, p0) TESSERA_AMP_STEP(s, w01, p1)                          \
+          TESSERA_AMP_STEP(s, w02, p2) TESSERA_AMP_STEP(s, w03, p3)                             \
+              TESSERA_AMP_STEP(s, w10, p0) TESSERA_AMP_STEP(s, w11, p1)                         \
+                  TESSERA_AMP_STEP(s, w12, p2) TESSERA_AMP_STEP(s, w13, p3)                     \
+      "44:\n" TESSERA_AMP_STEP(s, w00, p0) TESSERA_AMP_STEP(s, w01, p1)                         \
           TESSERA_AMP_STEP(s, w02, p2) TESSERA_AMP_STEP(s, w03, p3)                             \
               TESSERA_AMP_STEP(s, w10, p0) TESSERA_AMP_STEP(s, w11, p1)                         \
                   TESSERA_AMP_STEP(s, w12, p2) TESSERA_AMP_STEP(s, w13, p3)                     \
@@ -252,8 +276,9 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
       "91:\n"                                                                                   \
       : [P0] "+&r"(P0), [P1] "+&r"(P1), [P2] "+&r"(P2), [P3] "+&r"(P3), [c0] "+&r"(c0),         \
         [c1] "+&r"(c1), [c2] "+&r"(c2), [c3] "+&r"(c3), [end] "+&r"(end), [g] "+&r"(g),         \
-        [nrb] "+&r"(s), [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3)          \
-      : [t] "r"(t), [ctx] "r"(ctx), [sixth] "i"(kSixth), [rest] "r"(pairs - 1),                 \
+        [nrb] "+&r"(s), [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3),         \
+        [entry] "+&r"(entry)                                                                    \
+      : [t] "r"(t), [ctx] "r"(ctx), [sixth] "i"(kSixth),                                        \
         [odd] "r"(static_cast<uint32_t>(odd)), [acc] "r"(static_cast<uint32_t>(accumulate)),    \
         [skip] "r"(skip), [gstep] "r"(gstep), [tab] "r"(tab), [s] "i"(MulF3),                   \
         [sa] "i"(TESS_AMP_F3_SA), [la] "i"(TESS_AMP_F3_LA), [clr] "i"(TESS_AMP_F3_CLR),         \
