@@ -319,13 +319,28 @@ void addRegroup(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& in, co
   }
 }
 
-// Vertices for two jobs of wa and wb words sharing a tile's contexts in one compute set (so
-// that no context runs two): in proportion, at least one each.
-std::pair<size_t, size_t> shareContexts(const Graph& graph, size_t wa, size_t wb) {
+// Vertices for two jobs sharing a tile's contexts in one compute set (so that no context runs
+// two): ua units of wa words and ub units of wb words (rows, or column groups), each job's units
+// cut evenly over its vertices. The split whose slower job has the fewest words on one vertex
+// (then the fewest in all), at least one vertex each: in words alone, the MLP's padded 10-class
+// product put 2 of its 4 column groups on one vertex.
+std::pair<size_t, size_t> shareContexts(const Graph& graph, size_t ua, size_t wa, size_t ub,
+                                        size_t wb) {
   const size_t n = graph.target().contexts;
   if (n < 2) return {1, 1};
-  const size_t va = std::clamp<size_t>((n * wa + (wa + wb) / 2) / (wa + wb), 1, n - 1);
-  return {va, n - va};
+  // A job's slowest vertex: its units split evenly over v vertices (at most one a unit).
+  const auto slowest = [](size_t units, size_t words, size_t v) {
+    const size_t used = std::max<size_t>(1, std::min(v, units));
+    return (units + used - 1) / used * words;
+  };
+  size_t best = 1;
+  std::pair<size_t, size_t> bestCost{SIZE_MAX, SIZE_MAX};
+  for (size_t va = 1; va < n; ++va) {
+    const size_t a = slowest(ua, wa, va), b = slowest(ub, wb, n - va);
+    const std::pair<size_t, size_t> cost{std::max(a, b), a + b};
+    if (cost < bestCost) bestCost = cost, best = va;
+  }
+  return {best, n - best};
 }
 
 // A 16-byte aligned variable of `elements` floats on tile.
@@ -712,7 +727,7 @@ Tensor matmul(Graph& graph, const Tensor& a, const Tensor& b, Sequence& prog,
           const size_t mb = m1 - m0, kb = k1 - k0, nb = n1 - n0, kp = roundUp4(kb);
           const Tensor aPad =
               unitBuffer(graph, mb * kp, fmt::format("{}/a-pad@{}", name, tile), tile);
-          const auto [va, vb] = shareContexts(graph, mb * kp, nb * kp);
+          const auto [va, vb] = shareContexts(graph, mb, kp, nb / 4, 4 * kp);
           addRegroup(graph, *ps, tile, aBlock(m0, m1, k0, k1).flatten(), aPad, mb, kp, 2, mb, mb,
                      kb, kb, kp, 0.0f, va);
           const Tensor bPad =
@@ -838,7 +853,7 @@ void matmulBlocks(Graph& graph, const Tensor& c, const Tensor& a, const Tensor& 
       const auto it = shared.find(tile);
       const bool transposes = it == shared.end() && opt.transposeA;
       const auto [vt, vc] = accumulate && transposes
-                                ? shareContexts(graph, rows * k, rows * cp)
+                                ? shareContexts(graph, rows, k, cp / 4, 4 * rows)
                                 : std::pair<size_t, size_t>{SIZE_MAX, SIZE_MAX};
       if (accumulate)
         addRegroup(graph, *ts, tile, cb, cPad, cp / 4, rows * 4, 0, rows, rows, cols, cols, 0, 0.0f,
