@@ -35,10 +35,11 @@
 // group loop. The supervisor runs the same rounds, loading each block one block ahead of the
 // workers (block j + 1 while they use block j, into the bank they do not use); a group's last loads
 // leave the next group's block 0 in bank 0, after an odd block in the tail. Between row blocks
-// every context runs 17 rounds: the workers step their pointers back by 20 rows, the supervisor
-// refills bank 0 with b's first block. A worker with no rows left stops; the partial quad's rows
-// past the end repeat the last row and store its identical sums to its own place, so every worker
-// runs the same instructions. tessera/amp_matmul.h counts the rounds for the planner.
+// every context runs 17 rounds (12 in the Neighbours variant, whose quads are all whole): the
+// workers step their pointers back by 20 rows, the supervisor refills bank 0 with b's first block.
+// A worker with no rows left stops; the partial quad's rows past the end repeat the last row and
+// store its identical sums to its own place, so every worker runs the same instructions.
+// tessera/amp_matmul.h counts the rounds for the planner.
 //
 // Layouts (the library gives them): a is op(a) row-major [rows, k]; b is op(b) in column groups
 // [cols / 4][k][4] (a weight row per 16 bytes); c is [rows, cols] row-major, or with flags bit 3
@@ -159,7 +160,7 @@ inline void supervisorStretch(uint32_t t, const void* b, uint32_t rowBlocks, uin
   const char* endb = pb + endOff;
   uint32_t g = groups, s = rowBlocks;
   uintptr_t entry = pairs - 1;  // the further pairs; TESSERA_AMP_PAIRS_ENTRY makes it an address
-#define TESSERA_AMP_SUPERVISOR_ASM(TAIL)                                                          \
+#define TESSERA_AMP_SUPERVISOR_ASM(TAIL, GAP)                                                     \
   __asm__ volatile(                                                                               \
       TESSERA_AMP_PAIRS_ENTRY                                                                     \
           TESSERA_AMP_MEET /* block 0 into bank 0 (the workers clear and wait) */                 \
@@ -178,14 +179,12 @@ inline void supervisorStretch(uint32_t t, const void* b, uint32_t rowBlocks, uin
       "6: add %[endb], %[endb], %[step]\nnop\nnop\nnop\n"                                         \
       "7:\n" TAIL                                                                                 \
       "8: addi %[g], %[g], -1\n"                                                                  \
-      "bnez %[g], 1b\n" /* between row blocks (17 rounds): b's block 0 into bank 0 */             \
+      "bnez %[g], 1b\n" /* between row blocks (GAP): b's block 0 into bank 0 */                   \
       "addi %[nrb], %[nrb], -1\n"                                                                 \
       "beqz %[nrb], 9f\n"                                                                         \
       "mv %[g], %[groups]\n"                                                                      \
-      "nop\nnop\n"                                                                                \
       "mv %[p], %[b]\n"                                                                           \
-      "add %[endb], %[b], %[endOff]\n" TESSERA_AMP_LOAD_BANK0 TESSERA_AMP_NOPS_4                  \
-      "nop\n"                                                                                     \
+      "add %[endb], %[b], %[endOff]\n" TESSERA_AMP_LOAD_BANK0 GAP                                 \
       "j 1b\n"                                                                                    \
       "9:\n"                                                                                      \
       "j 91f\n"                                                                                   \
@@ -198,11 +197,13 @@ inline void supervisorStretch(uint32_t t, const void* b, uint32_t rowBlocks, uin
         TESSERA_AMP_F7_OPERANDS                                                                   \
       : "t0", "t1", "t2", "memory")
   if (Neighbours) {
-    // The workers' one add of c.
-    TESSERA_AMP_SUPERVISOR_ASM("nop\n");
+    // The workers' one add of c; between row blocks their 12 rounds (the loads, then 2 nops).
+    TESSERA_AMP_SUPERVISOR_ASM("nop\n", "nop\nnop\n");
   } else {
     // The workers' test of c's layout and, in column groups, their four adds.
-    TESSERA_AMP_SUPERVISOR_ASM("beqz %[skip], 8f\n" TESSERA_AMP_NOPS_4);
+    // Between row blocks their 17 rounds (the loads, then 7 nops).
+    TESSERA_AMP_SUPERVISOR_ASM("beqz %[skip], 8f\n" TESSERA_AMP_NOPS_4,
+                               TESSERA_AMP_NOPS_4 "nop\nnop\nnop\n");
   }
 #undef TESSERA_AMP_SUPERVISOR_ASM
 }
@@ -226,7 +227,7 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
   uint32_t g = groups, s = rowBlocks;
   const uint32_t gstep = skip + 16;  // Neighbours: bytes from a group's rows to the next's
   uintptr_t entry = pairs - 1;  // the further pairs; TESSERA_AMP_PAIRS_ENTRY makes it an address
-#define TESSERA_AMP_WORKER_ASM(HEAD, STORE, TAIL) \
+#define TESSERA_AMP_WORKER_ASM(HEAD, STORE, TAIL, STEPS) \
   __asm__ volatile(                                                                             \
       TESSERA_AMP_PAIRS_ENTRY                                                                   \
       TESSERA_AMP_MEET ".insn r %[op], %[clr], 0, x0, x0, x0\nnop\nnop\nnop\n"                  \
@@ -252,23 +253,11 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
       "j 7f\n"                                                                                  \
       "6:\n" STORE "7:\n" TAIL                                                                  \
       "8: addi %[g], %[g], -1\n"                                                                \
-      "bnez %[g], 1b\n" /* between row blocks (17 rounds): the steps back 20 rows */            \
+      "bnez %[g], 1b\n" /* between row blocks: the steps back 20 rows */                         \
       "addi %[nrb], %[nrb], -1\n"                                                               \
       "beqz %[nrb], 9f\n"                                                                       \
       "lw %[g], 8(%[tab])\n"                                                                    \
-      "lw t1, 0(%[tab])\n"                                                                      \
-      "add %[P0], %[P0], t1\n"                                                                  \
-      "add %[end], %[end], t1\n"                                                                \
-      "lw t1, 12(%[tab])\n" /* rows 1..3 from row 0 (the first quad's may have been clamped) */ \
-      "add %[P1], %[P0], t1\n"                                                                  \
-      "add %[P2], %[P1], t1\n"                                                                  \
-      "add %[P3], %[P2], t1\n"                                                                  \
-      "lw t1, 4(%[tab])\n"                                                                      \
-      "add %[c0], %[c0], t1\n"                                                                  \
-      "lw t1, 16(%[tab])\n"                                                                     \
-      "add %[c1], %[c0], t1\n"                                                                  \
-      "add %[c2], %[c1], t1\n"                                                                  \
-      "add %[c3], %[c2], t1\n"                                                                  \
+      "lw t1, 0(%[tab])\n" STEPS                                                                \
       "j 1b\n"                                                                                  \
       "9:\n"                                                                                    \
       "j 91f\n"                                                                                 \
@@ -295,7 +284,16 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
         ".insn r %[op], %[sa], %[x01], t2, t2, x0\n"
         ".insn r %[op], %[sa], %[x02], t2, t2, x0\n"
         ".insn r %[op], %[sa], %[x03], x0, t2, x0\n",
-        "add %[c0], %[c0], %[gstep]\n");
+        "add %[c0], %[c0], %[gstep]\n",
+        // Between row blocks (12 rounds): whole quads, so every row steps back 20 rows as row 0
+        // does; c1..c3 are not used.
+        "add %[P0], %[P0], t1\n"
+        "add %[P1], %[P1], t1\n"
+        "add %[P2], %[P2], t1\n"
+        "add %[P3], %[P3], t1\n"
+        "add %[end], %[end], t1\n"
+        "lw t1, 4(%[tab])\n"
+        "add %[c0], %[c0], t1\n");
   } else {
     TESSERA_AMP_WORKER_ASM(TESSERA_AMP_AT(la, w00, c0) TESSERA_AMP_AT(la, w01, c1)
                                TESSERA_AMP_AT(la, w02, c2) TESSERA_AMP_AT(la, w03, c3),
@@ -305,7 +303,21 @@ inline void workerStretch(uint32_t t, uint32_t ctx, const void* P0, const void* 
                            "add %[c0], %[c0], %[skip]\n"
                            "add %[c1], %[c1], %[skip]\n"
                            "add %[c2], %[c2], %[skip]\n"
-                           "add %[c3], %[c3], %[skip]\n");
+                           "add %[c3], %[c3], %[skip]\n",
+                           // Between row blocks (17 rounds): rows 1..3 from row 0 (the first
+                           // quad's may have been clamped).
+                           "add %[P0], %[P0], t1\n"
+                           "add %[end], %[end], t1\n"
+                           "lw t1, 12(%[tab])\n"
+                           "add %[P1], %[P0], t1\n"
+                           "add %[P2], %[P1], t1\n"
+                           "add %[P3], %[P2], t1\n"
+                           "lw t1, 4(%[tab])\n"
+                           "add %[c0], %[c0], t1\n"
+                           "lw t1, 16(%[tab])\n"
+                           "add %[c1], %[c0], t1\n"
+                           "add %[c2], %[c1], t1\n"
+                           "add %[c3], %[c2], t1\n");
   }
 #undef TESSERA_AMP_WORKER_ASM
 }

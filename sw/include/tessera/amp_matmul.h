@@ -17,8 +17,11 @@
 #define TESSERA_AMP_MATMUL_WORKERS 5u
 /** Rounds at the stretch's start: bank 0's first fill (the workers clear their accumulators). */
 #define TESSERA_AMP_MATMUL_FILL_ROUNDS 4u
-/** Rounds between two row blocks: the counters' test and the pointers' steps back 20 rows. */
+/** Rounds between two row blocks: the counters' test and the pointers' steps back 20 rows (rows
+ * 1 to 3 from row 0, which the first quad may have clamped). */
 #define TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS 17u
+/** The same where c is in column groups of whole quads of rows (one pointer of c, no clamp). */
+#define TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS_NEIGHBOURS 12u
 
 /** Rounds of a group's pairs of blocks (pairs >= 1): the first pair (8) and the jump into the
  * loop over the others, which does two pairs a trip (17) and enters at its second half when
@@ -50,7 +53,9 @@ static inline unsigned tessera_amp_matmul_rounds(unsigned rows, unsigned groups,
   const int cStepAdds = cgroups && rows > 1u && rows % TESSERA_AMP_MATMUL_ROWS != 0u;
   return TESSERA_AMP_MATMUL_START_ROUNDS + TESSERA_AMP_MATMUL_FILL_ROUNDS +
          rowBlocks * groups * tessera_amp_matmul_group_rounds(blocks, accumulate, cStepAdds) +
-         (rowBlocks - 1u) * TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS;
+         (rowBlocks - 1u) * (cgroups && rows % TESSERA_AMP_MATMUL_ROWS == 0u
+                                 ? TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS_NEIGHBOURS
+                                 : TESSERA_AMP_MATMUL_ROW_BLOCK_ROUNDS);
 }
 
 #endif
