@@ -164,9 +164,13 @@ class Lowering {
     std::string top;
     for (size_t i = 0; i < u.size() && i < 5; ++i)
       top += fmt::format("{}{} {} B", i ? ", " : "", u[i].first, u[i].second);
-    throw OutOfMemoryError(
-        fmt::format("tile {} is out of memory: it needs more than its {} bytes; largest users: {}",
-                    tile, mem_, top));
+    // What the allocations so far overlap by: the least the tile lacks (the compile stops at the
+    // first allocation that does not fit).
+    const uint32_t lacks = next_[tile] > scratchLow_[tile] ? next_[tile] - scratchLow_[tile] : 0;
+    throw OutOfMemoryError(fmt::format(
+        "tile {} is out of memory: it needs more than its {} bytes (at least {} more); largest "
+        "users: {}",
+        tile, mem_, lacks, top));
   }
 
   void put(unsigned tile, uint32_t addr, std::span<const uint32_t> words) {

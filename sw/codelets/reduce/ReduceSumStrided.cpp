@@ -21,17 +21,7 @@ TESSERA_VERTEX(ReduceSumStrided, (Input, float, in), (Output, float, out), (Para
   float* const end8 = o + (size & ~7u);
   for (; o != end8; o += 8, q += 8) sumColumns<8>(q, span, w, odd, o);
   if (size & 4u) sumColumns<4>(q, span, w, odd, o), o += 4, q += 4;
-  switch (size & 3u) {
-    case 3:
-      sumColumns<3>(q, span, w, odd, o);
-      break;
-    case 2:
-      sumColumns<2>(q, span, w, odd, o);
-      break;
-    case 1:
-      sumColumns<1>(q, span, w, odd, o);
-      break;
-    default:
-      break;
-  }
+  // The last 1 to 3 outputs: two together (a bias gradient's two columns a context), then one.
+  if (size & 2u) sumColumns<2>(q, span, w, odd, o), o += 2, q += 2;
+  if (size & 1u) sumColumns<1>(q, span, w, odd, o);
 }

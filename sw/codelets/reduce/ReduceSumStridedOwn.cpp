@@ -11,30 +11,17 @@ TESSERA_VERTEX(ReduceSumStridedOwn, (Input, float, in), (Input, float, mine), (O
                (Param, uint32_t, width), (Param, uint32_t, offset), (Param, uint32_t, own)) {
   using namespace tessera_strided;
   const uint32_t w = width;
-  const uint32_t before = own * w;                           // floats of in's rows before `mine`
-  const uint32_t after = in.size() - before;                 // and after it
-  const bool oddBefore = own != 0 && ((own - 1) & 1u) != 0;  // rows before `mine` after the first
+  const uint32_t before = own * w;            // floats of in's rows before `mine`
+  const uint32_t after = in.size() - before;  // and after it
   const bool oddAfter = ((after / w) & 1u) != 0;
   const float* q = in.data() + static_cast<uint32_t>(offset);
   const float* m = mine.data() + static_cast<uint32_t>(offset);
   float* o = out.data();
   const uint32_t size = out.size();
   float* const end8 = o + (size & ~7u);
-  for (; o != end8; o += 8, q += 8, m += 8)
-    sumColumnsOwn<8>(q, m, before, after, w, oddBefore, oddAfter, o);
-  if (size & 4u)
-    sumColumnsOwn<4>(q, m, before, after, w, oddBefore, oddAfter, o), o += 4, q += 4, m += 4;
-  switch (size & 3u) {
-    case 3:
-      sumColumnsOwn<3>(q, m, before, after, w, oddBefore, oddAfter, o);
-      break;
-    case 2:
-      sumColumnsOwn<2>(q, m, before, after, w, oddBefore, oddAfter, o);
-      break;
-    case 1:
-      sumColumnsOwn<1>(q, m, before, after, w, oddBefore, oddAfter, o);
-      break;
-    default:
-      break;
-  }
+  for (; o != end8; o += 8, q += 8, m += 8) sumColumnsOwn<8>(q, m, before, after, w, oddAfter, o);
+  if (size & 4u) sumColumnsOwn<4>(q, m, before, after, w, oddAfter, o), o += 4, q += 4, m += 4;
+  // The last 1 to 3 outputs (a matmul's reduction cuts whole quads: rare) one at a time.
+  for (float* const end = out.data() + size; o != end; ++o, ++q, ++m)
+    sumColumnsOwn<1>(q, m, before, after, w, oddAfter, o);
 }

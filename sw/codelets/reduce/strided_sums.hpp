@@ -55,20 +55,20 @@ __attribute__((always_inline)) inline void sumColumns(const float* q, uint32_t s
 }
 
 // o[0..N) = the sum in part order of the rows from q up to q + before (a span in floats), then
-// m's N floats, then the rows from there up to q + before + after. oddBefore: the number of rows
-// before m, less one, is odd; oddAfter: the number after m is.
+// m's N floats, then the rows from there up to q + before + after (oddAfter: their number is
+// odd).
 template <int N>
 __attribute__((always_inline)) inline void sumColumnsOwn(const float* q, const float* m,
                                                          uint32_t before, uint32_t after,
-                                                         uint32_t w, bool oddBefore, bool oddAfter,
-                                                         float* o) {
+                                                         uint32_t w, bool oddAfter, float* o) {
   float s[N];
   const float* const qm = q + before;  // in's row after the own part's place
   if (before == 0) {
     load(s, m);
   } else {
+    // The rows before m, one a trip (a matmul's own part is mostly first or second: few).
     load(s, q);
-    addRows(s, q + w, qm, w, oddBefore);
+    for (const float* r = q + w; r != qm; r += w) add(s, r);
     add(s, m);
   }
   addRows(s, qm, qm + after, w, oddAfter);
