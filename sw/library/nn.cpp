@@ -55,6 +55,10 @@ SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits
     // in NAME. The same operations in the same order: the same bits.
     const size_t per = contexts / rows;  // contexts a row
     const bool split = per >= 2 && classes >= 2;
+    // A row's exponentials in per slices; its gradient in per - 1, beside its loss. Each of the
+    // second step's vertices sums the row's exponentials itself (classes adds: cheaper than a
+    // third compute set to share the sum).
+    const size_t expSlices = std::min(per, classes), gradSlices = std::min(per - 1, classes);
     std::optional<Tensor> scratch;
     size_t at = 0;  // the next row of the scratch
     if (split) {
@@ -83,7 +87,6 @@ SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits
         const Tensor x = fl.slice(r * classes, (r + 1) * classes);
         const Tensor e = scratch->slice(at * classes, (at + 1) * classes);
         const Tensor label = labels.slice(r, r + 1);
-        const size_t expSlices = std::min(per, classes), gradSlices = std::min(per - 1, classes);
         for (size_t s = 0; s < expSlices; ++s) {
           const size_t j0 = classes * s / expSlices, j1 = classes * (s + 1) / expSlices;
           VertexRef v = graph.addVertex(*es, "SoftmaxExp", {{"x", x}, {"e", e.slice(j0, j1)}});
@@ -91,7 +94,6 @@ SoftmaxCrossEntropyResult softmaxCrossEntropy(Graph& graph, const Tensor& logits
           graph.setFlops(v, 2 * uint64_t{j1 - j0});  // subtract and exp
           graph.setTileMapping(v, tile);
         }
-        // The gradient's slices, one context fewer: the loss takes one.
         for (size_t s = 0; s < gradSlices; ++s) {
           const size_t j0 = classes * s / gradSlices, j1 = classes * (s + 1) / gradSlices;
           VertexRef v = graph.addVertex(

@@ -28,18 +28,19 @@
 // column groups of 4 follow each other, and within a group the blocks of k (4 k, or 8 with fp16
 // inputs). Per group a worker runs: the head (AMP.LA of its four rows of c when accumulating),
 // block 0 from its rows' starts P0..P3 (AMP.S writes the walking pointers p0..p3 = P + 16, so a
-// needs no step back between groups), block 1, the loop over the further pairs (bank 0 then bank 1,
-// 9 rounds), an odd last block through bank 0, the four AMP.SA with clear (the next group starts
-// from zero; they step c to the next group when c is row-major, and in column groups adds follow,
-// or one add where the worker's four rows are 16-byte neighbours: the Neighbours variant) and the
-// group loop. The supervisor runs the same rounds, loading each block one block ahead of the
-// workers (block j + 1 while they use block j, into the bank they do not use); a group's last loads
-// leave the next group's block 0 in bank 0, after an odd block in the tail. Between row blocks
-// every context runs 17 rounds (12 in the Neighbours variant, whose quads are all whole): the
-// workers step their pointers back by 20 rows, the supervisor refills bank 0 with b's first block.
-// A worker with no rows left stops; the partial quad's rows past the end repeat the last row and
-// store its identical sums to its own place, so every worker runs the same instructions.
-// tessera/amp_matmul.h counts the rounds for the planner.
+// needs no step back between groups), block 1, the loop over the further pairs (bank 0, bank 1,
+// bank 0, bank 1: two pairs a trip, 17 rounds, entered by one JR at its top, at its second half
+// for an odd number or past it for none: TESSERA_AMP_PAIRS_ENTRY), an odd last block through bank
+// 0, the four AMP.SA with clear (the next group starts from zero; they step c to the next group
+// when c is row-major, and in column groups adds follow, or one add where the worker's four rows
+// are 16-byte neighbours: the Neighbours variant) and the group loop. The supervisor runs the same
+// rounds, loading each block one block ahead of the workers (block j + 1 while they use block j,
+// into the bank they do not use); a group's last loads leave the next group's block 0 in bank 0,
+// after an odd block in the tail. Between row blocks every context runs 17 rounds (12 in the
+// Neighbours variant, whose quads are all whole): the workers step their pointers back by 20 rows,
+// the supervisor refills bank 0 with b's first block. A worker with no rows left stops; the partial
+// quad's rows past the end repeat the last row and store its identical sums to its own place, so
+// every worker runs the same instructions. tessera/amp_matmul.h counts the rounds for the planner.
 //
 // Layouts (the library gives them): a is op(a) row-major [rows, k]; b is op(b) in column groups
 // [cols / 4][k][4] (a weight row per 16 bytes); c is [rows, cols] row-major, or with flags bit 3

@@ -4,15 +4,15 @@
 // (scale = 1 / global batch for a mean loss). Sums run left to right; expf and logf are
 // tessera/mathf.h, so a host reference reproduces every bit. A label outside [0, classes) gives a
 // NaN loss for its row (the host sees it) instead of reading outside the row. The steps are
-// softmax_cross_entropy.hpp's, which the split form (SoftmaxExp, SoftmaxCrossEntropyGrad and
+// softmax_steps.hpp's, which the split form (SoftmaxExp, SoftmaxCrossEntropyGrad and
 // SoftmaxCrossEntropyLoss) shares.
-#include "softmax_cross_entropy.hpp"
+#include "softmax_steps.hpp"
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(SoftmaxCrossEntropy, (Input, float, logits), (Input, int32_t, labels),
                (Output, float, grad), (Output, float, loss), (Param, uint32_t, classes),
                (Param, float, scale)) {
-  using namespace tessera_sce;
+  using namespace tessera_softmax;
   const uint32_t c = classes;
   for (uint32_t r = 0; r < labels.size(); ++r) {
     const float* x = logits.data() + r * c;
@@ -22,6 +22,6 @@ TESSERA_VERTEX(SoftmaxCrossEntropy, (Input, float, logits), (Input, int32_t, lab
     const float sum = sumOf(g, c);
     const int32_t label = labels[r];
     gradient(g, 1.0f / sum, g, c, 0, label, scale);
-    loss[r] = tessera_sce::loss(x, mx, sum, label, c);
+    loss[r] = tessera_softmax::loss(x, mx, sum, label, c);
   }
 }

@@ -4,9 +4,8 @@
 //
 // Eight outputs at a time keep their sums in registers while a pointer walks the parts (8 loads
 // and 8 adds a part, about 2.25 instructions an add instead of 5 to 6 one output at a time); the
-// last 1 to 7 outputs go down the parts as 4 and the rest together the same way
-// (strided_sums.hpp). Each output is still the sum in part order from in[0], so the bits are
-// those of the plain loop.
+// last 1 to 7 outputs go down the parts as 4, then 2, then 1 the same way (strided_sums.hpp). Each
+// output is still the sum in part order from in[0], so the bits are those of the plain loop.
 #include "strided_sums.hpp"
 #include "tessera/vertex.hpp"
 

@@ -1,13 +1,14 @@
-// The steps of softmax cross-entropy on one row, shared by SoftmaxCrossEntropy (a row at a time,
-// whole) and its split form for rows too few to fill a tile's contexts (sw/library/nn.cpp):
-// SoftmaxExp on slices of a row into a scratch row, then SoftmaxCrossEntropyGrad on slices of the
-// gradient and SoftmaxCrossEntropyLoss per row, both from the scratch row. Both ways do the same
-// operations in the same order, so they give the same bits.
+// The steps of softmax and softmax cross-entropy on one row: the maximum, the exponentials and
+// their sum are SoftmaxRows's too. Softmax cross-entropy's are shared by SoftmaxCrossEntropy (a
+// row at a time, whole) and its split form for rows too few to fill a tile's contexts
+// (sw/library/nn.cpp): SoftmaxExp on slices of a row into a scratch row, then
+// SoftmaxCrossEntropyGrad on slices of the gradient and SoftmaxCrossEntropyLoss per row, both from
+// the scratch row. Both ways do the same operations in the same order, so they give the same bits.
 #pragma once
 
 #include "tessera/mathf.h"
 
-namespace tessera_sce {
+namespace tessera_softmax {
 
 // The row's maximum, from x[0] up: mx = x[j] > mx ? x[j] : mx (a NaN after the first element is
 // passed over), with the rare update out of the loop's straight path.
@@ -61,4 +62,4 @@ inline float loss(const float* x, float mx, float sum, int32_t label, uint32_t c
                               : tessera_bits_to_float_(0x7fc00000u);
 }
 
-}  // namespace tessera_sce
+}  // namespace tessera_softmax
