@@ -240,9 +240,10 @@ void bindGraph(py::module_& m) {
           py::arg("path"), "Write the *.tess file.");
   m.def(
       "compile",
-      [](const Graph& g, const Program& prog, bool liveness) {
+      [](const Graph& g, const Program& prog, bool liveness, bool mergeComputeSets) {
         CompileOptions o;
         o.liveness = liveness;
+        o.mergeComputeSets = mergeComputeSets;
         Compiled c = [&] {
           py::gil_scoped_release release;
           return compile(g, prog, o);
@@ -250,7 +251,9 @@ void bindGraph(py::module_& m) {
         return PyCompiled{handleOf(g, std::move(c.executable)), std::move(c.report)};
       },
       py::arg("graph"), py::arg("program"), py::arg("liveness") = true,
-      "Compile a program over a graph (Compiled: executable, report).");
+      py::arg("merge_compute_sets") = true,
+      "Compile a program over a graph (Compiled: executable, report; docs/compiler.md for the "
+      "options).");
 
   py::module_ ops = m.def_submodule("ops", "The operation library (docs/library.md).");
   ops.def("map_linearly", &ops::mapLinearly, py::arg("graph"), py::arg("tensor"),

@@ -5,6 +5,7 @@ Run with the Python that sees numpy (TESSERA_PYTHON) and PYTHONPATH=<build>/pyth
 A missing import fails the test (it does not skip).
 """
 import argparse
+import json
 import os
 import sys
 import unittest
@@ -107,6 +108,31 @@ class GraphTest(unittest.TestCase):
         # A file does not record shapes: flat float32 unless told.
         self.assertEqual(engine2.read_tensor("mm").shape, (self.M * self.N,))
         np.testing.assert_array_equal(engine2.read_tensor("mm", shape=(self.M, self.N)), mm)
+
+    def test_merged_compute_sets_compute_the_same(self):
+        """Two independent ops share a superstep unless merge_compute_sets=False."""
+        def compiled(merge):
+            dev = tessera.open_device("model", tiles=4)
+            g = tessera.Graph(dev.target)
+            a = ops.create_linear(g, "float32", [3, 4], "a")
+            b = ops.create_linear(g, "float32", [3, 4], "b")
+            g.set_initial_value(a, np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5)
+            g.set_initial_value(b, np.full((3, 4), 0.25))
+            prog = tessera.Sequence()
+            g.expose_tensor("x", ops.scale(g, a, 3.0, prog, "x"))
+            g.expose_tensor("y", ops.relu(g, b, prog, "y"))
+            c = tessera.compile(g, prog, merge_compute_sets=merge)
+            names = [n["name"] for n in json.loads(c.report.to_json())["program"]
+                     if n["kind"] == "Execute"]
+            engine = tessera.Engine(dev, c.executable)
+            self.assertTrue(engine.run().halted)
+            return names, engine.read_tensor("x"), engine.read_tensor("y")
+
+        merged, apart = compiled(True), compiled(False)
+        self.assertEqual(merged[0], ["x + y"])
+        self.assertEqual(apart[0], ["x", "y"])
+        for m, s in zip(merged[1:], apart[1:]):
+            np.testing.assert_array_equal(m, s)
 
     def test_run_tess_without_streams(self):
         g = tessera.Graph(tessera.Target(tiles=4))

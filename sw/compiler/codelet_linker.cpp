@@ -394,6 +394,12 @@ std::vector<CodeletInfo> readCodelets(const std::vector<uint8_t>& img, uint32_t 
     uint32_t t = *text;
     c.name = readString(img, t, lib);
     t += static_cast<uint32_t>(c.name.size()) + 1;
+    if (const auto sp = c.name.find(' '); sp != std::string::npos) {
+      if (c.name.substr(sp + 1) != "exclusive")
+        throw Error(fmt::format("{}: codelet \"{}\": unknown attribute", lib, c.name));
+      c.name.resize(sp);
+      c.exclusive = true;
+    }
     for (;;) {
       std::string f = readString(img, t, lib);
       if (f.empty()) break;
@@ -564,6 +570,7 @@ std::shared_ptr<const CodeletLibrary> CodeletLibrary::fromBytes(std::span<const 
           vertex.push_back(static_cast<char>(ts.bytes[k]));
         if (vertex.empty() || from + vertex.size() >= ts.bytes.size())
           throw Error(fmt::format("{}: its text has no name", at));
+        vertex.resize(std::min(vertex.size(), vertex.find(' ')));  // "Name exclusive"
         if (!impl->vertices.try_emplace(vertex, o, si).second)
           throw Error(fmt::format("{}: vertex {} is defined twice", name, vertex));
       }

@@ -22,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -29,6 +30,7 @@
 #include "codelet_linker.hpp"
 #include "exchange_encoding.hpp"
 #include "exchange_scheduler.hpp"
+#include "superstep_merge.hpp"
 #include "tessera/control.h"
 #include "tessera/error.hpp"
 
@@ -93,8 +95,14 @@ class Lowering {
   }
 
   Compiled run(const Program& prog) {
-    placeVariables(*prog.node());
-    lower(*prog.node());
+    std::shared_ptr<const ProgramNode> root = prog.node();
+    if (options_.mergeComputeSets) {
+      MergedProgram m = mergeComputeSets(g_, *root);
+      root = std::move(m.root);
+      merged_ = std::move(m.sets);
+    }
+    placeVariables(*root);
+    lower(*root);
     for (unsigned t = 0; t < T_; ++t) cp_[t].op(TESS_CP_END, {});
     return finish();
   }
@@ -105,6 +113,8 @@ class Lowering {
   uint32_t imageEnd_ = 0;
   unsigned T_;
   CompileOptions options_;
+  // The compute sets of each Execute that runs more than its own (superstep_merge.hpp).
+  std::unordered_map<const ProgramNode*, std::vector<uint32_t>> merged_;
   uint32_t mem_ = 0;
   std::vector<uint32_t> next_;  // persistent allocation pointer
   uint32_t scratchTop_ = 0;
@@ -124,6 +134,12 @@ class Lowering {
   // (bytes, first step, last step), for the report's live bytes per step.
   std::vector<uint32_t> persistentBytes_;
   std::vector<std::vector<std::tuple<uint32_t, int64_t, int64_t>>> temporaries_;
+
+  // The compute sets an Execute runs: its own, or those merged into it.
+  std::vector<uint32_t> setsOf(const ProgramNode& n) const {
+    auto it = merged_.find(&n);
+    return it == merged_.end() ? std::vector<uint32_t>{n.computeSet.id} : it->second;
+  }
 
   uint32_t alloc(unsigned tile, uint32_t bytes, uint32_t TileMemoryReport::*category,
                  const std::string& user) {
@@ -241,14 +257,16 @@ class Lowering {
       case ProgramKind::Execute: {
         if (n.computeSet.id >= byComputeSet.size()) return;  // lowerExecute reports it
         const int64_t p = pos++;
-        for (uint32_t vi : byComputeSet[n.computeSet.id]) {
-          const GraphVertex& v = g_.vertices()[vi];
-          const CodeletInfo& c = g_.codelet(v.codelet);
-          for (size_t fi = 0; fi < c.fields.size() && fi < v.fields.size(); ++fi) {
-            if (c.fields[fi].kind == FieldKind::Param || !v.fields[fi].tensor.valid()) continue;
-            const bool reads = c.fields[fi].kind == FieldKind::Input ||
-                               (c.fields[fi].kind == FieldKind::InOut && !v.fields[fi].writeOnly);
-            use(life, v.fields[fi].tensor, p, reads);
+        for (uint32_t cs : setsOf(n)) {
+          for (uint32_t vi : byComputeSet[cs]) {
+            const GraphVertex& v = g_.vertices()[vi];
+            const CodeletInfo& c = g_.codelet(v.codelet);
+            for (size_t fi = 0; fi < c.fields.size() && fi < v.fields.size(); ++fi) {
+              if (c.fields[fi].kind == FieldKind::Param || !v.fields[fi].tensor.valid()) continue;
+              const bool reads = c.fields[fi].kind == FieldKind::Input ||
+                                 (c.fields[fi].kind == FieldKind::InOut && !v.fields[fi].writeOnly);
+              use(life, v.fields[fi].tensor, p, reads);
+            }
           }
         }
         return;
@@ -531,20 +549,23 @@ class Lowering {
   }
 
   void lowerExecute(const ProgramNode& n) {
-    const uint32_t cs = n.computeSet.id;
-    if (cs >= g_.computeSetNames().size()) throw Error("Execute: unknown compute set");
-    const std::string& csName = g_.computeSetNames()[cs];
+    const std::vector<uint32_t> sets = setsOf(n);
+    for (uint32_t cs : sets) {
+      if (cs >= g_.computeSetNames().size()) throw Error("Execute: unknown compute set");
+    }
+    // A merged Execute's node is named after all its sets (superstep_merge.cpp).
+    const std::string& csName = sets.size() > 1 ? n.name : g_.computeSetNames()[sets[0]];
     resetScratch();
     std::vector<XMessage> pre, post;
-    std::vector<std::vector<std::tuple<uint64_t, uint32_t, uint32_t>>> perTile(
-        T_);  // (cost, entry, state)
+    std::vector<std::vector<std::tuple<uint64_t, uint32_t, uint32_t, size_t>>> perTile(
+        T_);  // (cost, entry, state, index in sets)
     std::map<std::vector<uint64_t>, uint32_t> shared;
     std::unordered_map<uint64_t, std::pair<uint32_t, bool>>
         writers;  // element -> (vertex, in place)
     const auto& verts = g_.vertices();
     for (uint32_t vi = 0; vi < verts.size(); ++vi) {
       const GraphVertex& v = verts[vi];
-      if (v.computeSet != cs) continue;
+      if (std::find(sets.begin(), sets.end(), v.computeSet) == sets.end()) continue;
       if (node_ >= 0) report_.program[node_].flops += v.flops;
       const CodeletInfo& c = g_.codelet(v.codelet);
       const std::string where =
@@ -629,7 +650,8 @@ class Lowering {
           alloc(tile, 4 * static_cast<uint32_t>(state.size()), &TileMemoryReport::vertexState,
                 fmt::format("vertex states of \"{}\"", csName));
       put(tile, sa, state);
-      perTile[tile].emplace_back(cost, image_->codelet(v.codelet)->entry, sa);
+      perTile[tile].emplace_back(cost, image_->codelet(v.codelet)->entry, sa,
+                                 std::find(sets.begin(), sets.end(), v.computeSet) - sets.begin());
       ++report_.vertices;
     }
     if (!pre.empty()) exchange(std::move(pre), fmt::format("inputs of compute set \"{}\"", csName));
@@ -639,15 +661,39 @@ class Lowering {
     for (unsigned t = 0; t < T_; ++t) {
       auto& list = perTile[t];
       if (list.empty()) continue;
-      // Longest first onto the least loaded of the six contexts.
-      std::stable_sort(list.begin(), list.end(),
-                       [](auto& a, auto& b) { return std::get<0>(a) > std::get<0>(b); });
       std::vector<std::vector<uint32_t>> workers(kWorkers);
       std::vector<uint64_t> load(kWorkers, 0);
-      for (auto& [cost, entry, sa] : list) {
-        const size_t w = std::min_element(load.begin(), load.end()) - load.begin();
-        load[w] += cost;
-        workers[w].insert(workers[w].end(), {entry, sa});
+      for (size_t si = 0; si < sets.size(); ++si) {
+        // Each compute set's vertices longest first onto the least loaded of its own six lists.
+        std::vector<std::tuple<uint64_t, uint32_t, uint32_t, size_t>> mine;
+        for (const auto& e : list)
+          if (std::get<3>(e) == si) mine.push_back(e);
+        if (mine.empty()) continue;
+        std::stable_sort(mine.begin(), mine.end(),
+                         [](auto& a, auto& b) { return std::get<0>(a) > std::get<0>(b); });
+        std::vector<std::vector<uint32_t>> own(kWorkers);
+        std::vector<uint64_t> ownLoad(kWorkers, 0);
+        for (auto& [cost, entry, sa, set] : mine) {
+          const size_t w = std::min_element(ownLoad.begin(), ownLoad.end()) - ownLoad.begin();
+          ownLoad[w] += cost;
+          own[w].insert(own[w].end(), {entry, sa});
+        }
+        // A merged set's lists follow the sets before it on the tile, its heaviest list on the
+        // least loaded context: no context runs longer than the sets one after the other would.
+        std::vector<size_t> byOwn(kWorkers), byLoad(kWorkers);
+        std::iota(byOwn.begin(), byOwn.end(), size_t{0});
+        std::iota(byLoad.begin(), byLoad.end(), size_t{0});
+        if (*std::max_element(load.begin(), load.end()) > 0) {
+          std::stable_sort(byOwn.begin(), byOwn.end(),
+                           [&](size_t a, size_t b) { return ownLoad[a] > ownLoad[b]; });
+          std::stable_sort(byLoad.begin(), byLoad.end(),
+                           [&](size_t a, size_t b) { return load[a] < load[b]; });
+        }
+        for (size_t i = 0; i < kWorkers; ++i) {
+          const size_t w = byLoad[i], o = byOwn[i];
+          workers[w].insert(workers[w].end(), own[o].begin(), own[o].end());
+          load[w] += ownLoad[o];
+        }
       }
       std::vector<uint32_t> operands(kWorkers, 0);
       for (size_t w = 0; w < kWorkers; ++w) {
@@ -664,7 +710,7 @@ class Lowering {
     }
     if (!post.empty())
       exchange(std::move(post), fmt::format("outputs of compute set \"{}\"", csName));
-    ++report_.computeSets;
+    report_.computeSets += static_cast<unsigned>(sets.size());
   }
 
   void lowerCopy(const ProgramNode& n) {
@@ -926,8 +972,17 @@ class Lowering {
 
 Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  Lowering l(graph, options);
-  Compiled c = l.run(prog);
+  Compiled c = [&] {
+    try {
+      return Lowering(graph, options).run(prog);
+    } catch (const OutOfMemoryError&) {
+      // Merged supersteps keep results alive longer and gather two sets' inputs at once.
+      if (!options.mergeComputeSets) throw;
+      CompileOptions apart = options;
+      apart.mergeComputeSets = false;
+      return Lowering(graph, apart).run(prog);
+    }
+  }();
   c.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
 }

@@ -5,7 +5,8 @@
 #include "tessera/amp.h"
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(CastToHalfSR, (Input, float, in), (Output, uint16_t, out), (Param, uint32_t, seed)) {
+TESSERA_EXCLUSIVE_VERTEX(CastToHalfSR, (Input, float, in), (Output, uint16_t, out),
+                         (Param, uint32_t, seed)) {
   const uint32_t* src = reinterpret_cast<const uint32_t*>(in.data());
   uint32_t* dst = reinterpret_cast<uint32_t*>(out.data());
   const uint32_t words = out.size() / 2;

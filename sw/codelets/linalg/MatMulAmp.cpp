@@ -5,8 +5,8 @@
 // k and cols multiples of 4, k >= 8, every field 16-byte aligned.
 #include "amp_matmul_rows.hpp"
 
-TESSERA_VERTEX(MatMulAmp, (Input, float, a), (Input, float, b), (InOut, float, c),
-               (InOut, int32_t, sync), (Param, uint32_t, k), (Param, uint32_t, rows),
-               (Param, uint32_t, cols), (Param, uint32_t, flags)) {
+TESSERA_EXCLUSIVE_VERTEX(MatMulAmp, (Input, float, a), (Input, float, b), (InOut, float, c),
+                         (InOut, int32_t, sync), (Param, uint32_t, k), (Param, uint32_t, rows),
+                         (Param, uint32_t, cols), (Param, uint32_t, flags)) {
   tessera_amp_matmul::product<float, TESS_AMP_F3_S>(*this);
 }

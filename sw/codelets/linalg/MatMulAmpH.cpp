@@ -8,8 +8,8 @@
 // 16-byte aligned.
 #include "amp_matmul_rows.hpp"
 
-TESSERA_VERTEX(MatMulAmpH, (Input, uint16_t, a), (Input, uint16_t, b), (InOut, float, c),
-               (InOut, int32_t, sync), (Param, uint32_t, k), (Param, uint32_t, rows),
-               (Param, uint32_t, cols), (Param, uint32_t, flags)) {
+TESSERA_EXCLUSIVE_VERTEX(MatMulAmpH, (Input, uint16_t, a), (Input, uint16_t, b), (InOut, float, c),
+                         (InOut, int32_t, sync), (Param, uint32_t, k), (Param, uint32_t, rows),
+                         (Param, uint32_t, cols), (Param, uint32_t, flags)) {
   tessera_amp_matmul::product<uint16_t, TESS_AMP_F3_H>(*this);
 }

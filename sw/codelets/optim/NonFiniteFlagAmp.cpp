@@ -8,7 +8,7 @@
 #include "tessera/amp.h"
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(NonFiniteFlagAmp, (Input, float, in), (Output, int32_t, flag)) {
+TESSERA_EXCLUSIVE_VERTEX(NonFiniteFlagAmp, (Input, float, in), (Output, int32_t, flag)) {
   alignas(16) const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   const float* z = zeros;
   TESSERA_AMP_LW(z, 0, 0);

@@ -65,8 +65,9 @@ typedef struct tess_vertex_call {
 #define TESS_CODELET_MAGIC 0x54564458u /* "XDVT" */
 
 /** One codelet descriptor (sw/include/tessera/vertex.hpp writes them; the host reads them).
- * text is "Name\0kind type field\0...\0": the vertex name, then one "kind type name" string per
- * field in state order, then an empty string. */
+ * text is "Name[ exclusive]\0kind type field\0...\0": the vertex name (with " exclusive" for a
+ * TESSERA_EXCLUSIVE_VERTEX), then one "kind type name" string per field in state order, then an
+ * empty string. */
 typedef struct tess_codelet_desc {
   uint32_t magic;      /**< TESS_CODELET_MAGIC */
   uint32_t entry;      /**< address of the entry function */

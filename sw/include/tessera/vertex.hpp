@@ -102,16 +102,24 @@ static_assert(sizeof(CodeletDesc) == sizeof(tess_codelet_desc), "descriptor layo
 #define TESSERA_VX_TEXT(kind, type, name) #kind " " #type " " #name "\0"
 
 /// Declare vertex NAME with fields (kind, type, name)...; the compute body follows the macro.
-#define TESSERA_VERTEX(NAME, ...)                                     \
-  struct NAME {                                                       \
-    TESSERA_VX_EACH(TESSERA_VX_MEMBER, __VA_ARGS__)                   \
-    void compute();                                                   \
-  };                                                                  \
-  extern "C" void tess_vertex_##NAME(void* state) {                   \
-    static_cast<NAME*>(state)->compute();                             \
-  }                                                                   \
-  __attribute__((used, section(".tess.codelets")))                    \
-  const ::tessera::CodeletDesc tess_codelet_##NAME = {                \
-      TESS_CODELET_MAGIC, &tess_vertex_##NAME, sizeof(NAME),          \
-      #NAME "\0" TESSERA_VX_EACH(TESSERA_VX_TEXT, __VA_ARGS__) "\0"}; \
+#define TESSERA_VERTEX(NAME, ...) TESSERA_VX_DECLARE(NAME, #NAME, __VA_ARGS__)
+
+/// TESSERA_VERTEX for a codelet whose vertices use the tile's matrix unit state (weight banks,
+/// accumulators, the rounding generator) or meet by context id: the compiler never runs another
+/// compute set's vertices beside them on a tile (docs/compiler.md, "Merged compute sets").
+#define TESSERA_EXCLUSIVE_VERTEX(NAME, ...) \
+  TESSERA_VX_DECLARE(NAME, #NAME " exclusive", __VA_ARGS__)
+
+#define TESSERA_VX_DECLARE(NAME, TEXT, ...)                          \
+  struct NAME {                                                      \
+    TESSERA_VX_EACH(TESSERA_VX_MEMBER, __VA_ARGS__)                  \
+    void compute();                                                  \
+  };                                                                 \
+  extern "C" void tess_vertex_##NAME(void* state) {                  \
+    static_cast<NAME*>(state)->compute();                            \
+  }                                                                  \
+  __attribute__((used, section(".tess.codelets")))                   \
+  const ::tessera::CodeletDesc tess_codelet_##NAME = {               \
+      TESS_CODELET_MAGIC, &tess_vertex_##NAME, sizeof(NAME),         \
+      TEXT "\0" TESSERA_VX_EACH(TESSERA_VX_TEXT, __VA_ARGS__) "\0"}; \
   void NAME::compute()

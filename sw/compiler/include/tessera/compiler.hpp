@@ -68,7 +68,7 @@ struct ExchangeReport {
 struct CompileReport {
   Target target;
   double seconds = 0;        ///< compile time
-  unsigned computeSets = 0;  ///< Execute steps compiled
+  unsigned computeSets = 0;  ///< compute sets compiled (each of a merged Execute's)
   unsigned vertices = 0;
   unsigned syncs = 0;  ///< internal syncs per pass through the program
   unsigned hostSyncs = 0;
@@ -94,6 +94,10 @@ struct CompileOptions {
   /// Variables whose lifetimes over the program do not overlap share a tile's memory
   /// (docs/compiler.md, "Liveness"); false gives every variable its own bytes.
   bool liveness = true;
+  /// An Execute independent of the steps before it joins an earlier one's superstep where their
+  /// vertices fit one to a context (docs/compiler.md, "Merged compute sets"); a program that
+  /// does not fit the tiles so is compiled again without merging.
+  bool mergeComputeSets = true;
 };
 
 /// A tile's memory cannot hold what the graph puts on it (the message names the tile and its

@@ -39,6 +39,9 @@ struct CodeletInfo {
   uint32_t entry = 0;       ///< address of its entry function in the image it was read from
   uint32_t stateBytes = 0;  ///< 8 bytes per field
   std::vector<CodeletField> fields;
+  /// Its vertices use the tile's matrix unit state or meet by context id
+  /// (TESSERA_EXCLUSIVE_VERTEX): no other compute set's vertices run beside them on a tile.
+  bool exclusive = false;
   /// The field called name, or nullptr.
   const CodeletField* field(const std::string& name) const;
 };
