@@ -100,6 +100,8 @@ class Lowering {
       MergedProgram m = mergeComputeSets(g_, *root);
       root = std::move(m.root);
       merged_ = std::move(m.sets);
+      for (const auto& [node, sets] : merged_)
+        report_.mergedComputeSets += static_cast<unsigned>(sets.size() - 1);
     }
     placeVariables(*root);
     lower(*root);
@@ -980,7 +982,9 @@ Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& 
       if (!options.mergeComputeSets) throw;
       CompileOptions apart = options;
       apart.mergeComputeSets = false;
-      return Lowering(graph, apart).run(prog);
+      Compiled c = Lowering(graph, apart).run(prog);
+      c.report.mergedDidNotFit = true;
+      return c;
     }
   }();
   c.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -996,6 +1000,8 @@ std::string CompileReport::toJson() const {
                  {"peakFlopsPerCycle", target.peakFlopsPerCycle()}};
   j["compileSeconds"] = seconds;
   j["computeSets"] = computeSets;
+  j["mergedComputeSets"] = mergedComputeSets;
+  j["mergedDidNotFit"] = mergedDidNotFit;
   j["vertices"] = vertices;
   j["syncs"] = syncs;
   j["hostSyncs"] = hostSyncs;
@@ -1075,11 +1081,13 @@ int CompileReport::findNode(const std::string& kind, const std::string& name) co
 
 std::string CompileReport::summary() const {
   std::string s = fmt::format(
-      "compiled for {} tiles x {} bytes in {:.3f} s: {} compute sets, {} vertices, "
+      "compiled for {} tiles x {} bytes in {:.3f} s: {} compute sets ({}), {} vertices, "
       "{} syncs, {} host syncs\n"
       "codelet image: {} bytes on every tile (the runtime and {} codelets: {})\n",
-      target.tiles, target.tileMemBytes, seconds, computeSets, vertices, syncs, hostSyncs,
-      codeImageBytes, codelets.size(), fmt::join(codelets, ", "));
+      target.tiles, target.tileMemBytes, seconds, computeSets,
+      mergedDidNotFit ? std::string("merged they did not fit: compiled apart")
+                      : fmt::format("{} in others' supersteps", mergedComputeSets),
+      vertices, syncs, hostSyncs, codeImageBytes, codelets.size(), fmt::join(codelets, ", "));
   std::vector<const TileMemoryReport*> byUse;
   for (const TileMemoryReport& t : tiles) byUse.push_back(&t);
   std::sort(byUse.begin(), byUse.end(), [](auto* a, auto* b) { return a->used() > b->used(); });

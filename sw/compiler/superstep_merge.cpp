@@ -169,10 +169,14 @@ class Merger {
         const uint32_t cs = n->computeSet.id;
         if (cs >= sets_.size()) break;  // lowerExecute reports it
         it.fp = footprint(cs);
+        Item* target = nullptr;  // the earliest it can join
         for (size_t back = 0; back < items.size() && back < kWindow; ++back) {
           Item& p = items[items.size() - 1 - back];
           if (p.barrier || dependent(it.fp, p.fp)) break;
-          if (p.node->kind != ProgramKind::Execute || !canShareTiles(p.fp, it.fp)) continue;
+          if (p.node->kind == ProgramKind::Execute && canShareTiles(p.fp, it.fp)) target = &p;
+        }
+        if (target) {
+          Item& p = *target;
           std::vector<uint32_t>& sets = out_.sets[p.node.get()];
           if (sets.empty()) sets.push_back(p.node->computeSet.id);
           sets.push_back(cs);
@@ -180,7 +184,6 @@ class Merger {
           join(p.fp, it.fp);
           return;
         }
-        it.barrier = cs >= sets_.size();
         items.push_back(std::move(it));
         return;
       }

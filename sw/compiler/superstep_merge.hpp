@@ -20,11 +20,11 @@ struct MergedProgram {
   std::unordered_map<const ProgramNode*, std::vector<uint32_t>> sets;
 };
 
-/// Merges each Execute into the latest earlier Execute of its sequence that it can join: none
-/// of the steps between them (that one included) writes what it reads or touches what it
-/// writes, and on every tile both have vertices on, their vertices together fit one to a context
-/// (so each starts with the superstep and none waits for another). Unnamed nested sequences are
-/// inlined; stream copies, loops and named sequences are not crossed.
+/// Merges each Execute into the earliest Execute of its sequence (up to 32 steps back) that it
+/// can join: none of the steps between them (that one included) writes what it reads or touches
+/// what it writes, and no tile both have vertices on has a vertex of an exclusive codelet
+/// (CodeletInfo::exclusive). Unnamed nested sequences are inlined; stream copies, loops and named
+/// sequences are not crossed.
 MergedProgram mergeComputeSets(const Graph& graph, const ProgramNode& root);
 
 }  // namespace tessera

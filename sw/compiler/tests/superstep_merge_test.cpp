@@ -87,6 +87,8 @@ TEST(SuperstepMerge, IndependentExecutesShareASuperstep) {
   EXPECT_EQ(executes(apart.report), (std::vector<std::string>{"x", "y", "z"}));
   EXPECT_EQ(executes(merged.report), (std::vector<std::string>{"x + y", "z"}));
   EXPECT_EQ(merged.report.computeSets, apart.report.computeSets);
+  EXPECT_EQ(merged.report.mergedComputeSets, 1u);
+  EXPECT_FALSE(merged.report.mergedDidNotFit);
   EXPECT_LT(merged.report.syncs, apart.report.syncs);
   EXPECT_EQ(merged.outs, apart.outs);
   EXPECT_LT(merged.cycles, apart.cycles);
@@ -202,6 +204,9 @@ TEST(SuperstepMerge, AProgramThatFitsOnlyApartIsCompiledApart) {
   ASSERT_EQ(m.root->children.size(), 1u);  // the pass would merge them
   const Compiled c = compile(g, prog);
   EXPECT_EQ(executes(c.report), executes(a.report));
+  EXPECT_TRUE(c.report.mergedDidNotFit);
+  EXPECT_EQ(c.report.mergedComputeSets, 0u);
+  EXPECT_FALSE(a.report.mergedDidNotFit);
 }
 
 }  // namespace

@@ -69,6 +69,10 @@ struct CompileReport {
   Target target;
   double seconds = 0;        ///< compile time
   unsigned computeSets = 0;  ///< compute sets compiled (each of a merged Execute's)
+  /// Compute sets that run in an earlier Execute's superstep (docs/compiler.md, "Merged compute
+  /// sets"), and whether a merged program did not fit the tiles and was compiled apart.
+  unsigned mergedComputeSets = 0;
+  bool mergedDidNotFit = false;
   unsigned vertices = 0;
   unsigned syncs = 0;  ///< internal syncs per pass through the program
   unsigned hostSyncs = 0;
