@@ -322,12 +322,14 @@ TEST_P(AutodiffTest, SharedValueGradientsAccumulate) {
 // Optimizers: three steps with the learning rate written by the host between runs, against host
 // references of each codelet's order.
 TEST_P(AutodiffTest, OptimizersOnTheTiles) {
-  const std::vector<size_t> shape = {5, 7};
+  // 117 elements: each tile's vertices get 4 or more, with every remainder of 4 (the unrolled
+  // loops' tails).
+  const std::vector<size_t> shape = {9, 13};
   struct Kind {
     std::string name;
     OptimizerConfig config;
   };
-  std::vector<Kind> kinds(4);
+  std::vector<Kind> kinds(5);
   kinds[0] = {"sgd", {}};
   kinds[0].config.weightDecay = 0.01f;
   kinds[1] = {"momentum", {}};
@@ -338,6 +340,7 @@ TEST_P(AutodiffTest, OptimizersOnTheTiles) {
   kinds[3] = {"adamwd", {}};
   kinds[3].config.kind = OptimizerConfig::Kind::Adam;
   kinds[3].config.weightDecay = 0.1f;
+  kinds[4] = {"sgdplain", {}};  // no weight decay: SgdUpdate's unrolled loop
   std::vector<std::pair<std::string, Tensor>> outs;
   std::vector<Optimizer> opts;
   opts.reserve(kinds.size());
