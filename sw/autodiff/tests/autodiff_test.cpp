@@ -329,7 +329,7 @@ TEST_P(AutodiffTest, OptimizersOnTheTiles) {
     std::string name;
     OptimizerConfig config;
   };
-  std::vector<Kind> kinds(5);
+  std::vector<Kind> kinds(6);
   kinds[0] = {"sgd", {}};
   kinds[0].config.weightDecay = 0.01f;
   kinds[1] = {"momentum", {}};
@@ -340,7 +340,9 @@ TEST_P(AutodiffTest, OptimizersOnTheTiles) {
   kinds[3] = {"adamwd", {}};
   kinds[3].config.kind = OptimizerConfig::Kind::Adam;
   kinds[3].config.weightDecay = 0.1f;
-  kinds[4] = {"sgdplain", {}};  // no weight decay: SgdUpdate's unrolled loop
+  kinds[4] = {"sgdplain", {}};       // no weight decay: SgdUpdate's unrolled loop
+  kinds[5] = {"momentumplain", {}};  // and SgdMomentumUpdate's
+  kinds[5].config.kind = OptimizerConfig::Kind::Momentum;
   std::vector<std::pair<std::string, Tensor>> outs;
   std::vector<Optimizer> opts;
   opts.reserve(kinds.size());
