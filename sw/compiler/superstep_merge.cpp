@@ -1,5 +1,7 @@
 #include "superstep_merge.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <tuple>
@@ -12,6 +14,8 @@ namespace {
 // How far back an Execute looks for one to join (steps of its sequence): bounds the pass at
 // O(steps x window) footprint comparisons on programs of thousands of steps.
 constexpr size_t kWindow = 32;
+// A merged Execute's report name lists this many of its sets.
+constexpr unsigned kNamed = 4;
 
 // What a step reads and writes (element runs of variables, sorted, overlapping runs joined) and,
 // for an Execute, the tiles it has vertices on (sorted) and whether any of them is exclusive.
@@ -94,6 +98,7 @@ class Merger {
     std::shared_ptr<ProgramNode> node;
     Footprint fp;
     bool barrier = false;  // nothing moves before it
+    unsigned merged = 0;   // Executes merged into it
   };
 
   const Graph& g_;
@@ -156,6 +161,14 @@ class Merger {
     normalize(into.tiles);
   }
 
+  // The Execute of item p runs compute set cs already (a set run twice stays twice).
+  bool runs(const Item& p, uint32_t cs) const {
+    if (p.node->computeSet.id == cs) return true;
+    auto it = out_.sets.find(p.node.get());
+    return it != out_.sets.end() &&
+           std::find(it->second.begin(), it->second.end(), cs) != it->second.end();
+  }
+
   std::string nameOf(const ProgramNode& n) const {
     if (!n.name.empty()) return n.name;
     return n.computeSet.id < g_.computeSetNames().size() ? g_.computeSetNames()[n.computeSet.id]
@@ -163,7 +176,7 @@ class Merger {
   }
 
   void append(std::vector<Item>& items, const std::shared_ptr<ProgramNode>& n) {
-    Item it{n, {}, false};
+    Item it{n, {}, false, 0};
     switch (n->kind) {
       case ProgramKind::Execute: {
         const uint32_t cs = n->computeSet.id;
@@ -173,14 +186,23 @@ class Merger {
         for (size_t back = 0; back < items.size() && back < kWindow; ++back) {
           Item& p = items[items.size() - 1 - back];
           if (p.barrier || dependent(it.fp, p.fp)) break;
-          if (p.node->kind == ProgramKind::Execute && canShareTiles(p.fp, it.fp)) target = &p;
+          if (p.node->kind == ProgramKind::Execute && canShareTiles(p.fp, it.fp) && !runs(p, cs))
+            target = &p;
         }
         if (target) {
           Item& p = *target;
           std::vector<uint32_t>& sets = out_.sets[p.node.get()];
           if (sets.empty()) sets.push_back(p.node->computeSet.id);
           sets.push_back(cs);
-          p.node->name += " + " + nameOf(*n);
+          // Named after its first kNamed sets and the count of the others (a transformer's heads
+          // merge by the dozen).
+          if (++p.merged < kNamed) {
+            p.node->name += " + " + nameOf(*n);
+          } else {
+            const size_t more = p.node->name.rfind(" + ");
+            if (p.merged > kNamed) p.node->name.resize(more);
+            p.node->name += fmt::format(" + {} more", p.merged - kNamed + 1);
+          }
           join(p.fp, it.fp);
           return;
         }

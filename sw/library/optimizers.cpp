@@ -95,9 +95,13 @@ void sgdUpdate(Graph& graph, const Tensor& w, const Tensor& g, const Tensor& lr,
   checkFloat(w, "weights", name);
   checkLike(w, g, "gradient", name);
   checkScalar(lr, "learning rate", name);
+  // Without weight decay the unrolled codelet, with it the one-element loop (docs/library.md).
+  const bool decay = weightDecay != 0.0f;
   perChunk(
-      graph, "SgdUpdate", w, {{"w", w}, {"g", g}}, {{"lr", lr}},
-      [&](VertexRef v) { graph.setFieldValue(v, "weightDecay", weightDecay); },
+      graph, decay ? "SgdUpdateDecay" : "SgdUpdate", w, {{"w", w}, {"g", g}}, {{"lr", lr}},
+      [&](VertexRef v) {
+        if (decay) graph.setFieldValue(v, "weightDecay", weightDecay);
+      },
       decayFlops(weightDecay) + 2, prog, name);
 }
 

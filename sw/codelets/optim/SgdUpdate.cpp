@@ -1,21 +1,15 @@
-// SGD step in place with PyTorch's L2 weight decay (torch.optim.SGD, momentum 0):
-//   d = weightDecay != 0 ? fma(weightDecay, w, g) : g;  w = fma(-lr, d, w)
-// lr is a device scalar; without weight decay this is ScaledAddTo with scale -lr, bit for bit.
-// Without weight decay four elements a loop trip (4.75 instructions an element instead of 8: a
-// weight's update in mixed precision is one pass over the whole layer).
+// SGD step in place without weight decay (torch.optim.SGD, momentum 0): w = fma(-lr, g, w),
+// ScaledAddTo with scale -lr bit for bit; lr is a device scalar. Four elements a loop trip (4.75
+// instructions an element instead of 8: mixed precision updates every master weight this way
+// each step). With weight decay: SgdUpdateDecay, a codelet of its own so that a graph without
+// decay carries no code for it (docs/library.md, "Code size").
 #include "tessera/vertex.hpp"
 
-TESSERA_VERTEX(SgdUpdate, (InOut, float, w), (Input, float, g), (Input, float, lr),
-               (Param, float, weightDecay)) {
+TESSERA_VERTEX(SgdUpdate, (InOut, float, w), (Input, float, g), (Input, float, lr)) {
   const float nlr = -lr[0];
-  const float wd = weightDecay;
   float* p = w.data();
   const float* q = g.data();
   float* const end = p + w.size();
-  if (wd != 0.0f) {
-    for (; p != end; ++p, ++q) *p = __builtin_fmaf(nlr, __builtin_fmaf(wd, *p, *q), *p);
-    return;
-  }
   for (float* const end4 = p + (w.size() & ~3u); p != end4; p += 4, q += 4) {
     p[0] = __builtin_fmaf(nlr, q[0], p[0]);
     p[1] = __builtin_fmaf(nlr, q[1], p[1]);

@@ -139,6 +139,29 @@ TEST(SuperstepMerge, StreamsLoopsAndCopiesAreRespected) {
                                              "after-loop + reads-d", "b=a", "reads-b"}));
 }
 
+// A merged Execute is named after its first four sets and the count of the others.
+TEST(SuperstepMerge, ManySetsNameTheirFirstFour) {
+  Graph g(Target{4, 65536, 6});
+  Sequence prog;
+  for (int i = 0; i < 7; ++i) {
+    ops::scale(g, input(g, fmt::format("in{}", i), 1.0f), 2.0f, prog, fmt::format("s{}", i));
+  }
+  const MergedProgram m = mergeComputeSets(g, *prog.node());
+  ASSERT_EQ(m.root->children.size(), 1u);
+  EXPECT_EQ(m.root->children[0]->name, "s0 + s1 + s2 + s3 + 3 more");
+  EXPECT_EQ(m.sets.at(m.root->children[0].get()).size(), 7u);
+}
+
+// A compute set run twice runs twice, even one that writes nothing (here: no vertices at all).
+TEST(SuperstepMerge, AComputeSetRunTwiceStaysTwoSteps) {
+  Graph g(Target{4, 65536, 6});
+  const ComputeSet empty = g.addComputeSet("empty");
+  Sequence prog;
+  prog.add(Execute(empty));
+  prog.add(Execute(empty));
+  EXPECT_EQ(mergeComputeSets(g, *prog.node()).root->children.size(), 2u);
+}
+
 // A codelet declared TESSERA_EXCLUSIVE_VERTEX (the unit's product) shares no tile with another
 // compute set's vertices; on other tiles the sets merge.
 TEST(SuperstepMerge, ExclusiveVerticesKeepTheirTiles) {
