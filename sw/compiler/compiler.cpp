@@ -564,10 +564,13 @@ class Lowering {
     std::map<std::vector<uint64_t>, uint32_t> shared;
     std::unordered_map<uint64_t, std::pair<uint32_t, bool>>
         writers;  // element -> (vertex, in place)
+    // Each compute set's index in sets, -1 for the others.
+    std::vector<int> setIndex(g_.computeSetNames().size(), -1);
+    for (size_t i = 0; i < sets.size(); ++i) setIndex[sets[i]] = static_cast<int>(i);
     const auto& verts = g_.vertices();
     for (uint32_t vi = 0; vi < verts.size(); ++vi) {
       const GraphVertex& v = verts[vi];
-      if (std::find(sets.begin(), sets.end(), v.computeSet) == sets.end()) continue;
+      if (v.computeSet >= setIndex.size() || setIndex[v.computeSet] < 0) continue;
       if (node_ >= 0) report_.program[node_].flops += v.flops;
       const CodeletInfo& c = g_.codelet(v.codelet);
       const std::string where =
@@ -653,7 +656,7 @@ class Lowering {
                 fmt::format("vertex states of \"{}\"", csName));
       put(tile, sa, state);
       perTile[tile].emplace_back(cost, image_->codelet(v.codelet)->entry, sa,
-                                 std::find(sets.begin(), sets.end(), v.computeSet) - sets.begin());
+                                 static_cast<size_t>(setIndex[v.computeSet]));
       ++report_.vertices;
     }
     if (!pre.empty()) exchange(std::move(pre), fmt::format("inputs of compute set \"{}\"", csName));

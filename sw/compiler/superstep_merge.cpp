@@ -43,10 +43,12 @@ void normalize(std::vector<TileUse>& tiles) {
   tiles.resize(out);
 }
 
-void normalize(std::vector<ElementRun>& runs) {
-  std::sort(runs.begin(), runs.end(), [](const ElementRun& a, const ElementRun& b) {
-    return std::tie(a.var, a.begin) < std::tie(b.var, b.begin);
-  });
+bool before(const ElementRun& a, const ElementRun& b) {
+  return std::tie(a.var, a.begin) < std::tie(b.var, b.begin);
+}
+
+// Sorted runs with overlapping and touching ones joined.
+void coalesce(std::vector<ElementRun>& runs) {
   size_t out = 0;
   for (const ElementRun& r : runs) {
     if (out > 0 && runs[out - 1].var == r.var && r.begin <= runs[out - 1].end) {
@@ -56,6 +58,11 @@ void normalize(std::vector<ElementRun>& runs) {
     }
   }
   runs.resize(out);
+}
+
+void normalize(std::vector<ElementRun>& runs) {
+  std::sort(runs.begin(), runs.end(), before);
+  coalesce(runs);
 }
 
 bool overlap(const std::vector<ElementRun>& a, const std::vector<ElementRun>& b) {
@@ -152,12 +159,18 @@ class Merger {
     return true;
   }
 
+  // into's runs and tile uses with from's (both sorted already: merged, not sorted again).
   static void join(Footprint& into, const Footprint& from) {
-    into.reads.insert(into.reads.end(), from.reads.begin(), from.reads.end());
-    into.writes.insert(into.writes.end(), from.writes.begin(), from.writes.end());
+    const auto mergeRuns = [](std::vector<ElementRun>& a, const std::vector<ElementRun>& b) {
+      std::vector<ElementRun> both;
+      both.reserve(a.size() + b.size());
+      std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both), before);
+      coalesce(both);
+      a = std::move(both);
+    };
+    mergeRuns(into.reads, from.reads);
+    mergeRuns(into.writes, from.writes);
     into.tiles.insert(into.tiles.end(), from.tiles.begin(), from.tiles.end());
-    normalize(into.reads);
-    normalize(into.writes);
     normalize(into.tiles);
   }
 
