@@ -182,7 +182,9 @@ Compiled compileMlp(const Target& target, const MlpConfig& config, bool* usedUni
   auto build = [&config](const Target& t) {
     Graph g(t);
     const MlpGraph mlp = buildMlp(g, config);
-    return compile(g, mlp.program);
+    CompileOptions o;
+    o.mergeComputeSets = config.mergeComputeSets;
+    return compile(g, mlp.program, o);
   };
   return compileFitting(target, build, usedUnit, unitRefusal, modelOf(config)->halfPrecision());
 }

@@ -54,6 +54,8 @@ struct MlpConfig {
   /// so).
   bool dynamicLossScale = false;
   uint32_t lossScaleInterval = 2000;
+  /// CompileOptions::mergeComputeSets (docs/compiler.md, "Merged compute sets").
+  bool mergeComputeSets = true;
 };
 
 /// The exposed names of a dynamic loss scale's state (MlpConfig::dynamicLossScale).

@@ -284,6 +284,11 @@ int main(int argc, char** argv) {
                  "the device's matrix unit, on or off (default: the chip's; the model builds "
                  "either): the matmuls use it where the device has it")
       ->check(CLI::IsMember({"on", "off"}));
+  tr->add_option("--merge-compute-sets", train.mergeComputeSets,
+                 "on: the compiler runs independent compute sets in one superstep; off: each in "
+                 "its own, to compare (the same weights; docs/compiler.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   tr->add_option("--model-engine", train.modelEngine,
                  "model engine: interp (the interpreter, default) or jit (translated blocks of one "
                  "context, or windows of several; docs/tile.md)")

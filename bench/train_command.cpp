@@ -273,6 +273,7 @@ MlpConfig networkConfig(const TrainContext& ctx) {
                                                 : Kind::Adam;
   cfg.momentum = ctx.optimizer == "momentum" ? ctx.o.momentum.value_or(d.momentum) : 0.0f;
   cfg.weightDecay = ctx.o.weightDecay;
+  cfg.mergeComputeSets = ctx.o.mergeComputeSets != "off";
   cfg.beta1 = ctx.o.beta1;
   cfg.beta2 = ctx.o.beta2;
   cfg.eps = ctx.o.eps;

@@ -28,6 +28,8 @@ struct TrainOptions {
   std::function<void(const ModelParameters&)> onTrained;
   std::string device = "model";
   unsigned tiles = 16;
+  /// "on" or "off": CompileOptions::mergeComputeSets (docs/compiler.md, "Merged compute sets").
+  std::string mergeComputeSets = "on";
   std::string matrixUnit;                         ///< "", "on" or "off": DeviceOptions::matrixUnit
   ModelEngine modelEngine = ModelEngine::Interp;  ///< DeviceOptions::modelEngine
   uint32_t tileMemKiB = 0;  ///< 0: the model's default on the model, the backend's own elsewhere

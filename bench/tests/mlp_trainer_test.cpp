@@ -104,6 +104,36 @@ TEST(MlpTrainer, TwoRunsEqualOneRunOfTheirSteps) {
   EXPECT_EQ(b4, b2);
 }
 
+// Merging independent compute sets into one superstep (docs/compiler.md, "Merged compute sets")
+// changes what runs beside what, not what any vertex computes: with every optimizer the same
+// weights, losses and counts as each compute set in its own superstep, in fewer cycles.
+TEST(MlpTrainer, MergedComputeSetsGiveTheSameWeightsInFewerCycles) {
+  using Kind = autodiff::OptimizerConfig::Kind;
+  for (Kind kind : {Kind::Sgd, Kind::Momentum, Kind::Adam}) {
+    SCOPED_TRACE(fmt::format("optimizer {}", static_cast<int>(kind)));
+    MlpConfig cfg = smallConfig(3, 1);
+    cfg.optimizer = kind;
+    if (kind == Kind::Momentum) cfg.momentum = 0.9f;
+    if (kind == Kind::Adam) cfg.learningRate = 0.01f;
+    std::vector<std::vector<float>> w0, b0, w[2], b[2];
+    initialParameters(cfg, w0, b0);
+    MlpRunResult runs[2];
+    for (int merge = 0; merge < 2; ++merge) {
+      cfg.mergeComputeSets = merge == 1;
+      auto dev = open("model");
+      MlpTrainer t(*dev, cfg);
+      t.setParameters(w0, b0);
+      runs[merge] = t.run(syntheticBatch, syntheticBatch);
+      t.parameters(w[merge], b[merge]);
+    }
+    EXPECT_EQ(w[1], w[0]);
+    EXPECT_EQ(b[1], b[0]);
+    EXPECT_EQ(runs[1].stepLoss, runs[0].stepLoss);
+    EXPECT_EQ(runs[1].evalCorrect, runs[0].evalCorrect);
+    EXPECT_LT(runs[1].cycles, runs[0].cycles);
+  }
+}
+
 TEST(MlpTrainer, EveryBackendGivesTheModelsWeightsAndCycles) {
   std::vector<std::vector<float>> w0, b0, wRef, bRef;
   initialParameters(smallConfig(3, 1), w0, b0);

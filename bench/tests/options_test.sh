@@ -33,6 +33,7 @@ for opt in --lr --momentum --weight-decay --adam-beta1 --adam-beta2 --adam-eps \
   refused "train --max-steps 1 $opt -NaN" "$opt: -NaN is not a finite number"
 done
 refused "train --max-steps 1 --lr inf" "--lr: Value inf not in range"
+refused "train --max-steps 1 --merge-compute-sets maybe" "--merge-compute-sets: maybe not in {on,off}"
 refused "train --max-steps 1 --lr -0.5" "--lr: Value -0.5 not in range"
 refused "compile-mlp --momentum nan" "--momentum: nan is not a finite number"
 refused "train --hidden -5" "--hidden: Value -5 not in range 1 to 16777216"
