@@ -109,6 +109,9 @@ class Lowering {
     return finish();
   }
 
+  // The pass merged at least one compute set into another's superstep.
+  bool mergedAny() const { return !merged_.empty(); }
+
  private:
   const Graph& g_;
   std::shared_ptr<const CodeletImage> image_;
@@ -265,9 +268,7 @@ class Lowering {
             const CodeletInfo& c = g_.codelet(v.codelet);
             for (size_t fi = 0; fi < c.fields.size() && fi < v.fields.size(); ++fi) {
               if (c.fields[fi].kind == FieldKind::Param || !v.fields[fi].tensor.valid()) continue;
-              const bool reads = c.fields[fi].kind == FieldKind::Input ||
-                                 (c.fields[fi].kind == FieldKind::InOut && !v.fields[fi].writeOnly);
-              use(life, v.fields[fi].tensor, p, reads);
+              use(life, v.fields[fi].tensor, p, v.fields[fi].reads(c.fields[fi].kind));
             }
           }
         }
@@ -978,11 +979,13 @@ class Lowering {
 Compiled compile(const Graph& graph, const Program& prog, const CompileOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   Compiled c = [&] {
+    Lowering merged(graph, options);
     try {
-      return Lowering(graph, options).run(prog);
+      return merged.run(prog);
     } catch (const OutOfMemoryError&) {
-      // Merged supersteps keep results alive longer and gather two sets' inputs at once.
-      if (!options.mergeComputeSets) throw;
+      // Merged supersteps keep results alive longer and gather two sets' inputs at once; a
+      // program the pass left as it was would fail the same way again.
+      if (!merged.mergedAny()) throw;
       CompileOptions apart = options;
       apart.mergeComputeSets = false;
       Compiled c = Lowering(graph, apart).run(prog);

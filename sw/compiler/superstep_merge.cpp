@@ -131,8 +131,7 @@ class Merger {
         const FieldKind k = c.fields[fi].kind;
         const GraphField& gf = v.fields[fi];
         if (k == FieldKind::Param || !gf.tensor.valid()) continue;
-        if (k == FieldKind::Input || (k == FieldKind::InOut && !gf.writeOnly))
-          add(f.reads, gf.tensor);
+        if (gf.reads(k)) add(f.reads, gf.tensor);
         if (k != FieldKind::Input) add(f.writes, gf.tensor);
       }
       if (v.tile >= 0) f.tiles.push_back({static_cast<uint32_t>(v.tile), c.exclusive});

@@ -2,7 +2,7 @@
 // ScaledAddTo with scale -lr bit for bit; lr is a device scalar. Four elements a loop trip (4.75
 // instructions an element instead of 8: mixed precision updates every master weight this way
 // each step). With weight decay: SgdUpdateDecay, a codelet of its own so that a graph without
-// decay carries no code for it (docs/library.md, "Code size").
+// decay carries no code for it (docs/library.md, "The step's other codelets").
 #include "tessera/vertex.hpp"
 
 TESSERA_VERTEX(SgdUpdate, (InOut, float, w), (Input, float, g), (Input, float, lr)) {

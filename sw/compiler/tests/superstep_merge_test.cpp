@@ -230,6 +230,20 @@ TEST(SuperstepMerge, AProgramThatFitsOnlyApartIsCompiledApart) {
   EXPECT_TRUE(c.report.mergedDidNotFit);
   EXPECT_EQ(c.report.mergedComputeSets, 0u);
   EXPECT_FALSE(a.report.mergedDidNotFit);
+
+  // A program that fits in no way is refused as out of memory, merged or not.
+  Graph big(Target{4, 65536, 6});
+  Sequence bigProg;
+  Tensor src = big.addVariable(F32, {16 * 1024}, "src");
+  Tensor dst = big.addVariable(F32, {16 * 1024}, "dst");
+  big.setTileMapping(src, 1);
+  big.setTileMapping(dst, 0);
+  const ComputeSet cs = big.addComputeSet("too-big");
+  VertexRef v = big.addVertex(cs, "Scale", {{"in", src}, {"out", dst}});
+  big.setFieldValue(v, "scale", 1.0f);
+  big.setTileMapping(v, 0);
+  bigProg.add(Execute(cs));
+  EXPECT_THROW(compile(big, bigProg), OutOfMemoryError);
 }
 
 }  // namespace

@@ -81,6 +81,10 @@ struct GraphField {
   bool hasValue = false;
   uint32_t align = 4;      ///< bytes the region's start is aligned to (setFieldAlignment)
   bool writeOnly = false;  ///< an InOut field this vertex only writes (setFieldWriteOnly)
+  /// The vertex reads its region: an Input, or an InOut it does not only write.
+  bool reads(FieldKind kind) const {
+    return kind == FieldKind::Input || (kind == FieldKind::InOut && !writeOnly);
+  }
 };
 
 /// A vertex in a compute set.
