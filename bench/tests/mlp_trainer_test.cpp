@@ -239,7 +239,7 @@ TEST(MatMulUnitLockstep, ModelAndRtlAgreeOnTheUnitsProducts) {
   const Tensor w1 = ops::createMatMulRhs(g, 44, 40, 16, "w1");
   const Tensor a2 = ops::createMatMulLhs(g, 44, 36, 16, "a2");
   const Tensor w2 = ops::createMatMulRhs(g, 44, 36, 16, "w2");
-  const Tensor x5 = ops::createMatMulLhs(g, 48, 40, 16, "x5");
+  const Tensor x5 = ops::createMatMulLhs(g, 40, 40, 16, "x5");
   // 61 rows a tile: four row blocks in the stretch, the last with a partial quad; k = 12: one
   // pair of blocks and an odd one.
   const Tensor a6 = ops::createMatMulLhs(g, 244, 12, 8, "a6");

@@ -106,6 +106,12 @@ TileState saveTile(Device& dev, unsigned t, const ChipInfo& chip, bool unit) {
         }
         dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR);
         cs.srState = dev.readControl(TESS_CR_C_REG);
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_S);
+        cs.strideS = dev.readControl(TESS_CR_C_REG);
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_C);
+        cs.strideC = dev.readControl(TESS_CR_C_REG);
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ROWS);
+        cs.rowLimit = dev.readControl(TESS_CR_C_REG);
       }
     }
     dev.writeControl(TESS_CR_CTX_SEL, 0);
@@ -286,6 +292,12 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
         }
         dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR);
         dev.writeControl(TESS_CR_C_REG, cs.srState);
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_S);
+        dev.writeControl(TESS_CR_C_REG, cs.strideS);
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_C);
+        dev.writeControl(TESS_CR_C_REG, cs.strideC);
+        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ROWS);
+        dev.writeControl(TESS_CR_C_REG, cs.rowLimit);
       }
     }
     if (info.matrixUnit) {

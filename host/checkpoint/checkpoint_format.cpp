@@ -17,7 +17,8 @@ namespace {
 
 constexpr std::array<uint8_t, 8> kMagic = {'T', 'E', 'S', 'S', 'C', 'K', 'P', 'T'};
 // Version 1 had no feature word in CONFIG and no matrix-unit state; it is still read (a
-// restore leaves the unit at its reset state, as version 1 always did).
+// restore leaves the unit at its reset state, as version 1 always did). Version 2 held four
+// accumulator rows a context and no row addressing (read: the rest at its reset values).
 constexpr uint32_t kOldestVersion = 1;
 constexpr uint32_t kFeatureMatrixUnit = 1u;  // CONFIG features: the tiles' matrix-unit state
 constexpr uint32_t kMergeGapWords = 4;       // zero runs shorter than this stay inside a data run
@@ -132,10 +133,14 @@ std::vector<std::pair<uint32_t, std::vector<uint8_t>>> memoryRuns(std::span<cons
   return runs;
 }
 
-std::vector<uint8_t> encode(const Image& img) {
+std::vector<uint8_t> encode(const Image& img, uint32_t version) {
+  if (version != 2 && version != kVersion) {
+    throw Error(fmt::format("checkpoint: cannot write format version {}", version));
+  }
+  const unsigned accs = version >= 3 ? kUnitAccs : kUnitAccsVersion2;
   Writer file;
   file.bytes(kMagic);
-  file.u32(kVersion);
+  file.u32(version);
   {
     Writer s;
     s.u32(img.info.tiles);
@@ -174,8 +179,13 @@ std::vector<uint8_t> encode(const Image& img) {
         s.u64(cs.instret);
         for (uint32_t r : cs.regs) s.u32(r);
         if (img.info.matrixUnit) {
-          for (uint32_t a : cs.accs) s.u32(a);
+          for (unsigned i = 0; i < accs; ++i) s.u32(cs.accs[i]);
           s.u32(cs.srState);
+          if (version >= 3) {
+            s.u32(cs.strideS);
+            s.u32(cs.strideC);
+            s.u32(cs.rowLimit);
+          }
         }
       }
     }
@@ -305,8 +315,20 @@ Image decode(std::span<const uint8_t> bytes) {
             cs.instret = s.u64();
             for (uint32_t& r : cs.regs) r = s.u32();
             if (img.info.matrixUnit) {
-              for (uint32_t& a : cs.accs) a = s.u32();
+              const unsigned accs = version >= 3 ? kUnitAccs : kUnitAccsVersion2;
+              for (unsigned i = 0; i < accs; ++i) cs.accs[i] = s.u32();
               cs.srState = s.u32();
+              if (version >= 3) {
+                cs.strideS = s.u32();
+                cs.strideC = s.u32();
+                cs.rowLimit = s.u32();
+                if (cs.rowLimit > TESS_AMP_ACC_ROWS) {
+                  throw Error(fmt::format(
+                      "checkpoint: {}: tile {} context {} has the row limit {}, past the unit's "
+                      "{} accumulator rows",
+                      what, t, c, cs.rowLimit, TESS_AMP_ACC_ROWS));
+                }
+              }
               // xorshift32 never reaches 0, and nothing can set it (docs/tile.md).
               if (cs.srState == 0) {
                 throw Error(fmt::format(

@@ -17,9 +17,10 @@ namespace tessera::checkpoint {
 /// Registers per context in the file: x0..x31, then f0..f31.
 inline constexpr unsigned kRegs = 64;
 /// Matrix-unit words of a tile (weights W[b][k][j] at 16b + 4k + j) and of a context
-/// (accumulators acc[r][j] at 4r + j).
+/// (accumulators acc[r][j] at 4r + j; version 2 held rows 0..3, all a chip had then).
 inline constexpr unsigned kUnitWeights = TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS;
 inline constexpr unsigned kUnitAccs = TESS_AMP_ACC_ROWS * TESS_AMP_COLS;
+inline constexpr unsigned kUnitAccsVersion2 = 4 * TESS_AMP_COLS;
 
 /// One context of an enabled tile.
 struct ContextState {
@@ -30,6 +31,10 @@ struct ContextState {
   /// Matrix-unit state (CheckpointInfo::matrixUnit): accumulators and generator state.
   std::array<uint32_t, kUnitAccs> accs{};
   uint32_t srState = TESS_AMP_SR_SEED0;
+  /// Row addressing (version 3; a version-2 file leaves the reset values).
+  uint32_t strideS = 0;
+  uint32_t strideC = 0;
+  uint32_t rowLimit = TESS_AMP_ACC_ROWS;
 };
 
 /// One tile: its registers and counters (if enabled) and its memory.
@@ -58,11 +63,12 @@ struct Image {
 /// the merge gap kept inside a run.
 std::vector<std::pair<uint32_t, std::vector<uint8_t>>> memoryRuns(std::span<const uint8_t> mem);
 
-/// The file bytes of img.
-std::vector<uint8_t> encode(const Image& img);
-
 /// The format version encode() writes; decode() reads it and every older one.
-inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kVersion = 3;
+
+/// The file bytes of img, in format `version` (2 or 3; 2, for tests of the older layout, holds
+/// accumulator rows 0..3 and no row addressing).
+std::vector<uint8_t> encode(const Image& img, uint32_t version = kVersion);
 
 /// Parse and check a file (magic, version, every section's CRC, length and order, the
 /// configuration's bounds); a tessera::Error names the section at fault.

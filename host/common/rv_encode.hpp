@@ -259,10 +259,10 @@ constexpr uint32_t fclass(uint32_t rd, uint32_t fa) {
 }
 
 // Matrix unit (docs/tile.md, "Matrix unit", "Encoding"), written from that table: custom-0,
-// funct7 = C << 5 | j << 3 | b << 2 | r, rs2 = 0.
+// funct7 = r[2] << 6 | C << 5 | j << 3 | b << 2 | r[1:0], rs2 = 0.
 constexpr uint32_t amp(uint32_t f3, uint32_t rd, uint32_t rs1, uint32_t r, uint32_t b = 0,
                        uint32_t j = 0, uint32_t c = 0) {
-  return rv::r(c << 5 | j << 3 | b << 2 | r, 0, rs1, f3, rd, 0x0b);
+  return rv::r((r >> 2) << 6 | c << 5 | j << 3 | b << 2 | (r & 3), 0, rs1, f3, rd, 0x0b);
 }
 /// AMP.LW b, r: W[b][r][0..3] <- 16 bytes at rs1; rd <- rs1 + 16.
 constexpr uint32_t amp_lw(uint32_t rd, uint32_t rs1, uint32_t b, uint32_t r) {
@@ -315,6 +315,14 @@ constexpr uint32_t amp_cvtsh_hi(uint32_t fd, uint32_t rs1) {
 /// AMP.SEED rs1: the context's generator <- x[rs1] (or the reset seed if 0).
 constexpr uint32_t amp_seed(uint32_t rs1) {
   return amp_cvt(4, 0, rs1, 0);
+}
+/// AMP.STRIDE rs1, rs2: the context's row strides <- x[rs1] (AMP.S/AMP.H), x[rs2] (AMP.LA/SA).
+constexpr uint32_t amp_stride(uint32_t rs1, uint32_t rs2) {
+  return amp_cvt(5, 0, rs1, rs2);
+}
+/// AMP.ROWS rs1: the context's row limit <- min(x[rs1], 8).
+constexpr uint32_t amp_rows(uint32_t rs1) {
+  return amp_cvt(6, 0, rs1, 0);
 }
 
 // CSR numbers (docs/tile.md, "CSRs").

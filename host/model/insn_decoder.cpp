@@ -124,7 +124,8 @@ DecodedInsn decodeSystem(DecodedInsn d, uint32_t insn) {
 // A custom-0 word on a tile with the matrix unit (docs/tile.md, "Matrix unit", "Encoding"): the
 // fields an instruction does not use must be 0; funct3 111 holds the fp16 conversions.
 DecodedInsn decodeAmp(uint32_t insn) {
-  constexpr uint32_t kRowMask = 3u << TESS_AMP_ROW_LSB;
+  constexpr uint32_t kWeightRowMask = 3u << TESS_AMP_ROW_LSB;  // AMP.LW: a weight row, 0..3
+  constexpr uint32_t kRowMask = kWeightRowMask | 1u << TESS_AMP_ROW_HI_BIT;
   constexpr uint32_t kBankMask = 1u << TESS_AMP_BANK_BIT;
   constexpr uint32_t kColMask = 3u << TESS_AMP_COL_LSB;
   constexpr uint32_t kClearMask = 1u << TESS_AMP_CLEAR_BIT;
@@ -135,7 +136,8 @@ DecodedInsn decodeAmp(uint32_t insn) {
   d.rd = static_cast<uint8_t>(bits(insn, 11, 7));
   d.rs1 = static_cast<uint8_t>(bits(insn, 19, 15));
   d.rs2 = static_cast<uint8_t>(bits(insn, 24, 20));
-  d.rm = static_cast<uint8_t>(bits(insn, TESS_AMP_ROW_LSB + 1, TESS_AMP_ROW_LSB));
+  d.rm = static_cast<uint8_t>(bits(insn, TESS_AMP_ROW_LSB + 1, TESS_AMP_ROW_LSB) |
+                              bits(insn, TESS_AMP_ROW_HI_BIT, TESS_AMP_ROW_HI_BIT) << 2);
   d.rs3 = static_cast<uint8_t>(bits(insn, 31, 27));
   Op op = Op::Illegal;
   uint32_t allowed = 0;
@@ -143,7 +145,7 @@ DecodedInsn decodeAmp(uint32_t insn) {
   switch (bits(insn, 14, 12)) {
     case TESS_AMP_F3_LW:
       op = Op::AmpLw;
-      allowed = kRowMask | kBankMask | kRdMask | kRs1Mask;
+      allowed = kWeightRowMask | kBankMask | kRdMask | kRs1Mask;
       break;
     case TESS_AMP_F3_S:
       op = Op::AmpS;
@@ -193,6 +195,16 @@ DecodedInsn decodeAmp(uint32_t insn) {
           break;
         case TESS_AMP_CVT_SEED:
           op = Op::AmpSeed;
+          allowed = kCvtMask | kRs1Mask;
+          dest = Dest::None;
+          break;
+        case TESS_AMP_CVT_STRIDE:
+          op = Op::AmpStride;
+          allowed = kCvtMask | kRs1Mask | kRs2Mask;
+          dest = Dest::None;
+          break;
+        case TESS_AMP_CVT_ROWS:
+          op = Op::AmpRows;
           allowed = kCvtMask | kRs1Mask;
           dest = Dest::None;
           break;

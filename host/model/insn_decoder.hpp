@@ -104,6 +104,8 @@ enum class Op : uint8_t {
   AmpCvtShLo,
   AmpCvtShHi,
   AmpSeed,
+  AmpStride,
+  AmpRows,
 };
 
 /// Register file an instruction writes; X with rd = x0 is reported as None.

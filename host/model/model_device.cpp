@@ -101,12 +101,15 @@ uint64_t withHi(uint64_t v, uint32_t w) {
 constexpr unsigned kRegs = 64;  // REG_SEL: x0..x31, f0..f31, then the matrix unit's state
 
 // REG_SEL of the matrix unit's state (docs/checkpoint.md): the weights, the context's
-// accumulators, the context's generator.
+// accumulators, the context's generator, row strides and row limit.
 static_assert(TESS_REG_SEL_AMP_W == kRegs &&
               TESS_REG_SEL_AMP_ACC ==
                   TESS_REG_SEL_AMP_W + TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS &&
               TESS_REG_SEL_AMP_SR == TESS_REG_SEL_AMP_ACC + TESS_AMP_ACC_ROWS * TESS_AMP_COLS &&
-              TESS_REG_SEL_AMP_END == TESS_REG_SEL_AMP_SR + 1);
+              TESS_REG_SEL_AMP_STRIDE_S == TESS_REG_SEL_AMP_SR + 1 &&
+              TESS_REG_SEL_AMP_STRIDE_C == TESS_REG_SEL_AMP_SR + 2 &&
+              TESS_REG_SEL_AMP_ROWS == TESS_REG_SEL_AMP_SR + 3 &&
+              TESS_REG_SEL_AMP_END == TESS_REG_SEL_AMP_SR + 4);
 
 uint32_t readUnitRegister(const TileModel& tile, unsigned ctx, unsigned sel) {
   if (sel < TESS_REG_SEL_AMP_ACC) {
@@ -118,7 +121,16 @@ uint32_t readUnitRegister(const TileModel& tile, unsigned ctx, unsigned sel) {
     const unsigned i = sel - TESS_REG_SEL_AMP_ACC;
     return tile.accumulator(ctx, i / TESS_AMP_COLS, i % TESS_AMP_COLS);
   }
-  return tile.srState(ctx);
+  switch (sel) {
+    case TESS_REG_SEL_AMP_SR:
+      return tile.srState(ctx);
+    case TESS_REG_SEL_AMP_STRIDE_S:
+      return tile.strideS(ctx);
+    case TESS_REG_SEL_AMP_STRIDE_C:
+      return tile.strideC(ctx);
+    default:
+      return tile.rowLimit(ctx);
+  }
 }
 
 void writeUnitRegister(TileModel& tile, unsigned ctx, unsigned sel, uint32_t v) {
@@ -129,8 +141,14 @@ void writeUnitRegister(TileModel& tile, unsigned ctx, unsigned sel, uint32_t v) 
   } else if (sel < TESS_REG_SEL_AMP_SR) {
     const unsigned i = sel - TESS_REG_SEL_AMP_ACC;
     tile.setAccumulator(ctx, i / TESS_AMP_COLS, i % TESS_AMP_COLS, v);
-  } else {
+  } else if (sel == TESS_REG_SEL_AMP_SR) {
     tile.setSrState(ctx, v);
+  } else if (sel == TESS_REG_SEL_AMP_STRIDE_S) {
+    tile.setStrideS(ctx, v);
+  } else if (sel == TESS_REG_SEL_AMP_STRIDE_C) {
+    tile.setStrideC(ctx, v);
+  } else {
+    tile.setRowLimit(ctx, v);
   }
 }
 

@@ -120,6 +120,7 @@ void TileModel::reset() {
   ampWeights_ = {};
   ampAcc_ = {};
   ampSr_.fill(TESS_AMP_SR_SEED0);
+  ampCfg_ = {};
   cycles_ = 0;
   state_ = TileState::Running;
   exitCode_ = 0;
@@ -157,6 +158,7 @@ void TileModel::checkpoint() {
   saved_.ampWeights = ampWeights_;
   saved_.ampAcc = ampAcc_;
   saved_.ampSr = ampSr_;
+  saved_.ampCfg = ampCfg_;
   saved_.runArg = runArg_;
   saved_.cycles = cycles_;
   saved_.state = state_;
@@ -186,6 +188,7 @@ void TileModel::rollback() {
   ampWeights_ = saved_.ampWeights;
   ampAcc_ = saved_.ampAcc;
   ampSr_ = saved_.ampSr;
+  ampCfg_ = saved_.ampCfg;
   runArg_ = saved_.runArg;
   cycles_ = saved_.cycles;
   state_ = saved_.state;
@@ -1045,11 +1048,19 @@ inline bool TileModel::execAmp(Issue& s) {
     ampAcc_[s.c].fill(0);
   } else if constexpr (kOp == Op::AmpRd) {
     ctx.f[d.rd] = ampAcc_[s.c][d.rm * TESS_AMP_COLS + ((d.rs3 >> 1) & 3)];
+  } else if constexpr (kOp == Op::AmpStride) {
+    ampCfg_[s.c].strideS = s.a;
+    ampCfg_[s.c].strideC = s.b;
+  } else if constexpr (kOp == Op::AmpRows) {
+    ampCfg_[s.c].rows = s.a < TESS_AMP_ACC_ROWS ? s.a : TESS_AMP_ACC_ROWS;
   } else if constexpr (kOp == Op::AmpCvtHs || kOp == Op::AmpCvtHsSr || kOp == Op::AmpCvtShLo ||
                        kOp == Op::AmpCvtShHi || kOp == Op::AmpSeed) {
     ampConvert(kOp, s.c, ctx, d, s.a, s.b);
   } else {
-    if (!ampAccess(kOp, s.c, s.cycle, d, s.addr)) return false;
+    // A row at or past the context's limit is skipped: no access, no trap, no change but rd.
+    if ((kOp == Op::AmpLw || d.rm < ampCfg_[s.c].rows) &&
+        !ampAccess(kOp, s.c, s.cycle, d, ampAddress(kOp, s.c, d, s.addr)))
+      return false;
     ctx.x[d.rd] = s.addr + TESS_AMP_STEP_BYTES;  // the post-increment; x0 is restored later
   }
   return true;
@@ -1079,6 +1090,13 @@ void TileModel::ampConvert(Op op, unsigned c, Context& ctx, const DecodedInsn& d
       ampSr_[c] = a ? a : TESS_AMP_SR_SEED0;
       break;
   }
+}
+
+uint32_t TileModel::ampAddress(Op op, unsigned c, const DecodedInsn& d, uint32_t rs1) const {
+  if (op == Op::AmpLw) return rs1;
+  const uint32_t stride =
+      op == Op::AmpS || op == Op::AmpH ? ampCfg_[c].strideS : ampCfg_[c].strideC;
+  return rs1 + d.rm * stride;  // modulo 2^32
 }
 
 bool TileModel::ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d, uint32_t addr) {
@@ -1299,6 +1317,8 @@ inline TileModel::Step TileModel::issue(unsigned c, uint64_t cycle) {
       TESS_ISSUE(execAmp, AmpCvtShLo)
       TESS_ISSUE(execAmp, AmpCvtShHi)
       TESS_ISSUE(execAmp, AmpSeed)
+      TESS_ISSUE(execAmp, AmpStride)
+      TESS_ISSUE(execAmp, AmpRows)
 #undef TESS_ISSUE
   }
 
@@ -1337,7 +1357,7 @@ JitStop TileModel::jitStopAt(unsigned c) const {
   uint32_t word;
   std::memcpy(&word, mem_.data() + ctx.pc, 4);
   const DecodedInsn d = decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
-  if (d.op >= Op::AmpLw && d.op <= Op::AmpSeed) return JitStop::Amp;
+  if (d.op >= Op::AmpLw && d.op <= Op::AmpRows) return JitStop::Amp;
   if (d.op >= Op::Csrrw && d.op <= Op::Csrrci) return JitStop::Csr;
   if (d.longOp) return JitStop::LongOp;
   unsigned size = 0;
@@ -1595,7 +1615,7 @@ bool windowStepsFp(const DecodedInsn& d, uint8_t frm) {
 
 // The matrix unit's instructions (all of one round, docs/tile.md "Matrix unit: Timing").
 bool isAmp(Op op) {
-  return op >= Op::AmpLw && op <= Op::AmpSeed;
+  return op >= Op::AmpLw && op <= Op::AmpRows;
 }
 
 // The CSR instructions: every CSR reads from its own context's state (fflags, frm, instret), the
@@ -1881,10 +1901,13 @@ bool TileModel::jitStepStop() {
 bool TileModel::jitWindowAmp(unsigned c, uint64_t t, const DecodedInsn& d) {
   constexpr uint32_t kStep = TESS_AMP_STEP_BYTES;
   const Context& ctx = ctx_[c];
-  const bool access = d.op == Op::AmpLw || d.op == Op::AmpS || d.op == Op::AmpLa ||
-                      d.op == Op::AmpSa || d.op == Op::AmpH;
-  const bool store = d.op == Op::AmpSa;
-  const uint32_t addr = ctx.x[d.rs1];  // imm is 0
+  // A row at or past the context's limit accesses nothing (AMP.LW's row is a weight row).
+  const bool access =
+      d.op == Op::AmpLw ||
+      ((d.op == Op::AmpS || d.op == Op::AmpLa || d.op == Op::AmpSa || d.op == Op::AmpH) &&
+       d.rm < ampCfg_[c].rows);
+  const bool store = access && d.op == Op::AmpSa;
+  const uint32_t addr = access ? ampAddress(d.op, c, d, ctx.x[d.rs1]) : 0;
   if (access) {
     // A trap (misaligned, outside SRAM) is the interpreter's.
     if (addr % kStep != 0 || config_.memBytes < kStep || addr > config_.memBytes - kStep)
@@ -1905,6 +1928,7 @@ bool TileModel::jitWindowAmp(unsigned c, uint64_t t, const DecodedInsn& d) {
     jitSavedWeights_ = ampWeights_;
     jitSavedAcc_ = ampAcc_;
     jitSavedSr_ = ampSr_;
+    jitSavedCfg_ = ampCfg_;
     jitAmpSaved_ = true;
   }
   if (store) {
@@ -1926,10 +1950,12 @@ void TileModel::jitAmpUndo(unsigned c) {
     ampWeights_ = jitSavedWeights_;
     ampAcc_ = jitSavedAcc_;
     ampSr_ = jitSavedSr_;
+    ampCfg_ = jitSavedCfg_;
     return;
   }
   ampAcc_[c] = jitSavedAcc_[c];
   ampSr_[c] = jitSavedSr_[c];
+  ampCfg_[c] = jitSavedCfg_[c];
   // A bank c wrote in this window: no other context touched it (else a conflict).
   constexpr uint32_t kBankWords = TESS_AMP_ROWS * TESS_AMP_COLS;
   for (uint32_t b = 0; b < TESS_AMP_BANKS; ++b) {

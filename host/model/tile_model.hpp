@@ -149,6 +149,11 @@ class alignas(64) TileModel {
   }
   /// The stochastic-rounding generator state of a context.
   uint32_t srState(unsigned ctx) const { return ampSr_[ctx]; }
+  /// A context's row strides (AMP.STRIDE: of AMP.S/AMP.H inputs, of AMP.LA/AMP.SA) and row limit
+  /// (AMP.ROWS).
+  uint32_t strideS(unsigned ctx) const { return ampCfg_[ctx].strideS; }
+  uint32_t strideC(unsigned ctx) const { return ampCfg_[ctx].strideC; }
+  uint32_t rowLimit(unsigned ctx) const { return ampCfg_[ctx].rows; }
   /// fcsr of a context (frm << 5 | fflags).
   uint32_t fcsr(unsigned ctx) const { return ctx_[ctx].frm << 5 | ctx_[ctx].fflags; }
 
@@ -171,6 +176,12 @@ class alignas(64) TileModel {
   }
   /// Set a context's stochastic-rounding generator state; 0 gives AMP_SR_SEED0, as AMP.SEED.
   void setSrState(unsigned ctx, uint32_t v) { ampSr_[ctx] = v != 0 ? v : TESS_AMP_SR_SEED0; }
+  /// Set a context's row strides and row limit (the limit stored as AMP.ROWS stores it).
+  void setStrideS(unsigned ctx, uint32_t v) { ampCfg_[ctx].strideS = v; }
+  void setStrideC(unsigned ctx, uint32_t v) { ampCfg_[ctx].strideC = v; }
+  void setRowLimit(unsigned ctx, uint32_t v) {
+    ampCfg_[ctx].rows = v < TESS_AMP_ACC_ROWS ? v : TESS_AMP_ACC_ROWS;
+  }
   /// Set a context's fcsr (bits above 7 are dropped, as by a CSR write).
   void setFcsr(unsigned ctx, uint32_t v) {
     ctx_[ctx].fflags = v & 0x1f;
@@ -254,6 +265,14 @@ class alignas(64) TileModel {
   };
   // Matrix-unit accumulators acc[r][j] of one context, row-major (docs/tile.md, "Matrix unit").
   using AmpAccumulators = std::array<uint32_t, TESS_AMP_ACC_ROWS * TESS_AMP_COLS>;
+  // A context's row addressing of the unit (docs/tile.md, "Row strides and the row limit"): the
+  // row r of AMP.S/AMP.H reads rs1 + r strideS, of AMP.LA/AMP.SA rs1 + r strideC; rows at or past
+  // `rows` are skipped. The reset values address rs1 for every row and skip none.
+  struct AmpConfig {
+    uint32_t strideS = 0;
+    uint32_t strideC = 0;
+    uint32_t rows = TESS_AMP_ACC_ROWS;
+  };
   // Matrix-unit weights W[b][k][j] of the tile.
   using AmpWeights = std::array<uint32_t, TESS_AMP_BANKS * TESS_AMP_ROWS * TESS_AMP_COLS>;
 
@@ -283,6 +302,7 @@ class alignas(64) TileModel {
     AmpWeights ampWeights{};
     std::array<AmpAccumulators, kMaxContexts> ampAcc{};
     std::array<uint32_t, kMaxContexts> ampSr{};
+    std::array<AmpConfig, kMaxContexts> ampCfg{};
     uint32_t runArg = 0;
     uint64_t cycles = 0;
     TileState state = TileState::Running;
@@ -383,6 +403,9 @@ class alignas(64) TileModel {
   [[gnu::always_inline]] bool execAmp(Issue& s);
   [[gnu::noinline]] bool ampAccess(Op op, unsigned c, uint64_t cycle, const DecodedInsn& d,
                                    uint32_t addr);
+  // The address of a unit access: x[rs1], plus the row times the context's stride for a row of
+  // inputs (AMP.S, AMP.H) or accumulators (AMP.LA, AMP.SA).
+  uint32_t ampAddress(Op op, unsigned c, const DecodedInsn& d, uint32_t rs1) const;
   [[gnu::noinline]] void ampConvert(Op op, unsigned c, Context& ctx, const DecodedInsn& d,
                                     uint32_t a, uint32_t b);
   [[gnu::cold]] bool accessFault(const Issue& s, uint32_t cause);
@@ -476,11 +499,13 @@ class alignas(64) TileModel {
   AmpWeights jitSavedWeights_{};
   std::array<AmpAccumulators, kMaxContexts> jitSavedAcc_{};
   std::array<uint32_t, kMaxContexts> jitSavedSr_{};
+  std::array<AmpConfig, kMaxContexts> jitSavedCfg_{};
   // The matrix unit's state, last: away from the fields every instruction touches.
   AmpWeights ampWeights_{};
   std::array<AmpAccumulators, kMaxContexts> ampAcc_{};
   // Each context's stochastic-rounding generator state (xorshift32, never 0).
   std::array<uint32_t, kMaxContexts> ampSr_{};
+  std::array<AmpConfig, kMaxContexts> ampCfg_{};
 };
 
 }  // namespace tessera::model

@@ -51,7 +51,7 @@ inline size_t runCvtBatchOn(Device& dev, const std::vector<AmpCvtOperands>& sets
   return runBatchOn(dev, AmpCvtBatch(static_cast<uint32_t>(sets.size()), seed), sets);
 }
 
-/// `total` random sets in batches, every bank, row and column in turn.
+/// `total` random sets in batches, every bank, row (all eight) and column in turn.
 inline size_t sweepOn(Device& dev, size_t total, uint64_t seed,
                       AmpPrecision p = AmpPrecision::Fp32) {
   std::mt19937_64 rng(seed);
@@ -62,8 +62,8 @@ inline size_t sweepOn(Device& dev, size_t total, uint64_t seed,
     const std::vector<AmpOperands> sets =
         p == AmpPrecision::Fp16 ? randomAmpHOperands(rng, n) : randomAmpOperands(rng, n);
     bad += runAmpBatchOn(dev, sets, static_cast<unsigned>(batch % 2),
-                         static_cast<unsigned>(batch / 2 % 4), static_cast<unsigned>(batch / 8 % 4),
-                         p);
+                         static_cast<unsigned>(batch / 2 % TESS_AMP_ACC_ROWS),
+                         static_cast<unsigned>(batch / 8 % 4), p);
   }
   return bad;
 }

@@ -33,7 +33,9 @@ TEST_P(AmpDeviceTest, DirectedSpecialValuesMatchTheReference) {
     sets.push_back(c.o);
   }
   for (unsigned b = 0; b < 2; ++b) {
-    for (unsigned r = 0; r < 4; ++r) EXPECT_EQ(runAmpBatchOn(*opened.device, sets, b, r, r), 0u);
+    for (unsigned r = 0; r < TESS_AMP_ACC_ROWS; ++r) {
+      EXPECT_EQ(runAmpBatchOn(*opened.device, sets, b, r, r % 4), 0u);
+    }
   }
 }
 
@@ -50,8 +52,8 @@ TEST_P(AmpDeviceTest, Fp16DirectedSpecialValuesMatchTheReference) {
     sets.push_back(c.o);
   }
   for (unsigned b = 0; b < 2; ++b) {
-    for (unsigned r = 0; r < 4; ++r) {
-      EXPECT_EQ(runAmpBatchOn(*opened.device, sets, b, r, r, AmpPrecision::Fp16), 0u);
+    for (unsigned r = 0; r < TESS_AMP_ACC_ROWS; ++r) {
+      EXPECT_EQ(runAmpBatchOn(*opened.device, sets, b, r, r % 4, AmpPrecision::Fp16), 0u);
     }
   }
 }

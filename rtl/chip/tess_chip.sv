@@ -144,7 +144,7 @@ module tess_chip #(
   logic                sync_break_d;
   logic [Tw-1:0]       tile_sel_d;
   logic [2:0]          ctx_sel_q, ctx_sel_d;
-  logic [6:0]          reg_sel_q, reg_sel_d;
+  logic [7:0]          reg_sel_q, reg_sel_d;
 
   // Per-tile signals, tile t at [W*t +: W].
   logic [NumTiles-1:0]    arrive, arrived, halt_now, halting, halted, exited, trap_now, xerr;
@@ -448,7 +448,7 @@ module tess_chip #(
         12'(tess_params_pkg::CR_SYNC_BREAK): sync_break_d = ctl_wdata_i[0];
         12'(tess_params_pkg::CR_TILE_SEL):   tile_sel_d   = Tw'(ctl_wdata_i);
         12'(tess_params_pkg::CR_CTX_SEL):    ctx_sel_d    = ctl_wdata_i[2:0];
-        12'(tess_params_pkg::CR_REG_SEL):    reg_sel_d    = ctl_wdata_i[6:0];
+        12'(tess_params_pkg::CR_REG_SEL):    reg_sel_d    = ctl_wdata_i[7:0];
         12'(tess_params_pkg::CR_T_ENABLE): begin
           for (int t = 0; t < NumTiles; t++) begin
             if (32'(tile_sel_q) == 32'(t)) begin

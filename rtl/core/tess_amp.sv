@@ -5,16 +5,20 @@
 // data and AMP.RD's fd; M1 (c+3), with the 128-bit load data of SRAM port B, writes the state:
 // AMP.LW a weight row, AMP.LA an accumulator row, AMP.S an accumulator row with the four FMA chains
 // (fma_rne of tess_fpu_fma.svh, the FPU's arithmetic, four deep, without registers), AMP.SA with C
-// clears its row, AMP.CLR the context's four rows. A context has one instruction in flight, so its
+// clears its row, AMP.CLR the context's eight rows; a skipped row (row_skip_o) changes nothing. A context has one instruction in flight, so its
 // next instruction (c+6) sees every effect; weights are written and read in M1 only, so an AMP.S
 // sees exactly the AMP.LW words issued before it, whatever context issued them.
 // Simulators compute the chains inside the M1 statement of an AMP.S, so they evaluate them only
 // for an AMP.S; synthesis (SYNTHESIS) builds them from 16 tess_amp_fma. On an FPGA they are one
 // combinational path of four FMAs (docs/decisions.md, "Matrix unit in the RTL").
+// Row addressing (docs/tile.md, "Row strides and the row limit"): per context two strides and a
+// row limit, set by AMP.STRIDE and AMP.ROWS at the end of EX; in EX the unit gives the core the
+// row's offset from rs1 (row_off_o) and whether the row is skipped (row_skip_o: no access, no
+// trap, no state change; the core still writes rd).
 // Checkpoint state (docs/checkpoint.md, REG_SEL_AMP_*): while the core is held the host reads
-// any weight, accumulator or generator word combinationally (hs_idx_i = REG_SEL - 64) and writes
-// one at the clock edge, through the same one write per cycle of each array (a unit instruction
-// writes only while the core advances, the host only while it is held).
+// any weight, accumulator, generator or row-addressing word combinationally (hs_idx_i = REG_SEL -
+// 64) and writes one at the clock edge, through the same one write per cycle of each array (a
+// unit instruction writes only while the core advances, the host only while it is held).
 `include "tess_core_types.svh"
 
 module tess_amp #(
@@ -32,12 +36,14 @@ module tess_amp #(
   input  logic [31:0]    rs2_i,
   output logic [127:0]   sa_data_o,     // AMP.SA: the accumulator row, as the store's 16 bytes
   output logic [31:0]    rd_value_o,    // AMP.RD: acc[r][j]; a conversion's x or f result
+  output logic [31:0]    row_off_o,     // an access's address less rs1: r * the row's stride
+  output logic           row_skip_o,    // AMP.S/H/LA/SA of a row at or past the context's limit
   // M1: SRAM port B's 128-bit read data, one cycle after EX's request
   input  logic [127:0]   rdata_i,
   // checkpoint state while the core is held: REG_SEL - REG_SEL_AMP_W, of context hs_ctx_i
   input  logic           hs_we_i,
   input  logic [2:0]     hs_ctx_i,
-  input  logic [5:0]     hs_idx_i,
+  input  logic [6:0]     hs_idx_i,
   input  logic [31:0]    hs_wdata_i,
   output logic [31:0]    hs_rdata_o
 );
@@ -59,15 +65,17 @@ module tess_amp #(
   localparam logic [2:0] CvtShLo = 3'(tess_params_pkg::AMP_CVT_SH_LO);
   localparam logic [2:0] CvtShHi = 3'(tess_params_pkg::AMP_CVT_SH_HI);
   localparam logic [2:0] CvtSeed = 3'(tess_params_pkg::AMP_CVT_SEED);
+  localparam logic [2:0] CvtStride = 3'(tess_params_pkg::AMP_CVT_STRIDE);
+  localparam logic [2:0] CvtRows   = 3'(tess_params_pkg::AMP_CVT_ROWS);
   localparam logic [31:0] SrSeed0 = 32'(tess_params_pkg::AMP_SR_SEED0);
   localparam logic [2:0] OpLa  = 3'(tess_params_pkg::AMP_F3_LA);
   localparam logic [2:0] OpSa  = 3'(tess_params_pkg::AMP_F3_SA);
   localparam logic [2:0] OpClr = 3'(tess_params_pkg::AMP_F3_CLR);
 
 `ifndef __ICARUS__
-  if ((Cols != 4) || (Rows != 4) || (AccRows != 4) || (Banks != 2) ||
+  if ((Cols != 4) || (Rows != 4) || (AccRows != 8) || (Banks != 2) ||
       (tess_params_pkg::AMP_STEP_BYTES != 16)) begin : g_shape_error
-    $error("tess_amp: the unit's shape (rtl/params.json AMP_*) must be 2 banks of 4x4, 4 rows");
+    $error("tess_amp: the unit's shape (rtl/params.json AMP_*) must be 2 banks of 4x4, 8 rows");
   end
 `endif
 
@@ -89,16 +97,33 @@ module tess_amp #(
   logic [2**WIdxBits-1:0]   w_valid_q;
 
   // EX: the fields of the instruction (docs/tile.md, "Encoding").
-  logic [1:0] ex_row, ex_col;
+  logic [2:0] ex_row;  // r: an accumulator row, or (AMP.LW) a weight row 0..3
+  logic [1:0] ex_col;
   logic       ex_bank, ex_clear;
   logic [2:0] ex_cvt;
-  assign ex_row   = insn_i[tess_params_pkg::AMP_ROW_LSB +: 2];
+  assign ex_row   = {insn_i[tess_params_pkg::AMP_ROW_HI_BIT],
+                     insn_i[tess_params_pkg::AMP_ROW_LSB +: 2]};
   assign ex_col   = insn_i[tess_params_pkg::AMP_COL_LSB +: 2];
   assign ex_bank  = insn_i[tess_params_pkg::AMP_BANK_BIT];
   assign ex_clear = insn_i[tess_params_pkg::AMP_CLEAR_BIT];
   assign ex_cvt   = insn_i[tess_params_pkg::AMP_CVT_LSB +: 3];
-  logic [25:0] unused_insn;  // bit 31, rs2, rs1, funct3, rd, opcode: decoded elsewhere
-  assign unused_insn = {insn_i[31], insn_i[24:0]};
+  logic [24:0] unused_insn;  // rs2, rs1, funct3, rd, opcode: decoded elsewhere
+  assign unused_insn = insn_i[24:0];
+
+  // Row addressing, per context (reset: strides 0, limit AccRows: every row at rs1, none skipped).
+  localparam int LimitBits = $clog2(AccRows + 1);
+  logic [32*Contexts-1:0]        stride_s_q, stride_c_q;
+  logic [LimitBits*Contexts-1:0] limit_q;
+  logic [31:0]                   ex_stride;
+  logic                          ex_row_op;  // AMP.S, AMP.H, AMP.LA, AMP.SA: a row of the context
+  assign ex_row_op  = (op_i == OpS) || (op_i == OpH) || (op_i == OpLa) || (op_i == OpSa);
+  assign ex_stride  = ((op_i == OpS) || (op_i == OpH)) ? stride_s_q[32*ctx_i +: 32]
+                                                      : stride_c_q[32*ctx_i +: 32];
+  // r * stride, r < 8: three shifted copies.
+  assign row_off_o  = !ex_row_op ? '0 :
+                      ((ex_row[0] ? ex_stride : '0) + (ex_row[1] ? ex_stride << 1 : '0) +
+                       (ex_row[2] ? ex_stride << 2 : '0));
+  assign row_skip_o = ex_row_op && (32'(ex_row) >= 32'(limit_q[LimitBits*ctx_i +: LimitBits]));
 
   // ctx_i < Contexts whenever the core issues (it names a context of this tile).
   logic [AccIdxBits-1:0] ex_acc_idx;
@@ -108,11 +133,16 @@ module tess_amp #(
   assign sa_data_o  = ex_acc_row;
 
   // Host access (checkpoint state): hs_idx_i 0..31 the weight W[b][k][j] at 16b + 4k + j (the
-  // tile's, whatever the context), 32..47 acc[r][j] of context hs_ctx_i at 32 + 4r + j, 48 that
-  // context's generator (REG_SEL_AMP_W/ACC/SR less 64; the chip refuses REG_SEL past them).
+  // tile's, whatever the context), 32..63 acc[r][j] of context hs_ctx_i at 32 + 4r + j, 64 that
+  // context's generator, 65 and 66 its strides, 67 its row limit (REG_SEL_AMP_* less 64; the
+  // chip refuses REG_SEL past them).
   localparam int HsAcc = tess_params_pkg::REG_SEL_AMP_ACC - tess_params_pkg::REG_SEL_AMP_W;
   localparam int HsSr  = tess_params_pkg::REG_SEL_AMP_SR - tess_params_pkg::REG_SEL_AMP_W;
+  localparam int HsStrideS = tess_params_pkg::REG_SEL_AMP_STRIDE_S - tess_params_pkg::REG_SEL_AMP_W;
+  localparam int HsStrideC = tess_params_pkg::REG_SEL_AMP_STRIDE_C - tess_params_pkg::REG_SEL_AMP_W;
+  localparam int HsRows    = tess_params_pkg::REG_SEL_AMP_ROWS - tess_params_pkg::REG_SEL_AMP_W;
   logic                  hs_w_sel, hs_acc_sel, hs_sr_sel, hs_w_we, hs_acc_we, hs_sr_we;
+  logic                  hs_ss_sel, hs_sc_sel, hs_rows_sel;
   logic [1:0]            hs_col;
   logic [WIdxBits-1:0]   hs_w_idx;
   logic [AccIdxBits-1:0] hs_acc_idx;
@@ -120,9 +150,12 @@ module tess_amp #(
   assign hs_w_sel   = 32'(hs_idx_i) < HsAcc;
   assign hs_acc_sel = !hs_w_sel && (32'(hs_idx_i) < HsSr);
   assign hs_sr_sel  = 32'(hs_idx_i) == HsSr;
+  assign hs_ss_sel  = 32'(hs_idx_i) == HsStrideS;
+  assign hs_sc_sel  = 32'(hs_idx_i) == HsStrideC;
+  assign hs_rows_sel = 32'(hs_idx_i) == HsRows;
   assign hs_col     = hs_idx_i[1:0];
   assign hs_w_idx   = WIdxBits'(hs_idx_i[4:2]);
-  assign hs_acc_idx = AccIdxBits'(32'(hs_ctx_i) * AccRows + 32'(hs_idx_i[3:2]));
+  assign hs_acc_idx = AccIdxBits'(32'(hs_ctx_i) * AccRows + 32'(hs_idx_i[4:2]));
   assign hs_w_we    = hs_we_i && hs_w_sel;
   assign hs_acc_we  = hs_we_i && hs_acc_sel;
   assign hs_sr_we   = hs_we_i && hs_sr_sel;
@@ -143,6 +176,12 @@ module tess_amp #(
         hs_rdata_o = hs_acc_row[32*hs_col +: 32];
       end else if (hs_sr_sel) begin
         hs_rdata_o = sr_q[32*hs_ctx_i +: 32];
+      end else if (hs_ss_sel) begin
+        hs_rdata_o = stride_s_q[32*hs_ctx_i +: 32];
+      end else if (hs_sc_sel) begin
+        hs_rdata_o = stride_c_q[32*hs_ctx_i +: 32];
+      end else if (hs_rows_sel) begin
+        hs_rdata_o = 32'(limit_q[LimitBits*hs_ctx_i +: LimitBits]);
       end
     end
   end
@@ -194,6 +233,42 @@ module tess_amp #(
     end
   end
 
+  // AMP.STRIDE and AMP.ROWS at the end of EX (the context's next instruction sees them), or the
+  // host's write while held. A limit above AccRows is stored as AccRows.
+  logic                 cfg_stride, cfg_rows;
+  logic [31:0]          cfg_limit_v;
+  logic [LimitBits-1:0] cfg_limit;
+  assign cfg_stride  = commit_i && (op_i == OpCvt) && (ex_cvt == CvtStride);
+  assign cfg_rows    = commit_i && (op_i == OpCvt) && (ex_cvt == CvtRows);
+  assign cfg_limit_v = hs_we_i ? hs_wdata_i : rs1_i;
+  assign cfg_limit   = (cfg_limit_v > 32'(AccRows)) ? LimitBits'(AccRows)
+                                                     : LimitBits'(cfg_limit_v);
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      stride_s_q <= '0;
+      stride_c_q <= '0;
+      limit_q    <= {Contexts{LimitBits'(AccRows)}};
+    end else begin
+      if (cfg_stride) begin
+        stride_s_q[32*ctx_i +: 32] <= rs1_i;
+        stride_c_q[32*ctx_i +: 32] <= rs2_i;
+      end
+      if (cfg_rows) begin
+        limit_q[LimitBits*ctx_i +: LimitBits] <= cfg_limit;
+      end
+      if (hs_we_i && hs_ss_sel) begin
+        stride_s_q[32*hs_ctx_i +: 32] <= hs_wdata_i;
+      end
+      if (hs_we_i && hs_sc_sel) begin
+        stride_c_q[32*hs_ctx_i +: 32] <= hs_wdata_i;
+      end
+      if (hs_we_i && hs_rows_sel) begin
+        limit_q[LimitBits*hs_ctx_i +: LimitBits] <= cfg_limit;
+      end
+    end
+  end
+
   // EX -> M1: what the instruction does to the state.
   logic                  m1_valid_q;
   logic [2:0]            m1_op_q;
@@ -213,12 +288,12 @@ module tess_amp #(
       m1_w_idx_q    <= '0;
       m1_w_base_q   <= '0;
     end else if (advance_i) begin
-      m1_valid_q    <= commit_i;
+      m1_valid_q    <= commit_i && !row_skip_o;
       m1_op_q       <= op_i;
       m1_clear_q    <= ex_clear;
       m1_acc_idx_q  <= ex_acc_idx;
       m1_ctx_base_q <= AccIdxBits'(32'(ctx_i) * AccRows);
-      m1_w_idx_q    <= WIdxBits'(32'(ex_bank) * Rows + 32'(ex_row));
+      m1_w_idx_q    <= WIdxBits'(32'(ex_bank) * Rows + 32'(ex_row[1:0]));
       m1_w_base_q   <= WIdxBits'(32'(ex_bank) * Rows);
     end
   end

@@ -107,7 +107,7 @@ module tess_core #(
   input  logic                      hs_we_i,
   input  logic [3:0]                hs_sel_i,
   input  logic [2:0]                hs_ctx_i,
-  input  logic [6:0]                hs_reg_i,
+  input  logic [7:0]                hs_reg_i,
   input  logic [31:0]               hs_wdata_i,
   output logic [31:0]               hs_rdata_o
 );
@@ -151,7 +151,7 @@ module tess_core #(
   // REG_SEL 64 and up (REG_SEL_AMP_*) is the matrix unit's state, not a register file's; the
   // chip refuses those values without the unit.
   logic hs_amp;
-  assign hs_amp = hs_reg_i[6];
+  assign hs_amp = hs_reg_i[7:6] != 2'b00;
 
   // IF: context state, issue, counters, halt
   logic                   id_valid, id_exc;
@@ -183,6 +183,8 @@ module tess_core #(
   logic [7:0]             hs_fcsr;
   logic [127:0]           amp_sa_data;
   logic [31:0]            amp_rd_value;
+  logic [31:0]            amp_row_off;
+  logic                   amp_row_skip;
   logic [31:0]            hs_amp_rdata;
   // FP units
   logic [36:0]            fpu_q_out, ds_q_out;
@@ -370,6 +372,8 @@ module tess_core #(
     .dmem_wide_wdata_o (dmem_wide_wdata_o),
     .amp_sa_data_i     (amp_sa_data),
     .amp_rd_value_i    (amp_rd_value),
+    .amp_row_off_i     (amp_row_off),
+    .amp_row_skip_i    (amp_row_skip),
     .console_valid_o (console_valid_o),
     .console_byte_o  (console_byte_o),
     .flags_we_i      (wb_flags_we),
@@ -433,10 +437,12 @@ module tess_core #(
       .rs2_i      (ex_rs2),
       .sa_data_o  (amp_sa_data),
       .rd_value_o (amp_rd_value),
+      .row_off_o  (amp_row_off),
+      .row_skip_o (amp_row_skip),
       .rdata_i    (dmem_wide_rdata_i),
       .hs_we_i    (hs_we && hs_amp && (hs_sel_i == tess_core_pkg::HS_REG)),
       .hs_ctx_i   (hs_ctx_i),
-      .hs_idx_i   (hs_reg_i[5:0]),
+      .hs_idx_i   (7'(hs_reg_i - 8'(tess_params_pkg::REG_SEL_AMP_W))),
       .hs_wdata_i (hs_wdata_i),
       .hs_rdata_o (hs_amp_rdata)
     );
@@ -445,6 +451,8 @@ module tess_core #(
     assign unused_amp   = {dmem_wide_rdata_i, ex_dec.amp, ex_dec.amp_op};
     assign amp_sa_data  = '0;
     assign amp_rd_value = '0;
+    assign amp_row_off  = '0;
+    assign amp_row_skip = 1'b0;
     assign hs_amp_rdata = '0;
   end
 

@@ -78,6 +78,10 @@ module tess_core_ex #(
   // the matrix unit (tess_amp, MatrixUnit): AMP.SA's store data, AMP.RD's or a conversion's value
   input  logic [127:0]           amp_sa_data_i,
   input  logic [31:0]            amp_rd_value_i,
+  // its row addressing: the access's offset from rs1, and a row past the context's limit (no
+  // access, no trap)
+  input  logic [31:0]            amp_row_off_i,
+  input  logic                   amp_row_skip_i,
   output logic                   console_valid_o,
   output logic [7:0]             console_byte_o,
   // FP flags and retirement from WB (tess_core_wb), for the CSRs
@@ -138,8 +142,9 @@ module tess_core_ex #(
   // The FP controls go to tess_core_fp from the ID/EX registers directly.
   logic [8:0] unused_fp_ctl;
   assign unused_fp_ctl = {dec.fpu_op, dec.rm, dec.fpu_a_int};
-  // A unit instruction (MatrixUnit) accesses 16 bytes at rs1 (imm is its post-increment, 16),
-  // aligned, in SRAM only: an address in the MMIO page is an access fault (docs/tile.md).
+  // A unit instruction (MatrixUnit) accesses 16 bytes at rs1 + its row's offset (imm is its
+  // post-increment, 16), aligned, in SRAM only: an address in the MMIO page is an access fault
+  // (docs/tile.md); a skipped row accesses nothing.
   logic amp_access;
   assign amp_access = MatrixUnit && dec.amp;
   assign last_pass_o  = !HasLongOps || !dec.long_op ||
@@ -203,8 +208,8 @@ module tess_core_ex #(
   assign target_misaligned = jump_o && (target_o[1:0] != 2'b00);
 
   // Address generation and access checks (docs/tile.md, "Tile memory map").
-  assign mem_access = dec.load || dec.store;
-  assign mem_addr   = amp_access ? rs1_i : rs1_i + dec.imm;
+  assign mem_access = (dec.load || dec.store) && !(amp_access && amp_row_skip_i);
+  assign mem_addr   = amp_access ? rs1_i + amp_row_off_i : rs1_i + dec.imm;
   always_comb begin
     unique case (dec.mem_size)
       tess_core_pkg::MEM_H:   mem_misaligned = mem_addr[0];

@@ -41,7 +41,8 @@ module tess_decoder #(
   logic [31:0] amp_allowed;  // the fields a unit instruction may set (docs/tile.md, "Encoding")
 
   // Fields of a unit instruction, placed by rtl/params.json.
-  localparam logic [31:0] AmpRow   = 32'h3 << tess_params_pkg::AMP_ROW_LSB;
+  localparam logic [31:0] AmpWRow  = 32'h3 << tess_params_pkg::AMP_ROW_LSB;  // AMP.LW: 0..3
+  localparam logic [31:0] AmpRow   = AmpWRow | (32'h1 << tess_params_pkg::AMP_ROW_HI_BIT);
   localparam logic [31:0] AmpBank  = 32'h1 << tess_params_pkg::AMP_BANK_BIT;
   localparam logic [31:0] AmpCol   = 32'h3 << tess_params_pkg::AMP_COL_LSB;
   localparam logic [31:0] AmpClear = 32'h1 << tess_params_pkg::AMP_CLEAR_BIT;
@@ -341,16 +342,20 @@ module tess_decoder #(
     if (!HasMulDiv && (opcode == tess_core_pkg::OPC_OP) && (funct7 == 7'b0000001)) begin
       dec_o.illegal = 1'b1;
     end
-    // Custom-0: the matrix unit. The 16-byte accesses are loads and stores at rs1 (tess_core_ex
-    // checks them as such) whose x result is rs1 + 16 from the ALU; AMP.RD writes fd.
+    // Custom-0: the matrix unit. The 16-byte accesses are loads and stores at rs1 plus the row's
+    // offset (tess_core_ex checks them as such) whose x result is rs1 + 16 from the ALU; AMP.RD
+    // writes fd.
     if (MatrixUnit && (opcode == 7'(tess_params_pkg::AMP_OPCODE))) begin
       dec_o.illegal = 1'b0;
       dec_o.amp     = 1'b1;
       dec_o.dest    = tess_core_pkg::DEST_X;
       dec_o.imm     = 32'(tess_params_pkg::AMP_STEP_BYTES);
       unique case (funct3)
-        3'(tess_params_pkg::AMP_F3_LW), 3'(tess_params_pkg::AMP_F3_S),
-        3'(tess_params_pkg::AMP_F3_H): begin
+        3'(tess_params_pkg::AMP_F3_LW): begin
+          dec_o.load  = 1'b1;
+          amp_allowed = AmpWRow | AmpBank | AmpRd | AmpRs1;
+        end
+        3'(tess_params_pkg::AMP_F3_S), 3'(tess_params_pkg::AMP_F3_H): begin
           dec_o.load  = 1'b1;
           amp_allowed = AmpRow | AmpBank | AmpRd | AmpRs1;
         end
@@ -376,9 +381,13 @@ module tess_decoder #(
               dec_o.dest  = tess_core_pkg::DEST_F;
               amp_allowed = AmpCvt | AmpRd | AmpRs1;
             end
-            3'(tess_params_pkg::AMP_CVT_SEED): begin
+            3'(tess_params_pkg::AMP_CVT_SEED), 3'(tess_params_pkg::AMP_CVT_ROWS): begin
               dec_o.dest  = tess_core_pkg::DEST_NONE;
               amp_allowed = AmpCvt | AmpRs1;
+            end
+            3'(tess_params_pkg::AMP_CVT_STRIDE): begin
+              dec_o.dest  = tess_core_pkg::DEST_NONE;
+              amp_allowed = AmpCvt | AmpRs1 | AmpRs2;
             end
             default: dec_o.illegal = 1'b1;
           endcase

@@ -120,7 +120,7 @@ module tess_tile #(
   input  logic                      hs_we_i,
   input  logic [3:0]                hs_sel_i,
   input  logic [2:0]                hs_ctx_i,
-  input  logic [6:0]                hs_reg_i,
+  input  logic [7:0]                hs_reg_i,
   input  logic [31:0]               hs_wdata_i,
   output logic [31:0]               hs_rdata_o
 );

@@ -41,14 +41,17 @@ std::pair<size_t, size_t> part(size_t n, size_t parts, size_t p, size_t grain = 
   return {std::min(n, p * per), std::min(n, (p + 1) * per)};
 }
 
-// MatMulAmp's cycles on a tile's mb x nb x kb block (not accumulating, c row-major): its start,
-// then one lock-step stretch over blocks of 20 rows (4 for each of the five workers), each over
-// the column groups of 4 (sw/codelets/linalg/amp_matmul_rows.hpp; the rounds are
-// tessera/amp_matmul.h's, which the codelet runs).
+// MatMulAmp's cycles on a tile's mb x nb x kb block (not accumulating): its start, then one
+// lock-step stretch over row blocks of 6R - 4 rows (R for each of the five workers, R - 4 for the
+// supervisor, which loads the weights in the other rounds), each over the column groups of 4, at
+// the R that takes the fewest rounds (sw/codelets/linalg/amp_matmul_rows.hpp; the rounds are
+// tessera/amp_matmul.h's, which the codelet runs and addAmpVertices chooses R by).
 double ampCycles(size_t mb, size_t nb, size_t kb) {
+  const auto rows = static_cast<unsigned>(mb), groups = static_cast<unsigned>(nb / 4),
+             blocks = static_cast<unsigned>(kb / 4);
   return static_cast<double>(TESS_ROUND_CYCLES) *
-         tessera_amp_matmul_rounds(static_cast<unsigned>(mb), static_cast<unsigned>(nb / 4),
-                                   static_cast<unsigned>(kb / 4), 0, 0);
+         tessera_amp_matmul_rounds(rows, groups, blocks, 0,
+                                   tessera_amp_matmul_best_rows(rows, groups, blocks, 0));
 }
 
 // True when every element of t is mapped on tile.
@@ -149,15 +152,24 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
   // between runs (the supervisor clears it when its passes end).
   const Tensor sync =
       graph.addVariable(ElemType::Int32, {1}, fmt::format("{}/unit-start@{}", name, tile));
+  // The rows a worker streams (4, 6 or 8): the fewest rounds for this block. A block of k is 4
+  // floats, or 8 halves for MatMulAmpH (whose a is 2 bytes an element).
+  const size_t rows = aRows.numElements() / kb;
+  const unsigned blocks =
+      static_cast<unsigned>(kb / (aRows.elementType() == ElemType::Float16 ? 8 : 4));
+  const uint32_t rowsPerWorker = tessera_amp_matmul_best_rows(
+      static_cast<unsigned>(rows), static_cast<unsigned>(nb / 4), blocks, accumulate ? 1 : 0);
   graph.setTileMapping(sync, tile);
   for (unsigned v = 0; v < graph.target().contexts; ++v) {
     VertexRef vx = graph.addVertex(
         cs, codelet, {{"a", aRows.flatten()}, {"b", bGroups}, {"c", c}, {"sync", sync}});
     graph.setFieldValue(vx, "k", static_cast<uint32_t>(kb));
     // a's rows and c's columns, so that no context divides to find them before the meet.
-    graph.setFieldValue(vx, "rows", static_cast<uint32_t>(aRows.numElements() / kb));
+    graph.setFieldValue(vx, "rows", static_cast<uint32_t>(rows));
     graph.setFieldValue(vx, "cols", static_cast<uint32_t>(nb));
-    graph.setFieldValue(vx, "flags", (accumulate ? 4u : 0u) | (cGroups ? 8u : 0u));
+    graph.setFieldValue(vx, "flags",
+                        (accumulate ? 4u : 0u) | (cGroups ? 8u : 0u) |
+                            rowsPerWorker << TESSERA_AMP_MATMUL_ROWS_SHIFT);
     // Without accumulating c is only written (AMP.CLR, then AMP.SA), so liveness need not keep
     // the partials of a product between steps.
     if (!accumulate) graph.setFieldWriteOnly(vx, "c");

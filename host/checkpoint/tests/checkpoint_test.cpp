@@ -378,7 +378,8 @@ TEST_P(CheckpointRefusal, StateWritesOnlyAtASync) {
   EXPECT_THROW(dev->writeControl(TESS_CR_CTX_SEL, 6), Error);
   // With the matrix unit REG_SEL goes on past the registers to the unit's state.
   EXPECT_THROW(dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_END), Error);
-  EXPECT_THROW(dev->writeControl(TESS_CR_REG_SEL, 127), Error);
+  EXPECT_THROW(dev->writeControl(TESS_CR_REG_SEL, 255), Error);
+  EXPECT_THROW(dev->writeControl(TESS_CR_REG_SEL, 256 + TESS_REG_SEL_AMP_ACC), Error);
   // At a sync: accepted, and read back.
   dev->setSyncBreak(true);
   ASSERT_EQ(dev->run(kMaxCycles).reason, StopReason::SyncBreak);
@@ -422,6 +423,33 @@ TEST_P(CheckpointRefusal, StateWritesOnlyAtASync) {
   EXPECT_EQ(dev->readControl(TESS_CR_C_REG), uint32_t{TESS_AMP_SR_SEED0}) << "per context";
   dev->writeControl(TESS_CR_C_REG, 0);
   EXPECT_EQ(dev->readControl(TESS_CR_C_REG), uint32_t{TESS_AMP_SR_SEED0}) << "0 gives SEED0";
+  // The last accumulator row, the row strides and the row limit (stored as AMP.ROWS stores it).
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + 31);  // acc[7][3]
+  dev->writeControl(TESS_CR_C_REG, 0xff800000u);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0xff800000u);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_S);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0u) << "reset stride";
+  dev->writeControl(TESS_CR_C_REG, 0xfffffff0u);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0xfffffff0u);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_C);
+  dev->writeControl(TESS_CR_C_REG, 48);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 48u);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ROWS);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), uint32_t{TESS_AMP_ACC_ROWS}) << "reset limit";
+  dev->writeControl(TESS_CR_C_REG, 5);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 5u);
+  dev->writeControl(TESS_CR_C_REG, 0);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0u);
+  dev->writeControl(TESS_CR_C_REG, 1000);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), uint32_t{TESS_AMP_ACC_ROWS}) << "clamped";
+  dev->writeControl(TESS_CR_C_REG, 3);
+  dev->writeControl(TESS_CR_CTX_SEL, 4);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), uint32_t{TESS_AMP_ACC_ROWS}) << "per context";
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_C);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0u) << "per context";
+  dev->writeControl(TESS_CR_CTX_SEL, 2);
+  dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ROWS);
+  EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 3u);
   dev->writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_W + 17);
   EXPECT_EQ(dev->readControl(TESS_CR_C_REG), 0xc0490fdbu) << "weights are the tile's";
   dev->writeControl(TESS_CR_TILE_SEL, 2);
@@ -515,7 +543,7 @@ TEST(CheckpointMatrixUnit, StateIsLiveAndInTheFileAtEverySync) {
   ASSERT_EQ(ref.checkpoints.size(), 3u);
   for (size_t k = 0; k < ref.checkpoints.size(); ++k) {
     const checkpoint::Image img = checkpoint::decode(ref.checkpoints[k]);
-    EXPECT_EQ(img.info.version, 2u);
+    EXPECT_EQ(img.info.version, checkpoint::kVersion);
     EXPECT_TRUE(img.info.matrixUnit);
     for (unsigned t = 0; t < img.tiles.size(); ++t) {
       const checkpoint::TileState& ts = img.tiles[t];
@@ -528,6 +556,12 @@ TEST(CheckpointMatrixUnit, StateIsLiveAndInTheFileAtEverySync) {
             << "sync " << k << " tile " << t << " context " << c;
         EXPECT_NE(cs.srState, uint32_t{TESS_AMP_SR_SEED0})
             << "sync " << k << " tile " << t << " context " << c;
+        // Rows 4..6 computed, the row addressing set (row 7 past the limit 7).
+        EXPECT_TRUE(std::any_of(cs.accs.begin() + 16, cs.accs.end(), nonzero))
+            << "sync " << k << " tile " << t << " context " << c;
+        EXPECT_EQ(cs.strideS, 16u);
+        EXPECT_EQ(cs.strideC, 16u);
+        EXPECT_EQ(cs.rowLimit, 7u);
       }
     }
   }
@@ -560,6 +594,41 @@ TEST(CheckpointMatrixUnit, Version1FilesStillRestore) {
   EXPECT_NE(lost.memCrc, ampRef.memCrc);
 }
 
+TEST(CheckpointMatrixUnit, Version2FilesStillRead) {
+  // Version 2 held four accumulator rows a context and no row addressing: the same image written
+  // in that layout reads back with rows 4..7 at +0 and the reset addressing; chip_ring_shift, with
+  // no unit state at its syncs, continues from it exactly.
+  const Program ring = programNamed("chip_ring_shift");
+  const Outcome ref = reference("model", ring, true);
+  const size_t k = ref.checkpoints.size() / 2;
+  const checkpoint::Image img = checkpoint::decode(ref.checkpoints[k]);
+  const std::vector<uint8_t> v2 = checkpoint::encode(img, 2);
+  EXPECT_LT(v2.size(), ref.checkpoints[k].size());
+  const checkpoint::Image back = checkpoint::decode(v2);
+  EXPECT_EQ(back.info.version, 2u);
+  for (const checkpoint::TileState& ts : back.tiles) {
+    for (const checkpoint::ContextState& cs : ts.contexts) {
+      EXPECT_TRUE(
+          std::all_of(cs.accs.begin() + 16, cs.accs.end(), [](uint32_t w) { return w == 0; }));
+      EXPECT_EQ(cs.strideS, 0u);
+      EXPECT_EQ(cs.rowLimit, uint32_t{TESS_AMP_ACC_ROWS});
+    }
+  }
+  auto dev = openDevice("model", withTiles(ring.tiles));
+  const CheckpointInfo info = restoreCheckpoint(*dev, v2);
+  EXPECT_EQ(info.version, 2u);
+  expectContinuesLike(ref, k, runToEnd(*dev, false), info, "chip_ring_shift from version 2");
+  // A row limit past the unit's rows cannot be in a file.
+  checkpoint::Image bad = img;
+  bad.tiles[0].contexts[1].rowLimit = TESS_AMP_ACC_ROWS + 1;
+  try {
+    checkpoint::decode(checkpoint::encode(bad));
+    ADD_FAILURE() << "a row limit of 9 was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("row limit 9"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CheckpointMatrixUnit, RefusedByTilesWithoutTheUnitAndByOtherVersions) {
   const Program p = programNamed("chip_amp_state");
   const Outcome ref = reference("model", p, true);
@@ -581,9 +650,9 @@ TEST(CheckpointMatrixUnit, RefusedByTilesWithoutTheUnitAndByOtherVersions) {
   // A chip without the unit saves no unit state, and its file restores there.
   const std::vector<uint8_t> own = saveCheckpoint(*dev);
   EXPECT_FALSE(readCheckpointInfo(own).matrixUnit);
-  EXPECT_EQ(restoreCheckpoint(*dev, own).version, 2u);
+  EXPECT_EQ(restoreCheckpoint(*dev, own).version, checkpoint::kVersion);
   // A version this build does not know is refused, naming it.
-  for (uint32_t version : {0u, 3u}) {
+  for (uint32_t version : {0u, checkpoint::kVersion + 1}) {
     std::vector<uint8_t> bad = ref.checkpoints[0];
     storeLe32(bad.data() + 8, version);
     try {

@@ -185,13 +185,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(
         ::testing::ValuesIn(backends::names()),
         ::testing::Values(
-            // The conversion 101 of custom-0's funct3 111 is reserved (docs/tile.md, "Matrix
+            // The conversion 111 of custom-0's funct3 111 is reserved (docs/tile.md, "Matrix
             // unit"): illegal with or without the unit (0x0000000b is AMP.LW on a tile with it).
             TrapCase{"IllegalCustom0",
-                     {rv::addi(1, 0, 1), 0x0a00700bu},
+                     {rv::addi(1, 0, 1), 0x0e00700bu},
                      4,
                      TESS_CAUSE_ILLEGAL_INSN,
-                     0x0a00700bu,
+                     0x0e00700bu,
                      1},
             TrapCase{"Ecall",
                      {rv::addi(1, 0, 1), rv::addi(1, 0, 2), rv::ecall()},

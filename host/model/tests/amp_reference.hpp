@@ -76,7 +76,8 @@ inline void ampSweep(size_t total, uint64_t seed, AmpPrecision p = AmpPrecision:
     const size_t n = std::min(kBatch, total - done);
     const std::vector<AmpOperands> sets =
         p == AmpPrecision::Fp16 ? randomAmpHOperands(rng, n) : randomAmpOperands(rng, n);
-    bad += runAmpBatch(sets, static_cast<unsigned>(batch % 2), static_cast<unsigned>(batch / 2 % 4),
+    bad += runAmpBatch(sets, static_cast<unsigned>(batch % 2),
+                       static_cast<unsigned>(batch / 2 % TESS_AMP_ACC_ROWS),
                        static_cast<unsigned>(batch / 8 % 4), p);
   }
   EXPECT_EQ(bad, 0u) << "of " << total << " operand sets";

@@ -31,6 +31,25 @@ TEST(AmpDecode, EncodingsMatchParams) {
   EXPECT_EQ(amp_rd(0, 0, 3), amp_rd(0, 0, 0) | 3u << TESS_AMP_COL_LSB);
   EXPECT_EQ(amp_lw(0, 0, 1, 2),
             amp_lw(0, 0, 0, 0) | 1u << TESS_AMP_BANK_BIT | 2u << TESS_AMP_ROW_LSB);
+  // Accumulator rows 4..7: r[2] in its own bit.
+  EXPECT_EQ(amp_s(0, 0, 0, 6), amp_s(0, 0, 0, 2) | 1u << TESS_AMP_ROW_HI_BIT);
+  EXPECT_EQ(amp_stride(0, 0) >> TESS_AMP_CVT_LSB, TESS_AMP_CVT_STRIDE);
+  EXPECT_EQ(amp_rows(0) >> TESS_AMP_CVT_LSB, TESS_AMP_CVT_ROWS);
+  for (unsigned r = 0; r < TESS_AMP_ACC_ROWS; ++r) {
+    EXPECT_EQ(decodeInsn(amp_s(a0, a1, 1, r), true, true, true).rm, r);
+    EXPECT_EQ(decodeInsn(amp_h(a0, a1, 0, r), true, true, true).rm, r);
+    EXPECT_EQ(decodeInsn(amp_la(a0, a1, r), true, true, true).rm, r);
+    EXPECT_EQ(decodeInsn(amp_sa(a0, a1, r, 1), true, true, true).rm, r);
+    EXPECT_EQ(decodeInsn(amp_rd(3, r, 2), true, true, true).rm, r);
+  }
+  const DecodedInsn st = decodeInsn(amp_stride(a4, a5), true, true, true);
+  EXPECT_EQ(st.op, Op::AmpStride);
+  EXPECT_EQ(st.rs1, a4);
+  EXPECT_EQ(st.rs2, a5);
+  EXPECT_EQ(st.dest, Dest::None);
+  EXPECT_EQ(decodeInsn(amp_rows(a4), true, true, true).op, Op::AmpRows);
+  EXPECT_EQ(decodeInsn(amp_rows(a4), true, true, true).dest, Dest::None);
+  EXPECT_EQ(decodeInsn(amp_rows(a4), true, true, false).op, Op::Illegal);
   const Op ops[] = {Op::AmpLw, Op::AmpS, Op::AmpLa, Op::AmpSa, Op::AmpRd, Op::AmpClr};
   for (size_t i = 0; i < kAllForms.size(); ++i) {
     EXPECT_EQ(decodeInsn(kAllForms[i], true, true, true).op, ops[i]) << std::hex << kAllForms[i];
@@ -53,12 +72,17 @@ TEST(AmpDecode, IllegalForms) {
   auto illegal = [](uint32_t w) {
     EXPECT_EQ(decodeInsn(w, true, true, true).op, Op::Illegal) << std::hex << w;
   };
-  for (uint32_t w : kAllForms) {
-    illegal(w | 1u << 31);  // bit 31
-    illegal(w | 1u << 20);  // rs2
-  }
-  for (uint32_t cvt = 5; cvt < 8; ++cvt) illegal(amp_cvt(cvt, a0, a1, a2));  // reserved
-  illegal(amp_lw(a0, a0, 0, 0) | 1u << TESS_AMP_COL_LSB);                    // j on AMP.LW
+  for (uint32_t w : kAllForms) illegal(w | 1u << 20);  // rs2
+  // Bit 31 is r[2]: a weight row is 0..3, and AMP.CLR has no row.
+  illegal(amp_lw(a0, a0, 0, 0) | 1u << TESS_AMP_ROW_HI_BIT);
+  illegal(amp_clr() | 1u << TESS_AMP_ROW_HI_BIT);
+  illegal(amp_cvt(7, a0, a1, a2));  // reserved
+  illegal(amp_cvt(7, 0, a1, 0));
+  illegal(amp_stride(a1, a2) | a0 << 7);                   // rd of AMP.STRIDE
+  illegal(amp_rows(a1) | a0 << 7);                         // rd of AMP.ROWS
+  illegal(amp_rows(a1) | a2 << 20);                        // rs2 of AMP.ROWS
+  illegal(amp_stride(a1, a2) | 1u << 28);                  // above the conversion field
+  illegal(amp_lw(a0, a0, 0, 0) | 1u << TESS_AMP_COL_LSB);  // j on AMP.LW
   illegal(amp_s(a0, a0, 0, 0) | 1u << TESS_AMP_CLEAR_BIT);
   illegal(amp_la(a0, a0, 0) | 1u << TESS_AMP_BANK_BIT);
   illegal(amp_sa(a0, a0, 0, 0) | 1u << TESS_AMP_BANK_BIT);
@@ -109,8 +133,8 @@ TEST(AmpDecode, Fp16IllegalForms) {
     EXPECT_EQ(decodeInsn(w, true, true, true).op, Op::Illegal) << std::hex << w;
   };
   for (uint32_t w : kFp16Forms) {
-    illegal(w | 1u << 31);
-    illegal(w | 1u << 28);  // above the conversion field (AMP.H: j)
+    if (w != kFp16Forms[0]) illegal(w | 1u << 31);  // AMP.H's bit 31 is r[2]
+    illegal(w | 1u << 28);                          // above the conversion field (AMP.H: j)
   }
   illegal(amp_h(a0, a0, 0, 0) | 1u << 20);  // rs2
   illegal(amp_h(a0, a0, 0, 0) | 1u << TESS_AMP_CLEAR_BIT);
@@ -175,7 +199,7 @@ TEST(AmpModel, DirectedSpecialValues) {
     sets.push_back(c.o);
   }
   for (unsigned b = 0; b < 2; ++b) {
-    for (unsigned r = 0; r < 4; ++r) EXPECT_EQ(runAmpBatch(sets, b, r, r), 0u);
+    for (unsigned r = 0; r < TESS_AMP_ACC_ROWS; ++r) EXPECT_EQ(runAmpBatch(sets, b, r, r % 4), 0u);
   }
 }
 
@@ -188,8 +212,8 @@ TEST(AmpModel, Fp16DirectedSpecialValues) {
     sets.push_back(c.o);
   }
   for (unsigned b = 0; b < 2; ++b) {
-    for (unsigned r = 0; r < 4; ++r) {
-      EXPECT_EQ(runAmpBatch(sets, b, r, 3 - r, AmpPrecision::Fp16), 0u);
+    for (unsigned r = 0; r < TESS_AMP_ACC_ROWS; ++r) {
+      EXPECT_EQ(runAmpBatch(sets, b, r, 3 - r % 4, AmpPrecision::Fp16), 0u);
     }
   }
 }
@@ -300,6 +324,71 @@ TEST(AmpModel, AccumulatesAcrossStepsAndClears) {
   EXPECT_EQ(h.records[13].dest, DestKind::None);
 }
 
+// Row addressing (docs/tile.md, "Row strides and the row limit"): row r of AMP.S at rs1 + r
+// strideS, of AMP.LA and AMP.SA at rs1 + r strideC (modulo 2^32), rows at or past the limit
+// skipped without an access or a trap but with their post-increment; AMP.ROWS clamps to 8.
+TEST(AmpModel, RowStridesAndTheRowLimit) {
+  UnitHarness h;
+  // Bank 0 = the identity, so that AMP.S adds its inputs to the row: acc[r] = LA's row + x_r.
+  std::vector<uint32_t> w(16, 0);
+  for (unsigned k = 0; k < 4; ++k) w[k * 4 + k] = std::bit_cast<uint32_t>(1.0f);
+  h.put(kData, w);
+  // Inputs of row r at 0x4000 + r * 0x2800 (rows 5..7 would lie past 64 KiB: not accessed);
+  // accumulator rows downwards from 0x3000 (strideC = -32).
+  constexpr uint32_t kX = 0x4000, kStrideS = 0x2800, kAcc = 0x3000;
+  for (unsigned r = 0; r < 5; ++r) {
+    std::vector<uint32_t> x(4), a(4);
+    for (unsigned k = 0; k < 4; ++k) {
+      x[k] = std::bit_cast<uint32_t>(float(r * 10 + k));
+      a[k] = std::bit_cast<uint32_t>(float(100 * (r + 1)));
+    }
+    h.put(kX + r * kStrideS, x);
+    h.put(kAcc - 32 * r, a);
+  }
+  std::vector<uint32_t> prog;
+  auto emitLi = [&](uint32_t rd, uint32_t v) {
+    for (uint32_t word : li(rd, v)) prog.push_back(word);
+  };
+  emitLi(a0, kData);
+  emitLi(a1, kStrideS);
+  emitLi(a2, 0u - 32u);
+  emitLi(a3, kX);
+  emitLi(a4, kAcc);
+  emitLi(a5, 5);
+  emitLi(a6, 0x6000);  // the stores: row r at 0x6000 - 32 r
+  prog.insert(prog.end(), {amp_lw(a0, a0, 0, 0), amp_lw(a0, a0, 0, 1), amp_lw(a0, a0, 0, 2),
+                           amp_lw(a0, a0, 0, 3), amp_stride(a1, a2), amp_rows(a5)});
+  for (unsigned r = 0; r < 8; ++r) prog.push_back(amp_la(r == 7 ? a4 : zero, a4, r));
+  for (unsigned r = 0; r < 8; ++r) prog.push_back(amp_s(r == 7 ? a3 : zero, a3, 0, r));
+  prog.insert(prog.end(), {amp_rd(1, 4, 2), amp_rd(2, 5, 0)});
+  for (unsigned r = 0; r < 8; ++r) prog.push_back(amp_sa(r == 7 ? a6 : zero, a6, r, 0));
+  emitLi(a7, 100);
+  prog.insert(prog.end(), {amp_rows(a7), amp_rd(3, 7, 0), kLoadMmioBase, kExit});
+  h.put(0, prog);
+  ASSERT_EQ(h.tile.run(100000), TileState::Halted) << h.tile.trap().cause;
+  for (unsigned r = 0; r < 8; ++r) {
+    for (unsigned j = 0; j < 4; ++j) {
+      const float want = r < 5 ? float(100 * (r + 1)) + float(r * 10 + j) : 0.0f;
+      EXPECT_EQ(h.tile.accumulator(0, r, j), std::bit_cast<uint32_t>(want)) << r << " " << j;
+      // Stored rows downwards; a skipped row stores nothing.
+      const uint32_t stored = h.word(0x6000 - 32 * r + 4 * j);
+      EXPECT_EQ(stored, r < 5 ? std::bit_cast<uint32_t>(want) : 0u) << r << " " << j;
+    }
+  }
+  EXPECT_EQ(h.tile.freg(0, 1), std::bit_cast<uint32_t>(500.0f + 42.0f));  // acc[4][2]
+  EXPECT_EQ(h.tile.freg(0, 2), 0u);  // AMP.RD ignores the limit: row 5 was never written
+  // The last instruction of each group, a skipped row, still stepped its pointer by 16.
+  EXPECT_EQ(h.tile.xreg(0, a4), kAcc + 16);
+  EXPECT_EQ(h.tile.xreg(0, a3), kX + 16);
+  EXPECT_EQ(h.tile.xreg(0, a6), 0x6000u + 16);
+  EXPECT_EQ(h.tile.strideS(0), kStrideS);
+  EXPECT_EQ(h.tile.strideC(0), 0u - 32u);
+  EXPECT_EQ(h.tile.rowLimit(0), 8u);  // AMP.ROWS of 100
+  // Other contexts keep the reset addressing.
+  EXPECT_EQ(h.tile.strideS(1), 0u);
+  EXPECT_EQ(h.tile.rowLimit(1), unsigned{TESS_AMP_ACC_ROWS});
+}
+
 // Alignment before access, as "Halting and traps" orders them; a trapping instruction writes
 // nothing (rd keeps its value).
 TEST(AmpModel, MisalignedAndOutOfSramTrap) {
@@ -354,7 +443,8 @@ TEST(AmpModel, EveryInstructionTakesOneRound) {
   const std::vector<uint32_t> unit = {
       amp_lw(a0, a0, 0, 0),     amp_s(a0, a0, 0, 0), amp_la(a0, a0, 1),   amp_sa(a1, a1, 1, 1),
       amp_rd(1, 1, 1),          amp_clr(),           amp_h(a0, a0, 1, 0), amp_cvths(a2, a0, a1),
-      amp_cvths_sr(a2, a0, a1), amp_cvtsh_lo(2, a1), amp_cvtsh_hi(3, a1), amp_seed(a0)};
+      amp_cvths_sr(a2, a0, a1), amp_cvtsh_lo(2, a1), amp_cvtsh_hi(3, a1), amp_seed(a0),
+      amp_stride(zero, zero),   amp_rows(a0),        amp_s(a0, a0, 1, 7), amp_sa(a1, a1, 6, 0)};
   const std::vector<uint32_t> scalar(unit.size(), addi(a2, a2, 1));
   EXPECT_EQ(cycles(unit), cycles(scalar));
   EXPECT_EQ(cycles(unit), 6u * (2 + unit.size() + 1) + 1);

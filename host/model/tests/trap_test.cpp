@@ -55,9 +55,9 @@ INSTANTIATE_TEST_SUITE_P(
             "FetchFromMmio", {lui(a0, 0x80000), jalr(zero, a0, 0)}, 1, 0x80000000u, 0x80000000u},
         TrapCase{"IllegalAllOnes", {0xffffffffu}, 2, 0xffffffffu, 0},
         TrapCase{"IllegalZero", {0x00000000u}, 2, 0, 0},
-        // custom-0 with funct3 111 and the reserved conversion 101: illegal with the unit too
+        // custom-0 with funct3 111 and the reserved conversion 111: illegal with the unit too
         // (0x0000000b is AMP.LW there, 0x0000700b AMP.CVTHS).
-        TrapCase{"IllegalCustom0", {0x0a00700bu}, 2, 0x0a00700bu, 0},
+        TrapCase{"IllegalCustom0", {0x0e00700bu}, 2, 0x0e00700bu, 0},
         TrapCase{"IllegalCustom1", {0x0000002bu}, 2, 0x0000002bu, 0},
         TrapCase{"IllegalMret", {0x30200073u}, 2, 0x30200073u, 0},
         TrapCase{"IllegalWfi", {0x10500073u}, 2, 0x10500073u, 0},

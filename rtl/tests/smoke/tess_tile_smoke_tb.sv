@@ -141,7 +141,7 @@ module tess_tile_smoke_tb;
     .hs_we_i         (hs_we),
     .hs_sel_i        (hs_sel),
     .hs_ctx_i        (3'd0),
-    .hs_reg_i        (7'd0),
+    .hs_reg_i        (8'd0),
     .hs_wdata_i      (hs_wdata),
     .hs_rdata_o      (unused_hs_rdata)
   );

@@ -8,8 +8,9 @@
  *
  * Assembly: AMP_LW(rd, rs1, b, r), AMP_S(rd, rs1, b, r), AMP_H(rd, rs1, b, r), AMP_LA(rd, rs1, r),
  * AMP_SA(rd, rs1, r, c), AMP_RD(fd, r, j), AMP_CLR, and the fp16 conversions AMP_CVTHS(rd, rs1,
- * rs2), AMP_CVTHS_SR(rd, rs1, rs2), AMP_CVTSH_LO(fd, rs1), AMP_CVTSH_HI(fd, rs1), AMP_SEED(rs1)
- * expand to `.insn r` directives (rd = rs1 steps a pointer by 16).
+ * rs2), AMP_CVTHS_SR(rd, rs1, rs2), AMP_CVTSH_LO(fd, rs1), AMP_CVTSH_HI(fd, rs1), AMP_SEED(rs1),
+ * and the row addressing AMP_STRIDE(rs1, rs2), AMP_ROWS(rs1) expand to `.insn r` directives
+ * (rd = rs1 steps a pointer by 16).
  * C: TESSERA_AMP_*(ptr, ...) step `ptr` (an lvalue pointer) by 16 bytes; b, r, j, c must be
  * constants. The conversions take and give bit patterns (uint32_t), or a float for CVTSH. */
 /* clang-format off */
@@ -19,10 +20,12 @@
 
 #include "tessera/chip_params.h"
 
-/** funct7 of a unit instruction: C, column j, bank b and row r (docs/tile.md, "Encoding"). */
+/** funct7 of a unit instruction: C, column j, bank b and row r, 0..7 (docs/tile.md, "Encoding":
+ * r[1:0] and r[2] in separate fields). */
 #define TESSERA_AMP_FUNCT7(c, j, b, r)                                                       \
   (((c) << (TESS_AMP_CLEAR_BIT - 25)) | ((j) << (TESS_AMP_COL_LSB - 25)) |                   \
-   ((b) << (TESS_AMP_BANK_BIT - 25)) | ((r) << (TESS_AMP_ROW_LSB - 25)))
+   ((b) << (TESS_AMP_BANK_BIT - 25)) | (((r) & 3) << (TESS_AMP_ROW_LSB - 25)) |              \
+   (((r) >> 2) << (TESS_AMP_ROW_HI_BIT - 25)))
 
 #ifdef __ASSEMBLER__
 
@@ -50,6 +53,10 @@
 #define AMP_CVTSH_HI(fd, rs1) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_SH_HI, fd, rs1, x0
 /** AMP.SEED: the context's generator <- rs1 (AMP_SR_SEED0 if 0). */
 #define AMP_SEED(rs1) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_SEED, x0, rs1, x0
+/** AMP.STRIDE: the context's row strides <- rs1 (AMP.S/AMP.H inputs), rs2 (AMP.LA/AMP.SA). */
+#define AMP_STRIDE(rs1, rs2) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_STRIDE, x0, rs1, rs2
+/** AMP.ROWS: the context's row limit <- min(rs1, AMP_ACC_ROWS). */
+#define AMP_ROWS(rs1) .insn r TESS_AMP_OPCODE, TESS_AMP_F3_CVT, TESS_AMP_CVT_ROWS, x0, rs1, x0
 
 #else
 
@@ -107,6 +114,19 @@
                    :                                                                        \
                    : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(TESS_AMP_F3_CVT),                  \
                      [f7] "i"(TESS_AMP_CVT_SEED), [rs] "r"(seed))
+/** AMP.STRIDE: the context's row strides (bytes, uint32_t) of AMP.S/AMP.H inputs and of
+ * AMP.LA/AMP.SA: row r is at rs1 + r * stride. */
+#define TESSERA_AMP_STRIDE(inputs, accs)                                                     \
+  __asm__ volatile(".insn r %[op], %[f3], %[f7], x0, %[ra], %[rb]"                          \
+                   :                                                                        \
+                   : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(TESS_AMP_F3_CVT),                  \
+                     [f7] "i"(TESS_AMP_CVT_STRIDE), [ra] "r"(inputs), [rb] "r"(accs))
+/** AMP.ROWS: the context's row limit <- min(n, AMP_ACC_ROWS); rows at or past it are skipped. */
+#define TESSERA_AMP_ROWS(n)                                                                  \
+  __asm__ volatile(".insn r %[op], %[f3], %[f7], x0, %[rs], x0"                             \
+                   :                                                                        \
+                   : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(TESS_AMP_F3_CVT),                  \
+                     [f7] "i"(TESS_AMP_CVT_ROWS), [rs] "r"(n))
 
 #endif
 

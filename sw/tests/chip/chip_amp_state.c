@@ -2,10 +2,12 @@
  * a checkpoint at any of this program's syncs must hold for the run to continue.
  *
  * The supervisor loads both weight banks once, before the first sync. Every context (the
- * supervisor and each worker) loads its accumulator rows (AMP.LA) and seeds its stochastic-
- * rounding generator (AMP.SEED) before the first sync, then in each of PHASES supersteps runs
- * one AMP.S on every accumulator row and CONVS AMP.CVTHS.SR conversions; a sync follows each
- * superstep, so at every sync the weights, every context's accumulators and every generator are
+ * supervisor and each worker) sets its row strides and the row limit LIMIT (AMP.STRIDE,
+ * AMP.ROWS), loads its accumulator rows (AMP.LA, one pointer) and seeds its stochastic-rounding
+ * generator (AMP.SEED) before the first sync, then in each of PHASES supersteps runs one AMP.S
+ * on every accumulator row (one pointer, the row stride placing each row's inputs; the rows at
+ * and past LIMIT are skipped) and CONVS AMP.CVTHS.SR conversions; a sync follows each superstep,
+ * so at every sync the weights, every context's accumulators, generator and row addressing are
  * live. After the last superstep each context stores its rows (AMP.SA). The supervisor checks
  * the rows against the chain of FMADD.S (__builtin_fmaf, the unit's bit-exact definition) and
  * each context's conversions against a replay of its seed on the supervisor's generator. The
@@ -17,12 +19,14 @@
 
 #define PHASES 3 /* supersteps, each followed by a sync */
 #define CONVS 3  /* AMP.CVTHS.SR per context and superstep */
+#define ROWS 8   /* accumulator rows */
+#define LIMIT 7  /* the row limit: row 7 is skipped (its out row stays +0) */
 
 struct job {
   /* The unit's operands first: 16-byte aligned (the unit's loads and stores). */
-  float acc0[4][4];               /* the rows each context starts from (AMP.LA) */
-  float x[PHASES][4][4];          /* the inputs of the AMP.S of superstep p, row r */
-  float out[4][4];                /* the rows after the last superstep (AMP.SA) */
+  float acc0[ROWS][4];            /* the rows each context starts from (AMP.LA) */
+  float x[PHASES][ROWS][4];       /* the inputs of the AMP.S of superstep p, row r */
+  float out[ROWS][4];             /* the rows after the last superstep (AMP.SA) */
   uint32_t src[PHASES][CONVS][2]; /* binary32 bit patterns converted in superstep p */
   uint32_t sr[PHASES][CONVS];     /* the halves AMP.CVTHS.SR gave */
   uint32_t seed;
@@ -47,6 +51,25 @@ static float value(uint32_t a, uint32_t b, uint32_t i) {
   return (i & 1u) ? (float)n / 3.0f : (float)n / 7.0f;
 }
 
+/* Eight unit instructions, rows 0..7, all at pointer p (the row strides place the rows). */
+#define ROWS_AT(F3_, C_, B_, P_)                                                                \
+  __asm__ volatile(                                                                             \
+      ".insn r %[op], %[f3], %[r0], x0, %[p], x0\n"                                             \
+      ".insn r %[op], %[f3], %[r1], x0, %[p], x0\n"                                             \
+      ".insn r %[op], %[f3], %[r2], x0, %[p], x0\n"                                             \
+      ".insn r %[op], %[f3], %[r3], x0, %[p], x0\n"                                             \
+      ".insn r %[op], %[f3], %[r4], x0, %[p], x0\n"                                             \
+      ".insn r %[op], %[f3], %[r5], x0, %[p], x0\n"                                             \
+      ".insn r %[op], %[f3], %[r6], x0, %[p], x0\n"                                             \
+      ".insn r %[op], %[f3], %[r7], x0, %[p], x0\n"                                             \
+      :                                                                                         \
+      : [p] "r"(P_), [op] "i"(TESS_AMP_OPCODE), [f3] "i"(F3_),                                  \
+        [r0] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 0)), [r1] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 1)), \
+        [r2] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 2)), [r3] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 3)), \
+        [r4] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 4)), [r5] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 5)), \
+        [r6] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 6)), [r7] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 7))  \
+      : "memory")
+
 /* The weight bank context c uses in superstep p. */
 static uint32_t bank_of(uint32_t p, uint32_t c) {
   return (p + c) % 2u;
@@ -56,34 +79,24 @@ static void superstep(struct job* j) {
   const uint32_t p = j->phase;
   const uint32_t c = tessera_context_id();
   if (p == 0) {
+    TESSERA_AMP_STRIDE(16u, 16u);
+    TESSERA_AMP_ROWS(LIMIT);
     const float* a = &j->acc0[0][0];
-    TESSERA_AMP_LA(a, 0);
-    TESSERA_AMP_LA(a, 1);
-    TESSERA_AMP_LA(a, 2);
-    TESSERA_AMP_LA(a, 3);
+    ROWS_AT(TESS_AMP_F3_LA, 0, 0, a);
     TESSERA_AMP_SEED(j->seed);
   }
   const float* x = &j->x[p][0][0];
   if (bank_of(p, c) == 0) {
-    TESSERA_AMP_S(x, 0, 0);
-    TESSERA_AMP_S(x, 0, 1);
-    TESSERA_AMP_S(x, 0, 2);
-    TESSERA_AMP_S(x, 0, 3);
+    ROWS_AT(TESS_AMP_F3_S, 0, 0, x);
   } else {
-    TESSERA_AMP_S(x, 1, 0);
-    TESSERA_AMP_S(x, 1, 1);
-    TESSERA_AMP_S(x, 1, 2);
-    TESSERA_AMP_S(x, 1, 3);
+    ROWS_AT(TESS_AMP_F3_S, 0, 1, x);
   }
   for (uint32_t i = 0; i < CONVS; ++i) {
     TESSERA_AMP_CVTHS_SR(j->sr[p][i], j->src[p][i][0], j->src[p][i][1]);
   }
   if (p + 1 == PHASES) {
     float* o = &j->out[0][0];
-    TESSERA_AMP_SA(o, 0, 0);
-    TESSERA_AMP_SA(o, 1, 0);
-    TESSERA_AMP_SA(o, 2, 0);
-    TESSERA_AMP_SA(o, 3, 0);
+    ROWS_AT(TESS_AMP_F3_SA, 0, 0, o);
   }
 }
 
@@ -92,11 +105,12 @@ static void worker(void* arg) {
 }
 
 static uint32_t check(const struct job* j, uint32_t c) {
-  float acc[4][4];
-  for (uint32_t i = 0; i < 16; ++i) acc[i / 4][i % 4] = j->acc0[i / 4][i % 4];
+  float acc[ROWS][4];
+  for (uint32_t i = 0; i < ROWS * 4; ++i)
+    acc[i / 4][i % 4] = i / 4 < LIMIT ? j->acc0[i / 4][i % 4] : 0.0f;
   for (uint32_t p = 0; p < PHASES; ++p) {
     const uint32_t b = bank_of(p, c);
-    for (uint32_t r = 0; r < 4; ++r) {
+    for (uint32_t r = 0; r < LIMIT; ++r) {
       for (uint32_t col = 0; col < 4; ++col) {
         float sum = acc[r][col];
         for (uint32_t k = 0; k < 4; ++k)
@@ -105,7 +119,7 @@ static uint32_t check(const struct job* j, uint32_t c) {
       }
     }
   }
-  for (uint32_t i = 0; i < 16; ++i) {
+  for (uint32_t i = 0; i < ROWS * 4; ++i) {
     if (bits_of(acc[i / 4][i % 4]) != bits_of(j->out[i / 4][i % 4])) return 10u + c;
   }
   /* The same seed gives the same bits: replay every conversion of context c in order. */
@@ -125,8 +139,10 @@ int main(void) {
   for (uint32_t i = 0; i < 32; ++i) weights[i / 16][i / 4 % 4][i % 4] = value(t, 90u, i);
   for (uint32_t c = 0; c < TESSERA_CONTEXTS; ++c) {
     struct job* j = &jobs[c];
-    for (uint32_t i = 0; i < 16; ++i) j->acc0[i / 4][i % 4] = value(t, c + 40u, i);
-    for (uint32_t i = 0; i < PHASES * 16; ++i) j->x[i / 16][i / 4 % 4][i % 4] = value(t, c, i);
+    for (uint32_t i = 0; i < ROWS * 4; ++i) j->acc0[i / 4][i % 4] = value(t, c + 40u, i);
+    for (uint32_t i = 0; i < PHASES * ROWS * 4; ++i) {
+      j->x[i / (ROWS * 4)][i / 4 % ROWS][i % 4] = value(t, c, i);
+    }
     for (uint32_t i = 0; i < PHASES * CONVS * 2; ++i) {
       /* Values between binary16 neighbours, so that stochastic rounding goes either way. */
       j->src[i / (CONVS * 2)][i / 2 % CONVS][i % 2] = bits_of(value(t, c + 70u, i)) ^ (i & 0xfffu);

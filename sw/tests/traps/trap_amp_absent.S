@@ -1,7 +1,8 @@
 /* Illegal instruction: the matrix unit's words (docs/tile.md, "Matrix unit"), written with the
  * tessera/amp.h macros, on a tile without the unit (the iCE40 configuration, MATRIX_UNIT = 0)
- * trap with cause 2 and value = the instruction bits. TRAP_AMP_FORM (0..12) picks the instruction;
- * 6 is a custom-1 word, reserved on every tile; 7..12 are AMP.H and the fp16 conversions. */
+ * trap with cause 2 and value = the instruction bits. TRAP_AMP_FORM (0..15) picks the instruction;
+ * 6 is a custom-1 word, reserved on every tile; 7..12 are AMP.H and the fp16 conversions, 13 and
+ * 14 the row addressing, 15 AMP.S of an accumulator row past 3. */
 /* clang-format off */
 #include "trap_test.h"
 #include "tessera/amp.h"
@@ -48,6 +49,15 @@
 #elif TRAP_AMP_FORM == 12
 #define TRAP_INSN AMP_SEED(a0)
 #define TRAP_WORD AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_SEED, 0, A0)
+#elif TRAP_AMP_FORM == 13
+#define TRAP_INSN AMP_STRIDE(a0, a1)
+#define TRAP_WORD (AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_STRIDE, 0, A0) | A1 << 20)
+#elif TRAP_AMP_FORM == 14
+#define TRAP_INSN AMP_ROWS(a1)
+#define TRAP_WORD AMP_WORD(TESS_AMP_F3_CVT, TESS_AMP_CVT_ROWS, 0, A1)
+#elif TRAP_AMP_FORM == 15
+#define TRAP_INSN AMP_S(a0, a0, 0, 6)
+#define TRAP_WORD AMP_WORD(TESS_AMP_F3_S, TESSERA_AMP_FUNCT7(0, 0, 0, 6), A0, A0)
 #else
 #define TRAP_INSN .insn r TESS_AMP_RESERVED_OPCODE, 0, 0, x0, x0, x0
 #define TRAP_WORD TESS_AMP_RESERVED_OPCODE
