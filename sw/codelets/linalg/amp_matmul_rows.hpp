@@ -155,8 +155,11 @@ static_assert(TESS_AMP_ACC_ROWS >= 6, "a worker streams up to six accumulator ro
 // tail) and its rows' AMP.LA and AMP.SA, each padded to R rounds with nops where it does less.
 #define TESSERA_AMP_NOPS_2 "nop\nnop\n"
 #define TESSERA_AMP_NOPS_4 TESSERA_AMP_NOPS_2 TESSERA_AMP_NOPS_2
-#define TESSERA_AMP_SODD_4 TESSERA_AMP_NOPS_4
-#define TESSERA_AMP_SODD_6 TESSERA_AMP_MUL(0, 0) TESSERA_AMP_MUL_STEP(0, 1) TESSERA_AMP_NOPS_4
+// Each path past the pairs steps endb to the next group's in one of its idle rounds.
+#define TESSERA_AMP_NEXT_ENDB "add %[endb], %[endb], %[step]\n"
+#define TESSERA_AMP_SODD_4 TESSERA_AMP_NEXT_ENDB "nop\nnop\nnop\n"
+#define TESSERA_AMP_SODD_6 \
+  TESSERA_AMP_MUL(0, 0) TESSERA_AMP_MUL_STEP(0, 1) TESSERA_AMP_NEXT_ENDB "nop\nnop\nnop\n"
 #define TESSERA_AMP_SLA_4 TESSERA_AMP_NOPS_4
 #define TESSERA_AMP_SLA_6 TESSERA_AMP_ROW_LA(0) TESSERA_AMP_ROW_LA(1) TESSERA_AMP_NOPS_4
 #define TESSERA_AMP_SSA_4 ""
@@ -165,7 +168,7 @@ static_assert(TESS_AMP_ACC_ROWS >= 6, "a worker streams up to six accumulator ro
 // after an odd block (TAIL_ODD), or 4 idle rounds (TAIL_EVEN). Its group loop counts b's blocks,
 // not c's (with R = 4 it has no rows, and its pointer of c does not move).
 #define TESSERA_AMP_STAIL_ODD(R) TESSERA_AMP_FILL_BANK0 TESSERA_AMP_SSA_##R
-#define TESSERA_AMP_STAIL_EVEN(R) TESSERA_AMP_NOPS_4 TESSERA_AMP_SSA_##R
+#define TESSERA_AMP_STAIL_EVEN(R) TESSERA_AMP_NEXT_ENDB "nop\nnop\nnop\n" TESSERA_AMP_SSA_##R
 // clang-format on
 
 constexpr uint32_t kSixth = 0xAAAAAAABu;
@@ -208,7 +211,6 @@ struct Table {
       "6:\n" TESSERA_AMP_WSA_##R                                                                 \
       "7: add %[pc], %[pc], %[skip]\n"                                                           \
       "add %[pa], %[pa], %[back]\n"                                                              \
-      "nop\n"                                                                                    \
       "bne %[pc], %[cend], 1b\n" /* between row blocks (18 rounds) */                            \
       "addi %[nrb], %[nrb], -1\n"                                                                \
       "beqz %[nrb], 9f\n"                                                                        \
@@ -247,7 +249,6 @@ struct Table {
       "6:\n" TESSERA_AMP_STAIL_EVEN(R)                                                           \
       "7: add %[pc], %[pc], %[skip]\n"                                                           \
       "add %[pa], %[pa], %[back]\n"                                                              \
-      "add %[endb], %[endb], %[step]\n"                                                          \
       "bne %[endb], %[ebend], 1b\n" /* between row blocks (18 rounds): b's block 0, bank 0 */  \
       "addi %[nrb], %[nrb], -1\n"                                                                \
       "beqz %[nrb], 9f\n"                                                                        \
@@ -280,6 +281,15 @@ struct Table {
 template <typename In, uint32_t MulF3, typename Vertex>
 __attribute__((always_inline)) inline void product(const Vertex& v) {
   const uint32_t ctx = tessera_context_id();
+  volatile int32_t* const flag = v.sync.data();
+  uint32_t t = 0;
+  if (ctx == 0) {
+    // The start, published first: the supervisor's setup below runs inside the start's rounds
+    // as every worker's does.
+    t = tessera_cycle() + 6 * TESSERA_AMP_MATMUL_START_ROUNDS;
+    if (t == 0) t = 6;  // 0 means "not yet published"
+    *flag = static_cast<int32_t>(t);
+  }
   constexpr uint32_t kElemBytes = sizeof(In);
   const uint32_t kk = v.k, flags = v.flags, rows = v.rows, groups = v.cols / 4;
   const uint32_t blocks = kk / (16 / kElemBytes), pairs = blocks / 2;
@@ -288,7 +298,8 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
   const uint32_t R = (flags >> TESSERA_AMP_MATMUL_ROWS_SHIFT) & 15u;
   if (R != 4u && R != 6u) __builtin_trap();  // the planner gives 4 or 6
   const uint32_t blockRows = tessera_amp_matmul_block_rows(R);
-  const uint32_t nrbAll = (rows + blockRows - 1) / blockRows;
+  // Row blocks, by constants (a division by a variable is a long op of 8 rounds).
+  const uint32_t nrbAll = R == 4u ? (rows + 19u) / 20u : (rows + 31u) / 32u;
   const uint32_t first = rows - (nrbAll - 1) * blockRows;  // rows of row block 0
   // This context's rows in a whole block and their offset in it.
   const uint32_t mine = ctx == 0 ? R - 4 : R;
@@ -311,20 +322,11 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
   table.cStep = blockRows * cRow - cAdv;
   table.rows = mine;
   table.cAdv = cAdv;
-  table.b = reinterpret_cast<uint32_t>(v.b.data());
-  table.pairsB = 128 * pairs;
-  table.bAdv = groups * 64 * blocks;
   const Table* const tab = &table;
   TESSERA_AMP_STRIDE(aRow, cRow);
   TESSERA_AMP_ROWS(n0);
   TESSERA_AMP_CLR();  // no AMP.SA has cleared this context's rows before the first group
-  volatile int32_t* const flag = v.sync.data();
-  uint32_t t;
-  if (ctx == 0) {
-    t = tessera_cycle() + 6 * TESSERA_AMP_MATMUL_START_ROUNDS;
-    if (t == 0) t = 6;  // 0 means "not yet published"
-    *flag = static_cast<int32_t>(t);
-  } else {
+  if (ctx != 0) {
     // Everything the stretch takes is computed before the wait (the compiler would otherwise move
     // some of it after, between the start cycle's arrival and the meet).
     __asm__ volatile("" ::"r"(pa), "r"(pc), "r"(end), "r"(cend), "r"(back), "r"(aStep), "r"(cStep),
@@ -334,6 +336,10 @@ __attribute__((always_inline)) inline void product(const Vertex& v) {
     }
   }
   if (ctx == 0) {
+    // What only the supervisor reads, set after the workers' share (they read the start sooner).
+    table.b = reinterpret_cast<uint32_t>(v.b.data());
+    table.pairsB = 128 * pairs;
+    table.bAdv = groups * 64 * blocks;
     const char* pb = reinterpret_cast<const char*>(v.b.data());
     // endb: pb after a group's pairs' loads (pb = the group's start + 64 when they begin).
     const char* endb = pb + 64 + 128 * pairs;

@@ -4,10 +4,12 @@
 #ifndef TESSERA_AMP_MATMUL_H
 #define TESSERA_AMP_MATMUL_H
 
-/** Rounds from the supervisor's publishing of the start cycle to the lock-step stretch: room for
- * the workers to set up their pointers and see it. The worst case is a second product on the tile
- * in one compute set, whose workers start their setup when the supervisor does (no head start). */
-#define TESSERA_AMP_MATMUL_START_ROUNDS 120u
+/** Rounds from the supervisor's publishing of the start cycle (its first act) to the lock-step
+ * stretch: room for every context to set up its pointers, strides and row limit and see it. The
+ * worst case is a second product on the tile in one compute set, whose workers start their setup
+ * when the supervisor does (no head start): the unit's tests pass with 120 and trap with 112 (a
+ * context late at the meet); 24 rounds more are the margin. */
+#define TESSERA_AMP_MATMUL_START_ROUNDS 144u
 /** Workers (every context but the supervisor, which also loads the weights). */
 #define TESSERA_AMP_MATMUL_WORKERS 5u
 /** Where the flags field holds R, the rows a worker streams in a row block (4 or 6; the
@@ -38,11 +40,11 @@ static inline unsigned tessera_amp_matmul_pair_rounds(unsigned pairs, unsigned r
 /** Rounds of one column group of a row block over `blocks` blocks of k (4 k with fp32 inputs, 8
  * with fp16; blocks >= 2) at R rows: the head (its test and, when accumulating, R rounds of
  * AMP.LA), the pairs of blocks, the odd block's test and, with an odd block, its R rounds and a
- * jump, the R AMP.SA, and the group's four rounds of pointer steps and loop. */
+ * jump, the R AMP.SA, and the group's three rounds of pointer steps and loop. */
 static inline unsigned tessera_amp_matmul_group_rounds(unsigned blocks, int accumulate,
                                                        unsigned r) {
   return 1u + (accumulate ? r : 0u) + tessera_amp_matmul_pair_rounds(blocks / 2u, r) + 1u +
-         ((blocks & 1u) ? r + 1u : 0u) + r + 4u;
+         ((blocks & 1u) ? r + 1u : 0u) + r + 3u;
 }
 
 /** Rounds of a whole MatMulAmp (or MatMulAmpH) vertex set on a tile from the supervisor's start
