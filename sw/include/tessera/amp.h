@@ -11,8 +11,9 @@
  * rs2), AMP_CVTHS_SR(rd, rs1, rs2), AMP_CVTSH_LO(fd, rs1), AMP_CVTSH_HI(fd, rs1), AMP_SEED(rs1),
  * and the row addressing AMP_STRIDE(rs1, rs2), AMP_ROWS(rs1) expand to `.insn r` directives
  * (rd = rs1 steps a pointer by 16).
- * C: TESSERA_AMP_*(ptr, ...) step `ptr` (an lvalue pointer) by 16 bytes; b, r, j, c must be
- * constants. The conversions take and give bit patterns (uint32_t), or a float for CVTSH. */
+ * C: TESSERA_AMP_*(ptr, ...) step `ptr` (an lvalue pointer) by 16 bytes (TESSERA_AMP_EIGHT_ROWS:
+ * one instruction on each of rows 0..7, the last stepping); b, r, j, c must be constants. The
+ * conversions take and give bit patterns (uint32_t), or a float for CVTSH. */
 /* clang-format off */
 /* Not TESSERA_AMP_H: that is the C macro of AMP.H below. */
 #ifndef TESSERA_AMP_H_INCLUDED
@@ -114,6 +115,29 @@
                    :                                                                        \
                    : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(TESS_AMP_F3_CVT),                  \
                      [f7] "i"(TESS_AMP_CVT_SEED), [rs] "r"(seed))
+/** One instruction of funct3 F3_ (AMP.S, AMP.H, AMP.LA or AMP.SA) on each row 0..7 at the pointer
+ * lvalue P_ (the row strides place the rows; rows past the limit are skipped); the last writes
+ * P_ + 16 into P_. C_ and B_ as in TESSERA_AMP_FUNCT7 (clear, bank); all four constants. */
+#define TESSERA_AMP_EIGHT_ROWS(F3_, C_, B_, P_)                                                 \
+  __asm__ volatile(".insn r %[op], %[f3], %[r0], x0, %[p], x0\n"                              \
+                   ".insn r %[op], %[f3], %[r1], x0, %[p], x0\n"                              \
+                   ".insn r %[op], %[f3], %[r2], x0, %[p], x0\n"                              \
+                   ".insn r %[op], %[f3], %[r3], x0, %[p], x0\n"                              \
+                   ".insn r %[op], %[f3], %[r4], x0, %[p], x0\n"                              \
+                   ".insn r %[op], %[f3], %[r5], x0, %[p], x0\n"                              \
+                   ".insn r %[op], %[f3], %[r6], x0, %[p], x0\n"                              \
+                   ".insn r %[op], %[f3], %[r7], %[p], %[p], x0\n"                            \
+                   : [p] "+r"(P_)                                                               \
+                   : [op] "i"(TESS_AMP_OPCODE), [f3] "i"(F3_),                                  \
+                     [r0] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 0)),                                \
+                     [r1] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 1)),                                \
+                     [r2] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 2)),                                \
+                     [r3] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 3)),                                \
+                     [r4] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 4)),                                \
+                     [r5] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 5)),                                \
+                     [r6] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 6)),                                \
+                     [r7] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 7))                                 \
+                   : "memory")
 /** AMP.STRIDE: the context's row strides (bytes, uint32_t) of AMP.S/AMP.H inputs and of
  * AMP.LA/AMP.SA: row r is at rs1 + r * stride. */
 #define TESSERA_AMP_STRIDE(inputs, accs)                                                     \

@@ -51,25 +51,6 @@ static float value(uint32_t a, uint32_t b, uint32_t i) {
   return (i & 1u) ? (float)n / 3.0f : (float)n / 7.0f;
 }
 
-/* Eight unit instructions, rows 0..7, all at pointer p (the row strides place the rows). */
-#define ROWS_AT(F3_, C_, B_, P_)                                                                \
-  __asm__ volatile(                                                                             \
-      ".insn r %[op], %[f3], %[r0], x0, %[p], x0\n"                                             \
-      ".insn r %[op], %[f3], %[r1], x0, %[p], x0\n"                                             \
-      ".insn r %[op], %[f3], %[r2], x0, %[p], x0\n"                                             \
-      ".insn r %[op], %[f3], %[r3], x0, %[p], x0\n"                                             \
-      ".insn r %[op], %[f3], %[r4], x0, %[p], x0\n"                                             \
-      ".insn r %[op], %[f3], %[r5], x0, %[p], x0\n"                                             \
-      ".insn r %[op], %[f3], %[r6], x0, %[p], x0\n"                                             \
-      ".insn r %[op], %[f3], %[r7], x0, %[p], x0\n"                                             \
-      :                                                                                         \
-      : [p] "r"(P_), [op] "i"(TESS_AMP_OPCODE), [f3] "i"(F3_),                                  \
-        [r0] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 0)), [r1] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 1)), \
-        [r2] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 2)), [r3] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 3)), \
-        [r4] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 4)), [r5] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 5)), \
-        [r6] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 6)), [r7] "i"(TESSERA_AMP_FUNCT7(C_, 0, B_, 7))  \
-      : "memory")
-
 /* The weight bank context c uses in superstep p. */
 static uint32_t bank_of(uint32_t p, uint32_t c) {
   return (p + c) % 2u;
@@ -82,21 +63,21 @@ static void superstep(struct job* j) {
     TESSERA_AMP_STRIDE(16u, 16u);
     TESSERA_AMP_ROWS(LIMIT);
     const float* a = &j->acc0[0][0];
-    ROWS_AT(TESS_AMP_F3_LA, 0, 0, a);
+    TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_LA, 0, 0, a);
     TESSERA_AMP_SEED(j->seed);
   }
   const float* x = &j->x[p][0][0];
   if (bank_of(p, c) == 0) {
-    ROWS_AT(TESS_AMP_F3_S, 0, 0, x);
+    TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_S, 0, 0, x);
   } else {
-    ROWS_AT(TESS_AMP_F3_S, 0, 1, x);
+    TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_S, 0, 1, x);
   }
   for (uint32_t i = 0; i < CONVS; ++i) {
     TESSERA_AMP_CVTHS_SR(j->sr[p][i], j->src[p][i][0], j->src[p][i][1]);
   }
   if (p + 1 == PHASES) {
     float* o = &j->out[0][0];
-    ROWS_AT(TESS_AMP_F3_SA, 0, 0, o);
+    TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_SA, 0, 0, o);
   }
 }
 

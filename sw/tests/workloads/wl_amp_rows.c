@@ -63,26 +63,6 @@ static uint32_t acc_row(uint32_t c, uint32_t r) {
   return c == 4u ? (ROWS - 1u - r) : r;
 }
 
-/* Eight unit instructions, rows 0..7, at pointer `p`; the last writes p + 16 into p. */
-#define EIGHT(F3_, CL_, BK_, P_)                                                                  \
-  __asm__ volatile(                                                                               \
-      ".insn r %[op], %[f3], %[r0], x0, %[p], x0\n"                                               \
-      ".insn r %[op], %[f3], %[r1], x0, %[p], x0\n"                                               \
-      ".insn r %[op], %[f3], %[r2], x0, %[p], x0\n"                                               \
-      ".insn r %[op], %[f3], %[r3], x0, %[p], x0\n"                                               \
-      ".insn r %[op], %[f3], %[r4], x0, %[p], x0\n"                                               \
-      ".insn r %[op], %[f3], %[r5], x0, %[p], x0\n"                                               \
-      ".insn r %[op], %[f3], %[r6], x0, %[p], x0\n"                                               \
-      ".insn r %[op], %[f3], %[r7], %[p], %[p], x0\n"                                             \
-      : [p] "+r"(P_)                                                                              \
-      :                                                                                           \
-      [op] "i"(TESS_AMP_OPCODE), [f3] "i"(F3_), [r0] "i"(TESSERA_AMP_FUNCT7(CL_, 0, BK_, 0)),     \
-      [r1] "i"(TESSERA_AMP_FUNCT7(CL_, 0, BK_, 1)), [r2] "i"(TESSERA_AMP_FUNCT7(CL_, 0, BK_, 2)), \
-      [r3] "i"(TESSERA_AMP_FUNCT7(CL_, 0, BK_, 3)), [r4] "i"(TESSERA_AMP_FUNCT7(CL_, 0, BK_, 4)), \
-      [r5] "i"(TESSERA_AMP_FUNCT7(CL_, 0, BK_, 5)), [r6] "i"(TESSERA_AMP_FUNCT7(CL_, 0, BK_, 6)), \
-      [r7] "i"(TESSERA_AMP_FUNCT7(CL_, 0, BK_, 7))                                                \
-      : "memory")
-
 static void run_job(struct job* j) {
   const uint32_t c = tessera_context_id();
   TESSERA_AMP_CLR();
@@ -90,19 +70,19 @@ static void run_job(struct job* j) {
   TESSERA_AMP_ROWS(limit_of(c));
   const char* a = (const char*)&j->acc0[acc_row(c, 0)][0];
   const char* const a0 = a;
-  EIGHT(TESS_AMP_F3_LA, 0, 0, a);
+  TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_LA, 0, 0, a);
   j->bump = (uint32_t)(a - a0);
   const char* x = (const char*)&j->in[0][0];
   const char* const x0 = x;
-  EIGHT(TESS_AMP_F3_S, 0, 0, x);
-  EIGHT(TESS_AMP_F3_S, 0, 1, x);
-  EIGHT(TESS_AMP_F3_S, 0, 0, x);
-  EIGHT(TESS_AMP_F3_H, 0, 1, x);
+  TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_S, 0, 0, x);
+  TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_S, 0, 1, x);
+  TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_S, 0, 0, x);
+  TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_H, 0, 1, x);
   j->bump += (uint32_t)(x - x0);
   TESSERA_AMP_RD(j->rd, 7, 1);
   char* o = (char*)&j->out[acc_row(c, 0)][0];
   char* const o0 = o;
-  EIGHT(TESS_AMP_F3_SA, 1, 0, o); /* with clear */
+  TESSERA_AMP_EIGHT_ROWS(TESS_AMP_F3_SA, 1, 0, o); /* with clear */
   j->bump += (uint32_t)(o - o0);
   TESSERA_AMP_STRIDE(0u, 0u);
   TESSERA_AMP_ROWS(8u);
