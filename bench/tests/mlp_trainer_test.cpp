@@ -164,6 +164,7 @@ TEST(MlpTrainer, EveryBackendGivesTheModelsWeightsAndCycles) {
 #include <cstring>
 
 #include "lockstep.hpp"
+#include "tessera/amp_matmul.h"
 #include "tessera/ops.hpp"
 
 namespace tessera::bench {
@@ -253,6 +254,15 @@ TEST(MatMulUnitLockstep, ModelAndRtlAgreeOnTheUnitsProducts) {
   ops::matmulAccumulate(g, w1, a1, c1, prog, "acc1", {true, false});
   ops::matmulAccumulate(g, w2, a2, c2, prog, "acc2", {true, false});
   ops::matmulAccumulate(g, w1, x5, d5, prog, "acc5", {true, false});
+  // Both row-block shapes of the codelet run: four rows a worker and six (flags' R field).
+  std::set<uint32_t> rowsPerWorker;
+  for (const GraphVertex& v : g.vertices()) {
+    if (v.codelet != "MatMulAmp") continue;
+    for (const GraphField& f : v.fields) {
+      if (f.name == "flags") rowsPerWorker.insert(f.value >> TESSERA_AMP_MATMUL_ROWS_SHIFT & 15u);
+    }
+  }
+  EXPECT_EQ(rowsPerWorker, (std::set<uint32_t>{4, 6}));
   const Compiled compiled = compile(g, prog);
   for (const char* codelet : {"MatMulAmp", "Transpose2d"}) {
     const std::vector<std::string>& used = compiled.report.codelets;

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "library_testing.hpp"
+#include "tessera/amp_matmul.h"
 #include "tessera/compiler.hpp"
 #include "tessera/device.hpp"
 #include "tessera/engine.hpp"
@@ -211,6 +212,40 @@ TEST(MatMulUnit, EqualsTheScalarCodeletsOnOneTile) {
   }
   // The unit did the work: fewer cycles than the scalar codelets.
   EXPECT_LT(unit.cycles, scalar.cycles);
+}
+
+// The row blocks of four and six rows a worker (docs/library.md, "How the codelet runs"): row
+// counts around every block size (20 and 32 rows, the supervisor's first R - 4), so that row
+// block 0 leaves contexts with some, one or none of their rows, with even and odd numbers of k
+// blocks, several column groups, accumulating or not. Each is one product on one tile, against the
+// scalar codelets bit for bit; the planner's R must be 4 for some and 6 for others.
+TEST(MatMulUnit, RowBlocksOfFourAndSixRowsEqualTheScalarCodelets) {
+  const size_t rows[] = {1, 2, 5, 6, 7, 19, 20, 21, 25, 26, 27, 31, 32, 33, 38, 52, 53, 64, 65, 97};
+  const size_t ks[] = {8, 12, 16, 20, 44};
+  const size_t ns[] = {4, 8, 12, 16};
+  std::vector<Product> products;
+  bool sawFour = false, sawSix = false;
+  uint32_t seed = 500;
+  for (size_t i = 0; i < std::size(rows); ++i) {
+    const Shape s{rows[i], ks[i % std::size(ks)], ns[(i / 2) % std::size(ns)], false, false};
+    const bool accumulate = i % 3 == 1;
+    const unsigned r =
+        tessera_amp_matmul_best_rows(static_cast<unsigned>(s.m), static_cast<unsigned>(s.n / 4),
+                                     static_cast<unsigned>(s.k / 4), accumulate);
+    sawFour = sawFour || r == 4;
+    sawSix = sawSix || r == 6;
+    products.push_back(makeProduct(s, accumulate, seed++, i % 5 == 0));
+  }
+  EXPECT_TRUE(sawFour && sawSix) << "the shapes must exercise both R";
+  const Result unit = runProducts(products, true, 1, 1u << 20);
+  const Result scalar = runProducts(products, false, 1, 1u << 20);
+  EXPECT_TRUE(usesUnit(unit));
+  for (size_t i = 0; i < products.size(); ++i) {
+    const Shape& s = products[i].shape;
+    expectBitEqual(unit.outputs[i], scalar.outputs[i],
+                   fmt::format("product {}: {}x{}x{} accumulate={}", i, s.m, s.k, s.n,
+                               products[i].accumulate));
+  }
 }
 
 // Host reference of ops::matmul: the plan's k parts (ceil(k / parts) long), fused multiply-adds
