@@ -23,6 +23,7 @@ using checkpoint::ContextState;
 using checkpoint::Image;
 using checkpoint::kRegs;
 using checkpoint::kUnitAccs;
+using checkpoint::kUnitScalars;
 using checkpoint::kUnitWeights;
 using checkpoint::TileState;
 
@@ -104,14 +105,11 @@ TileState saveTile(Device& dev, unsigned t, const ChipInfo& chip, bool unit) {
           dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + i);
           cs.accs[i] = dev.readControl(TESS_CR_C_REG);
         }
-        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR);
-        cs.srState = dev.readControl(TESS_CR_C_REG);
-        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_S);
-        cs.strideS = dev.readControl(TESS_CR_C_REG);
-        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_C);
-        cs.strideC = dev.readControl(TESS_CR_C_REG);
-        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ROWS);
-        cs.rowLimit = dev.readControl(TESS_CR_C_REG);
+        const auto words = unitScalars(cs);
+        for (unsigned i = 0; i < kUnitScalars; ++i) {
+          dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR + i);
+          *words[i] = dev.readControl(TESS_CR_C_REG);
+        }
       }
     }
     dev.writeControl(TESS_CR_CTX_SEL, 0);
@@ -290,14 +288,11 @@ CheckpointInfo restoreCheckpoint(Device& dev, std::span<const uint8_t> bytes) {
           dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ACC + i);
           dev.writeControl(TESS_CR_C_REG, cs.accs[i]);
         }
-        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR);
-        dev.writeControl(TESS_CR_C_REG, cs.srState);
-        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_S);
-        dev.writeControl(TESS_CR_C_REG, cs.strideS);
-        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_STRIDE_C);
-        dev.writeControl(TESS_CR_C_REG, cs.strideC);
-        dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_ROWS);
-        dev.writeControl(TESS_CR_C_REG, cs.rowLimit);
+        const auto words = unitScalars(cs);
+        for (unsigned i = 0; i < kUnitScalars; ++i) {
+          dev.writeControl(TESS_CR_REG_SEL, TESS_REG_SEL_AMP_SR + i);
+          dev.writeControl(TESS_CR_C_REG, *words[i]);
+        }
       }
     }
     if (info.matrixUnit) {

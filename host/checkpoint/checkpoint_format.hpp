@@ -37,6 +37,15 @@ struct ContextState {
   uint32_t rowLimit = TESS_AMP_ACC_ROWS;
 };
 
+/// A context's matrix-unit words after its accumulators, in REG_SEL order from REG_SEL_AMP_SR:
+/// the generator, the two row strides and the row limit.
+inline constexpr unsigned kUnitScalars = 4;
+static_assert(TESS_REG_SEL_AMP_END - TESS_REG_SEL_AMP_SR == kUnitScalars);
+template <class State>  // ContextState or const ContextState
+std::array<decltype(&std::declval<State&>().srState), kUnitScalars> unitScalars(State& cs) {
+  return {&cs.srState, &cs.strideS, &cs.strideC, &cs.rowLimit};
+}
+
 /// One tile: its registers and counters (if enabled) and its memory.
 struct TileState {
   bool enabled = true;

@@ -1052,14 +1052,13 @@ inline bool TileModel::execAmp(Issue& s) {
     ampCfg_[s.c].strideS = s.a;
     ampCfg_[s.c].strideC = s.b;
   } else if constexpr (kOp == Op::AmpRows) {
-    ampCfg_[s.c].rows = s.a < TESS_AMP_ACC_ROWS ? s.a : TESS_AMP_ACC_ROWS;
+    setRowLimit(s.c, s.a);
   } else if constexpr (kOp == Op::AmpCvtHs || kOp == Op::AmpCvtHsSr || kOp == Op::AmpCvtShLo ||
                        kOp == Op::AmpCvtShHi || kOp == Op::AmpSeed) {
     ampConvert(kOp, s.c, ctx, d, s.a, s.b);
   } else {
     // A row at or past the context's limit is skipped: no access, no trap, no change but rd.
-    if ((kOp == Op::AmpLw || d.rm < ampCfg_[s.c].rows) &&
-        !ampAccess(kOp, s.c, s.cycle, d, ampAddress(kOp, s.c, d, s.addr)))
+    if (!ampSkips(kOp, s.c, d) && !ampAccess(kOp, s.c, s.cycle, d, ampAddress(kOp, s.c, d, s.addr)))
       return false;
     ctx.x[d.rd] = s.addr + TESS_AMP_STEP_BYTES;  // the post-increment; x0 is restored later
   }
@@ -1901,11 +1900,9 @@ bool TileModel::jitStepStop() {
 bool TileModel::jitWindowAmp(unsigned c, uint64_t t, const DecodedInsn& d) {
   constexpr uint32_t kStep = TESS_AMP_STEP_BYTES;
   const Context& ctx = ctx_[c];
-  // A row at or past the context's limit accesses nothing (AMP.LW's row is a weight row).
-  const bool access =
-      d.op == Op::AmpLw ||
-      ((d.op == Op::AmpS || d.op == Op::AmpLa || d.op == Op::AmpSa || d.op == Op::AmpH) &&
-       d.rm < ampCfg_[c].rows);
+  const bool access = (d.op == Op::AmpLw || d.op == Op::AmpS || d.op == Op::AmpLa ||
+                       d.op == Op::AmpSa || d.op == Op::AmpH) &&
+                      !ampSkips(d.op, c, d);
   const bool store = access && d.op == Op::AmpSa;
   const uint32_t addr = access ? ampAddress(d.op, c, d, ctx.x[d.rs1]) : 0;
   if (access) {

@@ -406,6 +406,11 @@ class alignas(64) TileModel {
   // The address of a unit access: x[rs1], plus the row times the context's stride for a row of
   // inputs (AMP.S, AMP.H) or accumulators (AMP.LA, AMP.SA).
   uint32_t ampAddress(Op op, unsigned c, const DecodedInsn& d, uint32_t rs1) const;
+  // A unit access of a row at or past the context's row limit is skipped: no access, no trap,
+  // no state change but rd (AMP.LW's row is a weight row, never skipped).
+  bool ampSkips(Op op, unsigned c, const DecodedInsn& d) const {
+    return op != Op::AmpLw && d.rm >= ampCfg_[c].rows;
+  }
   [[gnu::noinline]] void ampConvert(Op op, unsigned c, Context& ctx, const DecodedInsn& d,
                                     uint32_t a, uint32_t b);
   [[gnu::cold]] bool accessFault(const Issue& s, uint32_t cause);

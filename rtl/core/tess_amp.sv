@@ -5,8 +5,8 @@
 // data and AMP.RD's fd; M1 (c+3), with the 128-bit load data of SRAM port B, writes the state:
 // AMP.LW a weight row, AMP.LA an accumulator row, AMP.S an accumulator row with the four FMA chains
 // (fma_rne of tess_fpu_fma.svh, the FPU's arithmetic, four deep, without registers), AMP.SA with C
-// clears its row, AMP.CLR the context's eight rows; a skipped row (row_skip_o) changes nothing. A context has one instruction in flight, so its
-// next instruction (c+6) sees every effect; weights are written and read in M1 only, so an AMP.S
+// clears its row, AMP.CLR the context's eight rows; a skipped row (row_skip_o) changes nothing. A
+// context has one instruction in flight, so its next instruction (c+6) sees every effect; weights are written and read in M1 only, so an AMP.S
 // sees exactly the AMP.LW words issued before it, whatever context issued them.
 // Simulators compute the chains inside the M1 statement of an AMP.S, so they evaluate them only
 // for an AMP.S; synthesis (SYNTHESIS) builds them from 16 tess_amp_fma. On an FPGA they are one
@@ -28,6 +28,7 @@ module tess_amp #(
   input  logic           rst_ni,
   input  logic           advance_i,
   // the instruction in EX
+  input  logic           amp_i,         // the instruction in EX is a unit instruction
   input  logic           commit_i,      // a unit instruction commits in EX
   input  logic [2:0]     op_i,          // its funct3 (AMP_F3_*)
   input  logic [2:0]     ctx_i,
@@ -115,15 +116,21 @@ module tess_amp #(
   logic [32*Contexts-1:0]        stride_s_q, stride_c_q;
   logic [LimitBits*Contexts-1:0] limit_q;
   logic [31:0]                   ex_stride;
-  logic                          ex_row_op;  // AMP.S, AMP.H, AMP.LA, AMP.SA: a row of the context
-  assign ex_row_op  = (op_i == OpS) || (op_i == OpH) || (op_i == OpLa) || (op_i == OpSa);
-  assign ex_stride  = ((op_i == OpS) || (op_i == OpH)) ? stride_s_q[32*ctx_i +: 32]
-                                                      : stride_c_q[32*ctx_i +: 32];
-  // r * stride, r < 8: three shifted copies.
-  assign row_off_o  = !ex_row_op ? '0 :
-                      ((ex_row[0] ? ex_stride : '0) + (ex_row[1] ? ex_stride << 1 : '0) +
-                       (ex_row[2] ? ex_stride << 2 : '0));
-  assign row_skip_o = ex_row_op && (32'(ex_row) >= 32'(limit_q[LimitBits*ctx_i +: LimitBits]));
+  // Only for a unit instruction of a row (AMP.S, AMP.H, AMP.LA, AMP.SA) in EX: on any other cycle
+  // a simulator selects no stride or limit (funct3 alone names these for every instruction).
+  always_comb begin
+    ex_stride  = '0;
+    row_off_o  = '0;
+    row_skip_o = 1'b0;
+    if (amp_i && ((op_i == OpS) || (op_i == OpH) || (op_i == OpLa) || (op_i == OpSa))) begin
+      ex_stride  = ((op_i == OpS) || (op_i == OpH)) ? stride_s_q[32*ctx_i +: 32]
+                                                   : stride_c_q[32*ctx_i +: 32];
+      // r * stride, r < 8: three shifted copies.
+      row_off_o  = (ex_row[0] ? ex_stride : '0) + (ex_row[1] ? ex_stride << 1 : '0) +
+                   (ex_row[2] ? ex_stride << 2 : '0);
+      row_skip_o = 32'(ex_row) >= 32'(limit_q[LimitBits*ctx_i +: LimitBits]);
+    end
+  end
 
   // ctx_i < Contexts whenever the core issues (it names a context of this tile).
   logic [AccIdxBits-1:0] ex_acc_idx;
@@ -235,14 +242,12 @@ module tess_amp #(
 
   // AMP.STRIDE and AMP.ROWS at the end of EX (the context's next instruction sees them), or the
   // host's write while held. A limit above AccRows is stored as AccRows.
-  logic                 cfg_stride, cfg_rows;
-  logic [31:0]          cfg_limit_v;
-  logic [LimitBits-1:0] cfg_limit;
-  assign cfg_stride  = commit_i && (op_i == OpCvt) && (ex_cvt == CvtStride);
-  assign cfg_rows    = commit_i && (op_i == OpCvt) && (ex_cvt == CvtRows);
-  assign cfg_limit_v = hs_we_i ? hs_wdata_i : rs1_i;
-  assign cfg_limit   = (cfg_limit_v > 32'(AccRows)) ? LimitBits'(AccRows)
-                                                     : LimitBits'(cfg_limit_v);
+  logic cfg_stride, cfg_rows;
+  assign cfg_stride = commit_i && (op_i == OpCvt) && (ex_cvt == CvtStride);
+  assign cfg_rows   = commit_i && (op_i == OpCvt) && (ex_cvt == CvtRows);
+  function automatic logic [LimitBits-1:0] clamp_limit(input logic [31:0] v);
+    return (v > 32'(AccRows)) ? LimitBits'(AccRows) : LimitBits'(v);
+  endfunction
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -255,7 +260,7 @@ module tess_amp #(
         stride_c_q[32*ctx_i +: 32] <= rs2_i;
       end
       if (cfg_rows) begin
-        limit_q[LimitBits*ctx_i +: LimitBits] <= cfg_limit;
+        limit_q[LimitBits*ctx_i +: LimitBits] <= clamp_limit(rs1_i);
       end
       if (hs_we_i && hs_ss_sel) begin
         stride_s_q[32*hs_ctx_i +: 32] <= hs_wdata_i;
@@ -264,7 +269,7 @@ module tess_amp #(
         stride_c_q[32*hs_ctx_i +: 32] <= hs_wdata_i;
       end
       if (hs_we_i && hs_rows_sel) begin
-        limit_q[LimitBits*hs_ctx_i +: LimitBits] <= cfg_limit;
+        limit_q[LimitBits*hs_ctx_i +: LimitBits] <= clamp_limit(hs_wdata_i);
       end
     end
   end

@@ -429,6 +429,7 @@ module tess_core #(
       .clk_i      (clk_i),
       .rst_ni     (rst_ni),
       .advance_i  (advance),
+      .amp_i      (ex_dec.amp),
       .commit_i   (commit && ex_dec.amp),
       .op_i       (ex_dec.amp_op),
       .ctx_i      (ex_ctx),

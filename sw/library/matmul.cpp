@@ -152,7 +152,7 @@ void addAmpVertices(Graph& graph, ComputeSet cs, unsigned tile, const Tensor& aR
   // between runs (the supervisor clears it when its passes end).
   const Tensor sync =
       graph.addVariable(ElemType::Int32, {1}, fmt::format("{}/unit-start@{}", name, tile));
-  // The rows a worker streams (4, 6 or 8): the fewest rounds for this block. A block of k is 4
+  // The rows a worker streams (4 or 6): the fewest rounds for this block. A block of k is 4
   // floats, or 8 halves for MatMulAmpH (whose a is 2 bytes an element).
   const size_t rows = aRows.numElements() / kb;
   const unsigned blocks =

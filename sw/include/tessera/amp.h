@@ -11,7 +11,8 @@
  * rs2), AMP_CVTHS_SR(rd, rs1, rs2), AMP_CVTSH_LO(fd, rs1), AMP_CVTSH_HI(fd, rs1), AMP_SEED(rs1),
  * and the row addressing AMP_STRIDE(rs1, rs2), AMP_ROWS(rs1) expand to `.insn r` directives
  * (rd = rs1 steps a pointer by 16).
- * C: TESSERA_AMP_*(ptr, ...) step `ptr` (an lvalue pointer) by 16 bytes (TESSERA_AMP_EIGHT_ROWS:
+ * C: TESSERA_AMP_*(ptr, ...) step `ptr` (an lvalue pointer) by 16 bytes (TESSERA_AMP_LW_BANKS: both
+ * banks, 128 bytes; TESSERA_AMP_EIGHT_ROWS:
  * one instruction on each of rows 0..7, the last stepping); b, r, j, c must be constants. The
  * conversions take and give bit patterns (uint32_t), or a float for CVTSH. */
 /* clang-format off */
@@ -78,6 +79,19 @@
 #define TESSERA_AMP_LA(ptr, r) TESSERA_AMP_PTR_(TESS_AMP_F3_LA, TESSERA_AMP_FUNCT7(0, 0, 0, r), ptr)
 /** AMP.SA r, c to ptr; ptr += 16 bytes. */
 #define TESSERA_AMP_SA(ptr, r, c) TESSERA_AMP_PTR_(TESS_AMP_F3_SA, TESSERA_AMP_FUNCT7(c, 0, 0, r), ptr)
+/** Both weight banks from ptr, bank 0's four rows then bank 1's (32 words: a [2][4][4] array of
+ * floats, or [2][8][4] of halves); ptr += 128 bytes. */
+#define TESSERA_AMP_LW_BANKS(ptr)                                                             \
+  do {                                                                                       \
+    TESSERA_AMP_LW(ptr, 0, 0);                                                               \
+    TESSERA_AMP_LW(ptr, 0, 1);                                                               \
+    TESSERA_AMP_LW(ptr, 0, 2);                                                               \
+    TESSERA_AMP_LW(ptr, 0, 3);                                                               \
+    TESSERA_AMP_LW(ptr, 1, 0);                                                               \
+    TESSERA_AMP_LW(ptr, 1, 1);                                                               \
+    TESSERA_AMP_LW(ptr, 1, 2);                                                               \
+    TESSERA_AMP_LW(ptr, 1, 3);                                                               \
+  } while (0)
 /** AMP.RD r, j into the float lvalue out. */
 #define TESSERA_AMP_RD(out, r, j)                                                            \
   __asm__ volatile(".insn r %[op], %[f3], %[f7], %[fd], x0, x0"                             \

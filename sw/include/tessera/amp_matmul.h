@@ -15,7 +15,7 @@
 /** Where the flags field holds R, the rows a worker streams in a row block (4 or 6; the
  * supervisor streams R - 4 while it loads the weights); any other value stops the codelet. The
  * unit has eight accumulator rows; R = 8 (44-row blocks, 92% of the slots in the loop) would add
- * about 0.6 KB of code to every tile that runs the codelet, and the smallest test chips do not
+ * about 1.1 KB of code to every tile that runs the codelet, and the smallest test chips do not
  * have it to spare. */
 #define TESSERA_AMP_MATMUL_ROWS_SHIFT 4u
 /** Rounds at the stretch's start: bank 0's first fill (the workers clear their accumulators). */

@@ -163,14 +163,7 @@ int main(void) {
     }
   }
   const float* w = &weights[0][0][0];
-  TESSERA_AMP_LW(w, 0, 0);
-  TESSERA_AMP_LW(w, 0, 1);
-  TESSERA_AMP_LW(w, 0, 2);
-  TESSERA_AMP_LW(w, 0, 3);
-  TESSERA_AMP_LW(w, 1, 0);
-  TESSERA_AMP_LW(w, 1, 1);
-  TESSERA_AMP_LW(w, 1, 2);
-  TESSERA_AMP_LW(w, 1, 3);
+  TESSERA_AMP_LW_BANKS(w);
   for (uint32_t c = 1; c < TESSERA_CONTEXTS; ++c) tessera_run_worker(c, worker, &jobs[c]);
   run_job(&jobs[0]);
   tessera_wait_workers();
