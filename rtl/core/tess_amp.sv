@@ -246,7 +246,7 @@ module tess_amp #(
   assign cfg_stride = commit_i && (op_i == OpCvt) && (ex_cvt == CvtStride);
   assign cfg_rows   = commit_i && (op_i == OpCvt) && (ex_cvt == CvtRows);
   function automatic logic [LimitBits-1:0] clamp_limit(input logic [31:0] v);
-    return (v > 32'(AccRows)) ? LimitBits'(AccRows) : LimitBits'(v);
+    clamp_limit = (v > 32'(AccRows)) ? LimitBits'(AccRows) : LimitBits'(v);
   endfunction
 
   always_ff @(posedge clk_i) begin
