@@ -127,7 +127,8 @@ void TileModel::reset() {
   trap_ = TrapInfo{};
   trap_.tile = config_.tileId;
   console_.clear();
-  for (CacheLine& line : decodeCache_) line.tag = kNoTag;
+  // The decode cache stays: memory is unchanged, and a line holds the decoding of the word it
+  // is tagged with (every write clears the tags of the words it changes).
   xchgProg_ = 0;
   syncDesc_ = 0;
   syncPc_ = 0;
@@ -178,8 +179,11 @@ void TileModel::rollback() {
   for (auto it = undoLog_.rbegin(); it != undoLog_.rend(); ++it) {
     std::memcpy(mem_.data() + it->wordAddr, &it->oldWord, 4);
   }
-  for (CacheLine& line : decodeCache_) line.tag = kNoTag;
-  for (const UndoEntry& e : undoLog_) jitCodeWritten(e.wordAddr, 4);
+  for (const UndoEntry& e : undoLog_) {
+    CacheLine& line = decodeCache_[(e.wordAddr >> 2) & (kDecodeCacheLines - 1)];
+    if (line.tag == e.wordAddr) line.tag = kNoTag;
+    jitCodeWritten(e.wordAddr, 4);
+  }
   // The rolled-back instructions were executed (and may have run translated): they stay counted.
   const uint64_t executed = executedInstructions();
   ctx_ = saved_.ctx;
@@ -216,8 +220,27 @@ void TileModel::writeMemory(uint32_t addr, std::span<const uint8_t> data) {
   if (data.empty()) return;  // data() may be null: memcpy must not see it
   // Translations stay when the words they cover keep their values (a program loaded again).
   jitCodeWrite(addr, data.data(), static_cast<uint32_t>(data.size()));
+  // Decodings stay for the words that keep their values (a program loaded again). A line is
+  // looked at through each word of a short range, or each line is looked at for a long one.
+  const uint64_t end = uint64_t{addr} + data.size();
+  const auto keepOrForget = [&](CacheLine& line) {
+    const uint64_t w = line.tag;
+    if (w == kNoTag || w + 4 <= addr || w >= end) return;
+    uint8_t word[4];
+    std::memcpy(word, mem_.data() + w, 4);
+    for (uint64_t byte = std::max<uint64_t>(w, addr); byte < std::min(w + 4, end); ++byte) {
+      word[byte - w] = data[byte - addr];
+    }
+    if (std::memcmp(word, mem_.data() + w, 4) != 0) line.tag = kNoTag;
+  };
+  if ((end - (addr & ~3u)) / 4 >= kDecodeCacheLines) {
+    for (CacheLine& line : decodeCache_) keepOrForget(line);
+  } else {
+    for (uint64_t w = addr & ~3u; w < end; w += 4) {
+      keepOrForget(decodeCache_[(w >> 2) & (kDecodeCacheLines - 1)]);
+    }
+  }
   mem_.write(addr, data.data(), data.size());
-  for (CacheLine& line : decodeCache_) line.tag = kNoTag;
 }
 
 void TileModel::readMemory(uint32_t addr, std::span<uint8_t> data) const {

@@ -126,5 +126,37 @@ TEST(Isa, ResetKeepsMemoryAndClearsState) {
   EXPECT_EQ(h.tile.console(), "A");
 }
 
+TEST(Isa, HostWritesIntoRunCodeAreExecuted) {
+  // The decode cache keeps the decodings of words a host write leaves unchanged: a program
+  // written again runs as before, and a changed word (in an image of the whole memory, or one
+  // byte of a short write) runs as changed, after a reset and without one.
+  std::vector<uint32_t> prog{addi(a0, a0, 1), addi(a1, a1, 2), kLoadMmioBase, kExit};
+  TileHarness h;
+  h.place(0, prog);
+  ASSERT_EQ(h.run(), TileState::Halted);
+  ASSERT_EQ(h.tile.xreg(0, a0), 1u);
+  h.place(0, prog);  // the same words: the decodings stay
+  h.reset();
+  ASSERT_EQ(h.run(), TileState::Halted);
+  EXPECT_EQ(h.tile.xreg(0, a0), 1u);
+  EXPECT_EQ(h.tile.xreg(0, a1), 2u);
+  // The whole 64 KiB again, with the first word changed.
+  std::vector<uint32_t> image(65536 / 4, 0);
+  image[0] = addi(a0, a0, 5);
+  for (size_t i = 1; i < prog.size(); ++i) image[i] = prog[i];
+  h.place(0, image);
+  h.reset();
+  ASSERT_EQ(h.run(), TileState::Halted);
+  EXPECT_EQ(h.tile.xreg(0, a0), 5u);
+  // One byte of the second word: addi a1, a1, 2 becomes addi a1, a1, 7 (imm[3:0] in bits
+  // 23..20).
+  const uint8_t byte = static_cast<uint8_t>(addi(a1, a1, 7) >> 16);
+  h.tile.writeMemory(6, std::span<const uint8_t>(&byte, 1));
+  h.jitTwin.writeMemory(6, std::span<const uint8_t>(&byte, 1));
+  h.reset();
+  ASSERT_EQ(h.run(), TileState::Halted);
+  EXPECT_EQ(h.tile.xreg(0, a1), 7u);
+}
+
 }  // namespace
 }  // namespace tessera::model::test
