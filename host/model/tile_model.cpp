@@ -1665,19 +1665,18 @@ bool windowSteps(const DecodedInsn& d, uint8_t frm) {
 
 uint64_t TileModel::jitWindow(uint64_t t, uint64_t end, const unsigned* members, unsigned count) {
   TileJit& jit = *jit_;
-  // Each member first must be able to start (the usual fallback: one of them is in FP code or
-  // at an MMIO access), else nothing runs.
+  // Every member must start with a translated block (or the retirement of its long op), else
+  // nothing runs: a member whose next instruction is one a window only steps (the matrix unit,
+  // a CSR, a long op, FP under a dynamic rounding mode) is in code a window does not speed up
+  // (the matmul's lock step: the unit's instructions with a few others between them), where
+  // windows cost more than the interpreter (docs/benchmarks.md, "The MLP on the translating
+  // engine"). Such instructions still run as steps inside a window that meets them.
   for (unsigned k = 0; k < count; ++k) {
     const Context& ctx = ctx_[members[k]];
     if (ctx.longPending) continue;  // it retires first (jitWindowRun)
     if (jit.lookup(ctx.pc, mem_.data()) != nullptr) continue;
     jitWindowStop_ = jitStopAt(members[k]);
-    if (ctx.pc >= config_.memBytes || (ctx.pc & 3)) return 0;
-    uint32_t word;
-    std::memcpy(&word, mem_.data() + ctx.pc, 4);
-    const DecodedInsn d =
-        decodeInsn(word, config_.hasFpu, config_.hasMulDiv, config_.hasMatrixUnit);
-    if (!windowSteps(d, ctx.frm)) return 0;
+    return 0;
   }
   // One stamp per SRAM word, then one per weight bank of the matrix unit.
   if (jitTags_.empty()) jitTags_.assign(config_.memBytes / 4 + TESS_AMP_BANKS, 0);

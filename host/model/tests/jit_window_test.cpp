@@ -334,7 +334,9 @@ void placeAmpOperands(Pair& p) {
 
 TEST_F(JitWindow, MatrixUnitOnDisjointBanksStaysInWindows) {
   // Each worker has its own bank (and its own accumulators and buffer): windows run the unit's
-  // instructions and the CSR reads as steps, none is undone or cut by them or by a conflict.
+  // instructions and the CSR reads they meet as steps, so none is cut by them, and nothing
+  // conflicts. (A window does not start while a member's next instruction is one of them: those
+  // attempts count as undone for amp or csr.)
   Pair p;
   p.place(0, supervisor(2));
   p.place(kWorkerEntry, ampWorker(0, 1));
@@ -344,9 +346,9 @@ TEST_F(JitWindow, MatrixUnitOnDisjointBanksStaysInWindows) {
   const ModelJitStatistics s = statistics(p.jit);
   EXPECT_GT(s.windows, 0u);
   for (JitStop r : {JitStop::Amp, JitStop::Csr, JitStop::Conflict}) {
-    EXPECT_EQ(count(s.windowUndone, r), 0u) << jitStopName(r);
     EXPECT_EQ(count(s.windowCut, r), 0u) << jitStopName(r);
   }
+  EXPECT_EQ(count(s.windowUndone, JitStop::Conflict), 0u);
   EXPECT_GT(p.jit.jitInstructions(), 0u);
 }
 
@@ -361,7 +363,7 @@ TEST_F(JitWindow, MatrixUnitSharedBankIsAConflict) {
   p.report("unit, shared bank");
   const ModelJitStatistics s = statistics(p.jit);
   EXPECT_GT(count(s.windowUndone, JitStop::Conflict) + count(s.windowCut, JitStop::Conflict), 0u);
-  EXPECT_EQ(count(s.windowUndone, JitStop::Amp) + count(s.windowCut, JitStop::Amp), 0u);
+  EXPECT_EQ(count(s.windowCut, JitStop::Amp), 0u);
 }
 
 TEST_F(JitWindow, MatrixUnitStepsAtEveryCycleLimit) {
