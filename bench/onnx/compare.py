@@ -24,6 +24,11 @@
       tessera-onnx infer against PyTorch within 1e-4 (or the error a refused attribute must
       raise, naming the node, op type, attribute and opset), and the image models trained for S
       steps as `train` does; --sample runs the short list of the regular test run.
+  compare.py fuzz TOOL DIR [--seed N] [--count C] [--opset O] [--train-steps S]
+      random models of onnx_fuzz.py (convolution and pooling stacks, MLPs, attention, encoder
+      layers, element-wise chains; the sizes and hyperparameters drawn from the seed) checked as
+      `cases` checks its models: inference within 1e-4 of PyTorch, or with S > 0 image models
+      trained for S steps against PyTorch (relative loss 1e-5).
   compare.py hostile TOOL DIR
       malformed, truncated, unsupported and non-constant-shape models: exit code 1 (not a
       signal), a message naming the file, node, op type and opset.
@@ -443,13 +448,18 @@ def write_table(path, rows):
                     f"{figs(runs, 'train_max_rel_loss_diff')} | {err.replace('|', '/')} |\n")
 
 
+def make_case_dir(d):
+    """The directory of generated or random models, with the training comparisons' test images."""
+    os.makedirs(d, exist_ok=True)
+    for flat in (False, True):
+        np.save(os.path.join(d, f"input-{'flat' if flat else 'image'}.npy"),
+                torch_models.images("test", 16, flat))
+
+
 def cmd_cases(a):
     import re
     import onnx_cases
-    os.makedirs(a.dir, exist_ok=True)
-    for flat in (False, True):  # the training comparisons' test images
-        np.save(os.path.join(a.dir, f"input-{'flat' if flat else 'image'}.npy"),
-                torch_models.images("test", 16, flat))
+    make_case_dir(a.dir)
     rows, failed = [], []
     for case in onnx_cases.CASES:
         if a.sample and not case.sample:
@@ -557,17 +567,35 @@ def cmd_hostile(a):
     print(json.dumps(results, indent=1))
 
 
+def cmd_fuzz(a):
+    import onnx_fuzz
+    make_case_dir(a.dir)
+    rows, failed = [], []
+    for case, text in onnx_fuzz.cases(a.seed, a.count, a.train_steps > 0):
+        row = {"case": f"{case.name}-op{a.opset}", "model": text}
+        try:
+            row.update(case_infer(a, case, a.opset))
+            if a.train_steps:
+                case_train(a, case, a.opset, row)
+        except SystemExit:  # check() failed: recorded, the other models still run
+            row["failed"] = True
+            failed.append(f"{row['case']} ({text})")
+        rows.append(row)
+    print(json.dumps(rows, indent=1))
+    check(not failed, f"{len(failed)} of {len(rows)} random models failed: " + "; ".join(failed))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export")
     e.add_argument("dir")
     e.add_argument("--images", type=int, default=1000)
-    for name in ("infer", "train", "hostile", "inputs", "dropout", "cases"):
+    for name in ("infer", "train", "hostile", "inputs", "dropout", "cases", "fuzz"):
         s = sub.add_parser(name)
         s.add_argument("tool")
         s.add_argument("dir")
-        if name not in ("hostile", "inputs", "dropout", "cases"):
+        if name not in ("hostile", "inputs", "dropout", "cases", "fuzz"):
             s.add_argument("model", help="e.g. lenet-op13")
             s.add_argument("--device", default="model")
             s.add_argument("--tiles", type=int, default=0)
@@ -594,8 +622,15 @@ def main():
     c.add_argument("--tiles", type=int, default=4)
     c.add_argument("--train-steps", type=int, default=3, help="0: no training comparisons")
     c.add_argument("--table", default="", help="the coverage table as Markdown")
+    f = sub.choices["fuzz"]
+    f.add_argument("--seed", type=int, default=1, help="the models and inputs drawn")
+    f.add_argument("--count", type=int, default=10, help="random models")
+    f.add_argument("--opset", type=int, default=17)
+    f.add_argument("--tiles", type=int, default=4)
+    f.add_argument("--train-steps", type=int, default=0,
+                   help="0: inference only; else image models trained for this many steps")
     a = p.parse_args()
-    {"cases": cmd_cases, "export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile,
+    {"fuzz": cmd_fuzz, "cases": cmd_cases, "export": cmd_export, "infer": cmd_infer, "train": cmd_train, "hostile": cmd_hostile,
      "inputs": cmd_inputs, "dropout": cmd_dropout}[a.cmd](a)
 
 
