@@ -1578,8 +1578,12 @@ bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
   // The window [t, end): at most kWindowRounds rounds, before the limit. Its members: the
   // contexts that act in it (issue, or retire a pending long op first). t is the earliest slot
   // of every context.
-  constexpr uint64_t kWindowRounds = 256;
-  const uint64_t end = std::min(untilCycle, t + kRound * kWindowRounds);
+  // Long windows leave fewer tails (the instructions of a member's last block that does not fit
+  // before the limit, which a window steps one by one), but a conflict found late undoes more:
+  // the length doubles from kMinWindowRounds after each window kept whole, up to
+  // kMaxWindowRounds, and falls back to kMinWindowRounds after a conflict (docs/benchmarks.md,
+  // "Longer windows").
+  const uint64_t end = std::min(untilCycle, t + uint64_t{kRound} * jitWindowRounds_);
   bool workers = false;
   for (unsigned c = 1; c < kMaxContexts; ++c) {
     if (ctx_[c].next != kNever) workers = true;
@@ -1606,6 +1610,11 @@ bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
   constexpr uint32_t kMaxBackoff = 256, kShortRounds = 32;
   jitWindowStop_ = JitStop::Limit;  // when no context acts before the end
   const uint64_t limit = end > t && count > 0 ? jitWindow(t, end, members, count) : 0;
+  if (jitWindowStop_ == JitStop::Conflict) {
+    jitWindowRounds_ = kMinWindowRounds;
+  } else if (limit == end && end < untilCycle) {
+    jitWindowRounds_ = std::min(2 * jitWindowRounds_, kMaxWindowRounds);
+  }
   if (limit == 0) {
     jitWindowFallbacks_++;
     jitWindowUndone_[static_cast<unsigned>(jitWindowStop_)]++;

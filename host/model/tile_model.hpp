@@ -472,6 +472,9 @@ class alignas(64) TileModel {
   // (jitBackoff_ rounds, reset when a window is kept).
   uint64_t jitWindowAt_ = 0;
   uint32_t jitBackoff_ = 1;
+  // The next window's length in rounds (jitWindowEnter).
+  static constexpr uint32_t kMinWindowRounds = 256, kMaxWindowRounds = 4096;
+  uint32_t jitWindowRounds_ = kMinWindowRounds;
   bool jitWindowActive_ = false;  // translated stores go to jitWindowStore
   bool jitConflict_ = false;      // the window must be undone
   // An interpreted step's access met another context's before the step ran: the context stops
