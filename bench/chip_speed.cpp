@@ -88,10 +88,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", repeat, "Measurements per config; the median is shown")
       ->check(CLI::Range(1u, 99u));
   app.add_option("--threads", threads, "Model host threads (default: one per core)");
-  tessera::ModelEngine engine = tessera::ModelEngine::Interp;
-  app.add_option("--model-engine", engine,
-                 "model engine: interp (the interpreter, default) or jit (translated blocks of one "
-                 "context, or windows of several; docs/tile.md)")
+  tessera::ModelEngine engine = tessera::defaultModelEngine();
+  app.add_option("--model-engine", engine, tessera::kModelEngineHelp)
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   app.add_option("--configs", configs, "device:tiles or model:mk2 (default: all five)")
       ->delimiter(',')

@@ -18,7 +18,7 @@ struct ConvBenchOptions {
   size_t batch = 32;
   bool backward = true;    ///< also the gradients to the input and to the weights
   std::string matrixUnit;  ///< "", "on", "off": DeviceOptions::matrixUnit (default the chip's)
-  ModelEngine modelEngine = ModelEngine::Interp;  ///< DeviceOptions::modelEngine
+  ModelEngine modelEngine = defaultModelEngine();  ///< DeviceOptions::modelEngine
 };
 
 /// Compile and run each conv layer of LeNet (one op per program) and print cycles, fused

@@ -39,7 +39,7 @@ struct MatmulOptions {
   size_t m = 0, k = 0, n = 0;
   std::string precision = "fp32";
   std::string matrixUnit;  // "", "on", "off": DeviceOptions::matrixUnit
-  tessera::ModelEngine modelEngine = tessera::ModelEngine::Interp;
+  tessera::ModelEngine modelEngine = tessera::defaultModelEngine();
 };
 
 int runMatmul(const MatmulOptions& opt) {
@@ -211,9 +211,7 @@ int main(int argc, char** argv) {
         "--matrix-unit", mmo.matrixUnit,
         "the device's matrix unit, on or off (default: the chip's; the model builds either)")
       ->check(CLI::IsMember({"on", "off"}));
-  mm->add_option("--model-engine", mmo.modelEngine,
-                 "model engine: interp (the interpreter, default) or jit (translated blocks of one "
-                 "context, or windows of several; docs/tile.md)")
+  mm->add_option("--model-engine", mmo.modelEngine, tessera::kModelEngineHelp)
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tessera::bench::ConvBenchOptions conv;
   CLI::App* cv = app.add_subcommand(
@@ -233,9 +231,7 @@ int main(int argc, char** argv) {
         "--matrix-unit", conv.matrixUnit,
         "the device's matrix unit, on or off (default: the chip's; the model builds either)")
       ->check(CLI::IsMember({"on", "off"}));
-  cv->add_option("--model-engine", conv.modelEngine,
-                 "model engine: interp (the interpreter, default) or jit (translated blocks of one "
-                 "context, or windows of several; docs/tile.md)")
+  cv->add_option("--model-engine", conv.modelEngine, tessera::kModelEngineHelp)
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tessera::bench::MlpConfig mlp;
   unsigned tiles = TESS_NUM_TILES;  // the RTL build's chip (rtl/params.json)
@@ -289,9 +285,7 @@ int main(int argc, char** argv) {
                  "its own, to compare (the same weights; docs/compiler.md)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
-  tr->add_option("--model-engine", train.modelEngine,
-                 "model engine: interp (the interpreter, default) or jit (translated blocks of one "
-                 "context, or windows of several; docs/tile.md)")
+  tr->add_option("--model-engine", train.modelEngine, tessera::kModelEngineHelp)
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tr->add_option("--tiles", train.tiles, "tiles")
       ->capture_default_str()

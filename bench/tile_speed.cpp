@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   std::string mxcsr;
   std::vector<std::string> devices{"model", "rtl"};
   std::vector<std::string> programs;
-  std::vector<tessera::ModelEngine> engines{tessera::ModelEngine::Interp};
+  std::vector<tessera::ModelEngine> engines{tessera::defaultModelEngine()};
   app.add_option("--seconds", seconds, "Minimum wall time per measurement (default 2)");
   app.add_option("--repeat", repeat, "Measurements per program and device; the median is shown")
       ->check(CLI::Range(1u, 99u));
@@ -90,8 +90,10 @@ int main(int argc, char** argv) {
   app.add_option("--devices", devices, "Devices to compare (default model,rtl)")
       ->delimiter(',')
       ->allow_extra_args(false);
-  app.add_option("--model-engine", engines,
-                 "Model engines to measure, interp and/or jit (default interp; docs/tile.md)")
+  app.add_option(
+         "--model-engine", engines,
+         "Model engines to measure, interp and/or jit (default: jit where the build has it; "
+         "docs/tile.md)")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));

@@ -30,8 +30,8 @@ struct TrainOptions {
   unsigned tiles = 16;
   /// "on" or "off": CompileOptions::mergeComputeSets (docs/compiler.md, "Merged compute sets").
   std::string mergeComputeSets = "on";
-  std::string matrixUnit;                         ///< "", "on" or "off": DeviceOptions::matrixUnit
-  ModelEngine modelEngine = ModelEngine::Interp;  ///< DeviceOptions::modelEngine
+  std::string matrixUnit;                          ///< "", "on" or "off": DeviceOptions::matrixUnit
+  ModelEngine modelEngine = defaultModelEngine();  ///< DeviceOptions::modelEngine
   uint32_t tileMemKiB = 0;  ///< 0: the model's default on the model, the backend's own elsewhere
   size_t batch = 32;
   uint32_t epochs = 1;

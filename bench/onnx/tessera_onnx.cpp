@@ -38,8 +38,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
   infer->add_option("--tile-mem", io.tileMemKiB, "KiB per tile (model: 624)")
       ->check(CLI::Range(1u, 1u << 20));
-  const char* engineHelp =
-      "model engine: interp (the interpreter, default) or jit (translated blocks; docs/tile.md)";
+  const char* engineHelp = tessera::kModelEngineHelp;
   infer->add_option("--model-engine", io.modelEngine, engineHelp)
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
 

@@ -221,15 +221,16 @@ ModelDevice::ModelDevice(const DeviceOptions& options, std::unique_ptr<ChipFabri
   const TileRange range = blockOfRank(fabric_->rank(), fabric_->ranks(), g.tiles);
   std::vector<TileConfig> configs;
   configs.reserve(range.end - range.first);
+  jit_ = options.modelEngine == ModelEngine::Jit ||
+         (options.modelEngine == ModelEngine::Default && kHasJit);
   for (unsigned t = range.first; t < range.end; ++t) {
     configs.push_back(g.tileConfig(t));
-    configs.back().jit = options.modelEngine == ModelEngine::Jit;
+    configs.back().jit = jit_;
   }
   const unsigned threads = threadsFor(options.threads, std::max(1u, range.end - range.first));
   block_ = std::make_unique<TileBlock>(std::move(configs), range, g.tiles, g.hasExchange, threads,
                                        *fabric_);
   enabled_.assign(g.tiles, 1);
-  jit_ = options.modelEngine == ModelEngine::Jit;
   reset();
 }
 

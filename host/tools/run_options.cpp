@@ -69,9 +69,7 @@ void addOptions(CLI::App& app, Options& o) {
                  "MATRIX_UNIT; the model builds either, another device refuses what it lacks)")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--threads", o.threads, "Model: host threads (default: one per core)");
-  app.add_option("--model-engine", o.modelEngine,
-                 "Model: interp (the interpreter, default) or jit (translated blocks of one "
-                 "context, or windows of several; docs/tile.md, \"The translating engine\")")
+  app.add_option("--model-engine", o.modelEngine, kModelEngineHelp)
       ->transform(CLI::CheckedTransformer(modelEngineNames()));
   app.add_option("--max-tiles", o.maxTiles,
                  fmt::format("Refuse chips with more tiles than this (default {}, docs/limits.md)",

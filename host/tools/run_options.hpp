@@ -39,7 +39,7 @@ struct Options {
   unsigned counterBits = 0;
   std::string matrixUnit;  // "", "on" or "off": DeviceOptions::matrixUnit
   unsigned threads = 0;
-  ModelEngine modelEngine = ModelEngine::Interp;  // --model-engine
+  ModelEngine modelEngine = defaultModelEngine();  // --model-engine
   unsigned maxTiles = 0;
   uint64_t maxChipMiB = 0;
   bool allTiles = false;

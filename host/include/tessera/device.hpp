@@ -136,13 +136,29 @@ class Device {
 
 /// How the model executes tile code (docs/tile.md, "The translating engine").
 enum class ModelEngine {
-  Interp,  ///< the interpreter: the reference
-  Jit,     ///< translated blocks (one context, or windows of several), else the interpreter
+  Interp,   ///< the interpreter: the reference
+  Jit,      ///< translated blocks (one context, or windows of several), else the interpreter
+  Default,  ///< Jit where the model has the translating engine, else Interp (the model decides,
+            ///< so that code which does not link the model can leave the choice to it)
 };
 
 /// True when this build's model has the translating engine (x86-64 hosts with asmjit); without
 /// it, a model device asked for ModelEngine::Jit refuses to open.
 bool modelJitAvailable();
+
+/// The engine a model device runs unless told otherwise (ModelEngine::Default resolved, for the
+/// tools, which link the model): the translating engine where this build has it (it is exact:
+/// the suites run both engines against each other and the RTL), else the interpreter
+/// (docs/decisions.md, "The translating engine by default").
+inline ModelEngine defaultModelEngine() {
+  return modelJitAvailable() ? ModelEngine::Jit : ModelEngine::Interp;
+}
+
+/// The tools' help text of --model-engine.
+inline constexpr const char* kModelEngineHelp =
+    "model engine: jit (translated blocks of one context, or windows of several; the default "
+    "where the build has it) or interp (the interpreter, the reference); docs/tile.md, \"The "
+    "translating engine\"";
 
 /// The names of the model engines as the tools' --model-engine takes them.
 inline const std::map<std::string, ModelEngine>& modelEngineNames() {
@@ -165,9 +181,9 @@ struct DeviceOptions {
   unsigned counterBits = 0;   ///< model: tile counter width, 32 or 64; 0 = the chip's
                               ///< (rtl/params.json COUNTER_BITS; preset ice40: 32)
   unsigned threads = 0;       ///< model: host threads, 0 = one per core
-  ModelEngine modelEngine = ModelEngine::Interp;  ///< model: how tile code runs (other
-                                                  ///< devices ignore it, as they do threads)
-  std::string traceVcd;                           ///< rtl only: write a VCD waveform here
+  ModelEngine modelEngine = ModelEngine::Default;  ///< model: how tile code runs (other
+                                                   ///< devices ignore it, as they do threads)
+  std::string traceVcd;                            ///< rtl only: write a VCD waveform here
   unsigned maxTiles = 0;      ///< refuse more tiles than this; 0 = kDefaultMaxTiles
   uint64_t maxChipBytes = 0;  ///< refuse chips whose tiles x tile memory exceed this;
                               ///< 0 = kDefaultMaxChipBytes

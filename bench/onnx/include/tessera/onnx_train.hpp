@@ -30,7 +30,7 @@ struct TrainOptions {
   std::string device = "model";
   unsigned tiles = 16;
   uint32_t tileMemKiB = 0;  ///< 0: 624 KiB on the model, the backend's own elsewhere
-  ModelEngine modelEngine = ModelEngine::Interp;  ///< the model's engine (DeviceOptions)
+  ModelEngine modelEngine = defaultModelEngine();  ///< the model's engine (DeviceOptions)
   uint64_t steps = 0;           ///< 0: whole epochs; else at most this many steps per epoch
   size_t evalImages = 0;        ///< test images evaluated after each epoch (0: all 10,000)
   double targetAccuracy = 1.0;  ///< stop after the epoch that reaches it (1: run every epoch)

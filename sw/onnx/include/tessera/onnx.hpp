@@ -113,7 +113,7 @@ struct InferOptions {
   unsigned tiles = 16;           ///< tiles of the chip
   size_t batch = 0;              ///< rows per run of the compiled graph; 0: the model's default
   uint32_t tileMemKiB = 0;       ///< 0: 624 KiB on the model, the backend's own elsewhere
-  ModelEngine modelEngine = ModelEngine::Interp;  ///< the model's engine (DeviceOptions)
+  ModelEngine modelEngine = defaultModelEngine();  ///< the model's engine (DeviceOptions)
   /// Called with the compile report's JSON (CompileReport::toJson) before the run, if set.
   std::function<void(const std::string&)> onCompiled;
 };
