@@ -3,9 +3,9 @@
 
   same_train_run.py REF DIR [--across-devices] [--files F,...] [--min-log-lines N]
 
-Compares DIR with REF: result.json (all but the wall-clock figures), the MLLOG lines (all but
-time_ms) and the files named by --files byte for byte (weights.npz is skipped where REF has none:
-with replicas only rank 0 saves it). --across-devices: the runs were on different backends, so
+Compares DIR with REF: result.json (all but the wall-clock figures and the translating engine's
+statistics), the MLLOG lines (all but time_ms) and the files named by --files byte for byte
+(weights.npz is skipped where REF has none: with replicas only rank 0 saves it). --across-devices: the runs were on different backends, so
 result.json's "device" and the log's submission_platform value are not compared either, and REF
 must have run on the matrix unit. Prints what differs; exits 1 when anything does.
 """
@@ -25,11 +25,13 @@ def main():
     a = p.parse_args()
 
     def strip(o):
-        # Wall-clock figures differ between any two runs (and the device across backends).
+        # Wall-clock figures differ between any two runs (and the device across backends); so do
+        # the translating engine's statistics (model_jit: how the host ran the model, counted by
+        # each process for its own steps; the RTL has none).
         if isinstance(o, dict):
             return {k: strip(v) for k, v in o.items()
                     if not (k.endswith("_s") or "wall" in k or k == "prefetch_waits"
-                            or (a.across_devices and k == "device"))}
+                            or k == "model_jit" or (a.across_devices and k == "device"))}
         return o
 
     def result(d):
