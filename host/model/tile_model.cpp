@@ -1575,7 +1575,7 @@ void TileModel::jitWindowUndo(unsigned c) {
 }
 
 bool TileModel::jitWindowEnter(uint64_t t, uint64_t untilCycle) {
-  // The window [t, end): at most kWindowRounds rounds, before the limit. Its members: the
+  // The window [t, end): at most jitWindowRounds_ rounds, before the limit. Its members: the
   // contexts that act in it (issue, or retire a pending long op first). t is the earliest slot
   // of every context.
   // Long windows leave fewer tails (the instructions of a member's last block that does not fit
