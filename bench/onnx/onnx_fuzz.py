@@ -203,27 +203,13 @@ def _infer_case(r, name):
         f"elementwise {list(shape)}: {', '.join(ops)}"
 
 
-def _distinct_statistics(module):
-    """BatchNorm running statistics other than the fresh zeros and ones: torch.onnx.export merges
-    initializers with equal values, so two fresh BatchNorms of one width would share their
-    statistics in the file (and be trained as one), while PyTorch keeps two (torch_models.build
-    does the same for the norms' weights and biases)."""
-    with torch.no_grad():
-        for m in module.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                m.running_mean.uniform_(-0.1, 0.1)
-                m.running_var.uniform_(0.9, 1.1)
-    return module
-
-
 def _train_case(r, name):
     """(Case, text) of one random image model to train (registered in torch_models.MODELS)."""
     if r.random() < 0.5:
         makers, oc, oh, ow, text = _cnn_body(r, 1, 28, 28)
 
         def make(makers=makers, features=oc * oh * ow):
-            return _distinct_statistics(
-                nn.Sequential(*[m() for m in makers], nn.Flatten(), nn.Linear(features, 10)))
+            return nn.Sequential(*[m() for m in makers], nn.Flatten(), nn.Linear(features, 10))
         return onnx_cases.image_case(name, make), f"cnn [1,28,28]: {text}"
     makers, features, text = _mlp_body(r, 784)
 

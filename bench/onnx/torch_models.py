@@ -158,12 +158,13 @@ def build(name, seed):
             if isinstance(mod, (nn.LayerNorm, nn.BatchNorm2d)):
                 mod.weight.uniform_(0.9, 1.1)
                 mod.bias.uniform_(-0.1, 0.1)
-    if name == "cnn_bn":
-        # Running statistics that are not the identity, so that the inference comparison
-        # exercises them: one pass over a few training images in training mode.
+    if any(isinstance(mod, nn.modules.batchnorm._BatchNorm) for mod in m.modules()):
+        # Running statistics that are not the fresh zeros and ones: the exporter would merge two
+        # BatchNorms' of one width into one shared initializer (trained as one), and the inference
+        # comparison exercises them. One pass over a few training images in training mode.
         m.train()
         with torch.no_grad():
-            m(torch.from_numpy(images("train", 256, False)))
+            m(torch.from_numpy(images("train", 256, getattr(m, "flat", False))))
     m.eval()
     return m
 
