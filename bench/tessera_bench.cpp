@@ -40,6 +40,7 @@ struct MatmulOptions {
   std::string precision = "fp32";
   std::string matrixUnit;  // "", "on", "off": DeviceOptions::matrixUnit
   tessera::ModelEngine modelEngine = tessera::defaultModelEngine();
+  bool supersteps = false;  // print each superstep's split (compute, exchange, sync wait)
 };
 
 int runMatmul(const MatmulOptions& opt) {
@@ -119,6 +120,33 @@ int runMatmul(const MatmulOptions& opt) {
       const bool unit = std::find(comp.report.codelets.begin(), comp.report.codelets.end(),
                                   half ? "MatMulAmpH" : "MatMulAmp") != comp.report.codelets.end();
       tessera::Engine e(*dev, comp.executable);
+      // --supersteps: stop at every sync and split each superstep's cycles per tile.
+      std::vector<std::string> steps;
+      std::vector<tessera::TileStats> prev(c.tiles);
+      uint64_t last = 0;
+      if (opt.supersteps) {
+        dev->setSyncBreak(true);
+        e.setStopObserver([&](const tessera::RunResult& s) {
+          uint64_t xMax = 0, cMax = 0, cSum = 0, wMin = UINT64_MAX;
+          for (unsigned t = 0; t < c.tiles; ++t) {
+            const tessera::TileStats st = dev->stats(t);
+            const uint64_t dx = st.exchangeCycles - prev[t].exchangeCycles;
+            const uint64_t dw = st.syncWaitCycles - prev[t].syncWaitCycles;
+            const uint64_t compute = s.cycles - last - dx - dw;
+            xMax = std::max(xMax, dx);
+            cMax = std::max(cMax, compute);
+            cSum += compute;
+            wMin = std::min(wMin, dw);
+            prev[t] = st;
+          }
+          steps.push_back(fmt::format(
+              "  superstep {}: cycles {}, exchange {} (the most on a tile), compute {} (the "
+              "busiest tile; mean {:.0f}), sync wait at least {}",
+              steps.size(), s.cycles - last, xMax, cMax, static_cast<double>(cSum) / c.tiles,
+              wMin));
+          last = s.cycles;
+        });
+      }
       const tessera::RunResult r = e.run(20'000'000'000ull);
       if (r.reason != tessera::StopReason::Halted) throw tessera::Error("the matmul did not halt");
       uint64_t xc = 0, computeCycles = 0;
@@ -140,6 +168,13 @@ int runMatmul(const MatmulOptions& opt) {
           unit ? (half ? "matrix unit fp16" : "matrix unit")
                : (target.hasMatrixUnit ? "scalar (shape)" : "scalar"),
           r.cycles, xc, all, compute, peak, 100.0 * all / peak, 100.0 * compute / peak);
+      if (opt.supersteps) {
+        for (const auto& x : comp.report.exchanges)
+          fmt::print("  exchange \"{}\": {} cycles, lower bound {}, {} words received\n", x.name,
+                     x.cycles, x.lowerBound, x.words);
+      }
+      for (const std::string& line : steps) fmt::print("{}\n", line);
+      if (opt.supersteps) fmt::print("  to the halt: cycles {}\n", r.cycles - last);
     } catch (const std::exception& ex) {
       fmt::print("{} not run: {}\n", what, ex.what());
       ++failures;
@@ -211,6 +246,10 @@ int main(int argc, char** argv) {
         "--matrix-unit", mmo.matrixUnit,
         "the device's matrix unit, on or off (default: the chip's; the model builds either)")
       ->check(CLI::IsMember({"on", "off"}));
+  mm->add_flag("--supersteps", mmo.supersteps,
+               "after each shape's line, one line per BSP superstep: its cycles, the most exchange "
+               "cycles on a tile, the busiest tile's compute cycles and the mean, the least sync "
+               "wait");
   mm->add_option("--model-engine", mmo.modelEngine, tessera::kModelEngineHelp)
       ->transform(CLI::CheckedTransformer(tessera::modelEngineNames()));
   tessera::bench::ConvBenchOptions conv;

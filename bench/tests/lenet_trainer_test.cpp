@@ -30,11 +30,13 @@ std::unique_ptr<Device> open(const std::string& spec, unsigned tiles, uint32_t m
   return openDevice(spec, o);
 }
 
-// The reference with the k splits of the device's fc matmul plans.
-CpuLenet reference(const ModelParameters& p, const CpuOptimizerConfig& opt, const Device& dev,
+// The reference with the k splits of the fc matmul plans for the target the trainer compiled
+// for (the device's, or the same without the matrix unit where its layouts did not fit: the
+// unit plans its own k split where the scalar one does not suit it).
+CpuLenet reference(const ModelParameters& p, const CpuOptimizerConfig& opt, const Target& target,
                    size_t batch) {
   CpuLenet cpu(p, opt);
-  Graph g(Target::of(dev.info()));
+  Graph g(target);
   const size_t dense[4] = {400, 120, 84, 10};
   CpuMlp::KSplits ks;
   for (size_t l = 0; l < 3; ++l) {
@@ -60,7 +62,7 @@ MlpRunResult expectMatchesReference(Device& dev, size_t batch, uint32_t steps,
   }
   const ModelParameters p = LenetModel().initialize(11);
   t.setParameters(p);
-  CpuLenet cpu = reference(p, opt, dev, batch);
+  CpuLenet cpu = reference(p, opt, t.report().target, batch);
   const MlpRunResult r = expectRunMatchesReference(t, cpu, p, batch, steps);
   if (trained) *trained = t.modelParameters();
   return r;

@@ -488,12 +488,21 @@ MatMulPlan planFor(const Target& t, uint32_t imageEnd, size_t m, size_t k, size_
 MatMulPlan planMatMul(const Graph& graph, size_t m, size_t k, size_t n) {
   const Target& t = graph.target();
   if (!unitTarget(t)) return planFor(t, graph.imageEnd(), m, k, n, 0);
-  // The unit keeps the k split the scalar codelets would have (the parts' sums fix the bits), so
-  // a product gives the same bits with and without the unit; m and n are split for its rate.
+  // The unit keeps the k split the scalar codelets would have where it can take every part as
+  // it is (a multiple of 4): the parts' sums fix the bits, so such a product gives the same bits
+  // with and without the unit; m and n are split for its rate. Where a part is not a multiple of
+  // 4 (LeNet's dense layers), keeping the split would pad every block on the tile (AmpRegroup's
+  // copies cost more than the product) or leave it to the scalar codelet, so the unit plans its
+  // own k split too (docs/decisions.md, "The unit's own k split").
   Target scalar = t;
   scalar.hasMatrixUnit = false;
   const size_t kParts = planFor(scalar, graph.imageEnd(), m, k, n, 0).k;
-  return planFor(t, graph.imageEnd(), m, k, n, kParts);
+  bool whole = true;
+  for (size_t l = 0; l < kParts; ++l) {
+    const auto [k0, k1] = part(k, kParts, l);
+    whole = whole && (k1 - k0) % 4 == 0;
+  }
+  return planFor(t, graph.imageEnd(), m, k, n, whole ? kParts : 0);
 }
 
 bool matMulHalfUsesUnit(const Target& target, size_t m, size_t k, size_t n) {
