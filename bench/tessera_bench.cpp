@@ -124,6 +124,13 @@ int runMatmul(const MatmulOptions& opt) {
       std::vector<std::string> steps;
       std::vector<tessera::TileStats> prev(c.tiles);
       uint64_t last = 0;
+      // The exchange that opens the next superstep: the one run at the sync that ended this one.
+      std::string opening;
+      const auto exchangeAt = [&](uint32_t syncId) -> std::string {
+        for (const auto& x : comp.report.exchanges)
+          if (x.syncId == syncId) return fmt::format(" (opened by the exchange \"{}\")", x.name);
+        return "";
+      };
       if (opt.supersteps) {
         dev->setSyncBreak(true);
         e.setStopObserver([&](const tessera::RunResult& s) {
@@ -140,10 +147,11 @@ int runMatmul(const MatmulOptions& opt) {
             prev[t] = st;
           }
           steps.push_back(fmt::format(
-              "  superstep {}: cycles {}, exchange {} (the most on a tile), compute {} (the "
+              "  superstep {}{}: cycles {}, exchange {} (the most on a tile), compute {} (the "
               "busiest tile; mean {:.0f}), sync wait at least {}",
-              steps.size(), s.cycles - last, xMax, cMax, static_cast<double>(cSum) / c.tiles,
-              wMin));
+              steps.size(), opening, s.cycles - last, xMax, cMax,
+              static_cast<double>(cSum) / c.tiles, wMin));
+          opening = exchangeAt(s.hostSyncId);
           last = s.cycles;
         });
       }
@@ -174,7 +182,7 @@ int runMatmul(const MatmulOptions& opt) {
                      x.cycles, x.lowerBound, x.words);
       }
       for (const std::string& line : steps) fmt::print("{}\n", line);
-      if (opt.supersteps) fmt::print("  to the halt: cycles {}\n", r.cycles - last);
+      if (opt.supersteps) fmt::print("  to the halt{}: cycles {}\n", opening, r.cycles - last);
     } catch (const std::exception& ex) {
       fmt::print("{} not run: {}\n", what, ex.what());
       ++failures;
@@ -247,7 +255,8 @@ int main(int argc, char** argv) {
         "the device's matrix unit, on or off (default: the chip's; the model builds either)")
       ->check(CLI::IsMember({"on", "off"}));
   mm->add_flag("--supersteps", mmo.supersteps,
-               "after each shape's line, one line per BSP superstep: its cycles, the most exchange "
+               "after each shape's line, its exchanges against their lower bounds and one line "
+               "per BSP superstep: the exchange that opened it, its cycles, the most exchange "
                "cycles on a tile, the busiest tile's compute cycles and the mean, the least sync "
                "wait");
   mm->add_option("--model-engine", mmo.modelEngine, tessera::kModelEngineHelp)

@@ -2,7 +2,7 @@
 """tessera-bench matmul on one small shape, on the model and the 4-tile RTL chip: the line's
 figures are consistent (FLOP/cycle/tile is 2 m k n over tiles x cycles, the % of peak that over
 32), both devices count the same cycles, and with --supersteps the supersteps' cycles add up to
-the program's and each exchange is at least its lower bound; and no device's % of peak exceeds
+the program's, each exchange is at least its lower bound and opens one superstep; and no device's % of peak exceeds
 scripts/matmul-bound.py's bound for the shape.
 
 Usage: matmul_command_test.py TESSERA_BENCH MATMUL_BOUND_PY
@@ -41,15 +41,20 @@ for device in ("model", "rtl"):
     if abs(pct - 100.0 * want / 32.0) > 0.06:
         failures.append(f"{device}: % of peak {pct}, want {100.0 * want / 32.0:.2f}")
     steps = [int(c) for c in re.findall(r"superstep \d+: cycles (\d+)", text)]
-    tail = re.search(r"to the halt: cycles (\d+)", text)
+    tail = re.search(r"to the halt(?: \(opened by .*\))?: cycles (\d+)", text)
     if not steps or not tail:
         failures.append(f"{device}: no supersteps in:\n{text}")
         continue
     if sum(steps) + int(tail[1]) != cycles:
         failures.append(f"{device}: supersteps {steps} + {tail[1]} != {cycles} cycles")
-    for name, got, bound in re.findall(r'exchange "(.*)": (\d+) cycles, lower bound (\d+)', text):
+    exchanges = re.findall(r'^  exchange "(.*)": (\d+) cycles, lower bound (\d+)', text, re.M)
+    for name, got, bound in exchanges:
         if int(got) < int(bound):
             failures.append(f"{device}: exchange {name}: {got} cycles under its bound {bound}")
+    # Each exchange runs once here, so each opens one superstep, in program order.
+    opened = re.findall(r'\(opened by the exchange "(.*)"\): cycles', text)
+    if not exchanges or opened != [e[0] for e in exchanges]:
+        failures.append(f"{device}: supersteps opened by {opened}, exchanges {exchanges}")
 bound_text = subprocess.run([sys.executable, bound_script, "--tiles", str(tiles), str(m), str(k),
                              str(n)], capture_output=True, text=True, check=True).stdout
 bound = float(re.search(r"all ([\d.]+)%", bound_text)[1])
