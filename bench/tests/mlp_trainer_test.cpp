@@ -338,7 +338,7 @@ TEST(MlpTrainer, MatchesTheCpuReferenceBitForBit) {
       MlpParameters p = MlpParameters::initialize(sizes, 3);
       t.setParameters(p.weights, p.biases);
       CpuMlp cpu(p, c.learningRate, momentum);
-      cpu.setKSplits(deviceKSplits(*dev, c));
+      cpu.setKSplits(compiledKSplits(t.report().target, c));
       expectStepsOfTheReference(t.run(syntheticBatch, syntheticBatch), c, cpu);
       std::vector<std::vector<float>> w, b;
       t.parameters(w, b);
@@ -372,9 +372,9 @@ TEST(MlpTrainer, HalfPrecisionMatchesTheCpuReferenceBitForBit) {
         EXPECT_NE(std::find(used.begin(), used.end(), codelet), used.end()) << codelet;
       t.setParameters(p.weights, p.biases);
       CpuMlp cpu(p, c.learningRate, momentum);
-      cpu.setHalf(c.lossScale, deviceHalfSplits(*dev, c));
+      cpu.setHalf(c.lossScale, compiledHalfSplits(t.report().target, c));
       CpuMlp fp32(p, c.learningRate, momentum);  // the same steps in float32
-      fp32.setKSplits(deviceKSplits(*dev, c));
+      fp32.setKSplits(compiledKSplits(t.report().target, c));
       expectStepsOfTheReference(t.run(syntheticBatch, syntheticBatch), c, cpu, &fp32);
       std::vector<std::vector<float>> w, b;
       t.parameters(w, b);
@@ -409,7 +409,7 @@ TEST(MlpTrainer, DynamicLossScaleSkipsOverflowingStepsAsTheCpuReference) {
     MlpTrainer t(*dev, c);
     t.setParameters(p.weights, p.biases);
     CpuMlp cpu(p, c.learningRate, momentum);
-    cpu.setHalf(c.lossScale, deviceHalfSplits(*dev, c));
+    cpu.setHalf(c.lossScale, compiledHalfSplits(t.report().target, c));
     cpu.setDynamicLossScale(c.lossScaleInterval);
     const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
     ASSERT_EQ(r.stepLoss.size(), c.trainSteps);
@@ -513,7 +513,7 @@ TEST(MlpTrainer, ACosineScheduleMatchesTheCpuReferenceStepByStep) {
   t.setParameters(p.weights, p.biases);
   t.setLearningRateSchedule([&](uint64_t s) { return schedule.at(s); });
   CpuMlp cpu(p, c.learningRate);
-  const CpuMlp::KSplits ks = deviceKSplits(*dev, c);
+  const CpuMlp::KSplits ks = compiledKSplits(t.report().target, c);
   cpu.setKSplits(ks);
   const MlpRunResult r = t.run(syntheticBatch, syntheticBatch);
   ASSERT_EQ(r.stepLoss.size(), 5u);

@@ -113,7 +113,7 @@ TEST(Replicas, EveryStepGivesEveryReplicaTheCpuReferencesWeights) {
     auto dev = openModel();
     auto t = replicaTrainer(*dev, c, p0);
     CpuMlp cpu(p0, c.learningRate, momentum);
-    cpu.setKSplits(deviceKSplits(*dev, c));
+    cpu.setKSplits(compiledKSplits(t->report().target, c));
     const BatchSource mine = share(static_cast<unsigned>(gComm->rank()), R);
     for (uint64_t step = 0; step < 4; ++step) {
       const MlpRunResult r = t->run(mine, mine);
@@ -165,7 +165,7 @@ TEST(Replicas, DynamicLossScaleSkipsTheSameStepsOnEveryReplica) {
     const MlpParameters p0 = MlpParameters::initialize(sizes, 3);
     auto dev = openModel();
     auto t = replicaTrainer(*dev, c, p0);
-    const CpuMlp::HalfSplits hs = deviceHalfSplits(*dev, c);
+    const CpuMlp::HalfSplits hs = compiledHalfSplits(t->report().target, c);
     CpuMlp cpu(p0, c.learningRate, momentum);
     float scale = c.lossScale;
     uint32_t good = 0, skipped = 0, grew = 0;

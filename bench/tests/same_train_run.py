@@ -5,9 +5,9 @@
 
 Compares DIR with REF: result.json (all but the wall-clock figures and the translating engine's
 statistics), the MLLOG lines (all but time_ms) and the files named by --files byte for byte
-(weights.npz is skipped where REF has none: with replicas only rank 0 saves it). --across-devices: the runs were on different backends, so
-result.json's "device" and the log's submission_platform value are not compared either, and REF
-must have run on the matrix unit. Prints what differs; exits 1 when anything does.
+(weights.npz is skipped where REF has none: with replicas only rank 0 saves it).
+--across-devices: the runs were on different backends, so result.json's "device" and the log's
+submission_platform value are not compared either, and REF must have run on the matrix unit. Prints what differs; exits 1 when anything does.
 """
 import argparse
 import json

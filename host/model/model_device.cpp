@@ -221,8 +221,8 @@ ModelDevice::ModelDevice(const DeviceOptions& options, std::unique_ptr<ChipFabri
   const TileRange range = blockOfRank(fabric_->rank(), fabric_->ranks(), g.tiles);
   std::vector<TileConfig> configs;
   configs.reserve(range.end - range.first);
-  jit_ = options.modelEngine == ModelEngine::Jit ||
-         (options.modelEngine == ModelEngine::Default && kHasJit);
+  jit_ = (options.modelEngine == ModelEngine::Default ? defaultModelEngine()
+                                                      : options.modelEngine) == ModelEngine::Jit;
   for (unsigned t = range.first; t < range.end; ++t) {
     configs.push_back(g.tileConfig(t));
     configs.back().jit = jit_;
